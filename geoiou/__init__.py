@@ -1,0 +1,56 @@
+"""geoiou: exact intersection over union for boxes, rotated boxes, polygons, masks and intervals.
+
+Every region kind implements `Region`; `iou`, `giou` and their pairwise forms work on any pair.
+
+Examples
+--------
+>>> import geoiou
+>>> geoiou.iou(geoiou.Box([0, 0, 10, 10]), geoiou.Polygon([(0, 0), (10, 0), (0, 10)]))
+0.5
+"""
+
+from geoiou.errors import GeoIoUError, InvalidArgumentError, InvalidRegionError, UnsupportedPairError
+from geoiou.metrics import (
+    ciou,
+    diou,
+    giou,
+    intersection_area,
+    iof,
+    iou,
+    pairwise_ciou,
+    pairwise_diou,
+    pairwise_giou,
+    pairwise_intersection_area,
+    pairwise_iof,
+    pairwise_iou,
+    union_area,
+)
+from geoiou.regions import Box, Interval, Mask, Polygon, Region, RotatedBox
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Box",
+    "GeoIoUError",
+    "Interval",
+    "InvalidArgumentError",
+    "InvalidRegionError",
+    "Mask",
+    "Polygon",
+    "Region",
+    "RotatedBox",
+    "UnsupportedPairError",
+    "ciou",
+    "diou",
+    "giou",
+    "intersection_area",
+    "iof",
+    "iou",
+    "pairwise_ciou",
+    "pairwise_diou",
+    "pairwise_giou",
+    "pairwise_intersection_area",
+    "pairwise_iof",
+    "pairwise_iou",
+    "union_area",
+]

@@ -1,0 +1,105 @@
+"""The table of pair kernels, and how a pair of region kinds finds its kernel.
+
+A kernel computes, for two regions with broadcastable batch shapes, one measure of each pair as an
+array of the broadcast shape: the measure of their intersection (``"intersection"``) or of the convex
+hull of their union (``"hull"``, the GIoU enclosure). Kernels are registered per measure and
+ordered pair of kinds.
+Lookup tries the exact pair, then the swapped pair (intersection is symmetric), then promotes a
+kind along the exact tower ``Box < RotatedBox < Polygon`` and tries again. A new geometry plugs in
+by registering kernels; the metrics never grow an if/elif.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from geoiou.errors import UnsupportedPairError
+from geoiou.regions import Box, Polygon, Region, RotatedBox
+
+__all__ = ["Kernel", "PairKernel", "find_kernel", "register", "supported_pairs"]
+
+Kernel = Callable[[Region, Region], np.ndarray]
+
+Measure = str  # "intersection" or "hull"
+_TABLE: dict[tuple[Measure, type[Region], type[Region]], Kernel] = {}
+
+#: The next kind up the tower and the exact conversion that reaches it.
+PROMOTIONS: dict[type[Region], tuple[type[Region], Callable[[Region], Region]]] = {
+    Box: (RotatedBox, Box.to_rotated_box),
+    RotatedBox: (Polygon, RotatedBox.to_polygon),
+}
+
+
+def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "intersection") -> Callable[[Kernel], Kernel]:
+    """Register the decorated function as the `measure` kernel of ``(kind_a, kind_b)``."""
+
+    def decorator(kernel: Kernel) -> Kernel:
+        _TABLE[(measure, kind_a, kind_b)] = kernel
+        return kernel
+
+    return decorator
+
+
+@dataclass(frozen=True)
+class PairKernel:
+    """A kernel bound to a pair of kinds, with the conversions that bring the arguments to it."""
+
+    kernel: Kernel
+    convert_a: tuple[Callable[[Region], Region], ...]
+    convert_b: tuple[Callable[[Region], Region], ...]
+    swapped: bool
+
+    def __call__(self, a: Region, b: Region) -> np.ndarray:
+        for convert in self.convert_a:
+            a = convert(a)
+        for convert in self.convert_b:
+            b = convert(b)
+        return self.kernel(b, a) if self.swapped else self.kernel(a, b)
+
+
+def _promotion_chain(kind: type[Region]) -> list[tuple[type[Region], tuple[Callable, ...]]]:
+    """`kind` and each kind above it in the tower, with the conversions that reach it."""
+    chain = [(kind, ())]
+    conversions: tuple[Callable, ...] = ()
+    while kind in PROMOTIONS:
+        kind, convert = PROMOTIONS[kind]
+        conversions = (*conversions, convert)
+        chain.append((kind, conversions))
+    return chain
+
+
+def find_kernel(kind_a: type[Region], kind_b: type[Region], measure: Measure = "intersection") -> PairKernel:
+    """Return the `measure` kernel for ``(kind_a, kind_b)``, promoting kinds up the tower as little as needed.
+
+    Raises
+    ------
+    UnsupportedPairError
+        If no registered kernel covers the pair; the message lists the supported pairs.
+    """
+    # Candidates ordered by total promotion steps, so Box×RotatedBox meets its RotatedBox kernel
+    # before anything promotes both to Polygon.
+    candidates = [
+        (len(conv_a) + len(conv_b), target_a, conv_a, target_b, conv_b)
+        for target_a, conv_a in _promotion_chain(kind_a)
+        for target_b, conv_b in _promotion_chain(kind_b)
+    ]
+    for _, target_a, conv_a, target_b, conv_b in sorted(candidates, key=lambda c: c[0]):
+        if (measure, target_a, target_b) in _TABLE:
+            return PairKernel(_TABLE[(measure, target_a, target_b)], conv_a, conv_b, swapped=False)
+        if (measure, target_b, target_a) in _TABLE:
+            return PairKernel(_TABLE[(measure, target_b, target_a)], conv_a, conv_b, swapped=True)
+    what = "compare" if measure == "intersection" else f"compute the {measure} measure of"
+    raise UnsupportedPairError(
+        f"cannot {what} {kind_a.__name__} with {kind_b.__name__}; supported pairs: "
+        + ", ".join(f"{a.__name__}×{b.__name__}" for a, b in supported_pairs(measure))
+        + " (Box, RotatedBox and Polygon also mix by exact promotion)"
+    )
+
+
+def supported_pairs(measure: Measure = "intersection") -> list[tuple[type[Region], type[Region]]]:
+    """Pairs of kinds with a registered `measure` kernel (each pair once; promotion covers more)."""
+    pairs = [(a, b) for m, a, b in _TABLE if m == measure]
+    return sorted(pairs, key=lambda pair: (pair[0].__name__, pair[1].__name__))

@@ -1,0 +1,56 @@
+"""Pairing two batches by broadcasting, and pruning pairs whose bounds cannot overlap."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from geoiou.regions import Region
+
+__all__ = ["broadcast_indices", "bounds_overlap", "over_candidates"]
+
+#: Pairs handed to a per-candidate kernel at once; bounds the working memory of one step.
+CANDIDATE_CHUNK = 1 << 16
+
+
+def broadcast_indices(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    """Flat indices into each batch for every element of their broadcast shape, and that shape."""
+    shape = np.broadcast_shapes(shape_a, shape_b)
+    index_a = np.broadcast_to(np.arange(int(np.prod(shape_a, dtype=np.int64))).reshape(shape_a), shape)
+    index_b = np.broadcast_to(np.arange(int(np.prod(shape_b, dtype=np.int64))).reshape(shape_b), shape)
+    return index_a.ravel(), index_b.ravel(), shape
+
+
+def bounds_overlap(bounds_a: np.ndarray, bounds_b: np.ndarray) -> np.ndarray:
+    """True where two bounds ``(..., 2·ndim)`` overlap with positive measure.
+
+    Touching bounds share no area, and NaN bounds (empty regions) compare false, so both are pruned.
+    """
+    half = bounds_a.shape[-1] // 2
+    low = np.maximum(bounds_a[..., :half], bounds_b[..., :half])
+    high = np.minimum(bounds_a[..., half:], bounds_b[..., half:])
+    return np.all(low < high, axis=-1)
+
+
+PairMeasure = Callable[[Region, Region, np.ndarray, np.ndarray], np.ndarray]
+
+
+def over_candidates(a: Region, b: Region, measure_pairs: PairMeasure) -> np.ndarray:
+    """Evaluate `measure_pairs` only on the pairs whose bounds overlap; the rest measure 0.
+
+    `measure_pairs(flat_a, flat_b, index_a, index_b)` receives both batches flattened and the
+    indices of the candidate pairs (a chunk at a time), and returns one measure per pair; it
+    gathers what it needs itself, so a large region (a mask) is never copied once per pair.
+    """
+    index_a, index_b, shape = broadcast_indices(a.shape, b.shape)
+    flat_a, flat_b = a.reshape(-1), b.reshape(-1)
+    bounds_a, bounds_b = a.bounds.reshape(a.size, -1), b.bounds.reshape(b.size, -1)
+    result = np.zeros(len(index_a))
+    for start in range(0, len(index_a), CANDIDATE_CHUNK):
+        chunk = slice(start, start + CANDIDATE_CHUNK)
+        ia, ib = index_a[chunk], index_b[chunk]
+        hits = np.flatnonzero(bounds_overlap(bounds_a[ia], bounds_b[ib]))
+        if hits.size:
+            result[start + hits] = measure_pairs(flat_a, flat_b, ia[hits], ib[hits])
+    return result.reshape(shape)

@@ -1,0 +1,145 @@
+"""The abstract `Region`: one region or a batch of regions of one kind, stored as NumPy arrays."""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, ClassVar, TypeVar
+
+import numpy as np
+
+__all__ = ["Region"]
+
+R = TypeVar("R", bound="Region")
+
+
+def as_measure(values: np.ndarray) -> float | np.ndarray:
+    """Return a Python float for a 0-d result and the array otherwise, as NumPy reductions do."""
+    return float(values) if np.ndim(values) == 0 else values
+
+
+def readonly(array: np.ndarray) -> np.ndarray:
+    """Return a read-only view, leaving the caller's own array writable (no copy)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+class Region(abc.ABC):
+    """A region of the plane (or of a line) that geoiou can measure and compare.
+
+    A region object holds one region (``shape == ()``) or a batch of regions of the same kind
+    (``shape == (N,)`` or more dimensions). Batches index, reshape and broadcast like NumPy arrays
+    of regions: ``boxes[:, None]`` has shape ``(N, 1)``. Region objects are immutable.
+
+    Subclasses store their data in the attributes named by `_fields`, each an array whose leading
+    axes are the batch shape, followed by as many trailing axes as the mapping says.
+    """
+
+    #: Spatial dimension: 2 for the plane, 1 for intervals on a line.
+    ndim: ClassVar[int] = 2
+    #: Attribute name -> number of trailing (per-region) axes of that array.
+    _fields: ClassVar[dict[str, int]] = {}
+
+    # ----------------------------------------------------------------- batch structure
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Batch shape: ``()`` for a single region, ``(N,)`` for a batch of N."""
+        name, trailing = next(iter(self._fields.items()))
+        array = getattr(self, name)
+        return array.shape[: array.ndim - trailing]
+
+    @property
+    def size(self) -> int:
+        """Number of regions held."""
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError(f"len() of a single {type(self).__name__} (shape ())")
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __getitem__(self: R, index: Any) -> R:
+        """Select regions as NumPy would select from an array of shape `self.shape`."""
+        flat_index = np.arange(self.size).reshape(self.shape)[index]
+        return self._take(flat_index)
+
+    def reshape(self: R, *shape: int | tuple[int, ...]) -> R:
+        """Return the same regions with a new batch shape."""
+        new_shape = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple) else shape
+        return self._take(np.arange(self.size).reshape(new_shape))
+
+    def _take(self: R, flat_index: np.ndarray) -> R:
+        """Return the regions at `flat_index` (an integer array; its shape becomes the batch shape)."""
+        arrays = {}
+        for name, trailing in self._fields.items():
+            array = getattr(self, name)
+            per_region = array.shape[array.ndim - trailing :]
+            arrays[name] = array.reshape((self.size, *per_region))[flat_index]
+        return self._from_fields(**arrays)
+
+    @classmethod
+    def _from_fields(cls: type[R], **arrays: np.ndarray) -> R:
+        """Build a region from already validated arrays (no checks, no copies)."""
+        region = object.__new__(cls)
+        for name, array in arrays.items():
+            object.__setattr__(region, name, readonly(array))
+        return region
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    # ----------------------------------------------------------------- geometry
+    @property
+    @abc.abstractmethod
+    def area(self) -> float | np.ndarray:
+        """Measure of each region: area in the plane, length for intervals."""
+
+    @property
+    @abc.abstractmethod
+    def bounds(self) -> np.ndarray:
+        """Axis-aligned bounds, shape ``(*shape, 2 * ndim)``: ``(xmin, ymin, xmax, ymax)`` or ``(start, end)``.
+
+        NaN for a region with no points (an empty polygon or mask).
+        """
+
+    @property
+    @abc.abstractmethod
+    def centroid(self) -> np.ndarray:
+        """Centre of mass of each region, shape ``(*shape, ndim)``; NaN for an empty polygon or mask."""
+
+    def _area_array(self) -> np.ndarray:
+        """Measures as an array of the batch shape (never a Python float)."""
+        return np.asarray(self.area, dtype=np.float64).reshape(self.shape)
+
+    # ----------------------------------------------------------------- comparisons
+    def intersection_area(self, other: Region) -> float | np.ndarray:
+        """Measure of the intersection with `other`, elementwise; see `geoiou.intersection_area`."""
+        from geoiou.metrics import intersection_area
+
+        return intersection_area(self, other)
+
+    def union_area(self, other: Region) -> float | np.ndarray:
+        """Measure of the union with `other`, elementwise; see `geoiou.union_area`."""
+        from geoiou.metrics import union_area
+
+        return union_area(self, other)
+
+    def iou(self, other: Region, **options: Any) -> float | np.ndarray:
+        """Intersection over union with `other`, elementwise; see `geoiou.iou`."""
+        from geoiou.metrics import iou
+
+        return iou(self, other, **options)
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        if not self.shape:
+            return f"{name}({self._describe_one()})"
+        return f"<{name} batch of shape {self.shape}>"
+
+    @abc.abstractmethod
+    def _describe_one(self) -> str:
+        """Text that shows a single region's defining values, for `repr`."""

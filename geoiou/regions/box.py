@@ -1,0 +1,157 @@
+"""Axis-aligned boxes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from geoiou._validation import as_float_array, fail, require_ordered
+from geoiou.regions.base import Region, as_measure, readonly
+
+if TYPE_CHECKING:
+    from geoiou.regions.polygon import Polygon
+    from geoiou.regions.rotated_box import RotatedBox
+
+__all__ = ["Box"]
+
+BoxFormat = Literal["xyxy", "xywh", "cxcywh"]
+FORMATS = ("xyxy", "xywh", "cxcywh")
+
+
+class Box(Region):
+    """Axis-aligned boxes ``[x1, x2) × [y1, y2)``.
+
+    Parameters
+    ----------
+    coords : array_like of shape (..., 4)
+        One box or a batch, in the format `fmt`.
+    fmt : {"xyxy", "xywh", "cxcywh"}, default "xyxy"
+        ``xyxy`` is the corners ``x1, y1, x2, y2`` with ``x1 <= x2`` and ``y1 <= y2``; ``xywh`` the
+        top-left corner and size (COCO); ``cxcywh`` the centre and size (YOLO, DETR).
+
+    Raises
+    ------
+    InvalidRegionError
+        If a coordinate is NaN or infinite, ``x2 < x1`` or ``y2 < y1``, a width or height is
+        negative, or the last axis does not have length 4.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> box = geoiou.Box([0, 0, 10, 5])
+    >>> box.area
+    50.0
+    >>> geoiou.Box([[0, 0, 2, 2], [5, 5, 0, 0]], fmt="xywh").area
+    array([4., 0.])
+    """
+
+    _fields = {"_xyxy": 1}
+    _xyxy: np.ndarray
+
+    def __init__(self, coords: ArrayLike, *, fmt: BoxFormat = "xyxy") -> None:
+        array = as_float_array(coords, "coords", trailing=4)
+        xyxy = _to_xyxy(array, fmt)
+        require_ordered(xyxy[..., 0], xyxy[..., 2], "coords", "x1 <= x2")
+        require_ordered(xyxy[..., 1], xyxy[..., 3], "coords", "y1 <= y2")
+        object.__setattr__(self, "_xyxy", readonly(xyxy))
+
+    @classmethod
+    def from_pixel_indices(cls, coords: ArrayLike) -> Box:
+        """Build boxes from inclusive pixel indices ``x1, y1, x2, y2`` (the legacy "+1" convention).
+
+        Pixels ``x1..x2`` cover ``[x1, x2 + 1)``, so the box of a single pixel has area 1.
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> geoiou.Box.from_pixel_indices([3, 3, 3, 3]).area
+        1.0
+        >>> geoiou.Box.from_pixel_indices([0, 0, 9, 4]).area
+        50.0
+        """
+        array = as_float_array(coords, "coords", trailing=4)
+        require_ordered(array[..., 0], array[..., 2], "coords", "x1 <= x2 (inclusive indices)")
+        require_ordered(array[..., 1], array[..., 3], "coords", "y1 <= y2 (inclusive indices)")
+        return cls(array + np.array([0.0, 0.0, 1.0, 1.0]))
+
+    def to_array(self, fmt: BoxFormat = "xyxy") -> np.ndarray:
+        """Return the coordinates as an array of shape ``(*shape, 4)`` in format `fmt`.
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> geoiou.Box([2, 2, 6, 4]).to_array("cxcywh")
+        array([4., 3., 4., 2.])
+        """
+        x1, y1, x2, y2 = np.moveaxis(self._xyxy, -1, 0)
+        if fmt == "xyxy":
+            return self._xyxy.copy()
+        if fmt == "xywh":
+            return np.stack([x1, y1, x2 - x1, y2 - y1], axis=-1)
+        if fmt == "cxcywh":
+            return np.stack([(x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1], axis=-1)
+        raise fail("fmt", f"one of {FORMATS}", fmt)
+
+    @property
+    def width(self) -> float | np.ndarray:
+        """Width ``x2 - x1`` of each box."""
+        return as_measure(self._xyxy[..., 2] - self._xyxy[..., 0])
+
+    @property
+    def height(self) -> float | np.ndarray:
+        """Height ``y2 - y1`` of each box."""
+        return as_measure(self._xyxy[..., 3] - self._xyxy[..., 1])
+
+    @property
+    def area(self) -> float | np.ndarray:
+        xyxy = self._xyxy
+        return as_measure((xyxy[..., 2] - xyxy[..., 0]) * (xyxy[..., 3] - xyxy[..., 1]))
+
+    @property
+    def bounds(self) -> np.ndarray:
+        return self._xyxy.copy()
+
+    @property
+    def centroid(self) -> np.ndarray:
+        return (self._xyxy[..., :2] + self._xyxy[..., 2:]) / 2
+
+    def to_rotated_box(self) -> RotatedBox:
+        """Return the same boxes as `RotatedBox` objects at angle 0 (an exact conversion)."""
+        from geoiou.regions.rotated_box import RotatedBox
+
+        cxcywh = self.to_array("cxcywh")
+        coords = np.concatenate([cxcywh, np.zeros((*self.shape, 1))], axis=-1)
+        return RotatedBox._from_fields(_coords=coords)
+
+    def to_polygon(self) -> Polygon:
+        """Return the same boxes as `Polygon` objects (an exact conversion)."""
+        from geoiou.regions.polygon import Polygon
+
+        return Polygon._from_corners(self.corners())
+
+    def corners(self) -> np.ndarray:
+        """Return the four corners, shape ``(*shape, 4, 2)``, in the order of `RotatedBox.to_corners`."""
+        x1, y1, x2, y2 = np.moveaxis(self._xyxy, -1, 0)
+        return np.stack([np.stack([x1, y1], -1), np.stack([x2, y1], -1),
+                         np.stack([x2, y2], -1), np.stack([x1, y2], -1)], axis=-2)
+
+    def _describe_one(self) -> str:
+        return ", ".join(f"{v:g}" for v in self._xyxy)
+
+
+def _to_xyxy(array: np.ndarray, fmt: str) -> np.ndarray:
+    """Convert `array` from `fmt` to corners, refusing negative sizes before they turn into x2 < x1."""
+    if fmt == "xyxy":
+        return array
+    if fmt not in FORMATS:
+        raise fail("fmt", f"one of {FORMATS}", fmt)
+    a, b, w, h = np.moveaxis(array, -1, 0)
+    if (w < 0).any() or (h < 0).any():
+        bad = np.argwhere((w < 0) | (h < 0))[0]
+        index = tuple(int(i) for i in bad)
+        raise fail("coords", "a non-negative width and height", f"w={w[index]}, h={h[index]} at batch index {index}")
+    if fmt == "xywh":
+        return np.stack([a, b, a + w, b + h], axis=-1)
+    return np.stack([a - w / 2, b - h / 2, a + w / 2, b + h / 2], axis=-1)

@@ -1,0 +1,77 @@
+"""Half-open intervals ``[start, end)`` on a line, such as time segments."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from geoiou._validation import as_float_array, require_ordered
+from geoiou.regions.base import Region, as_measure, readonly
+
+__all__ = ["Interval"]
+
+
+class Interval(Region):
+    """Intervals ``[start, end)`` with ``start <= end``; their measure is the length.
+
+    Intervals compare only with intervals (temporal IoU); a pair with a 2-D region raises
+    `UnsupportedPairError`.
+
+    Parameters
+    ----------
+    coords : array_like of shape (..., 2)
+        ``start, end`` of one interval or a batch.
+
+    Raises
+    ------
+    InvalidRegionError
+        If a value is NaN or infinite, ``end < start``, or the last axis does not have length 2.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> geoiou.Interval([2.5, 7.5]).area
+    5.0
+    >>> geoiou.Interval([[0, 10], [3, 3]]).area  # a zero-length interval is allowed
+    array([10.,  0.])
+    """
+
+    ndim = 1
+    _fields = {"_coords": 1}
+    _coords: np.ndarray
+
+    def __init__(self, coords: ArrayLike) -> None:
+        array = as_float_array(coords, "coords", trailing=2)
+        require_ordered(array[..., 0], array[..., 1], "coords", "start <= end")
+        object.__setattr__(self, "_coords", readonly(array))
+
+    @property
+    def start(self) -> float | np.ndarray:
+        """Start of each interval."""
+        return as_measure(self._coords[..., 0])
+
+    @property
+    def end(self) -> float | np.ndarray:
+        """End of each interval."""
+        return as_measure(self._coords[..., 1])
+
+    @property
+    def area(self) -> float | np.ndarray:
+        return as_measure(self._coords[..., 1] - self._coords[..., 0])
+
+    length = area
+
+    @property
+    def bounds(self) -> np.ndarray:
+        return self._coords.copy()
+
+    @property
+    def centroid(self) -> np.ndarray:
+        return self._coords.mean(axis=-1, keepdims=True)
+
+    def to_array(self) -> np.ndarray:
+        """Return ``start, end`` as an array of shape ``(*shape, 2)``."""
+        return self._coords.copy()
+
+    def _describe_one(self) -> str:
+        return f"{self._coords[0]:g}, {self._coords[1]:g}"
