@@ -284,7 +284,7 @@ def ciou(a: Box, b: Box, *, zero_division: float = math.nan) -> Result:
     >>> geoiou.ciou(geoiou.Box([0, 0, 2, 2]), geoiou.Box([0, 0, 2, 2]))
     1.0
     >>> round(geoiou.ciou(geoiou.Box([0, 0, 2, 1]), geoiou.Box([0, 0, 1, 2])), 6)
-    0.166617
+    0.237082
     """
     if not (isinstance(a, Box) and isinstance(b, Box)):
         raise UnsupportedPairError(f"ciou is defined for Box×Box only (got {type(a).__name__}×{type(b).__name__})")

@@ -176,7 +176,7 @@ class RotatedBox(Region):
         --------
         >>> import geoiou
         >>> geoiou.RotatedBox([0, 0, 2, 4, 10]).to_mmrotate("le90").round(6)
-        array([0.      , 0.      , 4.      , 2.      , 1.745329])
+        array([ 0.      ,  0.      ,  4.      ,  2.      , -1.396263])
         >>> geoiou.RotatedBox([0, 0, 4, 2, 0]).to_mmrotate("oc").round(6)
         array([0.      , 0.      , 2.      , 4.      , 1.570796])
         """
