@@ -11,6 +11,8 @@ from geoiou.errors import InvalidRegionError
 
 def describe(value: Any, limit: int = 80) -> str:
     """Return a short repr of `value` for an error message."""
+    if isinstance(value, np.generic):
+        value = value.item()
     text = repr(value.tolist() if isinstance(value, np.ndarray) and value.size <= 16 else value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 

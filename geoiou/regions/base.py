@@ -78,7 +78,9 @@ class Region(abc.ABC):
         for name, trailing in self._fields.items():
             array = getattr(self, name)
             per_region = array.shape[array.ndim - trailing :]
-            arrays[name] = array.reshape((self.size, *per_region))[flat_index]
+            # Index with a 1-D array and reshape: a 0-d index would return a bare object from object arrays.
+            taken = array.reshape((self.size, *per_region))[flat_index.ravel()]
+            arrays[name] = taken.reshape((*flat_index.shape, *per_region))
         return self._from_fields(**arrays)
 
     @classmethod

@@ -134,7 +134,10 @@ def _polygon_from_ring(ring: ArrayLike, param: str) -> shapely.Polygon:
         vertices = vertices[:-1]
     if len(np.unique(vertices, axis=0)) < 3:
         raise fail(param, "at least 3 distinct vertices", vertices)
-    return shapely.Polygon(vertices)
+    polygon = shapely.Polygon(vertices)
+    if shapely.convex_hull(polygon).area == 0:
+        raise fail(param, "vertices enclosing a positive area (these are collinear)", vertices)
+    return polygon
 
 
 def _validated(geoms: np.ndarray, param: str, *, repair: bool) -> np.ndarray:
