@@ -26,6 +26,7 @@ from geoiou.metrics import (
     union_area,
 )
 from geoiou.regions import Box, Interval, Mask, Polygon, Region, RotatedBox
+from geoiou.sparse import Overlaps, overlaps
 
 __version__ = "0.1.0"
 
@@ -36,6 +37,7 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidRegionError",
     "Mask",
+    "Overlaps",
     "Polygon",
     "Region",
     "RotatedBox",
@@ -46,6 +48,7 @@ __all__ = [
     "intersection_area",
     "iof",
     "iou",
+    "overlaps",
     "pairwise_ciou",
     "pairwise_diou",
     "pairwise_giou",

@@ -11,6 +11,7 @@ by registering kernels; the metrics never grow an if/elif.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
@@ -38,6 +39,7 @@ def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "int
 
     def decorator(kernel: Kernel) -> Kernel:
         _TABLE[(measure, kind_a, kind_b)] = kernel
+        find_kernel.cache_clear()
         return kernel
 
     return decorator
@@ -71,6 +73,7 @@ def _promotion_chain(kind: type[Region]) -> list[tuple[type[Region], tuple[Calla
     return chain
 
 
+@functools.lru_cache(maxsize=None)
 def find_kernel(kind_a: type[Region], kind_b: type[Region], measure: Measure = "intersection") -> PairKernel:
     """Return the `measure` kernel for ``(kind_a, kind_b)``, promoting kinds up the tower as little as needed.
 

@@ -8,9 +8,10 @@ and return an array of shape ``a.shape + b.shape``.
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Callable, Literal
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 import geoiou.kernels  # noqa: F401  (registers the kernels)
 from geoiou.dispatch import find_kernel
@@ -47,19 +48,44 @@ def _require_regions(a: object, b: object) -> None:
 
 
 def _overlap(a: Region, b: Region) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Intersection measure and the two measures, all broadcast to the pair shape."""
+    """Intersection measure of each pair and the measures of `a` and `b` (broadcastable, not broadcast).
+
+    Every kernel keeps ``0 <= intersection <= min(|a|, |b|)`` itself (exact kernels by construction,
+    the others by clamping their rounding), so IoU stays in [0, 1] without a pass here.
+    """
     _require_regions(a, b)
-    area_a, area_b = a._area_array(), b._area_array()
     intersection = find_kernel(type(a), type(b))(a, b)
-    # Exact kernels can only overshoot by rounding; the clamp keeps 0 <= IoU <= 1 exactly.
-    intersection = np.clip(intersection, 0.0, np.minimum(area_a, area_b))
-    return np.broadcast_arrays(intersection, area_a, area_b)
+    return intersection, a._area_array(), b._area_array()
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
-    """``numerator / denominator``, and `zero_division` where the denominator is 0."""
-    safe = np.where(denominator > 0, denominator, 1.0)
-    return np.where(denominator > 0, numerator / safe, zero_division)
+    """``numerator / denominator``, and `zero_division` where the denominator is 0.
+
+    Every caller has ``numerator == 0`` wherever ``denominator == 0`` (0/0 is NaN), so the
+    common default NaN needs no extra pass; any other value is written only where it applies.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result = np.true_divide(numerator, denominator)
+    if not math.isnan(zero_division):
+        empty = denominator == 0
+        if empty.any():
+            result = np.where(empty, zero_division, result)
+    return result
+
+
+def _union(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) -> np.ndarray:
+    union = area_a + area_b
+    union -= intersection
+    return union
+
+
+def _iou_and_union(a: Region, b: Region, zero_division: float) -> tuple[np.ndarray, np.ndarray]:
+    """IoU (capped at 1 against a last rounding of the union) and the union of each pair."""
+    zero_division = _checked_zero_division(zero_division)
+    intersection, area_a, area_b = _overlap(a, b)
+    union = _union(intersection, area_a, area_b)
+    overlap = _ratio(intersection, union, zero_division)
+    return np.minimum(overlap, 1.0, out=overlap if isinstance(overlap, np.ndarray) else None), union
 
 
 def _checked_zero_division(value: float) -> float:
@@ -68,18 +94,41 @@ def _checked_zero_division(value: float) -> float:
     return float(value)
 
 
-def _outer(a: Region, b: Region) -> tuple[Region, Region]:
-    """Reshape `a` so that broadcasting against `b` pairs every region of `a` with every one of `b`."""
+#: Elements of a pairwise result computed per step. The temporaries of one step (a dozen arrays of
+#: this many float64) stay in the CPU cache and bound the memory beside the output.
+PAIRWISE_CHUNK = 1 << 15
+
+
+def _pairwise(metric: Callable[..., Result], a: Region, b: Region, dtype: DTypeLike, **options: Any) -> np.ndarray:
+    """Apply an elementwise `metric` to every pair of ``a × b``, a block of rows of `a` at a time.
+
+    Returns an array of shape ``a.shape + b.shape`` and type `dtype`; rows are computed in float64
+    and only then stored, so ``dtype=np.float32`` halves the output without losing exactness first.
+    """
     _require_regions(a, b)
-    return a.reshape(a.shape + (1,) * len(b.shape)), b
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f":
+        raise InvalidArgumentError(f"'dtype' must be a floating-point type such as float64 or float32 (got {dtype})")
+    result = np.empty(a.shape + b.shape, dtype=dtype)
+    rows, flat_b = result.reshape(a.size, b.size), b.reshape(1, b.size)
+    flat_a = a.reshape(a.size, 1)
+    step = max(1, PAIRWISE_CHUNK // max(1, b.size))
+    for start in range(0, a.size, step):
+        rows[start : start + step] = metric(flat_a[start : start + step], flat_b, **options)
+    return result
 
 
 def _box_enclosure(a: Region, b: Region) -> tuple[np.ndarray, np.ndarray]:
     """Measure and squared diagonal of the smallest axis-aligned box (or interval) holding both."""
-    bounds_a, bounds_b = np.broadcast_arrays(a.bounds, b.bounds)
+    bounds_a, bounds_b = a.bounds, b.bounds
     half = bounds_a.shape[-1] // 2
-    extent = np.maximum(bounds_a[..., half:], bounds_b[..., half:]) - np.minimum(bounds_a[..., :half], bounds_b[..., :half])
-    return np.prod(extent, axis=-1), np.sum(extent**2, axis=-1)
+    measure, diagonal2 = 1.0, 0.0
+    for axis in range(half):  # one axis at a time: no (..., 2·ndim) temporaries of the pair shape
+        extent = np.maximum(bounds_a[..., half + axis], bounds_b[..., half + axis])
+        extent -= np.minimum(bounds_a[..., axis], bounds_b[..., axis])
+        measure = measure * extent
+        diagonal2 = diagonal2 + extent * extent
+    return measure, diagonal2
 
 
 def _default_enclosure(a: Region, b: Region) -> Enclosure:
@@ -129,8 +178,7 @@ def union_area(a: Region, b: Region) -> Result:
     >>> geoiou.union_area(geoiou.Interval([0, 0]), geoiou.Interval([5, 5]))  # two empty intervals
     0.0
     """
-    intersection, area_a, area_b = _overlap(a, b)
-    return as_measure(area_a + area_b - intersection)
+    return as_measure(_union(*_overlap(a, b)))
 
 
 def iou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
@@ -169,9 +217,7 @@ def iou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     >>> geoiou.iou(geoiou.Interval([3, 3]), geoiou.Interval([3, 3]), zero_division=1.0)
     1.0
     """
-    zero_division = _checked_zero_division(zero_division)
-    intersection, area_a, area_b = _overlap(a, b)
-    return as_measure(_ratio(intersection, area_a + area_b - intersection, zero_division))
+    return as_measure(_iou_and_union(a, b, zero_division)[0])
 
 
 def iof(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
@@ -220,19 +266,16 @@ def giou(a: Region, b: Region, *, enclosure: Enclosure | None = None, zero_divis
     >>> geoiou.giou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([2, 0, 3, 1]), enclosure="hull")
     -0.3333333333333333
     """
-    zero_division = _checked_zero_division(zero_division)
     enclosure = _default_enclosure(a, b) if enclosure is None else enclosure
     if enclosure not in ENCLOSURES:
         raise InvalidArgumentError(f"'enclosure' must be one of {ENCLOSURES} or None (got {enclosure!r})")
-    intersection, area_a, area_b = _overlap(a, b)
-    union = area_a + area_b - intersection
+    overlap, union = _iou_and_union(a, b, zero_division)
     if enclosure == "box":
         enclosing = _box_enclosure(a, b)[0]
     else:
         enclosing = find_kernel(type(a), type(b), measure="hull")(a, b)
     # Rounding in the hull could leave it a hair below the union; C >= union always holds exactly.
     enclosing = np.maximum(enclosing, union)
-    overlap = _ratio(intersection, union, zero_division)
     penalty = _ratio(enclosing - union, enclosing, 0.0)
     return as_measure(overlap - penalty)
 
@@ -252,9 +295,7 @@ def diou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     >>> round(geoiou.diou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([1, 0, 2, 1])), 6)  # d=1, c²=5
     -0.2
     """
-    zero_division = _checked_zero_division(zero_division)
-    intersection, area_a, area_b = _overlap(a, b)
-    overlap = _ratio(intersection, area_a + area_b - intersection, zero_division)
+    overlap = _iou_and_union(a, b, zero_division)[0]
     return as_measure(overlap - _centre_penalty(a, b))
 
 
@@ -288,9 +329,7 @@ def ciou(a: Box, b: Box, *, zero_division: float = math.nan) -> Result:
     """
     if not (isinstance(a, Box) and isinstance(b, Box)):
         raise UnsupportedPairError(f"ciou is defined for Box×Box only (got {type(a).__name__}×{type(b).__name__})")
-    zero_division = _checked_zero_division(zero_division)
-    intersection, area_a, area_b = _overlap(a, b)
-    overlap = _ratio(intersection, area_a + area_b - intersection, zero_division)
+    overlap = _iou_and_union(a, b, zero_division)[0]
     aspect_a = np.arctan2(a.width, a.height)
     aspect_b = np.arctan2(b.width, b.height)
     v = (4 / np.pi**2) * (aspect_b - aspect_a) ** 2
@@ -298,7 +337,7 @@ def ciou(a: Box, b: Box, *, zero_division: float = math.nan) -> Result:
     return as_measure(overlap - _centre_penalty(a, b) - alpha * v)
 
 
-def pairwise_intersection_area(a: Region, b: Region) -> np.ndarray:
+def pairwise_intersection_area(a: Region, b: Region, *, dtype: DTypeLike = np.float64) -> np.ndarray:
     """Return the intersection measure of every region of `a` with every region of `b`.
 
     Returns
@@ -312,10 +351,10 @@ def pairwise_intersection_area(a: Region, b: Region) -> np.ndarray:
     >>> geoiou.pairwise_intersection_area(geoiou.Box([[0, 0, 2, 2]]), geoiou.Box([[1, 1, 3, 3], [5, 5, 6, 6]]))
     array([[1., 0.]])
     """
-    return np.asarray(intersection_area(*_outer(a, b)))
+    return _pairwise(intersection_area, a, b, dtype)
 
 
-def pairwise_iou(a: Region, b: Region, *, zero_division: float = math.nan) -> np.ndarray:
+def pairwise_iou(a: Region, b: Region, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
     """Return the IoU of every region of `a` with every region of `b`.
 
     Parameters
@@ -324,11 +363,14 @@ def pairwise_iou(a: Region, b: Region, *, zero_division: float = math.nan) -> np
         Batches of any kinds that `iou` accepts; single regions count as batches of shape ``()``.
     zero_division : float, default NaN
         The result where the union is empty.
+    dtype : dtype, default float64
+        Type of the result; ``np.float32`` halves its memory (values are computed in float64).
 
     Returns
     -------
     ndarray of shape ``a.shape + b.shape``
-        ``(N, M)`` for batches of N and M regions.
+        ``(N, M)`` for batches of N and M regions, computed a block of rows at a time so that the
+        working memory beside the result stays bounded.
 
     Examples
     --------
@@ -340,10 +382,10 @@ def pairwise_iou(a: Region, b: Region, *, zero_division: float = math.nan) -> np
     >>> geoiou.pairwise_iou(boxes, geoiou.Box([[0, 0, 0, 0]])[:0]).shape  # an empty batch
     (2, 0)
     """
-    return np.asarray(iou(*_outer(a, b), zero_division=zero_division))
+    return _pairwise(iou, a, b, dtype, zero_division=zero_division)
 
 
-def pairwise_iof(a: Region, b: Region, *, zero_division: float = math.nan) -> np.ndarray:
+def pairwise_iof(a: Region, b: Region, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
     """Return the IoF (intersection over the measure of `a`) for every pair, shape ``a.shape + b.shape``.
 
     Examples
@@ -352,11 +394,11 @@ def pairwise_iof(a: Region, b: Region, *, zero_division: float = math.nan) -> np
     >>> geoiou.pairwise_iof(geoiou.Box([[0, 0, 1, 1]]), geoiou.Box([[0, 0, 10, 10], [0, 0, 0.5, 1]]))
     array([[1. , 0.5]])
     """
-    return np.asarray(iof(*_outer(a, b), zero_division=zero_division))
+    return _pairwise(iof, a, b, dtype, zero_division=zero_division)
 
 
 def pairwise_giou(a: Region, b: Region, *, enclosure: Enclosure | None = None,
-                  zero_division: float = math.nan) -> np.ndarray:
+                  zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
     """Return the GIoU of every region of `a` with every region of `b`, shape ``a.shape + b.shape``.
 
     Examples
@@ -365,10 +407,10 @@ def pairwise_giou(a: Region, b: Region, *, enclosure: Enclosure | None = None,
     >>> geoiou.pairwise_giou(geoiou.Box([[0, 0, 1, 1]]), geoiou.Box([[0, 0, 1, 1], [2, 0, 3, 1]]))
     array([[ 1.        , -0.33333333]])
     """
-    return np.asarray(giou(*_outer(a, b), enclosure=enclosure, zero_division=zero_division))
+    return _pairwise(giou, a, b, dtype, enclosure=enclosure, zero_division=zero_division)
 
 
-def pairwise_diou(a: Region, b: Region, *, zero_division: float = math.nan) -> np.ndarray:
+def pairwise_diou(a: Region, b: Region, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
     """Return the DIoU of every region of `a` with every region of `b`, shape ``a.shape + b.shape``.
 
     Examples
@@ -377,10 +419,10 @@ def pairwise_diou(a: Region, b: Region, *, zero_division: float = math.nan) -> n
     >>> geoiou.pairwise_diou(geoiou.Box([[0, 0, 1, 1]]), geoiou.Box([[0, 0, 1, 1], [1, 0, 2, 1]]))
     array([[ 1. , -0.2]])
     """
-    return np.asarray(diou(*_outer(a, b), zero_division=zero_division))
+    return _pairwise(diou, a, b, dtype, zero_division=zero_division)
 
 
-def pairwise_ciou(a: Box, b: Box, *, zero_division: float = math.nan) -> np.ndarray:
+def pairwise_ciou(a: Box, b: Box, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
     """Return the CIoU of every box of `a` with every box of `b`, shape ``a.shape + b.shape``.
 
     Examples
@@ -389,4 +431,4 @@ def pairwise_ciou(a: Box, b: Box, *, zero_division: float = math.nan) -> np.ndar
     >>> geoiou.pairwise_ciou(geoiou.Box([[0, 0, 2, 2]]), geoiou.Box([[0, 0, 2, 2]]))
     array([[1.]])
     """
-    return np.asarray(ciou(*_outer(a, b), zero_division=zero_division))
+    return _pairwise(ciou, a, b, dtype, zero_division=zero_division)

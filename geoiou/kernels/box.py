@@ -12,27 +12,36 @@ __all__ = ["box_intersection_area", "interval_hull_length", "interval_intersecti
 
 def overlap_length(low_a: np.ndarray, high_a: np.ndarray, low_b: np.ndarray, high_b: np.ndarray) -> np.ndarray:
     """Length of ``[low_a, high_a) ∩ [low_b, high_b)``, 0 when disjoint; broadcasts."""
-    return np.clip(np.minimum(high_a, high_b) - np.maximum(low_a, low_b), 0.0, None)
+    length = np.minimum(high_a, high_b)
+    length -= np.maximum(low_a, low_b)
+    return np.maximum(length, 0.0, out=length)
+
+
+def columns(coords: np.ndarray) -> list[np.ndarray]:
+    """The last axis of `coords` as contiguous arrays: ufuncs broadcast far faster over them than over strided views."""
+    return [np.ascontiguousarray(coords[..., i]) for i in range(coords.shape[-1])]
 
 
 @register(Box, Box)
 def box_intersection_area(a: Box, b: Box) -> np.ndarray:
     """Area of the intersection of axis-aligned boxes, elementwise with broadcasting."""
-    p, q = a._xyxy, b._xyxy
-    width = overlap_length(p[..., 0], p[..., 2], q[..., 0], q[..., 2])
-    height = overlap_length(p[..., 1], p[..., 3], q[..., 1], q[..., 3])
-    return width * height
+    (ax1, ay1, ax2, ay2), (bx1, by1, bx2, by2) = columns(a._xyxy), columns(b._xyxy)
+    area = overlap_length(ax1, ax2, bx1, bx2)
+    area *= overlap_length(ay1, ay2, by1, by2)
+    return area
 
 
 @register(Interval, Interval)
 def interval_intersection_length(a: Interval, b: Interval) -> np.ndarray:
     """Length of the intersection of intervals, elementwise with broadcasting."""
-    p, q = a._coords, b._coords
-    return overlap_length(p[..., 0], p[..., 1], q[..., 0], q[..., 1])
+    (start_a, end_a), (start_b, end_b) = columns(a._coords), columns(b._coords)
+    return overlap_length(start_a, end_a, start_b, end_b)
 
 
 @register(Interval, Interval, measure="hull")
 def interval_hull_length(a: Interval, b: Interval) -> np.ndarray:
     """Length of the smallest interval holding both (the 1-D convex hull)."""
-    p, q = a._coords, b._coords
-    return np.maximum(p[..., 1], q[..., 1]) - np.minimum(p[..., 0], q[..., 0])
+    (start_a, end_a), (start_b, end_b) = columns(a._coords), columns(b._coords)
+    length = np.maximum(end_a, end_b)
+    length -= np.minimum(start_a, start_b)
+    return length

@@ -45,7 +45,8 @@ def over_candidates(a: Region, b: Region, measure_pairs: PairMeasure) -> np.ndar
     """
     index_a, index_b, shape = broadcast_indices(a.shape, b.shape)
     flat_a, flat_b = a.reshape(-1), b.reshape(-1)
-    bounds_a, bounds_b = a.bounds.reshape(a.size, -1), b.bounds.reshape(b.size, -1)
+    width = 2 * a.ndim  # explicit: reshape cannot infer the bounds width of an empty batch
+    bounds_a, bounds_b = a.bounds.reshape(a.size, width), b.bounds.reshape(b.size, width)
     result = np.zeros(len(index_a))
     for start in range(0, len(index_a), CANDIDATE_CHUNK):
         chunk = slice(start, start + CANDIDATE_CHUNK)
