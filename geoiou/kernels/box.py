@@ -14,12 +14,13 @@ def overlap_length(low_a: np.ndarray, high_a: np.ndarray, low_b: np.ndarray, hig
     """Length of ``[low_a, high_a) ∩ [low_b, high_b)``, 0 when disjoint; broadcasts."""
     length = np.minimum(high_a, high_b)
     length -= np.maximum(low_a, low_b)
-    return np.maximum(length, 0.0, out=length)
+    # Single regions give NumPy scalars, which cannot be written in place.
+    return np.maximum(length, 0.0, out=length if isinstance(length, np.ndarray) else None)
 
 
 def columns(coords: np.ndarray) -> list[np.ndarray]:
     """The last axis of `coords` as contiguous arrays: ufuncs broadcast far faster over them than over strided views."""
-    return [np.ascontiguousarray(coords[..., i]) for i in range(coords.shape[-1])]
+    return [coords[..., i].copy() for i in range(coords.shape[-1])]  # copy() is C-ordered and keeps 0-d
 
 
 @register(Box, Box)
