@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
+from geoiou.dispatch import find_kernel
 from geoiou.errors import InvalidArgumentError
 from geoiou.kernels.pairs import bounds_overlap
 from geoiou.metrics import iou
@@ -42,8 +43,8 @@ def overlaps(a: Region, b: Region, *, min_iou: float = 0.0) -> Overlaps:
     """Return the pairs of `a` × `b` that intersect (with positive measure) and have IoU >= `min_iou`.
 
     Candidate pairs come from a spatial index (shapely's STRtree over the bounds of `b`), so the
-    cost follows the number of overlapping pairs, not ``N × M``: two sets of 100,000 sparse
-    boxes take seconds, where a dense matrix would need 80 GB.
+    cost follows the number of pairs that can overlap, not ``N × M``: two sets of 100,000 sparse
+    boxes take about a second, where a dense matrix would need 80 GB.
 
     Parameters
     ----------
@@ -70,6 +71,7 @@ def overlaps(a: Region, b: Region, *, min_iou: float = 0.0) -> Overlaps:
     for name, region in (("a", a), ("b", b)):
         if not isinstance(region, Region) or len(region.shape) != 1:
             raise InvalidArgumentError(f"{name!r} must be a 1-D batch of regions, shape (N,) (got {getattr(region, 'shape', type(region).__name__)})")
+    find_kernel(type(a), type(b))  # refuse an unsupported pair before comparing bounds
     index_a, index_b = _candidate_pairs(a, b)
     values = np.empty(len(index_a))
     for start in range(0, len(index_a), CANDIDATE_CHUNK):
@@ -80,7 +82,12 @@ def overlaps(a: Region, b: Region, *, min_iou: float = 0.0) -> Overlaps:
 
 
 def _candidate_pairs(a: Region, b: Region) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs whose bounds overlap with positive measure, sorted by ``(index_a, index_b)``."""
+    """Pairs whose bounds overlap with positive measure, sorted by ``(index_a, index_b)``.
+
+    An STRtree prunes in both axes at once; the one-axis sweep that `pairwise_iou` uses to choose
+    between its sparse and dense paths inspects every x-overlapping pair, 20× more here for 100,000
+    boxes (measured: 1.6 s against 1.1 s end to end).
+    """
     bounds_a, bounds_b = _planar_bounds(a), _planar_bounds(b)
     tree = shapely.STRtree(shapely.box(*bounds_b.T))
     index_a, index_b = tree.query(shapely.box(*bounds_a.T), predicate="intersects")
@@ -92,9 +99,11 @@ def _candidate_pairs(a: Region, b: Region) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _planar_bounds(region: Region) -> np.ndarray:
-    """Bounds as ``(xmin, ymin, xmax, ymax)``; intervals become boxes of height 1."""
-    bounds = region.bounds
-    if bounds.shape[-1] == 2:
+    """Bounds as ``(xmin, ymin, xmax, ymax)``; intervals become boxes of height 1.
+
+    Empty regions have NaN bounds: their boxes are empty geometries, which the tree never returns.
+    """
+    bounds = region.bounds.reshape(region.size, 2 * region.ndim)
+    if region.ndim == 1:
         bounds = np.column_stack([bounds[:, 0], np.zeros(len(bounds)), bounds[:, 1], np.ones(len(bounds))])
-    # Empty regions have NaN bounds and no overlaps; shapely.box of NaN is an empty geometry, which the tree skips.
     return bounds

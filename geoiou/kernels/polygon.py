@@ -19,7 +19,10 @@ def polygon_intersection_area(a: Polygon, b: Polygon) -> np.ndarray:
 
 
 def _polygon_pairs(a: Polygon, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    return shapely.area(shapely.intersection(a._geoms[index_a], b._geoms[index_b]))
+    geoms_a, geoms_b = a._geoms[index_a], b._geoms[index_b]
+    overlay = shapely.area(shapely.intersection(geoms_a, geoms_b))
+    # The overlay's rounding can exceed the smaller area by an ulp, which would put IoU above 1.
+    return np.minimum(overlay, np.minimum(shapely.area(geoms_a), shapely.area(geoms_b)))
 
 
 def convex_hulls(region: Region) -> np.ndarray:
