@@ -72,3 +72,25 @@ def test_pairwise_memory_stays_bounded():
     tracemalloc.stop()
     # The output is 18 MB; temporaries are a few blocks of PAIRWISE_CHUNK elements, not copies of it.
     assert peak < result.nbytes + 16 * metrics.PAIRWISE_CHUNK * 8 + (1 << 20)
+
+
+@pytest.mark.parametrize("kind", ["box", "rotated", "polygon", "interval"])
+@pytest.mark.parametrize("metric", ["pairwise_iou", "pairwise_iof", "pairwise_intersection_area"])
+def test_sparse_and_dense_paths_agree_bit_for_bit(kind, metric, monkeypatch):
+    rng = np.random.default_rng(21)
+    coords = random_boxes(rng, 150, extent=400.0)
+    coords[::17, 2:] = coords[::17, :2]  # some empty boxes: 0/0 pairs must follow zero_division on both paths
+    regions = {
+        "box": lambda c: geoiou.Box(c),
+        "rotated": lambda c: geoiou.RotatedBox(np.column_stack([(c[:, :2] + c[:, 2:]) / 2, c[:, 2:] - c[:, :2], c[:, 0] % 90])),
+        "polygon": lambda c: geoiou.Box(c[(c[:, 2] > c[:, 0])]).to_polygon(),
+        "interval": lambda c: geoiou.Interval(c[:, [0, 2]]),
+    }[kind]
+    a, b = regions(coords[:80]), regions(coords[80:])
+    options = {} if metric == "pairwise_intersection_area" else {"zero_division": 0.25}
+    monkeypatch.setattr(metrics, "SPARSE_FRACTION", 1.0)
+    sparse = getattr(geoiou, metric)(a, b, **options)
+    monkeypatch.setattr(metrics, "SPARSE_FRACTION", -1.0)
+    dense = getattr(geoiou, metric)(a, b, **options)
+    np.testing.assert_array_equal(sparse, dense)
+    assert np.count_nonzero(dense) > 0

@@ -63,7 +63,8 @@ class SweepCandidates:
     `b` is sorted by ``xmin``; a box of `a` can only meet the boxes of `b` whose ``xmin`` lies in
     ``(a.xmin - widest_b, a.xmax)``, a contiguous run of the sorted order found by binary search.
     Counting those runs costs ``O(N log M)``, so callers can decide between a sparse and a dense
-    computation before forming any pair. Bounds with NaN (empty regions) have no candidates.
+    computation before forming any pair. Bounds with NaN (empty regions) or with no extent on some
+    axis have no candidates.
 
     Parameters
     ----------
@@ -87,13 +88,13 @@ class SweepCandidates:
         # than on strided columns of an (N, 4) array.
         self.low_a, self.high_a = _bound_columns(bounds_a)
         self.low_b, self.high_b = _bound_columns(bounds_b)
-        valid_b = np.flatnonzero(np.isfinite(bounds_b).all(axis=1))
+        valid_b = np.flatnonzero(_has_extent(self.low_b, self.high_b))
         self.order_b = valid_b[np.argsort(self.low_b[0][valid_b], kind="stable")]
         sorted_xmin = self.low_b[0][self.order_b]
         widths = self.high_b[0][self.order_b] - sorted_xmin
         # Widen by a few ulps: the widest width is itself rounded, and a missed pair would be a wrong 0.
         widest = float(widths.max()) * (1 + 1e-12) if len(widths) else 0.0
-        valid_a = np.isfinite(bounds_a).all(axis=1)
+        valid_a = _has_extent(self.low_a, self.high_a)
         xmin_a = np.where(valid_a, self.low_a[0], np.inf)
         xmax_a = np.where(valid_a, self.high_a[0], -np.inf)
         self.first = np.searchsorted(sorted_xmin, xmin_a - widest, side="left")
@@ -126,6 +127,17 @@ class SweepCandidates:
             low = np.maximum(self.low_a[axis][index_a], self.low_b[axis][index_b])
             keep = low < np.minimum(self.high_a[axis][index_a], self.high_b[axis][index_b])
         return index_a[keep], index_b[keep]
+
+
+def _has_extent(low: list[np.ndarray], high: list[np.ndarray]) -> np.ndarray:
+    """True for bounds with positive extent on every axis; NaN (empty) and flat bounds overlap nothing.
+
+    Dropping flat bounds up front is also what makes the sweep's one-sided x test exact.
+    """
+    valid = np.ones(len(low[0]), dtype=bool)
+    for lower, upper in zip(low, high):
+        valid &= lower < upper
+    return valid
 
 
 def _bound_columns(bounds: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
