@@ -109,3 +109,19 @@ def test_batches_are_zero_copy_views_of_float64_input():
     coords[:, 2:] = 1
     boxes = geoiou.Box(coords)
     assert np.shares_memory(boxes._xyxy, coords)
+
+
+@pytest.mark.parametrize("name", ["box", "rotated", "polygon", "interval"])
+def test_stack_of_single_regions_rebuilds_the_batch(name):
+    batch = BATCHES[name]
+    stacked = type(batch).stack(list(batch))
+    assert stacked.shape == batch.shape
+    np.testing.assert_array_equal(stacked.area, batch.area)
+    np.testing.assert_array_equal(stacked.bounds, batch.bounds)
+
+
+def test_stack_refuses_mixed_kinds_and_nothing():
+    with pytest.raises(TypeError, match=r"'regions' must all be Box \(got RotatedBox\)"):
+        geoiou.Box.stack([geoiou.Box([0, 0, 1, 1]), geoiou.RotatedBox([0, 0, 1, 1, 0])])
+    with pytest.raises(ValueError, match="at least one Box"):
+        geoiou.Box.stack([])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import abc
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Sequence, TypeVar
 
 import numpy as np
 
@@ -66,6 +66,25 @@ class Region(abc.ABC):
         """Select regions as NumPy would select from an array of shape `self.shape`."""
         flat_index = np.arange(self.size).reshape(self.shape)[index]
         return self._take(flat_index)
+
+    @classmethod
+    def stack(cls: type[R], regions: Sequence[R]) -> R:
+        """Stack single regions (or batches of one shape) of this kind into a batch along a new first axis.
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> boxes = geoiou.Box.stack([geoiou.Box([0, 0, 1, 1]), geoiou.Box([0, 0, 2, 2])])
+        >>> boxes.shape, boxes.area
+        ((2,), array([1., 4.]))
+        """
+        regions = list(regions)
+        wrong = [type(region).__name__ for region in regions if type(region) is not cls]
+        if wrong:
+            raise TypeError(f"'regions' must all be {cls.__name__} (got {wrong[0]})")
+        if not regions:
+            raise ValueError(f"'regions' must hold at least one {cls.__name__} (got an empty sequence)")
+        return cls._from_fields(**{name: np.stack([getattr(region, name) for region in regions]) for name in cls._fields})
 
     def reshape(self: R, *shape: int | tuple[int, ...]) -> R:
         """Return the same regions with a new batch shape."""
