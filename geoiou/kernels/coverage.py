@@ -306,21 +306,24 @@ def _trim_to_rows(edges: _Edges, n_rows: int) -> _Edges:
     """
     y_low, y_high = np.minimum(edges.y0, edges.y1), np.maximum(edges.y0, edges.y1)
     edges = edges.take((edges.y0 != edges.y1) & (y_high > 0) & (y_low < n_rows))
-    slope = (edges.x1 - edges.x0) / (edges.y1 - edges.y0)
-    x0, y0 = _slide_into_rows(edges.x0, edges.y0, slope, n_rows)
-    x1, y1 = _slide_into_rows(edges.x1, edges.y1, slope, n_rows)
+    x0, y0 = _slide_into_rows(edges.x0, edges.y0, edges.x1, edges.y1, n_rows)
+    x1, y1 = _slide_into_rows(edges.x1, edges.y1, edges.x0, edges.y0, n_rows)
     return _Edges(x0, y0, x1, y1, edges.weight)
 
 
 def _slide_into_rows(
-    x: NDArray[np.float64], y: NDArray[np.float64], slope: NDArray[np.float64], n_rows: int
+    x: NDArray[np.float64], y: NDArray[np.float64], x_other: NDArray[np.float64], y_other: NDArray[np.float64],
+    n_rows: int,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Slide endpoints along their edge (``dx/dy = slope``) onto ``y = 0`` or ``y = H`` if beyond.
+    """Slide endpoints ``(x, y)`` along their edge towards the other end onto ``y = 0`` or ``y = H`` if beyond.
 
-    Endpoints already inside are returned bit-for-bit so vertices stay exact.
+    The move is a fraction of the edge in [0, 1], not a slope: a slope overflows for nearly
+    horizontal edges. Endpoints already inside are returned bit-for-bit so vertices stay exact.
     """
     clipped_y = np.clip(y, 0.0, n_rows)
-    return np.where(clipped_y != y, x + (clipped_y - y) * slope, x), clipped_y
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fraction = np.clip((clipped_y - y) / (y_other - y), 0.0, 1.0)  # edges with dy = 0 were dropped
+    return np.where(clipped_y != y, x + fraction * (x_other - x), x), clipped_y
 
 
 def _split_at_grid_lines(edges: _Edges, shape: tuple[int, int]) -> _Edges:
@@ -354,9 +357,6 @@ def _split_at_lines(edges: _Edges, n_lines: int) -> _Edges:
     interpolated, so pieces end precisely on grid lines.
     """
     first_line, n_crossings = _crossed_lines(edges.x0, edges.x1, n_lines)
-    dx = edges.x1 - edges.x0
-    # Vertical segments have no crossings; their slope is never used.
-    slope = np.divide(edges.y1 - edges.y0, dx, out=np.zeros_like(dx), where=dx != 0)
     n_points = n_crossings + 2
     segment = np.repeat(np.arange(len(n_points)), n_points)
     rank = np.arange(len(segment)) - np.repeat(np.cumsum(n_points) - n_points, n_points)
@@ -366,7 +366,12 @@ def _split_at_lines(edges: _Edges, n_lines: int) -> _Edges:
     is_start, is_end = rank == 0, rank == n_points[segment] - 1
     # Endpoint slots keep their exact vertex instead of a line crossing.
     x = np.where(is_start, x0, np.where(is_end, x1, line))
-    y = np.where(is_start, y0, np.where(is_end, y1, y0 + (line - x0) * slope[segment]))
+    # Interpolate by the fraction of the way to the crossing, not by a slope: for a nearly
+    # vertical edge the slope overflows, while the fraction stays in [0, 1]. Vertical edges
+    # have no crossings, so their 0/0 is never selected.
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fraction = np.clip((line - x0) / (x1 - x0), 0.0, 1.0)
+    y = np.where(is_start, y0, np.where(is_end, y1, y0 + fraction * (y1 - y0)))
     piece = np.flatnonzero(~is_end)
     return _Edges(x[piece], y[piece], x[piece + 1], y[piece + 1], edges.weight[segment[piece]])
 
