@@ -27,10 +27,12 @@ Kernel = Callable[[Region, Region], np.ndarray]
 Measure = str  # "intersection" or "hull"
 _TABLE: dict[tuple[Measure, type[Region], type[Region]], Kernel] = {}
 
-#: The next kind up the tower and the exact conversion that reaches it.
-PROMOTIONS: dict[type[Region], tuple[type[Region], Callable[[Region], Region]]] = {
-    Box: (RotatedBox, Box.to_rotated_box),
-    RotatedBox: (Polygon, RotatedBox.to_polygon),
+#: The kinds above each kind in the exact tower ``Box < RotatedBox < Polygon``, nearest first, each
+#: with the direct conversion that reaches it: Box goes to Polygon by its own exact corners, not
+#: through a rotated box's centre and size, which would round at large coordinates.
+PROMOTIONS: dict[type[Region], tuple[tuple[type[Region], Callable[[Region], Region]], ...]] = {
+    Box: ((RotatedBox, Box.to_rotated_box), (Polygon, Box.to_polygon)),
+    RotatedBox: ((Polygon, RotatedBox.to_polygon),),
 }
 
 
@@ -63,14 +65,8 @@ class PairKernel:
 
 
 def _promotion_chain(kind: type[Region]) -> list[tuple[type[Region], tuple[Callable, ...]]]:
-    """`kind` and each kind above it in the tower, with the conversions that reach it."""
-    chain = [(kind, ())]
-    conversions: tuple[Callable, ...] = ()
-    while kind in PROMOTIONS:
-        kind, convert = PROMOTIONS[kind]
-        conversions = (*conversions, convert)
-        chain.append((kind, conversions))
-    return chain
+    """`kind` and each kind above it in the tower, with the conversion that reaches it."""
+    return [(kind, ())] + [(target, (convert,)) for target, convert in PROMOTIONS.get(kind, ())]
 
 
 @functools.lru_cache(maxsize=None)
@@ -82,12 +78,12 @@ def find_kernel(kind_a: type[Region], kind_b: type[Region], measure: Measure = "
     UnsupportedPairError
         If no registered kernel covers the pair; the message lists the supported pairs.
     """
-    # Candidates ordered by total promotion steps, so Box×RotatedBox meets its RotatedBox kernel
-    # before anything promotes both to Polygon.
+    # Candidates ordered by how far up the tower they go, so Box×RotatedBox meets its RotatedBox
+    # kernel before anything promotes both to Polygon.
     candidates = [
-        (len(conv_a) + len(conv_b), target_a, conv_a, target_b, conv_b)
-        for target_a, conv_a in _promotion_chain(kind_a)
-        for target_b, conv_b in _promotion_chain(kind_b)
+        (step_a + step_b, target_a, conv_a, target_b, conv_b)
+        for step_a, (target_a, conv_a) in enumerate(_promotion_chain(kind_a))
+        for step_b, (target_b, conv_b) in enumerate(_promotion_chain(kind_b))
     ]
     for _, target_a, conv_a, target_b, conv_b in sorted(candidates, key=lambda c: c[0]):
         if (measure, target_a, target_b) in _TABLE:

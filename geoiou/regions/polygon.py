@@ -118,8 +118,11 @@ class Polygon(Region):
 
     @property
     def centroid(self) -> np.ndarray:
-        centroids = shapely.centroid(self._geoms)
-        xy = np.stack([shapely.get_x(centroids), shapely.get_y(centroids)], axis=-1)
+        # shapely cannot read x/y of an empty point; an empty polygon has no centroid: NaN.
+        xy = np.full((*self.shape, 2), np.nan)
+        present = ~shapely.is_empty(self._geoms)
+        centroids = shapely.centroid(self._geoms[present])
+        xy[present] = np.stack([shapely.get_x(centroids), shapely.get_y(centroids)], axis=-1)
         return xy
 
     def _describe_one(self) -> str:
