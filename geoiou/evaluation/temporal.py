@@ -1,0 +1,555 @@
+"""Temporal action detection: mean average precision at temporal IoU thresholds.
+
+Follows the ActivityNet detection protocol (``Evaluation/eval_detection.py`` of
+activitynet/ActivityNet): per class, predictions are taken by decreasing score, and each one
+claims the not yet claimed ground-truth segment of its video and class with the highest temporal
+IoU (tIoU), if that tIoU reaches the threshold. Average precision is the all-point interpolated
+area under the precision-recall curve (VOC 2011 and later); mAP averages it over the classes
+of the ground truth, and the average mAP averages mAP over the thresholds.
+
+ActivityNet reports thresholds ``0.50:0.05:0.95`` and their average; THUMOS14 results are
+reported at ``0.3:0.1:0.7`` with the same matching (as in the Python evaluations that papers run
+on THUMOS14). See ``docs/evaluation-temporal.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from geoiou.errors import InvalidArgumentError
+from geoiou.evaluation.progress import progress
+from geoiou.metrics import iou
+from geoiou.regions import Interval
+
+__all__ = [
+    "ACTIVITYNET_TIOU_THRESHOLDS",
+    "THUMOS14_TIOU_THRESHOLDS",
+    "TemporalDetectionResult",
+    "TemporalSegments",
+    "evaluate_temporal_detection",
+    "interpolated_average_precision",
+]
+
+
+def _readonly(values: ArrayLike) -> np.ndarray:
+    array = np.array(values, dtype=np.float64)
+    array.flags.writeable = False
+    return array
+
+
+#: ActivityNet's thresholds, exactly as its evaluation builds them (so 0.9 is 0.8999999999999999).
+ACTIVITYNET_TIOU_THRESHOLDS = _readonly(np.linspace(0.5, 0.95, 10))
+#: The thresholds at which THUMOS14 results are reported.
+THUMOS14_TIOU_THRESHOLDS = _readonly([0.3, 0.4, 0.5, 0.6, 0.7])
+_NAMED_THRESHOLDS = {"activitynet": ACTIVITYNET_TIOU_THRESHOLDS, "thumos14": THUMOS14_TIOU_THRESHOLDS}
+
+
+def _invalid(param: str, expected: str, got: Any, where: str = "") -> InvalidArgumentError:
+    """Build the error ``'{param}' must be {expected} (got {got!r}{where})``."""
+    if isinstance(got, np.generic):
+        got = got.item()
+    return InvalidArgumentError(f"{param!r} must be {expected} (got {got!r}{where})")
+
+
+# --------------------------------------------------------------------------- input
+class TemporalSegments:
+    """Labelled time segments ``[start, end)`` of a set of videos: ground truth, or scored predictions.
+
+    Build it from columns (one entry per segment) with this constructor, or from per-video
+    records with `from_records`.
+
+    Parameters
+    ----------
+    video_id, label : array_like of hashable, shape (N,)
+        The video and the class of each segment (strings, ints, ...).
+    start, end : array_like of float, shape (N,)
+        The segment ``[start, end)``; finite, with ``start <= end`` (zero length is allowed).
+    score : array_like of float, shape (N,), optional
+        Confidence of each segment; required for predictions, ignored for ground truth.
+    videos : iterable of hashable, optional
+        Every video of the set, including videos without segments. By default the videos that
+        appear in `video_id`, in order of first appearance.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If the columns differ in length, a time or score is not finite, ``end < start``, or a
+        video is missing from `videos`.
+
+    Examples
+    --------
+    >>> segments = TemporalSegments(video_id=["v1", "v1", "v2"], label=["jump", "run", "jump"],
+    ...                             start=[0.0, 4.0, 1.0], end=[2.0, 9.0, 3.5], videos=["v1", "v2", "v3"])
+    >>> len(segments), segments.videos
+    (3, ('v1', 'v2', 'v3'))
+    """
+
+    def __init__(self, *, video_id: ArrayLike, label: ArrayLike, start: ArrayLike, end: ArrayLike,
+                 score: ArrayLike | None = None, videos: Iterable[Hashable] | None = None) -> None:
+        self.video_id = _object_column(video_id, "video_id")
+        size = len(self.video_id)
+        self.label = _object_column(label, "label", size)
+        self.start = _float_column(start, "start", size, self.video_id)
+        self.end = _float_column(end, "end", size, self.video_id)
+        self.score = None if score is None else _float_column(score, "score", size, self.video_id)
+        self.videos = _video_list(videos, self.video_id)
+        _require_ordered(self.start, self.end, self.video_id)
+
+    @classmethod
+    def from_records(cls, records: Mapping[Hashable, Iterable[Any]]) -> TemporalSegments:
+        """Build segments from a mapping ``video -> records of that video``.
+
+        Each record is either a dict in ActivityNet's JSON layout, ``{"segment": [start, end],
+        "label": label}`` with a ``"score"`` for predictions, or a tuple ``(start, end, label)``
+        or ``(start, end, label, score)``. A video mapped to no records is part of the set with
+        no segments. So ``json.load(f)["results"]`` of an ActivityNet prediction file can be
+        passed as it is.
+
+        Examples
+        --------
+        >>> predictions = TemporalSegments.from_records({
+        ...     "v1": [{"segment": [0.5, 2.0], "label": "jump", "score": 0.9}, (4.0, 8.0, "run", 0.7)],
+        ...     "v2": [],
+        ... })
+        >>> predictions.start, predictions.score, predictions.videos
+        (array([0.5, 4. ]), array([0.9, 0.7]), ('v1', 'v2'))
+        """
+        if not isinstance(records, Mapping):
+            raise _invalid("records", "a mapping from video id to that video's records", type(records).__name__)
+        rows = [(video, *_parse_record(record, video)) for video, video_records in records.items()
+                for record in video_records]
+        scores = [row[4] for row in rows]
+        has_score = [score is not None for score in scores]
+        if any(has_score) and not all(has_score):
+            video = rows[has_score.index(False)][0]
+            raise _invalid("records", "all scored or all without scores", "a record without 'score'",
+                           f" in video {video!r}")
+        columns = list(zip(*rows)) if rows else [[]] * 5
+        return cls(video_id=columns[0], start=columns[1], end=columns[2], label=columns[3],
+                   score=columns[4] if rows and all(has_score) else None, videos=records.keys())
+
+    def __len__(self) -> int:
+        return len(self.video_id)
+
+    def __repr__(self) -> str:
+        scored = "scored " if self.score is not None else ""
+        return f"TemporalSegments({len(self)} {scored}segments in {len(self.videos)} videos)"
+
+
+def _object_column(values: ArrayLike, param: str, size: int | None = None) -> np.ndarray:
+    """A 1-D object array of hashable Python values (ids and labels that key dicts and JSON)."""
+    if isinstance(values, (str, bytes)):  # not a sequence of one-character ids
+        raise _invalid(param, "a 1-D sequence of ids or labels", values)
+    items = list(values.tolist() if isinstance(values, np.ndarray) else values)
+    try:
+        set(items)
+    except TypeError:
+        unhashable = next(item for item in items if not isinstance(item, Hashable))
+        raise _invalid(param, "a 1-D sequence of hashable values such as str or int", unhashable) from None
+    column = np.empty(len(items), dtype=object)
+    column[:] = items
+    _require_size(column, param, size)
+    return column
+
+
+def _float_column(values: ArrayLike, param: str, size: int, video_id: np.ndarray) -> np.ndarray:
+    try:
+        column = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise _invalid(param, "an array of numbers", values) from None
+    if column.ndim != 1:
+        raise _invalid(param, "a 1-D array", f"shape {column.shape}")
+    _require_size(column, param, size)
+    bad = np.flatnonzero(~np.isfinite(column))
+    if bad.size:
+        row = int(bad[0])
+        raise _invalid(param, "finite", column[row], _where(row, video_id))
+    return column
+
+
+def _require_size(column: np.ndarray, param: str, size: int | None) -> None:
+    if size is not None and len(column) != size:
+        raise _invalid(param, f"one entry per segment ({size})", f"{len(column)} entries")
+
+
+def _require_ordered(start: np.ndarray, end: np.ndarray, video_id: np.ndarray) -> None:
+    bad = np.flatnonzero(end < start)
+    if bad.size:
+        row = int(bad[0])
+        raise _invalid("end", ">= start", f"[{start[row]:g}, {end[row]:g}]", _where(row, video_id))
+
+
+def _where(row: int, video_id: np.ndarray) -> str:
+    return f" at segment {row}, video {video_id[row]!r}"
+
+
+def _video_list(videos: Iterable[Hashable] | None, video_id: np.ndarray) -> tuple:
+    appearing = tuple(dict.fromkeys(video_id.tolist()))
+    if videos is None:
+        return appearing
+    videos = tuple(videos)
+    known = set(videos)
+    missing = [video for video in appearing if video not in known]
+    if missing:
+        raise _invalid("video_id", "one of 'videos'", missing[0])
+    return videos
+
+
+def _parse_record(record: Any, video: Hashable) -> tuple[Any, Any, Any, Any]:
+    """``(start, end, label, score or None)`` of one ActivityNet-style dict or tuple record."""
+    try:
+        if isinstance(record, Mapping):
+            start, end = record["segment"]
+            return start, end, record["label"], record.get("score")
+        start, end, label, *score = record
+        if len(score) <= 1:
+            return start, end, label, score[0] if score else None
+    except (KeyError, TypeError, ValueError):
+        pass
+    expected = "{'segment': [start, end], 'label': ..., 'score': ...} or (start, end, label[, score])"
+    raise _invalid("records", expected, record, f" in video {video!r}")
+
+
+def _as_segments(value: TemporalSegments | Mapping, param: str) -> TemporalSegments:
+    if isinstance(value, TemporalSegments):
+        return value
+    if isinstance(value, Mapping):
+        return TemporalSegments.from_records(value)
+    raise _invalid(param, "TemporalSegments or a mapping from video id to records", type(value).__name__)
+
+
+def _thresholds(value: str | ArrayLike) -> np.ndarray:
+    if isinstance(value, str):
+        if value not in _NAMED_THRESHOLDS:
+            raise _invalid("tiou_thresholds", f"one of {tuple(_NAMED_THRESHOLDS)} or an array of numbers", value)
+        return _NAMED_THRESHOLDS[value]
+    thresholds = np.asarray(value, dtype=np.float64)
+    if thresholds.ndim != 1 or thresholds.size == 0 or not np.all((thresholds >= 0) & (thresholds <= 1)):
+        raise _invalid("tiou_thresholds", "a non-empty 1-D array of numbers in [0, 1]", value)
+    return thresholds
+
+
+def _checked_zero_division(value: float) -> float:
+    # NaN is refused: a NaN tIoU has no place in "the highest tIoU at least the threshold" (see docs).
+    if not isinstance(value, (int, float, np.integer, np.floating)) or not 0 <= value <= 1:
+        raise _invalid("zero_division", "a number in [0, 1]", value)
+    return float(value)
+
+
+def _codes(values: np.ndarray, index: dict, param: str, what: str) -> np.ndarray:
+    """Integer code of each value in `index`; an unknown value is an error naming it (`what` it must be)."""
+    try:
+        return np.array([index[value] for value in values.tolist()], dtype=np.intp)
+    except KeyError as error:
+        raise _invalid(param, f"{what} of the ground truth", error.args[0]) from None
+
+
+def _class_labels(labels: np.ndarray) -> tuple:
+    unique = list(dict.fromkeys(labels.tolist()))
+    try:
+        return tuple(sorted(unique))
+    except TypeError:  # labels of mixed types: keep the order of first appearance
+        return tuple(unique)
+
+
+# --------------------------------------------------------------------------- matching and AP
+def _greedy_match(tiou: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+    """True positives ``(T, P)`` of predictions (rows of `tiou`, by decreasing score) against ground truth.
+
+    Each prediction claims the unclaimed ground truth with the highest tIoU (the first of equal
+    ones) if that reaches the threshold: ActivityNet's walk down the tIoU-sorted ground truth,
+    skipping claimed ones and stopping at the first tIoU below the threshold, claims the same one.
+    Every threshold keeps its own claims.
+    """
+    reaches = tiou[None, :, :] >= thresholds[:, None, None]
+    if tiou.shape[1] == 1:  # one ground truth: the first prediction reaching the threshold claims it
+        reaches = reaches[:, :, 0]
+        found = reaches.any(axis=1)
+        true_positive = np.zeros_like(reaches)
+        true_positive[found, reaches.argmax(axis=1)[found]] = True
+        return true_positive
+    true_positive = np.zeros(reaches.shape[:2], dtype=bool)
+    claimed = np.zeros((len(thresholds), tiou.shape[1]), dtype=bool)
+    every_threshold = np.arange(len(thresholds))
+    for row in np.flatnonzero(reaches.any(axis=(0, 2))):  # the others are false positives everywhere
+        available = np.where(claimed, -np.inf, tiou[row])
+        best = available.argmax(axis=1)
+        hit = available[every_threshold, best] >= thresholds
+        true_positive[hit, row] = True
+        claimed[every_threshold[hit], best[hit]] = True
+    return true_positive
+
+
+def _concatenated_ranges(counts: np.ndarray) -> np.ndarray:
+    """``0..counts[0]-1, 0..counts[1]-1, ...`` joined: the position of each pair within its run."""
+    ends = np.cumsum(counts)
+    return np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - counts, counts)
+
+
+def _true_positives(truth_key: np.ndarray, truth_coords: np.ndarray, prediction_key: np.ndarray,
+                    prediction_coords: np.ndarray, scores: np.ndarray, thresholds: np.ndarray,
+                    zero_division: float, show_progress: bool | None) -> np.ndarray:
+    """Whether each prediction is a true positive at each threshold, shape ``(T, N)`` by prediction row.
+
+    A key names one (class, video). Claims never cross keys, so the predictions of each key
+    (by decreasing score, ties in input order) are matched on their own against the ground
+    truth of that key. The tIoU of every pair sharing a key comes from one vectorized call.
+    """
+    truth_order = np.argsort(truth_key, kind="stable")
+    ranked = np.lexsort((-scores, prediction_key))
+    ranked_key = prediction_key[ranked]
+    first = np.searchsorted(truth_key[truth_order], ranked_key, side="left")
+    count = np.searchsorted(truth_key[truth_order], ranked_key, side="right") - first
+    pair_truth = truth_order[np.repeat(first, count) + _concatenated_ranges(count)]
+    pair_prediction = np.repeat(ranked, count)
+    tiou = iou(Interval(prediction_coords[pair_prediction]), Interval(truth_coords[pair_truth]),
+               zero_division=zero_division)
+
+    true_positive = np.zeros((len(thresholds), len(scores)), dtype=bool)
+    pair_start = np.cumsum(count) - count
+    for start, stop in progress(_runs_with_truth(ranked_key, count), label="temporal matching", enabled=show_progress):
+        block = tiou[pair_start[start]: pair_start[start] + (stop - start) * count[start]]
+        true_positive[:, ranked[start:stop]] = _greedy_match(block.reshape(stop - start, count[start]), thresholds)
+    return true_positive
+
+
+def _runs_with_truth(sorted_keys: np.ndarray, count: np.ndarray) -> list[tuple[int, int]]:
+    """``(start, stop)`` of each run of equal keys that has ground truth to be matched against."""
+    starts = np.flatnonzero(np.diff(sorted_keys, prepend=-1))
+    stops = np.append(starts[1:], len(sorted_keys))
+    return [(int(start), int(stop)) for start, stop in zip(starts, stops) if count[start]]
+
+
+def interpolated_average_precision(true_positive: ArrayLike, num_truths: int) -> float | np.ndarray:
+    """All-point interpolated AP of ranked detections (VOC 2011 and later, as ActivityNet computes it).
+
+    Precision is made non-increasing in recall (each value replaced by the best precision at
+    any higher recall) and integrated over recall: every true positive raises recall by
+    ``1 / num_truths`` and adds the interpolated precision at its rank.
+
+    Parameters
+    ----------
+    true_positive : array_like of bool, shape (..., P)
+        For detections ranked by decreasing score, whether each one is a true positive.
+    num_truths : int
+        Number of ground-truth instances (positive).
+
+    Returns
+    -------
+    float or ndarray of shape (...)
+        AP in ``[0, 1]`` (a float for one ranking); 0 when there are no detections.
+
+    Examples
+    --------
+    >>> interpolated_average_precision([True, False, True], num_truths=4)  # (1 + 2/3) / 4
+    0.41666666666666663
+    """
+    true_positive = np.asarray(true_positive, dtype=bool)
+    if true_positive.shape[-1] == 0:
+        return np.zeros(true_positive.shape[:-1]) if true_positive.ndim > 1 else 0.0
+    ranks = np.arange(1, true_positive.shape[-1] + 1)
+    precision = np.cumsum(true_positive, axis=-1) / ranks
+    interpolated = np.flip(np.maximum.accumulate(np.flip(precision, -1), axis=-1), -1)
+    ap = np.sum(interpolated, axis=-1, where=true_positive) / num_truths
+    return float(ap) if np.ndim(ap) == 0 else ap
+
+
+# --------------------------------------------------------------------------- result
+@dataclass(frozen=True, eq=False)
+class TemporalDetectionResult:
+    """Average precision per class and threshold, and the mAP built from it.
+
+    Attributes
+    ----------
+    tiou_thresholds : ndarray, shape (T,)
+        The tIoU thresholds.
+    labels : tuple, length C
+        The classes: every label of the ground truth, sorted.
+    ap : ndarray, shape (T, C)
+        AP of each class at each threshold, in ``[0, 1]``.
+    num_truths, num_predictions : ndarray of int, shape (C,)
+        Segments of each class in the ground truth and in the predictions.
+    num_videos : int
+        Videos of the ground truth.
+    """
+
+    tiou_thresholds: np.ndarray
+    labels: tuple
+    ap: np.ndarray
+    num_truths: np.ndarray
+    num_predictions: np.ndarray
+    num_videos: int
+
+    @property
+    def mean_ap(self) -> np.ndarray:
+        """mAP at each threshold, shape (T,): the mean of `ap` over the classes."""
+        return self.ap.mean(axis=1)
+
+    @property
+    def average_mean_ap(self) -> float:
+        """ActivityNet's "average mAP": the mean of `mean_ap` over the thresholds."""
+        return float(self.mean_ap.mean())
+
+    def mean_ap_at(self, threshold: float) -> float:
+        """mAP at one of the thresholds (matched to within 1e-9, so 0.9 finds 0.8999999999999999)."""
+        found = np.flatnonzero(np.isclose(self.tiou_thresholds, threshold, rtol=0, atol=1e-9))
+        if found.size == 0:
+            raise _invalid("threshold", f"one of {np.round(self.tiou_thresholds, 4).tolist()}", threshold)
+        return float(self.mean_ap[found[0]])
+
+    def ap_per_class(self) -> dict[Hashable, np.ndarray]:
+        """AP of each class at every threshold: ``{label: array of shape (T,)}``."""
+        return {label: self.ap[:, column] for column, label in enumerate(self.labels)}
+
+    def summary(self) -> str:
+        """A table of mAP (in percent) at each threshold and on average."""
+        lines = [f"Temporal action detection: {len(self.labels)} classes, {self.num_videos} videos, "
+                 f"{int(self.num_truths.sum())} ground-truth segments, {int(self.num_predictions.sum())} predictions",
+                 "tIoU  mAP (%)"]
+        rows = zip(self.tiou_thresholds, self.mean_ap)
+        lines += [f"{threshold:.2f}  {100 * value:7.2f}" for threshold, value in rows]
+        lines.append(f"avg   {100 * self.average_mean_ap:7.2f}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain Python values (fractions in ``[0, 1]``), ready for JSON."""
+        return {
+            "tiou_thresholds": self.tiou_thresholds.tolist(),
+            "mAP": self.mean_ap.tolist(),
+            "average_mAP": self.average_mean_ap,
+            "num_videos": self.num_videos,
+            "per_class": [
+                {"label": label, "AP": self.ap[:, column].tolist(), "num_truths": int(self.num_truths[column]),
+                 "num_predictions": int(self.num_predictions[column])}
+                for column, label in enumerate(self.labels)
+            ],
+        }
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """`to_dict` as a JSON string."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def __repr__(self) -> str:
+        return (f"TemporalDetectionResult(average_mAP={self.average_mean_ap:.4f}, "
+                f"classes={len(self.labels)}, thresholds={len(self.tiou_thresholds)})")
+
+
+# --------------------------------------------------------------------------- evaluation
+def evaluate_temporal_detection(
+    ground_truth: TemporalSegments | Mapping[Hashable, Iterable[Any]],
+    predictions: TemporalSegments | Mapping[Hashable, Iterable[Any]],
+    *,
+    tiou_thresholds: str | ArrayLike = "activitynet",
+    zero_division: float = 0.0,
+    show_progress: bool | None = None,
+) -> TemporalDetectionResult:
+    """Mean average precision of temporal action detections at tIoU thresholds (ActivityNet protocol).
+
+    For each class of the ground truth and each threshold, predictions are ranked by score
+    (ties keep their input order) and each claims the unclaimed ground-truth segment of its
+    video and class with the highest tIoU, if that tIoU reaches the threshold; otherwise it is a
+    false positive. AP is the all-point interpolated area under the precision-recall curve,
+    with every ground-truth segment of the class in the recall's denominator. mAP is the mean
+    over the classes and the average mAP the mean over the thresholds.
+
+    Parameters
+    ----------
+    ground_truth : TemporalSegments or mapping
+        The annotated segments; a mapping ``video -> records`` is read by
+        `TemporalSegments.from_records`. Its videos are the evaluated videos (a video with no
+        segments counts: predictions there are false positives); its labels are the classes.
+    predictions : TemporalSegments or mapping
+        The detections, each with a score.
+    tiou_thresholds : {"activitynet", "thumos14"} or array_like of float, default "activitynet"
+        ``"activitynet"``: ``np.linspace(0.5, 0.95, 10)``; ``"thumos14"``: 0.3, 0.4, 0.5, 0.6, 0.7;
+        or any thresholds in ``[0, 1]``.
+    zero_division : float, default 0.0
+        The tIoU of two zero-length segments (their union is empty, so tIoU is 0/0), as in
+        `geoiou.iou`. With the default 0.0 a zero-length ground-truth segment is never matched
+        (its tIoU with any prediction is 0) and counts as a miss; ActivityNet's evaluation does
+        the same for predictions of positive length. 1.0 lets a zero-length prediction match any
+        zero-length ground truth of its video and class (wherever it lies: the union of two
+        points is empty). NaN is refused.
+    show_progress : bool, optional
+        Draw a progress bar over the (class, video) groups; by default only on a terminal.
+
+    Returns
+    -------
+    TemporalDetectionResult
+        AP per class and threshold, mAP and average mAP, `summary()` and `to_json()`.
+
+    Raises
+    ------
+    InvalidArgumentError
+        For a NaN or infinite time or score, ``end < start``, predictions without scores,
+        predictions for a video or a label that the ground truth does not have, a ground truth
+        without segments, or bad options.
+
+    Notes
+    -----
+    ActivityNet sorts with ``argsort()[::-1]``, whose order among equal scores (and equal tIoUs)
+    depends on NumPy's sort algorithm and the array size; here ties are broken by input order
+    (the earlier prediction first, the earlier ground truth first), so results are reproducible.
+    With distinct scores the two agree exactly.
+
+    Examples
+    --------
+    >>> truth = {"v1": [(0, 10, "jump"), (20, 30, "run")], "v2": [(5, 15, "jump")]}
+    >>> predictions = {"v1": [(0, 9, "jump", 0.9), (21, 30, "run", 0.8), (50, 60, "jump", 0.7)],
+    ...                "v2": [(5, 13, "jump", 0.6)]}
+    >>> result = evaluate_temporal_detection(truth, predictions, tiou_thresholds="thumos14")
+    >>> result.mean_ap.round(4)  # "run": AP 1; "jump": a false positive ranks between its two hits
+    array([0.9167, 0.9167, 0.9167, 0.9167, 0.9167])
+    >>> result.ap_per_class()["jump"].round(4)
+    array([0.8333, 0.8333, 0.8333, 0.8333, 0.8333])
+    >>> print(result.summary())  # doctest: +NORMALIZE_WHITESPACE
+    Temporal action detection: 2 classes, 2 videos, 3 ground-truth segments, 4 predictions
+    tIoU  mAP (%)
+    0.30    91.67
+    0.40    91.67
+    0.50    91.67
+    0.60    91.67
+    0.70    91.67
+    avg     91.67
+    """
+    truth = _as_segments(ground_truth, "ground_truth")
+    predictions = _as_segments(predictions, "predictions")
+    thresholds = _thresholds(tiou_thresholds)
+    zero_division = _checked_zero_division(zero_division)
+    if len(predictions) and predictions.score is None:
+        raise _invalid("predictions", "scored (each prediction needs a 'score')", "no scores")
+    if not len(truth):  # no classes to average over
+        raise _invalid("ground_truth", "at least one segment", "none")
+
+    labels = _class_labels(truth.label)
+    label_index = {label: code for code, label in enumerate(labels)}
+    video_index = {video: code for code, video in enumerate(truth.videos)}
+    truth_label = _codes(truth.label, label_index, "label", "labelled with classes")
+    prediction_label = _codes(predictions.label, label_index, "predictions", "labelled with classes")
+    num_videos = len(truth.videos)
+    # One integer key per (class, video): matching never crosses keys.
+    truth_key = truth_label * num_videos + _codes(truth.video_id, video_index, "video_id", "for videos")
+    prediction_video = _codes(predictions.video_id, video_index, "predictions", "for videos")
+    prediction_key = prediction_label * num_videos + prediction_video
+    scores = predictions.score if predictions.score is not None else np.zeros(0)
+    true_positive = _true_positives(truth_key, _coords(truth), prediction_key, _coords(predictions), scores,
+                                    thresholds, zero_division, show_progress)
+
+    num_truths = np.bincount(truth_label, minlength=len(labels))
+    num_predictions = np.bincount(prediction_label, minlength=len(labels))
+    # By class, then by decreasing score (lexsort is stable: equal scores keep input order).
+    ranked = np.split(np.lexsort((-scores, prediction_label)), np.cumsum(num_predictions)[:-1])
+    ap = np.stack([interpolated_average_precision(true_positive[:, rows], int(num_truths[code]))
+                   for code, rows in enumerate(ranked)], axis=1)
+    return TemporalDetectionResult(tiou_thresholds=thresholds.copy(), labels=labels, ap=ap, num_truths=num_truths,
+                                   num_predictions=num_predictions, num_videos=num_videos)
+
+
+def _coords(segments: TemporalSegments) -> np.ndarray:
+    return np.stack([segments.start, segments.end], axis=-1)
