@@ -9,6 +9,7 @@ Examples
 0.5
 """
 
+from geoiou import rle
 from geoiou.errors import GeoIoUError, InvalidArgumentError, InvalidRegionError, UnsupportedPairError
 from geoiou.metrics import (
     ciou,
@@ -55,5 +56,6 @@ __all__ = [
     "pairwise_intersection_area",
     "pairwise_iof",
     "pairwise_iou",
+    "rle",
     "union_area",
 ]

@@ -321,7 +321,7 @@ def _slide_into_rows(
     horizontal edges. Endpoints already inside are returned bit-for-bit so vertices stay exact.
     """
     clipped_y = np.clip(y, 0.0, n_rows)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         fraction = np.clip((clipped_y - y) / (y_other - y), 0.0, 1.0)  # edges with dy = 0 were dropped
     return np.where(clipped_y != y, x + fraction * (x_other - x), x), clipped_y
 
@@ -369,7 +369,7 @@ def _split_at_lines(edges: _Edges, n_lines: int) -> _Edges:
     # Interpolate by the fraction of the way to the crossing, not by a slope: for a nearly
     # vertical edge the slope overflows, while the fraction stays in [0, 1]. Vertical edges
     # have no crossings, so their 0/0 is never selected.
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         fraction = np.clip((line - x0) / (x1 - x0), 0.0, 1.0)
     y = np.where(is_start, y0, np.where(is_end, y1, y0 + fraction * (y1 - y0)))
     piece = np.flatnonzero(~is_end)

@@ -1,8 +1,9 @@
 """Exact kernels for masks under the unit-square pixel model.
 
-Mask×Mask counts coinciding pixels (with fractional weights when the two grids are offset by a
-non-integer amount); Mask×Box and Mask×Polygon weight each true pixel by the exact area of the
-vector region inside it. Nothing is sampled at pixel centres.
+Mask×Mask counts coinciding pixels: on one grid by ANDing the packed windows of the two masks over
+the overlap of their bounding boxes (see `geoiou.regions.mask`), on offset grids with fractional
+weights from four shifted counts. Mask×Box and Mask×Polygon weight each true pixel by the exact
+area of the vector region inside it. Nothing is sampled at pixel centres.
 """
 
 from __future__ import annotations
@@ -14,11 +15,16 @@ from geoiou.kernels.box import overlap_length
 from geoiou.kernels.coverage import polygon_coverage_window
 from geoiou.kernels.pairs import over_candidates
 from geoiou.regions import Box, Mask, Polygon
+from geoiou.regions.mask import WORD_BITS, _Windows
 
 __all__ = ["mask_box_intersection_area", "mask_intersection_area", "mask_polygon_intersection_area"]
 
 #: Pixels gathered at once by the batched kernels (bounds the working memory).
 PIXEL_CHUNK = 1 << 25
+
+#: Packed words compared per step of the Mask×Mask kernel: bounds its temporaries (a few arrays
+#: of this many 8-byte values) without paying NumPy's per-call cost too often.
+WORD_CHUNK = 1 << 16
 
 
 @register(Mask, Mask)
@@ -40,35 +46,93 @@ def mask_polygon_intersection_area(a: Mask, b: Polygon) -> np.ndarray:
 
 
 def _mask_pairs(a: Mask, b: Mask, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """Shared area of the pairs ``(a[index_a[k]], b[index_b[k]])``."""
-    if _same_grid(a, b):
-        return _aligned_overlap_counts(a._data, b._data, index_a, index_b)
-    return np.array([_overlap_on_offset_grids(a._data[i], a._origin[i], b._data[j], b._origin[j])
-                     for i, j in zip(index_a, index_b)])
+    """Shared area of the pairs ``(a[index_a[k]], b[index_b[k]])``.
 
-
-def _same_grid(a: Mask, b: Mask) -> bool:
-    """True when every mask of both batches lies on one grid (same size, same origin)."""
-    origins = np.concatenate([a._origin.reshape(-1, 2), b._origin.reshape(-1, 2)])
-    return a._data.shape[-2:] == b._data.shape[-2:] and bool((origins == origins[:1]).all())
-
-
-def _aligned_overlap_counts(data_a: np.ndarray, data_b: np.ndarray, index_a: np.ndarray,
-                            index_b: np.ndarray) -> np.ndarray:
-    """Count pixels true in both, pair by pair, on packed bits (8 pixels per byte).
-
-    Each mask is packed once; pairs are then gathered from the packed rows a chunk at a time.
+    Pairs with equal origins lie on one grid (whatever their sizes) and are counted word by word
+    on their packed windows; pairs on offset grids use four shifted counts of their pixels.
     """
-    pixels = data_a.shape[-1] * data_a.shape[-2]
-    packed_a = np.packbits(data_a.reshape(-1, pixels), axis=1)
-    packed_b = np.packbits(data_b.reshape(-1, pixels), axis=1)
-    counts = np.empty(len(index_a))
-    step = max(1, PIXEL_CHUNK // max(1, pixels))
-    for start in range(0, len(index_a), step):
-        part = slice(start, start + step)
-        shared = packed_a[index_a[part]] & packed_b[index_b[part]]
-        counts[part] = np.bitwise_count(shared).sum(axis=1, dtype=np.int64)
+    same_grid = (a._origin[index_a] == b._origin[index_b]).all(axis=-1)
+    result = np.empty(len(index_a))
+    if same_grid.any():
+        # Masks from RLE are packed along columns, dense ones along rows: a mixed pair uses rows.
+        rows = not (a._store.column_major and b._store.column_major)
+        result[same_grid] = _window_overlap_counts(a._store.windows(rows), a._index[index_a[same_grid]],
+                                                   b._store.windows(rows), b._index[index_b[same_grid]])
+    for k in np.flatnonzero(~same_grid):
+        i, j = index_a[k], index_b[k]
+        result[k] = _overlap_on_offset_grids(a._data[i], a._origin[i], b._data[j], b._origin[j])
+    return result
+
+
+def _window_overlap_counts(windows_a: _Windows, masks_a: np.ndarray,
+                           windows_b: _Windows, masks_b: np.ndarray) -> np.ndarray:
+    """Pixels true in both masks ``masks_a[k]`` of `windows_a` and ``masks_b[k]`` of `windows_b`.
+
+    Both windows are on one grid and in one orientation. Only the overlap of the two bounding
+    boxes is compared, line by line, over the words that cover its bits: both windows hold it,
+    aligned to the same words of each line. Pairs go at most `WORD_CHUNK` words per step.
+    """
+    line_lo_a, line_hi_a, bit_lo_a, bit_hi_a = windows_a.spans(masks_a)
+    line_lo_b, line_hi_b, bit_lo_b, bit_hi_b = windows_b.spans(masks_b)
+    line0, line1 = np.maximum(line_lo_a, line_lo_b), np.minimum(line_hi_a, line_hi_b)
+    bit0, bit1 = np.maximum(bit_lo_a, bit_lo_b), np.minimum(bit_hi_a, bit_hi_b)
+    overlap = (line1 > line0) & (bit1 > bit0)
+    n_lines = np.where(overlap, line1 - line0, 0)
+    word0 = bit0 // WORD_BITS
+    n_words = np.where(overlap, -(-bit1 // WORD_BITS) - word0, 0)
+    first_a, stride_a = _first_words(windows_a, masks_a, line0, word0)
+    first_b, stride_b = _first_words(windows_b, masks_b, line0, word0)
+    counts = np.zeros(len(masks_a), dtype=np.int64)
+    for width in np.unique(n_words[n_lines > 0]):
+        # Pairs with as many words per line go together: each word is then one 1-D gather.
+        pairs = np.flatnonzero((n_words == width) & (n_lines > 0))
+        for step in _steps(n_lines[pairs] * width, WORD_CHUNK):
+            chosen = pairs[step]
+            counts[chosen] = _count_shared_words(windows_a.words, first_a[chosen], stride_a[chosen], windows_b.words,
+                                                 first_b[chosen], stride_b[chosen], n_lines[chosen], int(width))
     return counts
+
+
+def _steps(sizes: np.ndarray, budget: int) -> list[slice]:
+    """Consecutive slices of the items, each of at most `budget` in total (or of a single larger item)."""
+    ends = np.cumsum(sizes)
+    steps, first = [], 0
+    while first < len(sizes):
+        before = ends[first - 1] if first else 0
+        stop = max(first + 1, int(np.searchsorted(ends, before + budget, side="right")))
+        steps.append(slice(first, stop))
+        first = stop
+    return steps
+
+
+def _first_words(windows: _Windows, masks: np.ndarray, line0: np.ndarray,
+                 word0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Position in ``windows.words`` of word `word0` of line `line0` of each mask, and its words per line."""
+    stride = windows.stride[masks]
+    first = windows.offsets[masks] + (line0 - windows.line0[masks]) * stride + word0 - windows.word0[masks]
+    return first, stride
+
+
+def _count_shared_words(words_a: np.ndarray, first_a: np.ndarray, stride_a: np.ndarray, words_b: np.ndarray,
+                        first_b: np.ndarray, stride_b: np.ndarray, n_lines: np.ndarray, width: int) -> np.ndarray:
+    """Shared true pixels of each pair: `n_lines` (> 0) lines of `width` words from each window, ANDed and counted."""
+    at_a, at_b = _line_starts(first_a, stride_a, n_lines), _line_starts(first_b, stride_b, n_lines)
+    shared = np.bitwise_count(words_a[at_a] & words_b[at_b]).astype(np.int64)
+    for word in range(1, width):  # one 1-D gather per word of the lines: much faster than a 2-D fancy index
+        shared += np.bitwise_count(words_a[at_a + word] & words_b[at_b + word])
+    return np.add.reduceat(shared, np.cumsum(n_lines) - n_lines)
+
+
+def _line_starts(first: np.ndarray, stride: np.ndarray, n_lines: np.ndarray) -> np.ndarray:
+    """``first[p] + k·stride[p]`` for ``k < n_lines[p]`` (all > 0), pair after pair: a running sum of steps.
+
+    The step is the stride, except at the first line of a pair, where it jumps there from the
+    last line of the pair before.
+    """
+    steps = np.repeat(stride, n_lines)
+    last = first + (n_lines - 1) * stride
+    steps[np.cumsum(n_lines) - n_lines] = first - np.concatenate([[0], last[:-1]])
+    return np.cumsum(steps)
 
 
 def _overlap_on_offset_grids(data_a: np.ndarray, origin_a: np.ndarray, data_b: np.ndarray,

@@ -1,17 +1,51 @@
-"""Binary raster masks under the unit-square pixel model."""
+"""Binary raster masks under the unit-square pixel model.
+
+How a Mask holds its pixels
+---------------------------
+A Mask's fields, the arrays that indexing, ``reshape`` and broadcasting move around, are small:
+``_index`` (one integer per mask, pointing into a pixel store) and ``_origin``. The store
+(`_PixelStore`) holds the pixels of every mask built together, in the form they arrived in: the
+dense boolean array ``(M, H, W)`` given to ``Mask(array)``, or the COCO runs given to
+``Mask.from_rle``. The other forms are derived from it on first use and cached in the store, so
+all masks indexed or reshaped from one construction share the work:
+
+- ``dense``, the boolean pixels; decoded from runs only when something asks for pixels (``data``,
+  ``centroid``, ``to_rle``, ``to_shapely``, Mask×Box, Mask×Polygon, masks on offset grids);
+- packed windows (`_Windows`): each mask's bounding box and its pixels packed 64 to a word along
+  the lines of the grid, over the lines and words that cover the box. Dense masks are packed along
+  rows, the whole batch in one ``np.packbits`` call; masks from runs are packed along columns
+  straight from the runs (COCO runs go down the columns), without decoding a pixel. A mask from
+  runs is packed along rows as well only to be compared with a dense mask.
+
+Areas, bounds and the Mask×Mask kernel read only the windows, so comparing two masks costs work in
+proportion to the overlap of their bounding boxes, whatever the size of the grid.
+
+Why a shared store rather than more fields? A field is gathered on every indexing, so a dense
+field would copy ``(N, H, W)`` pixels each time a metric reshapes a batch, and anything cached on
+one Mask object would be lost at the next ``reshape``. With one store the fields stay tiny and
+each derived form is computed once per construction. The store keeps a read-only view of the
+caller's array, as every region does: changing that array afterwards is not supported (the
+cached windows would not follow).
+"""
 
 from __future__ import annotations
 
-from typing import Sequence
+import functools
+from dataclasses import dataclass
+from typing import Any, Sequence
 
 import numpy as np
 import shapely
 from numpy.typing import ArrayLike
 
+from geoiou import rle as coco_rle
 from geoiou._validation import as_float_array, fail
 from geoiou.regions.base import Region, as_measure, readonly
 
 __all__ = ["Mask"]
+
+#: Pixels per packed word.
+WORD_BITS = 64
 
 
 class Mask(Region):
@@ -33,6 +67,10 @@ class Mask(Region):
         If the array has fewer than two axes or holds values other than 0 and 1 (probabilities
         must be thresholded, label maps compared with one label), or the origin is not finite.
 
+    See Also
+    --------
+    Mask.from_rle : build masks from COCO run-length encoding.
+
     Examples
     --------
     >>> import numpy as np, geoiou
@@ -45,19 +83,58 @@ class Mask(Region):
     0.0
     """
 
-    _fields = {"_data": 2, "_origin": 1}
-    _data: np.ndarray
-    _origin: np.ndarray
+    _fields = {"_index": 0, "_origin": 1}
+    _index: np.ndarray  # (...) int64: each mask's position in the store
+    _origin: np.ndarray  # (..., 2) float64
+    _store: _PixelStore
 
     def __init__(self, array: ArrayLike, *, origin: ArrayLike = (0.0, 0.0)) -> None:
         data = _binary(array)
-        origin_array = as_float_array(origin, "origin", trailing=2)
-        try:
-            origin_array = np.broadcast_to(origin_array, (*data.shape[:-2], 2))
-        except ValueError:
-            raise fail("origin", f"of shape (2,) or {(*data.shape[:-2], 2)}", f"shape {origin_array.shape}") from None
-        object.__setattr__(self, "_data", readonly(data))
-        object.__setattr__(self, "_origin", readonly(origin_array))
+        batch = data.shape[:-2]
+        store = _PixelStore(data.shape[-2:], dense=data.reshape(_count(batch), *data.shape[-2:]))
+        self._attach(store, np.arange(store.size).reshape(batch), _origins(origin, batch))
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def from_rle(cls, rle: dict[str, Any] | Sequence[dict[str, Any]], *, origin: ArrayLike = (0.0, 0.0)) -> Mask:
+        """Build masks from COCO run-length encoding, compressed or uncompressed.
+
+        The runs are kept as they are: areas, bounds and IoU between masks are computed from them
+        (and from each mask's bounding box) without decoding the masks to full size.
+
+        Parameters
+        ----------
+        rle : dict or sequence of dict
+            ``{"size": [h, w], "counts": c}``, `c` a compressed string (bytes or str) or a list of
+            run lengths; one dict gives a single mask, a sequence a batch of shape ``(N,)``. RLEs
+            of different sizes are padded with false pixels to the largest, as `stack` does.
+        origin : array_like of shape (2,) or (N, 2), default (0, 0)
+            ``(x0, y0)`` of pixel (0, 0): one per mask or shared.
+
+        Raises
+        ------
+        InvalidRegionError
+            If an RLE is malformed (the message names what was wrong) or the origin is not finite.
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> mask = geoiou.Mask.from_rle({"size": [2, 3], "counts": b"231"})
+        >>> mask.area, mask.data.astype(int).tolist()
+        (3.0, [[0, 1, 1], [0, 1, 0]])
+        >>> geoiou.Mask.from_rle([]).shape  # an empty batch
+        (0,)
+        """
+        runs = coco_rle.to_runs(rle)
+        batch = () if isinstance(rle, dict) else (len(runs.sizes),)
+        sizes = runs.sizes
+        if len(sizes) and (sizes == sizes[0]).all():
+            store = _PixelStore(tuple(int(n) for n in sizes[0]), runs=runs)
+        else:
+            store = _PixelStore(tuple(int(n) for n in sizes.max(axis=0, initial=0)), dense=_padded(runs))
+        mask = object.__new__(cls)
+        mask._attach(store, np.arange(store.size).reshape(batch), _origins(origin, batch))
+        return mask
 
     @classmethod
     def stack(cls, masks: Sequence[Mask]) -> Mask:
@@ -72,18 +149,70 @@ class Mask(Region):
         >>> batch = geoiou.Mask.stack([geoiou.Mask(np.ones((2, 2))), geoiou.Mask(np.ones((1, 3)), origin=(5, 5))])
         >>> batch.shape, batch.area
         ((2,), array([4., 3.]))
+        >>> geoiou.Mask.stack([]).shape
+        (0,)
         """
         if any(mask.shape for mask in masks):
             raise fail("masks", "single masks (shape ())", [mask.shape for mask in masks])
-        height = max((mask._data.shape[0] for mask in masks), default=0)
-        width = max((mask._data.shape[1] for mask in masks), default=0)
+        origins = np.array([mask._origin for mask in masks]).reshape(len(masks), 2)
+        stacked = object.__new__(cls)
+        if masks and all(mask._store is masks[0]._store for mask in masks):
+            # Masks taken from one batch: point into its store, keeping its runs or pixels and its cache.
+            stacked._attach(masks[0]._store, np.array([mask._index for mask in masks]), origins)
+            return stacked
+        height = max((mask._store.grid[0] for mask in masks), default=0)
+        width = max((mask._store.grid[1] for mask in masks), default=0)
         data = np.zeros((len(masks), height, width), dtype=bool)
-        origins = np.zeros((len(masks), 2))
         for i, mask in enumerate(masks):
-            h, w = mask._data.shape
+            h, w = mask._store.grid
             data[i, :h, :w] = mask._data
-            origins[i] = mask._origin
-        return cls._from_fields(_data=data, _origin=origins)
+        stacked._attach(_PixelStore((height, width), dense=data), np.arange(len(masks)), origins)
+        return stacked
+
+    def _attach(self, store: _PixelStore, index: np.ndarray, origin: np.ndarray) -> None:
+        object.__setattr__(self, "_store", store)
+        object.__setattr__(self, "_index", readonly(index))
+        object.__setattr__(self, "_origin", readonly(origin))
+
+    def _take(self, flat_index: np.ndarray) -> Mask:
+        taken = super()._take(flat_index)  # gathers the fields; the pixels stay in the shared store
+        object.__setattr__(taken, "_store", self._store)
+        return taken
+
+    # ----------------------------------------------------------------- export
+    def to_rle(self) -> dict[str, Any] | list:
+        """Encode as compressed COCO RLE, byte for byte as ``pycocotools.mask.encode``.
+
+        An RLE has no origin: the origin is left out. Masks of a batch share its grid, so a mask
+        built from a smaller RLE by `from_rle` or `stack` comes back padded to that grid.
+
+        Returns
+        -------
+        dict or list
+            ``{"size": [H, W], "counts": bytes}`` for a single mask; a list of them for a batch
+            (nested lists for a batch of more than one dimension).
+
+        Examples
+        --------
+        >>> import numpy as np, geoiou
+        >>> geoiou.Mask(np.array([[0, 1, 1], [0, 1, 0]])).to_rle()
+        {'size': [2, 3], 'counts': b'231'}
+        >>> geoiou.Mask(np.zeros((2, 2, 2))).to_rle()  # empty masks: one run of false pixels
+        [{'size': [2, 2], 'counts': b'4'}, {'size': [2, 2], 'counts': b'4'}]
+        """
+        encoded = coco_rle.encode_batch(self._data.reshape(self.size, *self._store.grid))
+        if not self.shape:
+            return encoded[0]
+        nested = np.empty(self.size, dtype=object)
+        for k, one in enumerate(encoded):
+            nested[k] = one
+        return nested.reshape(self.shape).tolist()
+
+    # ----------------------------------------------------------------- pixels and geometry
+    @functools.cached_property
+    def _data(self) -> np.ndarray:
+        """The boolean pixels ``(*shape, H, W)``: a view of the store when the masks are consecutive."""
+        return self._store.select(self._index)
 
     @property
     def data(self) -> np.ndarray:
@@ -97,21 +226,20 @@ class Mask(Region):
 
     @property
     def area(self) -> float | np.ndarray:
-        return as_measure(np.count_nonzero(self._data, axis=(-2, -1)).astype(np.float64))
+        return as_measure(self._store.windows().counts[self._index].astype(np.float64))
 
     @property
     def bounds(self) -> np.ndarray:
-        rows = self._data.any(axis=-1)
-        cols = self._data.any(axis=-2)
-        row_min, row_max = _first_last(rows)
-        col_min, col_max = _first_last(cols)
+        row0, row1, col0, col1 = np.moveaxis(self._store.windows().boxes[self._index].astype(np.float64), -1, 0)
         x0, y0 = self._origin[..., 0], self._origin[..., 1]
-        return np.stack([x0 + col_min, y0 + row_min, x0 + col_max + 1, y0 + row_max + 1], axis=-1)
+        bounds = np.stack([x0 + col0, y0 + row0, x0 + col1, y0 + row1], axis=-1)
+        bounds[row1 == row0] = np.nan  # an empty mask has an empty box
+        return bounds
 
     @property
     def centroid(self) -> np.ndarray:
-        height, width = self._data.shape[-2:]
-        count = np.count_nonzero(self._data, axis=(-2, -1))
+        height, width = self._store.grid
+        count = self._store.windows().counts[self._index]
         with np.errstate(invalid="ignore", divide="ignore"):
             # Pixel centres lie at half-integers; an empty mask has no centroid (NaN).
             cx = (self._data.sum(axis=-2) @ (np.arange(width) + 0.5)) / count
@@ -133,9 +261,246 @@ class Mask(Region):
         return geoms[()] if not self.shape else geoms
 
     def _describe_one(self) -> str:
-        h, w = self._data.shape
+        h, w = self._store.grid
         x0, y0 = self._origin
-        return f"<{h}x{w} pixels, {int(self._data.sum())} true, origin=({x0:g}, {y0:g})>"
+        return f"<{h}x{w} pixels, {int(self.area)} true, origin=({x0:g}, {y0:g})>"
+
+
+# --------------------------------------------------------------------------- the pixel store
+@dataclass(frozen=True)
+class _Windows:
+    """Each mask's pixels packed 64 to a word along the lines of the grid, cut down to its bounding box.
+
+    A line is a grid row (its bits are the columns), or a grid column when `column_major` (its
+    bits are the rows, the order of COCO runs). Mask m keeps the lines of its box from
+    ``line0[m]`` on, each as ``stride[m]`` words that start at word ``word0[m]`` of the line (bit
+    b of word w is pixel ``64·w + b`` of the line), from ``words[offsets[m]]`` on. Two masks'
+    windows in one orientation are thus aligned word for word over the overlap of their boxes,
+    and all windows together are about as small as the boxes, which keeps the kernel's reads in cache.
+    """
+
+    column_major: bool
+    boxes: np.ndarray  #: (M, 4) int64: first row, last row + 1, first column, last column + 1; zeros when empty
+    line0: np.ndarray  #: (M,) int64: first line kept
+    word0: np.ndarray  #: (M,) int64: first word kept of each line
+    stride: np.ndarray  #: (M,) int64: words kept per line
+    offsets: np.ndarray  #: (M,) int64: first word of each mask
+    words: np.ndarray  #: (T,) little-endian uint64
+
+    @classmethod
+    def zeros(cls, column_major: bool, boxes: np.ndarray) -> _Windows:
+        """Windows for the given boxes, all words zero: the lines of each box and the words that cover its bits."""
+        boxes = boxes.astype(np.int64)
+        lines, bits = (boxes[:, 2:], boxes[:, :2]) if column_major else (boxes[:, :2], boxes[:, 2:])
+        word0 = bits[:, 0] // WORD_BITS
+        stride = np.where(bits[:, 1] > bits[:, 0], -(-bits[:, 1] // WORD_BITS) - word0, 0)
+        sizes = (lines[:, 1] - lines[:, 0]) * stride
+        words = np.zeros(int(sizes.sum()), dtype="<u8")
+        return cls(column_major, boxes, lines[:, 0].copy(), word0, stride, np.cumsum(sizes) - sizes, words)
+
+    @functools.cached_property
+    def counts(self) -> np.ndarray:
+        """True pixels of each mask, (M,) int64."""
+        owner = np.repeat(np.arange(len(self.boxes)), np.diff(self.offsets, append=self.words.size))
+        return np.bincount(owner, weights=np.bitwise_count(self.words), minlength=len(self.boxes)).astype(np.int64)
+
+    def spans(self, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Bounding boxes of `masks` as line range and bit range: ``(line_lo, line_hi, bit_lo, bit_hi)``."""
+        boxes = self.boxes[masks]
+        lines, bits = (boxes[:, 2:], boxes[:, :2]) if self.column_major else (boxes[:, :2], boxes[:, 2:])
+        return lines[:, 0], lines[:, 1], bits[:, 0], bits[:, 1]
+
+    def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For every word, in storage order: its mask, its line within the window and its word within the line."""
+        line_lo, line_hi, _, _ = self.spans(np.arange(len(self.boxes)))
+        owner, line = _ragged_arange(np.where(self.stride > 0, line_hi - line_lo, 0))
+        cell, word = _ragged_arange(self.stride[owner])  # each line holds stride words
+        return owner[cell], line[cell], word
+
+
+def _dense_row_windows(dense: np.ndarray) -> _Windows:
+    """Windows along the rows of dense masks ``(M, H, W)``: every row packed in one vectorized call, then cut."""
+    masks, height, width = dense.shape
+    stride = -(-width // WORD_BITS)
+    words = _pack_lines(dense.reshape(masks * height, width), stride)
+    lines = words.reshape(masks, height, stride)
+    # The bounding box from the packed words: eight times less to read than the pixels.
+    rows = np.bitwise_or.reduce(lines, axis=2) != 0
+    column_bits = np.bitwise_or.reduce(lines, axis=1).view(np.uint8)
+    columns = np.unpackbits(column_bits, axis=-1, bitorder="little")[:, :width].astype(bool)
+    windows = _Windows.zeros(False, np.column_stack([*_span(rows), *_span(columns)]))
+    # Gather each window's words from the whole rows: row r of mask m is line m·H + r of `words`.
+    owner, line, word = windows.cells()
+    row = windows.line0[owner] + line
+    windows.words[:] = words[(owner * height + row) * stride + windows.word0[owner] + word]
+    return windows
+
+
+def _run_column_windows(runs: coco_rle.Runs, height: int) -> _Windows:
+    """Windows along the columns of masks given as COCO runs, built from the runs alone.
+
+    Runs are column-major, so a run cut at column ends sets a range of bits in one line: whole
+    words in its middle, partial words at its ends. The cost follows the number of runs and
+    words, not of pixels, and nothing is decoded or transposed.
+    """
+    windows = _Windows.zeros(True, _run_boxes(runs, height))
+    mask_of_run = np.repeat(np.arange(len(windows.boxes)), np.diff(runs.offsets))
+    # Cut every run into pieces within one column: column `col`, rows low <= r < high.
+    first_col, last_col = runs.starts // height, (runs.stops - 1) // height
+    run, step = _ragged_arange(last_col - first_col + 1)
+    col = first_col[run] + step
+    low = np.maximum(runs.starts[run] - col * height, 0)
+    high = np.minimum(runs.stops[run] - col * height, height)
+    # Cut every piece into the words it touches.
+    piece, step = _ragged_arange((high - 1) // WORD_BITS - low // WORD_BITS + 1)
+    word = low[piece] // WORD_BITS + step
+    first_bit = np.maximum(low[piece] - word * WORD_BITS, 0)
+    stop_bit = np.minimum(high[piece] - word * WORD_BITS, WORD_BITS)
+    values = _bit_range(first_bit, stop_bit)
+    mask = mask_of_run[run[piece]]
+    at = windows.offsets[mask] + (col[piece] - windows.line0[mask]) * windows.stride[mask] + word - windows.word0[mask]
+    # Pieces come in pixel order, so the values bound for one word are adjacent: OR them together.
+    if at.size:
+        first_of_word = np.flatnonzero(np.concatenate([[True], at[1:] != at[:-1]]))
+        windows.words[at[first_of_word]] = np.bitwise_or.reduceat(values, first_of_word)
+    return windows
+
+
+def _run_row_windows(runs: coco_rle.Runs, grid: tuple[int, int]) -> _Windows:
+    """Windows along the rows of masks given as COCO runs (only to compare them with dense masks).
+
+    Each mask's bounding box is decoded, transposed and packed on its own: a transposition
+    cannot follow the runs, and the box keeps it small.
+    """
+    windows = _Windows.zeros(False, _run_boxes(runs, grid[0]))
+    for m in np.flatnonzero(windows.stride):
+        row0, row1, col0, col1 = windows.boxes[m]
+        columns = runs.paint(m, m + 1, col0, col1).reshape(col1 - col0, grid[0])[:, row0:row1]
+        first = col0 - WORD_BITS * windows.word0[m]
+        lines = np.zeros((row1 - row0, WORD_BITS * windows.stride[m]), dtype=bool)
+        lines[:, first : first + col1 - col0] = columns.T
+        packed = _pack_lines(lines, windows.stride[m])
+        windows.words[windows.offsets[m] : windows.offsets[m] + packed.size] = packed
+    return windows
+
+
+def _bit_range(first: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """uint64 values with bits ``first <= b < stop`` set (``first < stop <= 64``)."""
+    ones = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
+    return (ones >> (WORD_BITS - (stop - first)).astype(np.uint64)) << first.astype(np.uint64)
+
+
+def _pack_lines(pixels: np.ndarray, stride: int) -> np.ndarray:
+    """Pack each line of `pixels` ``(n, length)`` into `stride` little-endian words, zero-padded; 1-D result."""
+    packed = np.packbits(pixels, axis=-1, bitorder="little")
+    if packed.shape[1] != 8 * stride:
+        packed = np.pad(packed, ((0, 0), (0, 8 * stride - packed.shape[1])))
+    return packed.view("<u8").reshape(-1)
+
+
+def _ragged_arange(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For the ranges ``0 .. lengths[k] - 1`` laid end to end: each element's range k and its value."""
+    owner = np.repeat(np.arange(len(lengths)), lengths)
+    return owner, np.arange(owner.size) - (np.cumsum(lengths) - lengths)[owner]
+
+
+def _run_boxes(runs: coco_rle.Runs, height: int) -> np.ndarray:
+    """Bounding boxes ``(M, 4)`` of masks given as column-major runs (zeros for an empty mask)."""
+    first_col, last_col = runs.starts // height, (runs.stops - 1) // height
+    # A run that crosses into the next column covers the bottom row of one and the top row of the other.
+    in_one_column = first_col == last_col
+    top = np.where(in_one_column, runs.starts % height, 0)
+    bottom = np.where(in_one_column, (runs.stops - 1) % height, height - 1) + 1
+    filled = np.flatnonzero(np.diff(runs.offsets) > 0)
+    firsts, lasts = runs.offsets[filled], runs.offsets[filled + 1] - 1
+    boxes = np.zeros((len(runs.sizes), 4), dtype=np.int64)
+    if filled.size:
+        boxes[filled] = np.column_stack([
+            np.minimum.reduceat(top, firsts), np.maximum.reduceat(bottom, firsts), first_col[firsts], last_col[lasts] + 1
+        ])
+    return boxes
+
+
+class _PixelStore:
+    """The pixels of M masks on one ``H × W`` grid, built from dense pixels or from COCO runs.
+
+    The form given is kept; the dense pixels and the packed windows are derived on first use and
+    cached. Windows come in the orientation that is cheap for the form given (rows for dense
+    pixels, columns for runs); the other one is built only to compare with a mask of the other form.
+    """
+
+    def __init__(self, grid: tuple[int, int], *, dense: np.ndarray | None = None,
+                 runs: coco_rle.Runs | None = None) -> None:
+        self.grid = (int(grid[0]), int(grid[1]))
+        self._given_dense = None if dense is None else readonly(dense)
+        self._runs = runs
+        self.size = len(dense) if dense is not None else len(runs.sizes)
+        #: Whether the cheap windows run along columns (built from runs) rather than rows.
+        self.column_major = runs is not None
+
+    @functools.cached_property
+    def dense(self) -> np.ndarray:
+        """Boolean pixels ``(M, H, W)``, read-only."""
+        if self._given_dense is not None:
+            return self._given_dense
+        height, width = self.grid
+        # Decoded column by column, as the runs go: the (M, H, W) result is a transposed view.
+        columns = self._runs.paint(0, self.size, 0, width).reshape(self.size, width, height)
+        return readonly(columns.transpose(0, 2, 1))
+
+    def windows(self, rows: bool = False) -> _Windows:
+        """The packed windows: along columns when built from runs, unless `rows` asks for rows."""
+        return self._row_windows if rows or not self.column_major else self._column_windows
+
+    @functools.cached_property
+    def _row_windows(self) -> _Windows:
+        return _dense_row_windows(self.dense) if self._runs is None else _run_row_windows(self._runs, self.grid)
+
+    @functools.cached_property
+    def _column_windows(self) -> _Windows:
+        return _run_column_windows(self._runs, self.grid[0])
+
+    def select(self, index: np.ndarray) -> np.ndarray:
+        """Pixels of the masks at `index`, shape ``(*index.shape, H, W)``: a view when they are consecutive."""
+        flat = index.ravel()
+        consecutive = flat.size > 0 and flat[-1] - flat[0] == flat.size - 1 and (np.diff(flat) == 1).all()
+        pixels = self.dense[flat[0] : flat[-1] + 1] if consecutive else self.dense[flat]
+        return readonly(pixels.reshape(*index.shape, *self.grid))
+
+
+def _span(flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First true index and one past the last along the last axis; ``(0, 0)`` where none is true."""
+    n = flags.shape[-1]
+    if n == 0:  # argmax needs at least one element
+        zeros = np.zeros(flags.shape[:-1], dtype=np.int64)
+        return zeros, zeros
+    any_true = flags.any(axis=-1)
+    first = np.argmax(flags, axis=-1)
+    stop = n - np.argmax(flags[..., ::-1], axis=-1)
+    return np.where(any_true, first, 0), np.where(any_true, stop, 0)
+
+
+# --------------------------------------------------------------------------- helpers
+def _count(shape: tuple[int, ...]) -> int:
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _origins(origin: ArrayLike, batch: tuple[int, ...]) -> np.ndarray:
+    """Validate the origin and broadcast it to one ``(x0, y0)`` per mask."""
+    origin_array = as_float_array(origin, "origin", trailing=2)
+    try:
+        return np.broadcast_to(origin_array, (*batch, 2))
+    except ValueError:
+        raise fail("origin", f"of shape (2,) or {(*batch, 2)}", f"shape {origin_array.shape}") from None
+
+
+def _padded(runs: coco_rle.Runs) -> np.ndarray:
+    """Dense pixels of RLEs of different sizes, each padded with false pixels to the largest."""
+    height, width = runs.sizes.max(axis=0, initial=0)
+    dense = np.zeros((len(runs.sizes), height, width), dtype=bool)
+    for k, (h, w) in enumerate(runs.sizes):
+        dense[k, :h, :w] = runs.paint(k, k + 1, 0, w).reshape(w, h).T
+    return dense
 
 
 def _binary(array: ArrayLike) -> np.ndarray:
@@ -158,15 +523,6 @@ def _binary(array: ArrayLike) -> np.ndarray:
     else:
         hint = ""
     raise fail("array", "boolean or only 0 and 1" + hint, value)
-
-
-def _first_last(flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """First and last true index along the last axis; NaN where there is none."""
-    n = flags.shape[-1]
-    any_true = flags.any(axis=-1)
-    first = np.argmax(flags, axis=-1).astype(np.float64)
-    last = (n - 1 - np.argmax(flags[..., ::-1], axis=-1)).astype(np.float64)
-    return np.where(any_true, first, np.nan), np.where(any_true, last, np.nan)
 
 
 def _pixels_to_shapely(data: np.ndarray, origin: np.ndarray) -> shapely.Geometry:
