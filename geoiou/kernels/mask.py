@@ -9,6 +9,7 @@ area of the vector region inside it. Nothing is sampled at pixel centres.
 from __future__ import annotations
 
 import numpy as np
+import shapely
 
 from geoiou.dispatch import register
 from geoiou.kernels.box import overlap_length
@@ -193,4 +194,5 @@ def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.nd
         data = a._data[i]
         rows, cols, coverage = polygon_coverage_window(b._geoms[j], data.shape, tuple(a._origin[i]))
         result[k] = float(np.sum(coverage, where=data[rows, cols]))
-    return result
+    # Each pixel's coverage is at most 1, so only the polygon's side can be overshot, by rounding.
+    return np.minimum(result, shapely.area(b._geoms[index_b]))
