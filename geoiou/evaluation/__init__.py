@@ -1,2 +1,34 @@
 """Evaluations built on IoU: detection AP for any geometry, temporal action detection and
 segmentation, semantic-segmentation mIoU and multi-label Jaccard."""
+
+from geoiou.evaluation.action_segmentation import (
+    ActionSegmentationResult,
+    edit_score,
+    evaluate_action_segmentation,
+    frame_segments,
+)
+from geoiou.evaluation.multilabel import jaccard
+from geoiou.evaluation.semantic import ConfusionMatrix, SemanticSegmentationResult, semantic_iou
+from geoiou.evaluation.temporal import (
+    ACTIVITYNET_TIOU_THRESHOLDS,
+    THUMOS14_TIOU_THRESHOLDS,
+    TemporalDetectionResult,
+    TemporalSegments,
+    evaluate_temporal_detection,
+)
+
+__all__ = [
+    "ACTIVITYNET_TIOU_THRESHOLDS",
+    "THUMOS14_TIOU_THRESHOLDS",
+    "ActionSegmentationResult",
+    "ConfusionMatrix",
+    "SemanticSegmentationResult",
+    "TemporalDetectionResult",
+    "TemporalSegments",
+    "edit_score",
+    "evaluate_action_segmentation",
+    "evaluate_temporal_detection",
+    "frame_segments",
+    "jaccard",
+    "semantic_iou",
+]
