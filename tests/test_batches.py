@@ -125,3 +125,10 @@ def test_stack_refuses_mixed_kinds_and_nothing():
         geoiou.Box.stack([geoiou.Box([0, 0, 1, 1]), geoiou.RotatedBox([0, 0, 1, 1, 0])])
     with pytest.raises(ValueError, match="at least one Box"):
         geoiou.Box.stack([])
+
+
+def test_fortran_ordered_masks_are_accepted():
+    # pycocotools.mask.decode returns Fortran-ordered arrays.
+    data = np.random.default_rng(4).random((5, 7)) > 0.5
+    np.testing.assert_array_equal(geoiou.Mask(np.asfortranarray(data)).area, data.sum())
+    assert geoiou.iou(geoiou.Mask(np.asfortranarray(data)), geoiou.Mask(data)) == 1.0

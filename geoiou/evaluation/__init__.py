@@ -7,6 +7,8 @@ from geoiou.evaluation.action_segmentation import (
     evaluate_action_segmentation,
     frame_segments,
 )
+from geoiou.evaluation.coco_rasterize import coco_compat_rasterize
+from geoiou.evaluation.detection import Annotations, CocoResult, VocResult, evaluate_coco, evaluate_voc
 from geoiou.evaluation.multilabel import jaccard
 from geoiou.evaluation.semantic import ConfusionMatrix, SemanticSegmentationResult, semantic_iou
 from geoiou.evaluation.temporal import (
@@ -21,13 +23,19 @@ __all__ = [
     "ACTIVITYNET_TIOU_THRESHOLDS",
     "THUMOS14_TIOU_THRESHOLDS",
     "ActionSegmentationResult",
+    "Annotations",
+    "CocoResult",
     "ConfusionMatrix",
     "SemanticSegmentationResult",
     "TemporalDetectionResult",
     "TemporalSegments",
+    "VocResult",
+    "coco_compat_rasterize",
     "edit_score",
     "evaluate_action_segmentation",
+    "evaluate_coco",
     "evaluate_temporal_detection",
+    "evaluate_voc",
     "frame_segments",
     "jaccard",
     "semantic_iou",

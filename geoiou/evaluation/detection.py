@@ -1,0 +1,808 @@
+"""Detection average precision for any region kind: COCO's protocol and the VOC/DOTA protocol.
+
+Ground truths and predictions are `Annotations`: one row per object, with its image, category and
+region (a Box, RotatedBox, Polygon, Mask or Interval), and a score for predictions, crowd and
+ignore flags and a COCO ``area`` for ground truths. `evaluate_coco` reproduces pycocotools'
+``COCOeval`` (the 12 summary numbers, the precision and recall arrays) and `evaluate_voc` the
+PASCAL VOC evaluation as DOTA's devkit runs it (all-point or 11-point AP per category, mAP).
+
+Overlaps are geoiou's exact ones: a rotated box against a polygon is clipped exactly, a polygon
+against a mask counts the exact covered area of each pixel. ``polygon_iou="pycocotools"``
+rasterizes polygons the way pycocotools does instead, to reproduce official COCO segmentation
+numbers (see `coco_compat_rasterize`).
+
+Conventions
+-----------
+- Images are evaluated in sorted order of their ids and categories likewise (COCOeval's order,
+  which decides ties of score across images). Ids are integers or strings.
+- The evaluated images are the ground truth's unless `images` lists them: list them to evaluate
+  images that have no ground truth. A prediction on an image or of a category outside the
+  evaluated ones is an error, not silently dropped.
+- Ties of score keep the input order (a stable sort), as COCOeval's mergesort does.
+- An overlap whose denominator is 0 (two empty regions, or an empty prediction in a crowd region)
+  counts as 0.
+
+Examples
+--------
+>>> import geoiou
+>>> from geoiou.evaluation.detection import Annotations, evaluate_coco
+>>> truth = Annotations(image_id=[1, 1, 2], category_id=[1, 2, 1],
+...                     region=geoiou.Box([[0, 0, 10, 10], [20, 20, 40, 40], [5, 5, 15, 25]]))
+>>> preds = Annotations(image_id=[1, 1, 2], category_id=[1, 2, 1], score=[0.9, 0.8, 0.7],
+...                     region=geoiou.Box([[0, 0, 10, 10], [22, 20, 40, 40], [5, 5, 15, 20]]))
+>>> result = evaluate_coco(truth, preds)
+>>> round(result["AP"], 4), result["AP50"]
+(0.851, 1.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Iterable, Literal, Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+import geoiou.kernels  # noqa: F401  (registers the kernels)
+from geoiou._validation import describe
+from geoiou.dispatch import find_kernel
+from geoiou.errors import InvalidArgumentError
+from geoiou.evaluation.coco import (
+    COCO_AREA_RANGES,
+    COCO_IOU_THRESHOLDS,
+    COCO_MAX_DETECTIONS,
+    COCO_RECALL_THRESHOLDS,
+    CocoArrays,
+    CocoResult,
+    OverlapFunction,
+    coco_evaluate,
+)
+from geoiou.evaluation.coco_rasterize import coco_compat_polygon_masks, coco_compat_rasterize
+from geoiou.evaluation.progress import progress
+from geoiou.evaluation.voc import INTERPOLATIONS, Interpolation, VocArrays, VocResult, voc_evaluate
+from geoiou.metrics import intersection_area, pairwise_intersection_area
+from geoiou.regions import Box, Interval, Mask, Polygon, Region, RotatedBox
+
+__all__ = ["Annotations", "CocoResult", "VocResult", "coco_compat_rasterize", "evaluate_coco", "evaluate_voc"]
+
+PolygonIoU = Literal["exact", "pycocotools"]
+POLYGON_IOU = ("exact", "pycocotools")
+#: Pairs measured per call on the vector path (boxes, rotated boxes, polygons, intervals).
+PAIR_CHUNK = 1 << 16
+#: Record keys `Annotations.from_records` understands.
+RECORD_KEYS = ("image_id", "category_id", "region", "score", "iscrowd", "area", "ignore")
+
+
+def _fail(param: str, expected: str, got: Any) -> InvalidArgumentError:
+    """Build the error ``'{param}' must be {expected} (got {got!r})``."""
+    return InvalidArgumentError(f"{param!r} must be {expected} (got {describe(got)})")
+
+
+def _key(key: Any) -> str:
+    """A mapping key inside a parameter name, in double quotes so that the name reads well inside its own quotes."""
+    return f'"{key}"' if isinstance(key, str) else repr(key)
+
+
+# --------------------------------------------------------------------------- column checks
+def _ids(value: Any, param: str, n: int) -> np.ndarray:
+    """Integer or string ids, one per row (a single id is repeated)."""
+    array = np.asarray(value)
+    if array.size == 0 and array.ndim == 1:
+        array = array.astype(np.int64)  # no ids at all: their type does not matter
+    if array.dtype == object:
+        if all(isinstance(v, str) for v in array.ravel()):
+            array = array.astype(str)
+        elif all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in array.ravel()):
+            array = array.astype(np.int64)
+    if array.dtype.kind not in "iuU" or (array.dtype.kind == "u" and array.dtype.itemsize == 8):
+        raise _fail(param, "integer or string ids", f"dtype {array.dtype}" if array.size else value)
+    if array.ndim == 0:
+        array = np.full(n, array.item(), dtype=array.dtype)
+    if array.shape != (n,):
+        raise _fail(param, f"one id per region, shape ({n},)", f"shape {array.shape}")
+    return array.astype(np.int64) if array.dtype.kind in "iu" else array
+
+
+def _numbers(value: Any, param: str, n: int) -> np.ndarray:
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise _fail(param, "an array of numbers", value) from None
+    if array.ndim == 0:
+        array = np.full(n, float(array))
+    if array.shape != (n,):
+        raise _fail(param, f"one number per region, shape ({n},)", f"shape {array.shape}")
+    return array
+
+
+def _scores(value: Any, n: int) -> np.ndarray | None:
+    if value is None:
+        return None
+    array = _numbers(value, "score", n)
+    bad = np.flatnonzero(np.isnan(array))
+    if bad.size:
+        raise _fail("score", "real numbers (no NaN)", f"NaN at row {bad[0]}")
+    return array
+
+
+def _areas(value: Any, n: int) -> np.ndarray | None:
+    if value is None:
+        return None
+    array = _numbers(value, "area", n)
+    bad = np.flatnonzero(~np.isfinite(array) | (array < 0))
+    if bad.size:
+        raise _fail("area", "finite and non-negative", f"{array[bad[0]]} at row {bad[0]}")
+    return array
+
+
+def _flags(value: Any, param: str, n: int) -> np.ndarray | None:
+    if value is None:
+        return None
+    array = np.asarray(value)
+    if array.ndim == 0:
+        array = np.full(n, array.item())
+    if array.shape != (n,):
+        raise _fail(param, f"one flag per region, shape ({n},)", f"shape {array.shape}")
+    if array.dtype != bool:
+        if array.dtype.kind not in "iuf" or not np.isin(array, (0, 1)).all():
+            raise _fail(param, "booleans or 0/1", array[~np.isin(array, (0, 1))][0] if array.dtype.kind in "iuf" else value)
+        array = array.astype(bool)
+    return array
+
+
+def _region_pieces(region: Any, param: str) -> list[Region]:
+    """The region column as 1-D batches: a batch of shape (N,), or a sequence of batches and single regions."""
+    pieces = [region] if isinstance(region, Region) else region
+    if not isinstance(pieces, Iterable) or isinstance(pieces, (str, bytes, np.ndarray)):
+        raise _fail(param, "a geoiou Region batch of shape (N,) or a sequence of regions", type(region).__name__)
+    result = []
+    for i, piece in enumerate(pieces):
+        if not isinstance(piece, Region):
+            raise _fail(param if isinstance(region, Region) else f"{param}[{i}]",
+                        "a geoiou Region such as Box, Polygon or Mask", type(piece).__name__)
+        if len(piece.shape) > 1:
+            raise _fail(param, "a batch of shape (N,) (or a sequence of such batches)", f"a batch of shape {piece.shape}")
+        result.append(piece.reshape(1) if piece.shape == () else piece)
+    dims = {p.ndim for p in result}
+    if len(dims) > 1:
+        raise _fail(param, "regions of one dimension: intervals cannot be mixed with 2-D regions",
+                    sorted({type(p).__name__ for p in result}))
+    return result
+
+
+# --------------------------------------------------------------------------- input records
+class Annotations:
+    """Ground truths or predictions of a detection task: one row per object.
+
+    Parameters
+    ----------
+    image_id : array_like of int or str, shape (N,)
+        The image (or sample, video...) of each object; a single id is repeated for all rows.
+    category_id : array_like of int or str, shape (N,)
+        The category of each object; a single id is repeated.
+    region : Region or sequence of Region
+        The regions: a batch of shape ``(N,)`` of any kind, or a sequence of batches and single
+        regions whose rows follow one another (so kinds may be mixed: COCO's polygons with its
+        crowd masks). Intervals cannot be mixed with 2-D kinds.
+    score : array_like of float, shape (N,), optional
+        Confidence of each prediction; required for predictions, absent for ground truth.
+        NaN is refused.
+    iscrowd : array_like of bool, shape (N,), optional
+        Ground truths that are crowd regions (COCO): never required, and a prediction inside one is
+        matched by its intersection over the prediction's own area (IoF) and ignored.
+    area : array_like of float, shape (N,), optional
+        COCO's ground-truth ``area`` field, which COCOeval uses (instead of the region's measure) to
+        sort objects into the small/medium/large ranges. By default the region's measure.
+    ignore : array_like of bool, shape (N,), optional
+        Ground truths that are neither required nor penalized: VOC's and DOTA's "difficult" flag.
+        In `evaluate_coco` they are matched by IoU, once, like an object outside the area range
+        (COCOeval itself overwrites an annotation's ``ignore`` with ``iscrowd``: leave this unset to
+        reproduce it).
+
+    See Also
+    --------
+    Annotations.from_records : per-image records instead of columns.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> truth = Annotations(image_id=[1, 1], category_id=[3, 5], region=geoiou.Box([[0, 0, 4, 4], [2, 2, 9, 9]]),
+    ...                     iscrowd=[False, True])
+    >>> len(truth), truth.kinds
+    (2, ('Box',))
+    >>> Annotations(image_id=[1], category_id=[3], region=geoiou.Box([[0, 0, 4, 4]]), score=[float("nan")])
+    Traceback (most recent call last):
+    ...
+    geoiou.errors.InvalidArgumentError: 'score' must be real numbers (no NaN) (got 'NaN at row 0')
+    """
+
+    __slots__ = ("_pieces", "_image_id", "_category_id", "_score", "_iscrowd", "_area", "_ignore")
+
+    def __init__(self, image_id: ArrayLike, category_id: ArrayLike, region: Region | Sequence[Region], *,
+                 score: ArrayLike | None = None, iscrowd: ArrayLike | None = None, area: ArrayLike | None = None,
+                 ignore: ArrayLike | None = None) -> None:
+        pieces = _region_pieces(region, "region")
+        n = sum(len(piece) for piece in pieces)
+        object.__setattr__(self, "_pieces", tuple(pieces))
+        for name, value in (("_image_id", _ids(image_id, "image_id", n)),
+                            ("_category_id", _ids(category_id, "category_id", n)),
+                            ("_score", _scores(score, n)), ("_iscrowd", _flags(iscrowd, "iscrowd", n)),
+                            ("_area", _areas(area, n)), ("_ignore", _flags(ignore, "ignore", n))):
+            if value is not None:
+                value.flags.writeable = False
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def from_records(cls, records: Iterable[Mapping[str, Any]]) -> Annotations:
+        """Build from per-image records, each a mapping with the columns of that image.
+
+        Each record holds ``"image_id"`` (one id), ``"region"`` (a batch of the image's objects, or a
+        sequence of regions), ``"category_id"`` (one per object, or one for all) and optionally
+        ``"score"``, ``"iscrowd"``, ``"area"``, ``"ignore"``. ``score`` and ``area`` must appear in
+        every record or in none; missing flags are false. Each record keeps its own region batch, so
+        masks of images of different sizes are never padded to a common size.
+
+        Examples
+        --------
+        >>> import numpy as np, geoiou
+        >>> records = [{"image_id": "a", "category_id": 1, "region": geoiou.Mask(np.eye(4, dtype=bool)[None])},
+        ...            {"image_id": "b", "category_id": [1, 2], "region": geoiou.Mask(np.ones((2, 3, 5), dtype=bool))}]
+        >>> truth = Annotations.from_records(records)
+        >>> truth.image_id.tolist(), truth.category_id.tolist()
+        (['a', 'b', 'b'], [1, 1, 2])
+        """
+        records = list(records)
+        columns: dict[str, list] = {key: [] for key in RECORD_KEYS}
+        for i, record in enumerate(records):
+            if not isinstance(record, Mapping):
+                raise _fail(f"records[{i}]", "a mapping such as {'image_id': ..., 'category_id': ..., 'region': ...}",
+                            type(record).__name__)
+            unknown = set(record) - set(RECORD_KEYS)
+            if unknown:
+                raise _fail(f"records[{i}]", f"a mapping with keys among {RECORD_KEYS}", f"keys {sorted(unknown)}")
+            for key in ("image_id", "category_id", "region"):
+                if key not in record:
+                    raise _fail(f"records[{i}]", f"a mapping with the key {key!r}", f"keys {sorted(record)}")
+            pieces = _region_pieces(record["region"], f'records[{i}]["region"]')
+            n = sum(len(piece) for piece in pieces)
+            image = np.asarray(record["image_id"])
+            if image.ndim != 0:
+                raise _fail(f'records[{i}]["image_id"]', "a single id", record["image_id"])
+            columns["image_id"].append(np.full(n, image.item(), dtype=image.dtype))
+            columns["category_id"].append(_ids(record["category_id"], f'records[{i}]["category_id"]', n))
+            columns["region"].extend(pieces)
+            for key in ("score", "area"):
+                columns[key].append(record.get(key))
+            columns["iscrowd"].append(np.zeros(n, bool) if record.get("iscrowd") is None
+                                      else _flags(record["iscrowd"], f'records[{i}]["iscrowd"]', n))
+            columns["ignore"].append(np.zeros(n, bool) if record.get("ignore") is None
+                                     else _flags(record["ignore"], f'records[{i}]["ignore"]', n))
+        optional = {}
+        for key in ("score", "area"):
+            present = [value is not None for value in columns[key]]
+            if any(present) and not all(present):
+                raise _fail(f"records[{present.index(not present[0])}]", f"a mapping with {key!r} like the other records",
+                            "a record without it" if present[0] else "a record with it")
+            if all(present) and records:
+                optional[key] = np.concatenate([np.atleast_1d(_numbers(v, f'records[{i}]["{key}"]', len(ids)))
+                                                for i, (v, ids) in enumerate(zip(columns[key], columns["image_id"]))])
+        if not records:
+            return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), [])
+        iscrowd = np.concatenate(columns["iscrowd"])
+        ignore = np.concatenate(columns["ignore"])
+        return cls(_ids(np.concatenate(columns["image_id"]), "image_id", len(iscrowd)),
+                   np.concatenate(columns["category_id"]), columns["region"],
+                   iscrowd=iscrowd if iscrowd.any() else None, ignore=ignore if ignore.any() else None, **optional)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Annotations is immutable")
+
+    def __len__(self) -> int:
+        return len(self._image_id)
+
+    def __repr__(self) -> str:
+        parts = [f"{len(self)} rows", f"kinds {', '.join(self.kinds) or '-'}"]
+        parts += [name for name in ("score", "iscrowd", "area", "ignore") if getattr(self, name) is not None]
+        return f"<Annotations {'; '.join(parts)}>"
+
+    image_id = property(lambda self: self._image_id, doc="Image id of each row.")
+    category_id = property(lambda self: self._category_id, doc="Category id of each row.")
+    score = property(lambda self: self._score, doc="Score of each row, or None.")
+    iscrowd = property(lambda self: self._iscrowd, doc="Crowd flag of each row, or None.")
+    area = property(lambda self: self._area, doc="Given area of each row, or None (the region's measure is used).")
+    ignore = property(lambda self: self._ignore, doc="Ignore (difficult) flag of each row, or None.")
+
+    @property
+    def regions(self) -> tuple[Region, ...]:
+        """The region batches, in row order (one per piece given)."""
+        return self._pieces
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """Names of the region kinds present, sorted."""
+        return tuple(sorted({type(piece).__name__ for piece in self._pieces}))
+
+
+def _as_annotations(value: Any, param: str) -> Annotations:
+    if isinstance(value, Annotations):
+        return value
+    if isinstance(value, Mapping):
+        try:
+            return Annotations(**value)
+        except TypeError as error:
+            raise _fail(param, f"a mapping of the columns {RECORD_KEYS}", f"keys {sorted(value)}") from error
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)) and all(isinstance(v, Mapping) for v in value):
+        return Annotations.from_records(value)
+    raise _fail(param, "Annotations, a mapping of columns, or a sequence of per-image records", type(value).__name__)
+
+
+# --------------------------------------------------------------------------- ids
+def _index(ids: np.ndarray, values: np.ndarray, param: str, what: str, hint: str) -> np.ndarray:
+    """Position of each value in the sorted `ids`; an unknown value is an error."""
+    if len(values) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if len(ids) == 0 or (ids.dtype.kind == "U") != (values.dtype.kind == "U"):
+        position = np.zeros(len(values), dtype=np.int64)
+        known = np.zeros(len(values), dtype=bool)
+    else:
+        position = np.minimum(np.searchsorted(ids, values), len(ids) - 1)
+        known = ids[position] == values
+    if not known.all():
+        row = int(np.flatnonzero(~known)[0])
+        raise _fail(param, f"one of the {what}{hint}", f"{values[row].item()!r} at row {row}")
+    return position
+
+
+def _id_list(value: Any, param: str) -> np.ndarray:
+    array = _ids(list(value), param, len(value))
+    return np.unique(array)
+
+
+def _image_sizes(images: Mapping[Any, Any], ids: np.ndarray) -> np.ndarray:
+    sizes = np.zeros((len(ids), 2), dtype=np.int64)
+    for key, size in images.items():
+        values = np.asarray(size)
+        if values.shape != (2,) or values.dtype.kind not in "iu" or (values < 1).any():
+            raise _fail(f"images[{_key(key)}]", "the image size (height, width) in pixels, two positive integers", size)
+        sizes[np.searchsorted(ids, np.asarray(key, dtype=ids.dtype))] = values
+    return sizes
+
+
+# --------------------------------------------------------------------------- regions
+#: Kinds whose regions are small arrays: concatenated into one batch per kind, measured pair by pair.
+VECTOR_KINDS = (Box, RotatedBox, Polygon, Interval)
+
+
+def _concatenate(regions: list[Region]) -> Region:
+    """One batch of shape (N,) from 1-D batches of one kind; masks of different sizes are padded with false pixels."""
+    if len(regions) == 1:
+        return regions[0]
+    kind = type(regions[0])
+    if kind in VECTOR_KINDS:
+        # Their fields are plain arrays with the batch axis first (see docs/design.md).
+        return kind._from_fields(**{name: np.concatenate([getattr(region, name) for region in regions])
+                                    for name in kind._fields})
+    if kind is Mask:
+        datas = [region.data for region in regions]
+        height = max(data.shape[1] for data in datas)
+        width = max(data.shape[2] for data in datas)
+        data = np.concatenate([np.pad(d, ((0, 0), (0, height - d.shape[1]), (0, width - d.shape[2]))) for d in datas])
+        return Mask(data, origin=np.concatenate([region.origin for region in regions]))
+    return kind.stack([single for region in regions for single in region])
+
+
+class _Store:
+    """The regions of one side, row by row: ``blocks[block_of[row]][index[row]]``.
+
+    Regions of the vector kinds (boxes, rotated boxes, polygons, intervals) are concatenated into
+    one block per kind, so that pairs are measured in a few vectorized calls ("vector blocks");
+    masks (and kinds from plug-ins) stay in the batches given and are measured image by image.
+    """
+
+    def __init__(self, entries: list[tuple[Region, np.ndarray]], n: int) -> None:
+        groups: dict[Any, list[tuple[Region, np.ndarray]]] = {}
+        for region, rows in entries:
+            key = type(region) if isinstance(region, VECTOR_KINDS) else ("own", len(groups))
+            groups.setdefault(key, []).append((region, rows))
+        self.blocks: list[Region] = []
+        self.block_of = np.zeros(n, dtype=np.int64)
+        self.index = np.zeros(n, dtype=np.int64)
+        self.area = np.zeros(n)
+        for group in groups.values():
+            block = _concatenate([region for region, _ in group])
+            rows = np.concatenate([rows for _, rows in group])
+            self.block_of[rows] = len(self.blocks)
+            self.index[rows] = np.arange(len(rows))
+            self.area[rows] = block._area_array()
+            self.blocks.append(block)
+        self.is_vector_block = np.array([isinstance(block, VECTOR_KINDS) for block in self.blocks], dtype=bool)
+
+    @property
+    def kinds(self) -> set[type]:
+        return {type(block) for block in self.blocks}
+
+    def take(self, rows: np.ndarray) -> Region:
+        """The regions of `rows` (all of one kind) as one batch."""
+        blocks = self.block_of[rows]
+        if (blocks == blocks[0]).all():
+            return self.blocks[blocks[0]][self.index[rows]]
+        distinct = np.unique(blocks)
+        parts = [self.blocks[b][self.index[rows[blocks == b]]] for b in distinct]
+        order = np.concatenate([np.flatnonzero(blocks == b) for b in distinct])
+        return _concatenate(parts)[np.argsort(order)]
+
+
+def _store(annotations: Annotations, image: np.ndarray, image_ids: np.ndarray, sizes: np.ndarray | None,
+           polygon_iou: str, param: str) -> _Store:
+    """Check masks against the image sizes and rasterize polygons if asked; index the regions by row."""
+    entries: list[tuple[Region, np.ndarray]] = []
+    start = 0
+    for piece in annotations.regions:
+        rows = np.arange(start, start + len(piece))
+        start += len(piece)
+        if isinstance(piece, Polygon) and polygon_iou == "pycocotools":
+            assert sizes is not None
+            geometries = piece.to_shapely()
+            for img in np.unique(image[rows]):
+                here = np.flatnonzero(image[rows] == img)
+                height, width = (int(v) for v in sizes[img])
+                masks = coco_compat_polygon_masks(geometries[here], height, width, f"{param}.region")
+                entries.append((Mask(masks), rows[here]))
+            continue
+        if isinstance(piece, Mask) and sizes is not None:
+            _check_mask_sizes(piece, rows, image, image_ids, sizes, param)
+        entries.append((piece, rows))
+    return _Store(entries, len(annotations))
+
+
+def _check_mask_sizes(masks: Mask, rows: np.ndarray, image: np.ndarray, image_ids: np.ndarray, sizes: np.ndarray,
+                      param: str) -> None:
+    if len(masks) == 0:
+        return
+    expected = sizes[image[rows]]
+    height, width = masks[:1].data.shape[-2:]  # a batch shares one grid; decode one mask only
+    wrong = (expected[:, 0] != height) | (expected[:, 1] != width) | (masks.origin != 0).any(axis=-1)
+    if wrong.any():
+        i = int(np.flatnonzero(wrong)[0])
+        h, w = expected[i]
+        x0, y0 = masks.origin[i]
+        raise _fail(f"{param}.region", f"masks of their image's size at origin (0, 0): {h}x{w} pixels for image "
+                    f"{image_ids[image[rows[i]]].item()!r}",
+                    f"a {height}x{width} mask at origin ({x0:g}, {y0:g}) at row {rows[i]}")
+
+
+def _check_kinds(truth: _Store, predicted: _Store) -> None:
+    kinds = truth.kinds | predicted.kinds
+    if Interval in kinds and len(kinds) > 1:
+        raise _fail("predictions.region", "of a kind comparable with the ground truth's (intervals only with intervals)",
+                    f"{sorted(k.__name__ for k in predicted.kinds)} against {sorted(k.__name__ for k in truth.kinds)}")
+    for a in predicted.kinds:
+        for b in truth.kinds:
+            find_kernel(a, b)
+
+
+def _overlap_function(predicted: _Store, truth: _Store, show_progress: bool | None) -> OverlapFunction:
+    """The `OverlapFunction` of two stores: IoU of each pair, IoF (over the prediction) for crowd pairs."""
+
+    def overlap(pair_dt: np.ndarray, pair_gt: np.ndarray, pair_crowd: np.ndarray, offsets: np.ndarray,
+                rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        intersection = np.zeros(len(pair_dt))
+        vector_pair = predicted.is_vector_block[predicted.block_of[pair_dt]] & truth.is_vector_block[truth.block_of[pair_gt]]
+        # A group (image and category) with any mask is measured as a whole, image by image.
+        by_group = ~np.logical_and.reduceat(vector_pair, offsets[:-1]) if len(pair_dt) else np.zeros(0, bool)
+        vector = np.flatnonzero(~np.repeat(by_group, rows * cols))
+        combo = predicted.block_of[pair_dt[vector]] * len(truth.blocks) + truth.block_of[pair_gt[vector]]
+        for key in np.unique(combo):
+            pairs = vector[combo == key]
+            a, b = predicted.blocks[key // len(truth.blocks)], truth.blocks[key % len(truth.blocks)]
+            for start in range(0, len(pairs), PAIR_CHUNK):
+                chunk = pairs[start:start + PAIR_CHUNK]
+                intersection[chunk] = intersection_area(a[predicted.index[pair_dt[chunk]]],
+                                                        b[truth.index[pair_gt[chunk]]])
+        for block in progress(np.flatnonzero(by_group), label="mask overlaps", enabled=show_progress):
+            first, n_rows, n_cols = offsets[block], rows[block], cols[block]
+            dt_rows = pair_dt[first:first + n_rows * n_cols:n_cols]
+            gt_rows = pair_gt[first:first + n_cols]
+            for dt_sel in _by_kind(predicted, dt_rows):
+                for gt_sel in _by_kind(truth, gt_rows):
+                    values = pairwise_intersection_area(predicted.take(dt_rows[dt_sel]), truth.take(gt_rows[gt_sel]))
+                    intersection[first + dt_sel[:, None] * n_cols + gt_sel[None, :]] = values
+        area_dt, area_gt = predicted.area[pair_dt], truth.area[pair_gt]
+        union = area_dt + area_gt - intersection
+        with np.errstate(invalid="ignore", divide="ignore"):
+            iou = np.where(union > 0, intersection / union, 0.0)
+            iof = np.where(area_dt > 0, intersection / area_dt, 0.0)
+        return np.where(pair_crowd, iof, iou)
+
+    return overlap
+
+
+def _by_kind(store: _Store, rows: np.ndarray) -> list[np.ndarray]:
+    """Positions in `rows` grouped by region kind."""
+    kinds = np.array([id(type(store.blocks[b])) for b in store.block_of[rows]])
+    return [np.flatnonzero(kinds == kind) for kind in np.unique(kinds)]
+
+
+# --------------------------------------------------------------------------- shared preparation
+class _Prepared:
+    """Both sides checked against each other: ids resolved to indices, regions indexed."""
+
+    def __init__(self, ground_truth: Any, predictions: Any, images: Any, categories: Any, polygon_iou: str) -> None:
+        truth = _as_annotations(ground_truth, "ground_truth")
+        predicted = _as_annotations(predictions, "predictions")
+        if truth.score is not None:
+            raise _fail("ground_truth.score", "None (ground truths have no score)", "scores")
+        if predicted.score is None:
+            raise _fail("predictions.score", "one score per prediction", None)
+        for name in ("iscrowd", "area", "ignore"):
+            if getattr(predicted, name) is not None:
+                raise _fail(f"predictions.{name}", f"None ({name} describes ground truths; a prediction's area is "
+                            "its region's measure)", name)
+        if polygon_iou not in POLYGON_IOU:
+            raise _fail("polygon_iou", f"one of {POLYGON_IOU}", polygon_iou)
+        # Images and their sizes.
+        sizes = None
+        if images is None:
+            self.image_ids = np.unique(truth.image_id)
+            hint = " of the ground truth; pass images=[...] to evaluate images without ground truth"
+        elif isinstance(images, Mapping):
+            self.image_ids = _id_list(images.keys(), "images")
+            sizes = _image_sizes(images, self.image_ids)
+            hint = " listed in 'images'"
+        elif isinstance(images, (str, bytes)) or not isinstance(images, Iterable):
+            raise _fail("images", "a sequence of image ids or a mapping {image_id: (height, width)}", images)
+        else:
+            self.image_ids = _id_list(list(images), "images")
+            hint = " listed in 'images'"
+        if polygon_iou == "pycocotools" and sizes is None:
+            raise _fail("images", "a mapping {image_id: (height, width)} with polygon_iou='pycocotools' (polygons "
+                        "are rasterized at the image size)", images)
+        self.gt_image = _index(self.image_ids, truth.image_id, "ground_truth.image_id", "evaluated images", hint)
+        self.dt_image = _index(self.image_ids, predicted.image_id, "predictions.image_id", "evaluated images", hint)
+        # Categories.
+        if categories is None:
+            self.category_ids = np.unique(truth.category_id)
+            hint = " of the ground truth; pass categories=[...] to evaluate categories without ground truth"
+        elif isinstance(categories, (str, bytes)) or not isinstance(categories, Iterable):
+            raise _fail("categories", "a sequence of category ids", categories)
+        else:
+            self.category_ids = _id_list(list(categories), "categories")
+            hint = " listed in 'categories'"
+        self.gt_category = _index(self.category_ids, truth.category_id, "ground_truth.category_id", "categories", hint)
+        self.dt_category = _index(self.category_ids, predicted.category_id, "predictions.category_id", "categories",
+                                  hint)
+        # Regions.
+        self.truth_store = _store(truth, self.gt_image, self.image_ids, sizes, polygon_iou, "ground_truth")
+        self.predicted_store = _store(predicted, self.dt_image, self.image_ids, sizes, polygon_iou, "predictions")
+        if len(truth) and len(predicted):
+            _check_kinds(self.truth_store, self.predicted_store)
+        self.truth, self.predicted = truth, predicted
+
+    def flags(self, name: str) -> np.ndarray:
+        value = getattr(self.truth, name)
+        return np.zeros(len(self.truth), dtype=bool) if value is None else value
+
+
+# --------------------------------------------------------------------------- public evaluations
+def _check_thresholds(values: Any, param: str, default: np.ndarray, *, low_open: bool) -> np.ndarray:
+    if values is None:
+        return default.copy()
+    array = np.atleast_1d(np.asarray(values, dtype=np.float64)) if _numeric(values) else None
+    if array is None or array.ndim != 1 or len(array) == 0:
+        raise _fail(param, "a non-empty sequence of numbers", values)
+    bad = ~((array > 0 if low_open else array >= 0) & (array <= 1))
+    if bad.any():
+        raise _fail(param, "numbers in " + ("(0, 1]" if low_open else "[0, 1]"), array[bad][0])
+    if (np.diff(array) <= 0).any():
+        raise _fail(param, "increasing", values)
+    return array
+
+
+def _numeric(values: Any) -> bool:
+    try:
+        return np.asarray(values).dtype.kind in "iuf"
+    except (TypeError, ValueError):
+        return False
+
+
+def _check_max_detections(values: Any) -> tuple[int, ...]:
+    try:
+        items = list(values)
+    except TypeError:
+        raise _fail("max_detections", "a sequence of positive integers such as (1, 10, 100)", values) from None
+    if not items or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v > 0 for v in items):
+        raise _fail("max_detections", "a sequence of positive integers such as (1, 10, 100)", values)
+    return tuple(sorted({int(v) for v in items}))  # COCOeval sorts them
+
+
+def _check_area_ranges(ranges: Any) -> dict[str, tuple[float, float]]:
+    if ranges is None:
+        return dict(COCO_AREA_RANGES)
+    if not isinstance(ranges, Mapping) or not ranges:
+        raise _fail("area_ranges", "a mapping {label: (low, high)} such as {'all': (0, 1e10)}", ranges)
+    checked = {}
+    for label, bounds in ranges.items():
+        values = np.asarray(bounds, dtype=np.float64) if _numeric(bounds) else None
+        if not isinstance(label, str) or values is None or values.shape != (2,) or not values[0] <= values[1]:
+            raise _fail(f"area_ranges[{_key(label)}]", "a pair (low, high) with low <= high under a string label", bounds)
+        checked[label] = (float(values[0]), float(values[1]))
+    return checked
+
+
+def evaluate_coco(ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+                  predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]], *,
+                  images: Sequence[Any] | Mapping[Any, tuple[int, int]] | None = None,
+                  categories: Sequence[Any] | None = None,
+                  iou_thresholds: ArrayLike | None = None,
+                  recall_thresholds: ArrayLike | None = None,
+                  max_detections: Sequence[int] = COCO_MAX_DETECTIONS,
+                  area_ranges: Mapping[str, tuple[float, float]] | None = None,
+                  polygon_iou: PolygonIoU = "exact",
+                  show_progress: bool | None = None) -> CocoResult:
+    """COCO detection AP and AR for any region kind, as pycocotools' ``COCOeval`` computes them.
+
+    Parameters
+    ----------
+    ground_truth : Annotations, mapping of columns or sequence of per-image records
+        The ground-truth objects, with optional ``iscrowd``, ``area`` and ``ignore``; no scores.
+    predictions : Annotations, mapping of columns or sequence of per-image records
+        The predictions, with a ``score`` each.
+    images : sequence of ids, or mapping {image_id: (height, width)}, optional
+        The images to evaluate (sorted by id), by default those of the ground truth. List them to
+        count images without ground truth (where every prediction is a false positive). With
+        sizes, masks must be ``height x width`` at origin (0, 0), and polygons can be rasterized.
+    categories : sequence of ids, optional
+        The categories to evaluate, by default those of the ground truth. A category without
+        ground truth gets -1 and stays out of the means, as in COCOeval.
+    iou_thresholds : sequence of float, optional
+        Default ``numpy.linspace(0.5, 0.95, 10)``. A prediction matches at threshold ``t`` with
+        overlap ``>= min(t, 1 - 1e-10)``.
+    recall_thresholds : sequence of float, optional
+        Default ``numpy.linspace(0, 1, 101)``.
+    max_detections : sequence of int, default (1, 10, 100)
+        Limits on predictions per image and category (the highest scores are kept).
+    area_ranges : mapping {label: (low, high)}, optional
+        Default COCO's ``all [0, 1e10]``, ``small [0, 32²]``, ``medium [32², 96²]``, ``large
+        [96², 1e10]``, limits inclusive. Ground truths are sorted by their ``area`` (default: their
+        measure), predictions by their measure. The first range is the one of the headline numbers.
+    polygon_iou : {"exact", "pycocotools"}, default "exact"
+        ``"exact"`` compares polygons exactly. ``"pycocotools"`` first rasterizes every polygon (of
+        either side) at its image's size as pycocotools does (needs `images` with sizes), to
+        reproduce official COCO segmentation numbers; then a polygon's measure is its raster's.
+    show_progress : bool, optional
+        Draw a progress bar (by default only when stderr is a terminal).
+
+    Returns
+    -------
+    CocoResult
+        ``result["AP"]`` and the other summary numbers, ``summary()`` for COCOeval's table,
+        ``per_category()``, ``precision`` ``[T, R, K, A, M]`` and ``recall`` ``[T, K, A, M]``.
+
+    Raises
+    ------
+    InvalidArgumentError
+        For a prediction on an image or of a category not evaluated, NaN scores, scores on ground
+        truth, masks of the wrong image size, intervals mixed with 2-D regions, bad options.
+    UnsupportedPairError
+        If some prediction kind cannot be compared with some ground-truth kind.
+
+    Notes
+    -----
+    The matching is COCOeval's greedy matching exactly, ties included: predictions by decreasing
+    score (ties in input order), each taking the best still-free ground truth above the threshold
+    (regular ones before ignored ones; among equal overlaps the last in annotation order), crowd
+    regions matched by intersection over the prediction's area and any number of times. It runs
+    for all images, thresholds and area ranges at once, one prediction rank at a time.
+
+    Examples
+    --------
+    >>> import numpy as np, geoiou
+    >>> truth = Annotations(image_id=[1, 1, 2], category_id=[1, 1, 1],
+    ...                     region=geoiou.RotatedBox([[50, 50, 40, 20, 30], [100, 100, 30, 30, 0], [10, 10, 8, 8, 45]]),
+    ...                     iscrowd=[0, 0, 1])
+    >>> preds = Annotations(image_id=[1, 1, 2], category_id=1, score=[0.9, 0.6, 0.5],
+    ...                     region=geoiou.RotatedBox([[51, 50, 40, 20, 32], [100, 102, 30, 30, 5], [10, 10, 4, 4, 0]]))
+    >>> result = evaluate_coco(truth, preds, images=[1, 2, 3])
+    >>> print(result.summary().splitlines()[1])
+     Average Precision  (AP) @[ IoU=0.50      | area=   all | maxDets=100 ] = 1.000
+    >>> round(result["AP"], 4)
+    0.801
+    """
+    prepared = _Prepared(ground_truth, predictions, images, categories, polygon_iou)
+    iou_thresholds = _check_thresholds(iou_thresholds, "iou_thresholds", COCO_IOU_THRESHOLDS, low_open=True)
+    recall_thresholds = _check_thresholds(recall_thresholds, "recall_thresholds", COCO_RECALL_THRESHOLDS,
+                                          low_open=False)
+    max_detections = _check_max_detections(max_detections)
+    ranges = _check_area_ranges(area_ranges)
+    truth = prepared.truth
+    data = CocoArrays(
+        num_images=len(prepared.image_ids), num_categories=len(prepared.category_ids),
+        gt_image=prepared.gt_image, gt_category=prepared.gt_category,
+        gt_crowd=prepared.flags("iscrowd"), gt_ignore=prepared.flags("ignore"),
+        gt_area=prepared.truth_store.area if truth.area is None else truth.area,
+        dt_image=prepared.dt_image, dt_category=prepared.dt_category,
+        dt_score=prepared.predicted.score, dt_area=prepared.predicted_store.area,
+    )
+    overlap = _overlap_function(prepared.predicted_store, prepared.truth_store, show_progress)
+    precision, recall, scores = coco_evaluate(
+        data, overlap, iou_thresholds=iou_thresholds, recall_thresholds=recall_thresholds,
+        max_detections=max_detections, area_ranges=np.array(list(ranges.values())), show_progress=show_progress,
+    )
+    return CocoResult(precision=precision, recall=recall, scores=scores, iou_thresholds=iou_thresholds,
+                      recall_thresholds=recall_thresholds, categories=prepared.category_ids, area_ranges=ranges,
+                      max_detections=max_detections, num_images=len(prepared.image_ids))
+
+
+def evaluate_voc(ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+                 predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]], *,
+                 iou_threshold: float = 0.5,
+                 interpolation: Interpolation = "all",
+                 images: Sequence[Any] | Mapping[Any, tuple[int, int]] | None = None,
+                 categories: Sequence[Any] | None = None,
+                 show_progress: bool | None = None) -> VocResult:
+    """PASCAL VOC detection AP per category and mAP for any region kind, as DOTA's devkit computes them.
+
+    Parameters
+    ----------
+    ground_truth : Annotations, mapping of columns or sequence of per-image records
+        The ground-truth objects; ``ignore`` holds VOC's and DOTA's "difficult" flags. No crowd
+        regions (VOC has none: mark them ``ignore``); ``area`` is not used.
+    predictions : Annotations, mapping of columns or sequence of per-image records
+        The predictions, with a ``score`` each.
+    iou_threshold : float, default 0.5
+        A prediction matches when its best overlap is strictly above it (VOC's ``ovmax > ovthresh``).
+    interpolation : {"all", "11point"}, default "all"
+        ``"all"``: area under the precision envelope (VOC 2010+). ``"11point"``: VOC 2007's eleven
+        recall points, which DOTA's ``dota_evaluation_task1.py`` uses.
+    images, categories : optional
+        As in `evaluate_coco`.
+    show_progress : bool, optional
+        Draw a progress bar (by default only when stderr is a terminal).
+
+    Returns
+    -------
+    VocResult
+        ``result.mAP``, ``result.ap`` per category (NaN for a category without ground truth that
+        is not difficult, left out of the mAP), ``summary()``, ``per_category()``.
+
+    Notes
+    -----
+    Each prediction goes to the ground truth it overlaps most, even one an earlier prediction
+    took (then it is a false positive): VOC's rule, not COCO's. A prediction matched to a
+    difficult ground truth counts neither way, and difficult ground truths are not required. Ties
+    of score keep the input order (the devkits' quicksort leaves them unspecified).
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> import numpy as np, geoiou
+    >>> from geoiou.io import read_dota
+    >>> objects = read_dota(files("geoiou") / "data" / "dota" / "P0770.txt")
+    >>> truth = Annotations(image_id="P0770", category_id=list(objects.classes), region=objects.polygons,
+    ...                     ignore=objects.difficult)
+    >>> shifted = geoiou.Polygon.from_rings(list(objects.corners + 1.0))  # every object one pixel off
+    >>> preds = Annotations(image_id="P0770", category_id=list(objects.classes), region=shifted,
+    ...                     score=np.linspace(1, 0.5, len(objects.classes)))
+    >>> result = evaluate_voc(truth, preds, interpolation="11point")
+    >>> round(result.mAP, 4)
+    1.0
+    """
+    prepared = _Prepared(ground_truth, predictions, images, categories, "exact")
+    if prepared.truth.iscrowd is not None and prepared.truth.iscrowd.any():
+        raise _fail("ground_truth.iscrowd", "unset or all false for VOC (it has no crowd regions; mark them ignore)",
+                    f"a crowd region at row {int(np.flatnonzero(prepared.truth.iscrowd)[0])}")
+    if not (isinstance(iou_threshold, (int, float, np.integer, np.floating)) and 0 <= iou_threshold < 1):
+        raise _fail("iou_threshold", "a number in [0, 1)", iou_threshold)
+    if interpolation not in INTERPOLATIONS:
+        raise _fail("interpolation", f"one of {INTERPOLATIONS}", interpolation)
+    data = VocArrays(num_images=len(prepared.image_ids), num_categories=len(prepared.category_ids),
+                     gt_image=prepared.gt_image, gt_category=prepared.gt_category, gt_ignore=prepared.flags("ignore"),
+                     dt_image=prepared.dt_image, dt_category=prepared.dt_category, dt_score=prepared.predicted.score)
+    overlap = _overlap_function(prepared.predicted_store, prepared.truth_store, show_progress)
+    ap, positives, detections, precision, recall = voc_evaluate(data, overlap, iou_threshold=float(iou_threshold),
+                                                                interpolation=interpolation)
+    return VocResult(categories=prepared.category_ids, ap=ap, num_ground_truths=positives,
+                     num_detections=detections, precision=tuple(precision), recall=tuple(recall),
+                     iou_threshold=float(iou_threshold), interpolation=interpolation,
+                     num_images=len(prepared.image_ids))
+

@@ -1,0 +1,250 @@
+"""The PASCAL VOC detection protocol on arrays, as DOTA's devkit uses it for rotated boxes and polygons.
+
+For each category, predictions are taken in decreasing score (ties in input order) across all
+images. Each is compared with every ground truth of its image and category and assigned to the
+one it overlaps most (the first of equal overlaps). If that overlap exceeds the threshold
+(strictly, as VOC's ``ovmax > ovthresh``):
+
+- a "difficult" ground truth (`ignore`) makes the prediction neither a true nor a false positive;
+- otherwise the prediction is a true positive if it is the first to claim that ground truth, and
+  a false positive if an earlier prediction already did (VOC does not move on to the next-best
+  ground truth, unlike COCO).
+
+Below the threshold, or with no ground truth in the image, the prediction is a false positive.
+Recall is counted against the ground truths that are not difficult. A prediction's claim depends
+only on the predictions before it in the same image, so every image is resolved at once.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from geoiou.evaluation.coco import OverlapFunction, _plain, block_pairs, runs, stable_order
+
+__all__ = ["VocResult", "voc_average_precision"]
+
+Interpolation = Literal["all", "11point"]
+INTERPOLATIONS = ("all", "11point")
+
+
+def voc_average_precision(recall: np.ndarray, precision: np.ndarray, interpolation: Interpolation = "all") -> float:
+    """Area under a precision-recall curve, as VOC computes it.
+
+    Parameters
+    ----------
+    recall, precision : ndarray
+        The curve, one point per prediction in decreasing score.
+    interpolation : {"all", "11point"}
+        ``"all"``: the area under the monotone envelope of precision (VOC 2010 and later, the
+        devkits' default). ``"11point"``: the mean of the highest precision at recall ``>= t`` for the
+        eleven points ``numpy.arange(0, 1.1, 0.1)`` (VOC 2007, DOTA's evaluation; note that the
+        fourth point is 0.30000000000000004, as in the devkits).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> voc_average_precision(np.array([0.5, 0.5, 1.0]), np.array([1.0, 0.5, 2 / 3]))
+    0.8333333333333333
+    >>> round(voc_average_precision(np.array([0.5, 0.5, 1.0]), np.array([1.0, 0.5, 2 / 3]), "11point"), 6)
+    0.848485
+    """
+    if interpolation == "11point":
+        ap = 0.0
+        for t in np.arange(0.0, 1.1, 0.1):
+            reached = recall >= t
+            ap = ap + (np.max(precision[reached]) if reached.any() else 0.0) / 11.0
+        return float(ap)
+    recall_points = np.concatenate(([0.0], recall, [1.0]))
+    envelope = np.concatenate(([0.0], precision, [0.0]))
+    envelope = np.maximum.accumulate(envelope[::-1])[::-1]
+    changes = np.flatnonzero(recall_points[1:] != recall_points[:-1])
+    return float(np.sum((recall_points[changes + 1] - recall_points[changes]) * envelope[changes + 1]))
+
+
+@dataclass(frozen=True)
+class VocArrays:
+    """What `voc_evaluate` needs, one entry per annotation (indices into the image and category lists)."""
+
+    num_images: int
+    num_categories: int
+    gt_image: np.ndarray
+    gt_category: np.ndarray
+    gt_ignore: np.ndarray
+    dt_image: np.ndarray
+    dt_category: np.ndarray
+    dt_score: np.ndarray
+
+
+def voc_evaluate(data: VocArrays, overlap: OverlapFunction, *, iou_threshold: float,
+                 interpolation: Interpolation) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, list]:
+    """Per category: AP, regular ground truths, predictions, and the precision and recall curves."""
+    images = data.num_images
+    dt_group = data.dt_category.astype(np.int64) * images + data.dt_image
+    gt_group = data.gt_category.astype(np.int64) * images + data.gt_image
+    order = stable_order(dt_group, -data.dt_score)  # by image and category, then score
+    gt_order = stable_order(gt_group)
+    dt_keys, dt_starts, dt_counts = runs(dt_group[order])
+    gt_keys, gt_starts, gt_counts = runs(gt_group[gt_order])
+    _, in_dt, in_gt = np.intersect1d(dt_keys, gt_keys, assume_unique=True, return_indices=True)
+    d_start, d_count = dt_starts[in_dt], dt_counts[in_dt]
+    g_start, g_count = gt_starts[in_gt], gt_counts[in_gt]
+
+    # Best overlap and its ground truth (the first of equal overlaps) for each prediction in `order`.
+    best = np.full(len(order), -np.inf)
+    best_gt = np.full(len(order), -1, dtype=np.int64)
+    if len(d_count):
+        offsets, pair_row, pair_col = block_pairs(d_count, g_count)
+        pair_block = np.repeat(np.arange(len(d_count)), d_count * g_count)
+        pair_dt = d_start[pair_block] + pair_row
+        pair_gt = g_start[pair_block] + pair_col
+        values = overlap(order[pair_dt], gt_order[pair_gt], np.zeros(len(pair_gt), dtype=bool),
+                         offsets, d_count, g_count)
+        values = np.where(np.isnan(values), 0.0, values)
+        # One segment of g_count pairs per prediction: its row of its block.
+        segment_block = np.repeat(np.arange(len(d_count)), d_count)
+        segment_row = np.arange(int(d_count.sum())) - np.repeat(np.cumsum(d_count) - d_count, d_count)
+        segment_start = offsets[segment_block] + segment_row * g_count[segment_block]
+        segment_dt = d_start[segment_block] + segment_row
+        maxima = np.maximum.reduceat(values, segment_start)
+        at_max = values == np.repeat(maxima, g_count[segment_block])
+        first = np.minimum.reduceat(np.where(at_max, pair_col, np.iinfo(np.int64).max), segment_start)
+        best[segment_dt] = maxima
+        best_gt[segment_dt] = g_start[segment_block] + first
+
+    hit = best > iou_threshold
+    difficult = np.zeros(len(order), dtype=bool)
+    difficult[hit] = data.gt_ignore[gt_order[best_gt[hit]]]
+    claims = np.flatnonzero(hit & ~difficult)
+    _, first_claims = np.unique(best_gt[claims], return_index=True)
+    true_positive = np.zeros(len(order), dtype=bool)
+    true_positive[claims[first_claims]] = True
+    false_positive = ~hit | (hit & ~difficult & ~true_positive)
+
+    # Back to input rows, then per category in decreasing score across images.
+    tp_row = np.empty(len(order), dtype=bool)
+    fp_row = np.empty(len(order), dtype=bool)
+    tp_row[order], fp_row[order] = true_positive, false_positive
+    class_order = stable_order(data.dt_category, -data.dt_score)
+    bounds = np.searchsorted(data.dt_category[class_order], np.arange(data.num_categories + 1))
+    positives = np.bincount(data.gt_category[~data.gt_ignore], minlength=data.num_categories)
+    ap = np.full(data.num_categories, np.nan)
+    precisions, recalls = [], []
+    for k in range(data.num_categories):
+        rows = class_order[bounds[k]:bounds[k + 1]]
+        tp = np.cumsum(tp_row[rows], dtype=np.float64)
+        fp = np.cumsum(fp_row[rows], dtype=np.float64)
+        precision = tp / np.maximum(tp + fp, np.finfo(np.float64).eps)
+        if positives[k] == 0:
+            recall = np.full(len(rows), np.nan)
+        else:
+            recall = tp / float(positives[k])
+            ap[k] = voc_average_precision(recall, precision, interpolation)
+        precisions.append(precision)
+        recalls.append(recall)
+    return ap, positives, np.diff(bounds), precisions, recalls
+
+
+@dataclass(frozen=True, eq=False)
+class VocResult:
+    """The result of `evaluate_voc`: AP per category and their mean.
+
+    Attributes
+    ----------
+    categories : ndarray
+        Category ids (sorted), the order of every per-category array.
+    ap : ndarray
+        AP of each category; NaN for a category without ground truth that is not difficult.
+    num_ground_truths : ndarray
+        Ground truths per category that are not difficult (VOC's ``npos``).
+    num_detections : ndarray
+        Predictions per category.
+    precision, recall : tuple of ndarray
+        Each category's curve, one point per prediction in decreasing score.
+    iou_threshold : float
+    interpolation : {"all", "11point"}
+    num_images : int
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.evaluation.detection import Annotations, evaluate_voc
+    >>> truth = Annotations(image_id=["a", "a"], category_id=["ship", "ship"], region=geoiou.RotatedBox([[10, 10, 8, 4, 30], [40, 40, 8, 4, 0]]))
+    >>> preds = Annotations(image_id=["a", "a"], category_id=["ship", "ship"], score=[0.9, 0.8],
+    ...                     region=geoiou.RotatedBox([[10, 10, 8, 4, 35], [10, 10, 8, 4, 30]]))
+    >>> result = evaluate_voc(truth, preds)
+    >>> result.mAP, result.per_category()["ship"]["AP"]
+    (0.5, 0.5)
+    """
+
+    categories: np.ndarray
+    ap: np.ndarray
+    num_ground_truths: np.ndarray
+    num_detections: np.ndarray
+    precision: tuple[np.ndarray, ...]
+    recall: tuple[np.ndarray, ...]
+    iou_threshold: float
+    interpolation: str
+    num_images: int
+
+    @property
+    def mAP(self) -> float:  # noqa: N802 (the name everyone uses)
+        """Mean AP over the categories that have ground truth (NaN if none has)."""
+        present = ~np.isnan(self.ap)
+        return float(np.mean(self.ap[present])) if present.any() else math.nan
+
+    def per_category(self) -> dict[Any, dict[str, float]]:
+        """``{category_id: {"AP": ..., "recall": ..., "num_ground_truths": ..., "num_detections": ...}}``.
+
+        ``recall`` is the final recall (all predictions counted); NaN without ground truth.
+        """
+        result = {}
+        for k, category in enumerate(self.categories):
+            final_recall = float(self.recall[k][-1]) if len(self.recall[k]) else (0.0 if self.num_ground_truths[k] else math.nan)
+            result[_plain(category)] = {"AP": float(self.ap[k]), "recall": final_recall,
+                                        "num_ground_truths": int(self.num_ground_truths[k]),
+                                        "num_detections": int(self.num_detections[k])}
+        return result
+
+    def summary(self) -> str:
+        """A table: one line per category (ground truths, predictions, final recall, AP) and the mAP."""
+        rows = self.per_category()
+        width = max([len(str(c)) for c in rows] + [8])
+        lines = [f"{'category':<{width}}  {'gts':>6}  {'dets':>6}  {'recall':>6}  {'AP':>6}"]
+        for category, values in rows.items():
+            lines.append(f"{str(category):<{width}}  {values['num_ground_truths']:>6d}  {values['num_detections']:>6d}  "
+                         f"{values['recall']:>6.3f}  {values['AP']:>6.4f}")
+        label = "all points" if self.interpolation == "all" else "11 points"
+        lines.append(f"mAP ({label}, IoU > {self.iou_threshold:g}) = {self.mAP:.4f}")
+        return "\n".join(lines)
+
+    def to_dict(self, *, arrays: bool = False) -> dict[str, Any]:
+        """A JSON-ready dict (NaN written as None); `arrays` adds the precision and recall curves."""
+        def number(value: float) -> float | None:
+            return None if math.isnan(value) else value
+
+        result: dict[str, Any] = {
+            "protocol": "voc",
+            "mAP": number(self.mAP),
+            "per_category": [{"category_id": category, **{key: number(v) if isinstance(v, float) else v
+                                                           for key, v in values.items()}}
+                             for category, values in self.per_category().items()],
+            "iou_threshold": self.iou_threshold,
+            "interpolation": self.interpolation,
+            "num_images": self.num_images,
+        }
+        if arrays:
+            result["precision"] = [curve.tolist() for curve in self.precision]
+            result["recall"] = [[number(v) for v in curve.tolist()] for curve in self.recall]
+        return result
+
+    def to_json(self, *, arrays: bool = False, indent: int | None = None) -> str:
+        """`to_dict` as a JSON string."""
+        return json.dumps(self.to_dict(arrays=arrays), indent=indent)
+
+    def __repr__(self) -> str:
+        return f"<VocResult mAP={self.mAP:.4f} over {len(self.categories)} categories; summary() for the table>"
