@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import math
 from typing import Any, ClassVar, Sequence, TypeVar
 
 import numpy as np
@@ -51,7 +52,7 @@ class Region(abc.ABC):
     @property
     def size(self) -> int:
         """Number of regions held."""
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def __len__(self) -> int:
         if not self.shape:
