@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from geoiou.errors import InvalidRegionError
+from geoiou.errors import InvalidArgumentError, InvalidRegionError
 
 
 def describe(value: Any, limit: int = 80) -> str:
@@ -51,3 +52,16 @@ def require_nonnegative(values: np.ndarray, param: str, what: str) -> None:
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
         raise fail(param, f"a non-negative {what}", f"{what} {values[index]} at batch index {index}")
+
+
+def invalid_argument(param: str, expected: str, got: Any, where: str = "") -> InvalidArgumentError:
+    """Build the error ``'{param}' must be {expected} (got {got!r}{where})`` for a bad option or input table."""
+    return InvalidArgumentError(f"{param!r} must be {expected} (got {describe(got)}{where})")
+
+
+def zero_division_value(value: Any, *, allow_nan: bool = True) -> float:
+    """Return `zero_division` as a float after checking it is NaN (if allowed) or a number in [0, 1]."""
+    number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    if number and ((allow_nan and math.isnan(value)) or 0 <= value <= 1):
+        return float(value)
+    raise invalid_argument("zero_division", "NaN or a number in [0, 1]" if allow_nan else "a number in [0, 1]", value)

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 import geoiou.kernels  # noqa: F401  (registers the kernels)
+from geoiou._validation import zero_division_value
 from geoiou.dispatch import find_kernel
 from geoiou.errors import InvalidArgumentError, UnsupportedPairError
 from geoiou.kernels.pairs import SweepCandidates
@@ -86,16 +87,12 @@ def _iou_and_union(a: Region, b: Region, zero_division: float) -> tuple[np.ndarr
     No cap at 1 is needed: with ``i <= min(|a|, |b|)`` we have ``|a| + |b| >= 2i``, so rounding
     (monotonic) gives ``fl(|a| + |b|) >= 2i`` and then ``fl(fl(|a| + |b|) - i) >= i``.
     """
-    zero_division = _checked_zero_division(zero_division)
+    zero_division = zero_division_value(zero_division)
     intersection, area_a, area_b = _overlap(a, b)
     union = _union(intersection, area_a, area_b)
     return _ratio(intersection, union, zero_division), union
 
 
-def _checked_zero_division(value: float) -> float:
-    if not isinstance(value, (int, float, np.floating, np.integer)) or not (math.isnan(value) or 0 <= value <= 1):
-        raise InvalidArgumentError(f"'zero_division' must be NaN or a number in [0, 1] (got {value!r})")
-    return float(value)
 
 
 #: Elements of a pairwise result computed per step. The temporaries of one step (a dozen arrays of
@@ -164,12 +161,12 @@ def _gatherable(region: Region) -> bool:
 
 def _empty_pairs_divide(rows: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, *, zero_division: float = math.nan) -> None:
     """IoU of pairs that share nothing: 0, but `zero_division` where both regions are empty (0/0)."""
-    rows[np.ix_(area_a == 0, area_b == 0)] = _checked_zero_division(zero_division)
+    rows[np.ix_(area_a == 0, area_b == 0)] = zero_division_value(zero_division)
 
 
 def _empty_a_divides(rows: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, *, zero_division: float = math.nan) -> None:
     """IoF of pairs that share nothing: 0, but `zero_division` where `a` is empty (0/0)."""
-    rows[area_a == 0, :] = _checked_zero_division(zero_division)
+    rows[area_a == 0, :] = zero_division_value(zero_division)
 
 
 def _nothing_to_add(rows: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) -> None:
@@ -292,7 +289,7 @@ def iof(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     >>> geoiou.iof(geoiou.Box([0, 0, 0, 0]), geoiou.Box([0, 0, 10, 10]))  # empty `a`
     nan
     """
-    zero_division = _checked_zero_division(zero_division)
+    zero_division = zero_division_value(zero_division)
     intersection, area_a, _ = _overlap(a, b)
     return as_measure(_ratio(intersection, area_a, zero_division))
 

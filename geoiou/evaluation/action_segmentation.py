@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from geoiou.errors import InvalidArgumentError
+from geoiou._validation import invalid_argument as _invalid
 from geoiou.evaluation.progress import progress
 from geoiou.metrics import iou
 from geoiou.regions import Interval
@@ -39,11 +39,6 @@ DEFAULT_BACKGROUND = ("background",)
 DEFAULT_OVERLAPS = (0.1, 0.25, 0.5)
 
 
-def _invalid(param: str, expected: str, got: Any, where: str = "") -> InvalidArgumentError:
-    """Build the error ``'{param}' must be {expected} (got {got!r}{where})``."""
-    if isinstance(got, np.generic):
-        got = got.item()
-    return InvalidArgumentError(f"{param!r} must be {expected} (got {got!r}{where})")
 
 
 # --------------------------------------------------------------------------- segments

@@ -34,8 +34,7 @@ from typing import Any, Sequence
 import numpy as np
 import shapely
 
-from geoiou._validation import describe
-from geoiou.errors import InvalidArgumentError
+from geoiou._validation import invalid_argument as _fail
 
 __all__ = ["coco_compat_rasterize", "coco_compat_polygon_masks"]
 
@@ -45,8 +44,6 @@ SCALE = 5.0
 INT_MIN = -(2**31)
 
 
-def _fail(param: str, expected: str, got: Any) -> InvalidArgumentError:
-    return InvalidArgumentError(f"{param!r} must be {expected} (got {describe(got)})")
 
 
 def _c_int(values: np.ndarray) -> np.ndarray:

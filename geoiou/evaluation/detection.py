@@ -44,9 +44,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 import geoiou.kernels  # noqa: F401  (registers the kernels)
-from geoiou._validation import describe
+from geoiou._validation import invalid_argument as _fail
 from geoiou.dispatch import find_kernel
-from geoiou.errors import InvalidArgumentError
 from geoiou.evaluation.coco import (
     COCO_AREA_RANGES,
     COCO_IOU_THRESHOLDS,
@@ -73,9 +72,6 @@ PAIR_CHUNK = 1 << 16
 RECORD_KEYS = ("image_id", "category_id", "region", "score", "iscrowd", "area", "ignore")
 
 
-def _fail(param: str, expected: str, got: Any) -> InvalidArgumentError:
-    """Build the error ``'{param}' must be {expected} (got {got!r})``."""
-    return InvalidArgumentError(f"{param!r} must be {expected} (got {describe(got)})")
 
 
 def _key(key: Any) -> str:

@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from geoiou._validation import invalid_argument as _fail, zero_division_value
 from geoiou._validation import describe
 from geoiou.errors import InvalidArgumentError
 
@@ -41,19 +42,16 @@ AVERAGES = (None, "micro", "macro", "samples", "weighted")
 _MATRIX = "a binary indicator matrix (n_samples, n_classes), or label sets with 'labels'"
 
 
-def _fail(param: str, expected: str, got: Any) -> InvalidArgumentError:
-    """Build the error ``'{param}' must be {expected} (got {got!r})``."""
-    return InvalidArgumentError(f"{param!r} must be {expected} (got {describe(got)})")
 
 
 def _check_zero_division(value: Any) -> float:
     """The number `value` stands for: "warn" is 0.0."""
     if isinstance(value, str) and value == "warn":
         return 0.0
-    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
-        if math.isnan(value) or 0.0 <= value <= 1.0:
-            return float(value)
-    raise _fail("zero_division", "'warn', NaN or a number in [0, 1]", value)
+    try:
+        return zero_division_value(value)
+    except InvalidArgumentError:
+        raise _fail("zero_division", "'warn', NaN or a number in [0, 1]", value) from None
 
 
 def _indicator(value: Any, param: str) -> np.ndarray:

@@ -29,15 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from geoiou._validation import describe
-from geoiou.errors import InvalidArgumentError
+from geoiou._validation import invalid_argument as _fail, zero_division_value as _check_zero_division
 
 __all__ = ["ConfusionMatrix", "SemanticSegmentationResult", "semantic_iou"]
 
 
-def _fail(param: str, expected: str, got: Any) -> InvalidArgumentError:
-    """Build the error ``'{param}' must be {expected} (got {got!r})``."""
-    return InvalidArgumentError(f"{param!r} must be {expected} (got {describe(got)})")
 
 
 def _is_int(value: Any) -> bool:
@@ -59,11 +55,6 @@ def _check_ignore_index(ignore_index: Any, num_classes: int) -> int | None:
     return int(ignore_index)
 
 
-def _check_zero_division(value: Any) -> float:
-    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
-        if math.isnan(value) or 0.0 <= value <= 1.0:
-            return float(value)
-    raise _fail("zero_division", "NaN or a number in [0, 1]", value)
 
 
 def _label_map(value: Any, param: str) -> np.ndarray:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from geoiou.errors import InvalidArgumentError
+from geoiou._validation import invalid_argument as _invalid, zero_division_value
 from geoiou.evaluation.progress import progress
 from geoiou.metrics import iou
 from geoiou.regions import Interval
@@ -50,11 +50,6 @@ THUMOS14_TIOU_THRESHOLDS = _readonly([0.3, 0.4, 0.5, 0.6, 0.7])
 _NAMED_THRESHOLDS = {"activitynet": ACTIVITYNET_TIOU_THRESHOLDS, "thumos14": THUMOS14_TIOU_THRESHOLDS}
 
 
-def _invalid(param: str, expected: str, got: Any, where: str = "") -> InvalidArgumentError:
-    """Build the error ``'{param}' must be {expected} (got {got!r}{where})``."""
-    if isinstance(got, np.generic):
-        got = got.item()
-    return InvalidArgumentError(f"{param!r} must be {expected} (got {got!r}{where})")
 
 
 # --------------------------------------------------------------------------- input
@@ -235,11 +230,6 @@ def _thresholds(value: str | ArrayLike) -> np.ndarray:
     return thresholds
 
 
-def _checked_zero_division(value: float) -> float:
-    # NaN is refused: a NaN tIoU has no place in "the highest tIoU at least the threshold" (see docs).
-    if not isinstance(value, (int, float, np.integer, np.floating)) or not 0 <= value <= 1:
-        raise _invalid("zero_division", "a number in [0, 1]", value)
-    return float(value)
 
 
 def _codes(values: np.ndarray, index: dict, param: str, what: str) -> np.ndarray:
@@ -521,7 +511,7 @@ def evaluate_temporal_detection(
     truth = _as_segments(ground_truth, "ground_truth")
     predictions = _as_segments(predictions, "predictions")
     thresholds = _thresholds(tiou_thresholds)
-    zero_division = _checked_zero_division(zero_division)
+    zero_division = zero_division_value(zero_division, allow_nan=False)
     if len(predictions) and predictions.score is None:
         raise _invalid("predictions", "scored (each prediction needs a 'score')", "no scores")
     if not len(truth):  # no classes to average over
