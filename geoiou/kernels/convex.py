@@ -1,16 +1,35 @@
-"""Vectorized area kernels for batches of small convex polygons.
+"""Vectorized area kernels for batches of small polygons.
 
 Every function works on a batch of ``K`` independent rows at once; the only Python loops
 run over a fixed, small number of polygon edges or points, never over the rows.
 Only NumPy is used so that the kernels can be reused by every geometry of the package.
+
+- :func:`convex_intersection_area` clips convex polygons (Sutherland-Hodgman) and
+  :func:`convex_hull_area` takes hulls (monotone chain): general, with vertex lists per row.
+- :func:`polygon_box_intersection_area` intersects any polygon with an axis-aligned box by
+  clamping its boundary into the box: the same fixed work for every row, no vertex lists.
+  Its core, :func:`unit_square_clipped_area`, works on vertex planes and :class:`Scratch` work
+  arrays, for kernels that call it chunk after chunk (the rotated boxes).
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
+from typing import Iterator
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["convex_hull_area", "convex_intersection_area", "polygon_area"]
+__all__ = [
+    "Scratch",
+    "convex_hull_area",
+    "convex_intersection_area",
+    "polygon_area",
+    "polygon_box_intersection_area",
+    "sum_planes",
+    "unit_square_clipped_area",
+]
 
 FloatArray = NDArray[np.float64]
 
@@ -96,6 +115,260 @@ def convex_intersection_area(a: ArrayLike, b: ArrayLike) -> FloatArray:
     return np.minimum(np.maximum(area, 0.0), upper)
 
 
+def polygon_box_intersection_area(poly: ArrayLike, box: ArrayLike) -> FloatArray:
+    """Compute the area of each polygon inside an axis-aligned box, without clipping.
+
+    The boundary of the polygon is mapped into the box by clamping each coordinate, and the
+    signed area of that clamped loop is ``area(poly ∩ box)`` (see Notes). Each edge is split
+    where it crosses the box's sides and integrated piece by piece, so every row does the same
+    fixed amount of work: no vertex lists grow, and nothing is sorted or compacted.
+
+    Parameters
+    ----------
+    poly : array_like of shape (K, n, 2)
+        Vertices of each polygon, in order; any simple polygon, convex or not, and repeated
+        vertices are allowed. Counter-clockwise rows give positive areas, clockwise ones negative.
+    box : array_like of shape (K, 4)
+        ``xmin, ymin, xmax, ymax`` of the box of each row; a box with ``xmax <= xmin`` or
+        ``ymax <= ymin`` is empty.
+
+    Returns
+    -------
+    ndarray of shape (K,)
+        Signed area of ``poly[k] ∩ box[k]`` (the sign of :func:`polygon_area`).
+
+    Notes
+    -----
+    For a box ``[x0, x1] × [y0, y1]`` and a counter-clockwise polygon P, the length of the
+    vertical slice of ``P ∩ box`` at ``x`` is ``clamp(upper(x)) - clamp(lower(x))``, with
+    ``clamp`` to ``[y0, y1]``; so ``area(P ∩ box) = -∮ clamp(y) 1[x0 <= x <= x1] dx`` along
+    the boundary of P. That integrand is continuous along each edge, so rounding moves the
+    result continuously: there are no inside/outside decisions that could drop a piece.
+
+    Examples
+    --------
+    >>> square = [[0, 0], [2, 0], [2, 2], [0, 2]]
+    >>> polygon_box_intersection_area([square, square], [[1, 1, 3, 3], [-1, -1, 3, 3]])
+    array([1., 4.])
+    >>> ell = [[0, 0], [2, 0], [2, 1], [1, 1], [1, 2], [0, 2]]  # not convex, area 3
+    >>> polygon_box_intersection_area([ell, ell[::-1]], [[0.5, 0.5, 2, 2], [0.5, 0.5, 2, 2]])
+    array([ 1.25, -1.25])
+    """
+    vertices = _as_polygon_batch(poly, "poly")
+    bounds = np.asarray(box, dtype=np.float64)
+    if bounds.shape != (vertices.shape[0], 4):
+        raise ValueError(f"box must have shape ({vertices.shape[0]}, 4), got {bounds.shape}")
+    x_min, y_min, x_max, y_max = bounds.T
+    half_w, half_h = 0.5 * (x_max - x_min), 0.5 * (y_max - y_min)
+    # Map each box to the square [-1, 1]²; a flat box keeps scale 1 and is zeroed below.
+    scale_x, scale_y = half_w + (half_w == 0), half_h + (half_h == 0)
+    # Vertex planes of shape (n, K): every step below is a fast operation on whole rows.
+    x = (vertices[..., 0].T - 0.5 * (x_min + x_max)) / scale_x
+    y = (vertices[..., 1].T - 0.5 * (y_min + y_max)) / scale_y
+    edge_x, edge_y = np.roll(x, -1, axis=0) - x, np.roll(y, -1, axis=0) - y
+    area = unit_square_clipped_area(x, y, edge_x, edge_y, Scratch())
+    return area * (np.maximum(half_w, 0.0) * np.maximum(half_h, 0.0))
+
+
+class Scratch:
+    """Work arrays reused from one chunk of a batch to the next.
+
+    NumPy allocates every intermediate result afresh. In a loop over chunks that is dozens of
+    arrays of tens to hundreds of kB per chunk, and glibc hands such blocks back to the OS
+    when they are freed and faults them in again for the next chunk (about 0.5 ns per byte
+    here): measured 2-3 times slower than computing into arrays that stay allocated, and in
+    the CPU cache. A kernel asks for its work arrays in the same order on every chunk, and the
+    loop calls :meth:`reset` between chunks; arrays asked for inside :meth:`temporaries` are
+    handed out again after it. Each array is a view of a buffer that grows when a larger one
+    is asked for, so a smaller last chunk allocates nothing.
+
+    Examples
+    --------
+    >>> scratch = Scratch()
+    >>> first = scratch((2, 3))
+    >>> scratch.reset()
+    >>> np.shares_memory(scratch((3,)), first)  # a smaller request reuses the buffer
+    True
+    """
+
+    def __init__(self) -> None:
+        self._pools: dict[type, _Pool] = {}
+
+    def __call__(self, shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
+        """Return a work array of `shape` and `dtype`; its values are arbitrary."""
+        pool = self._pools.get(dtype)
+        if pool is None:
+            pool = self._pools[dtype] = _Pool(dtype)
+        return pool.next(shape)
+
+    def reset(self) -> None:
+        """Make every work array available again (the previous chunk's results are dead)."""
+        for pool in self._pools.values():
+            pool.used = 0
+
+    @contextlib.contextmanager
+    def temporaries(self) -> Iterator[None]:
+        """Hand out again, on exit, the work arrays asked for inside the block.
+
+        Results that outlive the block must be asked for before it.
+        """
+        used = {dtype: pool.used for dtype, pool in self._pools.items()}
+        try:
+            yield
+        finally:
+            for dtype, pool in self._pools.items():
+                pool.used = used.get(dtype, 0)
+
+
+class _Pool:
+    """The work arrays of one dtype, handed out in turn.
+
+    Kernels ask for a hundred or so arrays per chunk, so the common case (a shape this slot
+    served before) returns a view made before, without slicing anything anew.
+    """
+
+    def __init__(self, dtype: type) -> None:
+        self.dtype = dtype
+        self.buffers: list[np.ndarray] = []
+        self.views: list[dict[tuple[int, ...], np.ndarray]] = []
+        self.used = 0
+
+    def next(self, shape: tuple[int, ...]) -> np.ndarray:
+        slot = self.used
+        self.used += 1
+        if slot < len(self.views):
+            view = self.views[slot].get(shape)
+            if view is not None:
+                return view
+        size = math.prod(shape)
+        if slot == len(self.buffers):
+            self.buffers.append(np.empty(size, self.dtype))
+            self.views.append({})
+        elif self.buffers[slot].size < size:
+            self.buffers[slot] = np.empty(size, self.dtype)
+            self.views[slot] = {}
+        view = self.views[slot][shape] = self.buffers[slot][:size].reshape(shape)
+        return view
+
+
+def unit_square_clipped_area(
+    x: FloatArray, y: FloatArray, edge_x: FloatArray, edge_y: FloatArray, scratch: Scratch
+) -> FloatArray:
+    """Return the signed area of polygons inside the square ``[-1, 1]²``, from vertex planes.
+
+    This is the core of :func:`polygon_box_intersection_area` for callers that already hold
+    a polygon in the frame of its box, as the rotated-box kernel does.
+
+    Parameters
+    ----------
+    x, y : ndarray of shape (n, K)
+        Vertex ``i`` of every row in ``x[i], y[i]``.
+    edge_x, edge_y : ndarray of shape (n, K)
+        Edge ``i`` from vertex ``i`` to vertex ``i + 1`` (the last one closing the polygon);
+        passed in so that a caller can give them exactly.
+    scratch : Scratch
+        Where the work arrays come from; the result is one of them.
+
+    Returns
+    -------
+    ndarray of shape (K,)
+        Signed area of each polygon's part inside the square; NaN where a vertex is NaN.
+
+    Examples
+    --------
+    >>> x, y = np.array([[0.0], [2.0], [2.0], [0.0]]), np.array([[0.0], [0.0], [2.0], [2.0]])
+    >>> unit_square_clipped_area(x, y, np.roll(x, -1, axis=0) - x, np.roll(y, -1, axis=0) - y, Scratch())
+    array([1.])
+    """
+    if x.shape[0] == 0:
+        return np.zeros(x.shape[1:])
+    shape = x.shape
+    area = scratch(shape[1:])
+    with scratch.temporaries():
+        # Edge parameters t where each edge meets the lines x = ±1 and y = ±1.
+        at_left, at_right = _crossings(x, edge_x, scratch)
+        at_bottom, at_top = _crossings(y, edge_y, scratch)
+        # [enter, leave]: the part of the edge inside the vertical strip -1 <= x <= 1.
+        enter = np.minimum(at_left, at_right, out=scratch(shape))
+        np.clip(enter, 0.0, 1.0, out=enter)
+        leave = np.maximum(at_left, at_right, out=at_right)
+        np.clip(leave, 0.0, 1.0, out=leave)
+        np.maximum(leave, enter, out=leave)
+        # Within it, y is clamped before `first` and after `second` (constant there) and
+        # linear in between: three pieces, each integrated exactly.
+        first = _clamp(np.minimum(at_bottom, at_top, out=at_left), enter, leave)
+        second = _clamp(np.maximum(at_bottom, at_top, out=at_bottom), enter, leave)
+
+        def clamped_y(t: FloatArray, out: FloatArray) -> FloatArray:
+            np.multiply(t, edge_y, out=out)
+            out += y
+            return np.clip(out, -1.0, 1.0, out=out)
+
+        # Integral of the clamped y over [enter, leave]: constant, linear, constant pieces.
+        integral, term = scratch(shape), scratch(shape)
+        np.subtract(first, enter, out=integral)
+        integral *= clamped_y(enter, at_top)
+        np.add(clamped_y(first, term), clamped_y(second, enter), out=term)  # `enter` is used up
+        term *= np.subtract(second, first, out=at_top)
+        term *= 0.5
+        integral += term
+        np.subtract(leave, second, out=term)
+        term *= clamped_y(leave, at_top)
+        integral += term
+        integral *= edge_x
+        sum_planes(integral, out=area)
+    return np.negative(area, out=area)
+
+
+def _crossings(coordinate: FloatArray, edge: FloatArray, scratch: Scratch) -> tuple[FloatArray, FloatArray]:
+    """Return the edge parameters t where ``coordinate + t * edge`` is -1 and where it is 1.
+
+    An edge parallel to those lines gets a huge finite slope instead of an infinite one, so
+    that ``0 * slope`` stays 0 rather than NaN. Every use clamps t into [0, 1], where the
+    result no longer depends on it: an edge of zero width contributes ``edge_x * ... = 0``,
+    one of zero height has a constant clamped y.
+    """
+    at_low, at_high = scratch(edge.shape), scratch(edge.shape)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        slope = np.divide(1.0, edge, out=at_high)
+        np.clip(slope, -_HUGE, _HUGE, out=slope)
+        np.multiply(np.subtract(-1.0, coordinate, out=at_low), slope, out=at_low)
+        # 1 - coordinate is (-1 - coordinate) + 2: the second parameter is the first plus 2 * slope.
+        slope *= 2.0
+        at_high += at_low
+    return at_low, at_high
+
+
+def _clamp(value: FloatArray, low: FloatArray, high: FloatArray) -> FloatArray:
+    """Clamp `value` into ``[low, high]`` elementwise, in place."""
+    return np.minimum(np.maximum(value, low, out=value), high, out=value)
+
+
+# A slope standing in for the infinite one of an edge parallel to a side of the square.
+_HUGE = 1e300
+
+
+def sum_planes(planes: FloatArray, out: FloatArray | None = None) -> FloatArray:
+    """Sum planes of shape (n, K) over the first axis, one plane after another.
+
+    ``np.sum`` over axis 0 takes that order only while K > 1: a single row is contiguous and
+    summed in pairwise blocks. The fixed order keeps a row's value bit-identical in any batch.
+
+    Examples
+    --------
+    >>> sum_planes(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+    array([ 9., 12.])
+    """
+    total = np.empty(planes.shape[1:]) if out is None else out
+    if planes.shape[0] == 0:
+        total.fill(0.0)
+        return total
+    np.copyto(total, planes[0])
+    for plane in planes[1:]:
+        total += plane
+    return total
+
+
 def convex_hull_area(points: ArrayLike) -> FloatArray:
     """Compute the area of the convex hull of each row of points.
 
@@ -153,9 +426,7 @@ def _sequential_sum(terms: FloatArray) -> FloatArray:
     row with zeros could change its last bit. A running sum does not, which keeps the kernels
     bit-identical whatever batch (and hence buffer width) a row is processed in.
     """
-    if terms.shape[-1] == 0:
-        return np.zeros(terms.shape[:-1])
-    return np.add.accumulate(terms, axis=-1)[..., -1]
+    return sum_planes(np.moveaxis(terms, -1, 0))
 
 
 def _fan_area(x: FloatArray, y: FloatArray) -> FloatArray:

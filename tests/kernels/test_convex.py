@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 import shapely
 
-from geoiou.kernels.convex import convex_hull_area, convex_intersection_area, polygon_area
+from geoiou.kernels.convex import (
+    Scratch,
+    convex_hull_area,
+    convex_intersection_area,
+    polygon_area,
+    polygon_box_intersection_area,
+    sum_planes,
+    unit_square_clipped_area,
+)
 
 UNIT_SQUARE = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]
 
@@ -252,3 +261,122 @@ def test_hull_is_exact_far_from_the_origin_and_handles_empty_input():
     assert convex_hull_area(np.zeros((3, 0, 2))).tolist() == [0.0] * 3
     assert convex_hull_area(np.zeros((0, 8, 2))).shape == (0,)
     assert convex_hull_area(np.ones((2, 1, 2))).tolist() == [0.0, 0.0]
+
+
+# --- polygon_box_intersection_area (clamping the boundary into the box) -------------------
+
+
+def random_star_polygons(rng: np.random.Generator, count: int, vertices: int) -> np.ndarray:
+    """Return simple, mostly non-convex polygons (star-shaped about a point; few vertices can wind clockwise)."""
+    angles = np.sort(rng.uniform(0, 2 * np.pi, (count, vertices)), axis=1)
+    radii = rng.uniform(0.2, 3.0, (count, vertices))
+    centre = rng.uniform(-2, 2, (count, 1, 2))
+    return np.stack([radii * np.cos(angles), radii * np.sin(angles)], axis=-1) + centre
+
+
+def shapely_box_areas(poly: np.ndarray, box: np.ndarray) -> np.ndarray:
+    return shapely.area(shapely.intersection(shapely.polygons(poly), shapely.box(*box.T)))
+
+
+@pytest.mark.parametrize("vertices", [3, 4, 9])
+def test_box_intersection_matches_shapely_on_random_polygons(vertices):
+    rng = np.random.default_rng(30 + vertices)
+    poly = random_star_polygons(rng, 3000, vertices)
+    valid = shapely.is_valid(shapely.polygons(poly))  # drop the rare self-touching stars
+    poly = poly[valid]
+    low = rng.uniform(-3, 1, (len(poly), 2))
+    box = np.column_stack([low, low + rng.uniform(0, 4, (len(poly), 2))])
+    ours = polygon_box_intersection_area(poly, box) * np.sign(polygon_area(poly))  # signed like the polygon
+    np.testing.assert_allclose(ours, shapely_box_areas(poly, box), rtol=1e-12, atol=1e-13)
+    assert (ours > 1e-9).mean() > 0.4  # the sample really overlaps
+
+
+def test_box_intersection_on_integer_grids_is_exact():
+    # Integer vertices and boxes: edges on the box's lines, through its corners, vertical and
+    # horizontal edges everywhere. Areas are multiples of 1/2 and must come out exactly.
+    rng = np.random.default_rng(31)
+    poly = rng.integers(-3, 4, (20000, 4, 2)).astype(float)
+    polygons = shapely.polygons(poly)
+    keep = shapely.is_valid(polygons) & (shapely.area(polygons) > 0)
+    poly = poly[keep]
+    sign = np.sign(polygon_area(poly))  # either orientation: the result carries its sign
+    box = np.column_stack([rng.integers(-3, 1, (len(poly), 2)), rng.integers(1, 4, (len(poly), 2))]).astype(float)
+    expected = shapely_box_areas(poly, box)
+    np.testing.assert_allclose(polygon_box_intersection_area(poly, box) * sign, expected, rtol=0, atol=1e-14)
+
+
+def test_box_intersection_edge_cases():
+    square = np.array([UNIT_SQUARE], dtype=float)
+    # Clockwise rows give negative areas; flat and inverted boxes are empty.
+    assert polygon_box_intersection_area(square[:, ::-1], [[0.5, 0, 2, 2]]).tolist() == [-0.5]
+    for empty in ([0.5, 0, 0.5, 1], [0, 0.5, 1, 0.5], [1, 1, 0, 0]):
+        assert polygon_box_intersection_area(square, [empty]).tolist() == [0.0]
+    # Far outside, sharing an edge, or touching a corner: exactly 0.
+    for apart in ([5, 5, 6, 6], [1, 0, 2, 1], [1, 1, 2, 2]):
+        assert polygon_box_intersection_area(square, [apart]).tolist() == [0.0]
+    # A polygon of repeated points, and no polygon at all.
+    assert polygon_box_intersection_area([[[0.5, 0.5]] * 4], [[0, 0, 1, 1]]).tolist() == [0.0]
+    assert polygon_box_intersection_area(np.zeros((0, 4, 2)), np.zeros((0, 4))).shape == (0,)
+    with pytest.raises(ValueError, match="box must have shape"):
+        polygon_box_intersection_area(square, [[0, 0, 1]])
+
+
+def test_box_intersection_of_axis_parallel_edges_has_no_nan_or_warning():
+    # Edges of zero width or height make 0 / 0 edge parameters; they must stay finite silently.
+    squares = np.array([UNIT_SQUARE, square(0.0, 0.0, 2.0)], dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        area = polygon_box_intersection_area(squares, [[0, 0, 1, 1], [0, 1, 1, 2]])
+    assert area.tolist() == [1.0, 1.0]
+
+
+def test_unit_square_clipped_area_is_the_core_of_the_box_intersection():
+    rng = np.random.default_rng(32)
+    poly = random_star_polygons(rng, 500, 6)
+    x, y = np.ascontiguousarray(poly[..., 0].T), np.ascontiguousarray(poly[..., 1].T)
+    edges = (np.roll(x, -1, axis=0) - x, np.roll(y, -1, axis=0) - y)
+    unit = unit_square_clipped_area(x, y, *edges, Scratch())
+    unit_box = np.tile([-1.0, -1, 1, 1], (500, 1))
+    np.testing.assert_allclose(unit, polygon_box_intersection_area(poly, unit_box), rtol=1e-14, atol=1e-15)
+    x[2, 7] = np.nan
+    assert np.isnan(unit_square_clipped_area(x, y, *edges, Scratch())[7])
+
+
+# --- Scratch and sum_planes ----------------------------------------------------------------
+
+
+def test_scratch_hands_out_the_same_arrays_chunk_after_chunk():
+    scratch = Scratch()
+    first = [scratch((3, 4)), scratch((4,)), scratch((4,), np.bool_)]
+    scratch.reset()
+    again = [scratch((3, 4)), scratch((4,)), scratch((4,), np.bool_)]
+    assert all(a is b for a, b in zip(first, again))
+    assert again[2].dtype == np.bool_ and again[0].dtype == np.float64
+    # A smaller request is a view of the same buffer; a larger one gets a new buffer.
+    scratch.reset()
+    assert np.shares_memory(scratch((2,)), first[0])
+    scratch.reset()
+    assert not np.shares_memory(scratch((5, 4)), first[0])
+
+
+def test_scratch_temporaries_are_handed_out_again_after_the_block():
+    scratch = Scratch()
+    kept = scratch((4,))
+    with scratch.temporaries():
+        inside = scratch((4,))
+        assert not np.shares_memory(inside, kept)
+    assert scratch((4,)) is inside  # the slot is free again
+    with pytest.raises(RuntimeError), scratch.temporaries():  # released on errors too
+        scratch((4,))
+        raise RuntimeError
+    assert scratch((4,)) is not inside
+
+
+def test_sum_planes_has_the_same_bits_for_one_row_and_many():
+    # With 16 planes np.sum would add a single contiguous row in pairwise blocks.
+    rng = np.random.default_rng(33)
+    planes = rng.normal(size=(16, 50)) * 10.0 ** rng.integers(-8, 9, (16, 50))
+    batch = sum_planes(planes)
+    singles = np.array([sum_planes(planes[:, k : k + 1])[0] for k in range(50)])
+    assert np.array_equal(batch, singles)
+    assert sum_planes(np.zeros((0, 3))).tolist() == [0.0, 0.0, 0.0]

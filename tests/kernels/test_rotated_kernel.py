@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -398,3 +400,228 @@ def test_chunk_boundaries_do_not_change_a_single_bit():
         reference = kernel(pairs_a, pairs_b)
         for chunk_size in (1, 7, 64, 255, 256, 10**6):
             assert np.array_equal(kernel(pairs_a, pairs_b, chunk_size=chunk_size), reference)
+
+
+# --- adversarial cross-checks: coincident edges, shared corners, parallel and degenerate boxes ---
+
+
+def adversarial_boxes(rng: np.random.Generator, count: int, kind: str) -> np.ndarray:
+    if kind == "grid45":  # integer centres and sizes at multiples of 45 degrees: many coincidences
+        return np.column_stack([rng.integers(-3, 4, (count, 2)), rng.integers(0, 5, (count, 2)),
+                                45 * rng.integers(-8, 9, count)]).astype(float)
+    if kind == "grid90":  # half-integer centres, axis-parallel: shared edges and corners
+        return np.column_stack([rng.integers(-6, 7, (count, 2)) / 2, rng.integers(0, 5, (count, 2)),
+                                90 * rng.integers(-4, 5, count)]).astype(float)
+    if kind == "thin":  # zero and nearly zero heights
+        return np.column_stack([rng.uniform(-1, 1, (count, 2)), rng.uniform(0, 5, count),
+                                rng.choice([0.0, 1e-9, 1e-5], count), rng.uniform(-360, 360, count)])
+    return np.column_stack([rng.uniform(-3, 3, (count, 2)), rng.uniform(0, 5, (count, 2)),
+                            rng.uniform(-360, 360, count)])
+
+
+def with_twins(rng: np.random.Generator, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Make some b the same box as a: identical, half a turn on, or a quarter turn on with sides swapped."""
+    b = b.copy()
+    for fraction, twin in ((0.1, a), (0.1, a + [0, 0, 0, 0, 180]), (0.1, a[:, [0, 1, 3, 2, 4]] + [0, 0, 0, 0, 90])):
+        chosen = rng.random(len(a)) < fraction
+        b[chosen] = twin[chosen]
+    return b
+
+
+def reference_intersection(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    pa, pb = shapely_polygons(a), shapely_polygons(b)
+    nonempty = (shapely.area(pa) > 0) & (shapely.area(pb) > 0)  # shapely rejects some flat overlays
+    result = np.zeros(len(a))
+    result[nonempty] = shapely.area(shapely.intersection(pa[nonempty], pb[nonempty]))
+    return result
+
+
+def reference_hull(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    points = np.concatenate([rotated_box_corners(a), rotated_box_corners(b)], axis=1)
+    return shapely.area(shapely.convex_hull(shapely.multipoints(points)))
+
+
+KINDS = ["grid45", "grid90", "thin", "random"]
+
+
+@pytest.mark.parametrize("kind_b", KINDS)
+@pytest.mark.parametrize("kind_a", KINDS)
+@pytest.mark.parametrize("offset", [0.0, 1e6])
+def test_adversarial_pairs_match_shapely(kind_a, kind_b, offset):
+    rng = np.random.default_rng([KINDS.index(kind_a), KINDS.index(kind_b), int(offset)])
+    a = adversarial_boxes(rng, 1500, kind_a)
+    b = with_twins(rng, a, adversarial_boxes(rng, 1500, kind_b))
+    moved = np.array([offset, -offset, 0, 0, 0])
+    # Shapely gets the moved boxes moved back (exactly), so both see the same rounded input.
+    near_a, near_b = (a + moved) - moved, (b + moved) - moved
+    scale = np.maximum(1.0, np.maximum(area(a), area(b)))
+    ours = rotated_box_intersection_area(a + moved, b + moved)
+    np.testing.assert_allclose(ours / scale, reference_intersection(near_a, near_b) / scale, rtol=0, atol=1e-13)
+    hull = rotated_box_hull_area(a + moved, b + moved)
+    np.testing.assert_allclose(hull / scale, reference_hull(near_a, near_b) / scale, rtol=0, atol=1e-13)
+
+
+def test_hull_of_a_corner_poking_out_of_an_edge():
+    # A small square turned 45 degrees whose corner pokes out of the top edge of a large box:
+    # the hull is the large box plus a thin triangle on the two bridges to that corner.
+    big, small = np.array([0.0, 0.0, 10.0, 4.0, 0.0]), np.array([0.0, 2.0 - 0.5, 1.0, 1.0, 45.0])
+    tip = small[1] + math.sqrt(0.5)
+    expected = 40.0 + 0.5 * 10.0 * (tip - 2.0)
+    for first, second in ((big, small), (small, big)):
+        assert rotated_box_hull_area(first, second) == pytest.approx(expected, rel=1e-14)
+
+
+def test_hull_of_parallel_boxes_with_collinear_edges():
+    # Same angle, side by side with a gap: the hull is the rectangle spanning both, exactly
+    # for the axis-parallel ones (every emitted point is a true corner).
+    a = np.array([[0.0, 0.0, 2.0, 2.0, 0.0], [0.0, 0.0, 2.0, 2.0, 90.0], [5.0, 5.0, 2.0, 2.0, 30.0]])
+    step = np.array([[4.0, 0.0], [0.0, 4.0], [4.0 * math.cos(math.radians(30)), 4.0 * math.sin(math.radians(30))]])
+    b = a.copy()
+    b[:, :2] += step
+    hull = rotated_box_hull_area(a, b)
+    assert hull[:2].tolist() == [12.0, 12.0]
+    assert hull[2] == pytest.approx(12.0, rel=1e-14)
+
+
+def test_containment_gives_exactly_the_smaller_and_the_larger_area():
+    rng = np.random.default_rng(40)
+    outer = random_boxes(rng, 500, size=(5, 10))
+    inner = outer.copy()
+    inner[:, 2:4] *= rng.uniform(0.05, 0.3, (500, 2))  # fits whatever its angle and offset
+    inner[:, :2] += rng.uniform(-0.5, 0.5, (500, 2))
+    inner[:, 4] = rng.uniform(-360, 360, 500)
+    for first, second in ((outer, inner), (inner, outer)):
+        assert np.array_equal(rotated_box_intersection_area(first, second), area(inner))
+        assert np.array_equal(rotated_box_hull_area(first, second), area(outer))
+
+
+@pytest.mark.parametrize("turn", [0.0, 90.0, -90.0, 180.0, 270.0])
+def test_parallel_integer_boxes_are_exact(turn):
+    # Relative angles that are multiples of 90 degrees take the closed form of two rectangles:
+    # exact for integer boxes, as the Box kernel is (scaling the frame would round 2.5 / 1.5).
+    rng = np.random.default_rng(41)
+    a = np.column_stack([rng.integers(-5, 6, (400, 2)) / 2, rng.integers(0, 6, (400, 2)), np.zeros(400)])
+    b = np.column_stack([rng.integers(-5, 6, (400, 2)) / 2, rng.integers(0, 6, (400, 2)), np.full(400, turn)])
+    low_a, high_a = a[:, :2] - a[:, 2:4] / 2, a[:, :2] + a[:, 2:4] / 2
+    size_b = b[:, 2:4] if turn % 180 == 0 else b[:, [3, 2]]
+    low_b, high_b = b[:, :2] - size_b / 2, b[:, :2] + size_b / 2
+    overlap = np.clip(np.minimum(high_a, high_b) - np.maximum(low_a, low_b), 0, None).prod(axis=1)
+    assert np.array_equal(rotated_box_intersection_area(a, b), overlap)
+    assert np.array_equal(rotated_box_intersection_area(b, a), overlap)
+
+
+def test_pairs_whose_bounds_do_not_overlap_are_exactly_zero():
+    # Diagonal neighbours whose bounds only touch or are apart: rounding inside the clamping
+    # could leave a sliver, but the pairwise metrics' sweep calls them 0, and so must the kernel.
+    rng = np.random.default_rng(42)
+    a = random_boxes(rng, 300, span=3.0, size=(0.5, 3.0))
+    b = random_boxes(rng, 300, span=3.0, size=(0.5, 3.0))
+    corners_a, corners_b = rotated_box_corners(a), rotated_box_corners(b)
+    low = np.maximum(corners_a.min(axis=-2)[:, None], corners_b.min(axis=-2)[None])
+    high = np.minimum(corners_a.max(axis=-2)[:, None], corners_b.max(axis=-2)[None])
+    apart = (low >= high).any(axis=-1)
+    assert apart.any() and not apart.all()
+    for chunk_size in (7, 4096):  # sparse blocks and dense ones
+        matrix = rotated_box_intersection_area(a[:, None], b[None], chunk_size=chunk_size)
+        assert np.all(matrix[apart] == 0.0)
+
+
+def test_box_table_bounds_are_those_of_the_corners():
+    from geoiou.kernels.rotated import _BoxTable
+
+    rng = np.random.default_rng(43)
+    boxes = random_boxes(rng, 5000, span=1e6)
+    boxes[::5, 4] = 90.0 * rng.integers(-8, 9, 1000)
+    boxes[::7, 2] = 0.0
+    table, corners = _BoxTable.build(boxes), rotated_box_corners(boxes)
+    assert np.array_equal(table.x_min, corners[..., 0].min(axis=-1))
+    assert np.array_equal(table.x_max, corners[..., 0].max(axis=-1))
+    assert np.array_equal(table.y_min, corners[..., 1].min(axis=-1))
+    assert np.array_equal(table.y_max, corners[..., 1].max(axis=-1))
+
+
+def test_extreme_sizes_stay_in_range_without_warnings():
+    # Subnormal and huge sizes overflow the scaled frame of the intersection; the result must
+    # still be clamped into [0, min area] (and the hull be at least the larger area), silently.
+    # (The hull's shoelace squares coordinates: sizes near 1e300 are out of its range.)
+    a = np.array([[0, 0, 1e-310, 1, 10], [0, 0, 1e-300, 1e-300, 0], [0, 0, 5e-324, 2, 0], [0, 0, 1e300, 1, 33]])
+    b = np.array([[0, 0, 1, 1, 20], [0, 0, 1e150, 1e150, 10], [0, 0, 1, 1, 45], [1, 0, 1, 1, 0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for first, second in ((a, b), (b, a)):
+            inter = rotated_box_intersection_area(first, second)
+            assert np.all((inter >= 0) & (inter <= np.minimum(area(first), area(second))))
+            hull = rotated_box_hull_area(first[:3], second[:3])
+            assert np.all(hull >= np.maximum(area(first[:3]), area(second[:3])))
+    # The 1e300-long bar meets the square as a bar 1e3 long would (shapely cannot take 1e300).
+    bar_1e3 = shapely_intersection(np.array([[0, 0, 1e3, 1, 33.0]]), b[3:])[0]
+    assert rotated_box_intersection_area(a[3], b[3]) == pytest.approx(bar_1e3, rel=1e-12)
+
+
+# --- batches, chunks and threads ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("shape_a", "shape_b"), [
+    ((6, 1), (1, 9)),  # the pairwise layout: a repeated along lines, the same run of b on each
+    ((1, 9), (6, 1)),  # the same, sides swapped
+    ((2, 1, 4), (3, 4)),  # both sides vary along lines, from different starts
+    ((12,), (12,)),  # elementwise: no gather at all
+    ((3, 4), (3, 1)),
+])
+@pytest.mark.parametrize("chunk_size", [1, 5, 16, 4096])
+def test_every_batch_layout_and_chunking_gives_the_same_bits(shape_a, shape_b, chunk_size):
+    rng = np.random.default_rng(44)
+    a = random_boxes(rng, math.prod(shape_a), span=8.0).reshape(shape_a + (5,))
+    b = random_boxes(rng, math.prod(shape_b), span=8.0).reshape(shape_b + (5,))
+    a.reshape(-1, 5)[1, 0] = np.nan  # NaN boxes in dense and in sparse blocks
+    b.reshape(-1, 5)[-1, 3] = np.nan
+    batch = np.broadcast_shapes(shape_a, shape_b)
+    flat_a = np.broadcast_to(a, batch + (5,)).reshape(-1, 5)
+    flat_b = np.broadcast_to(b, batch + (5,)).reshape(-1, 5)
+    for kernel in (rotated_box_intersection_area, rotated_box_hull_area):
+        result = kernel(a, b, chunk_size=chunk_size)
+        singles = np.array([kernel(x, y) for x, y in zip(flat_a, flat_b)]).reshape(batch)
+        np.testing.assert_array_equal(result, singles)  # NaN where a box is NaN, equal bits elsewhere
+        assert np.isnan(result).any() and (result > 0).any()
+
+
+def test_sparse_batches_collect_candidates_across_blocks():
+    # Far-apart clusters: most blocks are almost empty; their few candidates are computed
+    # together and written back to the right places.
+    rng = np.random.default_rng(45)
+    a = random_boxes(rng, 300, span=400.0, size=(1, 20))
+    b = random_boxes(rng, 200, span=400.0, size=(1, 20))
+    matrix = rotated_box_intersection_area(a[:, None], b[None], chunk_size=64)
+    rows, columns = np.nonzero(matrix)
+    assert 0 < len(rows) < 0.05 * matrix.size
+    np.testing.assert_array_equal(matrix[rows, columns], rotated_box_intersection_area(a[rows], b[columns]))
+    reference = shapely_intersection(a[rows], b[columns])
+    np.testing.assert_allclose(matrix[rows, columns], reference, rtol=1e-9, atol=1e-9)
+
+
+def test_threads_share_nothing():
+    # Work arrays are kept per thread between calls: concurrent calls must not mix them up.
+    rng = np.random.default_rng(46)
+    batches = [random_box_pairs(rng, 3000) for _ in range(4)]
+    expected = [(rotated_box_intersection_area(a, b), rotated_box_hull_area(a, b)) for a, b in batches]
+
+    def run(index):
+        a, b = batches[index]
+        return [(rotated_box_intersection_area(a, b), rotated_box_hull_area(a, b)) for _ in range(5)]
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for index, results in enumerate(pool.map(run, range(4))):
+            for inter, hull in results:
+                assert np.array_equal(inter, expected[index][0]) and np.array_equal(hull, expected[index][1])
+
+
+def test_unit_vectors_are_exact_at_quarter_turns_and_nan_for_nan():
+    from geoiou.kernels.rotated import _unit_vectors
+
+    angles = 90.0 * np.arange(-12, 13)
+    cos, sin = _unit_vectors(angles)
+    quarter = np.arange(-12, 13) % 4
+    assert np.array_equal(cos, np.array([1.0, 0.0, -1.0, 0.0])[quarter])
+    assert np.array_equal(sin, np.array([0.0, 1.0, 0.0, -1.0])[quarter])
+    cos, sin = _unit_vectors(np.array([np.nan, 30.0]))
+    assert np.isnan(cos[0]) and np.isnan(sin[0]) and cos[1] == pytest.approx(math.sqrt(3) / 2, rel=1e-15)
