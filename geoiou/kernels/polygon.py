@@ -9,7 +9,7 @@ from geoiou.dispatch import register
 from geoiou.kernels.pairs import over_candidates
 from geoiou.regions import Mask, Polygon, Region
 
-__all__ = ["convex_hulls", "hull_area", "polygon_intersection_area"]
+__all__ = ["hull_area", "polygon_intersection_area"]
 
 
 @register(Polygon, Polygon)
@@ -42,39 +42,10 @@ def _shifted(geoms: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return shapely.set_coordinates(geoms.copy(), coords - offsets[owner])
 
 
-def convex_hulls(region: Region) -> np.ndarray:
-    """Convex hull of each region as shapely geometries (empty geometry for an empty region)."""
-    if isinstance(region, Polygon):
-        return shapely.convex_hull(region._geoms)
-    if isinstance(region, Mask):
-        return _mask_hulls(region)
-    raise TypeError(f"no convex hull for {type(region).__name__}")  # unreachable through the table
-
-
 @register(Polygon, Polygon, measure="hull")
 @register(Mask, Polygon, measure="hull")
 @register(Mask, Mask, measure="hull")
 def hull_area(a: Region, b: Region) -> np.ndarray:
     """Area of the convex hull of the union of each pair (the GIoU enclosure), with broadcasting."""
-    hulls_a, hulls_b = convex_hulls(a), convex_hulls(b)
+    hulls_a, hulls_b = a._convex_hulls(), b._convex_hulls()
     return shapely.area(shapely.convex_hull(shapely.union(hulls_a, hulls_b)))
-
-
-def _mask_hulls(mask: Mask) -> np.ndarray:
-    """Convex hull of the true pixel squares of each mask.
-
-    Only the outer corners of the first and last true pixel of each row can be hull vertices.
-    """
-    hulls = np.empty(mask.shape, dtype=object)
-    for index in np.ndindex(mask.shape):
-        data, (x0, y0) = mask._data[index], mask._origin[index]
-        rows = np.flatnonzero(data.any(axis=1))
-        if rows.size == 0:
-            hulls[index] = shapely.Polygon()
-            continue
-        first = np.argmax(data[rows], axis=1)
-        last = data.shape[1] - np.argmax(data[rows, ::-1], axis=1)
-        xs = np.concatenate([first, first, last, last]) + x0
-        ys = np.concatenate([rows, rows + 1, rows, rows + 1]) + y0
-        hulls[index] = shapely.convex_hull(shapely.multipoints(np.stack([xs, ys], axis=1)))
-    return hulls

@@ -260,6 +260,25 @@ class Mask(Region):
             geoms[index] = _pixels_to_shapely(self._data[index], self._origin[index])
         return geoms[()] if not self.shape else geoms
 
+    def _convex_hulls(self) -> np.ndarray:
+        """Convex hull of the true pixel squares of each mask, as shapely geometries (empty for an empty mask).
+
+        Only the outer corners of the first and last true pixel of each row can be hull vertices.
+        """
+        hulls = np.empty(self.shape, dtype=object)
+        for index in np.ndindex(self.shape):
+            data, (x0, y0) = self._data[index], self._origin[index]
+            rows = np.flatnonzero(data.any(axis=1))
+            if rows.size == 0:
+                hulls[index] = shapely.Polygon()
+                continue
+            first = np.argmax(data[rows], axis=1)
+            last = data.shape[1] - np.argmax(data[rows, ::-1], axis=1)
+            xs = np.concatenate([first, first, last, last]) + x0
+            ys = np.concatenate([rows, rows + 1, rows, rows + 1]) + y0
+            hulls[index] = shapely.convex_hull(shapely.multipoints(np.stack([xs, ys], axis=1)))
+        return hulls
+
     def _describe_one(self) -> str:
         h, w = self._store.grid
         x0, y0 = self._origin

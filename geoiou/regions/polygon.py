@@ -125,6 +125,10 @@ class Polygon(Region):
         xy[present] = np.stack([shapely.get_x(centroids), shapely.get_y(centroids)], axis=-1)
         return xy
 
+    def _convex_hulls(self) -> np.ndarray:
+        """Convex hull of each polygon as shapely geometries (the GIoU hull kernel's input)."""
+        return shapely.convex_hull(self._geoms)
+
     def _describe_one(self) -> str:
         return describe(shapely.to_wkt(self._geoms[()], rounding_precision=6), limit=60)
 
