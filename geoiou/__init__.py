@@ -10,7 +10,7 @@ Examples
 """
 
 from geoiou import rle
-from geoiou.errors import GeoIoUError, InvalidArgumentError, InvalidRegionError, UnsupportedPairError
+from geoiou.errors import FormatError, GeoIoUError, InvalidArgumentError, InvalidRegionError, UnsupportedPairError
 from geoiou.metrics import (
     ciou,
     diou,
@@ -33,6 +33,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Box",
+    "FormatError",
     "GeoIoUError",
     "Interval",
     "InvalidArgumentError",

@@ -5,7 +5,7 @@ Each subclasses the builtin that callers already catch, so ``except ValueError``
 
 from __future__ import annotations
 
-__all__ = ["GeoIoUError", "InvalidArgumentError", "InvalidRegionError", "UnsupportedPairError"]
+__all__ = ["FormatError", "GeoIoUError", "InvalidArgumentError", "InvalidRegionError", "UnsupportedPairError"]
 
 
 class GeoIoUError(Exception):
@@ -22,3 +22,23 @@ class UnsupportedPairError(GeoIoUError, TypeError):
 
 class InvalidArgumentError(GeoIoUError, ValueError):
     """An option passed to a function is outside its accepted values."""
+
+
+class FormatError(GeoIoUError, ValueError):
+    """An annotation file or literal is malformed; the message names the file, the line or record, and what was wrong.
+
+    Attributes
+    ----------
+    source : str
+        The file (or ``"<literal>"``, ``"<string>"``) that was read.
+    location : str
+        Where in it: ``"line 12"``, ``"annotations[3]"``, ``"database['v_x'].annotations[0]"``; empty
+        when the whole file is at fault.
+    reason : str
+        What was wrong, in the form ``'{field}' must be {expected} (got {value})`` where it applies.
+    """
+
+    def __init__(self, source: str, location: str, reason: str) -> None:
+        self.source, self.location, self.reason = source, location, reason
+        where = ", ".join(part for part in (source, location) if part)
+        super().__init__(f"{where}: {reason}" if where else reason)
