@@ -186,8 +186,20 @@ def _box_enclosure(a: Region, b: Region) -> tuple[np.ndarray, np.ndarray]:
     return measure, diagonal2
 
 
-def _default_enclosure(a: Region, b: Region) -> Enclosure:
-    # The GIoU paper's box formula for boxes (torchvision's values) and intervals; the hull otherwise.
+def default_enclosure(a: Region, b: Region) -> Enclosure:
+    """Return the GIoU enclosure `giou` uses for `a` and `b` when none is asked for.
+
+    The GIoU paper's box formula for two boxes (torchvision's values) and two intervals; the convex
+    hull of the union for every other pair.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> default_enclosure(geoiou.Box([0, 0, 1, 1]), geoiou.Box([2, 0, 3, 1]))
+    'box'
+    >>> default_enclosure(geoiou.Box([0, 0, 1, 1]), geoiou.RotatedBox([2, 0, 1, 1, 30]))
+    'hull'
+    """
     same_axis_aligned = type(a) is type(b) and isinstance(a, (Box, Interval))
     return "box" if same_axis_aligned else "hull"
 
@@ -321,7 +333,7 @@ def giou(a: Region, b: Region, *, enclosure: Enclosure | None = None, zero_divis
     >>> geoiou.giou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([2, 0, 3, 1]), enclosure="hull")
     -0.3333333333333333
     """
-    enclosure = _default_enclosure(a, b) if enclosure is None else enclosure
+    enclosure = default_enclosure(a, b) if enclosure is None else enclosure
     if enclosure not in ENCLOSURES:
         raise InvalidArgumentError(f"'enclosure' must be one of {ENCLOSURES} or None (got {enclosure!r})")
     overlap, union = _iou_and_union(a, b, zero_division)

@@ -1,0 +1,1 @@
+def on_files(files, config): return files

@@ -1,0 +1,74 @@
+"""The ``geoiou`` command line: ``geoiou iou``, ``geoiou eval`` and ``geoiou demo``.
+
+Each subcommand lives in its own module with a ``register(commands)`` that adds its parser and
+sets the function that runs it. Errors the user can fix (a malformed file, a bad literal, an
+unknown format) end the command with one line on stderr and exit status 1; ``--traceback`` shows
+the whole traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from geoiou.cli import demo_command, eval_command, iou_command
+from geoiou.errors import GeoIoUError
+
+__all__ = ["build_parser", "main"]
+
+#: Exit status of a command that failed on its input (argparse itself exits with 2 on bad usage).
+EXIT_BAD_INPUT = 1
+
+#: Errors that describe the user's input, not a fault of geoiou: one line, no traceback.
+USER_ERRORS = (GeoIoUError, OSError, json.JSONDecodeError, UnicodeDecodeError)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of the ``geoiou`` command."""
+    parser = argparse.ArgumentParser(
+        prog="geoiou",
+        description="Exact intersection over union for boxes, rotated boxes, polygons, masks and intervals, "
+        "and the evaluations built on it (COCO and VOC/DOTA detection AP, ActivityNet temporal mAP).",
+        epilog="Run 'geoiou COMMAND --help' for the options of a command.",
+    )
+    parser.add_argument("--traceback", action="store_true", help="show the full traceback when a command fails")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in (iou_command, eval_command, demo_command):
+        module.register(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line with `argv` (default: the process arguments); return the exit status.
+
+    Examples
+    --------
+    >>> main(["iou", "box:0,0,10,10", "box:5,0,15,10"])
+    IoU           0.3333333333333333
+    GIoU          0.3333333333333333
+    intersection  50
+    union         150
+    enclosure     150 (enclosing box)
+    0
+    """
+    parser = build_parser()
+    arguments = parser.parse_args(argv)
+    if arguments.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return arguments.run(arguments)
+    except USER_ERRORS as error:
+        if arguments.traceback:
+            raise
+        print(f"geoiou {arguments.command}: error: {_one_line(error)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print(f"geoiou {arguments.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error) if not isinstance(error, OSError) or not error.filename else f"{error.strerror}: {error.filename}"
+    return " ".join(text.split())
