@@ -1,10 +1,12 @@
-"""The worked examples behind `geoiou demo`: the tutorials' numbers, every geometry, a DOTA scene."""
+"""The worked examples behind `geoiou demo`: the tutorials' numbers, every geometry, a DOTA scene; then the tour."""
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from dataclasses import dataclass
 from importlib.resources import files
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -133,8 +135,11 @@ def dota_scene_report() -> str:
     ])
 
 
-def run() -> int:
-    """Print the demo and return 0 if every worked example matched its expected value."""
+def run(*, output: Path | None = None, tour: bool = True) -> int:
+    """Print the demo and the tour; return 0 if every worked example matched its expected value.
+
+    Pictures of the tour go to `output` when matplotlib is installed (the ``plot`` extra).
+    """
     rows = examples()
     print("geoiou demo: worked examples of the IoU tutorials, one per geometry, and mixed geometries\n")
     table = render_table(rows)
@@ -142,5 +147,12 @@ def run() -> int:
     print()
     print(dota_scene_report())
     failed = table.count("  NO")
-    print(f"\n{len(rows) - failed} of {len(rows)} worked examples match their published values.")
+    print(f"\n{len(rows) - failed} of {len(rows)} worked examples match their published values.\n")
+    if tour:
+        from geoiou.tour import run_tour
+
+        if output is not None and importlib.util.find_spec("matplotlib") is None:
+            print("(pictures skipped: matplotlib is not installed; pip install 'geoiou[plot]')\n")
+            output = None
+        run_tour(output)
     return 0 if failed == 0 else 1

@@ -1,18 +1,210 @@
-"""``geoiou eval GT PRED``: run the evaluation that matches two annotation files."""
+"""``geoiou eval GT PRED``: run the evaluation that matches two annotation sources and print its table."""
 
 from __future__ import annotations
 
 import argparse
+import csv
+import json
+import math
+import sys
+from typing import Any
 
-__all__ = ["register"]
+from geoiou.cli.eval_inputs import FORMATS, EvaluationInputs, detect_format, load_inputs
+from geoiou.errors import InvalidArgumentError
+
+__all__ = ["evaluate", "per_category_rows", "register"]
+
+PROTOCOLS = ("coco", "voc")
+#: The protocol each detection format is usually reported with (DOTA's devkit: VOC 2007's 11 points).
+DEFAULT_PROTOCOL = {"coco": "coco", "yolo": "coco", "dota": "voc"}
+DEFAULT_INTERPOLATION = {"dota": "11point"}
 
 
 def register(commands: argparse._SubParsersAction) -> None:
     """Add the ``eval`` subcommand to `commands`."""
-    parser = commands.add_parser("eval", help="evaluate predictions against ground truth")
+    parser = commands.add_parser(
+        "eval", help="evaluate predictions against ground truth (COCO, DOTA, YOLO, ActivityNet files)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Read a ground truth and predictions, run the evaluation that fits them and print its table.\n\n"
+        "  format       GT                                  PRED                                 evaluation\n"
+        "  coco         instances JSON                      results JSON                         COCO AP (bbox or segm)\n"
+        "  dota         folder of DOTA label files          folder of Task1_<class>.txt files    VOC AP, 11 points\n"
+        "  yolo         folder of YOLO(-OBB) label files    folder of label files with conf      COCO AP\n"
+        "  activitynet  ActivityNet JSON ('database')       ActivityNet JSON ('results')         temporal mAP\n\n"
+        "The format is detected from GT unless --format is given. Overlaps are exact for every geometry:\n"
+        "a polygon ground truth against mask predictions counts the exact covered area of each pixel.",
+        epilog="examples:\n"
+        "  geoiou eval instances_val.json detections.json --json result.json --csv per_class.csv\n"
+        "  geoiou eval labelTxt/ task1_results/ --pr-curve pr.png\n"
+        "  geoiou eval gt.json results.json --subset validation",
+    )
+    parser.add_argument("ground_truth", metavar="GT", help="ground-truth file or folder")
+    parser.add_argument("predictions", metavar="PRED", help="predictions file or folder")
+    parser.add_argument("--format", choices=("auto", *FORMATS), default="auto", help="input format (default: auto)")
+    parser.add_argument("--iou-type", choices=("auto", "bbox", "segm"), default="auto",
+                        help="COCO: compare boxes or segmentations (default: what the results file holds)")
+    parser.add_argument("--protocol", choices=PROTOCOLS, default=None,
+                        help="detection protocol (default: coco for COCO and YOLO, voc for DOTA)")
+    parser.add_argument("--iou-threshold", type=float, default=0.5, help="voc: the IoU a match must exceed (default 0.5)")
+    parser.add_argument("--interpolation", choices=("all", "11point"), default=None,
+                        help="voc: all-point or 11-point AP (default: 11point for DOTA, all otherwise)")
+    parser.add_argument("--polygon-iou", choices=("exact", "pycocotools"), default="exact",
+                        help="coco segm: exact polygon overlaps, or rasterize polygons as pycocotools does")
+    parser.add_argument("--image-size", metavar="H,W", type=_image_size, default=None,
+                        help="yolo: image height and width in pixels (default: keep normalised coordinates)")
+    parser.add_argument("--subset", default=None, help="activitynet: evaluate only this subset, e.g. validation")
+    parser.add_argument("--tiou-thresholds", default="activitynet",
+                        help="activitynet: 'activitynet' (0.5:0.95), 'thumos14' (0.3:0.7) or a comma-separated list")
+    parser.add_argument("--skip-invalid", action="store_true",
+                        help="skip malformed records (their count and reasons are printed) instead of failing")
+    parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
+    parser.add_argument("--csv", metavar="FILE", help="write one row per category as CSV")
+    parser.add_argument("--pr-curve", metavar="FILE", help="save a precision-recall picture (needs matplotlib)")
+    progress = parser.add_mutually_exclusive_group()
+    progress.add_argument("--progress", dest="progress", action="store_true", default=None,
+                          help="always draw a progress bar (default: only when stderr is a terminal)")
+    progress.add_argument("--no-progress", dest="progress", action="store_false", help="never draw a progress bar")
     parser.set_defaults(run=run)
 
 
+def _image_size(text: str) -> tuple[int, int]:
+    try:
+        height, width = (int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected H,W as two integers (got {text!r})") from None
+    if height < 1 or width < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive height and width (got {text!r})")
+    return height, width
+
+
 def run(arguments: argparse.Namespace) -> int:
-    """Evaluate; return the exit status."""
-    raise NotImplementedError
+    """Read, evaluate, print and write what was asked for; return the exit status."""
+    fmt = detect_format(arguments.ground_truth) if arguments.format == "auto" else arguments.format
+    geometry = {"auto": "auto", "bbox": "bbox", "segm": "segmentation"}[arguments.iou_type]
+    inputs = load_inputs(fmt, arguments.ground_truth, arguments.predictions, geometry=geometry,
+                         image_size=arguments.image_size, subset=arguments.subset, skip_invalid=arguments.skip_invalid)
+    for report in inputs.reports:
+        if report.skipped:
+            print(report.summary(), file=sys.stderr)
+    result = evaluate(inputs, arguments)
+    rows = per_category_rows(result, inputs.names)
+    print(_header(inputs, arguments))
+    print(result.summary())
+    print()
+    print(_table(rows))
+    _write_outputs(arguments, inputs, result, rows)
+    return 0
+
+
+def evaluate(inputs: EvaluationInputs, arguments: argparse.Namespace) -> Any:
+    """Run the evaluation of `inputs` with the options of `arguments`."""
+    from geoiou.evaluation import evaluate_coco, evaluate_temporal_detection, evaluate_voc
+
+    if inputs.format == "activitynet":
+        return evaluate_temporal_detection(inputs.ground_truth, inputs.predictions,
+                                           tiou_thresholds=_tiou_thresholds(arguments.tiou_thresholds),
+                                           show_progress=arguments.progress)
+    protocol = arguments.protocol or DEFAULT_PROTOCOL[inputs.format]
+    if protocol == "voc":
+        options = {key: value for key, value in inputs.options.items() if key in ("images", "categories")}
+        interpolation = arguments.interpolation or DEFAULT_INTERPOLATION.get(inputs.format, "all")
+        return evaluate_voc(inputs.ground_truth, inputs.predictions, iou_threshold=arguments.iou_threshold,
+                            interpolation=interpolation, show_progress=arguments.progress, **options)
+    return evaluate_coco(inputs.ground_truth, inputs.predictions, polygon_iou=arguments.polygon_iou,
+                         show_progress=arguments.progress, **inputs.options)
+
+
+def _tiou_thresholds(text: str) -> str | list[float]:
+    if text in ("activitynet", "thumos14"):
+        return text
+    try:
+        return [float(part) for part in text.split(",")]
+    except ValueError:
+        raise InvalidArgumentError(f"'--tiou-thresholds' must be activitynet, thumos14 or numbers separated by "
+                                   f"commas (got {text!r})") from None
+
+
+def per_category_rows(result: Any, names: dict[Any, str]) -> list[dict[str, Any]]:
+    """One row per category (class) of an evaluation result, with its name where known.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.evaluation import Annotations, evaluate_voc
+    >>> truth = Annotations(image_id=["a"], category_id=[3], region=geoiou.Box([[0, 0, 10, 10]]))
+    >>> preds = Annotations(image_id=["a"], category_id=[3], region=geoiou.Box([[0, 0, 10, 8]]), score=[0.9])
+    >>> per_category_rows(evaluate_voc(truth, preds), {3: "ship"})
+    [{'category': 3, 'name': 'ship', 'AP': 1.0, 'recall': 1.0, 'num_ground_truths': 1, 'num_detections': 1}]
+    """
+    if hasattr(result, "ap_per_class"):  # temporal detection: AP per class at each tIoU threshold
+        thresholds = [f"AP@{t:.2f}" for t in result.tiou_thresholds]
+        return [{"category": label, "name": str(label), "AP": float(values.mean()),
+                 **dict(zip(thresholds, values.tolist()))} for label, values in result.ap_per_class().items()]
+    return [{"category": category, "name": names.get(category, str(category)), **values}
+            for category, values in result.per_category().items()]
+
+
+def _header(inputs: EvaluationInputs, arguments: argparse.Namespace) -> str:
+    counts = f"{len(inputs.ground_truth)} ground truths, {len(inputs.predictions)} predictions"
+    return f"geoiou eval: {inputs.format} ({inputs.geometry}), {counts}\n"
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "(no categories)"
+    columns = [key for key in rows[0] if key not in ("category", "name")]
+    width = max(len("category"), *(len(row["name"]) for row in rows))
+    lines = [f"{'category':<{width}} " + " ".join(f"{c:>8}" for c in columns)]
+    for row in rows:
+        lines.append(f"{row['name']:<{width}} " + " ".join(f"{_cell(row[c]):>8}" for c in columns))
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else f"{value:.4f}"
+    return str(value)
+
+
+def _write_outputs(arguments: argparse.Namespace, inputs: EvaluationInputs, result: Any, rows: list[dict]) -> None:
+    if arguments.json:
+        document = {"format": inputs.format, "geometry": inputs.geometry, "ground_truth": arguments.ground_truth,
+                    "predictions": arguments.predictions, "result": result.to_dict(),
+                    "skipped": {report.source: report.counts() for report in inputs.reports if report.skipped}}
+        with open(arguments.json, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, indent=2, default=_plain)
+        print(f"\nwrote {arguments.json}")
+    if arguments.csv:
+        with open(arguments.csv, "w", encoding="utf-8", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["category"])
+            writer.writeheader()
+            writer.writerows(rows)
+        print(f"wrote {arguments.csv}")
+    if arguments.pr_curve:
+        _save_curve(arguments.pr_curve, result, inputs)
+        print(f"wrote {arguments.pr_curve}")
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") else str(value)
+
+
+def _save_curve(path: str, result: Any, inputs: EvaluationInputs) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")  # a file is asked for, never a window
+        import matplotlib.pyplot as plt
+
+        from geoiou.plot import plot_pr_curve, plot_threshold_curve
+    except ImportError:
+        raise InvalidArgumentError("'--pr-curve' needs matplotlib, which is not installed: "
+                                   "pip install 'geoiou[plot]'") from None
+    figure, axes = plt.subplots(figsize=(6, 4.5))
+    if inputs.format == "activitynet":
+        plot_threshold_curve(result, ax=axes)
+    else:
+        plot_pr_curve(result, ax=axes)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)

@@ -59,8 +59,12 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """Measure and print; return the exit status."""
-    a = read_regions(arguments.a, repair=arguments.repair, param="A")
-    b = read_regions(arguments.b, repair=arguments.repair, param="B")
+    try:
+        a = read_regions(arguments.a, repair=arguments.repair, param="A")
+        b = read_regions(arguments.b, repair=arguments.repair, param="B")
+    except FormatError as error:
+        # The library's advice names its keyword; on the command line the same choice is a flag.
+        raise FormatError(error.source, error.location, error.reason.replace("repair=True", "--repair")) from None
     rows = measure_pairs(a, b, enclosure=arguments.enclosure, all_pairs=arguments.all_pairs)
     single = a.shape == () and b.shape == ()
     if arguments.json:

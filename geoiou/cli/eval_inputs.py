@@ -1,0 +1,168 @@
+"""What ``geoiou eval`` reads: the format of two annotation sources, and the evaluation's inputs from them.
+
+Formats and what each source is:
+
+===========  ===============================================  ==============================================
+format       ground truth                                     predictions
+===========  ===============================================  ==============================================
+coco         instances JSON (``images``, ``annotations``)     results JSON (a list of scored objects)
+dota         folder of DOTA label files (one per image)       folder of DOTA Task1 files ``Task1_<class>.txt``
+yolo         folder of YOLO / YOLO-OBB label files            folder of label files with a confidence column
+activitynet  ActivityNet JSON with ``database``               ActivityNet JSON with ``results``
+===========  ===============================================  ==============================================
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from geoiou.errors import FormatError
+from geoiou.io.report import ReadReport
+
+__all__ = ["FORMATS", "EvaluationInputs", "detect_format", "load_inputs"]
+
+FORMATS = ("coco", "dota", "yolo", "activitynet")
+#: Bytes read from the start of a JSON file to tell COCO from ActivityNet without parsing it all.
+SNIFF_BYTES = 1 << 20
+
+
+@dataclass
+class EvaluationInputs:
+    """Both sides of an evaluation, read, with what the evaluation needs to know about them."""
+
+    format: str
+    ground_truth: Any
+    predictions: Any
+    reports: list[ReadReport]
+    #: Keyword arguments for the evaluation function (images, categories, area ranges...).
+    options: dict[str, Any] = field(default_factory=dict)
+    #: Category id -> display name, where the files name them.
+    names: dict[Any, str] = field(default_factory=dict)
+    #: "bbox", "segmentation", "rotated", "obb" or "interval": what was compared.
+    geometry: str = ""
+
+
+def detect_format(ground_truth: str) -> str:
+    """The format of a ground-truth source, from its type and first bytes.
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> detect_format(str(files("geoiou") / "data" / "dota"))
+    'dota'
+    """
+    if os.path.isdir(ground_truth):
+        return _detect_label_folder(ground_truth)
+    if not os.path.isfile(ground_truth):
+        raise FormatError(ground_truth, "", "no such file or folder (given as GT)")
+    with open(ground_truth, "rb") as handle:
+        head = handle.read(SNIFF_BYTES).decode("utf-8", errors="replace")
+    if ground_truth.lower().endswith(".json") or head.lstrip().startswith(("{", "[")):
+        if '"database"' in head:
+            return "activitynet"
+        if '"images"' in head or '"annotations"' in head:
+            return "coco"
+        raise FormatError(ground_truth, "", "a JSON file that is neither COCO instances ('images', 'annotations') nor "
+                          "an ActivityNet ground truth ('database'); pass --format")
+    raise FormatError(ground_truth, "", "cannot tell the format: expected a COCO or ActivityNet JSON file, or a folder "
+                      "of DOTA or YOLO label files; pass --format")
+
+
+def _detect_label_folder(folder: str) -> str:
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".txt"):
+            continue
+        with open(os.path.join(folder, name), encoding="utf-8") as handle:
+            for line in handle:
+                fields = line.split()
+                if not fields or fields[0].startswith(("imagesource:", "gsd:")):
+                    continue
+                if len(fields) in (9, 10) and not _is_number(fields[8]):
+                    return "dota"
+                if all(_is_number(f) for f in fields) and len(fields) in (5, 6, 9, 10):
+                    return "yolo"
+                raise FormatError(os.path.join(folder, name), "", f"a line that is neither DOTA nor YOLO: {line.strip()!r}; "
+                                  "pass --format")
+    raise FormatError(folder, "", "no label file with an object in this folder (expected DOTA or YOLO *.txt files)")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def load_inputs(format: str, ground_truth: str, predictions: str, *, geometry: str, image_size: tuple[int, int] | None,
+                subset: str | None, skip_invalid: bool) -> EvaluationInputs:
+    """Read both sides in `format` (one of `FORMATS`)."""
+    loaders = {"coco": _coco, "dota": _dota, "yolo": _yolo, "activitynet": _activitynet}
+    return loaders[format](ground_truth, predictions, geometry=geometry, image_size=image_size, subset=subset,
+                           skip_invalid=skip_invalid)
+
+
+def _coco(ground_truth: str, predictions: str, *, geometry: str, skip_invalid: bool, **_: Any) -> EvaluationInputs:
+    from geoiou.io.coco import read_coco, read_coco_results
+
+    predicted = read_coco_results(predictions, geometry=geometry, skip_invalid=skip_invalid)
+    truth = read_coco(ground_truth, geometry=predicted.geometry, skip_invalid=skip_invalid)
+    return EvaluationInputs("coco", truth.annotations, predicted.annotations, [truth.report, predicted.report],
+                            options={"images": truth.images, "categories": list(truth.categories)},
+                            names=dict(truth.categories), geometry=predicted.geometry)
+
+
+def _dota(ground_truth: str, predictions: str, *, skip_invalid: bool, **_: Any) -> EvaluationInputs:
+    from geoiou.io.dota import read_dota_folder, read_dota_task1
+
+    truth = read_dota_folder(ground_truth, skip_invalid=skip_invalid)
+    predicted = read_dota_task1(predictions, skip_invalid=skip_invalid)
+    categories = sorted(set(truth.annotations.category_id.tolist()) | set(predicted.annotations.category_id.tolist()))
+    return EvaluationInputs("dota", truth.annotations, predicted.annotations, [truth.report, predicted.report],
+                            options={"images": list(truth.images), "categories": categories}, geometry="polygon")
+
+
+def _yolo(ground_truth: str, predictions: str, *, image_size: tuple[int, int] | None, skip_invalid: bool,
+          **_: Any) -> EvaluationInputs:
+    from geoiou.io.yolo import read_yolo_folder
+
+    truth = read_yolo_folder(ground_truth, image_sizes=image_size, skip_invalid=skip_invalid)
+    predicted = read_yolo_folder(predictions, image_sizes=image_size, skip_invalid=skip_invalid)
+    options: dict[str, Any] = {"images": list(truth.images)}
+    if image_size is None:
+        # Normalised coordinates: IoU is unchanged (it is invariant under scaling x and y), but
+        # COCO's small/medium/large ranges are in pixels, so only "all" is meaningful.
+        options["area_ranges"] = {"all": (0.0, 1e10)}
+    return EvaluationInputs("yolo", truth.annotations, predicted.annotations, [truth.report, predicted.report],
+                            options=options, geometry="obb" if "Polygon" in truth.annotations.kinds else "bbox")
+
+
+def _activitynet(ground_truth: str, predictions: str, *, subset: str | None, skip_invalid: bool,
+                 **_: Any) -> EvaluationInputs:
+    from geoiou.io.activitynet import read_activitynet
+
+    truth = read_activitynet(ground_truth, subset=subset, skip_invalid=skip_invalid)
+    predicted = read_activitynet(predictions, skip_invalid=skip_invalid)
+    for source, read, expected in ((ground_truth, truth, "database"), (predictions, predicted, "results")):
+        if read.kind != expected:
+            raise FormatError(source, "", f"expected an ActivityNet {expected} file (got a {read.kind} file)")
+    return EvaluationInputs("activitynet", _with_videos_of(truth.segments, predicted.segments), predicted.segments,
+                            [truth.report, predicted.report], geometry="interval")
+
+
+def _with_videos_of(truth: Any, predictions: Any) -> Any:
+    """The ground truth, evaluated also on the videos that only the predictions name.
+
+    ActivityNet's evaluation counts a prediction on a video outside the ground truth (another
+    subset, a typo) as a false positive; adding those videos without segments does the same.
+    """
+    from geoiou.evaluation import TemporalSegments
+
+    known = set(truth.videos)
+    extra = [video for video in dict.fromkeys(predictions.video_id.tolist()) if video not in known]
+    if not extra:
+        return truth
+    return TemporalSegments(video_id=truth.video_id, label=truth.label, start=truth.start, end=truth.end,
+                            videos=[*truth.videos, *extra])
