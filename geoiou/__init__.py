@@ -14,6 +14,7 @@ from geoiou.errors import FormatError, GeoIoUError, InvalidArgumentError, Invali
 from geoiou.metrics import (
     ciou,
     diou,
+    enclosure_area,
     giou,
     intersection_area,
     iof,
@@ -46,6 +47,7 @@ __all__ = [
     "UnsupportedPairError",
     "ciou",
     "diou",
+    "enclosure_area",
     "giou",
     "intersection_area",
     "iof",

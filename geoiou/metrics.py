@@ -24,6 +24,7 @@ from geoiou.regions.base import as_measure
 __all__ = [
     "ciou",
     "diou",
+    "enclosure_area",
     "giou",
     "intersection_area",
     "iof",
@@ -333,18 +334,50 @@ def giou(a: Region, b: Region, *, enclosure: Enclosure | None = None, zero_divis
     >>> geoiou.giou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([2, 0, 3, 1]), enclosure="hull")
     -0.3333333333333333
     """
+    overlap, union = _iou_and_union(a, b, zero_division)
+    # Rounding in the hull could leave it a hair below the union; C >= union always holds exactly.
+    enclosing = np.maximum(_enclosure_measure(a, b, enclosure), union)
+    penalty = _ratio(enclosing - union, enclosing, 0.0)
+    return as_measure(overlap - penalty)
+
+
+def enclosure_area(a: Region, b: Region, *, enclosure: Enclosure | None = None) -> Result:
+    """Return the measure of GIoU's enclosing region C of `a` and `b`, elementwise.
+
+    Parameters
+    ----------
+    a, b : Region
+        Regions with broadcastable batch shapes.
+    enclosure : {"box", "hull"}, optional
+        As in `giou`: by default the smallest axis-aligned box for Box×Box and the enclosing interval
+        for Interval×Interval, the convex hull of the union otherwise.
+
+    Returns
+    -------
+    float or ndarray of the broadcast batch shape
+        The area (length for intervals) of C, at least the union's.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> geoiou.enclosure_area(geoiou.Box([0, 0, 1, 1]), geoiou.Box([2, 0, 3, 1]))  # the box [0, 3] x [0, 1]
+    3.0
+    >>> geoiou.enclosure_area(geoiou.Box([0, 0, 1, 1]), geoiou.Box([1, 1, 2, 2]), enclosure="hull")  # a hexagon
+    3.0
+    >>> geoiou.enclosure_area(geoiou.Interval([0, 1]), geoiou.Interval([4, 5]))
+    5.0
+    """
+    union = union_area(a, b)  # checks that both are regions
+    return as_measure(np.maximum(_enclosure_measure(a, b, enclosure), union))
+
+
+def _enclosure_measure(a: Region, b: Region, enclosure: Enclosure | None) -> np.ndarray:
     enclosure = default_enclosure(a, b) if enclosure is None else enclosure
     if enclosure not in ENCLOSURES:
         raise InvalidArgumentError(f"'enclosure' must be one of {ENCLOSURES} or None (got {enclosure!r})")
-    overlap, union = _iou_and_union(a, b, zero_division)
     if enclosure == "box":
-        enclosing = _box_enclosure(a, b)[0]
-    else:
-        enclosing = find_kernel(type(a), type(b), measure="hull")(a, b)
-    # Rounding in the hull could leave it a hair below the union; C >= union always holds exactly.
-    enclosing = np.maximum(enclosing, union)
-    penalty = _ratio(enclosing - union, enclosing, 0.0)
-    return as_measure(overlap - penalty)
+        return _box_enclosure(a, b)[0]
+    return find_kernel(type(a), type(b), measure="hull")(a, b)
 
 
 def diou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:

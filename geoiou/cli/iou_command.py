@@ -132,9 +132,7 @@ def measure_pairs(a: Region, b: Region, *, enclosure: str | None = None, all_pai
     overlap = np.atleast_1d(geoiou.iou(first, second))
     generalized = np.atleast_1d(geoiou.giou(first, second, enclosure=enclosure))
     union = np.atleast_1d(geoiou.union_area(first, second))
-    # GIoU = IoU - (C - U) / C, so C = U / (1 - IoU + GIoU): the enclosure geoiou.giou used.
-    with np.errstate(divide="ignore", invalid="ignore"):
-        enclosing = union / (1 - overlap + generalized)
+    enclosing = np.atleast_1d(geoiou.enclosure_area(first, second, enclosure=enclosure))
     kind = enclosure or default_enclosure(rows_a, rows_b)
     kind = "interval" if a.ndim == 1 else kind  # a 1-D "box" is the enclosing interval
     return [{"a": int(i[k]), "b": int(j[k]), "IoU": float(overlap[k]), "GIoU": float(generalized[k]),

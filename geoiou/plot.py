@@ -1,0 +1,664 @@
+"""Pictures of overlaps and of evaluation results, drawn with matplotlib.
+
+matplotlib is an optional extra (``pip install 'geoiou[plot]'``): ``import geoiou`` never imports
+it, only ``import geoiou.plot`` does. Every function draws on the Axes it is given (or on a new
+figure's), returns that Axes, never calls ``plt.show()`` and never changes the backend.
+
+What is drawn is exact: regions are drawn from their shapely outlines (a mask as the union of its
+pixel squares), the intersection of two regions is the exact shapely intersection of those
+outlines, and the numbers written beside the picture are geoiou's own (`geoiou.iou`,
+`geoiou.giou`, ...), never recomputed from the drawing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping, Sequence
+
+import numpy as np
+import shapely
+
+try:
+    from matplotlib.axes import Axes
+    from matplotlib.patches import PathPatch, Rectangle
+    from matplotlib.path import Path
+except ImportError as error:  # pragma: no cover - exercised in a subprocess by the tests
+    raise ImportError("geoiou.plot needs matplotlib: pip install 'geoiou[plot]'") from error
+
+from geoiou._validation import invalid_argument
+from geoiou.dispatch import find_kernel
+from geoiou.evaluation import CocoResult, TemporalDetectionResult, VocResult
+from geoiou.metrics import (
+    ENCLOSURES,
+    default_enclosure,
+    enclosure_area,
+    giou,
+    intersection_area,
+    iou,
+    union_area,
+)
+from geoiou.regions import Box, Interval, Mask, Region
+from geoiou.regions.base import as_measure
+
+__all__ = ["plot_pair", "plot_pr_curve", "plot_regions", "plot_threshold_curve", "plot_timeline"]
+
+#: Okabe-Ito colours, distinguishable with every common colour-vision deficiency. The first two are
+#: the pair's regions, the third their intersection; the rest colour further tracks and categories.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000")
+INTERSECTION_COLOUR = PALETTE[2]
+#: Masks are filled this lightly so that what lies under them stays visible.
+MASK_FILL_ALPHA = 0.15
+ENCLOSURE_NAMES = {"box": "enclosing box", "hull": "convex hull"}
+
+
+# --------------------------------------------------------------------------- public functions
+def plot_pair(a: Region, b: Region, *, ax: Axes | None = None, labels: tuple[str, str] = ("A", "B"),
+              enclosure: Literal["box", "hull"] | None = None, annotate: bool = True) -> Axes:
+    """Draw two regions, their intersection, their union and the GIoU enclosure, with the numbers.
+
+    `a` and `b` are outlined in two colours, the intersection is filled, the union's outline is
+    drawn as a grey halo and the enclosure C of GIoU is dashed. Masks are drawn as the exact
+    outline of their pixel squares with a light fill. Two intervals are drawn as a timeline
+    (`plot_timeline`) with the overlap shaded and the enclosing interval dashed.
+
+    Parameters
+    ----------
+    a, b : Region
+        Single regions (batch shape ``()``): any two of Box, RotatedBox, Polygon and Mask, or two
+        Intervals.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure by default.
+    labels : tuple of two str, default ("A", "B")
+        Names of `a` and `b` in the legend (or on the timeline's lanes).
+    enclosure : {"box", "hull"}, optional
+        The enclosure C, as in `geoiou.giou`: by default the enclosing axis-aligned box for
+        Box×Box (the enclosing interval for intervals) and the convex hull of the union otherwise.
+    annotate : bool, default True
+        Write IoU, GIoU, the intersection, the union and ``|C|`` beside the picture.
+
+    Returns
+    -------
+    matplotlib Axes
+        The Axes drawn on. 2-D regions are drawn in image orientation (y axis pointing down) with
+        equal aspect. The intersection patch has the gid ``"intersection"``, the enclosure
+        ``"enclosure"`` and the numbers ``"metrics"``.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If `a` or `b` is a batch, `labels` is not two strings or `enclosure` is unknown.
+    UnsupportedPairError
+        If an Interval is paired with a 2-D region.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, geoiou
+    >>> from geoiou.plot import plot_pair
+    >>> ax = plot_pair(geoiou.Box([0, 0, 2, 2]), geoiou.Box([1, 1, 3, 3]))
+    >>> print(next(text for text in ax.texts if text.get_gid() == "metrics").get_text())
+    IoU            0.1429
+    GIoU          -0.0794
+    intersection        1
+    union               7
+    |C| (box)           9
+    >>> plt.close(ax.figure)
+
+    The text is IoU = 1/7, GIoU = 1/7 - (9 - 7)/9 with C the 3 × 3 box holding both.
+    """
+    _require_single(a, "a")
+    _require_single(b, "b")
+    labels = _pair_labels(labels)
+    numbers = _PairNumbers.of(a, b, enclosure)
+    if isinstance(a, Interval):
+        ax = plot_timeline({labels[0]: a, labels[1]: b}, ax=ax)
+        _draw_interval_overlap(ax, a, b)
+        _draw_interval_enclosure(ax, a, b)
+    else:
+        ax = _axes(ax)
+        _draw_pair_shapes(ax, a, b, labels, numbers.enclosure)
+        _image_orientation(ax)
+    if annotate:
+        _write_metrics(ax, numbers.lines(is_interval=isinstance(a, Interval)))
+    _legend_beside(ax)
+    ax.set_title(f"{type(a).__name__} × {type(b).__name__}")
+    return ax
+
+
+def plot_regions(regions: Region, *, ax: Axes | None = None, labels: Sequence[str] | None = None,
+                 color: Any = None, fill: bool = False) -> Axes:
+    """Draw every region of a batch of any 2-D kind, for example all objects of a DOTA scene.
+
+    Parameters
+    ----------
+    regions : Box, RotatedBox, Polygon or Mask
+        One region or a batch of any shape; masks are drawn as the outline of their pixel squares.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure by default.
+    labels : sequence of str, optional
+        One text per region, written at its centroid.
+    color : matplotlib colour, optional
+        The outline (and fill) colour of every region; Okabe-Ito blue by default.
+    fill : bool, default False
+        Fill the regions lightly as well as outlining them.
+
+    Returns
+    -------
+    matplotlib Axes
+        The Axes drawn on, in image orientation (y axis pointing down) with equal aspect. The
+        regions form one collection with the gid ``"regions"``.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If `regions` is not a 2-D region (draw intervals with `plot_timeline`) or `labels` does
+        not hold one text per region.
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> import matplotlib.pyplot as plt
+    >>> from geoiou.io import read_dota
+    >>> from geoiou.plot import plot_regions
+    >>> scene = read_dota(files("geoiou") / "data" / "dota" / "P0770.txt")
+    >>> ax = plot_regions(scene.polygons, labels=scene.classes)
+    >>> len(ax.texts)
+    22
+    >>> plt.close(ax.figure)
+    """
+    if not isinstance(regions, Region) or isinstance(regions, Interval):
+        raise invalid_argument("regions", "a Box, RotatedBox, Polygon or Mask (draw intervals with plot_timeline)",
+                               type(regions).__name__)
+    flat = regions.reshape(regions.size)
+    labels = _one_per_region(labels, flat.size, "labels")
+    colour = PALETTE[0] if color is None else color
+    ax = _axes(ax)
+    paths = [_geometry_path(_shape(region)) for region in flat]
+    collection = _path_collection(paths, colour, fill)
+    collection.set_gid("regions")
+    ax.add_collection(collection)
+    if labels is not None:
+        _label_centroids(ax, flat.centroid, labels)
+    ax.autoscale_view()
+    _image_orientation(ax)
+    return ax
+
+
+def plot_timeline(tracks: Mapping[str, Interval] | Sequence[Interval], *, ax: Axes | None = None,
+                  labels: Sequence[str] | None = None) -> Axes:
+    """Draw intervals ``[start, end)`` as bars on horizontal lanes, one lane per track.
+
+    Parameters
+    ----------
+    tracks : mapping of str to Interval, or sequence of Interval
+        Each track is one Interval or a batch of them (all drawn on its lane), for example
+        ``{"ground truth": truth, "prediction": predicted}``. Lanes run from top to bottom in
+        the order given.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure by default.
+    labels : sequence of str, optional
+        Lane names, one per track; by default the mapping's keys, or "track 1", "track 2", ...
+
+    Returns
+    -------
+    matplotlib Axes
+        The Axes drawn on; lane ``i`` is centred at ``y = i``.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If there is no track, a track is not an Interval or `labels` does not hold one name per
+        track.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, geoiou
+    >>> from geoiou.plot import plot_timeline
+    >>> ax = plot_timeline({"ground truth": geoiou.Interval([[0, 4], [6, 9]]),
+    ...                     "prediction": geoiou.Interval([1, 5])})
+    >>> [label.get_text() for label in ax.get_yticklabels()]
+    ['ground truth', 'prediction']
+    >>> plt.close(ax.figure)
+    """
+    names, intervals = _tracks(tracks, labels)
+    ax = _axes(ax)
+    for lane, (name, interval, colour) in enumerate(zip(names, intervals, _curve_colours(len(names)))):
+        _draw_lane(ax, lane, interval, colour, name)
+    ax.set_yticks(range(len(names)), names)
+    ax.set_ylim(len(names) - 0.5, -0.5)  # the first track on top
+    ax.set_xlabel("time")
+    return ax
+
+
+def plot_pr_curve(result: CocoResult | VocResult, *, ax: Axes | None = None, category: Any = None,
+                  iou_threshold: float | None = None) -> Axes:
+    """Draw precision against recall from a COCO or VOC evaluation.
+
+    - `CocoResult`: the interpolated precision at the recall thresholds, for the area range
+      ``"all"`` and the largest detection limit; one curve per IoU threshold. The precision is
+      that of `category`, or the mean over the categories that have ground truth (COCOeval's -1
+      entries are left out, as in its AP).
+    - `VocResult`: each category's curve (one point per prediction, by decreasing score), one
+      curve per category that has ground truth.
+
+    The legend gives each curve's AP.
+
+    Parameters
+    ----------
+    result : CocoResult or VocResult
+        From `geoiou.evaluation.evaluate_coco` or `evaluate_voc`.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure by default.
+    category : optional
+        Draw this category only (one of ``result.categories``).
+    iou_threshold : float, optional
+        Draw this IoU threshold only (one of ``result.iou_thresholds``; for a VocResult it must be
+        the evaluation's own threshold).
+
+    Returns
+    -------
+    matplotlib Axes
+        The Axes drawn on: recall on x, precision on y, both in [0, 1].
+
+    Raises
+    ------
+    InvalidArgumentError
+        If `result` is of another type, or `category` or `iou_threshold` is not in it.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, geoiou
+    >>> from geoiou.evaluation import Annotations, evaluate_coco
+    >>> from geoiou.plot import plot_pr_curve
+    >>> truth = Annotations(image_id=[1, 1], category_id=[7, 7], region=geoiou.Box([[0, 0, 10, 10], [20, 20, 30, 30]]))
+    >>> preds = Annotations(image_id=[1], category_id=[7], region=geoiou.Box([[0, 0, 10, 9]]), score=[0.9])
+    >>> ax = plot_pr_curve(evaluate_coco(truth, preds), iou_threshold=0.5)
+    >>> ax.get_legend().get_texts()[0].get_text()
+    'IoU 0.50: AP 0.505'
+    >>> plt.close(ax.figure)
+    """
+    if isinstance(result, CocoResult):
+        curves, title = _coco_pr_curves(result, category, iou_threshold), "Precision–recall (COCO)"
+    elif isinstance(result, VocResult):
+        curves, title = _voc_pr_curves(result, category, iou_threshold), "Precision–recall (VOC)"
+    else:
+        raise invalid_argument("result", "a CocoResult or VocResult from geoiou.evaluation", type(result).__name__)
+    ax = _axes(ax)
+    for curve, colour in zip(curves, _curve_colours(len(curves))):
+        ax.plot(curve.x, curve.y, color=colour, label=curve.label)
+    _unit_square(ax, "recall", "precision")
+    ax.set_title(title if category is None else f"{title}, category {category}")
+    _legend_beside(ax, loc="center left", anchor=(1.03, 0.5))
+    return ax
+
+
+def plot_threshold_curve(result: TemporalDetectionResult | CocoResult, *, ax: Axes | None = None) -> Axes:
+    """Draw mAP against the IoU (or tIoU) thresholds, with the average over the thresholds.
+
+    Parameters
+    ----------
+    result : TemporalDetectionResult or CocoResult
+        A temporal detection result (its ``mean_ap`` at each tIoU threshold) or a COCO result
+        (AP at each IoU threshold: area ``"all"``, the largest detection limit).
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure by default.
+
+    Returns
+    -------
+    matplotlib Axes
+        The Axes drawn on; the average is a dashed line, annotated with its value.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If `result` is of another type.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from geoiou.evaluation import evaluate_temporal_detection
+    >>> from geoiou.plot import plot_threshold_curve
+    >>> truth = {"v": [{"label": "jump", "segment": [0, 10]}]}
+    >>> preds = {"v": [{"label": "jump", "segment": [2, 10], "score": 0.9}]}
+    >>> ax = plot_threshold_curve(evaluate_temporal_detection(truth, preds))
+    >>> ax.texts[0].get_text()
+    'average mAP 0.700'
+    >>> plt.close(ax.figure)
+
+    The tIoU is 8/10: the prediction is found at the seven thresholds 0.5, ..., 0.8 of the ten.
+    """
+    if isinstance(result, TemporalDetectionResult):
+        curve = _Curve(result.tiou_thresholds, result.mean_ap, "mAP")
+        axis_label = "tIoU threshold"
+    elif isinstance(result, CocoResult):
+        precision = _coco_precision(result, None)
+        curve = _Curve(result.iou_thresholds, _mean_ignoring_nan(precision, axis=1), "AP")
+        axis_label = "IoU threshold"
+    else:
+        raise invalid_argument("result", "a TemporalDetectionResult or CocoResult from geoiou.evaluation",
+                               type(result).__name__)
+    ax = _axes(ax)
+    ax.plot(curve.x, curve.y, marker="o", color=PALETTE[0], label=curve.label)
+    _draw_average(ax, float(_mean_ignoring_nan(curve.y, axis=0)), f"average {curve.label}")
+    ax.set_xlabel(axis_label)
+    ax.set_ylabel(curve.label)
+    ax.set_ylim(0, 1.02)
+    ax.grid(alpha=0.3)
+    ax.set_title(f"{curve.label} by threshold")
+    return ax
+
+
+# --------------------------------------------------------------------------- checks
+def _require_single(region: Any, param: str) -> None:
+    if not isinstance(region, Region):
+        raise TypeError(f"{param!r} must be a geoiou Region such as Box or Polygon (got {type(region).__name__})")
+    if region.shape != ():
+        raise invalid_argument(param, "a single region (batch shape ())", f"a batch of shape {region.shape}")
+
+
+def _pair_labels(labels: Any) -> tuple[str, str]:
+    if isinstance(labels, str) or len(labels) != 2 or not all(isinstance(label, str) for label in labels):
+        raise invalid_argument("labels", "two strings", labels)
+    return labels[0], labels[1]
+
+
+def _one_per_region(labels: Sequence[str] | None, count: int, param: str) -> list[str] | None:
+    if labels is None:
+        return None
+    if isinstance(labels, str) or len(labels) != count:
+        raise invalid_argument(param, f"a sequence of {count} texts, one per region", labels)
+    return [str(label) for label in labels]
+
+
+def _tracks(tracks: Mapping[str, Interval] | Sequence[Interval],
+            labels: Sequence[str] | None) -> tuple[list[str], list[Interval]]:
+    """Lane names and intervals of the tracks, checked."""
+    is_mapping = isinstance(tracks, Mapping)
+    keys = list(tracks) if is_mapping else list(range(len(tracks)))
+    if not keys:
+        raise invalid_argument("tracks", "at least one track", tracks)
+    for key in keys:
+        if not isinstance(tracks[key], Interval):
+            where = f'tracks["{key}"]' if is_mapping else f"tracks[{key}]"
+            raise invalid_argument(where, "an Interval", type(tracks[key]).__name__)
+    names = [str(key) for key in keys] if is_mapping else [f"track {key + 1}" for key in keys]
+    if labels is not None:
+        if isinstance(labels, str) or len(labels) != len(keys):
+            raise invalid_argument("labels", f"a sequence of {len(keys)} names, one per track", labels)
+        names = [str(label) for label in labels]
+    return names, [tracks[key] for key in keys]
+
+
+# --------------------------------------------------------------------------- the numbers of a pair
+@dataclass(frozen=True)
+class _PairNumbers:
+    """geoiou's numbers for a pair, and which enclosure they used."""
+
+    iou: float
+    giou: float
+    intersection: float
+    union: float
+    enclosure_measure: float
+    enclosure: str
+
+    @classmethod
+    def of(cls, a: Region, b: Region, enclosure: str | None) -> _PairNumbers:
+        find_kernel(type(a), type(b))  # an unsupported pair (Interval × Box) fails before anything is drawn
+        chosen = default_enclosure(a, b) if enclosure is None else enclosure
+        if chosen not in ENCLOSURES:
+            raise invalid_argument("enclosure", f"one of {ENCLOSURES} or None", enclosure)
+        return cls(iou(a, b), giou(a, b, enclosure=chosen), intersection_area(a, b), union_area(a, b),
+                   enclosure_area(a, b, enclosure=chosen), chosen)
+
+    def lines(self, *, is_interval: bool) -> list[tuple[str, str]]:
+        """(name, value) rows of the annotation."""
+        enclosure = "interval" if is_interval else self.enclosure
+        return [("tIoU" if is_interval else "IoU", _ratio_text(self.iou)),
+                ("GIoU", _ratio_text(self.giou)),
+                ("intersection", _measure_text(self.intersection)),
+                ("union", _measure_text(self.union)),
+                (f"|C| ({enclosure})", _measure_text(self.enclosure_measure))]
+
+
+def _ratio_text(value: float) -> str:
+    return f"{value:.4f}"
+
+
+def _measure_text(value: float) -> str:
+    return f"{value:.6g}"
+
+
+# --------------------------------------------------------------------------- 2-D drawing
+def _shape(region: Region) -> shapely.Geometry:
+    """The exact shapely outline of one 2-D region (a mask: the union of its pixel squares)."""
+    if isinstance(region, Box):
+        region = region.to_polygon()
+    return region.to_shapely()
+
+
+def _polygons(geometry: shapely.Geometry) -> list[shapely.Polygon]:
+    """The non-empty polygons of a geometry; an intersection may hold points and lines where edges touch."""
+    return [part for part in shapely.get_parts(geometry)
+            if isinstance(part, shapely.Polygon) and not part.is_empty]
+
+
+def _geometry_path(geometry: shapely.Geometry) -> Path:
+    """One Path for every polygon of `geometry`, holes included.
+
+    Exteriors and holes are oriented oppositely, so holes stay empty under either fill rule.
+    """
+    vertices, codes = [], []
+    for polygon in _polygons(geometry):
+        oriented = shapely.geometry.polygon.orient(polygon, sign=1.0)
+        for ring in (oriented.exterior, *oriented.interiors):
+            ring_vertices = np.asarray(ring.coords)  # closed: the last vertex repeats the first
+            vertices.append(ring_vertices)
+            codes.append([Path.MOVETO] + [Path.LINETO] * (len(ring_vertices) - 2) + [Path.CLOSEPOLY])
+    if not vertices:
+        return Path(np.empty((0, 2)))
+    return Path(np.concatenate(vertices), np.concatenate(codes).astype(Path.code_type))
+
+
+def _draw_pair_shapes(ax: Axes, a: Region, b: Region, labels: tuple[str, str], enclosure: str) -> None:
+    shape_a, shape_b = _shape(a), _shape(b)
+    union = shapely.union(shape_a, shape_b)
+    _draw_enclosure(ax, union, enclosure)
+    _draw_union(ax, union, f"{labels[0]} ∪ {labels[1]}")
+    _draw_intersection(ax, shapely.intersection(shape_a, shape_b), f"{labels[0]} ∩ {labels[1]}")
+    for region, shape, label, colour in zip((a, b), (shape_a, shape_b), labels, PALETTE):
+        _draw_region(ax, shape, label, colour, lightly_filled=isinstance(region, Mask))
+    ax.autoscale_view()
+
+
+def _draw_region(ax: Axes, shape: shapely.Geometry, label: str, colour: str, *, lightly_filled: bool) -> None:
+    face = (colour, MASK_FILL_ALPHA) if lightly_filled else "none"
+    ax.add_patch(PathPatch(_geometry_path(shape), facecolor=face, edgecolor=colour, linewidth=2,
+                           label=label, zorder=4))
+
+
+def _draw_intersection(ax: Axes, shape: shapely.Geometry, label: str) -> None:
+    ax.add_patch(PathPatch(_geometry_path(shape), facecolor=INTERSECTION_COLOUR, edgecolor="none",
+                           alpha=0.6, label=label, zorder=3, gid="intersection"))
+
+
+def _draw_union(ax: Axes, union: shapely.Geometry, label: str) -> None:
+    # A wide grey halo under the outlines: it marks the parts of each outline that bound the union.
+    ax.add_patch(PathPatch(_geometry_path(union), facecolor="none", edgecolor="0.75", linewidth=6,
+                           label=label, zorder=2, gid="union"))
+
+
+def _draw_enclosure(ax: Axes, union: shapely.Geometry, enclosure: str) -> None:
+    if enclosure == "box":
+        shape = shapely.box(*union.bounds) if not union.is_empty else union
+    else:
+        shape = shapely.convex_hull(union)
+    ax.add_patch(PathPatch(_geometry_path(shape), facecolor="none", edgecolor="black", linestyle="--",
+                           linewidth=1.2, label=f"C: {ENCLOSURE_NAMES[enclosure]}", zorder=1, gid="enclosure"))
+
+
+def _path_collection(paths: list[Path], colour: Any, fill: bool) -> Any:
+    from matplotlib.collections import PathCollection
+
+    face = (colour, 0.25) if fill else "none"
+    # A PathCollection draws its paths in data coordinates only with an identity offset transform.
+    return PathCollection(paths, facecolors=[face], edgecolors=[colour], linewidths=1.5)
+
+
+def _label_centroids(ax: Axes, centroids: np.ndarray, labels: list[str]) -> None:
+    for (x, y), label in zip(centroids, labels):
+        if np.isfinite(x) and np.isfinite(y):  # an empty region has no centroid to write at
+            ax.text(x, y, label, ha="center", va="center", fontsize="x-small", color="0.15", clip_on=True)
+
+
+def _image_orientation(ax: Axes) -> None:
+    """y pointing down, as in images, with equal scales; idempotent (inverting twice would undo it)."""
+    if not ax.yaxis_inverted():
+        ax.invert_yaxis()
+    # Equal scales by widening the data limits, not by shrinking the box: a shrunk box would move
+    # the annotation and legend beside it out of the space the constrained layout made for them.
+    ax.set_aspect("equal", adjustable="datalim")
+
+
+# --------------------------------------------------------------------------- timelines
+LANE_HEIGHT = 0.6
+
+
+def _draw_lane(ax: Axes, lane: int, interval: Interval, colour: str, name: str) -> None:
+    start, end = interval.bounds.reshape(-1, 2).T
+    # The edge keeps zero-length intervals visible as thin lines.
+    ax.barh(np.full(start.shape, lane), end - start, left=start, height=LANE_HEIGHT, color=colour,
+            edgecolor=colour, label=name, zorder=2)
+
+
+def _draw_interval_overlap(ax: Axes, a: Interval, b: Interval) -> None:
+    start, end = max(a.start, b.start), min(a.end, b.end)
+    if end > start:
+        # A band across both lanes, behind the bars, so that each bar keeps its own colour.
+        ax.add_patch(Rectangle((start, -0.5), end - start, 2, facecolor=INTERSECTION_COLOUR, alpha=0.45,
+                               edgecolor="none", zorder=1, label="overlap", gid="intersection"))
+
+
+def _draw_interval_enclosure(ax: Axes, a: Interval, b: Interval) -> None:
+    start, end = min(a.start, b.start), max(a.end, b.end)
+    ax.add_patch(Rectangle((start, -0.45), end - start, 1.9, facecolor="none", edgecolor="black",
+                           linestyle="--", linewidth=1.2, zorder=4, label="C: enclosing interval", gid="enclosure"))
+    ax.autoscale_view()
+
+
+# --------------------------------------------------------------------------- annotations and axes
+def _axes(ax: Axes | None) -> Axes:
+    if ax is None:
+        import matplotlib.pyplot as plt  # only for a new figure: pyplot keeps figures for plt.show()
+
+        return plt.subplots(figsize=(7.5, 5), layout="constrained")[1]
+    if not isinstance(ax, Axes):
+        raise invalid_argument("ax", "a matplotlib Axes or None", type(ax).__name__)
+    return ax
+
+
+def _write_metrics(ax: Axes, rows: list[tuple[str, str]]) -> None:
+    width = max(len(name) for name, _ in rows)
+    text = "\n".join(f"{name:<{width}}  {value:>7}" for name, value in rows)
+    ax.text(1.03, 1.0, text, transform=ax.transAxes, va="top", ha="left", family="monospace", fontsize="small",
+            bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.7"}, gid="metrics")
+
+
+def _legend_beside(ax: Axes, loc: str = "lower left", anchor: tuple[float, float] = (1.03, 0.0)) -> None:
+    ax.legend(loc=loc, bbox_to_anchor=anchor, borderaxespad=0, fontsize="small")
+
+
+def _curve_colours(count: int) -> list[Any]:
+    """The palette while it lasts; beyond it, viridis (ordered and colour-blind safe, as thresholds are)."""
+    if count <= len(PALETTE):
+        return list(PALETTE[:count])
+    from matplotlib import colormaps
+
+    return list(colormaps["viridis"](np.linspace(0, 0.9, count)))
+
+
+def _unit_square(ax: Axes, x_label: str, y_label: str) -> None:
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel(x_label)
+    ax.set_ylabel(y_label)
+    ax.grid(alpha=0.3)
+
+
+def _draw_average(ax: Axes, average: float, label: str) -> None:
+    ax.axhline(average, color=PALETTE[1], linestyle="--", linewidth=1.2)
+    ax.text(0.02, average, f"{label} {average:.3f}", transform=ax.get_yaxis_transform(), va="bottom",
+            color=PALETTE[1])
+
+
+# --------------------------------------------------------------------------- evaluation curves
+@dataclass(frozen=True)
+class _Curve:
+    x: np.ndarray
+    y: np.ndarray
+    label: str
+
+
+def _mean_ignoring_nan(values: np.ndarray, axis: int) -> np.ndarray:
+    """Mean over `axis` of the finite entries; NaN where there are none (without numpy's warning)."""
+    finite = np.isfinite(values)
+    count = finite.sum(axis=axis)
+    total = np.where(finite, values, 0.0).sum(axis=axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.maximum(count, 1), math.nan)
+
+
+def _coco_precision(result: CocoResult, category: Any) -> np.ndarray:
+    """Precision [T, R] for area "all" and the largest detection limit: one category's, or the mean over categories.
+
+    COCOeval marks a category without ground truth with -1; it is left out of the mean, as in its AP.
+    """
+    areas = list(result.area_ranges)
+    area = areas.index("all") if "all" in areas else 0
+    limit = result.max_detections.index(max(result.max_detections))
+    precision = np.where(result.precision > -1, result.precision, math.nan)[:, :, :, area, limit]  # [T, R, K]
+    if category is not None:
+        return precision[:, :, _category_index(result.categories, category)]
+    return _mean_ignoring_nan(precision, axis=2)
+
+
+def _coco_pr_curves(result: CocoResult, category: Any, iou_threshold: float | None) -> list[_Curve]:
+    precision = _coco_precision(result, category)
+    thresholds = range(len(result.iou_thresholds))
+    if iou_threshold is not None:
+        thresholds = [_threshold_index(result.iou_thresholds, iou_threshold)]
+    curves = []
+    for t in thresholds:
+        ap = float(_mean_ignoring_nan(precision[t], axis=0))
+        curves.append(_Curve(result.recall_thresholds, precision[t],
+                             f"IoU {result.iou_thresholds[t]:.2f}: AP {_ap_text(ap)}"))
+    return curves
+
+
+def _voc_pr_curves(result: VocResult, category: Any, iou_threshold: float | None) -> list[_Curve]:
+    if iou_threshold is not None:
+        _threshold_index(np.array([result.iou_threshold]), iou_threshold)
+    indices = range(len(result.categories))
+    if category is not None:
+        indices = [_category_index(result.categories, category)]
+    # A category without ground truth has no recall, hence no curve (its AP is NaN).
+    return [_Curve(result.recall[k], result.precision[k], f"{result.categories[k]}: AP {_ap_text(result.ap[k])}")
+            for k in indices if not math.isnan(result.ap[k])]
+
+
+def _ap_text(ap: float) -> str:
+    return "n/a" if math.isnan(ap) else f"{ap:.3f}"
+
+
+def _category_index(categories: np.ndarray, category: Any) -> int:
+    found = np.flatnonzero(categories == category)
+    if found.size == 0:
+        raise invalid_argument("category", f"one of {categories.tolist()}", category)
+    return int(found[0])
+
+
+def _threshold_index(thresholds: np.ndarray, threshold: float) -> int:
+    # Matched to within 1e-9, so that 0.9 finds np.linspace's 0.8999999999999999.
+    found = np.flatnonzero(np.isclose(thresholds, threshold, rtol=0, atol=1e-9))
+    if found.size == 0:
+        raise invalid_argument("iou_threshold", f"one of {np.round(thresholds, 4).tolist()}", threshold)
+    return int(found[0])

@@ -1,0 +1,479 @@
+"""geoiou.plot: pictures that show exactly what geoiou measures.
+
+Each picture is rendered to a PNG and read back (not blank, several colours); the numbers written
+on it are compared with geoiou's metrics; the drawn intersection and enclosure are measured from
+their path vertices (shoelace formula) and compared with geoiou's intersection area and GIoU.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.resources import files
+
+import numpy as np
+import pytest
+import shapely
+
+pytest.importorskip("matplotlib")
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.image  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import geoiou  # noqa: E402
+from geoiou.evaluation import Annotations, evaluate_coco, evaluate_temporal_detection, evaluate_voc  # noqa: E402
+from geoiou.io import read_dota  # noqa: E402
+from geoiou.plot import plot_pair, plot_pr_curve, plot_regions, plot_threshold_curve, plot_timeline  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+# --------------------------------------------------------------------------- helpers
+def render(ax, path) -> np.ndarray:
+    """Save the Axes' figure as a PNG, check the file, and return its pixels (RGB in [0, 1])."""
+    ax.figure.savefig(path, dpi=50)
+    assert path.exists() and path.stat().st_size > 0
+    return matplotlib.image.imread(path)[..., :3]
+
+
+def assert_not_blank(pixels: np.ndarray, min_colours: int = 4) -> None:
+    non_white = np.any(pixels < 0.98, axis=-1).mean()
+    colours = np.unique((pixels * 255).round().astype(np.uint8).reshape(-1, 3), axis=0)
+    assert non_white > 0.02, f"only {non_white:.1%} of the picture is drawn"
+    assert len(colours) >= min_colours, f"only {len(colours)} colours"
+
+
+def patch_with_gid(ax, gid: str):
+    found = [patch for patch in ax.patches if patch.get_gid() == gid]
+    assert len(found) == 1, f"expected one patch {gid!r}, found {len(found)}"
+    return found[0]
+
+
+def metrics_text(ax) -> str:
+    return next(text for text in ax.texts if text.get_gid() == "metrics").get_text()
+
+
+def metrics_rows(ax) -> dict[str, str]:
+    """The annotation as {name: value}, e.g. {"IoU": "0.1429", "|C| (box)": "9"}."""
+    rows = {}
+    for line in metrics_text(ax).splitlines():
+        name, value = line.rsplit(None, 1)
+        rows[name.strip()] = value
+    return rows
+
+
+def path_area(path) -> float:
+    """Area enclosed by a path: the sum of the signed shoelace areas of its closed parts.
+
+    Holes count negatively only if they run against their exteriors, as the fill needs them to.
+    """
+    total = 0.0
+    for ring in path.to_polygons(closed_only=True):
+        x, y = ring[:, 0], ring[:, 1]
+        total += 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+    return abs(total)
+
+
+# --------------------------------------------------------------------------- regions of every kind
+def ring_mask() -> np.ndarray:
+    """A 6 × 6 square of pixels with a 2 × 2 hole: its outline has an interior ring."""
+    pixels = np.zeros((8, 8), dtype=bool)
+    pixels[1:7, 1:7] = True
+    pixels[3:5, 3:5] = False
+    return pixels
+
+
+# Two regions of each kind that overlap partly whatever kinds are paired: `a` sits around (4, 4),
+# `b` around (6, 5). The polygon has a hole and the second mask a fractional origin, so that the
+# drawn intersection must be exact, not pixel-aligned.
+FIRST = {
+    "Box": lambda: geoiou.Box([1, 1, 7, 6]),
+    "RotatedBox": lambda: geoiou.RotatedBox([4, 3.5, 6, 4, 20]),
+    "Polygon": lambda: geoiou.Polygon.from_shapely(
+        shapely.Polygon([(1, 1), (7, 1), (7, 7), (1, 7)], [[(3, 3), (5, 3), (5, 5), (3, 5)]])),
+    "Mask": lambda: geoiou.Mask(ring_mask()),
+}
+SECOND = {
+    "Box": lambda: geoiou.Box([3.5, 2.5, 9, 8]),
+    "RotatedBox": lambda: geoiou.RotatedBox([6, 5, 6, 3, -30]),
+    "Polygon": lambda: geoiou.Polygon([(4, 2), (10, 4), (8, 9), (3.5, 7)]),
+    "Mask": lambda: geoiou.Mask(np.ones((5, 6), dtype=bool), origin=(3.5, 2.25)),
+}
+PAIRS = [(first, second) for first in FIRST for second in SECOND]
+
+
+@pytest.mark.parametrize(("kind_a", "kind_b"), PAIRS)
+def test_every_pair_of_2d_kinds_draws_geoious_numbers_and_exact_shapes(kind_a, kind_b, tmp_path):
+    a, b = FIRST[kind_a](), SECOND[kind_b]()
+    ax = plot_pair(a, b)
+    assert_not_blank(render(ax, tmp_path / f"{kind_a}-{kind_b}.png"))
+
+    rows = metrics_rows(ax)
+    assert rows["IoU"] == f"{geoiou.iou(a, b):.4f}"
+    assert rows["GIoU"] == f"{geoiou.giou(a, b):.4f}"
+    assert float(rows["intersection"]) == pytest.approx(geoiou.intersection_area(a, b), rel=1e-5)
+    assert float(rows["union"]) == pytest.approx(geoiou.union_area(a, b), rel=1e-5)
+    # The drawn intersection is the exact shapely overlay of the outlines: its area is geoiou's.
+    drawn = path_area(patch_with_gid(ax, "intersection").get_path())
+    assert drawn == pytest.approx(geoiou.intersection_area(a, b), rel=1e-9)
+    assert 0 < drawn < min(a.area, b.area)  # the fixtures overlap partly
+    # The drawn C reproduces geoiou's GIoU: IoU - (|C| - union) / |C|.
+    enclosure = path_area(patch_with_gid(ax, "enclosure").get_path())
+    union = geoiou.union_area(a, b)
+    assert geoiou.iou(a, b) - (enclosure - union) / enclosure == pytest.approx(geoiou.giou(a, b), abs=1e-9)
+    # Image orientation: y grows downwards, equal scales.
+    assert ax.yaxis_inverted()
+    assert ax.get_aspect() == 1.0
+
+
+def test_box_pair_annotation_golden_values():
+    # IoU = 1/7 (overlap 1, union 4 + 4 - 1); the enclosing box is 3 × 3 = 9, so
+    # GIoU = 1/7 - (9 - 7)/9 = -0.0794.
+    ax = plot_pair(geoiou.Box([0, 0, 2, 2]), geoiou.Box([1, 1, 3, 3]))
+    assert metrics_rows(ax) == {"IoU": "0.1429", "GIoU": "-0.0794", "intersection": "1", "union": "7",
+                                "|C| (box)": "9"}
+
+
+def test_box_pair_enclosure_is_the_enclosing_box():
+    a, b = geoiou.Box([1, 1, 4, 3]), geoiou.Box([2, 2, 6, 7])
+    ax = plot_pair(a, b)
+    vertices = patch_with_gid(ax, "enclosure").get_path().vertices
+    assert vertices.min(axis=0).tolist() == [1, 1] and vertices.max(axis=0).tolist() == [6, 7]
+    # Four corners of [1, 6] × [1, 7] (and the closing vertex), nothing else: a box, not the hull.
+    assert {tuple(v) for v in vertices} == {(1, 1), (6, 1), (6, 7), (1, 7)}
+    assert "|C| (box)" in metrics_rows(ax)
+
+
+def test_hull_enclosure_on_request_is_smaller_than_the_box():
+    a, b = geoiou.Box([0, 0, 1, 1]), geoiou.Box([2, 2, 3, 3])
+    ax = plot_pair(a, b, enclosure="hull")
+    # The hull of two unit squares on a diagonal: 9 minus two corner triangles of area 2 each.
+    assert path_area(patch_with_gid(ax, "enclosure").get_path()) == pytest.approx(5.0)
+    assert metrics_rows(ax)["|C| (hull)"] == "5"
+    assert metrics_rows(ax)["GIoU"] == f"{geoiou.giou(a, b, enclosure='hull'):.4f}"
+
+
+def test_half_pixel_coverage_is_drawn_exactly():
+    # A triangle over half of a 2 × 2 mask: intersection 2, union 4, IoU exactly 0.5.
+    mask = geoiou.Mask(np.ones((2, 2), dtype=bool))
+    triangle = geoiou.Polygon([(0, 0), (2, 0), (0, 2)])
+    ax = plot_pair(mask, triangle)
+    assert metrics_rows(ax)["IoU"] == "0.5000"
+    assert path_area(patch_with_gid(ax, "intersection").get_path()) == pytest.approx(2.0)
+
+
+def test_mask_is_drawn_with_its_hole_and_a_light_fill():
+    ax = plot_pair(geoiou.Mask(ring_mask()), geoiou.Box([0, 0, 1, 1]), labels=("mask", "box"))
+    mask_patch = next(patch for patch in ax.patches if patch.get_label() == "mask")
+    assert path_area(mask_patch.get_path()) == pytest.approx(32.0)  # 36 pixels minus the 4 of the hole
+    assert 0 < mask_patch.get_facecolor()[3] < 0.5
+    assert next(patch for patch in ax.patches if patch.get_label() == "box").get_facecolor()[3] == 0
+
+
+def test_disjoint_pair_draws_an_empty_intersection():
+    a, b = geoiou.Polygon([(0, 0), (1, 0), (0, 1)]), geoiou.RotatedBox([5, 5, 1, 1, 45])
+    ax = plot_pair(a, b)
+    assert len(patch_with_gid(ax, "intersection").get_path().vertices) == 0
+    assert metrics_rows(ax)["IoU"] == "0.0000"
+
+
+def test_labels_name_the_legend_entries_and_annotate_false_writes_no_numbers():
+    ax = plot_pair(geoiou.Box([0, 0, 2, 2]), geoiou.Box([1, 1, 3, 3]), labels=("truth", "guess"), annotate=False)
+    legend = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert {"truth", "guess", "truth ∩ guess", "truth ∪ guess", "C: enclosing box"} <= set(legend)
+    assert not [text for text in ax.texts if text.get_gid() == "metrics"]
+
+
+def test_drawing_twice_on_one_axes_keeps_y_pointing_down():
+    _, ax = plt.subplots()
+    for _ in range(2):
+        plot_pair(geoiou.Box([0, 0, 2, 2]), geoiou.Box([1, 1, 3, 3]), ax=ax)
+    assert ax.yaxis_inverted()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 20), min_size=8, max_size=8), st.floats(-90, 90))
+def test_drawn_intersection_area_is_geoious_for_random_box_and_rotated_box(numbers, angle):
+    x1, y1, dx, dy, cx, cy, w, h = numbers
+    box = geoiou.Box([x1, y1, x1 + dx + 1, y1 + dy + 1])
+    rotated = geoiou.RotatedBox([cx, cy, w + 1, h + 1, angle])
+    ax = plot_pair(box, rotated)
+    assert path_area(patch_with_gid(ax, "intersection").get_path()) == pytest.approx(
+        geoiou.intersection_area(box, rotated), rel=1e-9, abs=1e-9)
+    plt.close(ax.figure)
+
+
+# --------------------------------------------------------------------------- intervals
+def test_interval_pair_is_a_timeline_with_overlap_and_enclosing_interval(tmp_path):
+    a, b = geoiou.Interval([0, 10]), geoiou.Interval([5, 20])
+    ax = plot_pair(a, b, labels=("ground truth", "prediction"))
+    assert_not_blank(render(ax, tmp_path / "intervals.png"))
+    # tIoU = 5 / 20; the enclosing interval [0, 20] equals the union, so GIoU = tIoU.
+    assert metrics_rows(ax) == {"tIoU": "0.2500", "GIoU": "0.2500", "intersection": "5", "union": "20",
+                                "|C| (interval)": "20"}
+    overlap = patch_with_gid(ax, "intersection")
+    assert (overlap.get_x(), overlap.get_width()) == (5, geoiou.intersection_area(a, b))
+    enclosure = patch_with_gid(ax, "enclosure")
+    assert (enclosure.get_x(), enclosure.get_x() + enclosure.get_width()) == (0, 20)
+    assert [label.get_text() for label in ax.get_yticklabels()] == ["ground truth", "prediction"]
+
+
+def test_disjoint_intervals_have_no_overlap_band_and_a_negative_giou():
+    # tIoU 0; C = [0, 4] of length 4 holds a union of 2, so GIoU = 0 - 2/4.
+    ax = plot_pair(geoiou.Interval([0, 1]), geoiou.Interval([3, 4]))
+    assert not [patch for patch in ax.patches if patch.get_gid() == "intersection"]
+    assert metrics_rows(ax)["GIoU"] == "-0.5000"
+
+
+def test_timeline_draws_one_bar_per_interval_on_its_lane(tmp_path):
+    truth = geoiou.Interval([[0, 4], [6, 9]])
+    predicted = geoiou.Interval([[1, 5], [5, 5], [8, 12]])  # [5, 5) has zero length
+    ax = plot_timeline({"ground truth": truth, "prediction": predicted})
+    assert_not_blank(render(ax, tmp_path / "timeline.png"), min_colours=3)
+    bars = [(patch.get_x(), patch.get_x() + patch.get_width(), patch.get_y() + patch.get_height() / 2)
+            for patch in ax.patches]
+    assert bars == [(0, 4, 0), (6, 9, 0), (1, 5, 1), (5, 5, 1), (8, 12, 1)]
+    assert [label.get_text() for label in ax.get_yticklabels()] == ["ground truth", "prediction"]
+
+
+def test_timeline_names_sequence_tracks_by_labels_or_by_number():
+    tracks = [geoiou.Interval([0, 1]), geoiou.Interval([1, 2]), geoiou.Interval([2, 3])]
+    names = [label.get_text() for label in plot_timeline(tracks).get_yticklabels()]
+    assert names == ["track 1", "track 2", "track 3"]
+    names = [label.get_text() for label in plot_timeline(tracks, labels=["x", "y", "z"]).get_yticklabels()]
+    assert names == ["x", "y", "z"]
+
+
+@pytest.mark.parametrize(("tracks", "labels", "message"), [
+    ([], None, "'tracks' must be at least one track"),
+    ({"truth": geoiou.Box([0, 0, 1, 1])}, None, "'tracks[\"truth\"]' must be an Interval (got 'Box')"),
+    ([geoiou.Interval([0, 1]), [0, 1]], None, "'tracks[1]' must be an Interval (got 'list')"),
+    ([geoiou.Interval([0, 1])], ["a", "b"], "'labels' must be a sequence of 1 names, one per track"),
+])
+def test_timeline_refuses_bad_tracks(tracks, labels, message):
+    with pytest.raises(geoiou.InvalidArgumentError) as error:
+        plot_timeline(tracks, labels=labels)
+    assert message in str(error.value)
+
+
+# --------------------------------------------------------------------------- plot_regions
+def test_regions_of_a_dota_scene_each_get_an_outline_and_a_label(tmp_path):
+    scene = read_dota(files("geoiou") / "data" / "dota" / "P0770.txt")
+    ax = plot_regions(scene.polygons, labels=scene.classes, fill=True)
+    assert_not_blank(render(ax, tmp_path / "dota.png"))
+    (collection,) = [c for c in ax.collections if c.get_gid() == "regions"]
+    paths = collection.get_paths()
+    assert len(paths) == len(scene.polygons) == 22
+    assert [path_area(path) for path in paths] == pytest.approx(scene.polygons.area)
+    assert [text.get_text() for text in ax.texts] == list(scene.classes)
+    positions = np.array([text.get_position() for text in ax.texts])
+    assert positions == pytest.approx(scene.polygons.centroid)
+    assert ax.yaxis_inverted()
+
+
+@pytest.mark.parametrize("regions", [
+    geoiou.Box([[0, 0, 2, 1], [3, 3, 5, 6]]),
+    geoiou.RotatedBox([[2, 2, 3, 1, 30], [6, 6, 2, 2, 0]]),
+    geoiou.Mask(np.stack([ring_mask(), np.eye(8, dtype=bool)]), origin=[(0, 0), (9, 0)]),
+    geoiou.Polygon([(0, 0), (4, 0), (0, 3)]),  # a single region is a batch of one
+], ids=["Box", "RotatedBox", "Mask", "single Polygon"])
+def test_regions_of_every_2d_kind_are_drawn_exactly(regions, tmp_path):
+    ax = plot_regions(regions, color="#D55E00")
+    assert_not_blank(render(ax, tmp_path / "regions.png"), min_colours=3)
+    (collection,) = ax.collections
+    assert [path_area(path) for path in collection.get_paths()] == pytest.approx(np.ravel(regions.area))
+
+
+@pytest.mark.parametrize(("regions", "labels", "message"), [
+    (geoiou.Interval([[0, 1]]), None,
+     "'regions' must be a Box, RotatedBox, Polygon or Mask (draw intervals with plot_timeline)"),
+    (geoiou.Box([[0, 0, 1, 1], [1, 1, 2, 2]]), ["one"], "'labels' must be a sequence of 2 texts, one per region"),
+    (geoiou.Box([[0, 0, 1, 1]]), "a", "'labels' must be a sequence of 1 texts"),
+])
+def test_regions_refuses_intervals_and_wrong_label_counts(regions, labels, message):
+    with pytest.raises(geoiou.InvalidArgumentError) as error:
+        plot_regions(regions, labels=labels)
+    assert message in str(error.value)
+
+
+# --------------------------------------------------------------------------- plot_pair errors
+def test_pair_refuses_batches_naming_the_parameter():
+    boxes = geoiou.Box([[0, 0, 1, 1], [1, 1, 2, 2]])
+    with pytest.raises(geoiou.InvalidArgumentError) as error:
+        plot_pair(boxes, geoiou.Box([0, 0, 1, 1]))
+    assert str(error.value) == "'a' must be a single region (batch shape ()) (got 'a batch of shape (2,)')"
+    with pytest.raises(geoiou.InvalidArgumentError, match="'b' must be a single region"):
+        plot_pair(geoiou.Box([0, 0, 1, 1]), boxes[:1])
+
+
+def test_pair_refuses_an_interval_with_a_2d_region_before_drawing():
+    figures = plt.get_fignums()
+    with pytest.raises(geoiou.UnsupportedPairError, match="cannot compare Interval with Box"):
+        plot_pair(geoiou.Interval([0, 1]), geoiou.Box([0, 0, 1, 1]))
+    assert plt.get_fignums() == figures  # no figure left behind
+
+
+@pytest.mark.parametrize(("options", "error", "message"), [
+    ({"enclosure": "circle"}, geoiou.InvalidArgumentError,
+     "'enclosure' must be one of ('box', 'hull') or None (got 'circle')"),
+    ({"labels": ("only one",)}, geoiou.InvalidArgumentError, "'labels' must be two strings"),
+    ({"labels": "AB"}, geoiou.InvalidArgumentError, "'labels' must be two strings"),
+    ({"ax": "axes"}, geoiou.InvalidArgumentError, "'ax' must be a matplotlib Axes or None (got 'str')"),
+])
+def test_pair_refuses_bad_options(options, error, message):
+    with pytest.raises(error) as raised:
+        plot_pair(geoiou.Box([0, 0, 1, 1]), geoiou.Box([0, 0, 2, 2]), **options)
+    assert message in str(raised.value)
+
+
+def test_pair_refuses_what_is_not_a_region():
+    with pytest.raises(TypeError, match="'b' must be a geoiou Region"):
+        plot_pair(geoiou.Box([0, 0, 1, 1]), [0, 0, 1, 1])
+
+
+# --------------------------------------------------------------------------- evaluation curves
+@pytest.fixture(scope="module")
+def coco_result():
+    """Two categories with ground truth (1 and 2) and one with predictions only (3, precision -1)."""
+    truth = Annotations(image_id=[1, 1, 1, 2], category_id=[1, 1, 2, 1],
+                        region=geoiou.Box([[0, 0, 10, 10], [20, 20, 30, 30], [0, 20, 10, 30], [5, 5, 15, 15]]))
+    predictions = Annotations(
+        image_id=[1, 1, 1, 2, 2], category_id=[1, 1, 2, 1, 3], score=[0.9, 0.6, 0.8, 0.7, 0.5],
+        region=geoiou.Box([[0, 0, 10, 9], [22, 21, 31, 30], [0, 21, 10, 29], [6, 6, 16, 16], [0, 0, 5, 5]]))
+    return evaluate_coco(truth, predictions, categories=[1, 2, 3])
+
+
+@pytest.fixture(scope="module")
+def voc_result():
+    truth = Annotations(image_id=["a", "a", "b"], category_id=["ship", "plane", "ship"],
+                        region=geoiou.RotatedBox([[10, 10, 8, 4, 30], [40, 40, 8, 4, 0], [5, 5, 4, 4, 0]]))
+    predictions = Annotations(image_id=["a", "a", "b", "b"], category_id=["ship", "plane", "ship", "ship"],
+                              score=[0.9, 0.8, 0.7, 0.6],
+                              region=geoiou.RotatedBox([[10, 10, 8, 4, 35], [40, 40, 8, 4, 80],
+                                                        [30, 30, 4, 4, 0], [5, 5, 4, 4, 10]]))
+    return evaluate_voc(truth, predictions)
+
+
+def legend_texts(ax) -> list[str]:
+    return [text.get_text() for text in ax.get_legend().get_texts()]
+
+
+def test_coco_pr_curves_one_per_iou_threshold_with_cocoevals_ap(coco_result, tmp_path):
+    ax = plot_pr_curve(coco_result)
+    assert_not_blank(render(ax, tmp_path / "coco-pr.png"))
+    assert len(ax.lines) == len(coco_result.iou_thresholds) == 10
+    first = ax.lines[0]
+    assert first.get_xdata() == pytest.approx(coco_result.recall_thresholds)
+    # Category 3 has no ground truth (-1): the curve is the mean of categories 1 and 2 only.
+    all_area, last_limit = 0, -1
+    expected = coco_result.precision[0, :, :2, all_area, last_limit].mean(axis=1)
+    assert first.get_ydata() == pytest.approx(expected)
+    # Each curve's AP is COCOeval's AP at that threshold: at 0.50 and 0.75, AP50 and AP75.
+    assert legend_texts(ax)[0] == f"IoU 0.50: AP {coco_result['AP50']:.3f}"
+    assert legend_texts(ax)[5] == f"IoU 0.75: AP {coco_result['AP75']:.3f}"
+
+
+def test_coco_pr_curve_of_one_category_at_one_threshold(coco_result):
+    ax = plot_pr_curve(coco_result, category=2, iou_threshold=0.75)
+    (line,) = ax.lines
+    assert line.get_ydata() == pytest.approx(coco_result.precision[5, :, 1, 0, -1])
+    assert legend_texts(ax) == [f"IoU 0.75: AP {coco_result.per_category()[2]['AP75']:.3f}"]
+    assert "category 2" in ax.get_title()
+
+
+def test_voc_pr_curves_one_per_category_with_ap(voc_result, tmp_path):
+    ax = plot_pr_curve(voc_result)
+    assert_not_blank(render(ax, tmp_path / "voc-pr.png"))
+    assert len(ax.lines) == len(voc_result.categories) == 2
+    for line, category, ap, recall, precision in zip(ax.lines, voc_result.categories, voc_result.ap,
+                                                     voc_result.recall, voc_result.precision):
+        assert line.get_label() == f"{category}: AP {ap:.3f}"
+        assert line.get_xdata() == pytest.approx(recall) and line.get_ydata() == pytest.approx(precision)
+    only_ship = plot_pr_curve(voc_result, category="ship", iou_threshold=0.5)
+    assert [line.get_label() for line in only_ship.lines] == [f"ship: AP {voc_result.per_category()['ship']['AP']:.3f}"]
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"category": 9}, "'category' must be one of [1, 2, 3] (got 9)"),
+    ({"iou_threshold": 0.42}, "'iou_threshold' must be one of [0.5, 0.55,"),
+])
+def test_pr_curve_refuses_unknown_category_or_threshold(coco_result, options, message):
+    with pytest.raises(geoiou.InvalidArgumentError) as error:
+        plot_pr_curve(coco_result, **options)
+    assert message in str(error.value)
+
+
+def test_voc_pr_curve_refuses_another_threshold(voc_result):
+    with pytest.raises(geoiou.InvalidArgumentError, match=r"'iou_threshold' must be one of \[0.5\] \(got 0.7\)"):
+        plot_pr_curve(voc_result, iou_threshold=0.7)
+
+
+@pytest.fixture(scope="module")
+def temporal_result():
+    truth = {"v1": [{"label": "jump", "segment": [0, 10]}, {"label": "run", "segment": [20, 30]}]}
+    predictions = {"v1": [{"label": "jump", "segment": [2, 10], "score": 0.9},
+                          {"label": "run", "segment": [21, 33], "score": 0.8}]}
+    return evaluate_temporal_detection(truth, predictions)
+
+
+def test_threshold_curve_of_temporal_detection(temporal_result, tmp_path):
+    ax = plot_threshold_curve(temporal_result)
+    assert_not_blank(render(ax, tmp_path / "tiou.png"), min_colours=3)
+    (curve,) = [line for line in ax.lines if line.get_label() == "mAP"]
+    assert curve.get_xdata() == pytest.approx(temporal_result.tiou_thresholds)
+    assert curve.get_ydata() == pytest.approx(temporal_result.mean_ap)
+    # jump: tIoU 8/10 is found at 7 of the 10 thresholds; run: tIoU 9/13 = 0.69 at 4 (0.5 ... 0.65).
+    assert temporal_result.average_mean_ap == pytest.approx((0.7 + 0.4) / 2)
+    assert [text.get_text() for text in ax.texts] == ["average mAP 0.550"]
+
+
+def test_threshold_curve_of_coco_is_ap_per_iou_threshold(coco_result):
+    ax = plot_threshold_curve(coco_result)
+    (curve,) = [line for line in ax.lines if line.get_label() == "AP"]
+    assert curve.get_ydata()[0] == pytest.approx(coco_result["AP50"])
+    assert curve.get_ydata()[5] == pytest.approx(coco_result["AP75"])
+    # COCOeval's AP is the mean over the thresholds.
+    assert [text.get_text() for text in ax.texts] == [f"average AP {coco_result['AP']:.3f}"]
+
+
+@pytest.mark.parametrize("function", [plot_pr_curve, plot_threshold_curve])
+def test_curves_refuse_other_results(function, voc_result, temporal_result):
+    wrong = temporal_result if function is plot_pr_curve else voc_result
+    with pytest.raises(geoiou.InvalidArgumentError, match=f"'result' must be a .* \\(got '{type(wrong).__name__}'\\)"):
+        function(wrong)
+    with pytest.raises(geoiou.InvalidArgumentError, match="'result' must be"):
+        function({"AP": 0.5})
+
+
+# --------------------------------------------------------------------------- matplotlib stays optional
+def run_python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+
+
+def test_import_geoiou_does_not_import_matplotlib():
+    result = run_python("import sys, geoiou, geoiou.evaluation; print('matplotlib' in sys.modules)")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
+
+
+def test_without_matplotlib_geoiou_plot_says_how_to_install_it():
+    # A None entry in sys.modules makes `import matplotlib` fail, as if it were not installed.
+    result = run_python("import sys; sys.modules['matplotlib'] = None\n"
+                        "import geoiou\n"
+                        "try:\n    import geoiou.plot\nexcept ImportError as error:\n    print(error)")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "geoiou.plot needs matplotlib: pip install 'geoiou[plot]'"
+
+
+def test_drawing_leaves_the_backend_alone():
+    backend = matplotlib.get_backend()
+    plot_pair(geoiou.Box([0, 0, 1, 1]), geoiou.Box([0, 0, 2, 2]))
+    assert matplotlib.get_backend() == backend
