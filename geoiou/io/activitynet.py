@@ -1,0 +1,382 @@
+"""ActivityNet JSON files: ground truth (``"database"``) and detection results (``"results"``).
+
+The layout is the one of ActivityNet v1.3 and of THUMOS14 converted to ActivityNet form, as read by
+ActivityNet's ``Evaluation/eval_detection.py``::
+
+    {"version": ..., "taxonomy": [...],
+     "database": {video_id: {"subset": "validation", "duration": 82.7, "url": ...,
+                             "annotations": [{"segment": [start, end], "label": "Long jump"}, ...]}}}
+
+    {"version": ..., "external_data": {...},
+     "results": {video_id: [{"label": "Long jump", "score": 0.64, "segment": [start, end]}, ...]}}
+
+Each segment (an annotation or a prediction) is one record of the `ReadReport`; a malformed video
+entry is reported once, at the video, and none of its segments is read.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from geoiou._validation import describe, invalid_argument
+from geoiou.errors import FormatError
+from geoiou.evaluation.temporal import TemporalSegments
+from geoiou.io.report import ReadReport, RecordReader, invalid
+
+__all__ = ["ActivityNetFile", "read_activitynet", "write_activitynet_results"]
+
+KINDS = ("database", "results")
+#: The "version" written into result files (the ActivityNet release whose layout they follow).
+RESULTS_VERSION = "VERSION 1.3"
+
+T = TypeVar("T")
+#: One segment as read: (video, label, start, end, score or None).
+Row = tuple[Hashable, str, float, float, "float | None"]
+
+
+@dataclass(frozen=True)
+class ActivityNetFile:
+    """The segments of one ActivityNet JSON file, ground truth or predictions.
+
+    Attributes
+    ----------
+    segments : TemporalSegments
+        The segments in file order (video by video). Ground truth has no scores; predictions have
+        them. ``segments.videos`` lists every video read, also the videos without segments.
+    kind : str
+        ``"database"`` (ground truth) or ``"results"`` (predictions), from the file's top-level key.
+    durations : dict
+        The ``"duration"`` of each ground-truth video that has one (empty for results).
+    report : ReadReport
+        The segments read and the records skipped (with ``skip_invalid=True``), and why.
+
+    Examples
+    --------
+    >>> read = read_activitynet({"results": {"v_a": [{"label": "Shot put", "score": 0.5, "segment": [2, 6]}],
+    ...                                      "v_b": []}})
+    >>> read.kind, read.segments.videos, read.report.read
+    ('results', ('v_a', 'v_b'), 1)
+    """
+
+    segments: TemporalSegments
+    kind: str
+    durations: dict[str, float]
+    report: ReadReport
+
+
+# --------------------------------------------------------------------------- JSON documents
+class _DuplicateKeyError(ValueError):
+    """An object of the JSON text has the same key twice (json.load would keep only the last)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        seen: set[str] = set()
+        duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise _DuplicateKeyError(duplicate)
+    return mapping
+
+
+def load_json_document(source: str | os.PathLike[str] | Mapping[str, Any] | list, *,
+                       skip_invalid: bool) -> tuple[Any, RecordReader]:
+    """Parse a JSON file (or take an already-parsed document) and start the `RecordReader` for it.
+
+    A parsed document is named ``"<dict>"`` in messages. A file that is not JSON, or whose objects
+    repeat a key (a second video with the same id would silently replace the first), is a
+    whole-file `FormatError`.
+
+    Examples
+    --------
+    >>> document, reader = load_json_document({"results": {}}, skip_invalid=False)
+    >>> document, reader.source
+    ({'results': {}}, '<dict>')
+    """
+    if isinstance(source, (Mapping, list)):
+        return source, RecordReader("<dict>", skip_invalid=skip_invalid)
+    reader = RecordReader(source, skip_invalid=skip_invalid)
+    try:
+        with open(source, encoding="utf-8") as handle:
+            return json.load(handle, object_pairs_hook=_unique_keys), reader
+    except json.JSONDecodeError as error:
+        raise reader.whole_file(f"not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
+    except _DuplicateKeyError as error:
+        raise reader.whole_file(f"an object has the key {error.args[0]!r} twice; keys must be unique") from None
+    except UnicodeDecodeError as error:
+        raise reader.whole_file(f"not UTF-8 text ({error.reason} at byte {error.start})") from None
+
+
+# --------------------------------------------------------------------------- reading
+def read_activitynet(source: str | os.PathLike[str] | Mapping[str, Any], *, subset: str | None = None,
+                     skip_invalid: bool = False) -> ActivityNetFile:
+    """Read an ActivityNet ground-truth or results JSON file into `TemporalSegments`.
+
+    The kind of file comes from its top-level key: ``"database"`` (ground truth, no scores) or
+    ``"results"`` (predictions, each with a score). Other top-level keys (``"version"``,
+    ``"taxonomy"``, ``"external_data"``) are not used.
+
+    Parameters
+    ----------
+    source : str, path-like or dict
+        The JSON file, or its already-parsed content (named ``"<dict>"`` in messages).
+    subset : str, optional
+        For ground truth: keep only the videos whose ``"subset"`` is this one (``"validation"``
+        is what ActivityNet's evaluation uses), including those without annotations: they are
+        videos of the evaluation, where any prediction is a false positive. By default every video.
+    skip_invalid : bool, default False
+        Skip invalid segments and video entries, and list them in `ActivityNetFile.report`,
+        instead of raising at the first one.
+
+    Returns
+    -------
+    ActivityNetFile
+        The segments, the kind of file, the videos' durations and the read report.
+
+    Raises
+    ------
+    FormatError
+        For a file that is not JSON, a top-level object with both or neither of ``"database"``
+        and ``"results"``, and (unless `skip_invalid`) an invalid record: a missing field, a
+        segment that is not two finite numbers with ``start <= end``, a label that is not a
+        string, a score that is not a finite number. The location reads like
+        ``database['v_abc'].annotations[2]`` or ``results['v_abc'][5]``.
+    InvalidArgumentError
+        If `subset` is given for a results file, or no video has that subset (the message lists
+        the subsets of the file).
+
+    Examples
+    --------
+    >>> truth = read_activitynet({"version": "VERSION 1.3", "taxonomy": [], "database": {
+    ...     "v_a": {"subset": "validation", "duration": 20.0,
+    ...             "annotations": [{"segment": [1.5, 8.0], "label": "Long jump"}]},
+    ...     "v_b": {"subset": "validation", "duration": 9.5, "annotations": []},
+    ...     "v_c": {"subset": "training", "duration": 30.0,
+    ...             "annotations": [{"segment": [0.0, 4.0], "label": "Long jump"}]}}},
+    ...     subset="validation")
+    >>> truth.kind, truth.segments, truth.durations
+    ('database', TemporalSegments(1 segments in 2 videos), {'v_a': 20.0, 'v_b': 9.5})
+    >>> bad = {"results": {"v_a": [{"label": "Long jump", "score": 0.9, "segment": [9.0, 2.0]}]}}
+    >>> read_activitynet(bad)
+    Traceback (most recent call last):
+    ...
+    geoiou.errors.FormatError: <dict>, results['v_a'][0]: 'segment' must have end >= start (got [9.0, 2.0])
+    >>> print(read_activitynet(bad, skip_invalid=True).report.summary())
+    <dict>: read 0 records, skipped 1
+      1 x 'segment' must have end >= start (first at results['v_a'][0])
+    """
+    document, reader = load_json_document(source, skip_invalid=skip_invalid)
+    kind = _kind(document, reader)
+    if kind == "results" and subset is not None:
+        raise invalid_argument("subset", "None for a results file (results have no subsets)", subset)
+    content = document[kind]
+    if not isinstance(content, Mapping):
+        raise reader.whole_file(f"'{kind}' must be an object mapping video ids to "
+                                f"{'videos' if kind == 'database' else 'lists of predictions'} (got {describe(content)})")
+    if kind == "database":
+        rows, videos, durations = _read_database(content, subset, reader)
+    else:
+        (rows, videos), durations = _read_results(content, reader), {}
+    return ActivityNetFile(_segments(rows, videos, scored=kind == "results"), kind, durations, reader.report())
+
+
+def _kind(document: Any, reader: RecordReader) -> str:
+    if not isinstance(document, Mapping):
+        raise reader.whole_file(f"expected a JSON object at the top level (got {type(document).__name__})")
+    present = [key for key in KINDS if key in document]
+    if len(present) != 1:
+        found = f"both {present}" if present else f"neither; top-level keys are {list(document)[:10]}"
+        raise reader.whole_file("expected one of the top-level keys 'database' (ground truth) or 'results' "
+                                f"(predictions) (got {found})")
+    return present[0]
+
+
+def _read_database(database: Mapping, subset: str | None,
+                   reader: RecordReader) -> tuple[list[Row], list[Hashable], dict[str, float]]:
+    if subset is not None:
+        _require_subset_present(database, subset, reader.source)
+    rows: list[Row] = []
+    videos: list[Hashable] = []
+    durations: dict[str, float] = {}
+    for video, entry in database.items():
+        location = f"database[{video!r}]"
+        if subset is not None and _of_another_subset(entry, subset):
+            continue  # not part of this evaluation, and not read
+        checked = _checked(reader, location, _video_entry, entry, subset is not None)
+        if checked is None:
+            continue
+        annotations, duration = checked
+        videos.append(video)
+        if duration is not None:
+            durations[video] = duration
+        rows += _read_segments(reader, video, annotations, f"{location}.annotations", scored=False)
+    return rows, videos, durations
+
+
+def _require_subset_present(database: Mapping, subset: str, source: str) -> None:
+    present = {entry.get("subset") for entry in database.values() if isinstance(entry, Mapping)}
+    if subset not in present:
+        names = sorted(name for name in present if isinstance(name, str))
+        raise invalid_argument("subset", f"a subset that videos of {source} have, one of {names}", subset)
+
+
+def _of_another_subset(entry: Any, subset: str) -> bool:
+    """Whether a video entry names a subset other than `subset` (a missing one is a fault, found later)."""
+    return isinstance(entry, Mapping) and isinstance(entry.get("subset"), str) and entry["subset"] != subset
+
+
+def _video_entry(entry: Any, subset_required: bool) -> tuple[list, float | None]:
+    """The annotations and the duration (None when absent) of one ground-truth video entry."""
+    if not isinstance(entry, Mapping):
+        raise invalid(f"the video must be an object with 'annotations' (got {describe(entry)})")
+    if subset_required and not isinstance(entry.get("subset"), str):
+        raise invalid(f"'subset' must be a string such as 'validation' (got {describe(entry.get('subset'))})")
+    duration = None
+    if "duration" in entry:
+        duration = _number(entry["duration"], "duration")
+        if duration < 0:
+            raise invalid(f"'duration' must be >= 0 (got {describe(entry['duration'])})")
+    if not isinstance(entry.get("annotations"), list):
+        raise invalid(f"'annotations' must be a list (got {describe(entry.get('annotations'))})")
+    return entry["annotations"], duration
+
+
+def _read_results(results: Mapping, reader: RecordReader) -> tuple[list[Row], list[Hashable]]:
+    rows: list[Row] = []
+    videos: list[Hashable] = []
+    for video, predictions in results.items():
+        location = f"results[{video!r}]"
+        if not isinstance(predictions, list):
+            reader.fail(location, f"the video's predictions must be a list (got {describe(predictions)})")
+            continue
+        videos.append(video)
+        rows += _read_segments(reader, video, predictions, location, scored=True)
+    return rows, videos
+
+
+def _read_segments(reader: RecordReader, video: Hashable, records: list, location: str, *,
+                   scored: bool) -> list[Row]:
+    rows: list[Row] = []
+    for index, record in enumerate(records):
+        with reader.record(f"{location}[{index}]"):
+            rows.append(_segment_row(record, video, scored))
+    return rows
+
+
+def _checked(reader: RecordReader, location: str, check: Callable[..., T], *args: Any) -> T | None:
+    """The result of checking a video entry, or None after reporting its fault (videos are not counted as records)."""
+    try:
+        return check(*args)
+    except FormatError as error:
+        reader.fail(location, error.reason)
+        return None
+
+
+def _segment_row(record: Any, video: Hashable, scored: bool) -> Row:
+    """One annotation (``scored=False``) or prediction: ``(video, label, start, end, score or None)``."""
+    try:  # the common case first: large results files hold a million predictions
+        start, end = record["segment"]
+        label = record["label"]
+        score = record["score"] if scored else None
+    except (KeyError, TypeError, ValueError):
+        raise invalid(_layout_fault(record, scored)) from None
+    if not (_is_number(start) and _is_number(end)):
+        raise invalid(f"'segment' must be [start, end], two numbers (got {describe(record['segment'])})")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise invalid(f"'segment' must be finite (got {describe(record['segment'])})")
+    if end < start:
+        raise invalid(f"'segment' must have end >= start (got {describe(record['segment'])})")
+    if not isinstance(label, str):
+        raise invalid(f"'label' must be a string (got {describe(label)})")
+    return video, label, float(start), float(end), _number(score, "score") if scored else None
+
+
+def _layout_fault(record: Any, scored: bool) -> str:
+    """Why a record is not laid out as ``{"segment": [start, end], "label": ..., "score": ...}``."""
+    expected = "{'segment': [start, end], 'label': ...%s}" % (", 'score': ..." if scored else "")
+    if not isinstance(record, Mapping):
+        return f"the record must be an object {expected} (got {describe(record)})"
+    for name in ("segment", "label", "score") if scored else ("segment", "label"):
+        if name not in record:
+            return f"'{name}' must be present in {expected} (got the fields {list(record)})"
+    return f"'segment' must be [start, end], two numbers (got {describe(record['segment'])})"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _number(value: Any, name: str) -> float:
+    """A finite JSON number (not a string, not a boolean), or raise `invalid` naming the field."""
+    if not _is_number(value) or not math.isfinite(value):
+        raise invalid(f"'{name}' must be a finite number (got {describe(value)})")
+    return float(value)
+
+
+def _segments(rows: list[Row], videos: list[Hashable], *, scored: bool) -> TemporalSegments:
+    video_id, label, start, end, score = (list(column) for column in zip(*rows)) if rows else ([], [], [], [], [])
+    return TemporalSegments(video_id=video_id, label=label, start=start, end=end,
+                            score=score if scored else None, videos=videos)
+
+
+# --------------------------------------------------------------------------- writing
+def write_activitynet_results(path: str | os.PathLike[str], predictions: TemporalSegments) -> None:
+    """Write scored segments as an ActivityNet results file, readable by ActivityNet's own evaluation.
+
+    Every video of ``predictions.videos`` gets an entry, an empty list for a video without
+    predictions. Times and scores are written in full precision, so `read_activitynet` gives
+    back the same numbers.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write (replaced if it exists).
+    predictions : TemporalSegments
+        Scored segments whose video ids and labels are strings (JSON object keys are strings, so
+        another type would not read back as itself).
+
+    Raises
+    ------
+    InvalidArgumentError
+        If `predictions` is not `TemporalSegments`, has no scores, or has a video id or label that
+        is not a string.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> predictions = TemporalSegments(video_id=["v_a", "v_a"], label=["Long jump", "Shot put"],
+    ...                                start=[1.0, 12.5], end=[7.25, 15.0], score=[0.9, 0.4],
+    ...                                videos=["v_a", "v_b"])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "results.json"
+    ...     write_activitynet_results(path, predictions)
+    ...     print(path.read_text()[:93])
+    ...     again = read_activitynet(path).segments
+    {"version": "VERSION 1.3", "results": {"v_a": [{"label": "Long jump", "score": 0.9, "segment"
+    >>> again.start, again.score, again.videos
+    (array([ 1. , 12.5]), array([0.9, 0.4]), ('v_a', 'v_b'))
+    """
+    if not isinstance(predictions, TemporalSegments):
+        raise invalid_argument("predictions", "TemporalSegments", type(predictions).__name__)
+    if predictions.score is None:
+        raise invalid_argument("predictions", "scored (each prediction needs a score)", "no scores")
+    _require_strings(predictions.videos, "predictions", "video ids that are strings (JSON object keys)")
+    _require_strings(predictions.label.tolist(), "predictions", "labels that are strings")
+    results: dict[str, list[dict[str, Any]]] = {video: [] for video in predictions.videos}
+    columns = zip(predictions.video_id.tolist(), predictions.label.tolist(), predictions.start.tolist(),
+                  predictions.end.tolist(), predictions.score.tolist())
+    for video, label, start, end, score in columns:
+        results[video].append({"label": label, "score": score, "segment": [start, end]})
+    document = {"version": RESULTS_VERSION, "results": results, "external_data": {}}
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(document, handle, allow_nan=False)
+
+
+def _require_strings(values: Any, param: str, expected: str) -> None:
+    for value in values:
+        if not isinstance(value, str):
+            raise invalid_argument(param, expected, value)
