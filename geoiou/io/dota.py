@@ -1,23 +1,45 @@
-"""DOTA v1/v1.5 label files: ``x1 y1 x2 y2 x3 y3 x4 y4 class difficult`` per object."""
+"""DOTA v1/v1.5 label files (``x1 y1 x2 y2 x3 y3 x4 y4 class difficult`` per object) and DOTA Task1 submissions.
+
+A DOTA object is a quadrilateral given by its four corners in pixels, kept exactly as written: a
+`Polygon` (see docs/conventions.md). A quadrilateral whose corners are out of order (its edges
+cross) or that encloses no area is an invalid record, refused with the reason, or skipped and
+reported with ``skip_invalid=True``. The corners of a file are checked all at once with shapely.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
+import shapely
 
-from geoiou.errors import InvalidRegionError
+from geoiou._validation import describe, invalid_argument
+from geoiou.io.folders import FileColumns, LabelSet, label_files, label_set, line_records, parse_records, settle
+from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, source_name
 from geoiou.regions import Polygon
 
-__all__ = ["DotaObjects", "read_dota"]
+__all__ = ["DotaObjects", "quadrilateral_faults", "read_dota", "read_dota_folder", "read_dota_task1"]
 
 HEADER_KEYS = ("imagesource:", "gsd:")
+CORNER_NAMES = ("x1", "y1", "x2", "y2", "x3", "y3", "x4", "y4")
+#: Task1 submissions: one file per class, named with this prefix and the class name.
+TASK1_PREFIX = "Task1_"
 
 
 @dataclass(frozen=True)
 class DotaObjects:
-    """The objects of one DOTA label file."""
+    """The objects of one DOTA label file, as `read_dota` returns them.
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> objects = read_dota(files("geoiou") / "data" / "dota" / "P0706.txt")
+    >>> objects.corners[0].tolist(), objects.classes[0], bool(objects.difficult[0])
+    ([[1054.0, 1028.0], [1063.0, 1011.0], [1111.0, 1040.0], [1112.0, 1062.0]], 'ship', True)
+    """
 
     #: The quadrilaterals, a batch of shape (N,).
     polygons: Polygon
@@ -27,62 +49,254 @@ class DotaObjects:
     classes: tuple[str, ...]
     #: The "difficult" flag of each object, shape (N,).
     difficult: np.ndarray
+    #: The records read, and those skipped with their reasons (with ``skip_invalid=True``).
+    report: ReadReport
 
 
-def read_dota(path: str | os.PathLike[str]) -> DotaObjects:
+def read_dota(path: str | os.PathLike[str], *, skip_invalid: bool = False) -> DotaObjects:
     """Read a DOTA label file into polygons, class names and difficult flags.
 
-    The two optional header lines (``imagesource:``, ``gsd:``) are skipped; every other non-blank
-    line must hold eight numbers, a class name and optionally a 0/1 difficult flag (DOTA v1.5 test
-    files omit it; it then counts as 0).
+    The two optional header lines (``imagesource:``, ``gsd:``) and blank lines are passed over;
+    every other line must hold eight numbers, a class name and optionally a 0/1 difficult flag
+    (DOTA v1.5 test files omit it; it then counts as 0). Class names are kept as written (v1.5 adds
+    ``container-crane``; no list of classes is imposed).
+
+    Parameters
+    ----------
+    path : path-like
+        The label file.
+    skip_invalid : bool, default False
+        Skip malformed lines and invalid quadrilaterals instead of raising; ``result.report``
+        counts the objects read and lists every line skipped and why.
 
     Raises
     ------
-    InvalidRegionError
-        Naming the file, the line and what was wrong, for a malformed line or an invalid quadrilateral.
+    FormatError
+        Naming the file, the line and what was wrong: a wrong number of fields, a coordinate that
+        is not a finite number, a difficult flag other than 0 or 1, corners whose edges cross, or
+        corners enclosing no area.
 
     Examples
     --------
     >>> from importlib.resources import files
     >>> objects = read_dota(files("geoiou") / "data" / "dota" / "P0770.txt")
-    >>> objects.polygons.shape, objects.classes[0]
-    ((22,), 'ground-track-field')
+    >>> objects.polygons.shape, objects.classes[0], objects.report.read
+    ((22,), 'ground-track-field', 22)
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "P0001.txt"
+    >>> _ = path.write_text("0 0 4 0 4 4 0 4 plane 0\\n0 0 4 4 4 0 0 4 ship 0\\n")
+    >>> print(read_dota(path, skip_invalid=True).report.summary())  # doctest: +ELLIPSIS
+    /.../P0001.txt: read 1 records, skipped 1
+      1 x 'corners' must be a simple quadrilateral: its edges must not cross (first at line 2)
     """
-    corners, classes, difficult = [], [], []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            fields = line.split()
-            if not fields or fields[0].startswith(HEADER_KEYS):
-                continue
-            corners.append(_corner_values(fields, path, number))
-            classes.append(fields[8])
-            difficult.append(_difficult_flag(fields, path, number))
-    corner_array = np.array(corners, dtype=np.float64).reshape(-1, 4, 2)
-    try:
-        polygons = Polygon.from_rings(list(corner_array))
-    except InvalidRegionError as error:
-        raise InvalidRegionError(f"{os.fspath(path)}: {error}") from None
-    return DotaObjects(polygons, corner_array, tuple(classes), np.array(difficult, dtype=bool))
+    reader = RecordReader(path, skip_invalid=skip_invalid)
+    records = line_records(path, skip=_is_header)
+    parsed = parse_records(records, _label_fields)
+    polygons, corners, kept = settled_quadrilaterals(reader, records, parsed)
+    classes = tuple(parsed[index][1] for index in kept)
+    difficult = np.array([parsed[index][2] for index in kept], dtype=bool)
+    return DotaObjects(polygons, corners, classes, difficult, reader.report())
 
 
-def _corner_values(fields: list[str], path: str | os.PathLike[str], number: int) -> list[float]:
+def read_dota_folder(folder: str | os.PathLike[str], *, skip_invalid: bool = False) -> LabelSet:
+    """Read every ``*.txt`` DOTA label file of a folder (ground truth) into one `LabelSet`.
+
+    Files are read in sorted order; each file's stem is the image id of its objects, the class
+    name their category and the difficult flag their ``ignore`` flag. A file without objects
+    still lists its image in ``images``.
+
+    Parameters
+    ----------
+    folder : path-like
+        The folder of label files (``labelTxt`` in DOTA's layout); subfolders are not read.
+    skip_invalid : bool, default False
+        As in `read_dota`; the merged report names the file of each skipped line.
+
+    Raises
+    ------
+    FileNotFoundError
+        If `folder` is not a directory.
+    FormatError
+        If the folder holds no ``*.txt`` file, or as in `read_dota`.
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> truth = read_dota_folder(files("geoiou") / "data" / "dota")
+    >>> len(truth.images), len(truth.annotations), int(truth.annotations.ignore.sum())
+    (7, 984, 67)
+    """
+    columns = []
+    for path in label_files(folder):
+        objects = read_dota(path, skip_invalid=skip_invalid)
+        columns.append(FileColumns(image_id=path.stem, category_id=np.array(objects.classes, dtype=str),
+                                   region=objects.polygons, report=objects.report, ignore=objects.difficult))
+    return label_set(source_name(folder), columns, [Path(column.report.source).stem for column in columns])
+
+
+def read_dota_task1(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
+                    skip_invalid: bool = False) -> LabelSet:
+    """Read a DOTA Task1 submission (oriented-box predictions) into one `LabelSet`.
+
+    A submission holds one file per class, named ``Task1_<class>.txt``, whose lines are
+    ``image_name score x1 y1 x2 y2 x3 y3 x4 y4``: the image id, the confidence and the corners in
+    pixels. The class comes from the file name, so that category ids match the class names of
+    `read_dota_folder`. ``images`` lists the image names that occur, sorted.
+
+    Parameters
+    ----------
+    paths_or_folder : path-like or iterable of path-like
+        A folder (every ``Task1_*.txt`` in it is read, in sorted order), one file, or several files.
+    skip_invalid : bool, default False
+        Skip malformed lines and invalid quadrilaterals instead of raising; the report lists them.
+
+    Raises
+    ------
+    FileNotFoundError
+        If a folder or file does not exist.
+    FormatError
+        If a folder holds no ``Task1_*.txt`` file, or naming the file, line and fault of a bad record.
+    InvalidArgumentError
+        If a file is not named ``Task1_<class>.txt``, or no file is given.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "Task1_plane.txt").write_text("P0001 0.9 0 0 10 0 10 10 0 10\\nP0002 0.5 5 5 9 5 9 9 5 9\\n")
+    >>> _ = (folder / "Task1_ship.txt").write_text("P0001 0.7 20 20 30 20 30 25 20 25\\n")
+    >>> predictions = read_dota_task1(folder)
+    >>> predictions.annotations.category_id.tolist(), predictions.annotations.score.tolist(), predictions.images
+    (['plane', 'plane', 'ship'], [0.9, 0.5, 0.7], ('P0001', 'P0002'))
+    """
+    paths = _task1_paths(paths_or_folder)
+    columns = [_read_task1_file(path, skip_invalid) for path in paths]
+    source = source_name(paths_or_folder) if isinstance(paths_or_folder, (str, os.PathLike)) \
+        else os.path.commonpath([os.fspath(path) for path in paths])
+    images = [image for column in columns for image in column.image_id.tolist()]
+    return label_set(source, columns, images)
+
+
+def quadrilateral_faults(corners: np.ndarray) -> tuple[np.ndarray, dict[int, str]]:
+    """Shapely polygons of quadrilaterals ``(N, 4, 2)`` and, for each invalid one, why (by index).
+
+    A quadrilateral is invalid when its corners enclose no area (all on one line, or repeated) or
+    when it is not simple: two edges cross, which is what corners out of order give.
+
+    Examples
+    --------
+    >>> square = [(0, 0), (4, 0), (4, 4), (0, 4)]
+    >>> bow_tie = [(0, 0), (4, 4), (4, 0), (0, 4)]  # the corners of the square, out of order
+    >>> flat = [(0, 0), (1, 1), (2, 2), (3, 3)]
+    >>> geoms, faults = quadrilateral_faults(np.array([square, bow_tie, flat], dtype=float))
+    >>> for index, reason in sorted(faults.items()):
+    ...     print(index, reason)
+    1 'corners' must be a simple quadrilateral: its edges must not cross (got Self-intersection at (2, 2);
+      are the corners out of order?)
+    2 'corners' must enclose a positive area (got [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]:
+      all on one line or repeated)
+    """
+    geoms = shapely.polygons(corners)
+    flat = ~(shapely.area(shapely.convex_hull(geoms)) > 0)
+    # A flat quadrilateral is also invalid for shapely, as a "self-intersection": name the real fault.
+    crossing = ~shapely.is_valid(geoms) & ~flat
+    faults = {int(index): f"'corners' must enclose a positive area (got {describe(corners[index])}: "
+                          "all on one line or repeated)"
+              for index in np.flatnonzero(flat)}
+    for index in np.flatnonzero(crossing):
+        faults[int(index)] = ("'corners' must be a simple quadrilateral: its edges must not cross "
+                              f"(got {_describe_reason(shapely.is_valid_reason(geoms[index]))}; "
+                              "are the corners out of order?)")
+    return geoms, faults
+
+
+def _describe_reason(reason: str) -> str:
+    """Shapely's ``'Self-intersection[2 2]'`` as ``'Self-intersection at (2, 2)'``."""
+    name, _, point = reason.partition("[")
+    if not point:
+        return reason
+    return f"{name} at ({', '.join(f'{float(value):g}' for value in point.rstrip(']').split())})"
+
+
+def settled_quadrilaterals(reader: RecordReader, records: list, parsed: list, *, scale: np.ndarray | None = None,
+                           faults: dict[int, str] | None = None) -> tuple[Polygon, np.ndarray, list[int]]:
+    """Check the corners of the parsed records at once, settle every record, and build the polygons of those kept.
+
+    Each parsed record holds its 8 corner values first; `scale` multiplies ``(x, y)`` before the
+    check, and `faults` (by record index) are earlier faults of the records, which take precedence.
+    Returns the polygons and corners of the records kept, and their indices.
+
+    Examples
+    --------
+    >>> reader = RecordReader("quads.txt", skip_invalid=True)
+    >>> records = [("line 1", []), ("line 2", []), ("line 3", [])]
+    >>> parsed = [([0, 0, 2, 0, 2, 1, 0, 1],), invalid("bad"), ([0, 0, 1, 1, 1, 0, 0, 1],)]
+    >>> polygons, corners, kept = settled_quadrilaterals(reader, records, parsed, scale=np.array([10.0, 100.0]))
+    >>> polygons.area.tolist(), kept, reader.report().counts()  # doctest: +NORMALIZE_WHITESPACE
+    ([2000.0], [0], {'bad': 1, "'corners' must be a simple quadrilateral: its edges must not cross": 1})
+    """
+    parsed_rows = [index for index, value in enumerate(parsed) if not isinstance(value, Exception)]
+    corners = np.array([parsed[index][0] for index in parsed_rows], dtype=np.float64).reshape(-1, 4, 2)
+    if scale is not None:
+        corners = corners * scale
+    geoms, corner_faults = quadrilateral_faults(corners)
+    all_faults = {parsed_rows[row]: reason for row, reason in corner_faults.items()} | (faults or {})
+    kept = settle(reader, records, parsed, all_faults)
+    keep_rows = np.searchsorted(parsed_rows, kept).astype(np.int64)
+    return Polygon.from_shapely(geoms[keep_rows]), corners[keep_rows], kept
+
+
+def _is_header(fields: list[str]) -> bool:
+    return fields[0].startswith(HEADER_KEYS)
+
+
+def _corner_values(fields: list[str]) -> list[float]:
+    return [float_field(text, name) for text, name in zip(fields, CORNER_NAMES)]
+
+
+def _label_fields(fields: list[str]) -> tuple[list[float], str, bool]:
+    """Corners, class and difficult flag of one label line."""
     if len(fields) not in (9, 10):
-        raise InvalidRegionError(
-            f"{os.fspath(path)}, line {number}: expected 8 coordinates, a class and a difficult flag "
-            f"(got {len(fields)} fields: {' '.join(fields)!r})"
-        )
-    try:
-        values = [float(value) for value in fields[:8]]
-    except ValueError:
-        raise InvalidRegionError(f"{os.fspath(path)}, line {number}: coordinates must be numbers (got {fields[:8]})") from None
-    if not np.isfinite(values).all():
-        raise InvalidRegionError(f"{os.fspath(path)}, line {number}: coordinates must be finite (got {fields[:8]})")
-    return values
+        raise invalid(f"expected 8 coordinates, a class and a difficult flag (got {len(fields)} fields: {' '.join(fields)!r})")
+    difficult = fields[9] if len(fields) == 10 else "0"
+    if difficult not in ("0", "1"):
+        raise invalid(f"'difficult' must be 0 or 1 (got {difficult!r})")
+    return _corner_values(fields[:8]), fields[8], difficult == "1"
 
 
-def _difficult_flag(fields: list[str], path: str | os.PathLike[str], number: int) -> bool:
-    if len(fields) == 9:
-        return False
-    if fields[9] not in ("0", "1"):
-        raise InvalidRegionError(f"{os.fspath(path)}, line {number}: difficult flag must be 0 or 1 (got {fields[9]!r})")
-    return fields[9] == "1"
+def _task1_fields(fields: list[str]) -> tuple[list[float], str, float]:
+    """Corners, image name and score of one Task1 line."""
+    if len(fields) != 10:
+        raise invalid(f"expected an image name, a score and 8 coordinates "
+                      f"(got {len(fields)} fields: {' '.join(fields)!r})")
+    return _corner_values(fields[2:]), fields[0], float_field(fields[1], "score")
+
+
+def _read_task1_file(path: Path, skip_invalid: bool) -> FileColumns:
+    reader = RecordReader(path, skip_invalid=skip_invalid)
+    records = line_records(path)
+    parsed = parse_records(records, _task1_fields)
+    polygons, _, kept = settled_quadrilaterals(reader, records, parsed)
+    return FileColumns(image_id=np.array([parsed[index][1] for index in kept], dtype=str),
+                       category_id=path.stem[len(TASK1_PREFIX):], region=polygons, report=reader.report(),
+                       score=np.array([parsed[index][2] for index in kept], dtype=np.float64))
+
+
+def _task1_paths(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """The Task1 files to read: every ``Task1_*.txt`` of a folder, or the files given (checked by name)."""
+    if isinstance(paths_or_folder, (str, os.PathLike)):
+        if not Path(paths_or_folder).exists():
+            raise FileNotFoundError(f"{source_name(paths_or_folder)}: no such file or folder")
+        if Path(paths_or_folder).is_dir():
+            return label_files(paths_or_folder, f"{TASK1_PREFIX}*.txt")
+    given = [paths_or_folder] if isinstance(paths_or_folder, (str, os.PathLike)) else list(paths_or_folder)
+    paths = [Path(path) for path in given]
+    if not paths:
+        raise invalid_argument("paths_or_folder", "a folder or at least one Task1_<class>.txt file", "no files")
+    for path in paths:
+        if not (path.name.startswith(TASK1_PREFIX) and path.suffix == ".txt" and len(path.stem) > len(TASK1_PREFIX)):
+            raise invalid_argument("paths_or_folder", "files named Task1_<class>.txt (the class comes from the name)",
+                                   os.fspath(path))
+        if not path.is_file():
+            raise FileNotFoundError(f"{source_name(path)}: no such file")
+    return paths

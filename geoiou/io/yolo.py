@@ -1,0 +1,287 @@
+"""YOLO label and prediction text files: axis-aligned boxes and YOLO-OBB quadrilaterals.
+
+One object per line, with coordinates normalised by the image size (0 to 1):
+
+- boxes: ``class cx cy w h [conf]`` (the centre and size; ultralytics' detection labels);
+- oriented boxes: ``class x1 y1 x2 y2 x3 y3 x4 y4 [conf]`` (four corners; ultralytics' OBB labels).
+
+The optional last column ``conf`` is a prediction's confidence (``save_conf=True`` in ultralytics).
+
+**Normalised or pixel coordinates.** Without an image size the regions stay in normalised
+coordinates. That is enough to compare and evaluate them: scaling ``x`` by the width and ``y``
+by the height multiplies every area by the same factor ``width * height``, so IoU, and with it
+AP at any IoU threshold, is unchanged. Only what depends on absolute areas (COCO's
+small/medium/large pixel-area ranges, or drawing) needs ``image_size=(height, width)``, which
+scales the regions to pixels.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from geoiou._validation import invalid_argument
+from geoiou.errors import FormatError, InvalidArgumentError
+from geoiou.io.dota import CORNER_NAMES, settled_quadrilaterals
+from geoiou.io.folders import FileColumns, LabelSet, label_files, label_set, line_records, parse_records, settle
+from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, source_name
+from geoiou.regions import Box, Polygon
+
+__all__ = ["YoloObjects", "read_yolo", "read_yolo_folder"]
+
+BOX_NAMES = ("cx", "cy", "w", "h")
+#: Field counts of a line (without and with conf), and how a line of each layout reads.
+LAYOUTS = {
+    False: ((5, 6), "class cx cy w h [conf]"),
+    True: ((9, 10), "class x1 y1 x2 y2 x3 y3 x4 y4 [conf]"),
+}
+CLASS_INDEX = re.compile(r"[0-9]+")
+
+
+@dataclass(frozen=True)
+class YoloObjects:
+    """The objects of one YOLO text file.
+
+    Attributes
+    ----------
+    regions : Box or Polygon
+        A batch of shape (N,): `Box` for ``class cx cy w h`` lines, `Polygon` for YOLO-OBB corners
+        (kept as written, in their order). Normalised coordinates unless an image size was given.
+    classes : ndarray of int64, shape (N,)
+        The class index of each object.
+    scores : ndarray of float64, shape (N,), or None
+        The ``conf`` column (predictions), None when the file has none (ground truth).
+    report : ReadReport
+        The records read, and those skipped with their reasons (with ``skip_invalid=True``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "image2.txt"
+    >>> _ = path.write_text("4 0.5 0.5 0.5 0.5 0.75\\n")
+    >>> objects = read_yolo(path)
+    >>> objects.regions.to_array("xyxy").tolist(), objects.classes.tolist(), objects.scores.tolist()
+    ([[0.25, 0.25, 0.75, 0.75]], [4], [0.75])
+    """
+
+    regions: Box | Polygon
+    classes: np.ndarray
+    scores: np.ndarray | None
+    report: ReadReport
+
+
+def read_yolo(path: str | os.PathLike[str], *, image_size: tuple[int, int] | None = None, obb: bool | None = None,
+              skip_invalid: bool = False) -> YoloObjects:
+    """Read a YOLO or YOLO-OBB text file (labels, or predictions with a conf column).
+
+    Parameters
+    ----------
+    path : path-like
+        The text file.
+    image_size : (height, width), optional
+        The image size in pixels: the regions are scaled to pixels (``x`` by the width, ``y`` by
+        the height). Without it they stay normalised, which leaves every IoU unchanged (see the
+        module notes); only pixel-area ranges need it.
+    obb : bool, optional
+        ``False``: every line is a box (5 or 6 fields); ``True``: every line is a YOLO-OBB
+        quadrilateral (9 or 10 fields). ``None`` (default) decides from the field counts, and a file
+        mixing both kinds is an error. A file without objects then gives an empty `Box` batch.
+    skip_invalid : bool, default False
+        Skip invalid lines instead of raising; ``result.report`` lists them and why.
+
+    Returns
+    -------
+    YoloObjects
+        ``regions``, ``classes``, ``scores`` (None without a conf column) and ``report``.
+
+    Raises
+    ------
+    FormatError
+        Naming the file, the line and the fault: a wrong number of fields; a class that is not a
+        non-negative integer; a coordinate that is not a finite number in [0, 1] (as ultralytics,
+        coordinates outside the image are refused, not clipped); a conf outside [0, 1]; a conf
+        column on some lines only; corners whose edges cross or that enclose no area. Also, never
+        skipped, a file mixing boxes and YOLO-OBB lines when ``obb=None``.
+    InvalidArgumentError
+        For an `image_size` that is not two positive integers, or an `obb` that is not a bool or None.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "image1.txt"
+    >>> _ = path.write_text("0 0.5 0.5 0.2 0.4\\n3 0.25 0.25 0.1 0.1\\n")
+    >>> objects = read_yolo(path, image_size=(100, 200))  # height 100, width 200
+    >>> objects.regions.to_array("xyxy").tolist(), objects.classes.tolist(), objects.scores
+    ([[80.0, 30.0, 120.0, 70.0], [40.0, 20.0, 60.0, 30.0]], [0, 3], None)
+    >>> _ = path.write_text("1 0.1 0.1 0.3 0.1 0.3 0.2 0.1 0.2 0.87\\n")
+    >>> objects = read_yolo(path)
+    >>> type(objects.regions).__name__, round(float(objects.regions.area[0]), 6), objects.scores.tolist()
+    ('Polygon', 0.02, [0.87])
+    """
+    if obb is not None and not isinstance(obb, bool):
+        raise invalid_argument("obb", "True, False or None", obb)
+    scale = None if image_size is None else _image_scale(image_size, "image_size")
+    reader = RecordReader(path, skip_invalid=skip_invalid)
+    records = line_records(path)
+    parsed = parse_records(records, partial(_yolo_fields, obb=obb))
+    is_obb = obb if obb is not None else _detected_layout(reader, records, parsed)
+    faults = _conf_faults(records, parsed)
+    if is_obb:
+        regions, _, kept = settled_quadrilaterals(reader, records, parsed, scale=scale, faults=faults)
+    else:
+        kept = settle(reader, records, parsed, faults)
+        cxcywh = np.array([parsed[index][0] for index in kept], dtype=np.float64).reshape(-1, 4)
+        regions = Box(cxcywh if scale is None else cxcywh * np.tile(scale, 2), fmt="cxcywh")
+    classes = np.array([parsed[index][1] for index in kept], dtype=np.int64)
+    confs = [parsed[index][2] for index in kept]
+    scores = np.array(confs, dtype=np.float64) if confs and confs[0] is not None else None
+    return YoloObjects(regions, classes, scores, reader.report())
+
+
+def read_yolo_folder(folder: str | os.PathLike[str], *,
+                     image_sizes: Mapping[str, tuple[int, int]] | tuple[int, int] | None = None,
+                     obb: bool | None = None, skip_invalid: bool = False) -> LabelSet:
+    """Read every ``*.txt`` YOLO file of a folder (one per image) into one `LabelSet`.
+
+    Files are read in sorted order; each file's stem is the image id of its objects and the class
+    index their category. A file without objects still lists its image in ``images``. Either
+    every file with objects has a conf column (predictions: ``score``) or none has (ground truth).
+
+    Parameters
+    ----------
+    folder : path-like
+        The folder of text files (``labels/val`` in ultralytics' layout); subfolders are not read.
+    image_sizes : mapping of str to (height, width), or (height, width), optional
+        Pixel sizes: per file stem (every stem must have one; other keys are not used), or one size
+        for all images. Without it the regions stay normalised (IoU and AP are unchanged).
+    obb : bool, optional
+        As in `read_yolo`; with None, a folder mixing box files and YOLO-OBB files is an error.
+    skip_invalid : bool, default False
+        As in `read_yolo`; the merged report names the file of each skipped line.
+
+    Raises
+    ------
+    FileNotFoundError
+        If `folder` is not a directory.
+    FormatError
+        If the folder holds no ``*.txt`` file, mixes boxes and YOLO-OBB files, has a conf column in
+        some files only, or as in `read_yolo`.
+    InvalidArgumentError
+        If `image_sizes` misses a file stem or holds a size that is not two positive integers.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "street.txt").write_text("0 0.5 0.5 0.2 0.4 0.9\\n2 0.1 0.1 0.1 0.1 0.3\\n")
+    >>> _ = (folder / "empty.txt").write_text("")
+    >>> predictions = read_yolo_folder(folder, image_sizes={"street": (480, 640), "empty": (480, 640)})
+    >>> predictions.images, predictions.annotations.category_id.tolist(), predictions.annotations.score.tolist()
+    (('empty', 'street'), [0, 2], [0.9, 0.3])
+    """
+    paths = label_files(folder)
+    sizes = _sizes_per_file(image_sizes, [path.stem for path in paths])
+    columns, kinds = [], {}
+    for path, size in zip(paths, sizes):
+        objects = read_yolo(path, image_size=size, obb=obb, skip_invalid=skip_invalid)
+        if len(objects.regions):
+            kinds.setdefault(type(objects.regions), path.name)
+        columns.append(FileColumns(image_id=path.stem, category_id=objects.classes, region=objects.regions,
+                                   report=objects.report, score=objects.scores))
+    if len(kinds) > 1:
+        raise FormatError(source_name(folder), "", f"the folder mixes files of YOLO boxes ({kinds[Box]}) and of YOLO-OBB "
+                                                   f"corners ({kinds[Polygon]}); pass obb=False or obb=True")
+    return label_set(source_name(folder), columns, [path.stem for path in paths])
+
+
+def _yolo_fields(fields: list[str], obb: bool | None) -> tuple[list[float], int, float | None]:
+    """Coordinates, class index and conf (None without the column) of one line."""
+    layouts = [obb] if obb is not None else [False, True]
+    layout = next((kind for kind in layouts if len(fields) in LAYOUTS[kind][0]), None)
+    if layout is None:
+        raise invalid(f"expected {_expected_fields(layouts)}{_other_layout_hint(fields, obb)} "
+                      f"(got {len(fields)} fields: {' '.join(fields)!r})")
+    if not CLASS_INDEX.fullmatch(fields[0]):
+        raise invalid(f"'class' must be a non-negative integer (got {fields[0]!r})")
+    names = CORNER_NAMES if layout else BOX_NAMES
+    values = [_unit_field(text, name) for text, name in zip(fields[1:], names)]
+    conf = _unit_field(fields[-1], "conf") if len(fields) == LAYOUTS[layout][0][1] else None
+    return values, int(fields[0]), conf
+
+
+def _unit_field(text: str, name: str) -> float:
+    value = float_field(text, name)
+    if not 0 <= value <= 1:
+        what = "a confidence" if name == "conf" else "a normalised coordinate"
+        raise invalid(f"'{name}' must be {what} in [0, 1] (got {text!r})")
+    return value
+
+
+def _expected_fields(layouts: list[bool]) -> str:
+    return " or ".join(f"{counts[0]} or {counts[1]} fields ({reading})" for counts, reading in map(LAYOUTS.get, layouts))
+
+
+def _other_layout_hint(fields: list[str], obb: bool | None) -> str:
+    """When a line has the field count of the layout not chosen, say how to read it."""
+    if obb is not None and len(fields) in LAYOUTS[not obb][0]:
+        return f"; this line reads as {'a box' if obb else 'YOLO-OBB corners'}: pass obb={not obb} or obb=None"
+    return ""
+
+
+def _detected_layout(reader: RecordReader, records: list, parsed: list) -> bool:
+    """True when the parsed lines are YOLO-OBB, False for boxes (or no line); a mix is a fault of the whole file."""
+    first = {}
+    for (location, _), value in zip(records, parsed):
+        if not isinstance(value, FormatError):
+            first.setdefault(len(value[0]) == 8, location)
+    if len(first) > 1:
+        raise reader.whole_file(f"the file mixes YOLO boxes (class cx cy w h, first at {first[False]}) and YOLO-OBB "
+                                f"corners (class x1 y1 ... y4, first at {first[True]}); pass obb=False or obb=True "
+                                "to read one kind and refuse the other")
+    return bool(first) and next(iter(first))
+
+
+def _conf_faults(records: list, parsed: list) -> dict[int, str]:
+    """Lines whose conf column is present or absent unlike the file's first record."""
+    valid = [index for index, value in enumerate(parsed) if not isinstance(value, FormatError)]
+    if not valid:
+        return {}
+    first_has_conf = parsed[valid[0]][2] is not None
+    first_location = records[valid[0]][0]
+    reason = (f"'conf' must be present on every line or on none (got no conf column, while {first_location} has one)"
+              if first_has_conf else
+              f"'conf' must be present on every line or on none (got a conf column, while {first_location} has none)")
+    return {index: reason for index in valid if (parsed[index][2] is not None) != first_has_conf}
+
+
+def _image_scale(size: Any, param: str) -> np.ndarray:
+    """The ``(x, y)`` scale, i.e. ``(width, height)``, of an image size given as ``(height, width)``."""
+    values = list(size) if isinstance(size, (tuple, list, np.ndarray)) else []
+    if len(values) != 2 or not all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v > 0 for v in values):
+        raise invalid_argument(param, "(height, width) in pixels, two positive integers", size)
+    height, width = values
+    return np.array([width, height], dtype=np.float64)
+
+
+def _sizes_per_file(image_sizes: Any, stems: list[str]) -> list[tuple[int, int] | None]:
+    """The image size of each file: from a mapping by stem (which must cover every stem), or one for all."""
+    if image_sizes is None:
+        return [None] * len(stems)
+    if not isinstance(image_sizes, Mapping):
+        _image_scale(image_sizes, "image_sizes")
+        return [image_sizes] * len(stems)
+    missing = [stem for stem in stems if stem not in image_sizes]
+    if missing:
+        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+        raise InvalidArgumentError(f"'image_sizes' must have a (height, width) for every label file "
+                                   f"(got none for {missing[0]!r}{more})")
+    for stem in stems:
+        _image_scale(image_sizes[stem], f'image_sizes["{stem}"]')
+    return [image_sizes[stem] for stem in stems]
