@@ -456,7 +456,7 @@ def _check_mask_sizes(masks: Mask, rows: np.ndarray, image: np.ndarray, image_id
     if len(masks) == 0:
         return
     expected = sizes[image[rows]]
-    height, width = masks[:1].data.shape[-2:]  # a batch shares one grid; decode one mask only
+    height, width = masks.grid_shape  # a batch shares one grid
     wrong = (expected[:, 0] != height) | (expected[:, 1] != width) | (masks.origin != 0).any(axis=-1)
     if wrong.any():
         i = int(np.flatnonzero(wrong)[0])

@@ -190,9 +190,10 @@ def _mask_box_pairs(a: Mask, b: Box, index_a: np.ndarray, index_b: np.ndarray) -
 def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area of masks inside polygons: each polygon's exact pixel coverage summed over true pixels."""
     result = np.empty(len(index_a))
+    grid = a.grid_shape
     for k, (i, j) in enumerate(zip(index_a, index_b)):
-        data = a._data[i]
-        rows, cols, coverage = polygon_coverage_window(b._geoms[j], data.shape, tuple(a._origin[i]))
-        result[k] = float(np.sum(coverage, where=data[rows, cols]))
+        rows, cols, coverage = polygon_coverage_window(b._geoms[j], grid, tuple(a._origin[i]))
+        # Only the polygon's window of the mask is decoded: masks from COCO runs stay runs.
+        result[k] = float(np.sum(coverage, where=a._store.window(a._index[i], rows, cols)))
     # Each pixel's coverage is at most 1, so only the polygon's side can be overshot, by rounding.
     return np.minimum(result, shapely.area(b._geoms[index_b]))

@@ -220,6 +220,18 @@ class Mask(Region):
         return self._data
 
     @property
+    def grid_shape(self) -> tuple[int, int]:
+        """``(H, W)``: the rows and columns of pixels every mask of the batch has (nothing is decoded).
+
+        Examples
+        --------
+        >>> import numpy as np, geoiou
+        >>> geoiou.Mask(np.zeros((3, 4, 5), dtype=bool)).grid_shape
+        (4, 5)
+        """
+        return self._store.grid
+
+    @property
     def origin(self) -> np.ndarray:
         """``(x0, y0)`` of each mask, shape ``(*shape, 2)``."""
         return self._origin.copy()
@@ -478,6 +490,14 @@ class _PixelStore:
     @functools.cached_property
     def _column_windows(self) -> _Windows:
         return _run_column_windows(self._runs, self.grid[0])
+
+    def window(self, mask: int, rows: slice, cols: slice) -> np.ndarray:
+        """Pixels of one mask in a window ``[rows, cols]``, decoding only those columns of its runs."""
+        if self._runs is None or "dense" in self.__dict__:
+            return self.dense[mask, rows, cols]
+        height = self.grid[0]
+        columns = self._runs.paint(mask, mask + 1, cols.start, cols.stop).reshape(cols.stop - cols.start, height)
+        return columns.T[rows]
 
     def select(self, index: np.ndarray) -> np.ndarray:
         """Pixels of the masks at `index`, shape ``(*index.shape, H, W)``: a view when they are consecutive."""
