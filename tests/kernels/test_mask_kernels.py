@@ -188,3 +188,15 @@ def test_stack_of_masks_from_one_batch_keeps_its_store():
         assert stacked._store is masks._store, build
         np.testing.assert_array_equal(stacked.data, data[[4, 1, 4]])
         np.testing.assert_array_equal(geoiou.pairwise_iou(stacked, masks), geoiou.pairwise_iou(masks[[4, 1, 4]], masks))
+
+
+def test_mask_polygon_overlap_decodes_only_the_polygon_window_of_rle_masks():
+    # A 2000 x 3000 COCO mask with one 10 x 10 block at rows 100..109, columns 200..209, against a
+    # triangle covering half of that block: the exact answer is 50, and the full grid is never decoded.
+    pixels = np.zeros((2000, 3000), dtype=bool)
+    pixels[100:110, 200:210] = True
+    mask = geoiou.Mask.from_rle(rle.encode(pixels))
+    triangle = geoiou.Polygon([(200, 100), (210, 100), (200, 110)])
+    assert geoiou.intersection_area(mask, triangle) == 50.0
+    assert "dense" not in vars(mask._store)
+    assert mask.grid_shape == (2000, 3000)
