@@ -3,14 +3,19 @@
 import subprocess
 import sys
 
+import numpy as np
+import pytest
 
-def run(*args):
-    return subprocess.run([sys.executable, "-m", "geoiou.cli", *args], capture_output=True, text=True, timeout=120)
+
+def run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "geoiou.cli", *args], capture_output=True, text=True, timeout=300,
+                          cwd=cwd)
 
 
-def test_demo_prints_the_worked_examples_and_succeeds():
-    result = run("demo")
+def test_demo_prints_the_worked_examples_and_succeeds(tmp_path):
+    result = run("demo", "--no-pictures", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
+    assert not (tmp_path / "geoiou-demo").exists()
     assert "image_0002 detection" in result.stdout and "0.7980" in result.stdout
     assert "macro IoU of label sets" in result.stdout
     assert "DOTA P0706 (harbour): 536 quadrilaterals" in result.stdout
@@ -26,3 +31,25 @@ def test_help_lists_the_demo():
 def test_no_command_prints_help_and_fails():
     result = run()
     assert result.returncode == 2 and "usage: geoiou" in result.stdout
+
+
+def test_demo_tour_runs_one_evaluation_per_geometry_and_saves_pictures(tmp_path):
+    image = pytest.importorskip("matplotlib.image")
+    result = run("demo", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    # The headline numbers equal pycocotools' COCOeval on the same files (see the tour data README
+    # and tests/test_cli_eval.py), and the others the Python API's.
+    assert "boxes                    AP 0.298, AP50 0.529, AP75 0.254" in result.stdout
+    for stop in ("rotated quadrilaterals   mAP", "polygons vs masks        AP", "intervals                average mAP"):
+        assert stop in result.stdout
+    pictures = sorted((tmp_path / "geoiou-demo").glob("*.png"))
+    assert len(pictures) == 8 and "Saved 8 pictures in geoiou-demo" in result.stdout
+    for path in pictures:
+        pixels = image.imread(path)
+        colours = np.unique(pixels.reshape(-1, pixels.shape[-1]), axis=0)
+        assert len(colours) > 20, path.name  # drawn, not blank
+
+
+def test_demo_help_names_its_options():
+    result = run("demo", "--help")
+    assert result.returncode == 0 and "--output" in result.stdout and "--no-pictures" in result.stdout
