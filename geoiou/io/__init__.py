@@ -1,5 +1,52 @@
-"""Readers for annotation files; each returns geoiou regions."""
+"""Readers (and writers) of annotation files; each returns geoiou regions or evaluation inputs.
 
-from geoiou.io.dota import DotaObjects, read_dota
+| format | read | gives |
+|---|---|---|
+| COCO instances | `read_coco` | `Annotations` of boxes or polygons/masks |
+| COCO results | `read_coco_results`, `write_coco_results` | scored `Annotations` |
+| DOTA labels | `read_dota`, `read_dota_folder` | polygons, classes, difficult flags |
+| DOTA Task1 results | `read_dota_task1` | scored `Annotations` |
+| YOLO / YOLO-OBB | `read_yolo`, `read_yolo_folder` | boxes or polygons, normalised or pixels |
+| ActivityNet JSON | `read_activitynet`, `write_activitynet_results` | `TemporalSegments` |
+| GeoJSON, WKT | `read_geojson`, `read_wkt`, `parse_wkt` | polygons with properties |
+| literals | `parse_region` | ``box:0,0,10,10`` and the like |
 
-__all__ = ["DotaObjects", "read_dota"]
+Every reader names the file, the line or record and what was wrong in a `geoiou.FormatError`;
+with ``skip_invalid=True`` it skips malformed records instead and says how many and why in the
+result's `ReadReport`.
+"""
+
+from geoiou.io.activitynet import ActivityNetFile, read_activitynet, write_activitynet_results
+from geoiou.io.coco import CocoDataset, CocoPredictions, read_coco, read_coco_results, write_coco_results
+from geoiou.io.dota import DotaObjects, read_dota, read_dota_folder, read_dota_task1
+from geoiou.io.folders import LabelSet
+from geoiou.io.geo import GeoFeatures, parse_wkt, read_geojson, read_wkt
+from geoiou.io.literals import parse_region
+from geoiou.io.report import ReadReport, SkippedRecord
+from geoiou.io.yolo import YoloObjects, read_yolo, read_yolo_folder
+
+__all__ = [
+    "ActivityNetFile",
+    "CocoDataset",
+    "CocoPredictions",
+    "DotaObjects",
+    "GeoFeatures",
+    "LabelSet",
+    "ReadReport",
+    "SkippedRecord",
+    "YoloObjects",
+    "parse_region",
+    "parse_wkt",
+    "read_activitynet",
+    "read_coco",
+    "read_coco_results",
+    "read_dota",
+    "read_dota_folder",
+    "read_dota_task1",
+    "read_geojson",
+    "read_wkt",
+    "read_yolo",
+    "read_yolo_folder",
+    "write_activitynet_results",
+    "write_coco_results",
+]

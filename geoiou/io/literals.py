@@ -1,16 +1,14 @@
 """Regions written as short text literals, as the command line takes them.
 
-=============================  ================================================================
-literal                        region
-=============================  ================================================================
-``box:x1,y1,x2,y2``            `Box` from its corners
-``xywh:x,y,w,h``               `Box` from its top-left corner and size (COCO's bbox)
-``rbox:cx,cy,w,h,angle``       `RotatedBox`, angle in degrees (geoiou's convention)
-``poly:x1,y1,x2,y2,...``       `Polygon` from at least three vertices
-``interval:start,end``         `Interval` ``[start, end)``
-``mask:path.png``              `Mask` from an image file: every non-zero pixel is inside
-``POLYGON ((...))``            `Polygon` from WKT (also MULTIPOLYGON)
-=============================  ================================================================
+| literal | region |
+|---|---|
+| ``box:x1,y1,x2,y2`` | `Box` from its corners |
+| ``xywh:x,y,w,h`` | `Box` from its top-left corner and size (COCO's bbox) |
+| ``rbox:cx,cy,w,h,angle`` | `RotatedBox`, angle in degrees (geoiou's convention) |
+| ``poly:x1,y1,x2,y2,...`` | `Polygon` from at least three vertices |
+| ``interval:start,end`` | `Interval` ``[start, end)`` |
+| ``mask:path.png`` | `Mask` from an image file: every non-zero pixel is inside |
+| ``POLYGON ((...))`` | `Polygon` from WKT (also MULTIPOLYGON) |
 
 Numbers are separated by commas (spaces around them are allowed). A malformed literal raises
 `FormatError` with the source ``"<literal>"`` and what was wrong.
