@@ -1,0 +1,774 @@
+"""COCO JSON files: datasets (``instances_*.json``) and result files, read into geoiou regions.
+
+A dataset file is an object with ``"images"`` (``id``, ``height``, ``width``), ``"categories"``
+(``id``, ``name``) and ``"annotations"``; a result file is a list of predictions
+(``image_id``, ``category_id``, ``score`` and a geometry). The geometry of each record is read as
+
+- ``"bbox"``: ``[x, y, w, h]`` in pixels, a `Box` (``fmt="xywh"``);
+- ``"segmentation"``: a list of polygons, each a flat list ``x1, y1, x2, y2, ...``, read as one
+  `Polygon` per object, the union of its parts (pycocotools merges the parts' rasters); or an RLE
+  ``{"size": [h, w], "counts": ...}``, compressed (a string) or not (a list of run lengths, as in
+  crowd annotations), read as a `Mask` that stays run-length encoded (nothing is decoded to pixels).
+
+Records are parsed one by one; polygon validity and RLE counts are checked in batches. A faulty
+record raises a `FormatError` naming the file, the record and the fault, e.g.
+``instances.json, annotations[17] (id 4242): 'bbox' must be 4 numbers [x, y, w, h] (got [1, 2, 3])``;
+with ``skip_invalid=True`` it is skipped and listed in the result's `ReadReport`.
+
+Examples
+--------
+>>> dataset = {"images": [{"id": 1, "height": 4, "width": 6}], "categories": [{"id": 7, "name": "cat"}],
+...            "annotations": [{"id": 10, "image_id": 1, "category_id": 7, "bbox": [1, 1, 2, 2], "area": 4,
+...                             "segmentation": [[1, 1, 3, 1, 3, 3]], "iscrowd": 0}]}
+>>> read_coco(dataset).annotations.regions[0].to_array("xywh")
+array([[1., 1., 2., 2.]])
+>>> read_coco(dataset, geometry="segmentation").annotations.regions[0].area
+array([2.])
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import groupby
+from typing import Any, Literal
+
+import numpy as np
+import shapely
+
+from geoiou import rle as coco_rle
+from geoiou._validation import describe, invalid_argument
+from geoiou.errors import InvalidRegionError
+from geoiou.evaluation.detection import Annotations
+from geoiou.io.activitynet import load_json_document
+from geoiou.io.folders import parse_records, settle
+from geoiou.io.report import ReadReport, RecordReader, invalid
+from geoiou.regions import Box, Mask, Polygon, Region, RotatedBox
+
+__all__ = ["CocoDataset", "CocoPredictions", "read_coco", "read_coco_results", "write_coco_results"]
+
+Geometry = Literal["bbox", "segmentation"]
+ResultGeometry = Literal["auto", "bbox", "segmentation"]
+GEOMETRIES = ("bbox", "segmentation")
+#: The top-level keys of a dataset file.
+DATASET_KEYS = ("images", "annotations", "categories")
+BBOX = "4 numbers [x, y, w, h]"
+SEGMENTATION = "a non-empty list of polygons or an RLE dict {'size': [h, w], 'counts': ...}"
+#: Masks encoded per call when a batch holds dense pixels (bounds the pixels decoded at once).
+ENCODE_CHUNK = 256
+
+
+@dataclass(frozen=True)
+class CocoDataset:
+    """The content of a COCO dataset file (ground truth).
+
+    Attributes
+    ----------
+    annotations : Annotations
+        One row per annotation read, in file order: ``image_id``, ``category_id``, ``region``,
+        ``iscrowd`` and ``area`` (the file's own field, which COCOeval uses for the area ranges;
+        None when no annotation has one, and then the region's measure is used).
+    images : dict
+        Image id -> ``(height, width)``, every image of the file, also those without objects.
+    categories : dict
+        Category id -> name, in file order.
+    annotation_ids : numpy.ndarray
+        The ``"id"`` of each annotation row, in row order.
+    report : ReadReport
+        The records read (images, categories and annotations) and the ones skipped, and why.
+
+    Examples
+    --------
+    >>> dataset = {"images": [{"id": 3, "height": 480, "width": 640}], "categories": [{"id": 1, "name": "person"}],
+    ...            "annotations": [{"id": 9, "image_id": 3, "category_id": 1, "bbox": [10, 20, 30, 40], "area": 1000.0}]}
+    >>> coco = read_coco(dataset)
+    >>> coco.images, coco.categories, coco.annotation_ids, coco.annotations.area
+    ({3: (480, 640)}, {1: 'person'}, array([9]), array([1000.]))
+    """
+
+    annotations: Annotations
+    images: dict[int, tuple[int, int]]
+    categories: dict[int, str]
+    annotation_ids: np.ndarray
+    report: ReadReport
+
+
+@dataclass(frozen=True)
+class CocoPredictions:
+    """The content of a COCO result file (predictions).
+
+    Attributes
+    ----------
+    annotations : Annotations
+        One row per prediction read, in file order, with its ``score``.
+    geometry : str
+        ``"bbox"`` or ``"segmentation"``: the geometry that was read.
+    report : ReadReport
+        The records read and the ones skipped, and why.
+
+    Examples
+    --------
+    >>> predictions = read_coco_results([{"image_id": 3, "category_id": 1, "score": 0.75,
+    ...                                   "segmentation": {"size": [2, 2], "counts": "04"}}])
+    >>> predictions.geometry, predictions.annotations.kinds, predictions.report.read
+    ('segmentation', ('Mask',), 1)
+    """
+
+    annotations: Annotations
+    geometry: str
+    report: ReadReport
+
+
+# --------------------------------------------------------------------------- reading datasets
+def read_coco(path: str | os.PathLike[str] | Mapping[str, Any], *, geometry: Geometry = "bbox",
+              repair: bool = False, skip_invalid: bool = False) -> CocoDataset:
+    """Read a COCO dataset file (``instances_val2017.json`` and the like) into annotations.
+
+    Parameters
+    ----------
+    path : str, path-like or dict
+        The JSON file, or its already-parsed content (named ``"<dict>"`` in messages).
+    geometry : {"bbox", "segmentation"}, default "bbox"
+        Which field gives each annotation's region: the box (a `Box`), or the segmentation (a
+        `Polygon` per polygon annotation, a `Mask` per RLE annotation; kinds may mix).
+    repair : bool, default False
+        Repair self-intersecting polygon parts with `shapely.make_valid` instead of refusing them.
+    skip_invalid : bool, default False
+        Skip invalid records (listed in ``report``) instead of raising at the first one.
+
+    Returns
+    -------
+    CocoDataset
+
+    Raises
+    ------
+    FormatError
+        Naming the file, the record (``annotations[17] (id 4242)``) and the fault. A file that is
+        not JSON or lacks ``"images"``, ``"annotations"`` or ``"categories"`` always raises. Invalid
+        records: a missing or malformed field, an ``image_id`` not in ``"images"``, a
+        ``category_id`` not in ``"categories"``, a repeated ``id``, a negative box size, a polygon
+        part of fewer than 3 points or crossing itself (unless `repair`), an RLE whose size is not
+        its image's ``[height, width]`` or whose counts are malformed, an ``"area"`` missing from
+        some annotations while others have it.
+
+    Notes
+    -----
+    A missing ``"iscrowd"`` counts as 0, as in COCOeval. Polygon parts may overlap one another (their
+    union is the object), and may reach outside the image, as in COCO itself.
+
+    Examples
+    --------
+    >>> dataset = {"images": [{"id": 1, "height": 2, "width": 3}, {"id": 2, "height": 5, "width": 5}],
+    ...            "categories": [{"id": 1, "name": "person"}],
+    ...            "annotations": [{"id": 7, "image_id": 1, "category_id": 1, "iscrowd": 1, "area": 3.0,
+    ...                             "segmentation": {"size": [2, 3], "counts": [2, 3, 1]}, "bbox": [0, 0, 3, 2]},
+    ...                            {"id": 8, "image_id": 2, "category_id": 1, "iscrowd": 0, "area": 4.5,
+    ...                             "segmentation": [[0, 0, 3, 0, 0, 3]], "bbox": [0, 0, 3, 3]}]}
+    >>> coco = read_coco(dataset, geometry="segmentation")
+    >>> coco.annotations.kinds, coco.images, coco.annotation_ids
+    (('Mask', 'Polygon'), {1: (2, 3), 2: (5, 5)}, array([7, 8]))
+    >>> dataset["annotations"][1]["bbox"] = [0, 0, -3, 3]
+    >>> read_coco(dataset)
+    Traceback (most recent call last):
+    ...
+    geoiou.errors.FormatError: <dict>, annotations[1] (id 8): 'bbox' must have a non-negative width and height (got [0, 0, -3, 3])
+    >>> print(read_coco(dataset, skip_invalid=True).report.summary())
+    <dict>: read 4 records, skipped 1
+      1 x 'bbox' must have a non-negative width and height (first at annotations[1] (id 8))
+    """
+    geometry = _checked_geometry(geometry, GEOMETRIES)
+    document, reader = load_json_document(path, skip_invalid=skip_invalid)
+    sections = _dataset_sections(document, reader)
+    images = _read_table(reader, sections["images"], "images", _image_entry)
+    categories = _read_table(reader, sections["categories"], "categories", _category_entry)
+    records = _located(sections["annotations"], "annotations")
+    parsed = parse_records(records, _AnnotationParser(geometry, images, categories))
+    faults = {**_area_faults(parsed), **_repeated_id_faults(records, parsed)}
+    regions = _Regions.build(_rows(parsed), faults, geometry, repair)
+    kept = settle(reader, records, parsed, regions.faults)
+    rows = [parsed[index] for index in kept]
+    areas = [row.area for row in rows]
+    annotations = Annotations(
+        image_id=np.array([row.image_id for row in rows], dtype=np.int64),
+        category_id=np.array([row.category_id for row in rows], dtype=np.int64),
+        region=regions.pieces, iscrowd=np.array([row.iscrowd for row in rows], dtype=bool),
+        area=None if any(area is None for area in areas) else np.array(areas, dtype=np.float64))
+    return CocoDataset(annotations, images, categories, np.array([row.id for row in rows], dtype=np.int64),
+                       reader.report())
+
+
+def _dataset_sections(document: Any, reader: RecordReader) -> dict[str, list]:
+    """The three lists of a dataset file; anything else is a fault of the whole file."""
+    if not isinstance(document, Mapping):
+        raise reader.whole_file(f"a COCO dataset must be a JSON object with the keys {list(DATASET_KEYS)} "
+                                f"(got a {type(document).__name__}; a result file is read by read_coco_results)")
+    missing = [key for key in DATASET_KEYS if key not in document]
+    if missing:
+        raise reader.whole_file(f"a COCO dataset must have the keys {list(DATASET_KEYS)} (missing {missing})")
+    for key in DATASET_KEYS:
+        if not isinstance(document[key], list):
+            raise reader.whole_file(f"'{key}' must be a list (got {describe(document[key])})")
+    return {key: document[key] for key in DATASET_KEYS}
+
+
+def _read_table(reader: RecordReader, records: list, section: str, entry: Callable[[Any], tuple[int, Any]]) -> dict:
+    """Read the id -> value table of "images" or "categories"; a repeated id is an invalid record."""
+    table: dict[int, Any] = {}
+    where: dict[int, str] = {}
+    for location, record in _located(records, section):
+        with reader.record(location):
+            key, value = entry(record)
+            if key in table:
+                raise invalid(f"'id' must be unique (got {key}, also at {where[key]})")
+            table[key], where[key] = value, location
+    return table
+
+
+def _image_entry(record: Any) -> tuple[int, tuple[int, int]]:
+    record = _mapping(record)
+    height, width = _integer(record, "height"), _integer(record, "width")
+    for key, value in (("height", height), ("width", width)):
+        if value < 1:
+            raise invalid(f"'{key}' must be a positive integer (got {value})")
+    return _integer(record, "id"), (height, width)
+
+
+def _category_entry(record: Any) -> tuple[int, str]:
+    record = _mapping(record)
+    name = _field(record, "name", "a string")
+    if not isinstance(name, str):
+        raise invalid(f"'name' must be a string (got {describe(name)})")
+    return _integer(record, "id"), name
+
+
+@dataclass(frozen=True)
+class _Row:
+    """One annotation or prediction as parsed: its columns and its geometry (see `_Regions`)."""
+
+    id: int | None
+    image_id: int
+    category_id: int
+    geometry: Any
+    iscrowd: bool = False
+    area: float | None = None
+    score: float | None = None
+
+
+class _AnnotationParser:
+    """Parses one annotation of a dataset file, checking its ids against the images and categories."""
+
+    def __init__(self, geometry: str, images: dict[int, tuple[int, int]], categories: dict[int, str]) -> None:
+        self.geometry, self.images, self.categories = geometry, images, categories
+
+    def __call__(self, record: Any) -> _Row:
+        record = _mapping(record)
+        identifier = _integer(record, "id")
+        image_id = _integer(record, "image_id")
+        if image_id not in self.images:
+            raise invalid(f"'image_id' must be the id of one of the file's images (got {image_id})")
+        category_id = _integer(record, "category_id")
+        if category_id not in self.categories:
+            raise invalid(f"'category_id' must be the id of one of the file's categories (got {category_id})")
+        iscrowd = _flag(record, "iscrowd")
+        area = _number(record, "area", "a non-negative number", minimum=0.0) if "area" in record else None
+        geometry = _geometry(record, self.geometry, self.images[image_id])
+        return _Row(identifier, image_id, category_id, geometry, iscrowd=iscrowd, area=area)
+
+
+def _rows(parsed: list[Any]) -> list[_Row | None]:
+    """The parsed rows, None where the record's parse failed."""
+    return [value if isinstance(value, _Row) else None for value in parsed]
+
+
+def _repeated_id_faults(records: list[tuple[str, Any]], parsed: list[Any]) -> dict[int, str]:
+    """An annotation whose "id" an earlier one has (pycocotools' index would keep only one of them)."""
+    first: dict[int, int] = {}
+    faults = {}
+    for index, row in enumerate(_rows(parsed)):
+        if row is None:
+            continue
+        if row.id in first:
+            faults[index] = f"'id' must be unique (got {row.id}, also at {records[first[row.id]][0]})"
+        else:
+            first[row.id] = index
+    return faults
+
+
+def _area_faults(parsed: list[Any]) -> dict[int, str]:
+    """If some annotations have an "area", the others must have one too (COCOeval needs it for the ranges)."""
+    rows = [(index, row) for index, row in enumerate(_rows(parsed)) if row is not None]
+    if not any(row.area is not None for _, row in rows):
+        return {}
+    return {index: "'area' must be a non-negative number like in the other annotations "
+                   "(got nothing: the key is missing)"
+            for index, row in rows if row.area is None}
+
+
+# --------------------------------------------------------------------------- reading result files
+def read_coco_results(path: str | os.PathLike[str] | Sequence[Mapping[str, Any]], *,
+                      geometry: ResultGeometry = "auto", repair: bool = False,
+                      skip_invalid: bool = False) -> CocoPredictions:
+    """Read a COCO result file: a JSON list of ``{"image_id", "category_id", "score", "bbox" or "segmentation"}``.
+
+    Parameters
+    ----------
+    path : str, path-like or list
+        The JSON file, or its already-parsed content (named ``"<dict>"`` in messages).
+    geometry : {"auto", "bbox", "segmentation"}, default "auto"
+        Which field gives each prediction's region. ``"auto"`` reads segmentations when every
+        record has a ``"segmentation"``, else boxes (also for an empty list);
+        ``CocoPredictions.geometry`` says which.
+    repair : bool, default False
+        Repair self-intersecting polygon parts with `shapely.make_valid` instead of refusing them.
+    skip_invalid : bool, default False
+        Skip invalid records (listed in ``report``) instead of raising at the first one.
+
+    Returns
+    -------
+    CocoPredictions
+
+    Raises
+    ------
+    FormatError
+        Naming the file, the record (``results[17]``) and the fault. Ids are not checked against a
+        dataset (a result file has no image table); an RLE's size is its own.
+
+    Examples
+    --------
+    >>> results = [{"image_id": 1, "category_id": 3, "score": 0.9, "bbox": [10, 20, 30, 40]},
+    ...            {"image_id": 2, "category_id": 3, "score": 0.5, "bbox": [0, 0, 5, 5]}]
+    >>> predictions = read_coco_results(results)
+    >>> predictions.geometry, predictions.annotations.score, predictions.annotations.regions[0].area
+    ('bbox', array([0.9, 0.5]), array([1200.,   25.]))
+    >>> read_coco_results([{"image_id": 1, "category_id": 3, "score": "high", "bbox": [0, 0, 1, 1]}])
+    Traceback (most recent call last):
+    ...
+    geoiou.errors.FormatError: <dict>, results[0]: 'score' must be a finite number (got 'high')
+    """
+    choice = _checked_geometry(geometry, ("auto", *GEOMETRIES))
+    document, reader = load_json_document(path, skip_invalid=skip_invalid)
+    if not isinstance(document, list):
+        raise reader.whole_file("a COCO result file must be a JSON list of predictions "
+                                f"(got a {type(document).__name__}; "
+                                "a dataset file is read by read_coco)")
+    if choice == "auto":
+        choice = "segmentation" if document and all(_has(record, "segmentation") for record in document) else "bbox"
+    records = _located(document, "results")
+    parsed = parse_records(records, lambda record: _prediction(record, choice))
+    regions = _Regions.build(_rows(parsed), {}, choice, repair)
+    kept = settle(reader, records, parsed, regions.faults)
+    rows = [parsed[index] for index in kept]
+    annotations = Annotations(image_id=np.array([row.image_id for row in rows], dtype=np.int64),
+                              category_id=np.array([row.category_id for row in rows], dtype=np.int64),
+                              region=regions.pieces, score=np.array([row.score for row in rows], dtype=np.float64))
+    return CocoPredictions(annotations, choice, reader.report())
+
+
+def _prediction(record: Any, geometry: str) -> _Row:
+    record = _mapping(record)
+    image_id, category_id = _integer(record, "image_id"), _integer(record, "category_id")
+    score = _number(record, "score", "a finite number")
+    return _Row(None, image_id, category_id, _geometry(record, geometry, None), score=score)
+
+
+def _has(record: Any, key: str) -> bool:
+    return isinstance(record, Mapping) and key in record
+
+
+# --------------------------------------------------------------------------- fields of one record
+def _located(records: list, section: str) -> list[tuple[str, Any]]:
+    """Each record with its location, ``annotations[17] (id 4242)`` when it has an integer id."""
+    located = []
+    for index, record in enumerate(records):
+        identifier = record.get("id") if isinstance(record, Mapping) else None
+        suffix = f" (id {identifier})" if _is_integer(identifier) else ""
+        located.append((f"{section}[{index}]{suffix}", record))
+    return located
+
+
+def _mapping(record: Any) -> Mapping[str, Any]:
+    if not isinstance(record, Mapping):
+        raise invalid(f"the record must be a JSON object (got {describe(record)})")
+    return record
+
+
+def _field(record: Mapping[str, Any], key: str, expected: str) -> Any:
+    if key not in record:
+        raise invalid(f"'{key}' must be {expected} (got nothing: the key is missing)")
+    return record[key]
+
+
+def _is_integer(value: Any) -> bool:
+    """A JSON integer (NumPy integers too, for documents built in Python); a bool is an int to Python, not an id."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _integer(record: Mapping[str, Any], key: str) -> int:
+    value = _field(record, key, "an integer")
+    if not _is_integer(value):
+        raise invalid(f"'{key}' must be an integer (got {describe(value)})")
+    return int(value)
+
+
+def _is_number(value: Any) -> bool:
+    """A finite JSON number (NumPy scalars too, for documents built in Python); not a bool."""
+    number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    return number and math.isfinite(value)
+
+
+def _number(record: Mapping[str, Any], key: str, expected: str, minimum: float = -math.inf) -> float:
+    value = _field(record, key, expected)
+    if not _is_number(value) or value < minimum:
+        raise invalid(f"'{key}' must be {expected} (got {describe(value)})")
+    return float(value)
+
+
+def _flag(record: Mapping[str, Any], key: str) -> bool:
+    """A 0/1 flag; a missing one is 0 (COCOeval reads a missing "iscrowd" as 0)."""
+    value = record.get(key, 0)
+    if type(value) not in (int, bool, float) or value not in (0, 1):
+        raise invalid(f"'{key}' must be 0 or 1 (got {describe(value)})")
+    return bool(value)
+
+
+def _geometry(record: Mapping[str, Any], geometry: str, image_size: tuple[int, int] | None) -> Any:
+    if geometry == "bbox":
+        return _bbox(_field(record, "bbox", BBOX))
+    return _segmentation(_field(record, "segmentation", SEGMENTATION), image_size)
+
+
+def _bbox(value: Any) -> tuple[float, float, float, float]:
+    # x + w and y + h must be finite too: the box is stored by its corners.
+    if not (isinstance(value, list) and len(value) == 4 and all(_is_number(v) for v in value)
+            and math.isfinite(value[0] + value[2]) and math.isfinite(value[1] + value[3])):
+        raise invalid(f"'bbox' must be {BBOX} (got {describe(value)})")
+    if value[2] < 0 or value[3] < 0:
+        raise invalid(f"'bbox' must have a non-negative width and height (got {describe(value)})")
+    return tuple(float(v) for v in value)
+
+
+@dataclass(frozen=True)
+class _Rle:
+    """A segmentation given as RLE; its counts are checked in a batch (`_Regions`)."""
+
+    rle: Mapping[str, Any]
+    size: tuple[int, int]
+
+
+def _segmentation(value: Any, image_size: tuple[int, int] | None) -> list[np.ndarray] | _Rle:
+    """Polygon parts as vertex arrays ``(n, 2)``, or an `_Rle` whose size is the image's."""
+    if isinstance(value, Mapping):
+        return _rle(value, image_size)
+    if not isinstance(value, list) or not value:
+        raise invalid(f"'segmentation' must be {SEGMENTATION} (got {describe(value)})")
+    return [_polygon_part(part, f"segmentation[{k}]") for k, part in enumerate(value)]
+
+
+def _polygon_part(part: Any, name: str) -> np.ndarray:
+    expected = "a flat list of coordinates x1, y1, x2, y2, ... of at least 3 points"
+    try:
+        values = np.asarray(part, dtype=np.float64) if isinstance(part, list) else None
+    except (TypeError, ValueError):
+        values = None
+    if values is None or values.ndim != 1 or values.size % 2:
+        raise invalid(f"'{name}' must be {expected} (got {describe(part)})")
+    if not np.isfinite(values).all():
+        raise invalid(f"'{name}' must hold finite numbers (got {describe(part)})")
+    vertices = values.reshape(-1, 2)
+    while len(vertices) > 1 and (vertices[0] == vertices[-1]).all():
+        vertices = vertices[:-1]  # a ring may repeat its first vertex at the end
+    if len(vertices) < 3:
+        raise invalid(f"'{name}' must be {expected} (got {describe(part)})")
+    return vertices
+
+
+def _rle(value: Mapping[str, Any], image_size: tuple[int, int] | None) -> _Rle:
+    if "size" not in value or "counts" not in value:
+        raise invalid(f"'segmentation' must be {SEGMENTATION} (got {describe(value)})")
+    size = value["size"]
+    if not (isinstance(size, list) and len(size) == 2 and all(_is_integer(n) and n >= 0 for n in size)):
+        raise invalid(f"'segmentation.size' must be two non-negative integers [h, w] (got {describe(size)})")
+    if image_size is not None and tuple(size) != image_size:
+        raise invalid(f"'segmentation.size' must be the image's [height, width] {list(image_size)} (got {size})")
+    return _Rle(value, (int(size[0]), int(size[1])))
+
+
+def _checked_geometry(geometry: Any, choices: tuple[str, ...]) -> str:
+    if geometry not in choices:
+        raise invalid_argument("geometry", f"one of {choices}", geometry)
+    return geometry
+
+
+# --------------------------------------------------------------------------- regions of the records
+@dataclass(frozen=True)
+class _Regions:
+    """The region batches of the records that are valid, in record order, and the faults found building them.
+
+    Consecutive records of one kind share a batch: boxes, polygons, or masks of one size (an RLE
+    batch is kept as runs only when its masks have one size).
+    """
+
+    pieces: list[Region]
+    faults: dict[int, str]
+
+    @classmethod
+    def build(cls, rows: list[_Row | None], faults: dict[int, str], geometry: str, repair: bool) -> _Regions:
+        """Regions of the `rows` that are not None and not in `faults` (which is copied, then extended)."""
+        faults = dict(faults)
+        alive = [index for index, row in enumerate(rows) if row is not None and index not in faults]
+        if geometry == "bbox":
+            boxes = np.array([rows[index].geometry for index in alive], dtype=np.float64).reshape(-1, 4)
+            return cls([Box(boxes, fmt="xywh")], faults)
+        parts = {index: rows[index].geometry for index in alive if not isinstance(rows[index].geometry, _Rle)}
+        polygons = _polygons(parts, repair, faults)
+        pieces = []
+        for key, group in groupby((index for index in alive if index not in faults),
+                                  key=lambda index: _kind(rows[index].geometry)):
+            members = list(group)
+            if key == ("polygon",):
+                # Validated part by part and as unions above: skip from_shapely's second validation.
+                pieces.append(Polygon._from_fields(_geoms=_object_array([polygons[index] for index in members])))
+            else:
+                pieces.append(_masks({index: rows[index].geometry.rle for index in members}, faults))
+        return cls([piece for piece in pieces if len(piece)] or [Polygon.from_shapely(_object_array([]))], faults)
+
+
+def _object_array(values: list[Any]) -> np.ndarray:
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
+
+
+def _kind(geometry: Any) -> tuple[Any, ...]:
+    return ("mask", *geometry.size) if isinstance(geometry, _Rle) else ("polygon",)
+
+
+def _polygons(parts: dict[int, list[np.ndarray]], repair: bool, faults: dict[int, str]) -> dict[int, shapely.Geometry]:
+    """One shapely geometry per record, the union of its parts; invalid parts become faults (unless `repair`).
+
+    All parts are built and checked at once; records of several parts become MultiPolygons when
+    their parts are disjoint (vertices kept as written) and the union of the parts otherwise.
+    """
+    if not parts:
+        return {}
+    owners = list(parts)
+    rings = [ring for owner in owners for ring in parts[owner]]
+    counts = np.array([len(parts[owner]) for owner in owners])
+    lengths = np.array([len(ring) for ring in rings])
+    ring_of_vertex = np.repeat(np.arange(len(rings)), lengths)
+    geoms = shapely.polygons(shapely.linearrings(np.concatenate(rings), indices=ring_of_vertex))
+    invalid_parts = np.flatnonzero(~shapely.is_valid(geoms))
+    if invalid_parts.size and repair:
+        geoms[invalid_parts] = Polygon.from_shapely(geoms[invalid_parts], repair=True).to_shapely()
+    elif invalid_parts.size:
+        owner_of_part = np.repeat(np.arange(len(owners)), counts)
+        part_number = np.arange(len(rings)) - np.repeat(np.cumsum(counts) - counts, counts)
+        for part in invalid_parts[::-1]:  # the first invalid part of a record is the one reported
+            faults[owners[owner_of_part[part]]] = (
+                f"'segmentation[{part_number[part]}]' must be a valid polygon "
+                f"(got {shapely.is_valid_reason(geoms[part])}); "
+                "pass repair=True to make it valid with shapely.make_valid")
+    return _joined_parts(owners, counts, geoms, faults)
+
+
+def _joined_parts(owners: list[int], counts: np.ndarray, geoms: np.ndarray, faults: dict[int, str]) -> dict[int, Any]:
+    """Each record's geometry from its consecutive parts in `geoms`: the part itself, or the union of the parts.
+
+    Disjoint parts make a valid MultiPolygon that keeps the vertices as written (all of them built
+    in one call); parts that overlap or touch, or were repaired into several pieces, are united.
+    """
+    firsts = (np.cumsum(counts) - counts).tolist()
+    joined: dict[int, Any] = {}
+    several: list[tuple[int, np.ndarray]] = []
+    for owner, first, count in zip(owners, firsts, counts.tolist()):
+        if owner in faults:
+            continue
+        if count == 1:
+            joined[owner] = geoms[first]
+        else:
+            several.append((owner, geoms[first:first + count]))
+    plain = [(owner, group) for owner, group in several if all(type(part) is shapely.Polygon for part in group)]
+    if plain:
+        members = np.concatenate([group for _, group in plain])
+        owner_of_member = np.repeat(np.arange(len(plain)), [len(group) for _, group in plain])
+        candidates = shapely.multipolygons(members, indices=owner_of_member)
+        for (owner, _), candidate, valid in zip(plain, candidates, shapely.is_valid(candidates)):
+            if valid:
+                joined[owner] = candidate
+    for owner, group in several:
+        if owner not in joined:
+            union = shapely.union_all(group)
+            joined[owner] = union if isinstance(union, (shapely.Polygon, shapely.MultiPolygon)) else shapely.Polygon()
+    return joined
+
+
+def _masks(rles: dict[int, Mapping[str, Any]], faults: dict[int, str]) -> Mask:
+    """Masks of one size from their RLEs, kept as runs; on a malformed RLE each is checked to find the faulty ones."""
+    try:
+        return Mask.from_rle(list(rles.values()))
+    except InvalidRegionError:
+        pass
+    good = []
+    for index, rle in rles.items():
+        try:
+            coco_rle.to_runs(rle)
+        except InvalidRegionError as error:
+            faults[index] = f"'segmentation' must be a valid COCO RLE: {error}"
+            continue
+        good.append(rle)
+    return Mask.from_rle(good)
+
+
+# --------------------------------------------------------------------------- writing result files
+def write_coco_results(path: str | os.PathLike[str], predictions: Annotations, *,
+                       geometry: ResultGeometry = "auto") -> None:
+    """Write predictions as a COCO result file, a JSON list ``pycocotools``' ``COCO.loadRes`` reads.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write.
+    predictions : Annotations
+        With a score per row and integer image and category ids.
+    geometry : {"auto", "bbox", "segmentation"}, default "auto"
+        ``"bbox"`` writes ``[x, y, w, h]``: a `Box` as it is, any other 2-D region its bounding box.
+        ``"segmentation"`` writes masks as compressed RLE (byte for byte ``pycocotools.mask.encode``;
+        masks read as runs are encoded from the runs) and polygons, boxes and rotated boxes as flat
+        lists of vertices, one per part. ``"auto"`` writes boxes when every region is a `Box`, else
+        segmentations.
+
+    Raises
+    ------
+    InvalidArgumentError
+        Naming the row, for what COCO cannot hold: string ids, a missing score, intervals, masks
+        not at origin (0, 0) (an RLE has no origin), polygons with holes or empty regions.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib, numpy as np, geoiou
+    >>> predictions = Annotations(image_id=[1, 2], category_id=[3, 3], score=[0.9, 0.5],
+    ...                           region=geoiou.Mask(np.array([[[0, 1, 1], [0, 1, 0]], [[1, 0, 0], [0, 0, 0]]])))
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "results.json"
+    >>> write_coco_results(path, predictions)
+    >>> json.loads(path.read_text())[0]
+    {'image_id': 1, 'category_id': 3, 'segmentation': {'size': [2, 3], 'counts': '231'}, 'score': 0.9}
+    >>> read_coco_results(path).annotations.regions[0].area
+    array([3., 1.])
+    """
+    if not isinstance(predictions, Annotations):
+        raise invalid_argument("predictions", "Annotations", type(predictions).__name__)
+    if predictions.score is None:
+        raise invalid_argument("predictions", "predictions with a score per row", "no 'score' column")
+    for name in ("image_id", "category_id"):
+        ids = getattr(predictions, name)
+        if ids.dtype.kind not in "iu":
+            raise invalid_argument(f"predictions.{name}", "integer ids (COCO's ids are integers)", f"dtype {ids.dtype}")
+    choice = _checked_geometry(geometry, ("auto", *GEOMETRIES))
+    if choice == "auto":
+        choice = "bbox" if all(isinstance(piece, Box) for piece in predictions.regions) else "segmentation"
+    values, first_row = [], 0
+    for piece in predictions.regions:
+        values.extend(_bbox_values(piece, first_row) if choice == "bbox" else _segmentation_values(piece, first_row))
+        first_row += len(piece)
+    records = [{"image_id": image, "category_id": category, choice: value, "score": score}
+               for image, category, value, score in zip(predictions.image_id.tolist(), predictions.category_id.tolist(),
+                                                        values, predictions.score.tolist())]
+    text = json.dumps(records)  # one shot: the C encoder (json.dump encodes in Python, several times slower)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def _refuse_row(expected: str, got: Any, row: int) -> Exception:
+    return invalid_argument("predictions.region", expected, got, f" at row {row}")
+
+
+def _bbox_values(piece: Region, first_row: int) -> list[list[float]]:
+    if piece.ndim != 2:
+        raise _refuse_row("2-D regions for a COCO file", type(piece).__name__, first_row)
+    if isinstance(piece, Box):
+        return piece.to_array("xywh").tolist()
+    bounds = piece.bounds
+    empty = np.flatnonzero(~np.isfinite(bounds).all(axis=1))  # an empty region has NaN bounds
+    if empty.size:
+        raise _refuse_row("regions with a bounding box", "an empty region", first_row + int(empty[0]))
+    return np.column_stack([bounds[:, :2], bounds[:, 2:] - bounds[:, :2]]).tolist()
+
+
+def _segmentation_values(piece: Region, first_row: int) -> list[Any]:
+    if isinstance(piece, Mask):
+        return _mask_rles(piece, first_row)
+    if isinstance(piece, (Box, RotatedBox)):
+        piece = piece.to_polygon()
+    if not isinstance(piece, Polygon):
+        raise _refuse_row("2-D regions for a COCO file", type(piece).__name__, first_row)
+    return [_polygon_rings(geometry, first_row + row) for row, geometry in enumerate(piece.to_shapely())]
+
+
+def _polygon_rings(geometry: shapely.Geometry, row: int) -> list[list[float]]:
+    """COCO's polygon form: the exterior ring of each part, vertices as stored, the closing vertex left out."""
+    parts = [part for part in shapely.get_parts(geometry) if not part.is_empty]
+    if not parts:
+        raise _refuse_row("non-empty polygons (COCO has no empty polygon)", "an empty polygon", row)
+    if any(part.interiors for part in parts):
+        raise _refuse_row("polygons without holes (COCO's polygon format has none)", "a polygon with holes", row)
+    return [shapely.get_coordinates(part.exterior)[:-1].ravel().tolist() for part in parts]
+
+
+def _mask_rles(masks: Mask, first_row: int) -> list[dict[str, Any]]:
+    """Compressed RLEs as ``pycocotools.mask.encode`` writes them; masks held as runs are never decoded."""
+    shifted = np.flatnonzero((masks.origin != 0).any(axis=-1))
+    if shifted.size:
+        row = int(shifted[0])
+        raise _refuse_row("masks at origin (0, 0): an RLE has no origin", f"origin {masks.origin[row].tolist()}",
+                          first_row + row)
+    # The store and its runs are the mask's internals: reading them here spares decoding every pixel.
+    store = masks._store
+    if store._runs is not None:
+        strings = _compressed_from_runs(store._runs, np.asarray(masks._index), store.grid[0] * store.grid[1])
+        return [{"size": list(store.grid), "counts": string.decode("ascii")} for string in strings]
+    encoded = []
+    for start in range(0, len(masks), ENCODE_CHUNK):
+        encoded.extend(masks[start:start + ENCODE_CHUNK].to_rle())
+    return [{"size": rle["size"], "counts": rle["counts"].decode("ascii")} for rle in encoded]
+
+
+def _compressed_from_runs(runs: coco_rle.Runs, selection: np.ndarray, total: int) -> list[bytes]:
+    """COCO strings of masks `selection` of `runs` (all of `total` pixels), as ``pycocotools.mask.encode`` writes them.
+
+    The counts of a mask are the gaps between 0, its run boundaries and `total`, for all masks at
+    once; `geoiou.rle` then compresses them all in one vectorized call.
+    """
+    first, stop = runs.offsets[selection], runs.offsets[selection + 1]
+    owner, step = _ragged_arange(stop - first)
+    run = first[owner] + step
+    boundaries = np.column_stack([runs.starts[run], runs.stops[run]]).ravel()
+    boundary_owner = np.repeat(owner, 2)
+    # Uncompressed counts may hold an empty false run between two true ones: their pixels form one run.
+    touching = (boundaries[1:-1:2] == boundaries[2::2]) & (boundary_owner[1:-1:2] == boundary_owner[2::2])
+    kept = np.ones(boundaries.size, dtype=bool)
+    kept[1:-1:2] &= ~touching
+    kept[2::2] &= ~touching
+    boundaries, boundary_owner = boundaries[kept], boundary_owner[kept]
+    per_mask = np.bincount(boundary_owner, minlength=len(selection))
+    # Each mask's edges: 0, its boundaries, total; its counts are the differences of consecutive edges.
+    edge_owner, edge_step = _ragged_arange(per_mask + 2)
+    edges = np.where(edge_step == 0, 0, total)
+    edges[(edge_step > 0) & (edge_step <= per_mask[edge_owner])] = boundaries
+    same_mask = edge_owner[1:] == edge_owner[:-1]
+    counts = np.diff(edges)[same_mask]
+    lengths = per_mask + 1
+    last = np.cumsum(lengths) - 1
+    # pycocotools writes no empty final run of false pixels (but writes "0" for a mask of no pixels).
+    ends_on_true = (per_mask > 0) & (counts[last] == 0)
+    counts = np.delete(counts, last[ends_on_true])
+    lengths = lengths - ends_on_true
+    return coco_rle._compress_all(np.split(counts, np.cumsum(lengths)[:-1]) if len(lengths) else [])
+
+
+def _ragged_arange(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For the ranges ``0 .. lengths[k] - 1`` laid end to end: each element's range k and its value."""
+    owner = np.repeat(np.arange(len(lengths)), lengths)
+    return owner, np.arange(owner.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
