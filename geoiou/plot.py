@@ -39,7 +39,6 @@ from geoiou.metrics import (
     union_area,
 )
 from geoiou.regions import Box, Interval, Mask, Region
-from geoiou.regions.base import as_measure
 
 __all__ = ["plot_pair", "plot_pr_curve", "plot_regions", "plot_threshold_curve", "plot_timeline"]
 

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from geoiou._validation import describe, invalid_argument
 from geoiou.errors import FormatError
 from geoiou.evaluation.temporal import TemporalSegments
+from geoiou.io.json_documents import load_json_document
 from geoiou.io.report import ReadReport, RecordReader, invalid
 
 __all__ = ["ActivityNetFile", "read_activitynet", "write_activitynet_results"]
@@ -67,48 +68,6 @@ class ActivityNetFile:
     kind: str
     durations: dict[str, float]
     report: ReadReport
-
-
-# --------------------------------------------------------------------------- JSON documents
-class _DuplicateKeyError(ValueError):
-    """An object of the JSON text has the same key twice (json.load would keep only the last)."""
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    mapping = dict(pairs)
-    if len(mapping) != len(pairs):
-        seen: set[str] = set()
-        duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))
-        raise _DuplicateKeyError(duplicate)
-    return mapping
-
-
-def load_json_document(source: str | os.PathLike[str] | Mapping[str, Any] | list, *,
-                       skip_invalid: bool) -> tuple[Any, RecordReader]:
-    """Parse a JSON file (or take an already-parsed document) and start the `RecordReader` for it.
-
-    A parsed document is named ``"<dict>"`` in messages. A file that is not JSON, or whose objects
-    repeat a key (a second video with the same id would silently replace the first), is a
-    whole-file `FormatError`.
-
-    Examples
-    --------
-    >>> document, reader = load_json_document({"results": {}}, skip_invalid=False)
-    >>> document, reader.source
-    ({'results': {}}, '<dict>')
-    """
-    if isinstance(source, (Mapping, list)):
-        return source, RecordReader("<dict>", skip_invalid=skip_invalid)
-    reader = RecordReader(source, skip_invalid=skip_invalid)
-    try:
-        with open(source, encoding="utf-8") as handle:
-            return json.load(handle, object_pairs_hook=_unique_keys), reader
-    except json.JSONDecodeError as error:
-        raise reader.whole_file(f"not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
-    except _DuplicateKeyError as error:
-        raise reader.whole_file(f"an object has the key {error.args[0]!r} twice; keys must be unique") from None
-    except UnicodeDecodeError as error:
-        raise reader.whole_file(f"not UTF-8 text ({error.reason} at byte {error.start})") from None
 
 
 # --------------------------------------------------------------------------- reading

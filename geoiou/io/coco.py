@@ -43,7 +43,7 @@ from geoiou import rle as coco_rle
 from geoiou._validation import describe, invalid_argument
 from geoiou.errors import InvalidRegionError
 from geoiou.evaluation.detection import Annotations
-from geoiou.io.activitynet import load_json_document
+from geoiou.io.json_documents import load_json_document
 from geoiou.io.folders import parse_records, settle
 from geoiou.io.report import ReadReport, RecordReader, invalid
 from geoiou.regions import Box, Mask, Polygon, Region, RotatedBox

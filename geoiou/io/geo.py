@@ -24,7 +24,7 @@ import shapely
 import shapely.geometry
 
 from geoiou._validation import describe, invalid_argument
-from geoiou.io.activitynet import load_json_document
+from geoiou.io.json_documents import load_json_document
 from geoiou.io.report import ReadReport, RecordReader, invalid
 from geoiou.regions import Polygon
 
