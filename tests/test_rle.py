@@ -245,3 +245,17 @@ def _counts_of(mask: np.ndarray) -> list[int]:
         length += 1
     counts.append(length)
     return counts
+
+
+def test_masks_from_runs_encode_without_decoding_and_byte_for_byte():
+    # Uncompressed counts with an empty false run (two true runs touch) and a mask of no pixels:
+    # Mask.to_rle must write pycocotools' strings while the store keeps only its runs.
+    pycocotools_mask = pytest.importorskip("pycocotools.mask")
+    given = [{"size": [4, 5], "counts": [3, 2, 0, 4, 11]}, {"size": [4, 5], "counts": [20]},
+             rle.encode(np.eye(4, 5, dtype=bool))]
+    masks = geoiou.Mask.from_rle(given)
+    written = masks.to_rle()
+    assert "dense" not in vars(masks._store)
+    for one, encoded in zip(given, written):
+        expected = pycocotools_mask.encode(np.asfortranarray(rle.decode(one).astype(np.uint8)))
+        assert encoded["counts"] == expected["counts"] and encoded["size"] == list(expected["size"])

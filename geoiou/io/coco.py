@@ -724,51 +724,7 @@ def _mask_rles(masks: Mask, first_row: int) -> list[dict[str, Any]]:
         row = int(shifted[0])
         raise _refuse_row("masks at origin (0, 0): an RLE has no origin", f"origin {masks.origin[row].tolist()}",
                           first_row + row)
-    # The store and its runs are the mask's internals: reading them here spares decoding every pixel.
-    store = masks._store
-    if store._runs is not None:
-        strings = _compressed_from_runs(store._runs, np.asarray(masks._index), store.grid[0] * store.grid[1])
-        return [{"size": list(store.grid), "counts": string.decode("ascii")} for string in strings]
-    encoded = []
+    encoded = []  # Mask.to_rle encodes masks held as runs without decoding them
     for start in range(0, len(masks), ENCODE_CHUNK):
         encoded.extend(masks[start:start + ENCODE_CHUNK].to_rle())
     return [{"size": rle["size"], "counts": rle["counts"].decode("ascii")} for rle in encoded]
-
-
-def _compressed_from_runs(runs: coco_rle.Runs, selection: np.ndarray, total: int) -> list[bytes]:
-    """COCO strings of masks `selection` of `runs` (all of `total` pixels), as ``pycocotools.mask.encode`` writes them.
-
-    The counts of a mask are the gaps between 0, its run boundaries and `total`, for all masks at
-    once; `geoiou.rle` then compresses them all in one vectorized call.
-    """
-    first, stop = runs.offsets[selection], runs.offsets[selection + 1]
-    owner, step = _ragged_arange(stop - first)
-    run = first[owner] + step
-    boundaries = np.column_stack([runs.starts[run], runs.stops[run]]).ravel()
-    boundary_owner = np.repeat(owner, 2)
-    # Uncompressed counts may hold an empty false run between two true ones: their pixels form one run.
-    touching = (boundaries[1:-1:2] == boundaries[2::2]) & (boundary_owner[1:-1:2] == boundary_owner[2::2])
-    kept = np.ones(boundaries.size, dtype=bool)
-    kept[1:-1:2] &= ~touching
-    kept[2::2] &= ~touching
-    boundaries, boundary_owner = boundaries[kept], boundary_owner[kept]
-    per_mask = np.bincount(boundary_owner, minlength=len(selection))
-    # Each mask's edges: 0, its boundaries, total; its counts are the differences of consecutive edges.
-    edge_owner, edge_step = _ragged_arange(per_mask + 2)
-    edges = np.where(edge_step == 0, 0, total)
-    edges[(edge_step > 0) & (edge_step <= per_mask[edge_owner])] = boundaries
-    same_mask = edge_owner[1:] == edge_owner[:-1]
-    counts = np.diff(edges)[same_mask]
-    lengths = per_mask + 1
-    last = np.cumsum(lengths) - 1
-    # pycocotools writes no empty final run of false pixels (but writes "0" for a mask of no pixels).
-    ends_on_true = (per_mask > 0) & (counts[last] == 0)
-    counts = np.delete(counts, last[ends_on_true])
-    lengths = lengths - ends_on_true
-    return coco_rle._compress_all(np.split(counts, np.cumsum(lengths)[:-1]) if len(lengths) else [])
-
-
-def _ragged_arange(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For the ranges ``0 .. lengths[k] - 1`` laid end to end: each element's range k and its value."""
-    owner = np.repeat(np.arange(len(lengths)), lengths)
-    return owner, np.arange(owner.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)

@@ -200,7 +200,7 @@ class Mask(Region):
         >>> geoiou.Mask(np.zeros((2, 2, 2))).to_rle()  # empty masks: one run of false pixels
         [{'size': [2, 2], 'counts': b'4'}, {'size': [2, 2], 'counts': b'4'}]
         """
-        encoded = coco_rle.encode_batch(self._data.reshape(self.size, *self._store.grid))
+        encoded = self._store.encode(self._index.reshape(-1))
         if not self.shape:
             return encoded[0]
         nested = np.empty(self.size, dtype=object)
@@ -490,6 +490,13 @@ class _PixelStore:
     @functools.cached_property
     def _column_windows(self) -> _Windows:
         return _run_column_windows(self._runs, self.grid[0])
+
+    def encode(self, index: np.ndarray) -> list[dict[str, Any]]:
+        """Compressed COCO RLEs of the masks at `index`; masks held as runs are encoded from their runs."""
+        runs = self._runs
+        if runs is None or "dense" in self.__dict__ or not (runs.sizes[index] == self.grid).all():
+            return coco_rle.encode_batch(self.select(index))
+        return [{"size": list(self.grid), "counts": string} for string in coco_rle.compress_runs(runs, index)]
 
     def window(self, mask: int, rows: slice, cols: slice) -> np.ndarray:
         """Pixels of one mask in a window ``[rows, cols]``, decoding only those columns of its runs."""
