@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -332,26 +331,3 @@ def test_centre_sampling_roughly_agrees():
     assert abs(coverage.sum() - mask.sum()) < 0.01 * mask.sum()
     # Pixels well inside/outside agree; only the boundary band differs.
     assert np.all(mask[coverage == 1.0]) and not np.any(mask[coverage == 0.0])
-
-
-def best_time(function, repeats: int = 7) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def test_timing_print():
-    # Informational only: exact coverage vs centre sampling on a big canvas.
-    skimage_draw = pytest.importorskip("skimage.draw")
-    shape = (1024, 1024)
-    geometry = big_star(100, shape)
-    vertices = shapely.get_coordinates(geometry.exterior)[:, ::-1] - 0.5
-    exact = best_time(lambda: polygon_coverage(geometry, shape))
-    sampled = best_time(lambda: skimage_draw.polygon2mask(shape, vertices))
-    print(
-        f"\n100-vertex polygon on 1024x1024: polygon_coverage {exact * 1e3:.2f} ms, "
-        f"skimage polygon2mask {sampled * 1e3:.2f} ms"
-    )
