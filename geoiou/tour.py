@@ -38,12 +38,12 @@ class Stop:
     evaluate: Callable[[], tuple[Any, str]]  # returns (result, the one-line headline)
 
 
-def _boxes() -> tuple[Any, str]:
+def _coco(geometry: str, results: str) -> tuple[Any, str]:
     from geoiou.evaluation import evaluate_coco
     from geoiou.io.coco import read_coco, read_coco_results
 
-    truth = read_coco(TOUR_DATA / "coco" / "instances.json", geometry="bbox")
-    predicted = read_coco_results(TOUR_DATA / "coco" / "results-bbox.json", geometry="bbox")
+    truth = read_coco(TOUR_DATA / "coco" / "instances.json", geometry=geometry)
+    predicted = read_coco_results(TOUR_DATA / "coco" / results, geometry=geometry)
     result = evaluate_coco(truth.annotations, predicted.annotations, images=truth.images,
                            categories=list(truth.categories), show_progress=False)
     return result, f"AP {result['AP']:.3f}, AP50 {result['AP50']:.3f}, AP75 {result['AP75']:.3f}"
@@ -61,17 +61,6 @@ def _rotated() -> tuple[Any, str]:
     return result, f"mAP {result.mAP:.3f} (11 points, IoU > 0.5); {best[0]}: AP {best[1]['AP']:.3f} over {best[1]['num_ground_truths']} objects"
 
 
-def _masks() -> tuple[Any, str]:
-    from geoiou.evaluation import evaluate_coco
-    from geoiou.io.coco import read_coco, read_coco_results
-
-    truth = read_coco(TOUR_DATA / "coco" / "instances.json", geometry="segmentation")
-    predicted = read_coco_results(TOUR_DATA / "coco" / "results-segm.json", geometry="segmentation")
-    result = evaluate_coco(truth.annotations, predicted.annotations, images=truth.images,
-                           categories=list(truth.categories), show_progress=False)
-    return result, f"AP {result['AP']:.3f}, AP50 {result['AP50']:.3f}, AP75 {result['AP75']:.3f}"
-
-
 def _intervals() -> tuple[Any, str]:
     from geoiou.evaluation import evaluate_temporal_detection
     from geoiou.io.activitynet import read_activitynet
@@ -86,9 +75,11 @@ def _intervals() -> tuple[Any, str]:
 def stops() -> list[Stop]:
     """The tour's evaluations, one per geometry, in display order."""
     return [
-        Stop("boxes", "COCO instances, 984 boxes vs box predictions (COCO protocol)", _boxes),
+        Stop("boxes", "COCO instances, 984 boxes vs box predictions (COCO protocol)",
+             lambda: _coco("bbox", "results-bbox.json")),
         Stop("rotated quadrilaterals", "DOTA labels vs DOTA Task1 predictions (VOC 11-point, as DOTA's devkit)", _rotated),
-        Stop("polygons vs masks", "COCO polygons vs RLE mask predictions, exact pixel coverage (COCO protocol)", _masks),
+        Stop("polygons vs masks", "COCO polygons vs RLE mask predictions, exact pixel coverage (COCO protocol)",
+             lambda: _coco("segmentation", "results-segm.json")),
         Stop("intervals", "ActivityNet segments, 30 videos (mAP at tIoU 0.5:0.95)", _intervals),
     ]
 

@@ -1,15 +1,16 @@
 """`geoiou eval GT PRED`, driven as a subprocess, on the bundled tour dataset and small files made here."""
 
-import contextlib
 import csv
-import io
 import json
 import subprocess
 import sys
 from importlib.resources import files
+from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.peers import run_cocoeval
 
 TOUR = files("geoiou") / "data" / "tour"
 DOTA = files("geoiou") / "data" / "dota"
@@ -39,15 +40,7 @@ def small_coco(tmp_path_factory):
 
 def cocoeval_stats(iou_type, instances=TOUR / "coco" / "instances.json", results=TOUR / "coco" / "results-bbox.json"):
     """pycocotools' own numbers for COCO files: the independent reference."""
-    coco = pytest.importorskip("pycocotools.coco")
-    cocoeval = pytest.importorskip("pycocotools.cocoeval")
-    with contextlib.redirect_stdout(io.StringIO()):
-        truth = coco.COCO(str(instances))
-        evaluation = cocoeval.COCOeval(truth, truth.loadRes(str(results)), iou_type)
-        evaluation.evaluate()
-        evaluation.accumulate()
-        evaluation.summarize()
-    return evaluation.stats
+    return run_cocoeval(json.loads(Path(instances).read_text()), json.loads(Path(results).read_text()), iou_type).stats
 
 
 def test_coco_boxes_equal_cocoeval(tmp_path):

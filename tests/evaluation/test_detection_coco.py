@@ -6,9 +6,6 @@ ground truth and images without predictions, tied scores, and duplicated objects
 
 from __future__ import annotations
 
-import contextlib
-import copy
-import io
 
 import numpy as np
 import pytest
@@ -17,24 +14,13 @@ import shapely
 import geoiou
 from geoiou.evaluation.coco_rasterize import coco_compat_rasterize
 from geoiou.evaluation.detection import Annotations, evaluate_coco
+from tests.peers import run_cocoeval
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
 
 coco = pytest.importorskip("pycocotools.coco")
 cocoeval = pytest.importorskip("pycocotools.cocoeval")
 mask_utils = pytest.importorskip("pycocotools.mask")
-
-
-def run_cocoeval(dataset: dict, results: list[dict], iou_type: str) -> cocoeval.COCOeval:
-    with contextlib.redirect_stdout(io.StringIO()):
-        truth = coco.COCO()
-        truth.dataset = copy.deepcopy(dataset)
-        truth.createIndex()
-        evaluator = cocoeval.COCOeval(truth, truth.loadRes(copy.deepcopy(results)), iou_type)
-        evaluator.evaluate()
-        evaluator.accumulate()
-        evaluator.summarize()
-    return evaluator
 
 
 def assert_same(result, evaluator) -> None:

@@ -8,9 +8,6 @@ scores.
 
 from __future__ import annotations
 
-import contextlib
-import copy
-import io
 import json
 import re
 
@@ -24,6 +21,7 @@ import geoiou
 from geoiou.errors import FormatError, InvalidArgumentError
 from geoiou.evaluation import Annotations, evaluate_coco
 from geoiou.io.coco import read_coco, read_coco_results, write_coco_results
+from tests.peers import run_cocoeval
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
 
@@ -54,18 +52,6 @@ def uncompressed(mask: np.ndarray) -> dict:
 def write_json(path, content) -> str:
     path.write_text(json.dumps(content))
     return str(path)
-
-
-def run_cocoeval(dataset: dict, results: list[dict], iou_type: str) -> np.ndarray:
-    with contextlib.redirect_stdout(io.StringIO()):
-        truth = coco.COCO()
-        truth.dataset = copy.deepcopy(dataset)
-        truth.createIndex()
-        evaluator = cocoeval.COCOeval(truth, truth.loadRes(copy.deepcopy(results)), iou_type)
-        evaluator.evaluate()
-        evaluator.accumulate()
-        evaluator.summarize()
-    return evaluator.stats
 
 
 def star(rng: np.random.Generator, cx: float, cy: float, radius: float) -> np.ndarray:
@@ -136,7 +122,7 @@ def test_boxes_read_from_files_evaluate_as_cocoeval(tmp_path, seed):
     assert predictions.geometry == "bbox"
     result = evaluate_coco(truth.annotations, predictions.annotations, images=truth.images,
                            categories=list(truth.categories))
-    expected = run_cocoeval(dataset, box_results, "bbox")
+    expected = run_cocoeval(dataset, box_results, "bbox").stats
     np.testing.assert_array_equal(result.stats_array, expected)
     assert result["AP50"] > 0.3  # numbers that mean something
 
@@ -150,7 +136,7 @@ def test_segmentations_read_from_files_evaluate_as_cocoeval(tmp_path, seed):
     assert set(truth.annotations.kinds) == {"Polygon", "Mask"}
     result = evaluate_coco(truth.annotations, predictions.annotations, images=truth.images,
                            categories=list(truth.categories), polygon_iou="pycocotools")
-    expected = run_cocoeval(dataset, mask_results, "segm")
+    expected = run_cocoeval(dataset, mask_results, "segm").stats
     np.testing.assert_array_equal(result.stats_array, expected)
     assert result["AP50"] > 0.15  # numbers that mean something
 

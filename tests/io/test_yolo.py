@@ -106,18 +106,10 @@ def text_of(rows) -> str:
 
 
 @FAST
-@given(yolo_boxes(), yolo_boxes(), sizes)
-def test_iou_of_boxes_is_invariant_under_scaling_to_pixels(first, second, size):
-    with tempfile.TemporaryDirectory() as folder:
-        a, b = write(Path(folder) / "a.txt", text_of(first)), write(Path(folder) / "b.txt", text_of(second))
-        normalised = geoiou.pairwise_iou(read_yolo(a).regions, read_yolo(b).regions)
-        pixels = geoiou.pairwise_iou(read_yolo(a, image_size=size).regions, read_yolo(b, image_size=size).regions)
-    np.testing.assert_allclose(pixels, normalised, rtol=1e-9, atol=1e-12)
-
-
-@FAST
-@given(yolo_quadrilaterals(), yolo_quadrilaterals(), sizes)
-def test_iou_of_obb_is_invariant_under_scaling_to_pixels(first, second, size):
+@pytest.mark.parametrize("layout", [yolo_boxes, yolo_quadrilaterals], ids=["boxes", "obb"])
+@given(data=st.data(), size=sizes)
+def test_iou_is_invariant_under_scaling_to_pixels(layout, data, size):
+    first, second = data.draw(layout(), label="first"), data.draw(layout(), label="second")
     with tempfile.TemporaryDirectory() as folder:
         a, b = write(Path(folder) / "a.txt", text_of(first)), write(Path(folder) / "b.txt", text_of(second))
         normalised = geoiou.pairwise_iou(read_yolo(a).regions, read_yolo(b).regions)
