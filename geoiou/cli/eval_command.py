@@ -79,6 +79,8 @@ def _image_size(text: str) -> tuple[int, int]:
 
 def run(arguments: argparse.Namespace) -> int:
     """Read, evaluate, print and write what was asked for; return the exit status."""
+    from geoiou.evaluation import VocResult
+
     fmt = detect_format(arguments.ground_truth) if arguments.format == "auto" else arguments.format
     geometry = {"auto": "auto", "bbox": "bbox", "segm": "segmentation"}[arguments.iou_type]
     inputs = load_inputs(fmt, arguments.ground_truth, arguments.predictions, geometry=geometry,
@@ -90,8 +92,9 @@ def run(arguments: argparse.Namespace) -> int:
     rows = per_category_rows(result, inputs.names)
     print(_header(inputs, arguments))
     print(result.summary())
-    print()
-    print(_table(rows))
+    if not isinstance(result, VocResult):  # VOC's summary is already one line per category
+        print()
+        print(_table(rows))
     _write_outputs(arguments, inputs, result, rows)
     return 0
 
@@ -154,9 +157,9 @@ def _table(rows: list[dict[str, Any]]) -> str:
         return "(no categories)"
     columns = [key for key in rows[0] if key not in ("category", "name")]
     width = max(len("category"), *(len(row["name"]) for row in rows))
-    lines = [f"{'category':<{width}} " + " ".join(f"{c:>8}" for c in columns)]
+    lines = [f"{'category':<{width}} " + " ".join(f"{c:>{max(len(c), 8)}}" for c in columns)]
     for row in rows:
-        lines.append(f"{row['name']:<{width}} " + " ".join(f"{_cell(row[c]):>8}" for c in columns))
+        lines.append(f"{row['name']:<{width}} " + " ".join(f"{_cell(row[c]):>{max(len(c), 8)}}" for c in columns))
     return "\n".join(lines)
 
 
