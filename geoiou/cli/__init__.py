@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from geoiou.cli import demo_command, eval_command, iou_command
@@ -59,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return arguments.run(arguments)
+    except BrokenPipeError:
+        # The reader of our output went away (`geoiou eval ... | head`): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except USER_ERRORS as error:
         if arguments.traceback:
             raise

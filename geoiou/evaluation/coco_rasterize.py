@@ -35,6 +35,7 @@ import numpy as np
 import shapely
 
 from geoiou._validation import invalid_argument as _fail
+from geoiou.regions import Mask
 
 __all__ = ["coco_compat_rasterize", "coco_compat_polygon_masks"]
 
@@ -119,16 +120,35 @@ def _boundary_positions(xy: np.ndarray, height: int, width: int) -> np.ndarray:
     return xd[keep].astype(np.int64) * height + yd[keep].astype(np.int64)
 
 
-def _fill(positions: np.ndarray, height: int, width: int) -> np.ndarray:
-    """The raster whose column-major scan toggles at each position (an even count cancels)."""
-    pixels = height * width
+def _toggle_runs(positions: np.ndarray, pixels: int) -> tuple[np.ndarray, np.ndarray]:
+    """The runs ``[start, stop)`` of the column-major scan that toggles at each position (an even count cancels)."""
     values, counts = np.unique(positions[positions < pixels], return_counts=True)
     toggles = values[counts % 2 == 1]
-    steps = np.zeros(pixels + 1, dtype=np.int8)
-    steps[toggles[0::2]] = 1  # entering the mask
-    steps[toggles[1::2]] = -1  # leaving it
-    inside = np.cumsum(steps[:pixels], dtype=np.int8).view(bool)
-    return np.ascontiguousarray(inside.reshape(width, height).T)
+    starts, stops = toggles[0::2], toggles[1::2]
+    if len(stops) < len(starts):  # the last run reaches the end of the image
+        stops = np.append(stops, pixels)
+    return starts, stops
+
+
+def _union_runs(starts: np.ndarray, stops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted, disjoint, non-touching runs covering the same pixels as the runs given (pycocotools' merge)."""
+    if len(starts) == 0:
+        return starts, stops
+    order = np.argsort(starts, kind="stable")
+    starts, stops = starts[order], stops[order]
+    reach = np.maximum.accumulate(stops)
+    first = np.ones(len(starts), dtype=bool)
+    first[1:] = starts[1:] > reach[:-1]  # a run that starts past everything before it opens a new one
+    return starts[first], np.maximum.reduceat(stops, np.flatnonzero(first))
+
+
+def _object_runs(rings: Sequence[np.ndarray], height: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Column-major runs of the union of the rings' rasters."""
+    pixels = height * width
+    runs = [_toggle_runs(_boundary_positions(ring, height, width), pixels) for ring in rings]
+    if not runs:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return _union_runs(np.concatenate([r[0] for r in runs]), np.concatenate([r[1] for r in runs]))
 
 
 def coco_compat_rasterize(rings: Sequence[Any], height: int, width: int) -> np.ndarray:
@@ -169,22 +189,22 @@ def coco_compat_rasterize(rings: Sequence[Any], height: int, width: int) -> np.n
     height, width = _check_size(height, width)
     if isinstance(rings, np.ndarray) and rings.ndim == 2 and rings.shape[1] == 2:
         raise _fail("rings", "a sequence of rings (wrap a single ring in a list)", f"an array of shape {rings.shape}")
-    positions = [_boundary_positions(_ring_array(ring, f"rings[{i}]"), height, width) for i, ring in enumerate(rings)]
-    if not positions:
-        return np.zeros((height, width), dtype=bool)
-    raster = _fill(positions[0], height, width)
-    for more in positions[1:]:
-        raster |= _fill(more, height, width)
-    return raster
+    starts, stops = _object_runs([_ring_array(ring, f"rings[{i}]") for i, ring in enumerate(rings)], height, width)
+    steps = np.zeros(height * width + 1, dtype=np.int8)
+    steps[starts] = 1  # entering the raster (runs are disjoint and never touch)
+    steps[stops] = -1  # leaving it
+    inside = np.cumsum(steps[:-1], dtype=np.int8).view(bool)
+    return np.ascontiguousarray(inside.reshape(width, height).T)
 
 
-def coco_compat_polygon_masks(geometries: np.ndarray, height: int, width: int, param: str) -> np.ndarray:
-    """Rasterize shapely (Multi)Polygons as pycocotools rasterizes their rings: shape ``(N, height, width)``.
+def coco_compat_polygon_masks(geometries: np.ndarray, height: int, width: int, param: str) -> Mask:
+    """Rasterize shapely (Multi)Polygons as pycocotools rasterizes their rings: a `Mask` batch of shape ``(N,)``.
 
     Each part's exterior ring is one COCO ring (vertices as stored, closing vertex dropped); a hole
-    cannot be written in COCO's polygon format and is refused.
+    cannot be written in COCO's polygon format and is refused. The masks are built from their runs,
+    as pycocotools keeps them: no ``height x width`` array is made per object.
     """
-    masks = np.zeros((len(geometries), height, width), dtype=bool)
+    rles = []
     for i, geometry in enumerate(geometries):
         rings = []
         for part in shapely.get_parts(geometry):
@@ -194,6 +214,8 @@ def coco_compat_polygon_masks(geometries: np.ndarray, height: int, width: int, p
                 raise _fail(param, "polygons without holes for polygon_iou='pycocotools' (COCO's polygon "
                             "format has none)", f"a polygon with {len(part.interiors)} hole(s) at index {i}")
             rings.append(np.asarray(part.exterior.coords)[:-1])
-        if rings:
-            masks[i] = coco_compat_rasterize(rings, height, width)
-    return masks
+        starts, stops = _object_runs(rings, height, width)
+        # Uncompressed COCO counts: the lengths of alternating false and true runs, from the first pixel.
+        edges = np.concatenate([[0], np.column_stack([starts, stops]).ravel(), [height * width]])
+        rles.append({"size": [height, width], "counts": np.diff(edges).tolist()})
+    return Mask.from_rle(rles) if rles else Mask(np.zeros((0, height, width), dtype=bool))

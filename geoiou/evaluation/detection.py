@@ -443,7 +443,7 @@ def _store(annotations: Annotations, image: np.ndarray, image_ids: np.ndarray, s
                 here = np.flatnonzero(image[rows] == img)
                 height, width = (int(v) for v in sizes[img])
                 masks = coco_compat_polygon_masks(geometries[here], height, width, f"{param}.region")
-                entries.append((Mask(masks), rows[here]))
+                entries.append((masks, rows[here]))
             continue
         if isinstance(piece, Mask) and sizes is not None:
             _check_mask_sizes(piece, rows, image, image_ids, sizes, param)

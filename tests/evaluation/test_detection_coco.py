@@ -353,3 +353,19 @@ def test_large_dataset_is_vectorized() -> None:
                               score=rng.random(len(pick)))
     result = evaluate_coco(truth, predictions, images=range(n_images))
     assert 0.3 < result["AP"] < 1.0
+
+
+def test_rasterized_polygons_for_evaluation_stay_runs_and_equal_the_dense_raster():
+    # Two objects on a 3000 x 4000 image, one of two overlapping parts: the batch evaluate_coco uses
+    # holds runs only (no 12-MB array per object) and decodes to coco_compat_rasterize's pixels.
+    from geoiou.evaluation.coco_rasterize import coco_compat_polygon_masks
+
+    parts = [[(100.3, 200.7), (180.2, 210.1), (150.5, 290.9)], [(150, 250), (260, 240), (200, 330)]]
+    square = [[(2990.5, 10.2), (3999.0, 10.2), (3999.0, 20.8), (2990.5, 20.8)]]
+    geometries = np.array([shapely.union_all([shapely.Polygon(p) for p in parts]), shapely.Polygon(square[0])])
+    masks = coco_compat_polygon_masks(geometries, 3000, 4000, "region")
+    assert masks.shape == (2,) and "dense" not in vars(masks._store)
+    # The union of the parts is one ring here, so its raster is the ring's: compare with rasterizing it.
+    union_ring = [np.asarray(geometries[0].exterior.coords)[:-1]]
+    for mask, rings in zip(masks, (union_ring, square)):
+        np.testing.assert_array_equal(mask.data, coco_compat_rasterize(rings, 3000, 4000))
