@@ -50,6 +50,15 @@ def _require_regions(a: object, b: object) -> None:
             raise TypeError(f"{name!r} must be a geoiou Region such as Box or Polygon (got {type(value).__name__})")
 
 
+def _require_broadcastable(a: Region, b: Region) -> None:
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise InvalidArgumentError(f"'a' and 'b' must have batch shapes that broadcast, as NumPy arrays do (got "
+                                   f"{a.shape} and {b.shape}); pairwise_* functions compare every a with every b"
+                                   ) from None
+
+
 def _overlap(a: Region, b: Region) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Intersection measure of each pair and the measures of `a` and `b` (broadcastable, not broadcast).
 
@@ -57,6 +66,7 @@ def _overlap(a: Region, b: Region) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     the others by clamping their rounding), so IoU stays in [0, 1] without a pass here.
     """
     _require_regions(a, b)
+    _require_broadcastable(a, b)
     intersection = find_kernel(type(a), type(b))(a, b)
     return intersection, a._area_array(), b._area_array()
 

@@ -190,3 +190,12 @@ def test_construction_does_not_freeze_the_callers_array():
     coords = np.array([[0.0, 0, 1, 1]])
     geoiou.Box(coords)
     coords[0, 0] = 0.5  # still writable: the region holds a read-only view, not the caller's flags
+
+
+@pytest.mark.parametrize("metric", [geoiou.iou, geoiou.giou, geoiou.iof, geoiou.diou, geoiou.intersection_area,
+                                    geoiou.union_area, geoiou.enclosure_area])
+def test_batches_that_do_not_broadcast_are_refused_with_both_shapes(metric):
+    three = geoiou.Polygon.from_rings([[(0, 0), (1, 0), (0, 1)]] * 3)
+    two = geoiou.Box([[0, 0, 1, 1]] * 2)
+    with pytest.raises(InvalidArgumentError, match=r"broadcast.*\(got \(3,\) and \(2,\)\); pairwise_"):
+        metric(three, two)

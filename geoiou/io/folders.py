@@ -23,10 +23,10 @@ import numpy as np
 
 from geoiou.errors import FormatError
 from geoiou.evaluation.detection import Annotations
-from geoiou.io.report import ReadReport, RecordReader, SkippedRecord, invalid, source_name
+from geoiou.io.report import ReadReport, RecordReader, invalid, source_name
 from geoiou.regions import Region
 
-__all__ = ["FileColumns", "LabelSet", "label_files", "label_set", "line_records", "merge_reports", "parse_records", "settle"]
+__all__ = ["FileColumns", "LabelSet", "label_files", "label_set", "line_records", "parse_records", "settle"]
 
 Parsed = TypeVar("Parsed")
 #: A line's location and its whitespace-separated fields.
@@ -216,23 +216,7 @@ def label_set(source: str, files: Sequence[FileColumns], images: Sequence[str]) 
         image_id=np.concatenate([_per_row(columns.image_id, size) for columns, size in zip(files, sizes)]),
         category_id=np.concatenate([_per_row(columns.category_id, size) for columns, size in zip(files, sizes)]),
         region=pieces, **optional)
-    return LabelSet(annotations, tuple(sorted(set(images))), merge_reports(source, [columns.report for columns in files]))
-
-
-def merge_reports(source: str, reports: Sequence[ReadReport]) -> ReadReport:
-    """`ReadReport.merge`, with each skipped record's location prefixed by its file's name.
-
-    Examples
-    --------
-    >>> part = ReadReport("labels/a.txt", 1, (SkippedRecord("line 2", "'x1' must be a number (got 'x')"),))
-    >>> merge_reports("labels", [part, ReadReport("labels/b.txt", 4)]).skipped[0].location
-    'a.txt, line 2'
-    """
-    located = [ReadReport(report.source, report.read,
-                          tuple(SkippedRecord(f"{Path(report.source).name}, {skipped.location}", skipped.reason)
-                                for skipped in report.skipped))
-               for report in reports]
-    return ReadReport.merge(source, located)
+    return LabelSet(annotations, tuple(sorted(set(images))), ReadReport.merge(source, [columns.report for columns in files]))
 
 
 def _per_row(value: str | np.ndarray, size: int) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -70,9 +70,21 @@ class ReadReport:
         return "\n".join(lines)
 
     @classmethod
-    def merge(cls, source: str, reports: list[ReadReport]) -> ReadReport:
-        """One report for several files read as one set (a folder of label files)."""
-        return cls(source, sum(r.read for r in reports), tuple(s for r in reports for s in r.skipped))
+    def merge(cls, source: str, reports: Sequence[ReadReport]) -> ReadReport:
+        """One report for several files read as one set (a folder of label files).
+
+        Each skipped record's location is prefixed with the name of its file.
+
+        Examples
+        --------
+        >>> part = ReadReport("labels/a.txt", 1, (SkippedRecord("line 2", "'x1' must be a number (got 'x')"),))
+        >>> merged = ReadReport.merge("labels", [part, ReadReport("labels/b.txt", 4)])
+        >>> merged.read, merged.skipped[0].location
+        (5, 'a.txt, line 2')
+        """
+        skipped = tuple(SkippedRecord(f"{os.path.basename(report.source)}, {record.location}", record.reason)
+                        for report in reports for record in report.skipped)
+        return cls(source, sum(report.read for report in reports), skipped)
 
 
 class RecordReader:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+import shapely
 from numpy.typing import ArrayLike
 
 from geoiou._validation import as_float_array, fail, require_ordered
@@ -130,6 +131,17 @@ class Box(Region):
         from geoiou.regions.polygon import Polygon
 
         return Polygon._from_corners(self.corners())
+
+    def to_shapely(self) -> np.ndarray | shapely.Polygon:
+        """Return the boxes as shapely Polygons: one, or an object array of the batch shape.
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> geoiou.Box([0, 0, 2, 1]).to_shapely().area
+        2.0
+        """
+        return self.to_polygon().to_shapely()
 
     def corners(self) -> np.ndarray:
         """Return the four corners, shape ``(*shape, 4, 2)``, in the order of `RotatedBox.to_corners`."""
