@@ -97,8 +97,10 @@ def test_repair_flag_repairs_a_bow_tie():
     assert float(values(result.stdout)["IoU"]) == 0.5
 
 
-def test_traceback_on_request():
-    result = run("--traceback", "iou", "box:0,0,10", "box:0,0,1,1")
+@pytest.mark.parametrize("arguments", [("--traceback", "iou", "box:0,0,10", "box:0,0,1,1"),
+                                       ("iou", "box:0,0,10", "box:0,0,1,1", "--traceback")])
+def test_traceback_on_request(arguments):
+    result = run(*arguments)
     assert result.returncode != 0 and "Traceback" in result.stderr and "FormatError" in result.stderr
 
 

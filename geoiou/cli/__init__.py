@@ -37,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (iou_command, eval_command, demo_command):
         module.register(commands)
+    for command in commands.choices.values():  # also after the command: `geoiou eval GT PRED --traceback`
+        command.add_argument("--traceback", action="store_true", default=argparse.SUPPRESS,
+                             help="show the full traceback when the command fails")
     return parser
 
 
