@@ -49,7 +49,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--interpolation", choices=("all", "11point"), default=None,
                         help="voc: all-point or 11-point AP (default: 11point for DOTA, all otherwise)")
     parser.add_argument("--polygon-iou", choices=("exact", "pycocotools"), default="exact",
-                        help="coco segm: exact polygon overlaps, or rasterize polygons as pycocotools does")
+                        help="coco segm: exact polygon overlaps, or rasterize polygons as pycocotools does "
+                        "(for official COCO numbers)")
     parser.add_argument("--image-size", metavar="H,W", type=_image_size, default=None,
                         help="yolo: image height and width in pixels (default: keep normalised coordinates)")
     parser.add_argument("--subset", default=None, help="activitynet: evaluate only this subset, e.g. validation")
@@ -84,7 +85,8 @@ def run(arguments: argparse.Namespace) -> int:
     fmt = detect_format(arguments.ground_truth) if arguments.format == "auto" else arguments.format
     geometry = {"auto": "auto", "bbox": "bbox", "segm": "segmentation"}[arguments.iou_type]
     inputs = load_inputs(fmt, arguments.ground_truth, arguments.predictions, geometry=geometry,
-                         image_size=arguments.image_size, subset=arguments.subset, skip_invalid=arguments.skip_invalid)
+                         image_size=arguments.image_size, subset=arguments.subset, skip_invalid=arguments.skip_invalid,
+                         polygons=arguments.polygon_iou)
     for report in inputs.reports:
         if report.skipped:
             print(report.summary(), file=sys.stderr)

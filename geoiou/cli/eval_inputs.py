@@ -97,18 +97,20 @@ def _is_number(text: str) -> bool:
 
 
 def load_inputs(format: str, ground_truth: str, predictions: str, *, geometry: str, image_size: tuple[int, int] | None,
-                subset: str | None, skip_invalid: bool) -> EvaluationInputs:
-    """Read both sides in `format` (one of `FORMATS`)."""
+                subset: str | None, skip_invalid: bool, polygons: str = "exact") -> EvaluationInputs:
+    """Read both sides in `format` (one of `FORMATS`); `polygons` as in `geoiou.io.read_coco`."""
     loaders = {"coco": _coco, "dota": _dota, "yolo": _yolo, "activitynet": _activitynet}
     return loaders[format](ground_truth, predictions, geometry=geometry, image_size=image_size, subset=subset,
-                           skip_invalid=skip_invalid)
+                           skip_invalid=skip_invalid, polygons=polygons)
 
 
-def _coco(ground_truth: str, predictions: str, *, geometry: str, skip_invalid: bool, **_: Any) -> EvaluationInputs:
+def _coco(ground_truth: str, predictions: str, *, geometry: str, skip_invalid: bool, polygons: str,
+          **_: Any) -> EvaluationInputs:
     from geoiou.io.coco import read_coco, read_coco_results
 
     predicted = read_coco_results(predictions, geometry=geometry, skip_invalid=skip_invalid)
-    truth = read_coco(ground_truth, geometry=predicted.geometry, skip_invalid=skip_invalid)
+    # Official segm numbers rasterize each annotation from its parts as written (pycocotools' annToRLE).
+    truth = read_coco(ground_truth, geometry=predicted.geometry, polygons=polygons, skip_invalid=skip_invalid)
     return EvaluationInputs("coco", truth.annotations, predicted.annotations, [truth.report, predicted.report],
                             options={"images": truth.images, "categories": list(truth.categories)},
                             names=dict(truth.categories), geometry=predicted.geometry)

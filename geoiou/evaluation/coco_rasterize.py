@@ -37,7 +37,7 @@ import shapely
 from geoiou._validation import invalid_argument as _fail
 from geoiou.regions import Mask
 
-__all__ = ["coco_compat_rasterize", "coco_compat_polygon_masks"]
+__all__ = ["coco_compat_counts", "coco_compat_polygon_masks", "coco_compat_rasterize"]
 
 #: pycocotools' upsampling factor.
 SCALE = 5.0
@@ -214,8 +214,23 @@ def coco_compat_polygon_masks(geometries: np.ndarray, height: int, width: int, p
                 raise _fail(param, "polygons without holes for polygon_iou='pycocotools' (COCO's polygon "
                             "format has none)", f"a polygon with {len(part.interiors)} hole(s) at index {i}")
             rings.append(np.asarray(part.exterior.coords)[:-1])
-        starts, stops = _object_runs(rings, height, width)
-        # Uncompressed COCO counts: the lengths of alternating false and true runs, from the first pixel.
-        edges = np.concatenate([[0], np.column_stack([starts, stops]).ravel(), [height * width]])
-        rles.append({"size": [height, width], "counts": np.diff(edges).tolist()})
+        rles.append({"size": [height, width], "counts": coco_compat_counts(rings, height, width)})
     return Mask.from_rle(rles) if rles else Mask(np.zeros((0, height, width), dtype=bool))
+
+
+def coco_compat_counts(rings: Sequence[np.ndarray], height: int, width: int) -> list[int]:
+    """Uncompressed COCO RLE counts of the rings' raster as pycocotools makes it, without any pixel array.
+
+    The counts are the lengths of alternating false and true runs in column-major order, from the
+    first pixel; ``{"size": [height, width], "counts": ...}`` is then a COCO RLE.
+
+    Examples
+    --------
+    >>> triangle = np.array([(0, 0), (10, 0), (0, 10)])
+    >>> counts = coco_compat_counts([triangle], 10, 10)
+    >>> sum(counts[1::2]), int(coco_compat_rasterize([triangle], 10, 10).sum())  # the true pixels, both ways
+    (45, 45)
+    """
+    starts, stops = _object_runs(rings, height, width)
+    edges = np.concatenate([[0], np.column_stack([starts, stops]).ravel(), [height * width]])
+    return np.diff(edges).tolist()

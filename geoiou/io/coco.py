@@ -42,6 +42,7 @@ import shapely
 from geoiou import rle as coco_rle
 from geoiou._validation import describe, invalid_argument
 from geoiou.errors import InvalidRegionError
+from geoiou.evaluation.coco_rasterize import coco_compat_counts
 from geoiou.evaluation.detection import Annotations
 from geoiou.io.json_documents import load_json_document
 from geoiou.io.folders import parse_records, settle
@@ -51,6 +52,8 @@ from geoiou.regions import Box, Mask, Polygon, Region, RotatedBox
 __all__ = ["CocoDataset", "CocoPredictions", "read_coco", "read_coco_results", "write_coco_results"]
 
 Geometry = Literal["bbox", "segmentation"]
+PolygonReading = Literal["exact", "pycocotools"]
+POLYGON_READINGS = ("exact", "pycocotools")
 ResultGeometry = Literal["auto", "bbox", "segmentation"]
 GEOMETRIES = ("bbox", "segmentation")
 #: The top-level keys of a dataset file.
@@ -124,7 +127,7 @@ class CocoPredictions:
 
 # --------------------------------------------------------------------------- reading datasets
 def read_coco(path: str | os.PathLike[str] | Mapping[str, Any], *, geometry: Geometry = "bbox",
-              repair: bool = False, skip_invalid: bool = False) -> CocoDataset:
+              polygons: PolygonReading = "exact", repair: bool = False, skip_invalid: bool = False) -> CocoDataset:
     """Read a COCO dataset file (``instances_val2017.json`` and the like) into annotations.
 
     Parameters
@@ -134,6 +137,13 @@ def read_coco(path: str | os.PathLike[str] | Mapping[str, Any], *, geometry: Geo
     geometry : {"bbox", "segmentation"}, default "bbox"
         Which field gives each annotation's region: the box (a `Box`), or the segmentation (a
         `Polygon` per polygon annotation, a `Mask` per RLE annotation; kinds may mix).
+    polygons : {"exact", "pycocotools"}, default "exact"
+        With ``geometry="segmentation"``: ``"exact"`` keeps polygon annotations as `Polygon`
+        regions (the union of their parts), compared exactly. ``"pycocotools"`` rasterizes each from
+        its parts as written, at its image's size, exactly as pycocotools' ``annToRLE`` does, into a
+        `Mask`: use it to reproduce official COCO segmentation numbers. Then parts that touch or
+        overlap are rasterized one by one and merged, and a self-intersecting part is rasterized
+        as it is (no `repair` needed), as pycocotools does.
     repair : bool, default False
         Repair self-intersecting polygon parts with `shapely.make_valid` instead of refusing them.
     skip_invalid : bool, default False
@@ -180,12 +190,14 @@ def read_coco(path: str | os.PathLike[str] | Mapping[str, Any], *, geometry: Geo
       1 x 'bbox' must have a non-negative width and height (first at annotations[1] (id 8))
     """
     geometry = _checked_geometry(geometry, GEOMETRIES)
+    if polygons not in POLYGON_READINGS:
+        raise invalid_argument("polygons", f"one of {POLYGON_READINGS}", polygons)
     document, reader = load_json_document(path, skip_invalid=skip_invalid)
     sections = _dataset_sections(document, reader)
     images = _read_table(reader, sections["images"], "images", _image_entry)
     categories = _read_table(reader, sections["categories"], "categories", _category_entry)
     records = _located(sections["annotations"], "annotations")
-    parsed = parse_records(records, _AnnotationParser(geometry, images, categories))
+    parsed = parse_records(records, _AnnotationParser(geometry, images, categories, polygons))
     faults = {**_area_faults(parsed), **_repeated_id_faults(records, parsed)}
     regions = _Regions.build(_rows(parsed), faults, geometry, repair)
     kept = settle(reader, records, parsed, regions.faults)
@@ -260,8 +272,9 @@ class _Row:
 class _AnnotationParser:
     """Parses one annotation of a dataset file, checking its ids against the images and categories."""
 
-    def __init__(self, geometry: str, images: dict[int, tuple[int, int]], categories: dict[int, str]) -> None:
-        self.geometry, self.images, self.categories = geometry, images, categories
+    def __init__(self, geometry: str, images: dict[int, tuple[int, int]], categories: dict[int, str],
+                 polygons: str = "exact") -> None:
+        self.geometry, self.images, self.categories, self.polygons = geometry, images, categories, polygons
 
     def __call__(self, record: Any) -> _Row:
         record = _mapping(record)
@@ -275,6 +288,11 @@ class _AnnotationParser:
         iscrowd = _flag(record, "iscrowd")
         area = _number(record, "area", "a non-negative number", minimum=0.0) if "area" in record else None
         geometry = _geometry(record, self.geometry, self.images[image_id])
+        if self.polygons == "pycocotools" and isinstance(geometry, list):
+            # pycocotools' annToRLE: the parts as written, rasterized and merged (no validity check).
+            height, width = self.images[image_id]
+            geometry = _Rle({"size": [height, width], "counts": coco_compat_counts(geometry, height, width)},
+                            (height, width))
         return _Row(identifier, image_id, category_id, geometry, iscrowd=iscrowd, area=area)
 
 

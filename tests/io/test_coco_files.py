@@ -141,6 +141,29 @@ def test_segmentations_read_from_files_evaluate_as_cocoeval(tmp_path, seed):
     assert result["AP50"] > 0.15  # numbers that mean something
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_polygons_read_as_pycocotools_rasterizes_them_evaluate_as_cocoeval_also_when_invalid(tmp_path, seed):
+    # COCO's own polygons cross themselves and have parts that overlap or touch; pycocotools
+    # rasterizes each part as written and merges the rasters. Read that way, they need no repair.
+    dataset, _, mask_results = realistic_dataset(seed)
+    annotations = [a for a in dataset["annotations"] if isinstance(a["segmentation"], list)]
+    annotations[0]["segmentation"] = [[10, 10, 60, 60, 60, 10, 10, 60]]  # a bow-tie
+    x, y = annotations[1]["bbox"][:2]
+    annotations[1]["segmentation"] = [[x, y, x + 30, y, x + 30, y + 20, x, y + 20],  # two parts sharing an edge
+                                      [x + 30, y, x + 50, y, x + 50, y + 20, x + 30, y + 20]]
+    path = write_json(tmp_path / "instances.json", dataset)
+    with pytest.raises(FormatError, match="repair=True"):
+        read_coco(path, geometry="segmentation")  # exact reading refuses the bow-tie
+    with pytest.raises(InvalidArgumentError, match="'polygons' must be one of"):
+        read_coco(path, geometry="segmentation", polygons="raster")
+    truth = read_coco(path, geometry="segmentation", polygons="pycocotools")
+    assert truth.annotations.kinds == ("Mask",)
+    predictions = read_coco_results(write_json(tmp_path / "masks.json", mask_results))
+    result = evaluate_coco(truth.annotations, predictions.annotations, images=truth.images,
+                           categories=list(truth.categories))
+    np.testing.assert_array_equal(result.stats_array, run_cocoeval(dataset, mask_results, "segm").stats)
+
+
 def test_dataset_tables_and_columns(tmp_path):
     dataset, _, _ = realistic_dataset(0)
     truth = read_coco(write_json(tmp_path / "instances.json", dataset), geometry="segmentation")
