@@ -276,14 +276,18 @@ class Mask(Region):
         """Convex hull of the true pixel squares of each mask, as shapely geometries (empty for an empty mask).
 
         Only the outer corners of the first and last true pixel of each row can be hull vertices.
+        Only each mask's bounding box is decoded (masks from COCO runs stay runs).
         """
         hulls = np.empty(self.shape, dtype=object)
+        boxes = self._store.windows().boxes[self._index]
         for index in np.ndindex(self.shape):
-            data, (x0, y0) = self._data[index], self._origin[index]
-            rows = np.flatnonzero(data.any(axis=1))
-            if rows.size == 0:
+            row0, row1, col0, col1 = (int(v) for v in boxes[index])
+            if row1 == row0:
                 hulls[index] = shapely.Polygon()
                 continue
+            data = self._store.window(int(self._index[index]), slice(row0, row1), slice(col0, col1))
+            x0, y0 = self._origin[index] + (col0, row0)
+            rows = np.flatnonzero(data.any(axis=1))
             first = np.argmax(data[rows], axis=1)
             last = data.shape[1] - np.argmax(data[rows, ::-1], axis=1)
             xs = np.concatenate([first, first, last, last]) + x0

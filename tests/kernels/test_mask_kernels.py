@@ -200,3 +200,14 @@ def test_mask_polygon_overlap_decodes_only_the_polygon_window_of_rle_masks():
     assert geoiou.intersection_area(mask, triangle) == 50.0
     assert "dense" not in vars(mask._store)
     assert mask.grid_shape == (2000, 3000)
+
+
+def test_giou_of_rle_masks_decodes_only_their_bounding_boxes():
+    # Two 3 x 3 blocks on a 2000 x 3000 grid, at (x 200..202, y 100..102) and (x 205..207, y 100..102):
+    # union 18, hull = enclosing 8 x 3 rectangle = 24, so GIoU = 0 - (24 - 18) / 24 = -0.25.
+    pixels = np.zeros((2, 2000, 3000), dtype=bool)
+    pixels[0, 100:103, 200:203] = True
+    pixels[1, 100:103, 205:208] = True
+    masks = geoiou.Mask.from_rle(rle.encode_batch(pixels))
+    assert geoiou.giou(masks[0], masks[1]) == -0.25
+    assert "dense" not in vars(masks._store)
