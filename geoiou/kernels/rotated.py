@@ -368,6 +368,9 @@ def _intersection_of_pairs(frame: _PairFrame, scratch: Scratch) -> FloatArray:
         floor = np.multiply(frame.contained(scratch), _HUGE_AREA, out=scratch(shape))  # 0 or huge
         np.fmax(area, floor, out=area)
         np.fmin(area, np.minimum(frame.a_area, frame.b_area, out=floor), out=area)
+    # fmax and fmin return either zero when both are zeros (depending on where a pair sits in the
+    # array: SIMD body or scalar tail); adding 0 makes every zero +0, whatever the chunk.
+    area += 0.0
     return area
 
 
@@ -626,10 +629,47 @@ class _PairWriter(NamedTuple):
         """Compute the pairs at `positions`, and write 0 where `keep` is False."""
         self.scratch.reset()
         pairs_a, pairs_b = self.table_a.take(index_a, self.scratch), self.table_b.take(index_b, self.scratch)
-        values = self.pair_function(_PairFrame.build(pairs_a, pairs_b, self.scratch), self.scratch)
+        first, second = _canonical_order(pairs_a, pairs_b)
+        values = self.pair_function(_PairFrame.build(first, second, self.scratch), self.scratch)
         if keep is not None:
             values *= keep
         self.result[positions] = _with_nan(values, pairs_a, pairs_b, self.scratch)
+
+
+def _canonical_order(a: _BoxTable, b: _BoxTable) -> tuple[_BoxTable, _BoxTable]:
+    """Each pair with its two boxes in a fixed order, so that ``(a, b)`` and ``(b, a)`` give the same bits.
+
+    A pair is computed in the frame of its first box, and the rounding in one box's frame is not
+    the rounding in the other's: without an order, ``iou(a, b)`` and ``iou(b, a)`` differed in the
+    last bits. The first box is the one with the smaller centre x; ties (rare, but every pair of a
+    box with itself) go on to y, the half sizes and the direction. Boxes equal in all of these are
+    the same box to the kernels, in either order. Only the fields the pair functions read are
+    reordered; the bounds were used before, to prune.
+    """
+    swap = b.cx < a.cx
+    ties = np.flatnonzero(b.cx == a.cx)
+    if ties.size:
+        swap[ties] = _lexicographic_less(b, a, ties)
+    if not swap.any():
+        return a, b
+    first = {name: np.where(swap, getattr(b, name), getattr(a, name)) for name in _PAIR_FIELDS}
+    second = {name: np.where(swap, getattr(a, name), getattr(b, name)) for name in _PAIR_FIELDS}
+    return a._replace(**first), b._replace(**second)
+
+
+# The fields of _BoxTable that _PairFrame.build and _with_nan read, in the order that breaks ties.
+_PAIR_FIELDS = ("cx", "cy", "half_w", "half_h", "cos", "sin", "area")
+
+
+def _lexicographic_less(x: _BoxTable, y: _BoxTable, rows: NDArray[np.intp]) -> BoolArray:
+    """Whether box `x` comes before box `y` in the order of `_PAIR_FIELDS`, on `rows` whose ``cx`` are equal."""
+    less = np.zeros(rows.size, dtype=bool)
+    undecided = np.ones(rows.size, dtype=bool)
+    for name in _PAIR_FIELDS[1:]:
+        x_values, y_values = getattr(x, name)[rows], getattr(y, name)[rows]
+        less |= undecided & (x_values < y_values)
+        undecided &= x_values == y_values
+    return less
 
 
 def _write_overlapping_pairs(
