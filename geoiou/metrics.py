@@ -215,12 +215,13 @@ def _pairwise(formula: Formula, a: Region, b: Region, dtype: DTypeLike, disjoint
 def _pairwise_blocks(formula: Formula, blocks: Any, a: Region, b: Region, shape: tuple[int, ...],
                      dtype: np.dtype, disjoint: Disjoint | None) -> np.ndarray:
     """The pairwise result from a kernel's blocks: only the band of pairs that can meet when `disjoint` applies."""
-    band = disjoint is not None and a.size * b.size > 0 and blocks.band_pairs <= SPARSE_FRACTION * a.size * b.size
-    result = (np.zeros if band else np.empty)(shape, dtype=dtype)
+    pairs = a.size * b.size
+    band = blocks.band_blocks(SPARSE_FRACTION * pairs) if disjoint is not None and pairs else None
+    result = (np.empty if band is None else np.zeros)(shape, dtype=dtype)
     rows = result.reshape(a.size, b.size)
-    if band:
+    if band is not None:
         disjoint(rows, a._area_array(), b._area_array())
-    for block in blocks.band_blocks() if band else blocks.dense_blocks():
+    for block in blocks.dense_blocks() if band is None else band:
         block.write(rows, formula(block))
     return result
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Iterator, NamedTuple, Sequence
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from geoiou.regions import Box, Interval, Region
 
 __all__ = [
     "AlignedPairs",
+    "Extents",
     "box_intersection_area",
     "box_pair_intersection",
     "scalar_enclosing_measure",
@@ -38,6 +39,8 @@ Columns = Sequence[np.ndarray]
 #: At most this many sorted rows of `a` per band block: the band of a block is the union of its
 #: rows' runs, which widens with every row (16 rows measured best for boxes and intervals).
 BAND_ROWS = 16
+#: The same for the blocks that only test bounds: a test is cheaper than a metric, calls cost more.
+CANDIDATE_ROWS = 64
 
 
 def overlap_length(low_a: np.ndarray, high_a: np.ndarray, low_b: np.ndarray, high_b: np.ndarray) -> np.ndarray:
@@ -179,15 +182,33 @@ class AlignedBlock:
         result.reshape(-1)[flat] = values
 
 
+class Extents(NamedTuple):
+    """What the blocks need of a flat batch: its bounds ``(N, 2·ndim)`` and its measures ``(N,)``."""
+
+    bounds: np.ndarray
+    area: np.ndarray
+
+    @classmethod
+    def of(cls, region: Region) -> Extents:
+        return cls(region.bounds.reshape(region.size, 2 * region.ndim), region._area_array().reshape(region.size))
+
+    @property
+    def size(self) -> int:
+        return len(self.area)
+
+    @property
+    def ndim(self) -> int:
+        return self.bounds.shape[1] // 2
+
+
 class _Coordinates:
     """Bounds per axis and measures of a flat batch, as contiguous arrays (optionally reordered)."""
 
-    def __init__(self, region: Region, order: np.ndarray | None = None) -> None:
-        bounds = region.bounds.reshape(region.size, 2 * region.ndim)
-        area = region._area_array().reshape(region.size)
+    def __init__(self, extents: Extents, order: np.ndarray | None = None) -> None:
+        bounds, area = extents
         if order is not None:
             bounds, area = bounds[order], area[order]
-        self.low, self.high = columns(bounds[:, : region.ndim]), columns(bounds[:, region.ndim :])
+        self.low, self.high = columns(bounds[:, : extents.ndim]), columns(bounds[:, extents.ndim :])
         self.area = area
 
     def rows(self, part: slice) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
@@ -209,36 +230,29 @@ class AlignedPairs:
 
     Parameters
     ----------
-    a, b : Box or Interval
-        Flat batches of one kind.
+    a, b : Extents
+        Bounds and measures of two flat batches of one dimension (`Extents.of` a Box or Interval).
     block_pairs : int
         Pairs per block, about: bounds the temporaries of one block.
 
     Examples
     --------
     >>> import geoiou
-    >>> a = geoiou.Interval([[0, 1], [10, 12]])
-    >>> b = geoiou.Interval([[11, 20], [0.5, 3], [40, 41]])
-    >>> pairs = AlignedPairs(a, b, block_pairs=1)
-    >>> pairs.band_pairs  # [0, 1] meets only [0.5, 3]; [10, 12] meets [11, 20]
-    2
-    >>> [(block.rows.tolist(), block.columns.tolist(), block.intersection.tolist()) for block in pairs.band_blocks()]
+    >>> a = Extents.of(geoiou.Interval([[0, 1], [10, 12]]))
+    >>> b = Extents.of(geoiou.Interval([[11, 20], [0.5, 3], [40, 41]]))
+    >>> pairs = AlignedPairs(a, b, block_pairs=1)  # [0, 1] meets only [0.5, 3]; [10, 12] meets [11, 20]
+    >>> [(block.rows.tolist(), block.columns.tolist(), block.intersection.tolist()) for block in pairs.band_blocks(2)]
     [([0], [1], [[0.5]]), ([1], [0], [[1.0]])]
+    >>> pairs.band_blocks(1) is None  # more pairs than the limit
+    True
+    >>> [index.tolist() for index in pairs.overlapping_pairs(limit=10)]
+    [[0, 1], [1, 0]]
     """
 
-    def __init__(self, a: Region, b: Region, block_pairs: int) -> None:
+    def __init__(self, a: Extents, b: Extents, block_pairs: int) -> None:
         self.a, self.b, self.block_pairs = a, b, max(1, int(block_pairs))
         #: GIoU enclosures the blocks give: the enclosing box (for intervals also the hull, the same interval).
         self.enclosures = ("box", "hull") if a.ndim == 1 else ("box",)
-
-    @functools.cached_property
-    def _band(self) -> _Band:
-        return _Band(self.a, self.b, self.block_pairs)
-
-    @property
-    def band_pairs(self) -> int:
-        """Number of pairs in the blocks of `band_blocks` (sorting both sets the first time)."""
-        return self._band.pairs
 
     def dense_blocks(self) -> Iterator[AlignedBlock]:
         """Blocks of whole rows covering every pair, in the original order."""
@@ -250,20 +264,49 @@ class AlignedPairs:
             rows = slice(start, start + step)
             yield AlignedBlock(*a.rows(rows), low_b, high_b, area_b, rows, every)
 
-    def band_blocks(self) -> Iterator[AlignedBlock]:
-        """Blocks of sorted rows against the band of sorted columns that can meet them."""
-        band = self._band
-        for index, (first, stop) in enumerate(zip(band.first.tolist(), band.stop.tolist())):
-            if stop > first:
-                rows, columns = slice(index * band.rows, (index + 1) * band.rows), slice(first, stop)
-                yield AlignedBlock(*band.a.rows(rows), *band.b.columns(columns),
-                                   band.order_a[rows], band.order_b[columns])
+    def band_blocks(self, limit: float) -> Iterator[AlignedBlock] | None:
+        """Blocks of sorted rows against the band of sorted columns that can meet them.
+
+        None if the blocks would hold more than `limit` pairs: then the dense blocks do better.
+        """
+        band = _Band(self.a, self.b, self.block_pairs, BAND_ROWS)
+        if band.pairs > limit:
+            return None
+        return (AlignedBlock(*band.a.rows(rows), *band.b.columns(columns), band.order_a[rows], band.order_b[columns])
+                for rows, columns in band.blocks())
+
+    def overlapping_pairs(self, limit: float) -> tuple[np.ndarray, np.ndarray] | None:
+        """Indices ``(index_a, index_b)`` of the pairs whose bounds overlap with positive measure, row by row.
+
+        For kinds whose pairs cost far more than a test of their bounds (rotated boxes): the
+        bounds are tested on the band blocks, on contiguous arrays. None once more than `limit`
+        pairs overlap.
+        """
+        band = _Band(self.a, self.b, self.block_pairs, CANDIDATE_ROWS)
+        found_a, found_b, count = [], [], 0
+        for rows, columns in band.blocks():
+            low_a, high_a, _ = band.a.rows(rows)
+            low_b, high_b, _ = band.b.columns(columns)
+            meet = np.maximum(low_a[0], low_b[0]) < np.minimum(high_a[0], high_b[0])
+            for axis in range(1, self.a.ndim):
+                meet &= np.maximum(low_a[axis], low_b[axis]) < np.minimum(high_a[axis], high_b[axis])
+            line, column = np.nonzero(meet)
+            count += line.size
+            if count > limit:
+                return None
+            found_a.append(band.order_a[rows.start + line])
+            found_b.append(band.order_b[columns.start + column])
+        if not found_a:
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+        index_a, index_b = np.concatenate(found_a), np.concatenate(found_b)
+        order = np.lexsort((index_b, index_a))  # row by row, as the result is laid out
+        return index_a[order], index_b[order]
 
 
 class _Band:
     """Both sets sorted by their lower x bound, and per block of sorted rows the run of sorted columns to visit."""
 
-    def __init__(self, a: Region, b: Region, block_pairs: int) -> None:
+    def __init__(self, a: Extents, b: Extents, block_pairs: int, max_rows: int) -> None:
         self.order_a = np.argsort(a.bounds[:, 0], kind="stable")
         self.order_b = np.argsort(b.bounds[:, 0], kind="stable")
         self.a, self.b = _Coordinates(a, self.order_a), _Coordinates(b, self.order_b)
@@ -272,18 +315,24 @@ class _Band:
         first = np.searchsorted(reach_b, self.a.low[0], side="right")
         stop = np.searchsorted(self.b.low[0], self.a.high[0], side="left")
         width = float(np.maximum(stop - first, 0).mean()) if a.size else 0.0
-        # Rows per block: enough to fill a block, but few, since each sorted row widens the band.
-        self.rows = max(1, min(BAND_ROWS, int(block_pairs / max(1.0, width))))
+        # Enough rows to fill a block, but few, since each sorted row widens the band.
+        self.rows = max(1, min(max_rows, int(block_pairs / max(1.0, width))))
         starts = np.arange(0, a.size, self.rows)
         self.first = first[starts]  # `first` grows with the sorted rows: a block's first row has the smallest
         self.stop = np.maximum.reduceat(stop, starts) if a.size else stop
         rows_per_block = np.diff(np.append(starts, a.size))
         self.pairs = int((np.maximum(self.stop - self.first, 0) * rows_per_block).sum())
 
+    def blocks(self) -> Iterator[tuple[slice, slice]]:
+        """Rows of the sorted `a` and columns of the sorted `b` of each block that holds pairs."""
+        for index, (first, stop) in enumerate(zip(self.first.tolist(), self.stop.tolist())):
+            if stop > first:
+                yield slice(index * self.rows, (index + 1) * self.rows), slice(first, stop)
+
 
 @register(Box, Box, form="blocks")
 @register(Interval, Interval, form="blocks")
 def aligned_pairs(a: Region, b: Region, block_pairs: int) -> AlignedPairs:
     """The pairs of two flat batches of boxes (or of intervals) as blocks for the pairwise metrics."""
-    return AlignedPairs(a, b, block_pairs)
+    return AlignedPairs(Extents.of(a), Extents.of(b), block_pairs)
 

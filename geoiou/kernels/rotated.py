@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .convex import Scratch, sum_planes, unit_square_clipped_area
 
-__all__ = ["rotated_box_corners", "rotated_box_hull_area", "rotated_box_intersection_area"]
+__all__ = ["RotatedBoxPairs", "rotated_box_corners", "rotated_box_hull_area", "rotated_box_intersection_area"]
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -601,17 +601,85 @@ def _evaluate_box_pairs(
     chunk_size = int(chunk_size)
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size}")
-    shape_a, shape_b = boxes_a.shape[:-1], boxes_b.shape[:-1]
+    tables = _BoxTable.build(boxes_a), _BoxTable.build(boxes_b)
+    return _evaluate_grid(*tables, boxes_a.shape[:-1], boxes_b.shape[:-1], pair_function, chunk_size, prune_apart)
+
+
+def _evaluate_grid(table_a: _BoxTable, table_b: _BoxTable, shape_a: tuple[int, ...], shape_b: tuple[int, ...],
+                   pair_function: PairFunction, chunk_size: int, prune_apart: bool) -> FloatArray:
+    """`_evaluate_box_pairs` from the tables of the two batches, whose shapes broadcast."""
     batch_shape = np.broadcast_shapes(shape_a, shape_b)
     result = np.zeros(math.prod(batch_shape))
     scratch = _thread_scratch() if min(chunk_size, result.size) <= DEFAULT_CHUNK_SIZE else Scratch()
-    writer = _PairWriter(_BoxTable.build(boxes_a), _BoxTable.build(boxes_b), pair_function, result, scratch)
+    writer = _PairWriter(table_a, table_b, pair_function, result, scratch)
     if prune_apart:
         _write_overlapping_pairs(writer, shape_a, shape_b, chunk_size)
     else:
         for chunk, index_a, index_b in _pair_chunks(shape_a, shape_b, chunk_size):
             writer.write(chunk, index_a, index_b)
     return result.reshape(batch_shape)
+
+
+class RotatedBoxPairs:
+    """Pairs of two flat batches of rotated boxes, measured a few at a time from tables built once.
+
+    The pairwise metrics measure many blocks of pairs of the same two batches: the candidates
+    found by a sweep over the bounds, or blocks of rows. Each block takes its boxes from the
+    per-box tables (centre, direction, half sizes, bounds) instead of building them again, and
+    gives the bits of `rotated_box_intersection_area` and `rotated_box_hull_area`.
+
+    Parameters
+    ----------
+    a : array_like of shape (N, 5)
+    b : array_like of shape (M, 5)
+        ``cx, cy, w, h, angle`` (degrees) of the boxes.
+
+    Examples
+    --------
+    >>> pairs = RotatedBoxPairs([[0.5, 0.5, 1, 1, 0]], [[1.0, 0.5, 1, 1, 0], [0.5, 0.5, 1, 1, 90]])
+    >>> pairs.intersection(np.array([0, 0]), np.array([1, 0]))
+    array([1. , 0.5])
+    >>> pairs.hull_rows(slice(0, 1))
+    array([[1.5, 1. ]])
+    """
+
+    def __init__(self, a: ArrayLike, b: ArrayLike) -> None:
+        boxes_a, boxes_b = _as_boxes(a, "a").reshape(-1, 5), _as_boxes(b, "b").reshape(-1, 5)
+        self.table_a, self.table_b = _BoxTable.build(boxes_a), _BoxTable.build(boxes_b)
+
+    def bounds(self) -> tuple[FloatArray, FloatArray]:
+        """The axis-aligned bounds ``(N, 4)`` and ``(M, 4)`` of both batches (those of `RotatedBox.bounds`)."""
+        return tuple(np.stack([table.x_min, table.y_min, table.x_max, table.y_max], axis=1)
+                     for table in (self.table_a, self.table_b))
+
+    def intersection(self, index_a: NDArray[np.intp], index_b: NDArray[np.intp]) -> FloatArray:
+        """Intersection areas of the pairs ``(a[index_a[k]], b[index_b[k]])`` (pairs whose bounds overlap)."""
+        return self._pairs(_intersection_of_pairs, index_a, index_b)
+
+    def hull(self, index_a: NDArray[np.intp], index_b: NDArray[np.intp]) -> FloatArray:
+        """Convex hull areas of the pairs ``(a[index_a[k]], b[index_b[k]])``."""
+        return self._pairs(_hull_of_pairs, index_a, index_b)
+
+    def intersection_rows(self, rows: slice) -> FloatArray:
+        """Intersection areas of ``a[rows]`` with every box of `b`, shape ``(rows, M)``."""
+        return self._rows(_intersection_of_pairs, rows, prune_apart=True)
+
+    def hull_rows(self, rows: slice) -> FloatArray:
+        """Convex hull areas of ``a[rows]`` with every box of `b`, shape ``(rows, M)``."""
+        return self._rows(_hull_of_pairs, rows, prune_apart=False)
+
+    def _pairs(self, pair_function: PairFunction, index_a: NDArray[np.intp], index_b: NDArray[np.intp]) -> FloatArray:
+        result = np.zeros(len(index_a))
+        writer = _PairWriter(self.table_a, self.table_b, pair_function, result, _thread_scratch())
+        for start in range(0, len(index_a), DEFAULT_CHUNK_SIZE):
+            chunk = slice(start, start + DEFAULT_CHUNK_SIZE)
+            writer.write(chunk, index_a[chunk], index_b[chunk])
+        return result
+
+    def _rows(self, pair_function: PairFunction, rows: slice, prune_apart: bool) -> FloatArray:
+        table_a = _BoxTable(*(field[rows] for field in self.table_a))
+        shape_a, shape_b = (len(table_a.cx), 1), (1, len(self.table_b.cx))
+        return _evaluate_grid(table_a, self.table_b, shape_a, shape_b, pair_function, DEFAULT_CHUNK_SIZE, prune_apart)
 
 
 class _PairWriter(NamedTuple):
