@@ -39,8 +39,8 @@ Columns = Sequence[np.ndarray]
 #: At most this many sorted rows of `a` per band block: the band of a block is the union of its
 #: rows' runs, which widens with every row (16 rows measured best for boxes and intervals).
 BAND_ROWS = 16
-#: The same for the blocks that only test bounds: a test is cheaper than a metric, calls cost more.
-CANDIDATE_ROWS = 64
+#: Pairs whose bounds are tested at once when looking for the pairs that overlap (bounds the memory).
+RUN_CHUNK = 1 << 16
 
 
 def overlap_length(low_a: np.ndarray, high_a: np.ndarray, low_b: np.ndarray, high_b: np.ndarray) -> np.ndarray:
@@ -247,6 +247,8 @@ class AlignedPairs:
     True
     >>> [index.tolist() for index in pairs.overlapping_pairs(limit=10)]
     [[0, 1], [1, 0]]
+    >>> pairs.overlapping_pairs(limit=1) is None
+    True
     """
 
     def __init__(self, a: Extents, b: Extents, block_pairs: int) -> None:
@@ -269,44 +271,68 @@ class AlignedPairs:
 
         None if the blocks would hold more than `limit` pairs: then the dense blocks do better.
         """
-        band = _Band(self.a, self.b, self.block_pairs, BAND_ROWS)
+        band = _Band(self.a, self.b, self.block_pairs)
         if band.pairs > limit:
             return None
         return (AlignedBlock(*band.a.rows(rows), *band.b.columns(columns), band.order_a[rows], band.order_b[columns])
                 for rows, columns in band.blocks())
 
     def overlapping_pairs(self, limit: float) -> tuple[np.ndarray, np.ndarray] | None:
-        """Indices ``(index_a, index_b)`` of the pairs whose bounds overlap with positive measure, row by row.
+        """Indices ``(index_a, index_b)`` of the pairs whose bounds overlap with positive measure.
 
-        For kinds whose pairs cost far more than a test of their bounds (rotated boxes): the
-        bounds are tested on the band blocks, on contiguous arrays. None once more than `limit`
-        pairs overlap.
+        For kinds whose pairs cost far more than a test of their bounds (rotated boxes). Both sets
+        are sorted by their lower x bound; each row of the sorted `a` meets only a run of the sorted
+        `b` (see the class), and the runs of many rows are tested at once as one flat array, on
+        coordinates gathered from the sorted arrays. None once more than `limit` pairs overlap.
         """
-        band = _Band(self.a, self.b, self.block_pairs, CANDIDATE_ROWS)
+        order_a, order_b = np.argsort(self.a.bounds[:, 0], kind="stable"), np.argsort(self.b.bounds[:, 0], kind="stable")
+        a, b = _Coordinates(self.a, order_a), _Coordinates(self.b, order_b)
+        # A box without extent on some axis overlaps nothing: its row gets no run, its column fails the x test.
+        reach_b = np.where(_has_extent(b), b.high[0], -np.inf)
+        first = np.searchsorted(np.maximum.accumulate(reach_b) if reach_b.size else reach_b, a.low[0], side="right")
+        stop = np.searchsorted(b.low[0], a.high[0], side="left")
+        counts = np.where(_has_extent(a), np.maximum(stop - first, 0), 0)
         found_a, found_b, count = [], [], 0
-        for rows, columns in band.blocks():
-            low_a, high_a, _ = band.a.rows(rows)
-            low_b, high_b, _ = band.b.columns(columns)
-            meet = np.maximum(low_a[0], low_b[0]) < np.minimum(high_a[0], high_b[0])
+        for rows in _row_chunks(counts, RUN_CHUNK):
+            runs = counts[rows]
+            line = np.repeat(np.arange(rows.start, rows.stop), runs)
+            # Position in the sorted `b`: the run's first position plus the place within the run.
+            position = np.arange(line.size) + np.repeat(first[rows] - (np.cumsum(runs) - runs), runs)
+            meet = reach_b[position] > a.low[0][line]  # and b.xmin < a.xmax, since position < stop
             for axis in range(1, self.a.ndim):
-                meet &= np.maximum(low_a[axis], low_b[axis]) < np.minimum(high_a[axis], high_b[axis])
-            line, column = np.nonzero(meet)
-            count += line.size
+                meet &= b.low[axis][position] < a.high[axis][line]
+                meet &= a.low[axis][line] < b.high[axis][position]
+            hits = np.flatnonzero(meet)
+            count += hits.size
             if count > limit:
                 return None
-            found_a.append(band.order_a[rows.start + line])
-            found_b.append(band.order_b[columns.start + column])
+            found_a.append(order_a[line[hits]])
+            found_b.append(order_b[position[hits]])
         if not found_a:
             return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-        index_a, index_b = np.concatenate(found_a), np.concatenate(found_b)
-        order = np.lexsort((index_b, index_a))  # row by row, as the result is laid out
-        return index_a[order], index_b[order]
+        return np.concatenate(found_a), np.concatenate(found_b)
+
+
+def _has_extent(side: _Coordinates) -> np.ndarray:
+    """Which boxes have positive extent on every axis."""
+    return np.logical_and.reduce([low < high for low, high in zip(side.low, side.high)])
+
+
+def _row_chunks(counts: np.ndarray, budget: int) -> Iterator[slice]:
+    """Consecutive rows whose counts add up to about `budget` (a single larger row alone)."""
+    ends = np.cumsum(counts)
+    start = 0
+    while start < len(counts):
+        done = ends[start - 1] if start else 0
+        stop = max(start + 1, int(np.searchsorted(ends, done + budget, side="right")))
+        yield slice(start, stop)
+        start = stop
 
 
 class _Band:
     """Both sets sorted by their lower x bound, and per block of sorted rows the run of sorted columns to visit."""
 
-    def __init__(self, a: Extents, b: Extents, block_pairs: int, max_rows: int) -> None:
+    def __init__(self, a: Extents, b: Extents, block_pairs: int) -> None:
         self.order_a = np.argsort(a.bounds[:, 0], kind="stable")
         self.order_b = np.argsort(b.bounds[:, 0], kind="stable")
         self.a, self.b = _Coordinates(a, self.order_a), _Coordinates(b, self.order_b)
@@ -316,7 +342,7 @@ class _Band:
         stop = np.searchsorted(self.b.low[0], self.a.high[0], side="left")
         width = float(np.maximum(stop - first, 0).mean()) if a.size else 0.0
         # Enough rows to fill a block, but few, since each sorted row widens the band.
-        self.rows = max(1, min(max_rows, int(block_pairs / max(1.0, width))))
+        self.rows = max(1, min(BAND_ROWS, int(block_pairs / max(1.0, width))))
         starts = np.arange(0, a.size, self.rows)
         self.first = first[starts]  # `first` grows with the sorted rows: a block's first row has the smallest
         self.stop = np.maximum.reduceat(stop, starts) if a.size else stop
