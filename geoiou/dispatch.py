@@ -49,9 +49,10 @@ def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "int
     ``kernel(a, b)`` of two single regions, the same algorithm in Python floats (a Hypothesis test
     holds the two equal bit for bit): for ``"intersection"`` it returns ``(measure, measure of a,
     measure of b)``, for ``"hull"`` the measure. ``"blocks"``: ``kernel(a, b, block_pairs)`` of
-    two flat batches returns an object whose ``dense_blocks()`` (and ``band_blocks()``, with its
-    ``band_pairs``) yield blocks with ``intersection``, ``area_a``, ``area_b``, ``enclosure(kind)``
-    and ``write(result, values)``; see `geoiou.kernels.box.AlignedPairs`.
+    two flat batches returns an object with the GIoU ``enclosures`` it gives, ``dense_blocks()``
+    (every pair) and ``band_blocks(limit)`` (only pairs that can overlap, or None beyond `limit`
+    pairs), whose blocks have ``intersection``, ``area_a``, ``area_b``, ``enclosure(kind)`` and
+    ``write(result, values)``; see `geoiou.kernels.box.AlignedPairs`.
     """
     if form not in FORMS:
         raise ValueError(f"'form' must be one of {FORMS} (got {form!r})")
