@@ -28,10 +28,10 @@ __all__ = [
     "Extents",
     "box_intersection_area",
     "box_pair_intersection",
-    "scalar_enclosing_measure",
     "interval_hull_length",
     "interval_intersection_length",
     "interval_pair_intersection",
+    "scalar_enclosing_measure",
 ]
 
 Columns = Sequence[np.ndarray]

@@ -228,12 +228,18 @@ class _BoxTable(NamedTuple):
         return cls(cx, cy, cos, sin, half_w, half_h, area, cx - reach_x, cx + reach_x, cy - reach_y, cy + reach_y)
 
     def take(self, index: Index, scratch: Scratch) -> _BoxTable:
-        """Return the boxes of a chunk's pairs: views for elementwise pairs, else copies in work arrays."""
+        """Return the boxes of a chunk's pairs: views for elementwise pairs, else copies in work arrays.
+
+        Only the fields that the pair functions read are taken; the bounds, used to prune before,
+        stay those of the whole table.
+        """
         if isinstance(index, _SliceIndex):
-            return _BoxTable(*(field[index.positions] for field in self))
-        if isinstance(index, _LineIndex):
-            return _BoxTable(*(index.gather(field, scratch((index.size,))) for field in self))
-        return _BoxTable(*(np.take(field, index, out=scratch(index.shape), mode="clip") for field in self))
+            taken = {name: getattr(self, name)[index.positions] for name in _PAIR_FIELDS}
+        elif isinstance(index, _LineIndex):
+            taken = {name: index.gather(getattr(self, name), scratch((index.size,))) for name in _PAIR_FIELDS}
+        else:
+            taken = {name: getattr(self, name).take(index, out=scratch(index.shape), mode="clip") for name in _PAIR_FIELDS}
+        return self._replace(**taken)
 
 
 # Which box of one side each pair of a chunk uses: a _SliceIndex or _LineIndex for a whole
