@@ -183,14 +183,16 @@ class AlignedBlock:
 
 
 class Extents(NamedTuple):
-    """What the blocks need of a flat batch: its bounds ``(N, 2·ndim)`` and its measures ``(N,)``."""
+    """What the blocks need of a flat batch: its lower and upper bounds per axis and its measures, each ``(N,)``."""
 
-    bounds: np.ndarray
+    low: list[np.ndarray]
+    high: list[np.ndarray]
     area: np.ndarray
 
     @classmethod
     def of(cls, region: Region) -> Extents:
-        return cls(region.bounds.reshape(region.size, 2 * region.ndim), region._area_array().reshape(region.size))
+        low, high = bound_columns(region.reshape(region.size))
+        return cls(low, high, region._area_array().reshape(region.size))
 
     @property
     def size(self) -> int:
@@ -198,24 +200,22 @@ class Extents(NamedTuple):
 
     @property
     def ndim(self) -> int:
-        return self.bounds.shape[1] // 2
+        return len(self.low)
 
-
-class _Coordinates:
-    """Bounds per axis and measures of a flat batch, as contiguous arrays (optionally reordered)."""
-
-    def __init__(self, extents: Extents, order: np.ndarray | None = None) -> None:
-        bounds, area = extents
-        if order is not None:
-            bounds, area = bounds[order], area[order]
-        self.low, self.high = columns(bounds[:, : extents.ndim]), columns(bounds[:, extents.ndim :])
-        self.area = area
+    def take(self, order: np.ndarray) -> Extents:
+        return Extents([v[order] for v in self.low], [v[order] for v in self.high], self.area[order])
 
     def rows(self, part: slice) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+        """The bounds and measures of some rows as columns ``(rows, 1)``."""
         return [v[part, None] for v in self.low], [v[part, None] for v in self.high], self.area[part, None]
 
     def columns(self, part: slice) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+        """The bounds and measures of some boxes as a row ``(1, columns)``."""
         return [v[None, part] for v in self.low], [v[None, part] for v in self.high], self.area[None, part]
+
+    def has_extent(self) -> np.ndarray:
+        """Which boxes have positive extent on every axis."""
+        return np.logical_and.reduce([low < high for low, high in zip(self.low, self.high)])
 
 
 class AlignedPairs:
@@ -258,7 +258,7 @@ class AlignedPairs:
 
     def dense_blocks(self) -> Iterator[AlignedBlock]:
         """Blocks of whole rows covering every pair, in the original order."""
-        a, b = _Coordinates(self.a), _Coordinates(self.b)
+        a, b = self.a, self.b
         every = slice(None)
         low_b, high_b, area_b = b.columns(every)
         step = max(1, self.block_pairs // max(1, self.b.size))
@@ -285,13 +285,13 @@ class AlignedPairs:
         `b` (see the class), and the runs of many rows are tested at once as one flat array, on
         coordinates gathered from the sorted arrays. None once more than `limit` pairs overlap.
         """
-        order_a, order_b = np.argsort(self.a.bounds[:, 0], kind="stable"), np.argsort(self.b.bounds[:, 0], kind="stable")
-        a, b = _Coordinates(self.a, order_a), _Coordinates(self.b, order_b)
+        order_a, order_b = np.argsort(self.a.low[0], kind="stable"), np.argsort(self.b.low[0], kind="stable")
+        a, b = self.a.take(order_a), self.b.take(order_b)
         # A box without extent on some axis overlaps nothing: its row gets no run, its column fails the x test.
-        reach_b = np.where(_has_extent(b), b.high[0], -np.inf)
+        reach_b = np.where(b.has_extent(), b.high[0], -np.inf)
         first = np.searchsorted(np.maximum.accumulate(reach_b) if reach_b.size else reach_b, a.low[0], side="right")
         stop = np.searchsorted(b.low[0], a.high[0], side="left")
-        counts = np.where(_has_extent(a), np.maximum(stop - first, 0), 0)
+        counts = np.where(a.has_extent(), np.maximum(stop - first, 0), 0)
         found_a, found_b, count = [], [], 0
         for rows in _row_chunks(counts, RUN_CHUNK):
             runs = counts[rows]
@@ -313,11 +313,6 @@ class AlignedPairs:
         return np.concatenate(found_a), np.concatenate(found_b)
 
 
-def _has_extent(side: _Coordinates) -> np.ndarray:
-    """Which boxes have positive extent on every axis."""
-    return np.logical_and.reduce([low < high for low, high in zip(side.low, side.high)])
-
-
 def _row_chunks(counts: np.ndarray, budget: int) -> Iterator[slice]:
     """Consecutive rows whose counts add up to about `budget` (a single larger row alone)."""
     ends = np.cumsum(counts)
@@ -333,9 +328,9 @@ class _Band:
     """Both sets sorted by their lower x bound, and per block of sorted rows the run of sorted columns to visit."""
 
     def __init__(self, a: Extents, b: Extents, block_pairs: int) -> None:
-        self.order_a = np.argsort(a.bounds[:, 0], kind="stable")
-        self.order_b = np.argsort(b.bounds[:, 0], kind="stable")
-        self.a, self.b = _Coordinates(a, self.order_a), _Coordinates(b, self.order_b)
+        self.order_a = np.argsort(a.low[0], kind="stable")
+        self.order_b = np.argsort(b.low[0], kind="stable")
+        self.a, self.b = a.take(self.order_a), b.take(self.order_b)
         reach_b = np.maximum.accumulate(self.b.high[0]) if b.size else self.b.high[0]
         # Per sorted row of `a`, the run [first, stop) of sorted `b` that can meet it.
         first = np.searchsorted(reach_b, self.a.low[0], side="right")

@@ -651,12 +651,10 @@ class RotatedBoxPairs:
 
     def __init__(self, a: ArrayLike, b: ArrayLike) -> None:
         boxes_a, boxes_b = _as_boxes(a, "a").reshape(-1, 5), _as_boxes(b, "b").reshape(-1, 5)
-        self.table_a, self.table_b = _BoxTable.build(boxes_a), _BoxTable.build(boxes_b)
-
-    def bounds(self) -> tuple[FloatArray, FloatArray]:
-        """The axis-aligned bounds ``(N, 4)`` and ``(M, 4)`` of both batches (those of `RotatedBox.bounds`)."""
-        return tuple(np.stack([table.x_min, table.y_min, table.x_max, table.y_max], axis=1)
-                     for table in (self.table_a, self.table_b))
+        # One table for both batches (half the NumPy calls of two); each side is a view of it.
+        table = _BoxTable.build(np.concatenate([boxes_a, boxes_b]))
+        split = len(boxes_a)
+        self.table_a, self.table_b = _BoxTable(*(f[:split] for f in table)), _BoxTable(*(f[split:] for f in table))
 
     def intersection(self, index_a: NDArray[np.intp], index_b: NDArray[np.intp]) -> FloatArray:
         """Intersection areas of the pairs ``(a[index_a[k]], b[index_b[k]])`` (pairs whose bounds overlap)."""

@@ -67,8 +67,9 @@ class RotatedPairBlocks:
 
     def band_blocks(self, limit: float) -> Iterator[_RotatedBlock] | None:
         """Blocks of the pairs whose bounds overlap, or None if more than `limit` pairs do."""
-        bounds_a, bounds_b = self.pairs.bounds()
-        extents = Extents(bounds_a, self.a._area_array()), Extents(bounds_b, self.b._area_array())
+        # The tables' bounds are those of RotatedBox.bounds, without computing the corners again.
+        extents = (Extents([table.x_min, table.y_min], [table.x_max, table.y_max], table.area)
+                   for table in (self.pairs.table_a, self.pairs.table_b))
         found = AlignedPairs(*extents, self.block_pairs).overlapping_pairs(limit)
         if found is None:
             return None
