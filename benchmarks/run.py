@@ -237,21 +237,25 @@ def render_markdown(table: Table) -> str:
 
 
 # --------------------------------------------------------------------------- machine facts
-def source_revision() -> str:
-    """The git commit geoiou was imported from, and whether its package files had local changes."""
+def source_revision(show_path: bool = True) -> str:
+    """The git commit geoiou was imported from, and whether its package files had local changes.
+
+    The folder it was imported from is left out of the markdown tables, which go into the docs.
+    """
     package = os.path.dirname(os.path.abspath(geoiou.__file__))
+    where = f", imported from {package}" if show_path else ""
     try:
         commit = subprocess.run(["git", "-C", package, "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True, timeout=10, check=True).stdout.strip()
         dirty = subprocess.run(["git", "-C", package, "status", "--porcelain", "--", "."], capture_output=True,
                                text=True, timeout=10, check=True).stdout.strip()
     except (OSError, subprocess.SubprocessError):
-        return f"imported from {package} (not a git checkout)"
+        return f"not a git checkout (an exported tree){where}"
     state = " with uncommitted changes to the package" if dirty else ""
-    return f"commit {commit}{state}, imported from {package}"
+    return f"commit {commit}{state}{where}"
 
 
-def machine_facts() -> list[tuple[str, str]]:
+def machine_facts(show_path: bool = True) -> list[tuple[str, str]]:
     cpu = platform.processor() or "unknown"
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as handle:
@@ -277,7 +281,7 @@ def machine_facts() -> list[tuple[str, str]]:
         ("cores", f"{os.cpu_count()} logical, {usable} usable"),
         ("load average at start (1, 5, 15 min)", load),
         ("Python", platform.python_version()),
-        ("geoiou", f"{geoiou.__version__}, {source_revision()}"),
+        ("geoiou", f"{geoiou.__version__}, {source_revision(show_path)}"),
         ("OPENBLAS_CORETYPE", os.environ.get("OPENBLAS_CORETYPE", "not set")),
         ("BLAS", blas),
     ]
@@ -990,7 +994,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--only: unknown workload(s) {', '.join(unknown)}; choose among {', '.join(WORKLOADS)}")
 
     out = sys.stdout
-    facts = machine_facts()
+    facts = machine_facts(show_path=not args.markdown)
     command = "python benchmarks/run.py " + " ".join(sys.argv[1:] if argv is None else argv)
     if args.markdown:
         print("#### Machine\n", file=out)
