@@ -9,7 +9,6 @@ area of the vector region inside it. Nothing is sampled at pixel centres.
 from __future__ import annotations
 
 import numpy as np
-import shapely
 
 from geoiou.dispatch import register
 from geoiou.kernels.box import overlap_length
@@ -192,8 +191,8 @@ def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.nd
     result = np.empty(len(index_a))
     grid = a.grid_shape
     for k, (i, j) in enumerate(zip(index_a, index_b)):
-        rows, cols, coverage = polygon_coverage_window(b._geoms[j], grid, tuple(a._origin[i]))
+        rows, cols, coverage = polygon_coverage_window(b._store.shapely[b._index[j]], grid, tuple(a._origin[i]))
         # Only the polygon's window of the mask is decoded: masks from COCO runs stay runs.
         result[k] = float(np.sum(coverage, where=a._store.window(a._index[i], rows, cols)))
     # Each pixel's coverage is at most 1, so only the polygon's side can be overshot, by rounding.
-    return np.minimum(result, shapely.area(b._geoms[index_b]))
+    return np.minimum(result, b._store.area[b._index[index_b]])
