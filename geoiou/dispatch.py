@@ -26,6 +26,8 @@ Kernel = Callable[[Region, Region], np.ndarray]
 
 Measure = str  # "intersection" or "hull"
 _TABLE: dict[tuple[Measure, type[Region], type[Region]], Kernel] = {}
+#: Kernels that measure candidate pairs one by one after pruning by bounds (see `register`).
+_PER_CANDIDATE: set[Kernel] = set()
 
 #: The kinds above each kind in the exact tower ``Box < RotatedBox < Polygon``, nearest first, each
 #: with the direct conversion that reaches it: Box goes to Polygon by its own exact corners, not
@@ -36,11 +38,19 @@ PROMOTIONS: dict[type[Region], tuple[tuple[type[Region], Callable[[Region], Regi
 }
 
 
-def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "intersection") -> Callable[[Kernel], Kernel]:
-    """Register the decorated function as the `measure` kernel of ``(kind_a, kind_b)``."""
+def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "intersection", *,
+             per_candidate: bool = False) -> Callable[[Kernel], Kernel]:
+    """Register the decorated function as the `measure` kernel of ``(kind_a, kind_b)``.
+
+    `per_candidate` marks a kernel that measures the pairs whose bounds overlap one by one (its
+    cost follows those pairs, not the broadcast shape): pairwise matrices then always come from
+    a sweep over the bounds rather than from dense blocks.
+    """
 
     def decorator(kernel: Kernel) -> Kernel:
         _TABLE[(measure, kind_a, kind_b)] = kernel
+        if per_candidate:
+            _PER_CANDIDATE.add(kernel)
         find_kernel.cache_clear()
         return kernel
 
@@ -55,6 +65,11 @@ class PairKernel:
     convert_a: tuple[Callable[[Region], Region], ...]
     convert_b: tuple[Callable[[Region], Region], ...]
     swapped: bool
+
+    @property
+    def per_candidate(self) -> bool:
+        """Whether the kernel measures bounds-overlapping pairs one by one (see `register`)."""
+        return self.kernel in _PER_CANDIDATE
 
     def __call__(self, a: Region, b: Region) -> np.ndarray:
         for convert in self.convert_a:

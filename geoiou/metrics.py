@@ -129,12 +129,12 @@ def _pairwise(metric: Callable[..., Result], a: Region, b: Region, dtype: DTypeL
     computed a block at a time. Values are computed in float64 and then stored as `dtype`.
     """
     _require_regions(a, b)
-    find_kernel(type(a), type(b))  # an unsupported pair fails even when a batch is empty
+    kernel = find_kernel(type(a), type(b))  # an unsupported pair fails even when a batch is empty
     dtype = np.dtype(dtype)
     if dtype.kind != "f":
         raise InvalidArgumentError(f"'dtype' must be a floating-point type such as float64 or float32 (got {dtype})")
     flat_a, flat_b = a.reshape(a.size), b.reshape(b.size)
-    sweep = _sparse_sweep(flat_a, flat_b) if disjoint is not None else None
+    sweep = _sparse_sweep(flat_a, flat_b, always=kernel.per_candidate) if disjoint is not None else None
     # Zeros come from the allocator as untouched zero pages, so the sparse path pays only for what it writes.
     result = (np.empty if sweep is None else np.zeros)(a.shape + b.shape, dtype=dtype)
     rows = result.reshape(a.size, b.size)
@@ -155,12 +155,16 @@ def _fill_dense(metric: Callable[..., Result], a: Region, b: Region, rows: np.nd
         rows[start : start + step] = metric(column_a[start : start + step], row_b, **options)
 
 
-def _sparse_sweep(a: Region, b: Region) -> SweepCandidates | None:
-    """The sweep's candidates if the sparse path pays off for these batches, else None."""
+def _sparse_sweep(a: Region, b: Region, *, always: bool) -> SweepCandidates | None:
+    """The sweep's candidates if the sparse path pays off for these batches, else None.
+
+    It does when few pairs can overlap, and `always` for kernels that measure candidates one by
+    one anyway (the sweep finds the same candidates faster than their own pruning).
+    """
     if not (_gatherable(a) and _gatherable(b)):
         return None
     sweep = SweepCandidates(a.bounds.reshape(a.size, 2 * a.ndim), b.bounds.reshape(b.size, 2 * b.ndim))
-    return sweep if sweep.upper_bound <= SPARSE_FRACTION * a.size * b.size else None
+    return sweep if always or sweep.upper_bound <= SPARSE_FRACTION * a.size * b.size else None
 
 
 def _gatherable(region: Region) -> bool:

@@ -27,19 +27,19 @@ PIXEL_CHUNK = 1 << 25
 WORD_CHUNK = 1 << 16
 
 
-@register(Mask, Mask)
+@register(Mask, Mask, per_candidate=True)
 def mask_intersection_area(a: Mask, b: Mask) -> np.ndarray:
     """Area shared by masks, elementwise with broadcasting; grids may differ in shape and origin."""
     return over_candidates(a, b, _mask_pairs)
 
 
-@register(Mask, Box)
+@register(Mask, Box, per_candidate=True)
 def mask_box_intersection_area(a: Mask, b: Box) -> np.ndarray:
     """Area of each mask inside each box: the box covers pixel (r, c) by row weight × column weight."""
     return over_candidates(a, b, _mask_box_pairs)
 
 
-@register(Mask, Polygon)
+@register(Mask, Polygon, per_candidate=True)
 def mask_polygon_intersection_area(a: Mask, b: Polygon) -> np.ndarray:
     """Area of each mask inside each polygon, from the polygon's exact coverage of every pixel."""
     return over_candidates(a, b, _mask_polygon_pairs)

@@ -21,7 +21,7 @@ from geoiou.regions.ragged import RaggedPolygons
 __all__ = ["hull_area", "polygon_intersection_area"]
 
 
-@register(Polygon, Polygon)
+@register(Polygon, Polygon, per_candidate=True)
 def polygon_intersection_area(a: Polygon, b: Polygon) -> np.ndarray:
     """Area of the intersection of polygons (exact), elementwise with broadcasting."""
     return over_candidates(a, b, _polygon_pairs)
