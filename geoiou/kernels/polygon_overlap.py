@@ -38,12 +38,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geoiou.regions.ragged import RaggedPolygons
+from geoiou.regions.ragged import RaggedPolygons, offsets_of, ragged_arange
 
 __all__ = ["shared_area"]
 
 #: Edge pairs (cells) handled per block: the block's few float64 arrays stay in a 1 MiB L2 cache.
-BLOCK_CELLS = 1 << 15
+BLOCK_CELLS = 1 << 16
+#: Edges (both sides) prepared at once: bounds the memory of the per-edge tables.
+CHUNK_EDGES = 1 << 17
 #: Bound on the relative rounding error of one term (a generous count of its roundings, times 2^-53).
 ROUNDING = 64 * np.finfo(np.float64).eps
 #: One turn in pseudo-angle units (see `_pseudo_angle`).
@@ -64,9 +66,25 @@ def shared_area(store_a: RaggedPolygons, store_b: RaggedPolygons, index_a: np.nd
     index_a, index_b = np.asarray(index_a, dtype=np.int64), np.asarray(index_b, dtype=np.int64)
     count_a = np.diff(store_a.edges.offsets)[index_a]
     count_b = np.diff(store_b.edges.offsets)[index_b]
-    area, rounding = np.zeros(len(index_a)), np.zeros(len(index_a))
-    for block in _blocks(count_a, count_b):
-        area[block], rounding[block] = _block_shared_area(store_a, index_a[block], store_b, index_b[block])
+    # Sorted by edge counts, a block of consecutive pairs needs little padding.
+    order = np.lexsort((count_b, count_a))
+    sorted_a, sorted_b = index_a[order], index_b[order]
+    origin, scale = _pair_frames(store_a.bounds[sorted_a], store_b.bounds[sorted_b])
+    sums, magnitudes = np.zeros(len(order)), np.zeros(len(order))
+    # A chunk of pairs at a time keeps the edge tables small: no huge temporaries, nothing evicted from cache.
+    ends = np.cumsum(count_a[order] + count_b[order])
+    chunk_start = 0
+    while chunk_start < len(order):
+        done = ends[chunk_start - 1] if chunk_start else 0
+        chunk = slice(chunk_start, max(chunk_start + 1, int(np.searchsorted(ends, done + CHUNK_EDGES, side="right"))))
+        side_a = _FanEdges.of_pairs(store_a, sorted_a[chunk], origin[chunk], scale[chunk])
+        side_b = _FanEdges.of_pairs(store_b, sorted_b[chunk], origin[chunk], scale[chunk])
+        for start, stop in _blocks(count_a[order][chunk], count_b[order][chunk]):
+            at = slice(chunk.start + start, chunk.start + stop)
+            sums[at], magnitudes[at] = _block_sums(side_a, side_b, start, stop)
+        chunk_start = chunk.stop
+    area, rounding = np.empty(len(order)), np.empty(len(order))
+    area[order], rounding[order] = sums * scale * scale, magnitudes * (ROUNDING * scale * scale)
     # The result is within `rounding` of the true area, which lies in [0, min(|a|, |b|)]. Where
     # an end of that range is within reach, it is the answer: a polygon inside the other (also an
     # identical one) shares exactly its own area, and polygons that only touch share exactly 0.
@@ -75,48 +93,43 @@ def shared_area(store_a: RaggedPolygons, store_b: RaggedPolygons, index_a: np.nd
     return np.where(area <= rounding, 0.0, area)
 
 
-def _blocks(count_a: np.ndarray, count_b: np.ndarray) -> list[np.ndarray]:
-    """Pair indices in blocks of about `BLOCK_CELLS` edge pairs, sorted by edge counts so that padding is small.
+def _blocks(count_a: np.ndarray, count_b: np.ndarray) -> list[tuple[int, int]]:
+    """Consecutive runs of pairs (sorted by edge counts) of about `BLOCK_CELLS` edge pairs each.
 
-    A block holds pairs with one edge count on side a and rising counts on side b, so its
-    padded table has ``pairs · count_a · (its last count_b)`` cells.
+    A run holds pairs with one edge count on side a and rising counts on side b, so its padded
+    table has ``pairs · count_a · (its last count_b)`` cells.
     """
-    order = np.lexsort((count_b, count_a))
-    a, b = count_a[order], np.maximum(count_b[order], 1)
+    b = np.maximum(count_b, 1)
     blocks, start = [], 0
-    for end in np.append(np.flatnonzero(np.diff(a)) + 1, len(a)) if len(a) else []:
-        width = max(1, int(a[start]))
+    for end in np.append(np.flatnonzero(np.diff(count_a)) + 1, len(count_a)) if len(count_a) else []:
+        width = max(1, int(count_a[start]))
         while start < end:
             limit = min(int(end), start + max(1, BLOCK_CELLS // (width * int(b[start]))))
             cells = np.arange(1, limit - start + 1) * width * b[start:limit]
             stop = start + max(1, int(np.searchsorted(cells, BLOCK_CELLS, side="right")))
-            blocks.append(order[start:stop])
+            blocks.append((start, stop))
             start = stop
     return blocks
 
 
-def _block_shared_area(store_a: RaggedPolygons, index_a: np.ndarray, store_b: RaggedPolygons,
-                       index_b: np.ndarray) -> np.ndarray:
-    origin, scale = _pair_frames(store_a.bounds[index_a], store_b.bounds[index_b])
-    side_a = _FanEdges.of_pairs(store_a, index_a, origin, scale)
-    side_b = _FanEdges.of_pairs(store_b, index_b, origin, scale)
-    n, m = side_a.columns, side_b.columns
+def _block_sums(side_a: _FanEdges, side_b: _FanEdges, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sum of the signed terms of each pair of a block, and of their magnitudes (in the pairs' frames)."""
+    table_a, table_b = side_a.table(start, stop), side_b.table(start, stop)
+    n, m = table_a.angle.shape[1], table_b.angle.shape[1]
     # The angle from the start of e's triangle to the start of f's, in [0, TURN).
-    turn = side_b.angle[:, None, :] - side_a.angle[:, :, None]
+    turn = table_b.angle[:, None, :] - table_a.angle[:, :, None]
     turn += (turn < 0) * TURN
     # Two angles (each below half a turn) overlap when either starts inside the other.
-    f_starts_in_e = turn < side_a.width[:, :, None]
-    e_starts_in_f = turn > side_b.rest[:, None, :]
+    f_starts_in_e = turn < table_a.width[:, :, None]
+    e_starts_in_f = turn > table_b.rest[:, None, :]
     cell = np.flatnonzero(f_starts_in_e | e_starts_in_f)
     pair = cell // (n * m)
     edge_a = cell // m
     edge_b = pair * m + cell % m
-    terms = _triangle_overlaps(side_a, edge_a, side_b, edge_b, turn.ravel()[cell], f_starts_in_e.ravel()[cell])
-    square = scale * scale
-    area = np.bincount(pair, weights=terms, minlength=len(index_a)) * square
+    terms = _triangle_overlaps(table_a, edge_a, table_b, edge_b, turn.ravel()[cell], f_starts_in_e.ravel()[cell])
     # Each term is computed to a few dozen roundings of its own size at most.
-    rounding = np.bincount(pair, weights=np.abs(terms), minlength=len(index_a)) * (ROUNDING * square)
-    return area, rounding
+    return (np.bincount(pair, weights=terms, minlength=stop - start),
+            np.bincount(pair, weights=np.abs(terms), minlength=stop - start))
 
 
 def _pair_frames(bounds_a: np.ndarray, bounds_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -141,15 +154,8 @@ def _pseudo_angle(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class _FanEdges:
-    """The edges of one side of a block of pairs, in the pair's frame, as ``(pairs, columns)`` tables.
-
-    Each edge, as a triangle with O, runs counter-clockwise from ray ``u`` to ray ``v``;
-    ``twice`` is twice its area (>= 0), ``sign`` its sign in the polygon's sum, ``angle`` the
-    pseudo-angle of ``u`` and ``width`` the triangle's angle, below half a turn; ``rest`` is
-    ``TURN - width``. Padding cells and flat triangles (O on the edge's line, no area) have a NaN
-    ``angle``, so no angle test keeps them.
-    """
+class _FanTable:
+    """The edges of one side of a block of pairs as ``(pairs, columns)`` tables (see `_FanEdges`)."""
 
     ux: np.ndarray
     uy: np.ndarray
@@ -160,39 +166,72 @@ class _FanEdges:
     angle: np.ndarray
     width: np.ndarray
     rest: np.ndarray
-    columns: int
+
+
+_ATTRIBUTES = tuple(_FanTable.__dataclass_fields__)
+
+
+@dataclass
+class _FanEdges(_FanTable):
+    """The edges of one side of every pair, in the pair's frame, laid end to end pair after pair.
+
+    Each edge, as a triangle with O, runs counter-clockwise from ray ``u`` to ray ``v``;
+    ``twice`` is twice its area (>= 0), ``sign`` its sign in the polygon's sum, ``angle`` the
+    pseudo-angle of ``u`` and ``width`` the triangle's angle, below half a turn; ``rest`` is
+    ``TURN - width``. Pair k's edges are ``offsets[k]`` to ``offsets[k + 1] - 1``; one more edge at
+    the end pads tables. It and flat triangles (O on the edge's line, no area) have a NaN
+    ``angle``, so no angle test keeps them.
+    """
+
+    offsets: np.ndarray
 
     @classmethod
     def of_pairs(cls, store: RaggedPolygons, index: np.ndarray, origin: np.ndarray, scale: np.ndarray) -> _FanEdges:
         edges = store.edges
-        first = edges.offsets[index]
-        count = edges.offsets[index + 1] - first
-        columns = int(count.max(initial=0))
-        rank = np.arange(columns)
-        present = rank < count[:, None]
-        # Padding cells read the pair's first edge (any valid edge) and are masked below.
-        edge = first[:, None] + np.where(present, rank, 0)
-        inverse = 1.0 / scale[:, None]
-        ox, oy = origin[:, :1], origin[:, 1:]
+        first, last = edges.offsets[index], edges.offsets[index + 1]
+        edge, pair = ragged_arange(first, last)
+        inverse = 1.0 / scale[pair]
+        ox, oy = origin[pair, 0], origin[pair, 1]
         px, py = (edges.x0[edge] - ox) * inverse, (edges.y0[edge] - oy) * inverse
         qx, qy = (edges.x1[edge] - ox) * inverse, (edges.y1[edge] - oy) * inverse
         cross = px * qy - py * qx
         flip = cross < 0
-        ux, uy = np.where(flip, qx, px), np.where(flip, qy, py)
-        vx, vy = np.where(flip, px, qx), np.where(flip, py, qy)
-        angle = _pseudo_angle(ux, uy)
-        width = _pseudo_angle(vx, vy) - angle
-        width += (width < 0) * TURN
-        angle[~(present & (cross != 0))] = np.nan
-        sign = np.where(flip, -edges.weight_sign[edge], edges.weight_sign[edge])
-        return cls(ux, uy, vx, vy, np.abs(cross), sign, angle, width, TURN - width, columns)
+        # Every column gets one more slot, the padding edge: (0, 0) rays, no area, NaN angle.
+        table = {name: np.zeros(len(edge) + 1) for name in _ATTRIBUTES}
+        table["ux"][:-1] = np.where(flip, qx, px)
+        table["uy"][:-1] = np.where(flip, qy, py)
+        table["vx"][:-1] = np.where(flip, px, qx)
+        table["vy"][:-1] = np.where(flip, py, qy)
+        np.abs(cross, out=table["twice"][:-1])
+        table["sign"][:-1] = np.where(flip, -edges.weight_sign[edge], edges.weight_sign[edge])
+        angle = table["angle"]
+        angle[:-1] = _pseudo_angle(table["ux"][:-1], table["uy"][:-1])
+        angle[:-1][cross == 0] = np.nan
+        angle[-1] = np.nan
+        width = table["width"]
+        np.subtract(_pseudo_angle(table["vx"][:-1], table["vy"][:-1]), angle[:-1], out=width[:-1])
+        width[:-1] += (width[:-1] < 0) * TURN
+        np.subtract(TURN, width, out=table["rest"])
+        return cls(**table, offsets=offsets_of(last - first))
+
+    def table(self, start: int, stop: int) -> _FanTable:
+        """The tables of pairs ``start`` to ``stop - 1``: views when they all have one edge count."""
+        first, last = self.offsets[start:stop], self.offsets[start + 1:stop + 1]
+        counts = last - first
+        columns = int(counts.max(initial=0))
+        if (counts == columns).all():
+            rows = slice(int(first[0]) if len(first) else 0, int(last[-1]) if len(last) else 0)
+            return _FanTable(*(getattr(self, name)[rows].reshape(stop - start, columns) for name in _ATTRIBUTES))
+        rank = np.arange(columns)
+        at = np.where(rank < counts[:, None], first[:, None] + rank, len(self.ux) - 1)
+        return _FanTable(*(getattr(self, name)[at] for name in _ATTRIBUTES))
 
 
 def _cross(ax, ay, bx, by):
     return ax * by - ay * bx
 
 
-def _triangle_overlaps(a: _FanEdges, ea: np.ndarray, b: _FanEdges, eb: np.ndarray, turn: np.ndarray,
+def _triangle_overlaps(a: _FanTable, ea: np.ndarray, b: _FanTable, eb: np.ndarray, turn: np.ndarray,
                        f_starts_in_e: np.ndarray) -> np.ndarray:
     """Signed ``σ_e σ_f |T_e ∩ T_f|`` for edge cells ``(ea[k], eb[k])`` whose angles overlap.
 

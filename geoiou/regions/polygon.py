@@ -307,14 +307,14 @@ def _rings_store(vertices: np.ndarray, offsets: np.ndarray, param: str, *, repai
         k = ring_of(int(np.argmin(finite)))
         raise fail(name(k), "finite coordinates (no NaN or inf)", vertices[offsets[k]:offsets[k + 1]])
     vertices, offsets = _opened(vertices, offsets)
-    distinct = _distinct_counts(vertices, offsets)
-    if (distinct < 3).any():
-        k = int(np.argmax(distinct < 3))
-        raise fail(name(k), "at least 3 distinct vertices", vertices[offsets[k]:offsets[k + 1]])
     flat = _all_collinear(vertices, offsets)
     if flat.any():
+        # A ring that spans an area has three distinct vertices; only a flat one needs counting.
         k = int(np.argmax(flat))
-        raise fail(name(k), "vertices enclosing a positive area (these are collinear)", vertices[offsets[k]:offsets[k + 1]])
+        ring = vertices[offsets[k]:offsets[k + 1]]
+        if len(np.unique(ring, axis=0)) < 3:
+            raise fail(name(k), "at least 3 distinct vertices", ring)
+        raise fail(name(k), "vertices enclosing a positive area (these are collinear)", ring)
     coords, ring_offsets = _closed(vertices, offsets)
     store = RaggedPolygons.from_closed_rings(coords, ring_offsets)
     return _validated(store, param, (store.size,), repair=repair, where=None if not single else "")
@@ -338,16 +338,6 @@ def _closed(vertices: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.n
     starts = offsets[:-1]
     coords = np.insert(vertices, offsets[1:], vertices[starts], axis=0)
     return np.ascontiguousarray(coords), offsets + np.arange(len(offsets))
-
-
-def _distinct_counts(vertices: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Number of distinct vertices of each ring."""
-    ring = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-    order = np.lexsort((vertices[:, 1], vertices[:, 0], ring))
-    x, y, r = vertices[order, 0], vertices[order, 1], ring[order]
-    new = np.ones(len(order), dtype=bool)
-    new[1:] = (r[1:] != r[:-1]) | (x[1:] != x[:-1]) | (y[1:] != y[:-1])
-    return np.bincount(r[new], minlength=len(offsets) - 1)
 
 
 def _all_collinear(vertices: np.ndarray, offsets: np.ndarray) -> np.ndarray:
