@@ -121,18 +121,25 @@ GATHER_LIMIT_BYTES = 1024
 
 
 def _pairwise(metric: Callable[..., Result], a: Region, b: Region, dtype: DTypeLike,
-              disjoint: Callable[..., None] | None = None, **options: Any) -> np.ndarray:
+              disjoint: Callable[..., None] | None = None, of_measures: Callable[..., np.ndarray] | None = None,
+              **options: Any) -> np.ndarray:
     """Apply an elementwise `metric` to every pair of ``a × b``; return shape ``a.shape + b.shape``.
 
     When most pairs cannot overlap and the metric's value for such pairs is known (`disjoint`
     writes it), only the pairs found by a sweep over the bounds are measured. Otherwise rows are
     computed a block at a time. Values are computed in float64 and then stored as `dtype`.
+
+    `of_measures` (GIoU, DIoU) computes the metric from the pairs' intersections: for kinds
+    measured candidate by candidate, the intersections then come from the sweep and only the
+    rest of the metric (an enclosure, a distance) is computed for every pair, in row blocks.
     """
     _require_regions(a, b)
     kernel = find_kernel(type(a), type(b))  # an unsupported pair fails even when a batch is empty
     dtype = np.dtype(dtype)
     if dtype.kind != "f":
         raise InvalidArgumentError(f"'dtype' must be a floating-point type such as float64 or float32 (got {dtype})")
+    if of_measures is not None and kernel.per_candidate:
+        return _pairwise_from_intersections(of_measures, a, b, dtype, options)
     flat_a, flat_b = a.reshape(a.size), b.reshape(b.size)
     sweep = _sparse_sweep(flat_a, flat_b, always=kernel.per_candidate) if disjoint is not None else None
     # Zeros come from the allocator as untouched zero pages, so the sparse path pays only for what it writes.
@@ -144,6 +151,26 @@ def _pairwise(metric: Callable[..., Result], a: Region, b: Region, dtype: DTypeL
         disjoint(rows, flat_a._area_array(), flat_b._area_array(), **options)
         for index_a, index_b in sweep.chunks(CANDIDATE_CHUNK):
             rows[index_a, index_b] = metric(flat_a[index_a], flat_b[index_b], **options)
+    return result
+
+
+def _pairwise_from_intersections(of_measures: Callable[..., np.ndarray], a: Region, b: Region, dtype: np.dtype,
+                                 options: dict) -> np.ndarray:
+    """A metric of every pair from the sparse pairwise intersections and, block by block, the rest of it.
+
+    Each block runs the same arithmetic as the elementwise metric, so the values are the same bits.
+    """
+    if "zero_division" in options:
+        options = {**options, "zero_division": zero_division_value(options["zero_division"])}
+    intersections = _pairwise(intersection_area, a, b, np.float64, disjoint=_nothing_to_add)
+    result = intersections if dtype == np.float64 else np.empty(a.shape + b.shape, dtype=dtype)
+    rows, values = intersections.reshape(a.size, b.size), result.reshape(a.size, b.size)
+    column_a, row_b = a.reshape(a.size, 1), b.reshape(1, b.size)
+    area_a, area_b = column_a._area_array(), row_b._area_array()
+    step = max(1, PAIRWISE_CHUNK // max(1, b.size))
+    for start in range(0, a.size, step):
+        block = slice(start, start + step)
+        values[block] = of_measures(column_a[block], row_b, rows[block], area_a[block], area_b, **options)
     return result
 
 
@@ -348,11 +375,20 @@ def giou(a: Region, b: Region, *, enclosure: Enclosure | None = None, zero_divis
     >>> geoiou.giou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([2, 0, 3, 1]), enclosure="hull")
     -0.3333333333333333
     """
-    overlap, union = _iou_and_union(a, b, zero_division)
+    zero_division = zero_division_value(zero_division)
+    intersection, area_a, area_b = _overlap(a, b)
+    return as_measure(_giou_of_measures(a, b, intersection, area_a, area_b, enclosure=enclosure,
+                                        zero_division=zero_division))
+
+
+def _giou_of_measures(a: Region, b: Region, intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, *,
+                      enclosure: Enclosure | None, zero_division: float) -> np.ndarray:
+    """GIoU from the pairs' intersections and measures; the enclosure is measured here."""
+    union = _union(intersection, area_a, area_b)
+    overlap = _ratio(intersection, union, zero_division)
     # Rounding in the hull could leave it a hair below the union; C >= union always holds exactly.
     enclosing = np.maximum(_enclosure_measure(a, b, enclosure), union)
-    penalty = _ratio(enclosing - union, enclosing, 0.0)
-    return as_measure(overlap - penalty)
+    return overlap - _ratio(enclosing - union, enclosing, 0.0)
 
 
 def enclosure_area(a: Region, b: Region, *, enclosure: Enclosure | None = None) -> Result:
@@ -409,8 +445,16 @@ def diou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     >>> round(geoiou.diou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([1, 0, 2, 1])), 6)  # d=1, c²=5
     -0.2
     """
-    overlap = _iou_and_union(a, b, zero_division)[0]
-    return as_measure(overlap - _centre_penalty(a, b))
+    zero_division = zero_division_value(zero_division)
+    intersection, area_a, area_b = _overlap(a, b)
+    return as_measure(_diou_of_measures(a, b, intersection, area_a, area_b, zero_division=zero_division))
+
+
+def _diou_of_measures(a: Region, b: Region, intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, *,
+                      zero_division: float) -> np.ndarray:
+    """DIoU from the pairs' intersections and measures; the centre penalty is computed here."""
+    overlap = _ratio(intersection, _union(intersection, area_a, area_b), zero_division)
+    return overlap - _centre_penalty(a, b)
 
 
 def _centre_penalty(a: Region, b: Region) -> np.ndarray:
@@ -521,7 +565,8 @@ def pairwise_giou(a: Region, b: Region, *, enclosure: Enclosure | None = None,
     >>> geoiou.pairwise_giou(geoiou.Box([[0, 0, 1, 1]]), geoiou.Box([[0, 0, 1, 1], [2, 0, 3, 1]]))
     array([[ 1.        , -0.33333333]])
     """
-    return _pairwise(giou, a, b, dtype, enclosure=enclosure, zero_division=zero_division)
+    return _pairwise(giou, a, b, dtype, of_measures=_giou_of_measures, enclosure=enclosure,
+                     zero_division=zero_division)
 
 
 def pairwise_diou(a: Region, b: Region, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
@@ -533,7 +578,7 @@ def pairwise_diou(a: Region, b: Region, *, zero_division: float = math.nan, dtyp
     >>> geoiou.pairwise_diou(geoiou.Box([[0, 0, 1, 1]]), geoiou.Box([[0, 0, 1, 1], [1, 0, 2, 1]]))
     array([[ 1. , -0.2]])
     """
-    return _pairwise(diou, a, b, dtype, zero_division=zero_division)
+    return _pairwise(diou, a, b, dtype, of_measures=_diou_of_measures, zero_division=zero_division)
 
 
 def pairwise_ciou(a: Box, b: Box, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:

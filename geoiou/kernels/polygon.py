@@ -10,10 +10,10 @@ measured, so ``iou(a, b) == iou(b, a)`` bit for bit.
 from __future__ import annotations
 
 import numpy as np
-import shapely
 
 from geoiou.dispatch import register
-from geoiou.kernels.pairs import over_candidates
+from geoiou.kernels.hull import union_hull_area
+from geoiou.kernels.pairs import broadcast_indices, over_candidates
 from geoiou.kernels.polygon_overlap import shared_area
 from geoiou.regions import Mask, Polygon, Region
 from geoiou.regions.ragged import RaggedPolygons
@@ -49,6 +49,12 @@ def canonical_shared_area(store_a: RaggedPolygons, geometry_a: np.ndarray, store
 @register(Mask, Polygon, measure="hull")
 @register(Mask, Mask, measure="hull")
 def hull_area(a: Region, b: Region) -> np.ndarray:
-    """Area of the convex hull of the union of each pair (the GIoU enclosure), with broadcasting."""
-    hulls_a, hulls_b = a._convex_hulls(), b._convex_hulls()
-    return shapely.area(shapely.convex_hull(shapely.union(hulls_a, hulls_b)))
+    """Area of the convex hull of the union of each pair (the GIoU enclosure), with broadcasting.
+
+    Each region's hull is computed once; every pair then walks the two hulls together
+    (`hull.union_hull_area`), with no geometry built per pair.
+    """
+    hulls_a, rows_a = a._hull_table()
+    hulls_b, rows_b = b._hull_table()
+    index_a, index_b, shape = broadcast_indices(a.shape, b.shape)
+    return union_hull_area(hulls_a, rows_a.ravel()[index_a], hulls_b, rows_b.ravel()[index_b]).reshape(shape)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import shapely
@@ -41,6 +41,9 @@ from numpy.typing import ArrayLike
 from geoiou import rle as coco_rle
 from geoiou._validation import as_float_array, fail
 from geoiou.regions.base import Region, as_measure, readonly
+
+if TYPE_CHECKING:
+    from geoiou.kernels.hull import ConvexHulls
 
 __all__ = ["Mask"]
 
@@ -271,6 +274,12 @@ class Mask(Region):
         for index in np.ndindex(self.shape):
             geoms[index] = _pixels_to_shapely(self._data[index], self._origin[index])
         return geoms[()] if not self.shape else geoms
+
+    def _hull_table(self) -> tuple[ConvexHulls, np.ndarray]:
+        """The convex hulls of the masks and each mask's row in them (the GIoU hull kernel's input)."""
+        from geoiou.kernels.hull import ConvexHulls
+
+        return ConvexHulls.from_shapely(self._convex_hulls().ravel()), np.arange(self.size).reshape(self.shape)
 
     def _convex_hulls(self) -> np.ndarray:
         """Convex hull of the true pixel squares of each mask, as shapely geometries (empty for an empty mask).

@@ -14,7 +14,7 @@ a check fails.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import shapely
@@ -24,6 +24,9 @@ from geoiou._validation import describe, fail
 from geoiou.errors import InvalidRegionError
 from geoiou.regions.base import Region, as_measure, readonly
 from geoiou.regions.ragged import RaggedPolygons, offsets_of
+
+if TYPE_CHECKING:
+    from geoiou.kernels.hull import ConvexHulls
 
 __all__ = ["Polygon"]
 
@@ -259,9 +262,9 @@ class Polygon(Region):
     def centroid(self) -> np.ndarray:
         return self._store.centroid[self._index]
 
-    def _convex_hulls(self) -> np.ndarray:
-        """Convex hull of each polygon as shapely geometries (the GIoU hull kernel's input)."""
-        return shapely.convex_hull(self._store.shapely[self._index.ravel()].reshape(self.shape))
+    def _hull_table(self) -> tuple[ConvexHulls, np.ndarray]:
+        """The convex hulls of the store (computed once) and each polygon's row in them (the GIoU hull kernel's input)."""
+        return self._store.convex_hulls, self._index
 
     def _describe_one(self) -> str:
         return describe(shapely.to_wkt(self.to_shapely(), rounding_precision=6), limit=60)

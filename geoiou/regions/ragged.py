@@ -21,9 +21,13 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import shapely
+
+if TYPE_CHECKING:
+    from geoiou.kernels.hull import ConvexHulls
 
 __all__ = ["Edges", "RaggedPolygons", "offsets_of", "ragged_arange"]
 
@@ -258,6 +262,13 @@ class RaggedPolygons:
         if present.any():
             hashes[present] += np.add.reduceat(mixed, self.geometry_vertex_offsets[:-1][present])
         return hashes
+
+    @functools.cached_property
+    def convex_hulls(self) -> ConvexHulls:
+        """The convex hull of each geometry, as tables for the GIoU hull kernel."""
+        from geoiou.kernels.hull import ConvexHulls
+
+        return ConvexHulls.from_shapely(shapely.convex_hull(self.shapely))
 
     # ----------------------------------------------------------------- shapely at the edges
     @functools.cached_property
