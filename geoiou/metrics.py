@@ -112,6 +112,11 @@ def _iou_and_union(a: Region, b: Region, zero_division: float) -> tuple[np.ndarr
 PAIRWISE_CHUNK = 15_000
 
 
+#: Pairs whose enclosure (or centre distance) is measured per step when the intersections came from the
+#: sweep: the hull kernel's own steps are costly per call, so it gets more pairs per call than a dense block.
+PAIRS_PER_ENCLOSURE_STEP = 1 << 16
+
+
 #: Take the sparse path when the sweep inspects at most this fraction of all pairs.
 SPARSE_FRACTION = 0.25
 #: Pairs measured per step of the sparse path.
@@ -167,7 +172,7 @@ def _pairwise_from_intersections(of_measures: Callable[..., np.ndarray], a: Regi
     rows, values = intersections.reshape(a.size, b.size), result.reshape(a.size, b.size)
     column_a, row_b = a.reshape(a.size, 1), b.reshape(1, b.size)
     area_a, area_b = column_a._area_array(), row_b._area_array()
-    step = max(1, PAIRWISE_CHUNK // max(1, b.size))
+    step = max(1, PAIRS_PER_ENCLOSURE_STEP // max(1, b.size))
     for start in range(0, a.size, step):
         block = slice(start, start + step)
         values[block] = of_measures(column_a[block], row_b, rows[block], area_a[block], area_b, **options)
