@@ -25,7 +25,7 @@ import numpy as np
 import shapely
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["box_coverage", "polygon_coverage", "polygon_coverage_window"]
+__all__ = ["Edges", "box_coverage", "coverage_of_window", "polygon_coverage", "polygon_coverage_window", "window_of_edges"]
 
 def polygon_coverage(
     geometry: shapely.Polygon | shapely.MultiPolygon,
@@ -199,7 +199,7 @@ def _require_polygonal(geometry: object) -> None:
         raise TypeError(f"expected a shapely Polygon or MultiPolygon, got {kind}")
 
 
-class _Edges(NamedTuple):
+class Edges(NamedTuple):
     """Directed segments ``(x0, y0) -> (x1, y1)``, one entry per segment.
 
     ``weight`` (+-1) makes exterior rings add area and holes subtract it.
@@ -213,16 +213,16 @@ class _Edges(NamedTuple):
     y1: NDArray[np.float64]
     weight: NDArray[np.float64]
 
-    def take(self, index: NDArray[np.intp] | NDArray[np.bool_]) -> _Edges:
+    def take(self, index: NDArray[np.intp] | NDArray[np.bool_] | slice) -> Edges:
         """Return the segments selected by an index or boolean mask."""
-        return _Edges(*(array[index] for array in self))
+        return Edges(*(array[index] for array in self))
 
 
 def _window_edges(
     geometry: shapely.Polygon | shapely.MultiPolygon,
     shape: tuple[int, int],
     origin: tuple[float, float],
-) -> tuple[slice, slice, _Edges] | None:
+) -> tuple[slice, slice, Edges] | None:
     """Return the touched window and the signed ring edges in window pixel units.
 
     Returns None when the geometry is empty or has no area on the canvas.
@@ -230,22 +230,38 @@ def _window_edges(
     _require_polygonal(geometry)
     if geometry.is_empty:
         return None
+    return window_of_edges(_oriented_edges(geometry), geometry.bounds, shape, origin)
+
+
+def window_of_edges(
+    edges: Edges, bounds: tuple[float, float, float, float], shape: tuple[int, int], origin: tuple[float, float]
+) -> tuple[slice, slice, Edges] | None:
+    """The window of pixels that `bounds` touch and `edges` moved into its pixel units (None if it misses the canvas).
+
+    `edges` are a polygon's ring edges weighted as `_oriented_edges` does; the polygon kernels
+    pass them straight from a polygon store, with no shapely object in between.
+    """
     x_origin, y_origin = origin
-    min_x, min_y, max_x, max_y = geometry.bounds
+    min_x, min_y, max_x, max_y = bounds
     rows = _touched_cells(min_y - y_origin, max_y - y_origin, shape[0])
     cols = _touched_cells(min_x - x_origin, max_x - x_origin, shape[1])
     if rows.start == rows.stop or cols.start == cols.stop:
         return None
-    edges = _oriented_edges(geometry)
     # Subtract the origin first, then the integer window offset, so that the
     # offset adds no rounding of its own.
-    return rows, cols, _Edges(
+    return rows, cols, Edges(
         (edges.x0 - x_origin) - cols.start,
         (edges.y0 - y_origin) - rows.start,
         (edges.x1 - x_origin) - cols.start,
         (edges.y1 - y_origin) - rows.start,
         edges.weight,
     )
+
+
+def coverage_of_window(window: tuple[slice, slice, Edges]) -> NDArray[np.float64]:
+    """The exact coverage of the pixels of a window given by `window_of_edges`."""
+    rows, cols, edges = window
+    return _rasterize(edges, (rows.stop - rows.start, cols.stop - cols.start))
 
 
 def _interval_overlaps(
@@ -271,7 +287,7 @@ def _touched_cells(lo: float, hi: float, n_cells: int) -> slice:
     return slice(start, stop)
 
 
-def _oriented_edges(geometry: shapely.Polygon | shapely.MultiPolygon) -> _Edges:
+def _oriented_edges(geometry: shapely.Polygon | shapely.MultiPolygon) -> Edges:
     """Return every ring edge, weighted so that exteriors add and holes subtract.
 
     Instead of rebuilding oriented geometries, each ring keeps its stored
@@ -288,16 +304,16 @@ def _oriented_edges(geometry: shapely.Polygon | shapely.MultiPolygon) -> _Edges:
     # same ring are exactly its edges.
     first = np.flatnonzero(ring_index[1:] == ring_index[:-1])
     x, y = coords[:, 0], coords[:, 1]
-    return _Edges(x[first], y[first], x[first + 1], y[first + 1], ring_weight[ring_index[first]])
+    return Edges(x[first], y[first], x[first + 1], y[first + 1], ring_weight[ring_index[first]])
 
 
-def _rasterize(edges: _Edges, shape: tuple[int, int]) -> NDArray[np.float64]:
+def _rasterize(edges: Edges, shape: tuple[int, int]) -> NDArray[np.float64]:
     """Return the coverage of signed edges (in window pixel units), shape ``(H, W)``."""
     edges = _trim_to_rows(edges, shape[0])
     return _accumulate_pieces(_split_at_grid_lines(edges, shape), shape)
 
 
-def _trim_to_rows(edges: _Edges, n_rows: int) -> _Edges:
+def _trim_to_rows(edges: Edges, n_rows: int) -> Edges:
     """Drop edges that cannot contribute and trim the rest to ``0 <= y <= H``.
 
     Horizontal edges add nothing (``dy = 0``), and the parts of edges above
@@ -308,7 +324,7 @@ def _trim_to_rows(edges: _Edges, n_rows: int) -> _Edges:
     edges = edges.take((edges.y0 != edges.y1) & (y_high > 0) & (y_low < n_rows))
     x0, y0 = _slide_into_rows(edges.x0, edges.y0, edges.x1, edges.y1, n_rows)
     x1, y1 = _slide_into_rows(edges.x1, edges.y1, edges.x0, edges.y0, n_rows)
-    return _Edges(x0, y0, x1, y1, edges.weight)
+    return Edges(x0, y0, x1, y1, edges.weight)
 
 
 def _slide_into_rows(
@@ -326,7 +342,7 @@ def _slide_into_rows(
     return np.where(clipped_y != y, x + fraction * (x_other - x), x), clipped_y
 
 
-def _split_at_grid_lines(edges: _Edges, shape: tuple[int, int]) -> _Edges:
+def _split_at_grid_lines(edges: Edges, shape: tuple[int, int]) -> Edges:
     """Cut every edge at the grid lines it crosses into single-cell pieces.
 
     Edges are cut at vertical lines first, then each part at horizontal
@@ -342,12 +358,12 @@ def _split_at_grid_lines(edges: _Edges, shape: tuple[int, int]) -> _Edges:
     return _swap_axes(_split_at_lines(_swap_axes(edges), n_rows))
 
 
-def _swap_axes(edges: _Edges) -> _Edges:
+def _swap_axes(edges: Edges) -> Edges:
     """Exchange x and y, so one routine can cut at both kinds of grid line."""
-    return _Edges(edges.y0, edges.x0, edges.y1, edges.x1, edges.weight)
+    return Edges(edges.y0, edges.x0, edges.y1, edges.x1, edges.weight)
 
 
-def _split_at_lines(edges: _Edges, n_lines: int) -> _Edges:
+def _split_at_lines(edges: Edges, n_lines: int) -> Edges:
     """Cut segments where they cross the vertical lines ``x = k``, ``0 <= k <= n_lines``.
 
     All segments are cut at once without sorting: each segment's points
@@ -373,7 +389,7 @@ def _split_at_lines(edges: _Edges, n_lines: int) -> _Edges:
         fraction = np.clip((line - x0) / (x1 - x0), 0.0, 1.0)
     y = np.where(is_start, y0, np.where(is_end, y1, y0 + fraction * (y1 - y0)))
     piece = np.flatnonzero(~is_end)
-    return _Edges(x[piece], y[piece], x[piece + 1], y[piece + 1], edges.weight[segment[piece]])
+    return Edges(x[piece], y[piece], x[piece + 1], y[piece + 1], edges.weight[segment[piece]])
 
 
 def _crossed_lines(
@@ -389,7 +405,7 @@ def _crossed_lines(
     return first, np.maximum(last - first + 1, 0)
 
 
-def _accumulate_pieces(pieces: _Edges, shape: tuple[int, int]) -> NDArray[np.float64]:
+def _accumulate_pieces(pieces: Edges, shape: tuple[int, int]) -> NDArray[np.float64]:
     """Deposit single-cell pieces into a row accumulator and integrate along rows.
 
     A piece in row ``r``, column ``c`` with signed height ``dy`` and mean x

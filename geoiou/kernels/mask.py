@@ -12,7 +12,7 @@ import numpy as np
 
 from geoiou.dispatch import register
 from geoiou.kernels.box import overlap_length
-from geoiou.kernels.coverage import polygon_coverage_window
+from geoiou.kernels.coverage import Edges, coverage_of_window, window_of_edges
 from geoiou.kernels.pairs import over_candidates
 from geoiou.regions import Box, Mask, Polygon
 from geoiou.regions.mask import WORD_BITS, _Windows
@@ -187,12 +187,24 @@ def _mask_box_pairs(a: Mask, b: Box, index_a: np.ndarray, index_b: np.ndarray) -
 
 
 def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """Area of masks inside polygons: each polygon's exact pixel coverage summed over true pixels."""
-    result = np.empty(len(index_a))
+    """Area of masks inside polygons: each polygon's exact pixel coverage summed over true pixels.
+
+    The polygon's edges come straight from its store's coordinate arrays.
+    """
+    result = np.zeros(len(index_a))
     grid = a.grid_shape
+    store = b._store
+    edges = store.edges
+    # Coverage weights: -1 for rings that add area counter-clockwise (see coverage._oriented_edges).
+    all_edges = Edges(edges.x0, edges.y0, edges.x1, edges.y1, -edges.weight_sign)
     for k, (i, j) in enumerate(zip(index_a, index_b)):
-        rows, cols, coverage = polygon_coverage_window(b._store.shapely[b._index[j]], grid, tuple(a._origin[i]))
+        g = int(b._index[j])
+        window = window_of_edges(all_edges.take(slice(edges.offsets[g], edges.offsets[g + 1])), store.bounds[g], grid,
+                                 tuple(a._origin[i]))
+        if window is None:
+            continue
+        rows, cols, _ = window
         # Only the polygon's window of the mask is decoded: masks from COCO runs stay runs.
-        result[k] = float(np.sum(coverage, where=a._store.window(a._index[i], rows, cols)))
+        result[k] = float(np.sum(coverage_of_window(window), where=a._store.window(a._index[i], rows, cols)))
     # Each pixel's coverage is at most 1, so only the polygon's side can be overshot, by rounding.
     return np.minimum(result, b._store.area[b._index[index_b]])
