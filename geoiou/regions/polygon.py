@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike
 from geoiou._validation import describe, fail
 from geoiou.errors import InvalidRegionError
 from geoiou.regions.base import Region, as_measure, readonly
-from geoiou.regions.ragged import RaggedPolygons, offsets_of
+from geoiou.regions.ragged import RaggedPolygons, offsets_of, ragged_arange
 
 if TYPE_CHECKING:
     from geoiou.kernels.hull import ConvexHulls
@@ -300,27 +300,32 @@ def _concatenated_rings(rings: Sequence[ArrayLike]) -> tuple[np.ndarray, np.ndar
 
 
 def _rings_store(vertices: np.ndarray, offsets: np.ndarray, param: str, *, repair: bool) -> RaggedPolygons:
-    """One simple polygon per ring ``vertices[offsets[k]:offsets[k + 1]]``: checked, closed and validated."""
+    """One simple polygon per ring ``vertices[offsets[k]:offsets[k + 1]]``: checked, closed and validated.
+
+    shapely's validity test runs once over the batch; only rings it refuses are looked at again,
+    to tell a flat ring (too few distinct vertices, all on one line: refused even with `repair`)
+    from a self-intersecting one.
+    """
     single = param == "ring"
-    where = (lambda k: "") if single else (lambda k: f" at batch index ({k},)")
     name = (lambda k: param) if single else (lambda k: f"{param}[{k}]")
-    ring_of = lambda vertex: int(np.searchsorted(offsets, vertex, side="right") - 1)  # noqa: E731
     finite = np.isfinite(vertices).all(axis=1)
     if not finite.all():
-        k = ring_of(int(np.argmin(finite)))
+        k = int(np.searchsorted(offsets, int(np.argmin(finite)), side="right") - 1)
         raise fail(name(k), "finite coordinates (no NaN or inf)", vertices[offsets[k]:offsets[k + 1]])
     vertices, offsets = _opened(vertices, offsets)
-    flat = _all_collinear(vertices, offsets)
-    if flat.any():
-        # A ring that spans an area has three distinct vertices; only a flat one needs counting.
-        k = int(np.argmax(flat))
-        ring = vertices[offsets[k]:offsets[k + 1]]
-        if len(np.unique(ring, axis=0)) < 3:
-            raise fail(name(k), "at least 3 distinct vertices", ring)
-        raise fail(name(k), "vertices enclosing a positive area (these are collinear)", ring)
     coords, ring_offsets = _closed(vertices, offsets)
     store = RaggedPolygons.from_closed_rings(coords, ring_offsets)
-    return _validated(store, param, (store.size,), repair=repair, where=None if not single else "")
+    invalid = ~shapely.is_valid(store.shapely)
+    if invalid.any():
+        suspects = np.flatnonzero(invalid)
+        flat = suspects[_all_collinear(vertices, offsets, suspects)]
+        if flat.size:
+            k = int(flat[0])
+            ring = vertices[offsets[k]:offsets[k + 1]]
+            if len(np.unique(ring, axis=0)) < 3:
+                raise fail(name(k), "at least 3 distinct vertices", ring)
+            raise fail(name(k), "vertices enclosing a positive area (these are collinear)", ring)
+    return _validated(store, param, (store.size,), repair=repair, where=None if not single else "", invalid=invalid)
 
 
 def _opened(vertices: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -343,15 +348,15 @@ def _closed(vertices: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.n
     return np.ascontiguousarray(coords), offsets + np.arange(len(offsets))
 
 
-def _all_collinear(vertices: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Whether all vertices of each ring lie on one line (no triangle from the first vertex has area)."""
-    ring = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-    local = vertices - vertices[offsets[:-1]][ring]
+def _all_collinear(vertices: np.ndarray, offsets: np.ndarray, rings: np.ndarray) -> np.ndarray:
+    """Whether all vertices of each of `rings` lie on one line (no triangle from its first vertex has area)."""
+    index, owner = ragged_arange(offsets[rings], offsets[rings + 1])
+    local = vertices[index] - vertices[offsets[rings]][owner]
     following = np.roll(local, -1, axis=0)
     cross = local[:, 0] * following[:, 1] - local[:, 1] * following[:, 0]
     # The roll pairs each ring's last vertex with the next ring's first: that term is ignored.
-    cross[offsets[1:] - 1] = 0.0
-    return np.bincount(ring, weights=np.abs(cross), minlength=len(offsets) - 1) == 0
+    cross[offsets_of(offsets[rings + 1] - offsets[rings])[1:] - 1] = 0.0
+    return np.bincount(owner, weights=np.abs(cross), minlength=len(rings)) == 0
 
 
 def _ragged_store(coords: ArrayLike, ring_offsets: ArrayLike, part_offsets: ArrayLike,
@@ -403,13 +408,16 @@ def _require_polygonal(geoms: np.ndarray, param: str) -> None:
 
 
 def _validated(store: RaggedPolygons, param: str, shape: tuple[int, ...], *, repair: bool,
-               where: str | None = None) -> RaggedPolygons:
-    """Check every geometry with shapely's validity test, at once; repair the invalid ones only when asked."""
+               where: str | None = None, invalid: np.ndarray | None = None) -> RaggedPolygons:
+    """Check every geometry with shapely's validity test, at once; repair the invalid ones only when asked.
+
+    `invalid` passes the result of a validity test already run on the store.
+    """
     coords_ok = np.isfinite(store.coords).all(axis=1)
     if not coords_ok.all():
         raise fail(param, "finite coordinates (no NaN or inf)", store.coords[int(np.argmin(coords_ok))])
     geoms = store.shapely
-    invalid = ~shapely.is_valid(geoms)
+    invalid = ~shapely.is_valid(geoms) if invalid is None else invalid
     if not invalid.any():
         return store
     if repair:

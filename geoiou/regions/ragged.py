@@ -279,7 +279,7 @@ class RaggedPolygons:
         geoms[parts == 0] = shapely.Polygon()
         single = np.flatnonzero(parts == 1)
         if single.size:
-            one = self.take(single)
+            one = self if single.size == self.size else self.take(single)
             geoms[single] = shapely.from_ragged_array(
                 shapely.GeometryType.POLYGON, one.coords, (one.ring_offsets, one.part_offsets))
         multi = np.flatnonzero(parts > 1)
