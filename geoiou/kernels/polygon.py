@@ -39,6 +39,10 @@ def canonical_shared_area(store_a: RaggedPolygons, geometry_a: np.ndarray, store
     same arithmetic as (a, b) and gives the same bits.
     """
     swap = store_b.fingerprint[geometry_b] < store_a.fingerprint[geometry_a]
+    if not swap.any():
+        return shared_area(store_a, store_b, geometry_a, geometry_b)
+    if swap.all():
+        return shared_area(store_b, store_a, geometry_b, geometry_a)
     area = np.empty(len(geometry_a))
     area[~swap] = shared_area(store_a, store_b, geometry_a[~swap], geometry_b[~swap])
     area[swap] = shared_area(store_b, store_a, geometry_b[swap], geometry_a[swap])
