@@ -15,6 +15,7 @@ from geoiou.dispatch import register
 from geoiou.kernels.hull import union_hull_area
 from geoiou.kernels.pairs import broadcast_indices, over_candidates
 from geoiou.kernels.polygon_overlap import shared_area
+from geoiou.kernels.polygon_pair import RingPolygon, pair_shared_area
 from geoiou.regions import Mask, Polygon, Region
 from geoiou.regions.ragged import RaggedPolygons
 
@@ -23,7 +24,15 @@ __all__ = ["hull_area", "polygon_intersection_area"]
 
 @register(Polygon, Polygon, per_candidate=True)
 def polygon_intersection_area(a: Polygon, b: Polygon) -> np.ndarray:
-    """Area of the intersection of polygons (exact), elementwise with broadcasting."""
+    """Area of the intersection of polygons (exact), elementwise with broadcasting.
+
+    One pair of small simple polygons runs the plain-Python rendering of the kernel
+    (`polygon_pair`, the same bits without NumPy's per-call cost).
+    """
+    if not a.shape and not b.shape:
+        geometry_a, geometry_b = int(a._index), int(b._index)
+        if RingPolygon.serves(a._store, geometry_a) and RingPolygon.serves(b._store, geometry_b):
+            return np.array(pair_shared_area(RingPolygon(a._store, geometry_a), RingPolygon(b._store, geometry_b)))
     return over_candidates(a, b, _polygon_pairs)
 
 
