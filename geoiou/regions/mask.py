@@ -294,6 +294,10 @@ class Mask(Region):
             geoms[index] = _pixels_to_shapely(self._data[index], self._origin[index])
         return geoms[()] if not self.shape else geoms
 
+    def _hull_vertices(self) -> np.ndarray:
+        """The vertices ``(k, 2)`` of one mask's convex hull (the GIoU hull kernel's input for one pair)."""
+        return shapely.get_coordinates(self._convex_hulls()[()])
+
     def _hull_table(self) -> tuple[ConvexHulls, np.ndarray]:
         """The convex hulls of the masks and each mask's row in them (the GIoU hull kernel's input)."""
         from geoiou.kernels.hull import ConvexHulls
