@@ -106,8 +106,9 @@ def match(a: Region | Sequence[Region], b: Region | Sequence[Region], *, min_iou
     ----------
     a, b : Region or sequence of Region
         Batches of shape ``(N,)`` and ``(M,)`` of any kinds that `iou` compares (polygons against
-        rotated boxes, masks against polygons: all exact), or sequences of such batches whose
-        rows follow one another, so that one side may mix kinds.
+        rotated boxes, masks against polygons: all exact), or sequences of such batches and of
+        single regions whose rows follow one another, so that one side may mix kinds (and masks
+        of different sizes).
     min_iou : float, default 0.5
         A pair is matched only with an IoU at least this, in ``[0, 1]``; with 0, any pair that
         shares area can be matched. Pairs that share no area are never matched.
@@ -192,13 +193,14 @@ def match(a: Region | Sequence[Region], b: Region | Sequence[Region], *, min_iou
 
 
 def _pieces(side: Any, param: str) -> list[Region]:
-    """A side as a list of 1-D batches."""
+    """A side as a list of 1-D batches (single regions of a sequence become batches of one)."""
     pieces = [side] if isinstance(side, Region) else side
     if isinstance(pieces, (str, bytes, np.ndarray)) or not isinstance(pieces, Sequence) \
-            or not all(isinstance(piece, Region) and len(piece.shape) == 1 for piece in pieces):
-        raise invalid_argument(param, "a 1-D batch of regions, shape (N,), or a sequence of such batches",
+            or not all(isinstance(piece, Region) and len(piece.shape) <= 1 for piece in pieces) \
+            or (isinstance(side, Region) and side.shape == ()):
+        raise invalid_argument(param, "a 1-D batch of regions, shape (N,), or a sequence of batches and regions",
                                getattr(side, "shape", type(side).__name__))
-    return list(pieces)
+    return [piece.reshape(1) if piece.shape == () else piece for piece in pieces]
 
 
 def _matching(edges: tuple[np.ndarray, np.ndarray, np.ndarray], chosen: np.ndarray, size_a: int, size_b: int,
