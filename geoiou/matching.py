@@ -176,7 +176,7 @@ def match(a: Region | Sequence[Region], b: Region | Sequence[Region], *, min_iou
         raise invalid_argument("min_iou", "a number in [0, 1]", min_iou)
     if method not in METHODS:
         raise invalid_argument("method", f"one of {METHODS}", method)
-    blocks_a, blocks_b = RowBlocks(_pieces(a, "a")), RowBlocks(_pieces(b, "b"))
+    blocks_a, blocks_b = RowBlocks(side_batches(a, "a")), RowBlocks(side_batches(b, "b"))
     check_comparable(blocks_a, blocks_b)
     if (group_a is None) != (group_b is None):
         raise invalid_argument("group_b" if group_b is None else "group_a",
@@ -192,8 +192,15 @@ def match(a: Region | Sequence[Region], b: Region | Sequence[Region], *, min_iou
     return _matching(edges, chosen, blocks_a.size, blocks_b.size, float(min_iou), method)
 
 
-def _pieces(side: Any, param: str) -> list[Region]:
-    """A side as a list of 1-D batches (single regions of a sequence become batches of one)."""
+def side_batches(side: Any, param: str) -> list[Region]:
+    """A side of `match` as a list of 1-D batches (single regions of a sequence become batches of one).
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> [batch.shape for batch in side_batches([geoiou.Box([0, 0, 1, 1]), geoiou.Box([[0, 0, 2, 2]] * 3)], "a")]
+    [(1,), (3,)]
+    """
     pieces = [side] if isinstance(side, Region) else side
     if isinstance(pieces, (str, bytes, np.ndarray)) or not isinstance(pieces, Sequence) \
             or not all(isinstance(piece, Region) and len(piece.shape) <= 1 for piece in pieces) \
