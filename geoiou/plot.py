@@ -384,7 +384,8 @@ def plot_matching(a: Region | Sequence[Region], b: Region | Sequence[Region], ma
     -------
     matplotlib Axes
         The Axes drawn on (2-D regions in image orientation). The outlines form the collections
-        with the gids ``"matched_a"``, ``"matched_b"``, ``"only_a"`` and ``"only_b"``.
+        with the gids ``"matched_a"``, ``"matched_b"``, ``"only_a"`` and ``"only_b"`` (for
+        intervals, the bars carry these gids).
 
     Raises
     ------
