@@ -821,7 +821,7 @@ def _matching_legend(ax: Axes, labels: tuple[str, str], below: float) -> None:
                Line2D([], [], color=UNMATCHED_COLOURS[1], linestyle=SIDE_LINESTYLES[1], linewidth=2,
                       label=f"only in {labels[1]}")]
     # Below the Axes (`below` clears the tick labels and any axis label): the regions fill the Axes.
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, -below), ncol=4, fontsize="small", frameon=False)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, -below), ncol=2, fontsize="small", frameon=False)
 
 
 def _matching_title(matching: Matching, sizes: tuple[int, int], labels: tuple[str, str]) -> str:

@@ -208,9 +208,10 @@ def _save_pictures(folder: Path, sources: list[Source], result: Any, arguments: 
     batches = [_batches(source.table) for source in sources]
     saved = []
     for rank, image in enumerate(result.worst_images(arguments.pictures), start=1):
-        regions_a, regions_b, matching = _image_matching(result, image, batches)
+        rows_a, rows_b, matching = result.image_matching(image)
         figure, axes = plt.subplots(figsize=(9, 7.5), layout="constrained")
-        plot_matching(regions_a, regions_b, matching, ax=axes, labels=arguments.labels)
+        plot_matching(_take_rows(batches[0], rows_a), _take_rows(batches[1], rows_b), matching, ax=axes,
+                      labels=arguments.labels)
         axes.set_title(f"image {image}\n{axes.get_title()}")
         path = folder / f"{rank:02d}-{re.sub(r'[^A-Za-z0-9._-]+', '_', str(image))}.png"
         figure.savefig(path, dpi=100)
@@ -227,20 +228,6 @@ def _batches(table: Any) -> list:
     if isinstance(table, TemporalSegments):
         return [Interval(np.c_[table.start, table.end])]
     return list(table.regions)
-
-
-def _image_matching(result: Any, image: Any, batches: list[list]) -> tuple[list, list, Any]:
-    """The regions of one image on each side and their matching, in indices local to the image."""
-    from geoiou import Matching
-
-    k = int(np.flatnonzero(result.image_ids.astype(object) == image)[0])
-    rows_a, rows_b = np.flatnonzero(result.image_a == k), np.flatnonzero(result.image_b == k)
-    pairs = result.matching
-    here = result.image_a[pairs.index_a] == k
-    local = Matching(np.searchsorted(rows_a, pairs.index_a[here]), np.searchsorted(rows_b, pairs.index_b[here]),
-                     pairs.iou[here], np.searchsorted(rows_a, np.intersect1d(pairs.unmatched_a, rows_a)),
-                     np.searchsorted(rows_b, np.intersect1d(pairs.unmatched_b, rows_b)), pairs.min_iou, pairs.method)
-    return _take_rows(batches[0], rows_a), _take_rows(batches[1], rows_b), local
 
 
 def _take_rows(batches: list, rows: np.ndarray) -> list:

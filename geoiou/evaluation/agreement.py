@@ -268,6 +268,34 @@ class AgreementResult:
         order = order[~empty[order]]
         return [_plain(self.image_ids[k]) for k in order[:count]]
 
+    def image_matching(self, image: Any) -> tuple[np.ndarray, np.ndarray, Matching]:
+        """The rows of one image in `a` and in `b`, and their matching in indices into those rows.
+
+        What `geoiou.plot.plot_matching` draws for one image: ``plot_matching(regions_a[rows_a],
+        regions_b[rows_b], matching)``.
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> from geoiou.evaluation import evaluate_agreement
+        >>> a = {"image_id": ["p", "q", "q"], "category_id": 1, "region": geoiou.Box([[0, 0, 2, 2]] * 3)}
+        >>> b = {"image_id": ["q"], "category_id": 1, "region": geoiou.Box([[0, 0, 2, 2]])}
+        >>> rows_a, rows_b, matching = evaluate_agreement(a, b).image_matching("q")
+        >>> rows_a, rows_b, matching.index_a, matching.unmatched_a
+        (array([1, 2]), array([0]), array([0]), array([1]))
+        """
+        known = np.flatnonzero(self.image_ids.astype(object) == image)
+        if len(known) == 0:
+            raise invalid_argument("image", "one of the result's image_ids", image)
+        rows_a, rows_b = np.flatnonzero(self.image_a == known[0]), np.flatnonzero(self.image_b == known[0])
+        pairs = self.matching
+        here = self.image_a[pairs.index_a] == known[0]
+        local = Matching(np.searchsorted(rows_a, pairs.index_a[here]), np.searchsorted(rows_b, pairs.index_b[here]),
+                         pairs.iou[here], np.searchsorted(rows_a, np.intersect1d(pairs.unmatched_a, rows_a)),
+                         np.searchsorted(rows_b, np.intersect1d(pairs.unmatched_b, rows_b)), pairs.min_iou,
+                         pairs.method)
+        return rows_a, rows_b, local
+
     def category_pairs(self) -> dict[tuple[Any, Any], int]:
         """``{(category in a, category in b): matched pairs}``: which categories were matched together.
 
