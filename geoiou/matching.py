@@ -261,11 +261,10 @@ def joint_keys(column_a: Any, column_b: Any, size_a: int, size_b: int, *, names:
     keys = np.concatenate([keys_a if len(keys_a) else keys_a.astype(keys_b.dtype),
                            keys_b if len(keys_b) else keys_b.astype(keys_a.dtype)])
     try:
-        distinct, inverse = np.unique(keys, return_inverse=True)
+        distinct, inverse = _distinct(keys)
     except TypeError:
         raise invalid_argument(names[1], f"keys of the same type as {names[0]!r}, such as all ints or all strings",
                                sorted({type(key).__name__ for key in keys})) from None
-    inverse = inverse.ravel()
     return distinct, inverse[:size_a], inverse[size_a:]
 
 
@@ -384,6 +383,19 @@ def _sparse_assignment(node_a: np.ndarray, node_b: np.ndarray, values: np.ndarra
     return order[np.searchsorted(keys, wanted)]
 
 
+def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.unique(keys, return_inverse=True)``; for integers of a small range, by counting instead of sorting."""
+    if keys.dtype.kind == "i" and len(keys):
+        low, high = int(keys.min()), int(keys.max())
+        if high - low < 4 * len(keys):  # image and category ids usually are: a table of that size is cheap
+            present = np.zeros(high - low + 1, dtype=bool)
+            present[keys - low] = True
+            position = np.cumsum(present) - 1
+            return np.flatnonzero(present) + low, position[keys - low]
+    distinct, inverse = np.unique(keys, return_inverse=True)
+    return distinct, inverse.ravel()
+
+
 def _compact(nodes: np.ndarray) -> np.ndarray:
     """Node numbers renumbered to ``0..k-1`` in order of value."""
-    return np.unique(nodes, return_inverse=True)[1].ravel()
+    return _distinct(nodes)[1]
