@@ -15,6 +15,7 @@ import pytest
 import geoiou
 from geoiou.evaluation import evaluate_agreement
 from geoiou.io import read_dota
+from tests.test_cli_eval import small_coco  # noqa: F401  (the fixture: the tour's COCO files cut to three images)
 
 TOUR = files("geoiou") / "data" / "tour"
 DOTA = files("geoiou") / "data" / "dota"
@@ -79,20 +80,6 @@ def test_dota_labels_against_task1_predictions_with_all_outputs(tmp_path):
     drawn = sorted(pictures.iterdir())
     assert [path.name for path in drawn] == [f"01-{expected.worst_images(1)[0]}.png", f"02-{expected.worst_images(2)[1]}.png"]
     assert all(path.stat().st_size > 20_000 for path in drawn)
-
-
-@pytest.fixture(scope="module")
-def small_coco(tmp_path_factory):
-    """The tour's COCO instances and mask results cut down to three small images."""
-    folder = tmp_path_factory.mktemp("coco")
-    keep = {2, 3, 5}
-    instances = json.loads((TOUR / "coco" / "instances.json").read_text())
-    instances["images"] = [image for image in instances["images"] if image["id"] in keep]
-    instances["annotations"] = [a for a in instances["annotations"] if a["image_id"] in keep]
-    results = [r for r in json.loads((TOUR / "coco" / "results-segm.json").read_text()) if r["image_id"] in keep]
-    (folder / "instances.json").write_text(json.dumps(instances))
-    (folder / "segm.json").write_text(json.dumps(results))
-    return folder / "instances.json", folder / "segm.json"
 
 
 def test_coco_polygons_against_mask_results_exactly(small_coco, tmp_path):

@@ -21,6 +21,7 @@ import numpy as np
 
 from geoiou.cli.compare_inputs import Source, read_source
 from geoiou.cli.eval_inputs import SOURCE_KINDS, detect_source
+from geoiou.cli.options import image_size, json_value, pyplot_for_files
 from geoiou.errors import InvalidArgumentError
 
 __all__ = ["register"]
@@ -59,7 +60,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--geometry", choices=("auto", "bbox", "segm"), default="auto",
                         help="COCO: compare boxes or segmentations (default: segmentations of instances, and what "
                         "a results file holds)")
-    parser.add_argument("--image-size", metavar="H,W", type=_image_size, default=None,
+    parser.add_argument("--image-size", metavar="H,W", type=image_size, default=None,
                         help="YOLO: image height and width in pixels (default: keep normalised coordinates)")
     parser.add_argument("--subset", default=None, help="ActivityNet: only this subset of a ground truth, e.g. validation")
     parser.add_argument("--category-property", metavar="NAME", default=None,
@@ -75,12 +76,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--pictures", metavar="N", type=int, default=DEFAULT_PICTURES,
                         help=f"how many images --picture draws (default {DEFAULT_PICTURES})")
     parser.set_defaults(run=run)
-
-
-def _image_size(text: str) -> tuple[int, int]:
-    from geoiou.cli.eval_command import _image_size as parse  # the same H,W as geoiou eval's
-
-    return parse(text)
 
 
 def _labels(text: str) -> tuple[str, str]:
@@ -152,7 +147,7 @@ def _write_json(path: str, arguments: argparse.Namespace, sources: list[Source],
         "skipped": {source.report.source: source.report.counts() for source in sources if source.report.skipped},
     }
     with open(path, "w", encoding="utf-8") as handle:
-        json.dump(document, handle, indent=1, default=_plain)
+        json.dump(document, handle, indent=1, default=json_value)
 
 
 def _write_pairs_csv(path: str, sources: list[Source], result: Any) -> None:
@@ -185,23 +180,12 @@ def _write_report_csv(path: str, result: Any) -> None:
                              for key, values in rows.items())
 
 
-def _plain(value: Any) -> Any:
-    return value.item() if hasattr(value, "item") else str(value)
-
-
 # --------------------------------------------------------------------------- pictures
 def _save_pictures(folder: Path, sources: list[Source], result: Any, arguments: argparse.Namespace) -> list[Path]:
     """Draw the images with the lowest F1, one PNG each, named by rank and image id."""
-    try:
-        import matplotlib
+    plt = pyplot_for_files("--picture")
+    from geoiou.plot import plot_matching
 
-        matplotlib.use("Agg")  # files only, never a window
-        import matplotlib.pyplot as plt
-
-        from geoiou.plot import plot_matching
-    except ImportError:
-        raise InvalidArgumentError("'--picture' needs matplotlib, which is not installed: "
-                                   "pip install 'geoiou[plot]'") from None
     if arguments.pictures < 1:
         raise InvalidArgumentError(f"'--pictures' must be a positive number of images (got {arguments.pictures})")
     folder.mkdir(parents=True, exist_ok=True)
