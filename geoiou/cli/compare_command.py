@@ -104,7 +104,7 @@ def run(arguments: argparse.Namespace) -> int:
                                 ignore_category=arguments.ignore_category, images=source_a.images + source_b.images)
     print(f"geoiou compare: A = {arguments.a}: {source_a.describe()}\n"
           f"                B = {arguments.b}: {source_b.describe()}\n")
-    print(_named(result.summary(), {**source_b.names, **source_a.names}))
+    print(result.summary(category_names={**source_b.names, **source_a.names}))
     written = []
     if arguments.json:
         _write_json(arguments.json, arguments, sources, result)
@@ -121,21 +121,6 @@ def run(arguments: argparse.Namespace) -> int:
         print()
         print("\n".join(f"wrote {path}" for path in written))
     return 0
-
-
-def _named(summary: str, names: dict[Any, str]) -> str:
-    """The summary with category ids replaced by their names where the files give them (COCO)."""
-    if not names:
-        return summary
-    lines = summary.splitlines()
-    header, rows = lines[:2], lines[2:]
-    width = len(header[1]) - len(header[1][len("category"):].lstrip()) - 2
-    renamed = []
-    for line in rows:
-        label, rest = line[:width].strip(), line[width:]
-        name = next((names[key] for key in names if str(key) == label), label)
-        renamed.append(f"{name:<{width}}{rest}" if len(name) <= width else f"{name[:width - 1]}…{rest}")
-    return "\n".join(header + renamed)
 
 
 # --------------------------------------------------------------------------- outputs

@@ -329,12 +329,16 @@ class AgreementResult:
             "iou": np.r_[pairs.iou, np.full(len(only_a) + len(only_b), np.nan)],
         }
 
-    def summary(self, *, worst: int = 5) -> str:
-        """A table per category and overall (mean and median IoU; `to_dict` has every quantile), and the `worst` images by F1."""
+    def summary(self, *, worst: int = 5, category_names: Mapping[Any, str] | None = None) -> str:
+        """A table per category and overall (mean and median IoU; `to_dict` has every quantile), and the `worst` images by F1.
+
+        `category_names` maps category ids to the names shown (COCO files name their categories).
+        """
         names = {"a": "A", "b": "B", "matched": "matched", "only_a": "only A", "only_b": "only B",
                  "precision": "precision", "recall": "recall", "f1": "F1", "iou_mean": "mean IoU",
                  _quantile_name(0.5): "median IoU"}
-        rows = [(str(category), values) for category, values in self.per_category().items()]
+        names_of = category_names or {}
+        rows = [(str(names_of.get(category, category)), values) for category, values in self.per_category().items()]
         rows.append(("all", self.overall()))
         width = max(len("category"), *(len(label) for label, _ in rows))
         columns = [key for key in names if key in rows[-1][1]]
