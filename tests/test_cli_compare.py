@@ -209,3 +209,18 @@ def test_help_lists_formats_and_options():
     assert result.returncode == 0
     for text in ("--min-iou", "--method", "--ignore-category", "--picture", "GeoJSON", "SpaceNet"):
         assert text in result.stdout
+
+
+def test_each_source_kind_is_detected_and_eval_takes_only_ground_truths(tmp_path):
+    from geoiou.cli.eval_inputs import detect_format, detect_source
+    from geoiou.errors import FormatError
+
+    (tmp_path / "layer.geojson").write_text(geojson([([[0, 0], [1, 0], [1, 1], [0, 0]], "x")]))
+    (tmp_path / "yolo").mkdir()
+    (tmp_path / "yolo" / "a.txt").write_text("0 0.5 0.5 0.2 0.2\n")
+    expected = {TOUR / "coco" / "instances.json": "coco", TOUR / "coco" / "results-segm.json": "coco-results",
+                DOTA: "dota", TOUR / "dota-task1": "dota-task1", tmp_path / "yolo": "yolo",
+                TOUR / "activitynet" / "results.json": "activitynet", tmp_path / "layer.geojson": "geojson"}
+    assert {path: detect_source(str(path)) for path in expected} == expected
+    with pytest.raises(FormatError, match="a geojson source cannot be the ground truth"):
+        detect_format(str(tmp_path / "layer.geojson"))
