@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
+from geoiou.kernels.polygon_overlap import TURN, pseudo_angle
 from geoiou.regions.ragged import offsets_of, ragged_arange
 
 __all__ = ["ConvexHulls", "union_hull_area"]
@@ -30,17 +31,6 @@ BUCKETS = 64
 CORRECTIONS = 2
 #: Refinements of a bridge before the pair is left to the walk.
 BRIDGE_ITERATIONS = 6
-
-
-#: One turn in pseudo-angle units.
-TURN = 4.0
-
-
-def _pseudo_angle(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """A cheap, increasing stand-in for the angle of (x, y), from 0 on +x to 4 after one turn."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = x / (np.abs(x) + np.abs(y))
-    return np.where(y >= 0, 1.0 - r, 3.0 + r)
 
 
 @dataclass(frozen=True)
@@ -105,7 +95,7 @@ class ConvexHulls:
         nx = np.where(clockwise, -(nx[previous]), nx)
         ny = np.where(clockwise, -(ny[previous]), ny)
         rank = np.where(clockwise, (count[ring] - rank) % np.maximum(count[ring], 1), rank)
-        angle = np.where(count[ring] > 1, _pseudo_angle(nx, ny), np.inf)
+        angle = np.where(count[ring] > 1, pseudo_angle(nx, ny), np.inf)
         # Start each ring at its edge of smallest normal angle: angles then rise along it.
         smallest = np.full(len(count), np.inf)
         np.minimum.at(smallest, ring, angle)
@@ -256,7 +246,7 @@ def _bridge(a: ConvexHulls, index_a: np.ndarray, shift_a: np.ndarray, b: ConvexH
     The line through both hulls' furthest vertices in a direction is turned to its own normal
     (on the left of a -> b) until the furthest vertices no longer change: then it touches both.
     """
-    angle = _pseudo_angle(direction[:, 0], direction[:, 1])
+    angle = pseudo_angle(direction[:, 0], direction[:, 1])
     slot_a, ok_a = a.support(index_a, angle)
     slot_b, ok_b = b.support(index_b, angle)
     found = np.zeros(len(index_a), dtype=bool)
@@ -266,7 +256,7 @@ def _bridge(a: ConvexHulls, index_a: np.ndarray, shift_a: np.ndarray, b: ConvexH
             break
         ax, ay = _vertex(a, index_a[pending], shift_a[pending], slot_a[pending])
         bx, by = _vertex(b, index_b[pending], shift_b[pending], slot_b[pending])
-        angle = _pseudo_angle(ay - by, bx - ax)  # the left normal of a -> b
+        angle = pseudo_angle(ay - by, bx - ax)  # the left normal of a -> b
         next_a, ok_a = a.support(index_a[pending], angle)
         next_b, ok_b = b.support(index_b[pending], angle)
         settled = (next_a == slot_a[pending]) & (next_b == slot_b[pending]) & ok_a & ok_b

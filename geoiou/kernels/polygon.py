@@ -13,8 +13,10 @@ import numpy as np
 
 from geoiou.dispatch import register
 from geoiou.kernels.hull import union_hull_area
+from geoiou.kernels.hull_pair import HullTable, pair_hull_area
 from geoiou.kernels.pairs import broadcast_indices, over_candidates
 from geoiou.kernels.polygon_overlap import shared_area
+from geoiou.kernels.polygon_pair import RingPolygon, pair_shared_area
 from geoiou.regions import Mask, Polygon, Region
 from geoiou.regions.ragged import RaggedPolygons
 
@@ -23,7 +25,15 @@ __all__ = ["hull_area", "polygon_intersection_area"]
 
 @register(Polygon, Polygon, per_candidate=True)
 def polygon_intersection_area(a: Polygon, b: Polygon) -> np.ndarray:
-    """Area of the intersection of polygons (exact), elementwise with broadcasting."""
+    """Area of the intersection of polygons (exact), elementwise with broadcasting.
+
+    One pair of small simple polygons runs the plain-Python rendering of the kernel
+    (`polygon_pair`, the same bits without NumPy's per-call cost).
+    """
+    if not a.shape and not b.shape:
+        geometry_a, geometry_b = int(a._index), int(b._index)
+        if RingPolygon.serves(a._store, geometry_a) and RingPolygon.serves(b._store, geometry_b):
+            return np.array(pair_shared_area(RingPolygon(a._store, geometry_a), RingPolygon(b._store, geometry_b)))
     return over_candidates(a, b, _polygon_pairs)
 
 
@@ -39,6 +49,10 @@ def canonical_shared_area(store_a: RaggedPolygons, geometry_a: np.ndarray, store
     same arithmetic as (a, b) and gives the same bits.
     """
     swap = store_b.fingerprint[geometry_b] < store_a.fingerprint[geometry_a]
+    if not swap.any():
+        return shared_area(store_a, store_b, geometry_a, geometry_b)
+    if swap.all():
+        return shared_area(store_b, store_a, geometry_b, geometry_a)
     area = np.empty(len(geometry_a))
     area[~swap] = shared_area(store_a, store_b, geometry_a[~swap], geometry_b[~swap])
     area[swap] = shared_area(store_b, store_a, geometry_b[swap], geometry_a[swap])
@@ -54,6 +68,8 @@ def hull_area(a: Region, b: Region) -> np.ndarray:
     Each region's hull is computed once; every pair then walks the two hulls together
     (`hull.union_hull_area`), with no geometry built per pair.
     """
+    if not a.shape and not b.shape:  # one pair: the plain-Python rendering, same bits
+        return np.array(pair_hull_area(HullTable(a._hull_vertices()), HullTable(b._hull_vertices())))
     hulls_a, rows_a = a._hull_table()
     hulls_b, rows_b = b._hull_table()
     index_a, index_b, shape = broadcast_indices(a.shape, b.shape)

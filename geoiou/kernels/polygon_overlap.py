@@ -40,7 +40,7 @@ import numpy as np
 
 from geoiou.regions.ragged import RaggedPolygons, offsets_of, ragged_arange
 
-__all__ = ["shared_area"]
+__all__ = ["TURN", "pseudo_angle", "shared_area"]
 
 #: Edge pairs (cells) handled per block: the block's few float64 arrays stay in a 1 MiB L2 cache.
 BLOCK_CELLS = 1 << 16
@@ -48,7 +48,7 @@ BLOCK_CELLS = 1 << 16
 CHUNK_EDGES = 1 << 17
 #: Bound on the relative rounding error of one term (a generous count of its roundings, times 2^-53).
 ROUNDING = 64 * np.finfo(np.float64).eps
-#: One turn in pseudo-angle units (see `_pseudo_angle`).
+#: One turn in pseudo-angle units (see `pseudo_angle`).
 TURN = 4.0
 
 
@@ -143,10 +143,15 @@ def _pair_frames(bounds_a: np.ndarray, bounds_b: np.ndarray) -> tuple[np.ndarray
     return origin, np.ldexp(1.0, exponent)
 
 
-def _pseudo_angle(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """A cheap stand-in for the angle of (x, y): increasing counter-clockwise from 0 on +x to 4 (one turn).
+def pseudo_angle(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """A cheap stand-in for the angle of (x, y): increasing counter-clockwise from 0 on +x to `TURN` (one turn).
 
-    Only its order matters here; it needs no trigonometry. (0, 0) gives NaN.
+    Only its order matters to the kernels; it needs no trigonometry. (0, 0) gives NaN.
+
+    Examples
+    --------
+    >>> pseudo_angle(np.array([1.0, 0.0, -1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0, -1.0, 0.0]))
+    array([ 0.,  1.,  2.,  3., nan])
     """
     with np.errstate(invalid="ignore", divide="ignore"):
         r = x / (np.abs(x) + np.abs(y))
@@ -205,11 +210,11 @@ class _FanEdges(_FanTable):
         np.abs(cross, out=table["twice"][:-1])
         table["sign"][:-1] = np.where(flip, -edges.weight_sign[edge], edges.weight_sign[edge])
         angle = table["angle"]
-        angle[:-1] = _pseudo_angle(table["ux"][:-1], table["uy"][:-1])
+        angle[:-1] = pseudo_angle(table["ux"][:-1], table["uy"][:-1])
         angle[:-1][cross == 0] = np.nan
         angle[-1] = np.nan
         width = table["width"]
-        np.subtract(_pseudo_angle(table["vx"][:-1], table["vy"][:-1]), angle[:-1], out=width[:-1])
+        np.subtract(pseudo_angle(table["vx"][:-1], table["vy"][:-1]), angle[:-1], out=width[:-1])
         width[:-1] += (width[:-1] < 0) * TURN
         np.subtract(TURN, width, out=table["rest"])
         return cls(**table, offsets=offsets_of(last - first))

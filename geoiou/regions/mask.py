@@ -172,6 +172,25 @@ class Mask(Region):
         stacked._attach(_PixelStore((height, width), dense=data), np.arange(len(masks)), origins)
         return stacked
 
+    @classmethod
+    def _joined(cls, masks: list[Mask], join: Any) -> Mask:
+        """Join batches (`concatenate`) or single masks: one store if they share one, else their pixels padded to one grid."""
+        joined = object.__new__(cls)
+        origins = join([mask._origin for mask in masks])
+        if all(mask._store is masks[0]._store for mask in masks):
+            joined._attach(masks[0]._store, join([mask._index for mask in masks]), origins)
+            return joined
+        height = max(mask._store.grid[0] for mask in masks)
+        width = max(mask._store.grid[1] for mask in masks)
+        padded = [np.pad(mask._data, [(0, 0)] * len(mask.shape) + [(0, height - mask._store.grid[0]),
+                                                                    (0, width - mask._store.grid[1])])
+                  for mask in masks]
+        data = join(padded)
+        batch = data.shape[:-2]
+        joined._attach(_PixelStore((height, width), dense=data.reshape(_count(batch), height, width)),
+                       np.arange(_count(batch)).reshape(batch), origins)
+        return joined
+
     def _attach(self, store: _PixelStore, index: np.ndarray, origin: np.ndarray) -> None:
         object.__setattr__(self, "_store", store)
         object.__setattr__(self, "_index", readonly(index))
@@ -274,6 +293,10 @@ class Mask(Region):
         for index in np.ndindex(self.shape):
             geoms[index] = _pixels_to_shapely(self._data[index], self._origin[index])
         return geoms[()] if not self.shape else geoms
+
+    def _hull_vertices(self) -> np.ndarray:
+        """The vertices ``(k, 2)`` of one mask's convex hull (the GIoU hull kernel's input for one pair)."""
+        return shapely.get_coordinates(self._convex_hulls()[()])
 
     def _hull_table(self) -> tuple[ConvexHulls, np.ndarray]:
         """The convex hulls of the masks and each mask's row in them (the GIoU hull kernel's input)."""

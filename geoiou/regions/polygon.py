@@ -77,7 +77,9 @@ class Polygon(Region):
         vertices = _float_vertices(ring, "ring")
         if vertices.ndim != 2:
             raise fail("ring", "an array of vertices of shape (n, 2)", f"shape {vertices.shape}")
-        store = _rings_store(vertices, np.array([0, len(vertices)]), "ring", repair=repair)
+        store = _valid_ring_store(vertices)
+        if store is None:  # refused, or to be repaired: the batch path says why, or repairs
+            store = _rings_store(vertices, np.array([0, len(vertices)]), "ring", repair=repair)
         self._attach(store, np.array(0))
 
     # ----------------------------------------------------------------- construction
@@ -262,6 +264,10 @@ class Polygon(Region):
     def centroid(self) -> np.ndarray:
         return self._store.centroid[self._index]
 
+    def _hull_vertices(self) -> np.ndarray:
+        """The vertices ``(k, 2)`` of one polygon's convex hull, as the store's hull tables are built from."""
+        return shapely.get_coordinates(shapely.convex_hull(self._store.shapely[int(self._index)]))
+
     def _hull_table(self) -> tuple[ConvexHulls, np.ndarray]:
         """The convex hulls of the store (computed once) and each polygon's row in them (the GIoU hull kernel's input)."""
         return self._store.convex_hulls, self._index
@@ -328,6 +334,23 @@ def _rings_store(vertices: np.ndarray, offsets: np.ndarray, param: str, *, repai
     return _validated(store, param, (store.size,), repair=repair, where=None if not single else "", invalid=invalid)
 
 
+def _valid_ring_store(vertices: np.ndarray) -> RaggedPolygons | None:
+    """The store of one valid ring, built with as few calls as possible (one polygon is often built per call).
+
+    None if the ring is not finite and valid: `_rings_store` then finds the fault.
+    """
+    if len(vertices) < 3 or not np.isfinite(vertices).all():
+        return None
+    if not (vertices[0] == vertices[-1]).all():
+        vertices = np.concatenate([vertices, vertices[:1]])
+    geometry = shapely.Polygon(vertices)
+    if not geometry.is_valid:
+        return None
+    store = RaggedPolygons.from_closed_rings(vertices, np.array([0, len(vertices)], dtype=np.int64))
+    store.__dict__["shapely"] = np.array([geometry], dtype=object)  # the validated object is the store's own
+    return store
+
+
 def _opened(vertices: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Drop the closing vertex of rings whose last vertex repeats the first."""
     starts, ends = offsets[:-1], offsets[1:]
@@ -343,8 +366,9 @@ def _opened(vertices: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.n
 
 def _closed(vertices: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Repeat each ring's first vertex at its end, as the store's layout wants."""
-    starts = offsets[:-1]
-    coords = np.insert(vertices, offsets[1:], vertices[starts], axis=0)
+    if len(offsets) == 2:  # one ring: no index arithmetic
+        return np.concatenate([vertices, vertices[:1]]), offsets + np.arange(2)
+    coords = np.insert(vertices, offsets[1:], vertices[offsets[:-1]], axis=0)
     return np.ascontiguousarray(coords), offsets + np.arange(len(offsets))
 
 

@@ -57,8 +57,9 @@ def offsets_of(lengths: np.ndarray) -> np.ndarray:
 class RaggedPolygons:
     """A batch of G polygonal geometries (Polygons with holes, MultiPolygons, empties) as flat arrays.
 
-    Build it with `from_shapely`, or from arrays already in the layout (the constructor checks
-    the offsets, not the geometry; `geoiou.Polygon` validates).
+    Build it with `from_shapely`, or from arrays already in the layout: the constructor checks
+    nothing (`geoiou.Polygon.from_ragged` checks the arrays, every `geoiou.Polygon` constructor
+    the geometry).
 
     Examples
     --------
@@ -74,12 +75,7 @@ class RaggedPolygons:
     geometry_offsets: np.ndarray
 
     def __post_init__(self) -> None:
-        for name, count in (("ring_offsets", len(self.coords)), ("part_offsets", len(self.ring_offsets) - 1),
-                            ("geometry_offsets", len(self.part_offsets) - 1)):
-            offsets = getattr(self, name)
-            if (offsets.ndim != 1 or len(offsets) == 0 or offsets[0] != 0 or offsets[-1] != count
-                    or (np.diff(offsets) < 0).any()):
-                raise ValueError(f"{name!r} must rise from 0 to {count} (got {offsets[:8].tolist()}...)")
+        # The arrays are trusted (built here, or checked by `Polygon.from_ragged`); they only become read-only.
         for name in ("coords", "ring_offsets", "part_offsets", "geometry_offsets"):
             getattr(self, name).flags.writeable = False
 
@@ -276,7 +272,8 @@ class RaggedPolygons:
         """The geometries as shapely objects, (G,): Polygons for one part, MultiPolygons for several."""
         geoms = np.empty(self.size, dtype=object)
         parts = np.diff(self.geometry_offsets)
-        geoms[parts == 0] = shapely.Polygon()
+        if (parts == 0).any():
+            geoms[parts == 0] = shapely.Polygon()
         single = np.flatnonzero(parts == 1)
         if single.size:
             one = self if single.size == self.size else self.take(single)
