@@ -21,7 +21,7 @@ import numpy as np
 
 from geoiou.cli.compare_inputs import Source, read_source
 from geoiou.cli.eval_inputs import SOURCE_KINDS, detect_source
-from geoiou.cli.options import image_size, json_value, pyplot_for_files
+from geoiou.cli.options import add_reader_options, json_value, pyplot_for_files
 from geoiou.errors import InvalidArgumentError
 
 __all__ = ["register"]
@@ -60,15 +60,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--geometry", choices=("auto", "bbox", "segm"), default="auto",
                         help="COCO: compare boxes or segmentations (default: segmentations of instances, and what "
                         "a results file holds)")
-    parser.add_argument("--image-size", metavar="H,W", type=image_size, default=None,
-                        help="YOLO: image height and width in pixels (default: keep normalised coordinates)")
     parser.add_argument("--subset", default=None, help="ActivityNet: only this subset of a ground truth, e.g. validation")
     parser.add_argument("--category-property", metavar="NAME", default=None,
                         help="GeoJSON: the feature property that holds the category (default: one category)")
     parser.add_argument("--labels", metavar="A,B", type=_labels, default=("A", "B"),
                         help="names of the two sets in pictures (default: A,B)")
-    parser.add_argument("--skip-invalid", action="store_true",
-                        help="skip malformed records (their count and reasons are printed) instead of failing")
+    add_reader_options(parser)
     parser.add_argument("--json", metavar="FILE", help="write the report and every pair as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one row per matched pair and per unmatched region as CSV")
     parser.add_argument("--report-csv", metavar="FILE", help="write the report as CSV: overall, per category, per image")

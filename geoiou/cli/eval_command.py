@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from geoiou.cli.eval_inputs import FORMATS, EvaluationInputs, detect_format, load_inputs
-from geoiou.cli.options import image_size, json_value, pyplot_for_files
+from geoiou.cli.options import add_reader_options, json_value, pyplot_for_files
 from geoiou.errors import InvalidArgumentError
 
 __all__ = ["evaluate", "per_category_rows", "register"]
@@ -52,13 +52,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--polygon-iou", choices=("exact", "pycocotools"), default="exact",
                         help="coco segm: exact polygon overlaps, or rasterize polygons as pycocotools does "
                         "(for official COCO numbers)")
-    parser.add_argument("--image-size", metavar="H,W", type=image_size, default=None,
-                        help="yolo: image height and width in pixels (default: keep normalised coordinates)")
     parser.add_argument("--subset", default=None, help="activitynet: evaluate only this subset, e.g. validation")
     parser.add_argument("--tiou-thresholds", default="activitynet",
                         help="activitynet: 'activitynet' (0.5:0.95), 'thumos14' (0.3:0.7) or a comma-separated list")
-    parser.add_argument("--skip-invalid", action="store_true",
-                        help="skip malformed records (their count and reasons are printed) instead of failing")
+    add_reader_options(parser)
     parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one row per category as CSV")
     parser.add_argument("--pr-curve", metavar="FILE", help="save a precision-recall picture (needs matplotlib)")

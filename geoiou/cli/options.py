@@ -7,7 +7,7 @@ from typing import Any
 
 from geoiou.errors import InvalidArgumentError
 
-__all__ = ["image_size", "json_value", "pyplot_for_files"]
+__all__ = ["add_reader_options", "image_size", "json_value", "pyplot_for_files"]
 
 
 def image_size(text: str) -> tuple[int, int]:
@@ -25,6 +25,14 @@ def image_size(text: str) -> tuple[int, int]:
     if height < 1 or width < 1:
         raise argparse.ArgumentTypeError(f"expected a positive height and width (got {text!r})")
     return height, width
+
+
+def add_reader_options(parser: argparse.ArgumentParser) -> None:
+    """Add the options every command that reads annotation files has: ``--image-size`` and ``--skip-invalid``."""
+    parser.add_argument("--image-size", metavar="H,W", type=image_size, default=None,
+                        help="yolo: image height and width in pixels (default: keep normalised coordinates)")
+    parser.add_argument("--skip-invalid", action="store_true",
+                        help="skip malformed records (their count and reasons are printed) instead of failing")
 
 
 def pyplot_for_files(option: str) -> Any:
