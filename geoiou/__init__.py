@@ -29,6 +29,7 @@ from geoiou.metrics import (
 )
 from geoiou.regions import Box, Interval, Mask, Polygon, Region, RotatedBox
 from geoiou.sparse import Overlaps, overlaps
+from geoiou.matching import Matching, match  # noqa: E402  (after overlaps, which it builds on)
 
 __version__ = "0.1.0"
 
@@ -40,6 +41,7 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidRegionError",
     "Mask",
+    "Matching",
     "Overlaps",
     "Polygon",
     "Region",
@@ -52,6 +54,7 @@ __all__ = [
     "intersection_area",
     "iof",
     "iou",
+    "match",
     "overlaps",
     "pairwise_ciou",
     "pairwise_diou",

@@ -31,6 +31,8 @@ Measure = str  # "intersection" or "hull"
 Form = str  # "batch", "single" or "blocks"
 FORMS = ("batch", "single", "blocks")
 _TABLE: dict[tuple[Measure, type[Region], type[Region]], dict[Form, Callable]] = {}
+#: Kernels that measure candidate pairs one by one after pruning by bounds (see `register`).
+_PER_CANDIDATE: set[Kernel] = set()
 
 #: The kinds above each kind in the exact tower ``Box < RotatedBox < Polygon``, nearest first, each
 #: with the direct conversion that reaches it: Box goes to Polygon by its own exact corners, not
@@ -42,7 +44,7 @@ PROMOTIONS: dict[type[Region], tuple[tuple[type[Region], Callable[[Region], Regi
 
 
 def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "intersection",
-             form: Form = "batch") -> Callable[[Callable], Callable]:
+             form: Form = "batch", *, per_candidate: bool = False) -> Callable[[Callable], Callable]:
     """Register the decorated function as the `measure` kernel of ``(kind_a, kind_b)`` in `form`.
 
     ``"batch"``: ``kernel(a, b) -> ndarray`` of the broadcast batch shape. ``"single"``:
@@ -53,12 +55,18 @@ def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "int
     (every pair) and ``band_blocks(limit)`` (only pairs that can overlap, or None beyond `limit`
     pairs), whose blocks have ``intersection``, ``area_a``, ``area_b``, ``enclosure(kind)`` and
     ``write(result, values)``; see `geoiou.kernels.box.AlignedPairs`.
+
+    `per_candidate` marks a batch kernel that measures the pairs whose bounds overlap one by one
+    (its cost follows those pairs, not the broadcast shape): pairwise matrices then always come
+    from a sweep over the bounds rather than from dense blocks.
     """
     if form not in FORMS:
         raise ValueError(f"'form' must be one of {FORMS} (got {form!r})")
 
     def decorator(kernel: Callable) -> Callable:
         _TABLE.setdefault((measure, kind_a, kind_b), {})[form] = kernel
+        if per_candidate:
+            _PER_CANDIDATE.add(kernel)
         find_kernel.cache_clear()
         return kernel
 
@@ -75,6 +83,11 @@ class PairKernel:
     swapped: bool
     single_form: Callable | None = None
     blocks_form: Callable | None = None
+
+    @property
+    def per_candidate(self) -> bool:
+        """Whether the kernel measures bounds-overlapping pairs one by one (see `register`)."""
+        return self.kernel in _PER_CANDIDATE
 
     def __call__(self, a: Region, b: Region) -> np.ndarray:
         a, b = self._converted(a, b)

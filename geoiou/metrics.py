@@ -68,9 +68,9 @@ class _RegionMeasures:
     the others by clamping their rounding), so IoU stays in [0, 1] without a pass here.
     """
 
-    def __init__(self, pair: PairKernel, a: Region, b: Region) -> None:
+    def __init__(self, pair: PairKernel, a: Region, b: Region, intersection: np.ndarray | None = None) -> None:
         self.a, self.b = a, b
-        self.intersection = pair(a, b)
+        self.intersection = pair(a, b) if intersection is None else intersection
         self.area_a, self.area_b = a._area_array(), b._area_array()
 
     def enclosure(self, enclosure: Enclosure) -> np.ndarray:
@@ -169,6 +169,11 @@ def _giou_of(m: Measures, zero_division: float, enclosure: Enclosure) -> Result:
 PAIRWISE_CHUNK = 15_000
 
 
+#: Pairs whose enclosure (or centre distance) is measured per step when the intersections came from the
+#: sweep: the hull kernel's own steps are costly per call, so it gets more pairs per call than a dense block.
+PAIRS_PER_ENCLOSURE_STEP = 1 << 16
+
+
 #: Take the sparse path when the sweep inspects at most this fraction of all pairs.
 SPARSE_FRACTION = 0.25
 #: Pairs measured per step of the sparse path.
@@ -179,27 +184,33 @@ GATHER_LIMIT_BYTES = 1024
 Formula = Callable[[Measures], Result]
 Disjoint = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
 
-
 def _pairwise(formula: Formula, a: Region, b: Region, dtype: DTypeLike, disjoint: Disjoint | None = None,
-              enclosure: Enclosure | None = None, fused: bool = True) -> np.ndarray:
+              enclosure: Enclosure | None = None, fused: bool = True, from_intersections: bool = False) -> np.ndarray:
     """Apply a metric's `formula` to every pair of ``a × b``; return shape ``a.shape + b.shape``.
 
-    Kinds with a blocks form (boxes, intervals) compute fused blocks of pairs; `fused` is False for
-    formulas that need the regions themselves, and `enclosure` names the GIoU enclosure the blocks
-    must provide. Otherwise, when most pairs cannot overlap and the metric's value for such pairs is
-    known (`disjoint` writes it), only the pairs found by a sweep over the bounds are measured, and
-    else rows are computed a block at a time. Values are computed in float64 and stored as `dtype`.
+    Kinds with a blocks form (boxes, intervals, rotated boxes) compute fused blocks of pairs;
+    `fused` is False for formulas that need the regions themselves, and `enclosure` names the GIoU
+    enclosure the blocks must provide. Otherwise, when most pairs cannot overlap and the metric's
+    value for such pairs is known (`disjoint` writes it), only the pairs found by a sweep over the
+    bounds are measured, and else rows are computed a block at a time. Values are computed in
+    float64 and stored as `dtype`.
+
+    `from_intersections` (GIoU, DIoU): for kinds measured candidate by candidate, the
+    intersections come from the sweep and only the rest of the metric (an enclosure, a distance)
+    is computed for every pair, in row blocks.
     """
     _require_regions(a, b)
     pair = find_kernel(type(a), type(b))  # an unsupported pair fails even when a batch is empty
     dtype = np.dtype(dtype)
     if dtype.kind != "f":
         raise InvalidArgumentError(f"'dtype' must be a floating-point type such as float64 or float32 (got {dtype})")
+    if from_intersections and pair.per_candidate:
+        return _pairwise_from_intersections(formula, pair, a, b, dtype)
     flat_a, flat_b = a.reshape(a.size), b.reshape(b.size)
     blocks = pair.blocks(flat_a, flat_b, PAIRWISE_CHUNK) if fused else None
     if blocks is not None and (enclosure is None or enclosure in blocks.enclosures):
         return _pairwise_blocks(formula, blocks, flat_a, flat_b, a.shape + b.shape, dtype, disjoint)
-    sweep = _sparse_sweep(flat_a, flat_b) if disjoint is not None else None
+    sweep = _sparse_sweep(flat_a, flat_b, always=pair.per_candidate) if disjoint is not None else None
     # Zeros come from the allocator as untouched zero pages, so the sparse path pays only for what it writes.
     result = (np.empty if sweep is None else np.zeros)(a.shape + b.shape, dtype=dtype)
     rows = result.reshape(a.size, b.size)
@@ -226,6 +237,23 @@ def _pairwise_blocks(formula: Formula, blocks: Any, a: Region, b: Region, shape:
     return result
 
 
+def _pairwise_from_intersections(formula: Formula, pair: PairKernel, a: Region, b: Region,
+                                 dtype: np.dtype) -> np.ndarray:
+    """A metric of every pair from the sparse pairwise intersections and, block by block, the rest of it.
+
+    Each block runs the same formula as the elementwise metric, so the values are the same bits.
+    """
+    intersections = _pairwise(lambda m: m.intersection, a, b, np.float64, disjoint=_nothing_to_add)
+    result = intersections if dtype == np.float64 else np.empty(a.shape + b.shape, dtype=dtype)
+    rows, values = intersections.reshape(a.size, b.size), result.reshape(a.size, b.size)
+    column_a, row_b = a.reshape(a.size, 1), b.reshape(1, b.size)
+    step = max(1, PAIRS_PER_ENCLOSURE_STEP // max(1, b.size))
+    for start in range(0, a.size, step):
+        block = slice(start, start + step)
+        values[block] = formula(_RegionMeasures(pair, column_a[block], row_b, intersection=rows[block]))
+    return result
+
+
 def _fill_dense(formula: Formula, pair: PairKernel, a: Region, b: Region, rows: np.ndarray) -> None:
     """Fill ``rows[i, j] = formula(a[i], b[j])`` a block of rows at a time, by broadcasting."""
     column_a, row_b = a.reshape(a.size, 1), b.reshape(1, b.size)
@@ -234,12 +262,16 @@ def _fill_dense(formula: Formula, pair: PairKernel, a: Region, b: Region, rows: 
         rows[start : start + step] = formula(_RegionMeasures(pair, column_a[start : start + step], row_b))
 
 
-def _sparse_sweep(a: Region, b: Region) -> SweepCandidates | None:
-    """The sweep's candidates if the sparse path pays off for these batches, else None."""
+def _sparse_sweep(a: Region, b: Region, *, always: bool) -> SweepCandidates | None:
+    """The sweep's candidates if the sparse path pays off for these batches, else None.
+
+    It does when few pairs can overlap, and `always` for kernels that measure candidates one by
+    one anyway (the sweep finds the same candidates faster than their own pruning).
+    """
     if not (_gatherable(a) and _gatherable(b)):
         return None
     sweep = SweepCandidates(a.bounds.reshape(a.size, 2 * a.ndim), b.bounds.reshape(b.size, 2 * b.ndim))
-    return sweep if sweep.upper_bound <= SPARSE_FRACTION * a.size * b.size else None
+    return sweep if always or sweep.upper_bound <= SPARSE_FRACTION * a.size * b.size else None
 
 
 def _gatherable(region: Region) -> bool:
@@ -478,8 +510,11 @@ def diou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     >>> round(geoiou.diou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([1, 0, 2, 1])), 6)  # d=1, c²=5
     -0.2
     """
-    overlap = _iou_of(_measures(a, b), zero_division_value(zero_division))
-    return as_measure(overlap - _centre_penalty(a, b))
+    return as_measure(_diou_of(_measures(a, b), zero_division_value(zero_division)))
+
+
+def _diou_of(m: Measures, zero_division: float) -> Result:
+    return _iou_of(m, zero_division) - _centre_penalty(m.a, m.b)
 
 
 def _centre_penalty(a: Region, b: Region) -> np.ndarray:
@@ -603,7 +638,8 @@ def pairwise_giou(a: Region, b: Region, *, enclosure: Enclosure | None = None,
     zero_division = zero_division_value(zero_division)
     _require_regions(a, b)
     enclosure = _resolved_enclosure(a, b, enclosure)
-    return _pairwise(lambda m: _giou_of(m, zero_division, enclosure), a, b, dtype, enclosure=enclosure)
+    return _pairwise(lambda m: _giou_of(m, zero_division, enclosure), a, b, dtype, enclosure=enclosure,
+                     from_intersections=True)
 
 
 def pairwise_diou(a: Region, b: Region, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
@@ -616,7 +652,7 @@ def pairwise_diou(a: Region, b: Region, *, zero_division: float = math.nan, dtyp
     array([[ 1. , -0.2]])
     """
     zero_division = zero_division_value(zero_division)
-    return _pairwise(lambda m: _iou_of(m, zero_division) - _centre_penalty(m.a, m.b), a, b, dtype, fused=False)
+    return _pairwise(lambda m: _diou_of(m, zero_division), a, b, dtype, fused=False, from_intersections=True)
 
 
 def pairwise_ciou(a: Box, b: Box, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:

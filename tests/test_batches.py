@@ -132,3 +132,35 @@ def test_fortran_ordered_masks_are_accepted():
     data = np.random.default_rng(4).random((5, 7)) > 0.5
     np.testing.assert_array_equal(geoiou.Mask(np.asfortranarray(data)).area, data.sum())
     assert geoiou.iou(geoiou.Mask(np.asfortranarray(data)), geoiou.Mask(data)) == 1.0
+
+
+@pytest.mark.parametrize("name", list(BATCHES))
+def test_concatenate_joins_batches_along_the_first_axis(name):
+    batch = BATCHES[name]
+    kind = type(batch)
+    joined = kind.concatenate([batch[:2], batch[4:], batch[2:3]])
+    np.testing.assert_array_equal(joined.area, batch.area[[0, 1, 4, 5, 2]])
+    np.testing.assert_array_equal(joined.bounds, batch.bounds[[0, 1, 4, 5, 2]])
+    assert kind.concatenate([batch.reshape(2, 3), batch.reshape(2, 3)]).shape == (4, 3)
+
+
+def test_concatenate_joins_polygons_and_masks_built_apart():
+    # Different stores: polygons of separate constructions, masks of different grids and origins.
+    polygons = geoiou.Polygon.concatenate([geoiou.Polygon.from_rings([[(0, 0), (2, 0), (0, 2)]]),
+                                           geoiou.Polygon.from_shapely([shapely.box(0, 0, 3, 3)])])
+    np.testing.assert_array_equal(polygons.area, [2.0, 9.0])
+    masks = geoiou.Mask.concatenate([geoiou.Mask(np.ones((1, 2, 2))), geoiou.Mask(np.ones((2, 3, 1)), origin=(5, 5))])
+    np.testing.assert_array_equal(masks.area, [4.0, 3.0, 3.0])
+    np.testing.assert_array_equal(masks.bounds[1], [5, 5, 6, 8])
+
+
+def test_concatenate_refuses_mixed_kinds_single_regions_and_other_shapes():
+    boxes = BATCHES["box"]
+    with pytest.raises(TypeError, match=r"'batches' must all be Box \(got Interval\)"):
+        geoiou.Box.concatenate([boxes, BATCHES["interval"]])
+    with pytest.raises(ValueError, match=r"at least one axis"):
+        geoiou.Box.concatenate([boxes[0], boxes])
+    with pytest.raises(ValueError, match=r"same shape after the first axis"):
+        geoiou.Box.concatenate([boxes.reshape(2, 3), boxes.reshape(3, 2)])
+    with pytest.raises(ValueError, match=r"at least one Box"):
+        geoiou.Box.concatenate([])

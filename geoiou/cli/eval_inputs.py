@@ -15,15 +15,20 @@ activitynet  ActivityNet JSON with ``database``               ActivityNet JSON w
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from geoiou.errors import FormatError
 from geoiou.io.report import ReadReport
 
-__all__ = ["FORMATS", "EvaluationInputs", "detect_format", "load_inputs"]
+__all__ = ["FORMATS", "SOURCE_KINDS", "EvaluationInputs", "detect_format", "detect_source", "load_inputs"]
 
 FORMATS = ("coco", "dota", "yolo", "activitynet")
+#: What `detect_source` tells apart, each read by its reader in geoiou.io.
+SOURCE_KINDS = ("coco", "coco-results", "dota", "dota-task1", "yolo", "activitynet", "geojson")
+#: A GeoJSON document names its type near its start: a collection, a feature or a bare geometry.
+GEOJSON_TYPE = re.compile(r'"type"\s*:\s*"(FeatureCollection|Feature|Polygon|MultiPolygon|GeometryCollection)"')
 #: Bytes read from the start of a JSON file to tell COCO from ActivityNet without parsing it all.
 SNIFF_BYTES = 1 << 20
 
@@ -45,7 +50,7 @@ class EvaluationInputs:
 
 
 def detect_format(ground_truth: str) -> str:
-    """The format of a ground-truth source, from its type and first bytes.
+    """The format of a ground-truth source (one of `FORMATS`), from its type and first bytes.
 
     Examples
     --------
@@ -53,25 +58,61 @@ def detect_format(ground_truth: str) -> str:
     >>> detect_format(str(files("geoiou") / "data" / "dota"))
     'dota'
     """
-    if os.path.isdir(ground_truth):
-        return _detect_label_folder(ground_truth)
-    if not os.path.isfile(ground_truth):
-        raise FormatError(ground_truth, "", "no such file or folder (given as GT)")
-    with open(ground_truth, "rb") as handle:
-        head = handle.read(SNIFF_BYTES).decode("utf-8", errors="replace")
-    if ground_truth.lower().endswith(".json") or head.lstrip().startswith(("{", "[")):
+    kind = detect_source(ground_truth, role="GT")
+    if kind not in FORMATS:
+        raise FormatError(ground_truth, "", f"a {kind} source cannot be the ground truth (expected COCO instances, "
+                          "ActivityNet JSON, or a folder of DOTA or YOLO label files); pass --format")
+    return kind
+
+
+def detect_source(path: str, *, role: str = "input") -> str:
+    """What an annotation source holds (one of `SOURCE_KINDS`), from its type and first bytes.
+
+    A folder holds DOTA label files, DOTA Task1 files (``Task1_<class>.txt``) or YOLO label
+    files; a JSON file is COCO instances (``images``, ``annotations``), COCO results (a list),
+    ActivityNet (``database`` or ``results``) or GeoJSON. `role` names the source in messages.
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> detect_source(str(files("geoiou") / "data" / "tour" / "dota-task1"))
+    'dota-task1'
+    >>> detect_source(str(files("geoiou") / "data" / "tour" / "coco" / "results-bbox.json"))
+    'coco-results'
+    """
+    if os.path.isdir(path):
+        return _detect_label_folder(path)
+    if not os.path.isfile(path):
+        raise FormatError(path, "", f"no such file or folder (given as {role})")
+    head = file_head(path)
+    if path.lower().endswith((".json", ".geojson")) or head.lstrip().startswith(("{", "[")):
         if '"database"' in head:
             return "activitynet"
         if '"images"' in head or '"annotations"' in head:
             return "coco"
-        raise FormatError(ground_truth, "", "a JSON file that is neither COCO instances ('images', 'annotations') nor "
-                          "an ActivityNet ground truth ('database'); pass --format")
-    raise FormatError(ground_truth, "", "cannot tell the format: expected a COCO or ActivityNet JSON file, or a folder "
+        if head.lstrip().startswith("["):
+            return "coco-results"
+        if '"results"' in head:
+            return "activitynet"
+        if GEOJSON_TYPE.search(head):
+            return "geojson"
+        raise FormatError(path, "", "a JSON file that is neither COCO instances ('images', 'annotations') nor "
+                          "ActivityNet ('database', 'results') nor GeoJSON; pass --format")
+    raise FormatError(path, "", "cannot tell the format: expected a COCO, ActivityNet or GeoJSON file, or a folder "
                       "of DOTA or YOLO label files; pass --format")
 
 
+def file_head(path: str) -> str:
+    """The first `SNIFF_BYTES` of a file as text: enough to tell formats apart without parsing it all."""
+    with open(path, "rb") as handle:
+        return handle.read(SNIFF_BYTES).decode("utf-8", errors="replace")
+
+
 def _detect_label_folder(folder: str) -> str:
-    for name in sorted(os.listdir(folder)):
+    names = sorted(os.listdir(folder))
+    if any(name.startswith("Task1_") and name.endswith(".txt") for name in names):
+        return "dota-task1"
+    for name in names:
         if not name.endswith(".txt"):
             continue
         with open(os.path.join(folder, name), encoding="utf-8") as handle:

@@ -375,9 +375,7 @@ def _concatenate(regions: list[Region]) -> Region:
         return regions[0]
     kind = type(regions[0])
     if kind in VECTOR_KINDS:
-        # Their fields are plain arrays with the batch axis first (see docs/design.md).
-        return kind._from_fields(**{name: np.concatenate([getattr(region, name) for region in regions])
-                                    for name in kind._fields})
+        return kind.concatenate(regions)
     if kind is Mask:
         datas = [region.data for region in regions]
         height = max(data.shape[1] for data in datas)

@@ -548,7 +548,7 @@ class _Regions:
             members = list(group)
             if key == ("polygon",):
                 # Validated part by part and as unions above: skip from_shapely's second validation.
-                pieces.append(Polygon._from_fields(_geoms=_object_array([polygons[index] for index in members])))
+                pieces.append(Polygon._from_valid_shapely(_object_array([polygons[index] for index in members])))
             else:
                 pieces.append(_masks({index: rows[index].geometry.rle for index in members}, faults))
         return cls([piece for piece in pieces if len(piece)] or [Polygon.from_shapely(_object_array([]))], faults)

@@ -14,7 +14,9 @@ an invalid record naming its type.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,8 +26,9 @@ import shapely
 import shapely.geometry
 
 from geoiou._validation import describe, invalid_argument
-from geoiou.io.json_documents import load_json_document
-from geoiou.io.report import ReadReport, RecordReader, invalid
+from geoiou.errors import FormatError, InvalidRegionError
+from geoiou.io.json_documents import unique_keys, load_json_document
+from geoiou.io.report import ReadReport, RecordReader, invalid, source_name
 from geoiou.regions import Polygon
 
 __all__ = ["GeoFeatures", "parse_wkt", "read_geojson", "read_wkt"]
@@ -122,6 +125,10 @@ def read_geojson(source: str | os.PathLike[str] | Mapping[str, Any], *, repair: 
     <dict>: read 2 records, skipped 1
       1 x 'geometry' must be a Polygon, a MultiPolygon or a GeometryCollection of them (first at features[2])
     """
+    if not isinstance(source, Mapping):
+        columnar = _read_feature_collection(source)
+        if columnar is not None:
+            return columnar
     document, reader = load_json_document(source, skip_invalid=skip_invalid)
     geometries, properties, ids = [], [], []
     for location, feature, default_id in _geojson_features(document, reader):
@@ -133,6 +140,65 @@ def read_geojson(source: str | os.PathLike[str] | Mapping[str, Any], *, repair: 
             properties.append(feature_properties)
             ids.append(feature_id)
     return _geo_features(geometries, properties, ids, reader)
+
+
+#: A GeoJSON "coordinates" member: nested arrays of numbers, which never hold braces or quotes.
+_COORDINATES = re.compile(r'("coordinates"\s*:\s*)\[[^{}"]*\]')
+
+
+def _read_feature_collection(path: str | os.PathLike[str]) -> GeoFeatures | None:
+    """Read a FeatureCollection of valid Polygons and MultiPolygons in bulk, or None if it is anything else.
+
+    shapely parses all the geometries at once (in C), and the JSON parser reads the rest of the
+    file with the coordinates taken out, which is most of its text. Any file this path does
+    not fully accept (another layout, a null or non-areal geometry, an invalid polygon, a
+    malformed record) returns None and is read feature by feature, which names the faulty
+    feature, skips or repairs it as asked: both paths give the same result.
+    """
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        document = json.loads(_COORDINATES.sub(r"\1null", text), object_pairs_hook=unique_keys)
+        features = document["features"] if document.get("type") == "FeatureCollection" else None
+        if not isinstance(features, list) or not features:
+            return None
+        kinds = [feature["geometry"]["type"] for feature in features if feature.get("type") == "Feature"]
+        properties = [_feature_properties(feature) for feature in features]
+        ids = [_feature_id(feature, index) for index, feature in enumerate(features)]
+        with np.errstate(invalid="ignore"):
+            geometries = shapely.get_parts(shapely.from_geojson(text))
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, FormatError, shapely.errors.ShapelyError):
+        return None
+    expected = np.where(np.array(kinds) == "MultiPolygon", shapely.GeometryType.MULTIPOLYGON, shapely.GeometryType.POLYGON)
+    if (len(kinds) != len(features) or not set(kinds) <= {"Polygon", "MultiPolygon"} or len(geometries) != len(features)
+            or not np.array_equal(shapely.get_type_id(geometries), expected)):
+        return None
+    geometries = shapely.force_2d(geometries) if shapely.has_z(geometries).any() else geometries
+    try:
+        regions = Polygon.from_shapely(geometries)
+    except InvalidRegionError:
+        return None
+    return GeoFeatures(regions, tuple(properties), tuple(ids), ReadReport(source_name(path), len(features)))
+
+
+def _valid_polygons_in_bulk(texts: list[str]) -> Polygon | None:
+    """The Polygons and MultiPolygons of WKT lines, parsed and validated at once; None if any line is anything else.
+
+    The line-by-line reader then names the faulty line, skips or repairs it as asked.
+    """
+    if not texts:
+        return None
+    with np.errstate(invalid="ignore"):
+        geometries = shapely.from_wkt(np.array(texts, dtype=object), on_invalid="ignore")
+    if shapely.is_missing(geometries).any():
+        return None
+    if not np.isin(shapely.get_type_id(geometries), (shapely.GeometryType.POLYGON, shapely.GeometryType.MULTIPOLYGON)).all():
+        return None
+    geometries = shapely.force_2d(geometries) if shapely.has_z(geometries).any() else geometries
+    try:
+        return Polygon.from_shapely(geometries)
+    except InvalidRegionError:
+        return None
 
 
 def _geojson_features(document: Any, reader: RecordReader) -> list[tuple[str, Any, int]]:
@@ -244,6 +310,10 @@ def read_wkt(path: str | os.PathLike[str], *, repair: bool = False, skip_invalid
     with open(path, encoding="utf-8") as handle:
         lines = [(number, line.strip()) for number, line in enumerate(handle, start=1)]
     geometry_lines = [(number, text) for number, text in lines if text and not text.startswith("#")]
+    regions = _valid_polygons_in_bulk([text for _, text in geometry_lines])
+    if regions is not None:
+        return GeoFeatures(regions, tuple({} for _ in geometry_lines), tuple(range(len(geometry_lines))),
+                           ReadReport(source_name(path), len(geometry_lines)))
     for index, (number, text) in enumerate(geometry_lines):
         with reader.record(f"line {number}"):
             geometries.append(_wkt_region(text, repair))

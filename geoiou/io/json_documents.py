@@ -9,14 +9,15 @@ from typing import Any
 
 from geoiou.io.report import RecordReader
 
-__all__ = ["load_json_document"]
+__all__ = ["load_json_document", "unique_keys"]
 
 
 class _DuplicateKeyError(ValueError):
     """An object of the JSON text has the same key twice (json.load would keep only the last)."""
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The object of the key-value pairs of a JSON object; a repeated key raises (json.load would keep the last)."""
     mapping = dict(pairs)
     if len(mapping) != len(pairs):
         seen: set[str] = set()
@@ -44,7 +45,7 @@ def load_json_document(source: str | os.PathLike[str] | Mapping[str, Any] | list
     reader = RecordReader(source, skip_invalid=skip_invalid)
     try:
         with open(source, encoding="utf-8") as handle:
-            return json.load(handle, object_pairs_hook=_unique_keys), reader
+            return json.load(handle, object_pairs_hook=unique_keys), reader
     except json.JSONDecodeError as error:
         raise reader.whole_file(f"not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
     except _DuplicateKeyError as error:

@@ -1,51 +1,76 @@
-"""Polygon kernels through shapely 2's vectorized operations, pruned by bounds."""
+"""Polygon kernels on coordinate arrays: the shared area of any two polygons, and the GIoU hull.
+
+Polygon×Polygon runs `polygon_overlap.shared_area` over the candidate pairs (those whose bounds
+overlap).
+
+Each pair is put in a canonical order (by a fingerprint of each polygon's vertices) before it is
+measured, so ``iou(a, b) == iou(b, a)`` bit for bit.
+"""
 
 from __future__ import annotations
 
 import numpy as np
-import shapely
 
 from geoiou.dispatch import register
-from geoiou.kernels.pairs import over_candidates
+from geoiou.kernels.hull import union_hull_area
+from geoiou.kernels.hull_pair import HullTable, pair_hull_area
+from geoiou.kernels.pairs import broadcast_indices, over_candidates
+from geoiou.kernels.polygon_overlap import shared_area
+from geoiou.kernels.polygon_pair import RingPolygon, pair_shared_area
 from geoiou.regions import Mask, Polygon, Region
+from geoiou.regions.ragged import RaggedPolygons
 
 __all__ = ["hull_area", "polygon_intersection_area"]
 
 
-@register(Polygon, Polygon)
+@register(Polygon, Polygon, per_candidate=True)
 def polygon_intersection_area(a: Polygon, b: Polygon) -> np.ndarray:
-    """Area of the intersection of polygons (exact boolean overlay), elementwise with broadcasting."""
+    """Area of the intersection of polygons (exact), elementwise with broadcasting.
+
+    One pair of small simple polygons runs the plain-Python rendering of the kernel
+    (`polygon_pair`, the same bits without NumPy's per-call cost).
+    """
+    if not a.shape and not b.shape:
+        geometry_a, geometry_b = int(a._index), int(b._index)
+        if RingPolygon.serves(a._store, geometry_a) and RingPolygon.serves(b._store, geometry_b):
+            return np.array(pair_shared_area(RingPolygon(a._store, geometry_a), RingPolygon(b._store, geometry_b)))
     return over_candidates(a, b, _polygon_pairs)
 
 
 def _polygon_pairs(a: Polygon, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    geoms_a, geoms_b = a._geoms[index_a], b._geoms[index_b]
-    overlay = shapely.area(shapely.intersection(*_local_frame(geoms_a, geoms_b)))
-    # The overlay's rounding can exceed the smaller area by an ulp, which would put IoU above 1.
-    return np.minimum(overlay, np.minimum(shapely.area(geoms_a), shapely.area(geoms_b)))
+    return canonical_shared_area(a._store, a._index[index_a], b._store, b._index[index_b])
 
 
-def _local_frame(geoms_a: np.ndarray, geoms_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Both geometries of each pair moved so that the centre of the first one's bounds is the origin.
+def canonical_shared_area(store_a: RaggedPolygons, geometry_a: np.ndarray, store_b: RaggedPolygons,
+                          geometry_b: np.ndarray) -> np.ndarray:
+    """`shared_area` of each pair, with the two polygons of a pair in a canonical order.
 
-    Areas do not change, but GEOS's overlay does: far from the origin it loses digits, and with
-    coordinates near the smallest normal float it returned wrong areas or a TopologyException
-    (a box at x = 2.2e-308 against a polygon: 1.019 instead of 1.071). Relative coordinates fix both.
+    The order comes from a fingerprint of each polygon's vertices, so measuring (b, a) runs the
+    same arithmetic as (a, b) and gives the same bits.
     """
-    bounds = shapely.bounds(geoms_a)
-    centre = (bounds[:, :2] + bounds[:, 2:]) / 2
-    return _shifted(geoms_a, centre), _shifted(geoms_b, centre)
-
-
-def _shifted(geoms: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    coords, owner = shapely.get_coordinates(geoms, return_index=True)
-    return shapely.set_coordinates(geoms.copy(), coords - offsets[owner])
+    swap = store_b.fingerprint[geometry_b] < store_a.fingerprint[geometry_a]
+    if not swap.any():
+        return shared_area(store_a, store_b, geometry_a, geometry_b)
+    if swap.all():
+        return shared_area(store_b, store_a, geometry_b, geometry_a)
+    area = np.empty(len(geometry_a))
+    area[~swap] = shared_area(store_a, store_b, geometry_a[~swap], geometry_b[~swap])
+    area[swap] = shared_area(store_b, store_a, geometry_b[swap], geometry_a[swap])
+    return area
 
 
 @register(Polygon, Polygon, measure="hull")
 @register(Mask, Polygon, measure="hull")
 @register(Mask, Mask, measure="hull")
 def hull_area(a: Region, b: Region) -> np.ndarray:
-    """Area of the convex hull of the union of each pair (the GIoU enclosure), with broadcasting."""
-    hulls_a, hulls_b = a._convex_hulls(), b._convex_hulls()
-    return shapely.area(shapely.convex_hull(shapely.union(hulls_a, hulls_b)))
+    """Area of the convex hull of the union of each pair (the GIoU enclosure), with broadcasting.
+
+    Each region's hull is computed once; every pair then walks the two hulls together
+    (`hull.union_hull_area`), with no geometry built per pair.
+    """
+    if not a.shape and not b.shape:  # one pair: the plain-Python rendering, same bits
+        return np.array(pair_hull_area(HullTable(a._hull_vertices()), HullTable(b._hull_vertices())))
+    hulls_a, rows_a = a._hull_table()
+    hulls_b, rows_b = b._hull_table()
+    index_a, index_b, shape = broadcast_indices(a.shape, b.shape)
+    return union_hull_area(hulls_a, rows_a.ravel()[index_a], hulls_b, rows_b.ravel()[index_b]).reshape(shape)

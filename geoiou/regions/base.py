@@ -25,6 +25,17 @@ def readonly(array: np.ndarray) -> np.ndarray:
     return view
 
 
+def _same_kind(cls: type, regions: Sequence[Any], param: str) -> list:
+    """`regions` as a list after checking it holds at least one region, all of kind `cls`."""
+    regions = list(regions)
+    wrong = [type(region).__name__ for region in regions if type(region) is not cls]
+    if wrong:
+        raise TypeError(f"{param!r} must all be {cls.__name__} (got {wrong[0]})")
+    if not regions:
+        raise ValueError(f"{param!r} must hold at least one {cls.__name__} (got an empty sequence)")
+    return regions
+
+
 class Region(abc.ABC):
     """A region of the plane (or of a line) that geoiou can measure and compare.
 
@@ -79,13 +90,35 @@ class Region(abc.ABC):
         >>> boxes.shape, boxes.area
         ((2,), array([1., 4.]))
         """
-        regions = list(regions)
-        wrong = [type(region).__name__ for region in regions if type(region) is not cls]
-        if wrong:
-            raise TypeError(f"'regions' must all be {cls.__name__} (got {wrong[0]})")
-        if not regions:
-            raise ValueError(f"'regions' must hold at least one {cls.__name__} (got an empty sequence)")
-        return cls._from_fields(**{name: np.stack([getattr(region, name) for region in regions]) for name in cls._fields})
+        regions = _same_kind(cls, regions, "regions")
+        shapes = {region.shape for region in regions}
+        if len(shapes) > 1:
+            raise ValueError(f"'regions' must all have one shape to be stacked (got {sorted(shapes)})")
+        return cls._joined(regions, np.stack)
+
+    @classmethod
+    def concatenate(cls: type[R], batches: Sequence[R]) -> R:
+        """Join batches of this kind along their first axis, as ``np.concatenate`` joins arrays.
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> boxes = geoiou.Box.concatenate([geoiou.Box([[0, 0, 1, 1]]), geoiou.Box([[0, 0, 2, 2], [0, 0, 3, 3]])])
+        >>> boxes.shape, boxes.area
+        ((3,), array([1., 4., 9.]))
+        """
+        batches = _same_kind(cls, batches, "batches")
+        if any(not batch.shape for batch in batches):
+            raise ValueError(f"'batches' must be batches with at least one axis (got a single {cls.__name__}, shape ())")
+        tails = {batch.shape[1:] for batch in batches}
+        if len(tails) > 1:
+            raise ValueError(f"'batches' must have the same shape after the first axis (got {sorted(tails)})")
+        return cls._joined(batches, np.concatenate)
+
+    @classmethod
+    def _joined(cls: type[R], regions: list[R], join: Any) -> R:
+        """Join the regions' fields with `join` (``np.stack`` or ``np.concatenate``); kinds with shared stores override it."""
+        return cls._from_fields(**{name: join([getattr(region, name) for region in regions]) for name in cls._fields})
 
     def reshape(self: R, *shape: int | tuple[int, ...]) -> R:
         """Return the same regions with a new batch shape."""

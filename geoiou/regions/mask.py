@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import shapely
@@ -41,6 +41,9 @@ from numpy.typing import ArrayLike
 from geoiou import rle as coco_rle
 from geoiou._validation import as_float_array, fail
 from geoiou.regions.base import Region, as_measure, readonly
+
+if TYPE_CHECKING:
+    from geoiou.kernels.hull import ConvexHulls
 
 __all__ = ["Mask"]
 
@@ -169,6 +172,25 @@ class Mask(Region):
         stacked._attach(_PixelStore((height, width), dense=data), np.arange(len(masks)), origins)
         return stacked
 
+    @classmethod
+    def _joined(cls, masks: list[Mask], join: Any) -> Mask:
+        """Join batches (`concatenate`) or single masks: one store if they share one, else their pixels padded to one grid."""
+        joined = object.__new__(cls)
+        origins = join([mask._origin for mask in masks])
+        if all(mask._store is masks[0]._store for mask in masks):
+            joined._attach(masks[0]._store, join([mask._index for mask in masks]), origins)
+            return joined
+        height = max(mask._store.grid[0] for mask in masks)
+        width = max(mask._store.grid[1] for mask in masks)
+        padded = [np.pad(mask._data, [(0, 0)] * len(mask.shape) + [(0, height - mask._store.grid[0]),
+                                                                    (0, width - mask._store.grid[1])])
+                  for mask in masks]
+        data = join(padded)
+        batch = data.shape[:-2]
+        joined._attach(_PixelStore((height, width), dense=data.reshape(_count(batch), height, width)),
+                       np.arange(_count(batch)).reshape(batch), origins)
+        return joined
+
     def _attach(self, store: _PixelStore, index: np.ndarray, origin: np.ndarray) -> None:
         object.__setattr__(self, "_store", store)
         object.__setattr__(self, "_index", readonly(index))
@@ -272,6 +294,16 @@ class Mask(Region):
             geoms[index] = _pixels_to_shapely(self._data[index], self._origin[index])
         return geoms[()] if not self.shape else geoms
 
+    def _hull_vertices(self) -> np.ndarray:
+        """The vertices ``(k, 2)`` of one mask's convex hull (the GIoU hull kernel's input for one pair)."""
+        return shapely.get_coordinates(self._convex_hulls()[()])
+
+    def _hull_table(self) -> tuple[ConvexHulls, np.ndarray]:
+        """The convex hulls of the masks and each mask's row in them (the GIoU hull kernel's input)."""
+        from geoiou.kernels.hull import ConvexHulls
+
+        return ConvexHulls.from_shapely(self._convex_hulls().ravel()), np.arange(self.size).reshape(self.shape)
+
     def _convex_hulls(self) -> np.ndarray:
         """Convex hull of the true pixel squares of each mask, as shapely geometries (empty for an empty mask).
 
@@ -344,6 +376,18 @@ class _Windows:
         boxes = self.boxes[masks]
         lines, bits = (boxes[:, 2:], boxes[:, :2]) if self.column_major else (boxes[:, :2], boxes[:, 2:])
         return lines[:, 0], lines[:, 1], bits[:, 0], bits[:, 1]
+
+    def pixels(self, masks: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """The pixels ``(rows[k], cols[k])`` of masks ``masks[k]`` (grid coordinates), read from the packed words.
+
+        Nothing is decoded: a pixel outside its mask's bounding box is false.
+        """
+        line, bit = (cols, rows) if self.column_major else (rows, cols)
+        line_lo, line_hi, bit_lo, bit_hi = self.spans(masks)
+        inside = (line >= line_lo) & (line < line_hi) & (bit >= bit_lo) & (bit < bit_hi)
+        at = self.offsets[masks] + (line - self.line0[masks]) * self.stride[masks] + bit // WORD_BITS - self.word0[masks]
+        words = self.words[np.where(inside, at, 0)] if self.words.size else np.zeros(len(at), dtype="<u8")
+        return inside & ((words >> (bit % WORD_BITS).astype(np.uint64)) & np.uint64(1)).astype(bool)
 
     def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For every word, in storage order: its mask, its line within the window and its word within the line."""

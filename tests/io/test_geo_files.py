@@ -266,3 +266,65 @@ def test_wkt_file_errors_name_the_line_and_skipping_keeps_the_rest(tmp_path, tex
 def test_parse_wkt_refuses_what_is_not_text():
     with pytest.raises(InvalidArgumentError, match=r"'text' must be a WKT string \(got b'POINT'\)"):
         parse_wkt(b"POINT")
+
+
+# --------------------------------------------------------------------------- the bulk path for FeatureCollections
+def _collection(geometries: list, **feature_extras) -> dict:
+    return {"type": "FeatureCollection", "features": [
+        {"type": "Feature", "id": f"f{i}", "properties": {"i": i}, "geometry": geometry, **feature_extras}
+        for i, geometry in enumerate(geometries)]}
+
+
+def _write(tmp_path, document, name="layer.geojson"):
+    path = tmp_path / name
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_a_feature_collection_file_reads_as_its_parsed_document_does(tmp_path):
+    """Files go through a bulk path (shapely parses the geometries at once); documents feature by feature."""
+    gen = rng(8)
+    originals = np.concatenate([random_polygons(gen, 20, span=6).to_shapely(), random_polygons_with_holes(gen, 10, span=6).to_shapely(),
+                                random_multipolygons(gen, 10, span=6).to_shapely()])
+    document = _collection([json.loads(shapely.to_geojson(g)) for g in originals])
+    from_file = read_geojson(_write(tmp_path, document))
+    from_document = read_geojson(document)
+    assert shapely.equals_exact(from_file.regions.to_shapely(), from_document.regions.to_shapely(), tolerance=0).all()
+    assert from_file.ids == from_document.ids and from_file.properties == from_document.properties
+    assert from_file.report.read == len(originals) and not from_file.report.skipped
+
+
+@pytest.mark.parametrize("geometry, expected_area", [
+    ({"type": "Polygon", "coordinates": [[[0, 0, 5], [2, 0, 5], [2, 2, 5], [0, 2, 5], [0, 0, 5]]]}, 4.0),  # z dropped
+    ({"type": "Polygon", "coordinates": [[[0, 0], [2, 0], [2, 2], [0, 2]]]}, 4.0),  # unclosed: closed
+    ({"type": "GeometryCollection", "geometries": [{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]]}]}, 0.5),
+])
+def test_files_the_bulk_path_does_not_take_are_read_feature_by_feature(tmp_path, geometry, expected_area):
+    square = {"type": "Polygon", "coordinates": [[[5, 5], [6, 5], [6, 6], [5, 6], [5, 5]]]}
+    read = read_geojson(_write(tmp_path, _collection([square, geometry])))
+    np.testing.assert_allclose(read.regions.area, [1.0, expected_area])
+
+
+def test_faults_in_a_file_are_named_and_skipped_like_in_a_document(tmp_path):
+    square = {"type": "Polygon", "coordinates": [[[5, 5], [6, 5], [6, 6], [5, 6], [5, 5]]]}
+    bow_tie = {"type": "Polygon", "coordinates": [[[0, 0], [2, 2], [2, 0], [0, 2], [0, 0]]]}
+    path = _write(tmp_path, _collection([square, bow_tie, None]))
+    with pytest.raises(FormatError, match=r"layer.geojson, features\[1\]: 'geometry' must be a valid polygon"):
+        read_geojson(path)
+    read = read_geojson(path, skip_invalid=True)
+    assert read.ids == ("f0",) and len(read.report.skipped) == 2
+    assert read_geojson(path, skip_invalid=True, repair=True).regions.area.tolist() == [1.0, 2.0]
+
+
+def test_a_wkt_file_of_valid_polygons_reads_in_bulk_as_line_by_line(tmp_path):
+    """Valid files are parsed at once; one faulty line sends the file to the line-by-line reader: same regions."""
+    gen = rng(9)
+    originals = np.concatenate([random_polygons(gen, 10, span=6).to_shapely(), random_multipolygons(gen, 5, span=6).to_shapely()])
+    lines = [shapely.to_wkt(g, rounding_precision=-1) for g in originals]
+    bulk = tmp_path / "valid.wkt"
+    bulk.write_text("# parcels\n" + "\n".join(lines) + "\n")
+    mixed = tmp_path / "mixed.wkt"
+    mixed.write_text("\n".join(lines + ["LINESTRING (0 0, 1 1)"]) + "\n")
+    fast, slow = read_wkt(bulk), read_wkt(mixed, skip_invalid=True)
+    assert shapely.equals_exact(fast.regions.to_shapely(), slow.regions.to_shapely(), tolerance=0).all()
+    assert fast.ids == slow.ids == tuple(range(len(lines))) and len(slow.report.skipped) == 1

@@ -1,0 +1,309 @@
+"""Polygonal geometries as coordinate arrays: vertices with ring, part and geometry offsets.
+
+The layout is GeoArrow's and ``shapely.to_ragged_array``'s for MultiPolygons:
+
+- ``coords`` ``(V, 2)``: the vertices of every ring, each ring closed (its last vertex repeats
+  its first);
+- ``ring_offsets`` ``(R + 1,)``: ring ``r`` is ``coords[ring_offsets[r]:ring_offsets[r + 1]]``;
+- ``part_offsets`` ``(P + 1,)``: part ``p`` (one polygon: its exterior ring, then its holes) is
+  rings ``part_offsets[p]`` to ``part_offsets[p + 1] - 1``;
+- ``geometry_offsets`` ``(G + 1,)``: geometry ``g`` is parts ``geometry_offsets[g]`` to
+  ``geometry_offsets[g + 1] - 1``; an empty geometry has none.
+
+Rings keep the direction they were given in. What the kernels need is derived once per batch
+and cached: each ring's signed area and its `ring_weight` (+1 where the ring adds area, -1 where
+it removes it, whatever its direction), each geometry's area, bounds, centroid and edge list.
+Everything here is vectorized over the whole batch; shapely objects exist only at the edges
+(`from_shapely`, `to_shapely`) and to check validity.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import shapely
+
+if TYPE_CHECKING:
+    from geoiou.kernels.hull import ConvexHulls
+
+__all__ = ["Edges", "RaggedPolygons", "offsets_of", "ragged_arange"]
+
+
+def ragged_arange(starts: np.ndarray, stops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ranges ``starts[k] .. stops[k] - 1`` laid end to end, and the range each element belongs to.
+
+    Examples
+    --------
+    >>> ragged_arange(np.array([5, 0]), np.array([7, 3]))
+    (array([5, 6, 0, 1, 2]), array([0, 0, 1, 1, 1]))
+    """
+    lengths = np.maximum(np.asarray(stops, dtype=np.int64) - starts, 0)
+    owner = np.repeat(np.arange(len(lengths)), lengths)
+    firsts = np.cumsum(lengths) - lengths
+    return np.arange(owner.size, dtype=np.int64) - firsts[owner] + np.asarray(starts, dtype=np.int64)[owner], owner
+
+
+def offsets_of(lengths: np.ndarray) -> np.ndarray:
+    """Offsets ``0, l0, l0 + l1, ...`` of consecutive runs of the given lengths, (len + 1,) int64."""
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
+
+
+@dataclass(frozen=True, eq=False)
+class RaggedPolygons:
+    """A batch of G polygonal geometries (Polygons with holes, MultiPolygons, empties) as flat arrays.
+
+    Build it with `from_shapely`, or from arrays already in the layout: the constructor checks
+    nothing (`geoiou.Polygon.from_ragged` checks the arrays, every `geoiou.Polygon` constructor
+    the geometry).
+
+    Examples
+    --------
+    >>> square = np.array([[0, 0], [2, 0], [2, 2], [0, 2], [0, 0]], dtype=float)
+    >>> store = RaggedPolygons(square, np.array([0, 5]), np.array([0, 1]), np.array([0, 1, 1]))
+    >>> store.area, store.bounds[1]
+    (array([4., 0.]), array([nan, nan, nan, nan]))
+    """
+
+    coords: np.ndarray
+    ring_offsets: np.ndarray
+    part_offsets: np.ndarray
+    geometry_offsets: np.ndarray
+
+    def __post_init__(self) -> None:
+        # The arrays are trusted (built here, or checked by `Polygon.from_ragged`); they only become read-only.
+        for name in ("coords", "ring_offsets", "part_offsets", "geometry_offsets"):
+            getattr(self, name).flags.writeable = False
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def from_shapely(cls, geoms: np.ndarray) -> RaggedPolygons:
+        """Convert a 1-D array of shapely Polygons and MultiPolygons (empties allowed)."""
+        if len(geoms) == 0:
+            return cls.empty()
+        kind, coords, offsets = shapely.to_ragged_array(geoms, include_z=False)
+        coords = np.ascontiguousarray(coords, dtype=np.float64)
+        if kind == shapely.GeometryType.POLYGON:
+            ring_offsets, rings_of_geometry = offsets
+            has_ring = np.diff(rings_of_geometry) > 0
+            parts = np.concatenate([rings_of_geometry[:-1][has_ring], rings_of_geometry[-1:]])
+            return cls(coords, ring_offsets.astype(np.int64), parts.astype(np.int64), offsets_of(has_ring))
+        ring_offsets, part_offsets, geometry_offsets = (np.asarray(o, dtype=np.int64) for o in offsets)
+        return cls(coords, ring_offsets, part_offsets, geometry_offsets)
+
+    @classmethod
+    def from_closed_rings(cls, coords: np.ndarray, ring_offsets: np.ndarray) -> RaggedPolygons:
+        """One simple polygon per ring: rings ``coords[ring_offsets[k]:ring_offsets[k + 1]]``, closed."""
+        count = np.arange(len(ring_offsets), dtype=np.int64)
+        return cls(coords, ring_offsets, count, count)
+
+    @classmethod
+    def concatenate(cls, stores: list[RaggedPolygons]) -> RaggedPolygons:
+        """The geometries of several stores, one after the other."""
+        if not stores:
+            return cls.empty()
+
+        def joined(offsets: list[np.ndarray], counts: list[int]) -> np.ndarray:
+            shifts = np.cumsum([0, *counts[:-1]])
+            return np.concatenate([o[:-1] + shift for o, shift in zip(offsets, shifts)] + [[sum(counts)]]).astype(np.int64)
+
+        return cls(np.concatenate([s.coords for s in stores]),
+                   joined([s.ring_offsets for s in stores], [len(s.coords) for s in stores]),
+                   joined([s.part_offsets for s in stores], [len(s.ring_offsets) - 1 for s in stores]),
+                   joined([s.geometry_offsets for s in stores], [len(s.part_offsets) - 1 for s in stores]))
+
+    @classmethod
+    def empty(cls) -> RaggedPolygons:
+        zero = np.zeros(1, dtype=np.int64)
+        return cls(np.zeros((0, 2)), zero, zero, zero.copy())
+
+    # ----------------------------------------------------------------- structure
+    @property
+    def size(self) -> int:
+        """Number of geometries G."""
+        return len(self.geometry_offsets) - 1
+
+    @functools.cached_property
+    def ring_part(self) -> np.ndarray:
+        """The part each ring belongs to, (R,)."""
+        return np.repeat(np.arange(len(self.part_offsets) - 1), np.diff(self.part_offsets))
+
+    @functools.cached_property
+    def ring_geometry(self) -> np.ndarray:
+        """The geometry each ring belongs to, (R,)."""
+        part_geometry = np.repeat(np.arange(self.size), np.diff(self.geometry_offsets))
+        return part_geometry[self.ring_part]
+
+    @functools.cached_property
+    def is_exterior(self) -> np.ndarray:
+        """Whether each ring is the exterior of its part (the first ring of each part), (R,)."""
+        exterior = np.zeros(len(self.ring_offsets) - 1, dtype=bool)
+        exterior[self.part_offsets[:-1][np.diff(self.part_offsets) > 0]] = True
+        return exterior
+
+    @functools.cached_property
+    def geometry_vertex_offsets(self) -> np.ndarray:
+        """Where each geometry's vertices start and end in `coords`, (G + 1,)."""
+        return self.ring_offsets[self.part_offsets[self.geometry_offsets]]
+
+    def take(self, index: np.ndarray) -> RaggedPolygons:
+        """The geometries at `index` (a 1-D integer array), in that order, as a compact batch."""
+        index = np.asarray(index, dtype=np.int64)
+        parts, part_owner = ragged_arange(self.geometry_offsets[index], self.geometry_offsets[index + 1])
+        rings, ring_owner = ragged_arange(self.part_offsets[parts], self.part_offsets[parts + 1])
+        vertices, _ = ragged_arange(self.ring_offsets[rings], self.ring_offsets[rings + 1])
+        return RaggedPolygons(
+            self.coords[vertices],
+            offsets_of(np.diff(self.ring_offsets)[rings]),
+            offsets_of(np.bincount(ring_owner, minlength=len(parts))),
+            offsets_of(np.bincount(part_owner, minlength=len(index))),
+        )
+
+    # ----------------------------------------------------------------- measures
+    @functools.cached_property
+    def _edge_starts(self) -> tuple[np.ndarray, np.ndarray]:
+        """The first vertex of every ring edge (every vertex but a ring's closing one) and its ring."""
+        lengths = np.diff(self.ring_offsets)
+        is_start = np.ones(len(self.coords), dtype=bool)
+        is_start[self.ring_offsets[1:][lengths > 0] - 1] = False
+        start = np.flatnonzero(is_start)
+        vertex_ring = np.repeat(np.arange(len(lengths)), lengths)
+        return start, vertex_ring[start]
+
+    @functools.cached_property
+    def ring_signed_area(self) -> np.ndarray:
+        """Shoelace area of each ring, positive counter-clockwise in a y-up frame, (R,).
+
+        Each ring is taken relative to its first vertex, which keeps the products small for
+        polygons far from the origin.
+        """
+        start, ring = self._edge_starts
+        first = self.coords[self.ring_offsets[:-1][ring]]
+        p, q = self.coords[start] - first, self.coords[start + 1] - first
+        cross = p[:, 0] * q[:, 1] - q[:, 0] * p[:, 1]
+        return np.bincount(ring, weights=cross, minlength=len(self.ring_offsets) - 1) / 2
+
+    @functools.cached_property
+    def ring_weight(self) -> np.ndarray:
+        """+1 for rings whose direction adds area (counter-clockwise exteriors, clockwise holes), else -1, (R,)."""
+        counter_clockwise = self.ring_signed_area > 0
+        return np.where(counter_clockwise == self.is_exterior, 1.0, -1.0)
+
+    @functools.cached_property
+    def area(self) -> np.ndarray:
+        """Area of each geometry (exteriors minus holes), (G,)."""
+        contribution = np.abs(self.ring_signed_area) * np.where(self.is_exterior, 1.0, -1.0)
+        return np.bincount(self.ring_geometry, weights=contribution, minlength=self.size).astype(np.float64)
+
+    @functools.cached_property
+    def bounds(self) -> np.ndarray:
+        """``(xmin, ymin, xmax, ymax)`` of each geometry, NaN for an empty one, (G, 4)."""
+        bounds = np.full((self.size, 4), np.nan)
+        starts = self.geometry_vertex_offsets[:-1]
+        present = np.diff(self.geometry_vertex_offsets) > 0
+        if present.any():
+            at = starts[present]
+            bounds[present, :2] = np.minimum.reduceat(self.coords, at, axis=0)
+            bounds[present, 2:] = np.maximum.reduceat(self.coords, at, axis=0)
+        return bounds
+
+    @functools.cached_property
+    def centroid(self) -> np.ndarray:
+        """Centre of mass of each geometry, NaN for an empty one, (G, 2)."""
+        edges = self.edges
+        start = self.coords[edges.start]
+        end = self.coords[edges.start + 1]
+        # Each edge with the geometry's first vertex forms a signed triangle; work relative to that vertex.
+        anchor = self.coords[self.geometry_vertex_offsets[:-1][edges.geometry]] if edges.start.size else start
+        p, q = start - anchor, end - anchor
+        cross = (p[:, 0] * q[:, 1] - q[:, 0] * p[:, 1]) * edges.weight_sign
+        moments = np.stack([np.bincount(edges.geometry, weights=cross * (p[:, k] + q[:, k]), minlength=self.size)
+                            for k in range(2)], axis=-1)
+        twice_area = np.bincount(edges.geometry, weights=cross, minlength=self.size)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            local = moments / (3 * twice_area[:, None])
+        origin = np.full((self.size, 2), np.nan)
+        present = np.diff(self.geometry_vertex_offsets) > 0
+        origin[present] = self.coords[self.geometry_vertex_offsets[:-1][present]]
+        return np.where((twice_area > 0)[:, None], local + origin, np.nan)
+
+    @functools.cached_property
+    def edges(self) -> Edges:
+        """Every ring edge of every geometry, grouped by geometry."""
+        start, ring = self._edge_starts
+        geometry = self.ring_geometry[ring]
+        x, y = self.coords[:, 0], self.coords[:, 1]
+        return Edges(start, geometry, offsets_of(np.bincount(geometry, minlength=self.size)), self.ring_weight[ring],
+                     x[start], y[start], x[start + 1], y[start + 1])
+
+    @functools.cached_property
+    def fingerprint(self) -> np.ndarray:
+        """A 64-bit hash of each geometry's vertices in order, (G,) uint64: equal for identical geometries.
+
+        Kernels use it to put a pair in a canonical order (so that measuring (a, b) and (b, a) runs
+        the same arithmetic) and to spot identical pairs cheaply.
+        """
+        counts = np.diff(self.geometry_vertex_offsets)
+        vertex_geometry = np.repeat(np.arange(self.size), counts)
+        rank = (np.arange(len(self.coords)) - self.geometry_vertex_offsets[:-1][vertex_geometry]).astype(np.uint64)
+        bits = np.ascontiguousarray(self.coords).view(np.uint64)
+        # Multiplying by odd constants and by the vertex's odd rank mixes every bit (wrapping is intended).
+        mixed = (bits[:, 0] * np.uint64(0x9E3779B97F4A7C15) + bits[:, 1]) * (rank * np.uint64(2) + np.uint64(1))
+        hashes = counts.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F)
+        present = counts > 0
+        if present.any():
+            hashes[present] += np.add.reduceat(mixed, self.geometry_vertex_offsets[:-1][present])
+        return hashes
+
+    @functools.cached_property
+    def convex_hulls(self) -> ConvexHulls:
+        """The convex hull of each geometry, as tables for the GIoU hull kernel."""
+        from geoiou.kernels.hull import ConvexHulls
+
+        return ConvexHulls.from_shapely(shapely.convex_hull(self.shapely))
+
+    # ----------------------------------------------------------------- shapely at the edges
+    @functools.cached_property
+    def shapely(self) -> np.ndarray:
+        """The geometries as shapely objects, (G,): Polygons for one part, MultiPolygons for several."""
+        geoms = np.empty(self.size, dtype=object)
+        parts = np.diff(self.geometry_offsets)
+        if (parts == 0).any():
+            geoms[parts == 0] = shapely.Polygon()
+        single = np.flatnonzero(parts == 1)
+        if single.size:
+            one = self if single.size == self.size else self.take(single)
+            geoms[single] = shapely.from_ragged_array(
+                shapely.GeometryType.POLYGON, one.coords, (one.ring_offsets, one.part_offsets))
+        multi = np.flatnonzero(parts > 1)
+        if multi.size:
+            many = self.take(multi)
+            geoms[multi] = shapely.from_ragged_array(
+                shapely.GeometryType.MULTIPOLYGON, many.coords, (many.ring_offsets, many.part_offsets,
+                                                                 many.geometry_offsets))
+        return geoms
+
+
+@dataclass(frozen=True)
+class Edges:
+    """The directed ring edges of a `RaggedPolygons`, grouped by geometry.
+
+    Edge k runs from ``coords[start[k]]`` to ``coords[start[k] + 1]`` and belongs to geometry
+    ``geometry[k]``; the edges of geometry g are ``offsets[g]`` to ``offsets[g + 1] - 1``.
+    ``weight_sign`` is its ring's weight: summing ``weight_sign · cross(p, q)`` over a geometry's
+    edges gives twice its area, whatever the direction of each ring.
+    """
+
+    start: np.ndarray
+    geometry: np.ndarray
+    offsets: np.ndarray
+    weight_sign: np.ndarray
+    #: Both ends of each edge as contiguous coordinate columns (gathers from 1-D arrays are fastest).
+    x0: np.ndarray
+    y0: np.ndarray
+    x1: np.ndarray
+    y1: np.ndarray
