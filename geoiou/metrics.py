@@ -16,6 +16,7 @@ from numpy.typing import DTypeLike
 import geoiou.kernels  # noqa: F401  (registers the kernels)
 from geoiou._validation import zero_division_value
 from geoiou.dispatch import PairKernel, find_kernel
+from geoiou.kernels import scalar
 from geoiou.kernels.box import bound_columns, enclosing_extents, scalar_enclosing_measure
 from geoiou.errors import InvalidArgumentError, UnsupportedPairError
 from geoiou.kernels.pairs import SweepCandidates
@@ -132,9 +133,9 @@ def _ratio(numerator: Result, denominator: Result, zero_division: float) -> Resu
 
 
 def _larger(x: Result, y: Result) -> Result:
-    """``np.maximum(x, y)``; for floats the same choice (`y` on ties) without NumPy's call."""
+    """``np.maximum(x, y)``; for floats the same (`geoiou.kernels.scalar`) without NumPy's call."""
     if isinstance(x, float) and isinstance(y, float):
-        return x if x > y else y
+        return scalar.maximum(x, y)
     return np.maximum(x, y)
 
 

@@ -4,7 +4,7 @@ Three forms of one computation, each registered in `geoiou.dispatch`:
 
 - the batch kernels broadcast two batches like NumPy;
 - the single-pair forms compute one pair in plain Python floats: the same operations in the same
-  order, so the same bits (NumPy's ``maximum(x, y)`` is ``x if x > y else y`` for numbers);
+  order, with NumPy's semantics from `geoiou.kernels.scalar`, so the same bits;
 - `AlignedPairs` hands out the pairs of ``a × b`` as rectangular blocks (a few rows of `a` against a
   run of columns of `b`) whose coordinates are contiguous arrays broadcast against each other, so
   that every arithmetic pass of a pairwise metric runs over a block that stays in the CPU cache and
@@ -21,6 +21,7 @@ from typing import Iterator, NamedTuple, Sequence
 import numpy as np
 
 from geoiou.dispatch import register
+from geoiou.kernels.scalar import maximum, minimum
 from geoiou.regions import Box, Interval, Region
 
 __all__ = [
@@ -84,8 +85,7 @@ def scalar_enclosing_measure(bounds_a: list[float], bounds_b: list[float]) -> fl
     measure = 1.0
     for axis in range(half):
         low_a, low_b, high_a, high_b = bounds_a[axis], bounds_b[axis], bounds_a[half + axis], bounds_b[half + axis]
-        # np.maximum(high_a, high_b) - np.minimum(low_a, low_b), the second operand on ties as NumPy.
-        extent = (high_a if high_a > high_b else high_b) - (low_a if low_a < low_b else low_b)
+        extent = maximum(high_a, high_b) - minimum(low_a, low_b)
         measure = extent if axis == 0 else measure * extent
     return measure
 
@@ -122,10 +122,7 @@ def interval_hull_length(a: Interval, b: Interval) -> np.ndarray:
 # --------------------------------------------------------------------------- single pairs
 def _scalar_overlap(low_a: float, high_a: float, low_b: float, high_b: float) -> float:
     """`overlap_length` of one pair in Python floats, operation for operation."""
-    high = high_a if high_a < high_b else high_b  # np.minimum(high_a, high_b): the second one on ties
-    low = low_a if low_a > low_b else low_b  # np.maximum(low_a, low_b)
-    length = high - low
-    return length if length > 0.0 else 0.0
+    return maximum(minimum(high_a, high_b) - maximum(low_a, low_b), 0.0)
 
 
 @register(Box, Box, form="single")

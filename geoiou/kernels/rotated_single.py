@@ -6,10 +6,9 @@ single pair with Python floats: the same operations on the same values in the sa
 results are the same bits (`tests/kernels/test_rotated_single.py` holds them equal with
 Hypothesis). Where NumPy and Python differ, the rendering follows NumPy:
 
-- ``np.maximum(x, y)`` and ``np.minimum(x, y)`` return `y` on ties (signed zeros): written
-  ``x if x > y else y``; ``np.clip`` keeps `x` unless it is strictly outside;
-- ``np.round`` and ``np.floor`` keep the sign of a zero; ``1 / ±0`` is ``±inf`` rather than an
-  error; cosines and sines come from NumPy itself (one call for both boxes).
+NumPy's float semantics where Python's differ (ties of signed zeros in ``maximum`` and ``minimum``,
+``1 / ±0``, the sign of a rounded zero) come from `geoiou.kernels.scalar`; cosines and sines come
+from NumPy itself (one call for both boxes).
 
 A pair whose frame overflows (sizes below about 1e-300 of the distances) is handed to the batch
 kernel, whose NaN handling is not worth rendering.
@@ -27,6 +26,7 @@ from geoiou.kernels.rotated import (
     rotated_box_hull_area,
     rotated_box_intersection_area,
 )
+from geoiou.kernels.scalar import clip, divide, floor, maximum, minimum, rint
 
 __all__ = ["single_hull_area", "single_intersection_area"]
 
@@ -52,31 +52,10 @@ class _Box(NamedTuple):
     y_max: float
 
 
-def _np_round(x: float) -> float:
-    rounded = float(round(x))  # round half to even, as np.round
-    return rounded if rounded != 0 else math.copysign(0.0, x)
-
-
-def _np_floor(x: float) -> float:
-    return x if x == 0 else float(math.floor(x))
-
-
-def _maximum(x: float, y: float) -> float:
-    return x if x > y else y
-
-
-def _minimum(x: float, y: float) -> float:
-    return x if x < y else y
-
-
-def _clip(x: float, low: float, high: float) -> float:
-    return low if x < low else (high if x > high else x)
-
-
 def _boxes(a: np.ndarray, b: np.ndarray) -> tuple[_Box, _Box]:
     """`rotated._BoxTable.build` of two boxes ``(cx, cy, w, h, angle)``."""
     (cx_a, cy_a, w_a, h_a, angle_a), (cx_b, cy_b, w_b, h_b, angle_b) = a.tolist(), b.tolist()
-    turns = (_np_round(angle_a / 90.0), _np_round(angle_b / 90.0))
+    turns = (rint(angle_a / 90.0), rint(angle_b / 90.0))
     residuals = [(angle - 90.0 * turn) * _RADIANS_PER_DEGREE for angle, turn in zip((angle_a, angle_b), turns)]
     cosines, sines = np.cos(residuals).tolist(), np.sin(residuals).tolist()
     return (_box(cx_a, cy_a, w_a, h_a, angle_a, turns[0], cosines[0], sines[0]),
@@ -85,9 +64,9 @@ def _boxes(a: np.ndarray, b: np.ndarray) -> tuple[_Box, _Box]:
 
 def _box(cx: float, cy: float, w: float, h: float, angle: float, turns: float, cos: float, sin: float) -> _Box:
     # _unit_vectors: the quarter turns exactly, then the residual's rotation.
-    quarter = turns - 4.0 * _np_floor(0.25 * turns)
-    quarter_cos = _maximum(1.0 - quarter, quarter - 3.0)
-    quarter_sin = _minimum(quarter, 2.0 - quarter)
+    quarter = turns - 4.0 * floor(0.25 * turns)
+    quarter_cos = maximum(1.0 - quarter, quarter - 3.0)
+    quarter_sin = minimum(quarter, 2.0 - quarter)
     cos, sin = quarter_cos * cos - quarter_sin * sin, quarter_sin * cos + quarter_cos * sin
     area = w * h
     for other in (cx, cy, angle):
@@ -100,8 +79,8 @@ def _box(cx: float, cy: float, w: float, h: float, angle: float, turns: float, c
 
 def _apart(a: _Box, b: _Box) -> bool:
     """`rotated._bounds_overlap`, negated: bounds that do not overlap with positive area."""
-    return (_maximum(a.x_min, b.x_min) >= _minimum(a.x_max, b.x_max)
-            or _maximum(a.y_min, b.y_min) >= _minimum(a.y_max, b.y_max))
+    return (maximum(a.x_min, b.x_min) >= minimum(a.x_max, b.x_max)
+            or maximum(a.y_min, b.y_min) >= minimum(a.y_max, b.y_max))
 
 
 def _canonical(a: _Box, b: _Box) -> tuple[_Box, _Box]:
@@ -172,13 +151,13 @@ def single_intersection_area(a: np.ndarray, b: np.ndarray) -> float:
     # The clamps of _intersection_of_pairs: fmax and fmin skip a NaN.
     floor = _HUGE_AREA if frame.contained() else 0.0
     area = floor if area != area or floor > area else area
-    smaller = _minimum(frame.a_area, frame.b_area)
+    smaller = minimum(frame.a_area, frame.b_area)
     area = smaller if smaller < area else area
     return area + 0.0
 
 
 def _overlap_length(centre: float, reach: float, half: float) -> float:
-    return _maximum(_minimum(centre + reach, half) - _maximum(centre - reach, -half), 0.0)
+    return maximum(minimum(centre + reach, half) - maximum(centre - reach, -half), 0.0)
 
 
 def _clipped_area(frame: _Frame) -> float | None:
@@ -206,21 +185,20 @@ def _unit_square_clipped_area(xs, ys, edges_x, edges_y) -> float:
     for index, (x, y, edge_x, edge_y) in enumerate(zip(xs, ys, edges_x, edges_y)):
         at_left, at_right = _crossings(x, edge_x)
         at_bottom, at_top = _crossings(y, edge_y)
-        enter = _clip(_minimum(at_left, at_right), 0.0, 1.0)
-        leave = _maximum(_clip(_maximum(at_left, at_right), 0.0, 1.0), enter)
-        first = _minimum(_maximum(_minimum(at_bottom, at_top), enter), leave)
-        second = _minimum(_maximum(_maximum(at_bottom, at_top), enter), leave)
-        integral = (first - enter) * _clip(enter * edge_y + y, -1.0, 1.0)
-        integral += (_clip(first * edge_y + y, -1.0, 1.0) + _clip(second * edge_y + y, -1.0, 1.0)) * (second - first) * 0.5
-        integral += (leave - second) * _clip(leave * edge_y + y, -1.0, 1.0)
+        enter = clip(minimum(at_left, at_right), 0.0, 1.0)
+        leave = maximum(clip(maximum(at_left, at_right), 0.0, 1.0), enter)
+        first = minimum(maximum(minimum(at_bottom, at_top), enter), leave)
+        second = minimum(maximum(maximum(at_bottom, at_top), enter), leave)
+        integral = (first - enter) * clip(enter * edge_y + y, -1.0, 1.0)
+        integral += (clip(first * edge_y + y, -1.0, 1.0) + clip(second * edge_y + y, -1.0, 1.0)) * (second - first) * 0.5
+        integral += (leave - second) * clip(leave * edge_y + y, -1.0, 1.0)
         integral *= edge_x
         total = integral if index == 0 else total + integral
     return -total
 
 
 def _crossings(coordinate: float, edge: float) -> tuple[float, float]:
-    slope = 1.0 / edge if edge != 0 else math.copysign(math.inf, edge)
-    slope = _clip(slope, -_HUGE, _HUGE)
+    slope = clip(divide(1.0, edge), -_HUGE, _HUGE)
     at_low = (-1.0 - coordinate) * slope
     return at_low, 2.0 * slope + at_low
 
@@ -240,7 +218,7 @@ def single_hull_area(a: np.ndarray, b: np.ndarray) -> float:
     hull = twice * 0.5
     if frame.contained():
         hull *= 0.0
-    return _maximum(hull, _maximum(frame.a_area, frame.b_area))
+    return maximum(hull, maximum(frame.a_area, frame.b_area))
 
 
 def _twice_hull_shoelace(frame: _Frame) -> float:
