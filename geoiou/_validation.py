@@ -25,6 +25,8 @@ def fail(param: str, expected: str, got: Any) -> InvalidRegionError:
 
 def as_float_array(value: Any, param: str, trailing: int | None = None) -> np.ndarray:
     """Convert `value` to a finite float64 array whose last axis has length `trailing`."""
+    if trailing is not None and type(value) in (list, tuple) and len(value) == trailing and _finite_numbers(value):
+        return np.array(value, dtype=np.float64)  # one region of plain numbers: checked without NumPy passes
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
@@ -38,10 +40,23 @@ def as_float_array(value: Any, param: str, trailing: int | None = None) -> np.nd
     return array
 
 
+def _finite_numbers(values: list | tuple) -> bool:
+    """True if every item is a finite Python int or float (anything else takes the general checks)."""
+    try:
+        return all(type(v) in (int, float) and math.isfinite(v) for v in values)
+    except OverflowError:  # an int beyond float range
+        return False
+
+
+def _any(flags: np.ndarray | np.bool_) -> bool:
+    """``flags.any()``, without its method call for the 0-d result of one region."""
+    return bool(flags) if flags.ndim == 0 else bool(flags.any())
+
+
 def require_ordered(low: np.ndarray, high: np.ndarray, param: str, what: str) -> None:
     """Raise unless ``low <= high`` everywhere; `what` names the pair, e.g. ``'x1 <= x2'``."""
     bad = low > high
-    if bad.any():
+    if _any(bad):
         index = tuple(int(i) for i in np.argwhere(bad)[0])
         raise fail(param, f"ordered with {what}", f"{low[index]} > {high[index]} at batch index {index}")
 
@@ -49,7 +64,7 @@ def require_ordered(low: np.ndarray, high: np.ndarray, param: str, what: str) ->
 def require_nonnegative(values: np.ndarray, param: str, what: str) -> None:
     """Raise unless every entry of `values` is >= 0; `what` names the quantity."""
     bad = values < 0
-    if bad.any():
+    if _any(bad):
         index = tuple(int(i) for i in np.argwhere(bad)[0])
         raise fail(param, f"a non-negative {what}", f"{what} {values[index]} at batch index {index}")
 

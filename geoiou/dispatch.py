@@ -3,7 +3,10 @@
 A kernel computes, for two regions with broadcastable batch shapes, one measure of each pair as an
 array of the broadcast shape: the measure of their intersection (``"intersection"``) or of the convex
 hull of their union (``"hull"``, the GIoU enclosure). Kernels are registered per measure and
-ordered pair of kinds.
+ordered pair of kinds, each in up to three forms: the batch kernel (required), a single-pair form
+that computes one pair in plain Python floats by the same operations (the scalar fast path of the
+metrics), and a blocks form that hands out the pairs of two flat batches as cache-sized blocks
+(the fused pairwise path of kinds whose metrics are a few arithmetic passes).
 Lookup tries the exact pair, then the swapped pair (intersection is symmetric), then promotes a
 kind along the exact tower ``Box < RotatedBox < Polygon`` and tries again. A new geometry plugs in
 by registering kernels; the metrics never grow an if/elif.
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -25,7 +28,9 @@ __all__ = ["Kernel", "PairKernel", "find_kernel", "register", "supported_pairs"]
 Kernel = Callable[[Region, Region], np.ndarray]
 
 Measure = str  # "intersection" or "hull"
-_TABLE: dict[tuple[Measure, type[Region], type[Region]], Kernel] = {}
+Form = str  # "batch", "single" or "blocks"
+FORMS = ("batch", "single", "blocks")
+_TABLE: dict[tuple[Measure, type[Region], type[Region]], dict[Form, Callable]] = {}
 #: Kernels that measure candidate pairs one by one after pruning by bounds (see `register`).
 _PER_CANDIDATE: set[Kernel] = set()
 
@@ -38,17 +43,28 @@ PROMOTIONS: dict[type[Region], tuple[tuple[type[Region], Callable[[Region], Regi
 }
 
 
-def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "intersection", *,
-             per_candidate: bool = False) -> Callable[[Kernel], Kernel]:
-    """Register the decorated function as the `measure` kernel of ``(kind_a, kind_b)``.
+def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "intersection",
+             form: Form = "batch", *, per_candidate: bool = False) -> Callable[[Callable], Callable]:
+    """Register the decorated function as the `measure` kernel of ``(kind_a, kind_b)`` in `form`.
 
-    `per_candidate` marks a kernel that measures the pairs whose bounds overlap one by one (its
-    cost follows those pairs, not the broadcast shape): pairwise matrices then always come from
-    a sweep over the bounds rather than from dense blocks.
+    ``"batch"``: ``kernel(a, b) -> ndarray`` of the broadcast batch shape. ``"single"``:
+    ``kernel(a, b)`` of two single regions, the same algorithm in Python floats (a Hypothesis test
+    holds the two equal bit for bit): for ``"intersection"`` it returns ``(measure, measure of a,
+    measure of b)``, for ``"hull"`` the measure. ``"blocks"``: ``kernel(a, b, block_pairs)`` of
+    two flat batches returns an object with the GIoU ``enclosures`` it gives, ``dense_blocks()``
+    (every pair) and ``band_blocks(limit)`` (only pairs that can overlap, or None beyond `limit`
+    pairs), whose blocks have ``intersection``, ``area_a``, ``area_b``, ``enclosure(kind)`` and
+    ``write(result, values)``; see `geoiou.kernels.box.AlignedPairs`.
+
+    `per_candidate` marks a batch kernel that measures the pairs whose bounds overlap one by one
+    (its cost follows those pairs, not the broadcast shape): pairwise matrices then always come
+    from a sweep over the bounds rather than from dense blocks.
     """
+    if form not in FORMS:
+        raise ValueError(f"'form' must be one of {FORMS} (got {form!r})")
 
-    def decorator(kernel: Kernel) -> Kernel:
-        _TABLE[(measure, kind_a, kind_b)] = kernel
+    def decorator(kernel: Callable) -> Callable:
+        _TABLE.setdefault((measure, kind_a, kind_b), {})[form] = kernel
         if per_candidate:
             _PER_CANDIDATE.add(kernel)
         find_kernel.cache_clear()
@@ -65,6 +81,8 @@ class PairKernel:
     convert_a: tuple[Callable[[Region], Region], ...]
     convert_b: tuple[Callable[[Region], Region], ...]
     swapped: bool
+    single_form: Callable | None = None
+    blocks_form: Callable | None = None
 
     @property
     def per_candidate(self) -> bool:
@@ -72,11 +90,33 @@ class PairKernel:
         return self.kernel in _PER_CANDIDATE
 
     def __call__(self, a: Region, b: Region) -> np.ndarray:
+        a, b = self._converted(a, b)
+        return self.kernel(b, a) if self.swapped else self.kernel(a, b)
+
+    @property
+    def has_single(self) -> bool:
+        return self.single_form is not None
+
+    def single(self, a: Region, b: Region) -> Any:
+        """The single-pair form on two single regions (measures of `a` and `b` in that order)."""
+        a, b = self._converted(a, b)
+        if not self.swapped:
+            return self.single_form(a, b)
+        result = self.single_form(b, a)
+        return (result[0], result[2], result[1]) if isinstance(result, tuple) else result
+
+    def blocks(self, a: Region, b: Region, block_pairs: int) -> Any | None:
+        """The blocks form on two flat batches, or None when the pair has none as it stands (no conversion, no swap)."""
+        if self.blocks_form is None or self.convert_a or self.convert_b or self.swapped:
+            return None
+        return self.blocks_form(a, b, block_pairs)
+
+    def _converted(self, a: Region, b: Region) -> tuple[Region, Region]:
         for convert in self.convert_a:
             a = convert(a)
         for convert in self.convert_b:
             b = convert(b)
-        return self.kernel(b, a) if self.swapped else self.kernel(a, b)
+        return a, b
 
 
 def _promotion_chain(kind: type[Region]) -> list[tuple[type[Region], tuple[Callable, ...]]]:
@@ -101,10 +141,10 @@ def find_kernel(kind_a: type[Region], kind_b: type[Region], measure: Measure = "
         for step_b, (target_b, conv_b) in enumerate(_promotion_chain(kind_b))
     ]
     for _, target_a, conv_a, target_b, conv_b in sorted(candidates, key=lambda c: c[0]):
-        if (measure, target_a, target_b) in _TABLE:
-            return PairKernel(_TABLE[(measure, target_a, target_b)], conv_a, conv_b, swapped=False)
-        if (measure, target_b, target_a) in _TABLE:
-            return PairKernel(_TABLE[(measure, target_b, target_a)], conv_a, conv_b, swapped=True)
+        for key, swapped in (((measure, target_a, target_b), False), ((measure, target_b, target_a), True)):
+            forms = _TABLE.get(key, {})
+            if "batch" in forms:
+                return PairKernel(forms["batch"], conv_a, conv_b, swapped, forms.get("single"), forms.get("blocks"))
     what = "compare" if measure == "intersection" else f"compute the {measure} measure of"
     raise UnsupportedPairError(
         f"cannot {what} {kind_a.__name__} with {kind_b.__name__}; supported pairs: "
@@ -115,5 +155,5 @@ def find_kernel(kind_a: type[Region], kind_b: type[Region], measure: Measure = "
 
 def supported_pairs(measure: Measure = "intersection") -> list[tuple[type[Region], type[Region]]]:
     """Pairs of kinds with a registered `measure` kernel (each pair once; promotion covers more)."""
-    pairs = [(a, b) for m, a, b in _TABLE if m == measure]
+    pairs = [(a, b) for (m, a, b), forms in _TABLE.items() if m == measure and "batch" in forms]
     return sorted(pairs, key=lambda pair: (pair[0].__name__, pair[1].__name__))

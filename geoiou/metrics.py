@@ -15,7 +15,9 @@ from numpy.typing import DTypeLike
 
 import geoiou.kernels  # noqa: F401  (registers the kernels)
 from geoiou._validation import zero_division_value
-from geoiou.dispatch import find_kernel
+from geoiou.dispatch import PairKernel, find_kernel
+from geoiou.kernels import scalar
+from geoiou.kernels.box import bound_columns, enclosing_extents, scalar_enclosing_measure
 from geoiou.errors import InvalidArgumentError, UnsupportedPairError
 from geoiou.kernels.pairs import SweepCandidates
 from geoiou.regions import Box, Interval, Region
@@ -43,7 +45,7 @@ ENCLOSURES = ("box", "hull")
 Result = float | np.ndarray
 
 
-# --------------------------------------------------------------------------- shared primitives
+# --------------------------------------------------------------------------- measures of pairs
 def _require_regions(a: object, b: object) -> None:
     for name, value in (("a", a), ("b", b)):
         if not isinstance(value, Region):
@@ -59,24 +61,68 @@ def _require_broadcastable(a: Region, b: Region) -> None:
                                    ) from None
 
 
-def _overlap(a: Region, b: Region) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Intersection measure of each pair and the measures of `a` and `b` (broadcastable, not broadcast).
+class _RegionMeasures:
+    """What the metric formulas use of each pair of two broadcastable batches.
 
+    `intersection` has the broadcast shape, `area_a` and `area_b` the batch shapes (they broadcast).
     Every kernel keeps ``0 <= intersection <= min(|a|, |b|)`` itself (exact kernels by construction,
     the others by clamping their rounding), so IoU stays in [0, 1] without a pass here.
     """
+
+    def __init__(self, pair: PairKernel, a: Region, b: Region, intersection: np.ndarray | None = None) -> None:
+        self.a, self.b = a, b
+        self.intersection = pair(a, b) if intersection is None else intersection
+        self.area_a, self.area_b = a._area_array(), b._area_array()
+
+    def enclosure(self, enclosure: Enclosure) -> np.ndarray:
+        if enclosure == "box":
+            return _box_enclosure(self.a, self.b)[0]
+        return find_kernel(type(self.a), type(self.b), measure="hull")(self.a, self.b)
+
+
+class _SingleMeasures:
+    """The same measures of two single regions, in Python floats, from the pair's single-pair form.
+
+    No batch machinery (broadcasting checks, chunks, sweeps) runs: a call costs microseconds. The
+    single-pair form repeats the batch kernel's operations in the same order, so the formulas below
+    give the same bits on both paths (Python and NumPy floats round alike).
+    """
+
+    def __init__(self, pair: PairKernel, a: Region, b: Region) -> None:
+        self.a, self.b = a, b
+        self.intersection, self.area_a, self.area_b = pair.single(a, b)
+
+    def enclosure(self, enclosure: Enclosure) -> float:
+        if enclosure == "box":
+            return scalar_enclosing_measure(self.a.bounds.tolist(), self.b.bounds.tolist())
+        hull = find_kernel(type(self.a), type(self.b), measure="hull")
+        return hull.single(self.a, self.b) if hull.has_single else float(hull(self.a, self.b))
+
+
+Measures = _RegionMeasures | _SingleMeasures
+
+
+def _measures(a: Region, b: Region) -> Measures:
+    """The measures of each pair of `a` and `b`: by the scalar path for two single regions when the pair has one."""
     _require_regions(a, b)
-    _require_broadcastable(a, b)
-    intersection = find_kernel(type(a), type(b))(a, b)
-    return intersection, a._area_array(), b._area_array()
+    single = not a.shape and not b.shape
+    if not single:
+        _require_broadcastable(a, b)
+    pair = find_kernel(type(a), type(b))
+    return _SingleMeasures(pair, a, b) if single and pair.has_single else _RegionMeasures(pair, a, b)
 
 
-def _ratio(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
+# --------------------------------------------------------------------------- formulas
+# Each metric is written once, over the measures of its pairs: the arrays of a batch, the floats of a
+# single pair or the blocks of a fused pairwise kernel all go through the same lines.
+def _ratio(numerator: Result, denominator: Result, zero_division: float) -> Result:
     """``numerator / denominator``, and `zero_division` where the denominator is 0.
 
     Every caller has ``numerator == 0`` wherever ``denominator == 0`` (0/0 is NaN), so the
     common default NaN needs no extra pass; any other value is written only where it applies.
     """
+    if isinstance(denominator, float):
+        return numerator / denominator if denominator != 0 else zero_division
     with np.errstate(invalid="ignore", divide="ignore"):
         result = np.true_divide(numerator, denominator)
     if not math.isnan(zero_division):
@@ -86,24 +132,36 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray, zero_division: float)
     return result
 
 
-def _union(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) -> np.ndarray:
-    union = area_a + area_b
-    union -= intersection
-    return union
+def _larger(x: Result, y: Result) -> Result:
+    """``np.maximum(x, y)``; for floats the same (`geoiou.kernels.scalar`) without NumPy's call."""
+    if isinstance(x, float) and isinstance(y, float):
+        return scalar.maximum(x, y)
+    return np.maximum(x, y)
 
 
-def _iou_and_union(a: Region, b: Region, zero_division: float) -> tuple[np.ndarray, np.ndarray]:
-    """IoU and union of each pair.
+def _union_of(m: Measures) -> Result:
+    """``|a| + |b| - |a ∩ b|``.
 
-    No cap at 1 is needed: with ``i <= min(|a|, |b|)`` we have ``|a| + |b| >= 2i``, so rounding
+    IoU needs no cap at 1: with ``i <= min(|a|, |b|)`` we have ``|a| + |b| >= 2i``, so rounding
     (monotonic) gives ``fl(|a| + |b|) >= 2i`` and then ``fl(fl(|a| + |b|) - i) >= i``.
     """
-    zero_division = zero_division_value(zero_division)
-    intersection, area_a, area_b = _overlap(a, b)
-    union = _union(intersection, area_a, area_b)
-    return _ratio(intersection, union, zero_division), union
+    return m.area_a + m.area_b - m.intersection
 
 
+def _iou_of(m: Measures, zero_division: float) -> Result:
+    return _ratio(m.intersection, _union_of(m), zero_division)
+
+
+def _iof_of(m: Measures, zero_division: float) -> Result:
+    return _ratio(m.intersection, m.area_a, zero_division)
+
+
+def _giou_of(m: Measures, zero_division: float, enclosure: Enclosure) -> Result:
+    union = _union_of(m)
+    overlap = _ratio(m.intersection, union, zero_division)
+    # Rounding in the hull could leave it a hair below the union; C >= union always holds exactly.
+    enclosing = _larger(m.enclosure(enclosure), union)
+    return overlap - _ratio(enclosing - union, enclosing, 0.0)
 
 
 #: Elements of a pairwise result computed per step. The temporaries of one step (a dozen arrays of
@@ -124,67 +182,85 @@ CANDIDATE_CHUNK = 1 << 16
 #: The sparse path gathers regions pair by pair: only for kinds this small per region (not masks).
 GATHER_LIMIT_BYTES = 1024
 
+Formula = Callable[[Measures], Result]
+Disjoint = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
 
-def _pairwise(metric: Callable[..., Result], a: Region, b: Region, dtype: DTypeLike,
-              disjoint: Callable[..., None] | None = None, of_measures: Callable[..., np.ndarray] | None = None,
-              **options: Any) -> np.ndarray:
-    """Apply an elementwise `metric` to every pair of ``a × b``; return shape ``a.shape + b.shape``.
+def _pairwise(formula: Formula, a: Region, b: Region, dtype: DTypeLike, disjoint: Disjoint | None = None,
+              enclosure: Enclosure | None = None, fused: bool = True, from_intersections: bool = False) -> np.ndarray:
+    """Apply a metric's `formula` to every pair of ``a × b``; return shape ``a.shape + b.shape``.
 
-    When most pairs cannot overlap and the metric's value for such pairs is known (`disjoint`
-    writes it), only the pairs found by a sweep over the bounds are measured. Otherwise rows are
-    computed a block at a time. Values are computed in float64 and then stored as `dtype`.
+    Kinds with a blocks form (boxes, intervals, rotated boxes) compute fused blocks of pairs;
+    `fused` is False for formulas that need the regions themselves, and `enclosure` names the GIoU
+    enclosure the blocks must provide. Otherwise, when most pairs cannot overlap and the metric's
+    value for such pairs is known (`disjoint` writes it), only the pairs found by a sweep over the
+    bounds are measured, and else rows are computed a block at a time. Values are computed in
+    float64 and stored as `dtype`.
 
-    `of_measures` (GIoU, DIoU) computes the metric from the pairs' intersections: for kinds
-    measured candidate by candidate, the intersections then come from the sweep and only the
-    rest of the metric (an enclosure, a distance) is computed for every pair, in row blocks.
+    `from_intersections` (GIoU, DIoU): for kinds measured candidate by candidate, the
+    intersections come from the sweep and only the rest of the metric (an enclosure, a distance)
+    is computed for every pair, in row blocks.
     """
     _require_regions(a, b)
-    kernel = find_kernel(type(a), type(b))  # an unsupported pair fails even when a batch is empty
+    pair = find_kernel(type(a), type(b))  # an unsupported pair fails even when a batch is empty
     dtype = np.dtype(dtype)
     if dtype.kind != "f":
         raise InvalidArgumentError(f"'dtype' must be a floating-point type such as float64 or float32 (got {dtype})")
-    if of_measures is not None and kernel.per_candidate:
-        return _pairwise_from_intersections(of_measures, a, b, dtype, options)
+    if from_intersections and pair.per_candidate:
+        return _pairwise_from_intersections(formula, pair, a, b, dtype)
     flat_a, flat_b = a.reshape(a.size), b.reshape(b.size)
-    sweep = _sparse_sweep(flat_a, flat_b, always=kernel.per_candidate) if disjoint is not None else None
+    blocks = pair.blocks(flat_a, flat_b, PAIRWISE_CHUNK) if fused else None
+    if blocks is not None and (enclosure is None or enclosure in blocks.enclosures):
+        return _pairwise_blocks(formula, blocks, flat_a, flat_b, a.shape + b.shape, dtype, disjoint)
+    sweep = _sparse_sweep(flat_a, flat_b, always=pair.per_candidate) if disjoint is not None else None
     # Zeros come from the allocator as untouched zero pages, so the sparse path pays only for what it writes.
     result = (np.empty if sweep is None else np.zeros)(a.shape + b.shape, dtype=dtype)
     rows = result.reshape(a.size, b.size)
     if sweep is None:
-        _fill_dense(metric, flat_a, flat_b, rows, options)
+        _fill_dense(formula, pair, flat_a, flat_b, rows)
     else:
-        disjoint(rows, flat_a._area_array(), flat_b._area_array(), **options)
+        disjoint(rows, flat_a._area_array(), flat_b._area_array())
         for index_a, index_b in sweep.chunks(CANDIDATE_CHUNK):
-            rows[index_a, index_b] = metric(flat_a[index_a], flat_b[index_b], **options)
+            rows[index_a, index_b] = formula(_RegionMeasures(pair, flat_a[index_a], flat_b[index_b]))
     return result
 
 
-def _pairwise_from_intersections(of_measures: Callable[..., np.ndarray], a: Region, b: Region, dtype: np.dtype,
-                                 options: dict) -> np.ndarray:
+def _pairwise_blocks(formula: Formula, blocks: Any, a: Region, b: Region, shape: tuple[int, ...],
+                     dtype: np.dtype, disjoint: Disjoint | None) -> np.ndarray:
+    """The pairwise result from a kernel's blocks: only the band of pairs that can meet when `disjoint` applies."""
+    pairs = a.size * b.size
+    band = blocks.band_blocks(SPARSE_FRACTION * pairs) if disjoint is not None and pairs else None
+    result = (np.empty if band is None else np.zeros)(shape, dtype=dtype)
+    rows = result.reshape(a.size, b.size)
+    if band is not None:
+        disjoint(rows, a._area_array(), b._area_array())
+    for block in blocks.dense_blocks() if band is None else band:
+        block.write(rows, formula(block))
+    return result
+
+
+def _pairwise_from_intersections(formula: Formula, pair: PairKernel, a: Region, b: Region,
+                                 dtype: np.dtype) -> np.ndarray:
     """A metric of every pair from the sparse pairwise intersections and, block by block, the rest of it.
 
-    Each block runs the same arithmetic as the elementwise metric, so the values are the same bits.
+    Each block runs the same formula as the elementwise metric, so the values are the same bits.
     """
-    if "zero_division" in options:
-        options = {**options, "zero_division": zero_division_value(options["zero_division"])}
-    intersections = _pairwise(intersection_area, a, b, np.float64, disjoint=_nothing_to_add)
+    intersections = _pairwise(lambda m: m.intersection, a, b, np.float64, disjoint=_nothing_to_add)
     result = intersections if dtype == np.float64 else np.empty(a.shape + b.shape, dtype=dtype)
     rows, values = intersections.reshape(a.size, b.size), result.reshape(a.size, b.size)
     column_a, row_b = a.reshape(a.size, 1), b.reshape(1, b.size)
-    area_a, area_b = column_a._area_array(), row_b._area_array()
     step = max(1, PAIRS_PER_ENCLOSURE_STEP // max(1, b.size))
     for start in range(0, a.size, step):
         block = slice(start, start + step)
-        values[block] = of_measures(column_a[block], row_b, rows[block], area_a[block], area_b, **options)
+        values[block] = formula(_RegionMeasures(pair, column_a[block], row_b, intersection=rows[block]))
     return result
 
 
-def _fill_dense(metric: Callable[..., Result], a: Region, b: Region, rows: np.ndarray, options: dict) -> None:
-    """Fill ``rows[i, j] = metric(a[i], b[j])`` a block of rows at a time, by broadcasting."""
+def _fill_dense(formula: Formula, pair: PairKernel, a: Region, b: Region, rows: np.ndarray) -> None:
+    """Fill ``rows[i, j] = formula(a[i], b[j])`` a block of rows at a time, by broadcasting."""
     column_a, row_b = a.reshape(a.size, 1), b.reshape(1, b.size)
     step = max(1, PAIRWISE_CHUNK // max(1, b.size))
     for start in range(0, a.size, step):
-        rows[start : start + step] = metric(column_a[start : start + step], row_b, **options)
+        rows[start : start + step] = formula(_RegionMeasures(pair, column_a[start : start + step], row_b))
 
 
 def _sparse_sweep(a: Region, b: Region, *, always: bool) -> SweepCandidates | None:
@@ -206,14 +282,18 @@ def _gatherable(region: Region) -> bool:
     return nbytes <= GATHER_LIMIT_BYTES * region.size
 
 
-def _empty_pairs_divide(rows: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, *, zero_division: float = math.nan) -> None:
+def _empty_pairs_divide(zero_division: float) -> Disjoint:
     """IoU of pairs that share nothing: 0, but `zero_division` where both regions are empty (0/0)."""
-    rows[np.ix_(area_a == 0, area_b == 0)] = zero_division_value(zero_division)
+    def write(rows: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) -> None:
+        rows[np.ix_(area_a == 0, area_b == 0)] = zero_division
+    return write
 
 
-def _empty_a_divides(rows: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, *, zero_division: float = math.nan) -> None:
+def _empty_a_divides(zero_division: float) -> Disjoint:
     """IoF of pairs that share nothing: 0, but `zero_division` where `a` is empty (0/0)."""
-    rows[area_a == 0, :] = zero_division_value(zero_division)
+    def write(rows: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) -> None:
+        rows[area_a == 0, :] = zero_division
+    return write
 
 
 def _nothing_to_add(rows: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) -> None:
@@ -222,12 +302,9 @@ def _nothing_to_add(rows: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) ->
 
 def _box_enclosure(a: Region, b: Region) -> tuple[np.ndarray, np.ndarray]:
     """Measure and squared diagonal of the smallest axis-aligned box (or interval) holding both."""
-    bounds_a, bounds_b = a.bounds, b.bounds
-    half = bounds_a.shape[-1] // 2
-    measure, diagonal2 = 1.0, 0.0
-    for axis in range(half):  # one axis at a time: no (..., 2·ndim) temporaries of the pair shape
-        extent = np.maximum(bounds_a[..., half + axis], bounds_b[..., half + axis])
-        extent -= np.minimum(bounds_a[..., axis], bounds_b[..., axis])
+    extents = enclosing_extents(*bound_columns(a), *bound_columns(b))
+    measure, diagonal2 = extents[0], extents[0] * extents[0]
+    for extent in extents[1:]:
         measure = measure * extent
         diagonal2 = diagonal2 + extent * extent
     return measure, diagonal2
@@ -278,7 +355,7 @@ def intersection_area(a: Region, b: Region) -> Result:
     >>> geoiou.intersection_area(geoiou.Box([0, 0, 1, 1]), geoiou.Box([1, 0, 2, 1]))  # shared edge
     0.0
     """
-    return as_measure(_overlap(a, b)[0])
+    return as_measure(_measures(a, b).intersection)
 
 
 def union_area(a: Region, b: Region) -> Result:
@@ -292,7 +369,7 @@ def union_area(a: Region, b: Region) -> Result:
     >>> geoiou.union_area(geoiou.Interval([0, 0]), geoiou.Interval([5, 5]))  # two empty intervals
     0.0
     """
-    return as_measure(_union(*_overlap(a, b)))
+    return as_measure(_union_of(_measures(a, b)))
 
 
 def iou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
@@ -331,7 +408,7 @@ def iou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     >>> geoiou.iou(geoiou.Interval([3, 3]), geoiou.Interval([3, 3]), zero_division=1.0)
     1.0
     """
-    return as_measure(_iou_and_union(a, b, zero_division)[0])
+    return as_measure(_iou_of(_measures(a, b), zero_division_value(zero_division)))
 
 
 def iof(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
@@ -348,9 +425,7 @@ def iof(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     >>> geoiou.iof(geoiou.Box([0, 0, 0, 0]), geoiou.Box([0, 0, 10, 10]))  # empty `a`
     nan
     """
-    zero_division = zero_division_value(zero_division)
-    intersection, area_a, _ = _overlap(a, b)
-    return as_measure(_ratio(intersection, area_a, zero_division))
+    return as_measure(_iof_of(_measures(a, b), zero_division_value(zero_division)))
 
 
 def giou(a: Region, b: Region, *, enclosure: Enclosure | None = None, zero_division: float = math.nan) -> Result:
@@ -380,20 +455,8 @@ def giou(a: Region, b: Region, *, enclosure: Enclosure | None = None, zero_divis
     >>> geoiou.giou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([2, 0, 3, 1]), enclosure="hull")
     -0.3333333333333333
     """
-    zero_division = zero_division_value(zero_division)
-    intersection, area_a, area_b = _overlap(a, b)
-    return as_measure(_giou_of_measures(a, b, intersection, area_a, area_b, enclosure=enclosure,
-                                        zero_division=zero_division))
-
-
-def _giou_of_measures(a: Region, b: Region, intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, *,
-                      enclosure: Enclosure | None, zero_division: float) -> np.ndarray:
-    """GIoU from the pairs' intersections and measures; the enclosure is measured here."""
-    union = _union(intersection, area_a, area_b)
-    overlap = _ratio(intersection, union, zero_division)
-    # Rounding in the hull could leave it a hair below the union; C >= union always holds exactly.
-    enclosing = np.maximum(_enclosure_measure(a, b, enclosure), union)
-    return overlap - _ratio(enclosing - union, enclosing, 0.0)
+    measures = _measures(a, b)
+    return as_measure(_giou_of(measures, zero_division_value(zero_division), _resolved_enclosure(a, b, enclosure)))
 
 
 def enclosure_area(a: Region, b: Region, *, enclosure: Enclosure | None = None) -> Result:
@@ -422,17 +485,15 @@ def enclosure_area(a: Region, b: Region, *, enclosure: Enclosure | None = None) 
     >>> geoiou.enclosure_area(geoiou.Interval([0, 1]), geoiou.Interval([4, 5]))
     5.0
     """
-    union = union_area(a, b)  # checks that both are regions
-    return as_measure(np.maximum(_enclosure_measure(a, b, enclosure), union))
+    measures = _measures(a, b)
+    return as_measure(_larger(measures.enclosure(_resolved_enclosure(a, b, enclosure)), _union_of(measures)))
 
 
-def _enclosure_measure(a: Region, b: Region, enclosure: Enclosure | None) -> np.ndarray:
+def _resolved_enclosure(a: Region, b: Region, enclosure: Enclosure | None) -> Enclosure:
     enclosure = default_enclosure(a, b) if enclosure is None else enclosure
     if enclosure not in ENCLOSURES:
         raise InvalidArgumentError(f"'enclosure' must be one of {ENCLOSURES} or None (got {enclosure!r})")
-    if enclosure == "box":
-        return _box_enclosure(a, b)[0]
-    return find_kernel(type(a), type(b), measure="hull")(a, b)
+    return enclosure
 
 
 def diou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
@@ -450,16 +511,11 @@ def diou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     >>> round(geoiou.diou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([1, 0, 2, 1])), 6)  # d=1, c²=5
     -0.2
     """
-    zero_division = zero_division_value(zero_division)
-    intersection, area_a, area_b = _overlap(a, b)
-    return as_measure(_diou_of_measures(a, b, intersection, area_a, area_b, zero_division=zero_division))
+    return as_measure(_diou_of(_measures(a, b), zero_division_value(zero_division)))
 
 
-def _diou_of_measures(a: Region, b: Region, intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, *,
-                      zero_division: float) -> np.ndarray:
-    """DIoU from the pairs' intersections and measures; the centre penalty is computed here."""
-    overlap = _ratio(intersection, _union(intersection, area_a, area_b), zero_division)
-    return overlap - _centre_penalty(a, b)
+def _diou_of(m: Measures, zero_division: float) -> Result:
+    return _iou_of(m, zero_division) - _centre_penalty(m.a, m.b)
 
 
 def _centre_penalty(a: Region, b: Region) -> np.ndarray:
@@ -490,14 +546,22 @@ def ciou(a: Box, b: Box, *, zero_division: float = math.nan) -> Result:
     >>> round(geoiou.ciou(geoiou.Box([0, 0, 2, 1]), geoiou.Box([0, 0, 1, 2])), 6)
     0.237082
     """
+    _require_boxes(a, b)
+    return as_measure(_ciou_of(_measures(a, b), zero_division_value(zero_division)))
+
+
+def _require_boxes(a: Region, b: Region) -> None:
     if not (isinstance(a, Box) and isinstance(b, Box)):
         raise UnsupportedPairError(f"ciou is defined for Box×Box only (got {type(a).__name__}×{type(b).__name__})")
-    overlap = _iou_and_union(a, b, zero_division)[0]
-    aspect_a = np.arctan2(a.width, a.height)
-    aspect_b = np.arctan2(b.width, b.height)
+
+
+def _ciou_of(m: Measures, zero_division: float) -> Result:
+    overlap = _iou_of(m, zero_division)
+    aspect_a = np.arctan2(m.a.width, m.a.height)
+    aspect_b = np.arctan2(m.b.width, m.b.height)
     v = (4 / np.pi**2) * (aspect_b - aspect_a) ** 2
     alpha = _ratio(v, 1 - overlap + v, 0.0)
-    return as_measure(overlap - _centre_penalty(a, b) - alpha * v)
+    return overlap - _centre_penalty(m.a, m.b) - alpha * v
 
 
 def pairwise_intersection_area(a: Region, b: Region, *, dtype: DTypeLike = np.float64) -> np.ndarray:
@@ -514,7 +578,7 @@ def pairwise_intersection_area(a: Region, b: Region, *, dtype: DTypeLike = np.fl
     >>> geoiou.pairwise_intersection_area(geoiou.Box([[0, 0, 2, 2]]), geoiou.Box([[1, 1, 3, 3], [5, 5, 6, 6]]))
     array([[1., 0.]])
     """
-    return _pairwise(intersection_area, a, b, dtype, disjoint=_nothing_to_add)
+    return _pairwise(lambda m: m.intersection, a, b, dtype, disjoint=_nothing_to_add)
 
 
 def pairwise_iou(a: Region, b: Region, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
@@ -545,7 +609,8 @@ def pairwise_iou(a: Region, b: Region, *, zero_division: float = math.nan, dtype
     >>> geoiou.pairwise_iou(boxes, geoiou.Box([[0, 0, 0, 0]])[:0]).shape  # an empty batch
     (2, 0)
     """
-    return _pairwise(iou, a, b, dtype, disjoint=_empty_pairs_divide, zero_division=zero_division)
+    zero_division = zero_division_value(zero_division)
+    return _pairwise(lambda m: _iou_of(m, zero_division), a, b, dtype, disjoint=_empty_pairs_divide(zero_division))
 
 
 def pairwise_iof(a: Region, b: Region, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
@@ -557,7 +622,8 @@ def pairwise_iof(a: Region, b: Region, *, zero_division: float = math.nan, dtype
     >>> geoiou.pairwise_iof(geoiou.Box([[0, 0, 1, 1]]), geoiou.Box([[0, 0, 10, 10], [0, 0, 0.5, 1]]))
     array([[1. , 0.5]])
     """
-    return _pairwise(iof, a, b, dtype, disjoint=_empty_a_divides, zero_division=zero_division)
+    zero_division = zero_division_value(zero_division)
+    return _pairwise(lambda m: _iof_of(m, zero_division), a, b, dtype, disjoint=_empty_a_divides(zero_division))
 
 
 def pairwise_giou(a: Region, b: Region, *, enclosure: Enclosure | None = None,
@@ -570,8 +636,11 @@ def pairwise_giou(a: Region, b: Region, *, enclosure: Enclosure | None = None,
     >>> geoiou.pairwise_giou(geoiou.Box([[0, 0, 1, 1]]), geoiou.Box([[0, 0, 1, 1], [2, 0, 3, 1]]))
     array([[ 1.        , -0.33333333]])
     """
-    return _pairwise(giou, a, b, dtype, of_measures=_giou_of_measures, enclosure=enclosure,
-                     zero_division=zero_division)
+    zero_division = zero_division_value(zero_division)
+    _require_regions(a, b)
+    enclosure = _resolved_enclosure(a, b, enclosure)
+    return _pairwise(lambda m: _giou_of(m, zero_division, enclosure), a, b, dtype, enclosure=enclosure,
+                     from_intersections=True)
 
 
 def pairwise_diou(a: Region, b: Region, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
@@ -583,7 +652,8 @@ def pairwise_diou(a: Region, b: Region, *, zero_division: float = math.nan, dtyp
     >>> geoiou.pairwise_diou(geoiou.Box([[0, 0, 1, 1]]), geoiou.Box([[0, 0, 1, 1], [1, 0, 2, 1]]))
     array([[ 1. , -0.2]])
     """
-    return _pairwise(diou, a, b, dtype, of_measures=_diou_of_measures, zero_division=zero_division)
+    zero_division = zero_division_value(zero_division)
+    return _pairwise(lambda m: _diou_of(m, zero_division), a, b, dtype, fused=False, from_intersections=True)
 
 
 def pairwise_ciou(a: Box, b: Box, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
@@ -595,4 +665,6 @@ def pairwise_ciou(a: Box, b: Box, *, zero_division: float = math.nan, dtype: DTy
     >>> geoiou.pairwise_ciou(geoiou.Box([[0, 0, 2, 2]]), geoiou.Box([[0, 0, 2, 2]]))
     array([[1.]])
     """
-    return _pairwise(ciou, a, b, dtype, zero_division=zero_division)
+    _require_boxes(a, b)
+    zero_division = zero_division_value(zero_division)
+    return _pairwise(lambda m: _ciou_of(m, zero_division), a, b, dtype, fused=False)

@@ -63,8 +63,13 @@ def _mask_pairs(a: Mask, b: Mask, index_a: np.ndarray, index_b: np.ndarray) -> n
         result[same_grid] = _window_overlap_counts(a._store.windows(rows), a._index[index_a[same_grid]],
                                                    b._store.windows(rows), b._index[index_b[same_grid]])
     for k in np.flatnonzero(~same_grid):
-        i, j = index_a[k], index_b[k]
-        result[k] = _overlap_on_offset_grids(a._data[i], a._origin[i], b._data[j], b._origin[j])
+        first, second = (a, index_a[k]), (b, index_b[k])
+        # The mask with the smaller origin (x, then y) goes first, so that the weights of the shifted
+        # counts, and hence the bits of the result, do not depend on the order of the pair.
+        if tuple(second[0]._origin[second[1]]) < tuple(first[0]._origin[first[1]]):
+            first, second = second, first
+        (mask_a, i), (mask_b, j) = first, second
+        result[k] = _overlap_on_offset_grids(mask_a._data[i], mask_a._origin[i], mask_b._data[j], mask_b._origin[j])
     return result
 
 

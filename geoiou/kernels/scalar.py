@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["NAN", "clip", "divide", "maximum", "minimum", "pseudo_angle"]
+__all__ = ["NAN", "clip", "divide", "floor", "maximum", "minimum", "pseudo_angle", "rint"]
 
 NAN = math.nan
 
@@ -66,6 +66,29 @@ def clip(value: float, low: float, high: float) -> float:
     if value != value:
         return value
     return low if value < low else high if value > high else value
+
+
+def rint(value: float) -> float:
+    """``np.round`` (``np.rint``): half to even, and a zero keeps the sign of `value`.
+
+    Examples
+    --------
+    >>> rint(2.5), rint(-0.3), rint(3.7)
+    (2.0, -0.0, 4.0)
+    """
+    rounded = float(round(value))
+    return rounded if rounded != 0 else math.copysign(0.0, value)
+
+
+def floor(value: float) -> float:
+    """``np.floor`` of a finite float: a float, and a zero keeps its sign.
+
+    Examples
+    --------
+    >>> floor(-0.5), floor(-0.0), floor(2.5)
+    (-1.0, -0.0, 2.0)
+    """
+    return value if value == 0 else float(math.floor(value))
 
 
 def pseudo_angle(x: float, y: float) -> float:

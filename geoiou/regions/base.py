@@ -123,6 +123,8 @@ class Region(abc.ABC):
     def reshape(self: R, *shape: int | tuple[int, ...]) -> R:
         """Return the same regions with a new batch shape."""
         new_shape = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple) else shape
+        if tuple(new_shape) == self.shape:
+            return self  # immutable: the same regions need no copy
         return self._take(np.arange(self.size).reshape(new_shape))
 
     def _take(self: R, flat_index: np.ndarray) -> R:

@@ -1,0 +1,120 @@
+"""The scalar path of two single regions gives the bits of the batch path.
+
+`iou`, `giou`, `iof` and friends of two single regions skip the batch machinery: kinds with a
+single-pair form (Box, Interval, RotatedBox) compute the pair in Python floats by the same
+operations as their batch kernels. The same pair as batches of one goes through the batch kernels;
+the two must agree bit for bit (a NaN is any NaN: Python's 0/0 case returns `zero_division` itself).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import geoiou
+from geoiou.dispatch import find_kernel
+from geoiou.kernels.rotated import rotated_box_hull_area, rotated_box_intersection_area
+from geoiou.kernels.rotated_single import single_hull_area, single_intersection_area
+from strategies import ci_settings, region_strategy
+
+#: Pairs of kinds whose single pairs take the scalar path (Box × RotatedBox after promoting the box).
+SCALAR_PAIRS = [("box", "box"), ("interval", "interval"), ("rotated_box", "rotated_box"), ("box", "rotated_box")]
+
+METRICS = {
+    "iou": geoiou.iou,
+    "giou": geoiou.giou,
+    "giou_hull": lambda a, b: geoiou.giou(a, b, enclosure="hull"),
+    "giou_box": lambda a, b: geoiou.giou(a, b, enclosure="box"),
+    "iof": geoiou.iof,
+    "diou": geoiou.diou,
+    "intersection": geoiou.intersection_area,
+    "union": geoiou.union_area,
+    "enclosure": geoiou.enclosure_area,
+}
+
+
+def assert_same_bits(single: float, batch: np.ndarray) -> None:
+    assert isinstance(single, float)
+    value = float(np.asarray(batch).reshape(-1)[0])
+    if math.isnan(single) or math.isnan(value):
+        assert math.isnan(single) and math.isnan(value), (single, value)
+    else:
+        assert np.float64(single).view(np.uint64) == np.float64(value).view(np.uint64), (single, value)
+
+
+def test_the_scalar_path_is_taken():
+    # Golden: the single-pair forms are registered next to the batch kernels.
+    for kind in (geoiou.Box, geoiou.Interval, geoiou.RotatedBox):
+        assert find_kernel(kind, kind).has_single
+    assert find_kernel(geoiou.RotatedBox, geoiou.RotatedBox, measure="hull").has_single
+    assert not find_kernel(geoiou.Mask, geoiou.Mask).has_single
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("kinds", SCALAR_PAIRS, ids="x".join)
+@ci_settings(40)
+@given(data=st.data())
+def test_single_pairs_equal_batches_of_one(kinds, metric, data):
+    a, b = data.draw(region_strategy(kinds[0]), label="a"), data.draw(region_strategy(kinds[1]), label="b")
+    measure = METRICS[metric]
+    assert_same_bits(measure(a, b), measure(a.reshape(1), b.reshape(1)))
+
+
+@pytest.mark.parametrize("zero_division", [math.nan, 0.0, 1.0])
+def test_empty_single_pairs_follow_zero_division(zero_division):
+    empty = geoiou.Box([2, 2, 2, 2])  # 0/0: the union is empty
+    assert_same_bits(geoiou.iou(empty, empty, zero_division=zero_division),
+                     geoiou.iou(empty.reshape(1), empty.reshape(1), zero_division=zero_division))
+    line = geoiou.RotatedBox([0, 0, 0, 3, 30])
+    assert_same_bits(geoiou.iof(line, line, zero_division=zero_division),
+                     geoiou.iof(line.reshape(1), line.reshape(1), zero_division=zero_division))
+
+
+@st.composite
+def rotated_pairs(draw) -> tuple[np.ndarray, np.ndarray]:
+    """Two rotated boxes, often related: identical, moved by an ulp-sized step, parallel, far from the origin."""
+    scale = draw(st.sampled_from([1.0, 1e-3, 1e6, 1e9]))
+    centre = np.array([draw(st.floats(-20, 20)), draw(st.floats(-20, 20))]) * scale
+    size = np.array([draw(st.floats(0, 15)), draw(st.floats(0, 15))])
+    angle = draw(st.one_of(st.sampled_from([0.0, 30.0, 45.0, 90.0, -90.0, 180.0]), st.floats(-720, 720)))
+    a = np.array([*centre, *size, angle])
+    relation = draw(st.sampled_from(["any", "same", "shifted", "parallel", "turned"]))
+    if relation == "same":
+        b = a.copy()
+    elif relation == "shifted":
+        b = a + np.array([draw(st.sampled_from([1e-12, 1e-6, 0.5])) * max(1.0, scale), 0, 0, 0, 0])
+    elif relation in ("parallel", "turned"):
+        b = np.array([*(centre + [draw(st.floats(-10, 10)), draw(st.floats(-10, 10))]), draw(st.floats(0, 15)),
+                      draw(st.floats(0, 15)), angle + (90.0 * draw(st.integers(-4, 4)) if relation == "turned" else 0.0)])
+    else:
+        b = np.array([*(centre + [draw(st.floats(-20, 20)), draw(st.floats(-20, 20))]), draw(st.floats(0, 15)),
+                      draw(st.floats(0, 15)), draw(st.floats(-720, 720))])
+    return a, b
+
+
+@ci_settings(300)
+@given(pair=rotated_pairs())
+def test_rotated_single_pair_kernels_equal_the_batch_kernels(pair):
+    a, b = pair
+    # In a batch of several pairs, so the batch value comes out of whole chunks (SIMD bodies and tails).
+    batch_a, batch_b = np.stack([a, b, a, b, a]), np.stack([b, a, a, b, b])
+    intersections = rotated_box_intersection_area(batch_a, batch_b)
+    hulls = rotated_box_hull_area(batch_a, batch_b)
+    for k in range(len(batch_a)):
+        assert_same_bits(single_intersection_area(batch_a[k], batch_b[k]), intersections[k : k + 1])
+        assert_same_bits(single_hull_area(batch_a[k], batch_b[k]), hulls[k : k + 1])
+
+
+def test_rotated_single_pair_golden_values():
+    square = np.array([0.5, 0.5, 1, 1, 0])
+    # Half of the unit square: the shifted square covers x in [0.5, 1.5].
+    assert single_intersection_area(square, np.array([1.0, 0.5, 1, 1, 0])) == 0.5
+    # A square turned by 45 degrees about the same centre: the octagon of area 2(sqrt 2 - 1).
+    assert single_intersection_area(square, np.array([0.5, 0.5, 1, 1, 45])) == pytest.approx(2 * (math.sqrt(2) - 1))
+    # Two unit squares two apart: the hull is the 1 x 3 rectangle.
+    assert single_hull_area(square, np.array([2.5, 0.5, 1, 1, 0])) == 3.0
+    assert geoiou.iou(geoiou.RotatedBox([3, 4, 2, 1, 33]), geoiou.RotatedBox([3, 4, 2, 1, 33])) == 1.0
