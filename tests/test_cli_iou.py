@@ -75,6 +75,39 @@ def test_mask_image_against_box(tmp_path):
     assert float(values(result.stdout)["IoU"]) == 1.0
 
 
+@pytest.mark.parametrize(("pixels", "inside"), [
+    (np.array([[0, 1], [1, 1]], dtype=np.uint8), 3),  # 0 and 1
+    (np.array([[0, 255], [255, 255]], dtype=np.uint8), 3),  # 0 and 255, the usual binary PNG
+    (np.dstack([np.array([[0, 255], [0, 0]], dtype=np.uint8)] * 3), 1),  # grey saved as RGB
+    (np.dstack([np.array([[0, 255], [0, 0]], dtype=np.uint8)] * 3 + [np.full((2, 2), 255, np.uint8)]), 1),  # + alpha
+])
+def test_binary_images_are_masks(tmp_path, pixels, inside):
+    from skimage.io import imsave
+
+    path = tmp_path / "mask.png"
+    imsave(path, pixels, check_contrast=False)
+    assert parse_region(f"mask:{path}").area == inside
+
+
+@pytest.mark.parametrize(("pixels", "message"), [
+    # The scene.png: a colour picture became one mask covering every non-black pixel.
+    (np.dstack([np.full((4, 4), 200, np.uint8), np.zeros((4, 4), np.uint8), np.full((4, 4), 30, np.uint8)]),
+     "colour image of shape (4, 4, 3)"),
+    (np.array([[0, 128], [255, 3]], dtype=np.uint8), "got 4 levels from 0 to 255"),  # grey levels
+    (np.array([[0, 1], [2, 1]], dtype=np.uint8), "got 3 levels from 0 to 2"),  # a label map
+])
+def test_non_binary_images_are_refused(tmp_path, pixels, message):
+    from skimage.io import imsave
+
+    path = tmp_path / "scene.png"
+    imsave(path, pixels, check_contrast=False)
+    with pytest.raises(FormatError, match="'mask' must be a binary image") as caught:
+        parse_region(f"mask:{path}")
+    assert message in str(caught.value) and "scene.png" in str(caught.value)
+    result = run("iou", str(path), "box:0,0,1,1")
+    assert result.returncode == 1 and "must be a binary image" in result.stderr
+
+
 @pytest.mark.parametrize(("a", "message"), [
     ("box:0,0,10", "'box' needs 4 numbers x1,y1,x2,y2 (got 3)"),
     ("box:0,0,x,10", "'box value 3' must be a number (got 'x')"),

@@ -23,7 +23,7 @@ FILE_KINDS = {
     ".wkt": "one WKT polygon per line",
     ".geojson": "GeoJSON features (also .json with a GeoJSON 'type')",
     ".txt": "DOTA label file (8 corner coordinates, class, difficult)",
-    ".png": "mask image (non-zero pixels are inside; also .jpg, .tif, .bmp)",
+    ".png": "binary mask image (0 and 1, or 0 and 255; also .jpg, .tif, .bmp)",
 }
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
 COLUMNS = ("IoU", "GIoU", "intersection", "union")

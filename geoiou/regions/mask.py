@@ -68,7 +68,8 @@ class Mask(Region):
     ------
     InvalidRegionError
         If the array has fewer than two axes or holds values other than 0 and 1 (probabilities
-        must be thresholded, label maps compared with one label), or the origin is not finite.
+        must be thresholded, label maps compared with one label), or the origin is not finite or
+        puts a pixel edge beyond ``±2**52``, where float64 can no longer resolve a pixel.
 
     See Also
     --------
@@ -95,7 +96,7 @@ class Mask(Region):
         data = _binary(array)
         batch = data.shape[:-2]
         store = _PixelStore(data.shape[-2:], dense=data.reshape(_count(batch), *data.shape[-2:]))
-        self._attach(store, np.arange(store.size).reshape(batch), _origins(origin, batch))
+        self._attach(store, np.arange(store.size).reshape(batch), _origins(origin, batch, store.grid))
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -136,7 +137,7 @@ class Mask(Region):
         else:
             store = _PixelStore(tuple(int(n) for n in sizes.max(axis=0, initial=0)), dense=_padded(runs))
         mask = object.__new__(cls)
-        mask._attach(store, np.arange(store.size).reshape(batch), _origins(origin, batch))
+        mask._attach(store, np.arange(store.size).reshape(batch), _origins(origin, batch, store.grid))
         return mask
 
     @classmethod
@@ -563,9 +564,21 @@ def _count(shape: tuple[int, ...]) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
 
-def _origins(origin: ArrayLike, batch: tuple[int, ...]) -> np.ndarray:
-    """Validate the origin and broadcast it to one ``(x0, y0)`` per mask."""
+#: The largest magnitude of a pixel edge: beyond 2**52 float64 numbers are more than half a pixel
+#: apart, so pixel edges (and a mask's bounds) could no longer be told apart or placed.
+LARGEST_PIXEL_EDGE = 2.0**52
+
+
+def _origins(origin: ArrayLike, batch: tuple[int, ...], grid: tuple[int, int]) -> np.ndarray:
+    """Validate the origin and broadcast it to one ``(x0, y0)`` per mask of a grid ``(H, W)``."""
     origin_array = as_float_array(origin, "origin", trailing=2)
+    # The far edge of the grid along x is x0 + W, along y it is y0 + H.
+    reach = np.abs(origin_array) + np.array([grid[1], grid[0]], dtype=np.float64)
+    too_far = ~(reach <= LARGEST_PIXEL_EDGE)
+    if too_far.any():
+        raise fail("origin", "pixel edges within ±2**52 (about 4.5e15), where float64 still resolves a pixel: "
+                   "translate the data towards 0", f"{origin_array[tuple(np.argwhere(too_far)[0][:-1])].tolist()} "
+                   f"with a grid of {grid[0]} × {grid[1]} pixels")
     try:
         return np.broadcast_to(origin_array, (*batch, 2))
     except ValueError:
