@@ -10,7 +10,16 @@ Examples
 """
 
 from geoiou import rle
-from geoiou.errors import FormatError, GeoIoUError, InvalidArgumentError, InvalidRegionError, UnsupportedPairError
+from geoiou.errors import (
+    BatchIndexError,
+    FormatError,
+    FrozenRegionError,
+    GeoIoUError,
+    InvalidArgumentError,
+    InvalidRegionError,
+    InvalidTypeError,
+    UnsupportedPairError,
+)
 from geoiou.metrics import (
     ciou,
     diou,
@@ -33,12 +42,15 @@ from geoiou.sparse import Overlaps, overlaps
 __version__ = "0.1.0"
 
 __all__ = [
+    "BatchIndexError",
     "Box",
     "FormatError",
+    "FrozenRegionError",
     "GeoIoUError",
     "Interval",
     "InvalidArgumentError",
     "InvalidRegionError",
+    "InvalidTypeError",
     "Mask",
     "Overlaps",
     "Polygon",

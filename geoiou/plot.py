@@ -26,7 +26,7 @@ try:
 except ImportError as error:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError("geoiou.plot needs matplotlib: pip install 'geoiou[plot]'") from error
 
-from geoiou._validation import invalid_argument
+from geoiou._validation import invalid_argument, not_a_region
 from geoiou.dispatch import find_kernel
 from geoiou.evaluation import CocoResult, TemporalDetectionResult, VocResult
 from geoiou.metrics import (
@@ -350,7 +350,7 @@ def plot_threshold_curve(result: TemporalDetectionResult | CocoResult, *, ax: Ax
 # --------------------------------------------------------------------------- checks
 def _require_single(region: Any, param: str) -> None:
     if not isinstance(region, Region):
-        raise TypeError(f"{param!r} must be a geoiou Region such as Box or Polygon (got {type(region).__name__})")
+        raise not_a_region(param, region)
     if region.shape != ():
         raise invalid_argument(param, "a single region (batch shape ())", f"a batch of shape {region.shape}")
 

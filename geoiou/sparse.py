@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
+from geoiou._validation import not_a_region
 from geoiou.dispatch import find_kernel
 from geoiou.errors import InvalidArgumentError
 from geoiou.kernels.pairs import bounds_overlap
@@ -69,7 +70,9 @@ def overlaps(a: Region, b: Region, *, min_iou: float = 0.0) -> Overlaps:
     if not isinstance(min_iou, (int, float)) or math.isnan(min_iou) or not 0 <= min_iou <= 1:
         raise InvalidArgumentError(f"'min_iou' must be a number in [0, 1] (got {min_iou!r})")
     for name, region in (("a", a), ("b", b)):
-        if not isinstance(region, Region) or len(region.shape) != 1:
+        if not isinstance(region, Region):
+            raise not_a_region(name, region)
+        if len(region.shape) != 1:
             raise InvalidArgumentError(f"{name!r} must be a 1-D batch of regions, shape (N,) (got {getattr(region, 'shape', type(region).__name__)})")
     find_kernel(type(a), type(b))  # refuse an unsupported pair before comparing bounds
     index_a, index_b = _candidate_pairs(a, b)

@@ -24,6 +24,7 @@ from geoiou.io.report import ReadReport
 __all__ = ["FORMATS", "EvaluationInputs", "detect_format", "load_inputs"]
 
 FORMATS = ("coco", "dota", "yolo", "activitynet")
+FORMAT_NAMES = {"coco": "COCO", "dota": "DOTA", "yolo": "YOLO", "activitynet": "ActivityNet"}
 #: Bytes read from the start of a JSON file to tell COCO from ActivityNet without parsing it all.
 SNIFF_BYTES = 1 << 20
 
@@ -47,12 +48,75 @@ class EvaluationInputs:
 def detect_format(ground_truth: str) -> str:
     """The format of a ground-truth source, from its type and first bytes.
 
+    A source that reads as predictions (a COCO results list, ActivityNet results, DOTA Task1 files)
+    is refused with a question: were the two sources given the wrong way round?
+
     Examples
     --------
     >>> from importlib.resources import files
     >>> detect_format(str(files("geoiou") / "data" / "dota"))
     'dota'
     """
+    try:
+        return _ground_truth_format(ground_truth)
+    except FormatError:
+        kind = _predictions_kind(ground_truth)
+        if kind is None:
+            raise
+        raise _swapped(ground_truth, f"{kind}, given as the ground truth") from None
+
+
+def _swapped(source: str, what: str) -> FormatError:
+    return FormatError(source, "", f"this looks like {what}: did you swap them? The ground truth comes first: "
+                                   "geoiou eval GROUND_TRUTH PREDICTIONS")
+
+
+def _predictions_kind(source: str) -> str | None:
+    """What kind of predictions `source` holds, judged from its name and first bytes, or None."""
+    if os.path.isdir(source):
+        names = os.listdir(source)
+        return "DOTA Task1 predictions (Task1_<class>.txt files)" if any(n.startswith("Task1_") for n in names) else None
+    if not os.path.isfile(source):
+        return None
+    with open(source, "rb") as handle:
+        head = handle.read(SNIFF_BYTES).decode("utf-8", errors="replace").lstrip()
+    if head.startswith("[") and '"score"' in head:
+        return "COCO results (a list of scored objects)"
+    if head.startswith("{") and '"results"' in head and '"database"' not in head:
+        return "ActivityNet results"
+    return None
+
+
+def _refuse_swapped(format: str, ground_truth: str, predictions: str) -> None:
+    """Refuse predictions that read as a ground truth of `format` (and, for YOLO, scores on the wrong side)."""
+    if format == "yolo":
+        truth_fields, predicted_fields = _object_fields(ground_truth), _object_fields(predictions)
+        if truth_fields in (6, 10) and predicted_fields in (5, 9):  # a confidence column only on the truth's side
+            raise _swapped(ground_truth, "YOLO predictions (labels with a confidence column), given as the ground "
+                                         "truth, while the predictions have none")
+        return
+    try:
+        looks_like_truth = _ground_truth_format(predictions) == format
+    except FormatError:
+        return
+    if looks_like_truth:
+        raise _swapped(predictions, f"a {FORMAT_NAMES[format]} ground truth, given as the predictions")
+
+
+def _object_fields(folder: str) -> int | None:
+    """Fields on the first object line of a folder's label files, or None."""
+    if not os.path.isdir(folder):
+        return None
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".txt"):
+            with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
+                for line in handle:
+                    if line.split():
+                        return len(line.split())
+    return None
+
+
+def _ground_truth_format(ground_truth: str) -> str:
     if os.path.isdir(ground_truth):
         return _detect_label_folder(ground_truth)
     if not os.path.isfile(ground_truth):
@@ -100,6 +164,7 @@ def load_inputs(format: str, ground_truth: str, predictions: str, *, geometry: s
                 subset: str | None, skip_invalid: bool, polygons: str = "exact") -> EvaluationInputs:
     """Read both sides in `format` (one of `FORMATS`); `polygons` as in `geoiou.io.read_coco`."""
     loaders = {"coco": _coco, "dota": _dota, "yolo": _yolo, "activitynet": _activitynet}
+    _refuse_swapped(format, ground_truth, predictions)
     return loaders[format](ground_truth, predictions, geometry=geometry, image_size=image_size, subset=subset,
                            skip_invalid=skip_invalid, polygons=polygons)
 

@@ -8,6 +8,8 @@ from typing import Any, ClassVar, Sequence, TypeVar
 
 import numpy as np
 
+from geoiou.errors import BatchIndexError, FrozenRegionError, InvalidArgumentError, InvalidTypeError
+
 __all__ = ["Region"]
 
 R = TypeVar("R", bound="Region")
@@ -30,9 +32,9 @@ def _same_kind(cls: type, regions: Sequence[Any], param: str) -> list:
     regions = list(regions)
     wrong = [type(region).__name__ for region in regions if type(region) is not cls]
     if wrong:
-        raise TypeError(f"{param!r} must all be {cls.__name__} (got {wrong[0]})")
+        raise InvalidTypeError(f"{param!r} must all be {cls.__name__} (got {wrong[0]})")
     if not regions:
-        raise ValueError(f"{param!r} must hold at least one {cls.__name__} (got an empty sequence)")
+        raise InvalidArgumentError(f"{param!r} must hold at least one {cls.__name__} (got an empty sequence)")
     return regions
 
 
@@ -67,7 +69,7 @@ class Region(abc.ABC):
 
     def __len__(self) -> int:
         if not self.shape:
-            raise TypeError(f"len() of a single {type(self).__name__} (shape ())")
+            raise InvalidTypeError(f"len() of a single {type(self).__name__} (shape ()): only batches have a length")
         return self.shape[0]
 
     def __iter__(self):
@@ -76,7 +78,10 @@ class Region(abc.ABC):
 
     def __getitem__(self: R, index: Any) -> R:
         """Select regions as NumPy would select from an array of shape `self.shape`."""
-        flat_index = np.arange(self.size).reshape(self.shape)[index]
+        try:
+            flat_index = np.arange(self.size).reshape(self.shape)[index]
+        except IndexError as error:
+            raise BatchIndexError(f"{error} (a {type(self).__name__} batch of shape {self.shape})") from None
         return self._take(flat_index)
 
     @classmethod
@@ -93,7 +98,8 @@ class Region(abc.ABC):
         regions = _same_kind(cls, regions, "regions")
         shapes = {region.shape for region in regions}
         if len(shapes) > 1:
-            raise ValueError(f"'regions' must all have one shape to be stacked (got {sorted(shapes)})")
+            raise InvalidArgumentError(f"'regions' must all have one shape to be stacked (got {sorted(shapes)}); "
+                                       "concatenate joins batches of different lengths")
         return cls._joined(regions, np.stack)
 
     @classmethod
@@ -109,10 +115,11 @@ class Region(abc.ABC):
         """
         batches = _same_kind(cls, batches, "batches")
         if any(not batch.shape for batch in batches):
-            raise ValueError(f"'batches' must be batches with at least one axis (got a single {cls.__name__}, shape ())")
+            raise InvalidArgumentError(f"'batches' must be batches with at least one axis (got a single {cls.__name__}, "
+                                       "shape ()); stack joins single regions")
         tails = {batch.shape[1:] for batch in batches}
         if len(tails) > 1:
-            raise ValueError(f"'batches' must have the same shape after the first axis (got {sorted(tails)})")
+            raise InvalidArgumentError(f"'batches' must have the same shape after the first axis (got {sorted(tails)})")
         return cls._joined(batches, np.concatenate)
 
     @classmethod
@@ -123,7 +130,12 @@ class Region(abc.ABC):
     def reshape(self: R, *shape: int | tuple[int, ...]) -> R:
         """Return the same regions with a new batch shape."""
         new_shape = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple) else shape
-        return self._take(np.arange(self.size).reshape(new_shape))
+        try:
+            flat_index = np.arange(self.size).reshape(new_shape)
+        except (TypeError, ValueError):
+            raise InvalidArgumentError(f"'shape' must hold the batch's {self.size} regions (got {new_shape!r} for a "
+                                       f"{type(self).__name__} batch of shape {self.shape})") from None
+        return self._take(flat_index)
 
     def _take(self: R, flat_index: np.ndarray) -> R:
         """Return the regions at `flat_index` (an integer array; its shape becomes the batch shape)."""
@@ -145,7 +157,7 @@ class Region(abc.ABC):
         return region
 
     def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable")
+        raise FrozenRegionError(f"{type(self).__name__} is immutable: build a new region instead of setting {name!r}")
 
     # ----------------------------------------------------------------- geometry
     @property

@@ -39,7 +39,7 @@ import shapely
 from numpy.typing import ArrayLike
 
 from geoiou import rle as coco_rle
-from geoiou._validation import as_float_array, fail
+from geoiou._validation import as_float_array, as_numpy, fail
 from geoiou.regions.base import Region, as_measure, readonly
 
 if TYPE_CHECKING:
@@ -596,13 +596,13 @@ def _padded(runs: coco_rle.Runs) -> np.ndarray:
 
 def _binary(array: ArrayLike) -> np.ndarray:
     """Validate a 0/1 raster and return it as bool, explaining the usual mistakes."""
-    data = np.asarray(array)
+    data = as_numpy(array, "array")
     if data.ndim < 2:
         raise fail("array", "a 2-D raster (H, W) or a batch (..., H, W)", f"shape {data.shape}")
     if data.dtype == bool:
         return data
-    if not (np.issubdtype(data.dtype, np.number)):
-        raise fail("array", "boolean or 0/1 numbers", f"dtype {data.dtype}")
+    if not np.issubdtype(data.dtype, np.number) or np.issubdtype(data.dtype, np.complexfloating):
+        raise fail("array", "boolean or 0/1 real numbers", f"dtype {data.dtype}")
     binary = (data == 0) | (data == 1)
     if binary.all():
         return data.astype(bool)

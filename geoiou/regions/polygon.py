@@ -20,7 +20,8 @@ import numpy as np
 import shapely
 from numpy.typing import ArrayLike
 
-from geoiou._validation import LARGEST_COORDINATE, SMALLEST_AREA, describe, fail, require_measurable, require_within_range
+from geoiou._validation import (LARGEST_COORDINATE, SMALLEST_AREA, arrays_as_numpy, as_real_array, describe, fail,
+                                require_measurable, require_within_range)
 from geoiou.errors import InvalidRegionError
 from geoiou.regions.base import Region, as_measure, readonly
 from geoiou.regions.ragged import RaggedPolygons, offsets_of, ragged_arange
@@ -76,7 +77,8 @@ class Polygon(Region):
     def __init__(self, ring: ArrayLike, *, repair: bool = False) -> None:
         vertices = _float_vertices(ring, "ring")
         if vertices.ndim != 2:
-            raise fail("ring", "an array of vertices of shape (n, 2)", f"shape {vertices.shape}")
+            hint = "; for N rings of k vertices use Polygon.from_rings" if vertices.ndim == 3 else ""
+            raise fail("ring", f"an array of vertices of shape (n, 2){hint}", f"shape {vertices.shape}")
         store = _valid_ring_store(vertices)
         if store is None:  # refused, or to be repaired: the batch path says why, or repairs
             store = _rings_store(vertices, np.array([0, len(vertices)]), "ring", repair=repair)
@@ -108,6 +110,7 @@ class Polygon(Region):
         >>> geoiou.Polygon.from_rings(squares).bounds[:, 0]
         array([0., 1., 2.])
         """
+        rings = arrays_as_numpy(rings, "rings")
         if isinstance(rings, np.ndarray) and rings.ndim == 3:
             vertices = _float_vertices(rings, "rings")
             count, size = vertices.shape[:2]
@@ -275,10 +278,7 @@ class Polygon(Region):
 # --------------------------------------------------------------------------- building the store
 def _float_vertices(value: ArrayLike, param: str) -> np.ndarray:
     """`value` as a float64 array whose last axis holds ``(x, y)`` (finite values are checked later)."""
-    try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise fail(param, "an array of numbers", value) from None
+    array = as_real_array(value, param)
     if array.ndim == 0 or array.shape[-1] != 2:
         raise fail(param, "an array of shape (..., 2)", f"shape {array.shape}")
     return array
