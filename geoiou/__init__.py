@@ -37,7 +37,9 @@ from geoiou.metrics import (
     union_area,
 )
 from geoiou.regions import Box, Interval, Mask, Polygon, Region, RotatedBox
+from geoiou.signed import pairwise_siou, siou
 from geoiou.sparse import Overlaps, overlaps
+from geoiou.threshold_score import threshold_score
 
 __version__ = "0.1.0"
 
@@ -71,6 +73,9 @@ __all__ = [
     "pairwise_intersection_area",
     "pairwise_iof",
     "pairwise_iou",
+    "pairwise_siou",
     "rle",
+    "siou",
+    "threshold_score",
     "union_area",
 ]

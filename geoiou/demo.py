@@ -68,12 +68,24 @@ def _kolena() -> list[Example]:
                 lambda: geoiou.iou(geoiou.Mask(truth), geoiou.Mask(prediction)), 0.5),
         Example("macro IoU of label sets", "Kolena, set of labels",
                 lambda: float(np.mean(geoiou.iou(geoiou.Mask(labels_truth), geoiou.Mask(labels_pred)))), 2 / 3),
+        # Signed IoU (Simonelli et al. 2019, cited by Kolena): disjoint boxes IoU scores alike at 0 now differ.
+        Example("signed IoU, boxes 1 apart (-1 / (1 + 1 + 1))", "Kolena, signed IoU",
+                lambda: geoiou.siou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([2, 0, 3, 1])), -1 / 3),
+        Example("signed IoU, boxes 2 apart on both axes", "Kolena, signed IoU",
+                lambda: geoiou.siou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([3, 3, 4, 4])), -2 / 3),
     ]
 
 
 def _cv_wiki() -> list[Example]:
-    return [Example("10×10 boxes overlapping 5×5 (25 / 175)", "CloudFactory (Hasty) CV wiki",
-                    lambda: geoiou.iou(geoiou.Box([0, 0, 10, 10]), geoiou.Box([5, 5, 15, 15])), 25 / 175)]
+    return [
+        Example("10×10 boxes overlapping 5×5 (25 / 175)", "CloudFactory (Hasty) CV wiki",
+                lambda: geoiou.iou(geoiou.Box([0, 0, 10, 10]), geoiou.Box([5, 5, 15, 15])), 25 / 175),
+        # The wiki's thresholded score: the fraction of IoU thresholds 0.50:0.05:0.95 reached.
+        Example("threshold score of IoU 0.82 (7 of 10 thresholds)", "CloudFactory (Hasty) CV wiki",
+                lambda: geoiou.threshold_score(0.82), 0.7),
+        Example("threshold score of a perfect match", "CloudFactory (Hasty) CV wiki",
+                lambda: geoiou.threshold_score(geoiou.iou(geoiou.Box([0, 0, 10, 10]), geoiou.Box([0, 0, 10, 10]))), 1.0),
+    ]
 
 
 def _geometries() -> list[Example]:
@@ -107,7 +119,7 @@ def examples() -> list[Example]:
 
 def render_table(rows: list[Example]) -> str:
     """Format examples as a fixed-width table with the computed and expected values."""
-    header = f"{'example':<55} {'source':<33} {'IoU':>9} {'expected':>9}  ok"
+    header = f"{'example':<55} {'source':<33} {'value':>9} {'expected':>9}  ok"
     lines = [header, "-" * len(header)]
     for example in rows:
         value = float(example.compute())

@@ -19,7 +19,8 @@ def test_demo_prints_the_worked_examples_and_succeeds(tmp_path):
     assert "image_0002 detection" in result.stdout and "0.7980" in result.stdout
     assert "macro IoU of label sets" in result.stdout
     assert "DOTA P0706 (harbour): 536 quadrilaterals" in result.stdout
-    assert "21 of 21 worked examples match" in result.stdout
+    assert "signed IoU, boxes 1 apart" in result.stdout and "threshold score of IoU 0.82" in result.stdout
+    assert "25 of 25 worked examples match" in result.stdout
     assert " NO" not in result.stdout
 
 
