@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 import shapely
 import shapely.affinity
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import geoiou
@@ -201,7 +201,8 @@ def test_ranges_and_inequalities(kind_a, kind_b):
         giou_hull = geoiou.giou(a, b, enclosure="hull")
         for giou in (geoiou.giou(a, b), giou_box, giou_hull):
             assert -1.0 <= giou <= iou
-        assert giou_box <= giou_hull + 1e-15
+        # Equal enclosures (boxes along one line) round differently in the two formulas: 2.3e-15 seen.
+        assert giou_box <= giou_hull + 1e-14
 
     check()
 
@@ -232,6 +233,7 @@ def test_metrics_match_the_oracles(kind_a, kind_b):
     @ci_settings(EXAMPLES)
     @given(region(kind_a), region(kind_b))
     def check(a, b):
+        assume(not (_has_subnormal(a) or _has_subnormal(b)))  # GEOS, not geoiou, goes wrong there (below)
         intersection, union, hull = _oracle(a, b)
         scale = max(a.area, b.area)
         assert geoiou.intersection_area(a, b) == pytest.approx(intersection, rel=0, abs=1e-9 * scale)
@@ -241,6 +243,26 @@ def test_metrics_match_the_oracles(kind_a, kind_b):
         assert geoiou.giou(a, b, enclosure="hull") == pytest.approx(expected_giou, rel=0, abs=1e-9)
 
     check()
+
+
+def _has_subnormal(region: geoiou.Region) -> bool:
+    if isinstance(region, geoiou.Interval):
+        return False  # the interval oracle is arithmetic, not GEOS
+    numbers = region.bounds if isinstance(region, geoiou.Mask) else np.asarray(shapely.get_coordinates(shapely_of(region)))
+    magnitude = np.abs(numbers[np.isfinite(numbers)])
+    return bool(((magnitude > 0) & (magnitude < np.finfo(float).tiny)).any())
+
+
+def test_a_subnormal_coordinate_where_geos_overlays_go_wrong():
+    """Found by the deep Hypothesis run: shapely's overlay gives 0.01875 here, geoiou 0.0125.
+
+    The rotated box turned by 90° is the bar [-0.025, 0.025] × [-0.5, 0.5]; the box starts at
+    x = 1.1e-308 (a subnormal number): their intersection is [1.1e-308, 0.025] × [0, 0.5], of area
+    0.025 × 0.5 = 0.0125. The oracle property skips subnormal coordinates for this reason.
+    """
+    bar, box = geoiou.RotatedBox([0, 0, 1, 0.05, 90]), geoiou.Box([1.11254e-308, 0, 1, 1])
+    assert geoiou.intersection_area(bar, box) == pytest.approx(0.0125, rel=1e-15)
+    assert shapely.intersection(shapely_of(bar), shapely_of(box)).area != pytest.approx(0.0125, rel=1e-3)
 
 
 def test_polygon_overlap_never_exceeds_the_polygon():
