@@ -201,6 +201,51 @@ class Region(abc.ABC):
 
         return iou(self, other, **options)
 
+    # ----------------------------------------------------------------- WKT
+    def to_wkt(self, *, precision: int | None = None) -> str | np.ndarray:
+        """Return the regions as WKT text: one string, or an array of the batch shape.
+
+        Written by shapely from the exact geometry (a mask's outline, a rotated box's corners), at
+        full float precision so that `from_wkt` reads back the same numbers, or rounded to
+        `precision` decimals.
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> geoiou.Box([0, 0, 2, 1.5]).to_wkt()
+        'POLYGON ((0 0, 2 0, 2 1.5, 0 1.5, 0 0))'
+        >>> import numpy as np
+        >>> geoiou.Mask(np.array([[1, 1], [0, 1]])).to_wkt()  # the outline of the true pixels
+        'POLYGON ((0 0, 2 0, 2 2, 1 2, 1 1, 0 1, 0 0))'
+        >>> geoiou.Polygon([(0, 0), (1 / 3, 0), (0, 1)]).to_wkt(precision=3)
+        'POLYGON ((0 0, 0.333 0, 0 1, 0 0))'
+        """
+        from geoiou.regions.wkt import regions_to_wkt
+
+        return regions_to_wkt(self, precision)
+
+    @classmethod
+    def from_wkt(cls: type[R], text: Any, *, repair: bool = False) -> R:
+        """Build regions of this kind from WKT text: one string, or an array-like of them (a batch of its shape).
+
+        `Polygon` reads POLYGON and MULTIPOLYGON text (holes and parts kept; `repair` as in
+        `Polygon`); `Box` and `RotatedBox` read polygons that are (axis-aligned) rectangles and
+        refuse any other shape. Parsing is shapely's, for the whole batch at once.
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> geoiou.Polygon.from_wkt("POLYGON ((0 0, 4 0, 0 3, 0 0))").area
+        6.0
+        >>> geoiou.Box.from_wkt(["POLYGON ((0 0, 2 0, 2 1, 0 1, 0 0))"]).to_array()
+        array([[0., 0., 2., 1.]])
+        >>> geoiou.RotatedBox.from_wkt(geoiou.RotatedBox([5, 5, 4, 2, 30]).to_wkt()).to_array().round(9)
+        array([ 5.,  5.,  4.,  2., 30.])
+        """
+        from geoiou.regions.wkt import regions_from_wkt
+
+        return regions_from_wkt(cls, text, repair)  # type: ignore[return-value]
+
     def __repr__(self) -> str:
         name = type(self).__name__
         if not self.shape:

@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 __all__ = ["RULES", "outline", "rasterize"]
 
 Rule = Literal["centre", "any", "coverage"]
+#: The exact coverage of a pixel is computed to rounding (about 1e-15 of a pixel): a polygon that
+#: only touches a pixel along its edge may show 1e-16 there, a pixel it fills 0.9999999999999998.
+#: Coverages within this of a rule's bound count as on the bound.
+COVERAGE_ROUNDING = 1e-12
 RULES = ("centre", "any", "coverage")
 
 #: Unit steps of the four edge directions: +x, +y, -x, -y. A left turn (interior on the left, in
@@ -95,7 +99,7 @@ def _rasterize_one(polygon: Polygon, out: np.ndarray, origin: np.ndarray, rule: 
     geometry = polygon.to_shapely()
     if rule != "centre":
         rows, cols, coverage = polygon_coverage_window(geometry, out.shape, tuple(origin))
-        out[rows, cols] = coverage > 0 if rule == "any" else coverage >= fraction
+        out[rows, cols] = coverage > COVERAGE_ROUNDING if rule == "any" else coverage >= fraction - COVERAGE_ROUNDING
         return
     import shapely
 
