@@ -23,8 +23,13 @@ class Example:
 
     name: str
     source: str
-    compute: Callable[[], float]
+    compute: Callable[[], float | np.ndarray]
     expected: float | None = None
+
+
+def _pixel_iou(truth: list[int], prediction: list[int]) -> Callable[[], float | np.ndarray]:
+    """The IoU of two boxes in inclusive pixel indices, computed when called."""
+    return lambda: geoiou.iou(geoiou.Box.from_pixel_indices(truth), geoiou.Box.from_pixel_indices(prediction))
 
 
 def _pyimagesearch() -> list[Example]:
@@ -37,9 +42,7 @@ def _pyimagesearch() -> list[Example]:
         "image_0120": ([35, 51, 196, 110], [36, 60, 180, 108], 0.7310),
     }
     return [
-        Example(f"{name} detection", "PyImageSearch, inclusive pixels",
-                lambda gt=gt, pred=pred: geoiou.iou(geoiou.Box.from_pixel_indices(gt), geoiou.Box.from_pixel_indices(pred)),
-                expected)
+        Example(f"{name} detection", "PyImageSearch, inclusive pixels", _pixel_iou(gt, pred), expected)
         for name, (gt, pred, expected) in detections.items()
     ] + [
         Example("disjoint boxes of a reader's comment", "PyImageSearch comments",
@@ -131,7 +134,7 @@ def render_table(rows: list[Example]) -> str:
 
 def dota_scene_report() -> str:
     """Summarise the bundled DOTA harbour scene: exact pairwise overlaps among its 536 objects (531 ships, 5 harbours)."""
-    objects = read_dota(files("geoiou") / "data" / "dota" / "P0706.txt")
+    objects = read_dota(Path(str(files("geoiou") / "data" / "dota" / "P0706.txt")))
     scene = objects.polygons
     start = time.perf_counter()
     overlaps = geoiou.pairwise_iou(scene, scene)
@@ -139,7 +142,7 @@ def dota_scene_report() -> str:
     np.fill_diagonal(overlaps, 0.0)
     touching = int(np.count_nonzero(np.triu(overlaps) > 0))
     rectangles = geoiou.RotatedBox.from_corners(objects.corners, fit="min_area")
-    fit = geoiou.iou(scene, rectangles)
+    fit = np.asarray(geoiou.iou(scene, rectangles))
     return "\n".join([
         f"DOTA P0706 (harbour): {scene.size} quadrilaterals, {scene.size ** 2:,} exact polygon IoUs in {seconds:.2f} s",
         f"  pairs of distinct objects that overlap: {touching}; largest IoU between two objects: {overlaps.max():.4f}",

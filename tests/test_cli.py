@@ -44,7 +44,7 @@ def test_demo_tour_runs_one_evaluation_per_geometry_and_saves_pictures(tmp_path)
     for stop in ("rotated quadrilaterals   mAP", "polygons vs masks        AP", "intervals                average mAP"):
         assert stop in result.stdout
     pictures = sorted((tmp_path / "geoiou-demo").glob("*.png"))
-    assert len(pictures) == 8 and "Saved 8 pictures in geoiou-demo" in result.stdout
+    assert len(pictures) == 9 and "Saved 9 pictures in geoiou-demo" in result.stdout
     for path in pictures:
         pixels = image.imread(path)
         colours = np.unique(pixels.reshape(-1, pixels.shape[-1]), axis=0)

@@ -28,19 +28,29 @@ def test_two_boxes_print_iou_giou_intersection_union():
     result = run("iou", "box:0,0,10,10", "box:5,0,15,10")
     assert result.returncode == 0, result.stderr
     printed = values(result.stdout)
-    assert float(printed["IoU"]) == 1 / 3 and float(printed["GIoU"]) == 1 / 3
+    assert printed["IoU"] == "0.333333" and printed["GIoU"] == "0.333333"  # 6 significant digits by default
     assert printed["intersection"] == "50" and printed["union"] == "150"
     assert "enclosing box" in result.stdout
+    full = values(run("iou", "box:0,0,10,10", "box:5,0,15,10", "--digits", "17").stdout)
+    assert float(full["IoU"]) == 1 / 3 and float(full["GIoU"]) == 1 / 3  # every digit: the exact float
+    assert values(run("iou", "box:0,0,10,10", "box:5,0,15,10", "--digits", "3").stdout)["IoU"] == "0.333"
 
 
 def test_rotated_box_against_wkt_polygon_is_exact():
     # The square [0,2]² turned 45° about its centre against the square itself: the octagon of
     # area 8(√2 - 1), so IoU = 8(√2-1) / (8 - 8(√2-1)).
-    result = run("iou", "rbox:1,1,2,2,45", "POLYGON ((0 0, 2 0, 2 2, 0 2, 0 0))")
+    result = run("iou", "rbox:1,1,2,2,45", "POLYGON ((0 0, 2 0, 2 2, 0 2, 0 0))", "--digits", "17")
     assert result.returncode == 0, result.stderr
     octagon = 8 * (np.sqrt(2) - 1)
     assert float(values(result.stdout)["IoU"]) == pytest.approx(octagon / (8 - octagon), rel=1e-12)
     assert "convex hull" in result.stdout
+
+
+def test_version_and_bad_digits():
+    result = run("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"geoiou {geoiou.__version__}"
+    bad = run("iou", "box:0,0,1,1", "box:0,0,1,1", "--digits", "0")
+    assert bad.returncode == 2 and "expected a number of digits from 1 to 17" in bad.stderr
 
 
 def test_intervals_json_output():

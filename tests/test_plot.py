@@ -27,7 +27,7 @@ from hypothesis import strategies as st  # noqa: E402
 import geoiou  # noqa: E402
 from geoiou.evaluation import Annotations, evaluate_coco, evaluate_temporal_detection, evaluate_voc  # noqa: E402
 from geoiou.io import read_dota  # noqa: E402
-from geoiou.plot import plot_pair, plot_pr_curve, plot_regions, plot_threshold_curve, plot_timeline  # noqa: E402
+from geoiou.plot import plot_matches, plot_pair, plot_pr_curve, plot_regions, plot_threshold_curve, plot_timeline  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -396,7 +396,10 @@ def test_voc_pr_curves_one_per_category_with_ap(voc_result, tmp_path):
     for line, category, ap, recall, precision in zip(ax.lines, voc_result.categories, voc_result.ap,
                                                      voc_result.recall, voc_result.precision):
         assert line.get_label() == f"{category}: AP {ap:.3f}"
-        assert line.get_xdata() == pytest.approx(recall) and line.get_ydata() == pytest.approx(precision)
+        # Drawn as VOC interpolates: the best precision at each recall or beyond, as a staircase.
+        envelope = np.maximum.accumulate(np.asarray(precision)[::-1])[::-1]
+        assert line.get_xdata() == pytest.approx(recall) and line.get_ydata() == pytest.approx(envelope)
+        assert line.get_drawstyle() == "steps-pre"
     only_ship = plot_pr_curve(voc_result, category="ship", iou_threshold=0.5)
     assert [line.get_label() for line in only_ship.lines] == [f"ship: AP {voc_result.per_category()['ship']['AP']:.3f}"]
 
@@ -477,3 +480,60 @@ def test_drawing_leaves_the_backend_alone():
     backend = matplotlib.get_backend()
     plot_pair(geoiou.Box([0, 0, 1, 1]), geoiou.Box([0, 0, 2, 2]))
     assert matplotlib.get_backend() == backend
+
+
+# --------------------------------------------------------------------------- the pictures' polish (issue 13)
+def test_pair_title_names_the_kinds_or_what_the_caller_says():
+    box, rotated = geoiou.Box([0, 0, 2, 2]), geoiou.RotatedBox([1, 1, 2, 2, 30])
+    assert plot_pair(box, rotated).get_title() == "Box × RotatedBox"
+    assert plot_pair(box, rotated, title="DOTA: truth × prediction").get_title() == "DOTA: truth × prediction"
+
+
+def test_regions_with_a_label_get_a_legend_entry_in_their_colour_and_style():
+    ax = plot_regions(geoiou.Box([[0, 0, 1, 1]]), label="ground truth", color="#009E73")
+    plot_regions(geoiou.Box([[2, 2, 3, 3]]), ax=ax, label="predictions", color="#0072B2", linestyle="dashed")
+    assert legend_texts(ax) == ["ground truth", "predictions"]
+    handles = ax.get_legend().legend_handles
+    assert [handle.get_color() for handle in handles] == ["#009E73", "#0072B2"]
+    assert handles[1].get_linestyle() == "--"
+
+
+def test_matches_colour_each_region_by_its_counterpart(tmp_path):
+    # Truth 0 is met by prediction 0 at IoU 0.82 (>= 0.5); truth 1 only by prediction 1 at 0.33; prediction 2 meets nothing.
+    truth = geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]])
+    predictions = geoiou.Box([[1, 0, 11, 10], [25, 0, 35, 10], [50, 50, 60, 60]])
+    ax = plot_matches(truth, predictions)
+    assert_not_blank(render(ax, tmp_path / "matches.png"), min_colours=3)
+    sizes = {collection.get_gid(): len(collection.get_paths()) for collection in ax.collections}
+    assert sizes == {"found": 1, "missed": 1, "on target": 1, "off target": 2}
+    assert legend_texts(ax) == ["ground truth found (1)", "ground truth missed (1)", "prediction on target (1)",
+                                "prediction off target (2)"]
+    assert "2 ground truths, 3 predictions" in ax.get_title()
+    # At 0.3 the second pair counts too.
+    sizes = {c.get_gid(): len(c.get_paths()) for c in plot_matches(truth, predictions, iou_threshold=0.3).collections}
+    assert sizes == {"found": 2, "missed": 0, "on target": 2, "off target": 1}
+
+
+def test_overlapping_intervals_of_a_track_are_stacked_and_scored():
+    predictions = geoiou.Interval([[0, 5], [2, 8], [6, 9], [1, 3]])
+    ax = plot_timeline({"truth": geoiou.Interval([0, 6]), "predictions": predictions},
+                       scores={"predictions": [0.9, 0.6, 0.4, 0.2]})
+    bars = [patch for patch in ax.patches if patch.get_x() is not None]
+    rows = {}
+    for patch in bars[1:]:  # the truth's bar first
+        rows.setdefault(round(patch.get_y() + patch.get_height() / 2, 6), []).append((patch.get_x(), patch.get_x() + patch.get_width()))
+    # No two bars of one row overlap; [0, 5), [2, 8) and [1, 3) overlap pairwise: three rows.
+    assert len(rows) == 3
+    for intervals in rows.values():
+        intervals.sort()
+        assert all(first[1] <= second[0] for first, second in zip(intervals, intervals[1:]))
+    assert [text.get_text() for text in ax.texts] == ["0.90", "0.60", "0.40", "0.20"]
+    with pytest.raises(geoiou.InvalidArgumentError, match=r"""'scores\["predictions"\]' must be 4 scores"""):
+        plot_timeline({"predictions": predictions}, scores={"predictions": [0.5]})
+
+
+def test_pr_curves_are_staircases_in_distinct_styles(coco_result):
+    ax = plot_pr_curve(coco_result)
+    styles = [(line.get_color(), line.get_linestyle()) for line in ax.lines]
+    assert len(set(styles)) == len(styles) == 10  # ten thresholds, ten looks
+    assert all(line.get_drawstyle() == "steps-pre" for line in ax.lines)

@@ -58,6 +58,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="activitynet: 'activitynet' (0.5:0.95), 'thumos14' (0.3:0.7) or a comma-separated list")
     parser.add_argument("--skip-invalid", action="store_true",
                         help="skip malformed records (their count and reasons are printed) instead of failing")
+    parser.add_argument("--digits", type=int, default=4, choices=range(1, 18), metavar="N",
+                        help="decimals of the per-category table (default 4; the JSON and CSV files keep every digit)")
     parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one row per category as CSV")
     parser.add_argument("--pr-curve", metavar="FILE", help="save a precision-recall picture (needs matplotlib)")
@@ -96,7 +98,7 @@ def run(arguments: argparse.Namespace) -> int:
     print(result.summary())
     if not isinstance(result, VocResult):  # VOC's summary is already one line per category
         print()
-        print(_table(rows))
+        print(_table(rows, arguments.digits))
     _write_outputs(arguments, inputs, result, rows)
     return 0
 
@@ -154,20 +156,21 @@ def _header(inputs: EvaluationInputs, arguments: argparse.Namespace) -> str:
     return f"geoiou eval: {inputs.format} ({inputs.geometry}), {counts}\n"
 
 
-def _table(rows: list[dict[str, Any]]) -> str:
+def _table(rows: list[dict[str, Any]], digits: int = 4) -> str:
     if not rows:
         return "(no categories)"
     columns = [key for key in rows[0] if key not in ("category", "name")]
     width = max(len("category"), *(len(row["name"]) for row in rows))
-    lines = [f"{'category':<{width}} " + " ".join(f"{c:>{max(len(c), 8)}}" for c in columns)]
+    lines = [f"{'category':<{width}} " + " ".join(f"{c:>{max(len(c), digits + 4)}}" for c in columns)]
     for row in rows:
-        lines.append(f"{row['name']:<{width}} " + " ".join(f"{_cell(row[c]):>{max(len(c), 8)}}" for c in columns))
+        lines.append(f"{row['name']:<{width}} " + " ".join(f"{_cell(row[c], digits):>{max(len(c), digits + 4)}}"
+                                                            for c in columns))
     return "\n".join(lines)
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, digits: int) -> str:
     if isinstance(value, float):
-        return "nan" if math.isnan(value) else f"{value:.4f}"
+        return "nan" if math.isnan(value) else f"{value:.{digits}f}"
     return str(value)
 
 
