@@ -113,7 +113,7 @@ def plot_pair(a: Region, b: Region, *, ax: Axes | None = None, labels: tuple[str
     _require_single(b, "b")
     labels = _pair_labels(labels)
     numbers = _PairNumbers.of(a, b, enclosure)
-    if isinstance(a, Interval):
+    if isinstance(a, Interval) and isinstance(b, Interval):
         ax = plot_timeline({labels[0]: a, labels[1]: b}, ax=ax)
         _draw_interval_overlap(ax, a, b)
         _draw_interval_enclosure(ax, a, b)
@@ -470,20 +470,22 @@ def _one_per_region(labels: Sequence[str] | None, count: int, param: str) -> lis
 def _tracks(tracks: Mapping[str, Interval] | Sequence[Interval],
             labels: Sequence[str] | None) -> tuple[list[str], list[Interval]]:
     """Lane names and intervals of the tracks, checked."""
-    is_mapping = isinstance(tracks, Mapping)
-    keys = list(tracks) if is_mapping else list(range(len(tracks)))
-    if not keys:
+    if isinstance(tracks, Mapping):
+        names, intervals = [str(key) for key in tracks], list(tracks.values())
+        places = [f'tracks["{key}"]' for key in tracks]
+    else:
+        intervals = list(tracks)
+        names, places = [f"track {k + 1}" for k in range(len(intervals))], [f"tracks[{k}]" for k in range(len(intervals))]
+    if not intervals:
         raise invalid_argument("tracks", "at least one track", tracks)
-    for key in keys:
-        if not isinstance(tracks[key], Interval):
-            where = f'tracks["{key}"]' if is_mapping else f"tracks[{key}]"
-            raise invalid_argument(where, "an Interval", type(tracks[key]).__name__)
-    names = [str(key) for key in keys] if is_mapping else [f"track {key + 1}" for key in keys]
+    for place, interval in zip(places, intervals):
+        if not isinstance(interval, Interval):
+            raise invalid_argument(place, "an Interval", type(interval).__name__)
     if labels is not None:
-        if isinstance(labels, str) or len(labels) != len(keys):
-            raise invalid_argument("labels", f"a sequence of {len(keys)} names, one per track", labels)
+        if isinstance(labels, str) or len(labels) != len(intervals):
+            raise invalid_argument("labels", f"a sequence of {len(intervals)} names, one per track", labels)
         names = [str(label) for label in labels]
-    return names, [tracks[key] for key in keys]
+    return names, intervals
 
 
 # --------------------------------------------------------------------------- the numbers of a pair
@@ -499,13 +501,13 @@ class _PairNumbers:
     enclosure: str
 
     @classmethod
-    def of(cls, a: Region, b: Region, enclosure: str | None) -> _PairNumbers:
+    def of(cls, a: Region, b: Region, enclosure: Literal["box", "hull"] | None) -> _PairNumbers:
         find_kernel(type(a), type(b))  # an unsupported pair (Interval × Box) fails before anything is drawn
         chosen = default_enclosure(a, b) if enclosure is None else enclosure
         if chosen not in ENCLOSURES:
             raise invalid_argument("enclosure", f"one of {ENCLOSURES} or None", enclosure)
-        return cls(iou(a, b), giou(a, b, enclosure=chosen), intersection_area(a, b), union_area(a, b),
-                   enclosure_area(a, b, enclosure=chosen), chosen)
+        return cls(float(iou(a, b)), float(giou(a, b, enclosure=chosen)), float(intersection_area(a, b)),
+                   float(union_area(a, b)), float(enclosure_area(a, b, enclosure=chosen)), chosen)
 
     def lines(self, *, is_interval: bool) -> list[tuple[str, str]]:
         """(name, value) rows of the annotation."""
@@ -528,8 +530,6 @@ def _measure_text(value: float) -> str:
 # --------------------------------------------------------------------------- 2-D drawing
 def _shape(region: Region) -> shapely.Geometry:
     """The exact shapely outline of one 2-D region (a mask: the union of its pixel squares)."""
-    if isinstance(region, Box):
-        region = region.to_polygon()
     return region.to_shapely()
 
 
@@ -680,7 +680,7 @@ def _scores_per_track(scores: Mapping[str, Any] | Sequence[Any] | None, tracks: 
 
 
 def _draw_interval_overlap(ax: Axes, a: Interval, b: Interval) -> None:
-    start, end = max(a.start, b.start), min(a.end, b.end)
+    start, end = max(float(a.start), float(b.start)), min(float(a.end), float(b.end))
     if end > start:
         # A band across both lanes, behind the bars, so that each bar keeps its own colour.
         ax.add_patch(Rectangle((start, -0.5), end - start, 2, facecolor=INTERSECTION_COLOUR, alpha=0.45,
@@ -688,7 +688,7 @@ def _draw_interval_overlap(ax: Axes, a: Interval, b: Interval) -> None:
 
 
 def _draw_interval_enclosure(ax: Axes, a: Interval, b: Interval) -> None:
-    start, end = min(a.start, b.start), max(a.end, b.end)
+    start, end = min(float(a.start), float(b.start)), max(float(a.end), float(b.end))
     ax.add_patch(Rectangle((start, -0.45), end - start, 1.9, facecolor="none", edgecolor="black",
                            linestyle="--", linewidth=1.2, zorder=4, label="C: enclosing interval", gid="enclosure"))
     ax.autoscale_view()
@@ -712,7 +712,8 @@ def _write_metrics(ax: Axes, rows: list[tuple[str, str]]) -> None:
             bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.7"}, gid="metrics")
 
 
-def _legend_beside(ax: Axes, loc: str = "lower left", anchor: tuple[float, float] = (1.03, 0.0)) -> None:
+def _legend_beside(ax: Axes, loc: Literal["lower left", "center left"] = "lower left",
+                   anchor: tuple[float, float] = (1.03, 0.0)) -> None:
     ax.legend(loc=loc, bbox_to_anchor=anchor, borderaxespad=0, fontsize="small")
 
 
@@ -780,7 +781,7 @@ def _coco_precision(result: CocoResult, category: Any) -> np.ndarray:
 
 def _coco_pr_curves(result: CocoResult, category: Any, iou_threshold: float | None) -> list[_Curve]:
     precision = _coco_precision(result, category)
-    thresholds = range(len(result.iou_thresholds))
+    thresholds = list(range(len(result.iou_thresholds)))
     if iou_threshold is not None:
         thresholds = [_threshold_index(result.iou_thresholds, iou_threshold)]
     curves = []
@@ -794,7 +795,7 @@ def _coco_pr_curves(result: CocoResult, category: Any, iou_threshold: float | No
 def _voc_pr_curves(result: VocResult, category: Any, iou_threshold: float | None) -> list[_Curve]:
     if iou_threshold is not None:
         _threshold_index(np.array([result.iou_threshold]), iou_threshold)
-    indices = range(len(result.categories))
+    indices = list(range(len(result.categories)))
     if category is not None:
         indices = [_category_index(result.categories, category)]
     # A category without ground truth has no recall, hence no curve (its AP is NaN).

@@ -16,6 +16,7 @@ has no counterpart for other shapes.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -116,7 +117,10 @@ def pairwise_siou(a: Box | Interval, b: Box | Interval, *, zero_division: float 
 def _signed_iou(bounds_a: np.ndarray, bounds_b: np.ndarray, zero_division: float) -> np.ndarray:
     """Signed IoU from bounds ``(..., 2·ndim)`` (lows, then highs), broadcast."""
     half = bounds_a.shape[-1] // 2
-    signed, outside, measure_a, measure_b = 1.0, False, 1.0, 1.0
+    signed: Any = 1.0
+    outside: Any = False
+    measure_a: Any = 1.0
+    measure_b: Any = 1.0
     for axis in range(half):
         low_a, high_a = bounds_a[..., axis], bounds_a[..., half + axis]
         low_b, high_b = bounds_b[..., axis], bounds_b[..., half + axis]
@@ -131,7 +135,8 @@ def _signed_iou(bounds_a: np.ndarray, bounds_b: np.ndarray, zero_division: float
         result = np.true_divide(signed, denominator)
     if not math.isnan(zero_division):
         result = np.where(denominator == 0, zero_division, result)
-    return result + 0.0  # -0.0 (touching regions) becomes 0.0
+    positive_zero: np.ndarray = result + 0.0  # -0.0 (touching regions) becomes 0.0
+    return positive_zero
 
 
 def _require_boxes_or_intervals(a: object, b: object) -> None:

@@ -221,4 +221,5 @@ def _video_timeline() -> tuple[dict[str, geoiou.Interval], dict[str, Any]]:
     mine, theirs = truth.video_id == video, predicted.video_id == video
     tracks = {"ground truth": geoiou.Interval(np.column_stack([truth.start[mine], truth.end[mine]])),
               "predictions": geoiou.Interval(np.column_stack([predicted.start[theirs], predicted.end[theirs]]))}
-    return tracks, {"scores": {"predictions": predicted.score[theirs]}}
+    scores = np.asarray(predicted.score)  # predictions always carry scores
+    return tracks, {"scores": {"predictions": scores[theirs]}}

@@ -64,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return arguments.run(arguments)
+        status: int = arguments.run(arguments)
+        return status
     except BrokenPipeError:
         # The reader of our output went away (`geoiou eval ... | head`): stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

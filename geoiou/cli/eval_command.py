@@ -7,7 +7,7 @@ import csv
 import json
 import math
 import sys
-from typing import Any
+from typing import Any, Literal
 
 from geoiou.cli.eval_inputs import FORMATS, EvaluationInputs, detect_format, load_inputs
 from geoiou.errors import InvalidArgumentError
@@ -17,10 +17,10 @@ __all__ = ["evaluate", "per_category_rows", "register"]
 PROTOCOLS = ("coco", "voc")
 #: The protocol each detection format is usually reported with (DOTA's devkit: VOC 2007's 11 points).
 DEFAULT_PROTOCOL = {"coco": "coco", "yolo": "coco", "dota": "voc"}
-DEFAULT_INTERPOLATION = {"dota": "11point"}
+DEFAULT_INTERPOLATION: dict[str, Literal["all", "11point"]] = {"dota": "11point"}
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``eval`` subcommand to `commands`."""
     parser = commands.add_parser(
         "eval", help="evaluate predictions against ground truth (COCO, DOTA, YOLO, ActivityNet files)",
@@ -114,7 +114,7 @@ def evaluate(inputs: EvaluationInputs, arguments: argparse.Namespace) -> Any:
     protocol = arguments.protocol or DEFAULT_PROTOCOL[inputs.format]
     if protocol == "voc":
         options = {key: value for key, value in inputs.options.items() if key in ("images", "categories")}
-        interpolation = arguments.interpolation or DEFAULT_INTERPOLATION.get(inputs.format, "all")
+        interpolation: Literal["all", "11point"] = arguments.interpolation or DEFAULT_INTERPOLATION.get(inputs.format, "all")
         return evaluate_voc(inputs.ground_truth, inputs.predictions, iou_threshold=arguments.iou_threshold,
                             interpolation=interpolation, show_progress=arguments.progress, **options)
     return evaluate_coco(inputs.ground_truth, inputs.predictions, polygon_iou=arguments.polygon_iou,
@@ -174,7 +174,8 @@ def _cell(value: Any, digits: int) -> str:
     return str(value)
 
 
-def _write_outputs(arguments: argparse.Namespace, inputs: EvaluationInputs, result: Any, rows: list[dict]) -> None:
+def _write_outputs(arguments: argparse.Namespace, inputs: EvaluationInputs, result: Any,
+                   rows: list[dict[str, Any]]) -> None:
     if arguments.json:
         document = {"format": inputs.format, "geometry": inputs.geometry, "ground_truth": arguments.ground_truth,
                     "predictions": arguments.predictions, "result": result.to_dict(),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Literal
 
 from geoiou.errors import FormatError
 from geoiou.io.report import ReadReport
@@ -163,19 +163,21 @@ def _is_number(text: str) -> bool:
 def load_inputs(format: str, ground_truth: str, predictions: str, *, geometry: str, image_size: tuple[int, int] | None,
                 subset: str | None, skip_invalid: bool, polygons: str = "exact") -> EvaluationInputs:
     """Read both sides in `format` (one of `FORMATS`); `polygons` as in `geoiou.io.read_coco`."""
-    loaders = {"coco": _coco, "dota": _dota, "yolo": _yolo, "activitynet": _activitynet}
+    loaders: dict[str, Callable[..., EvaluationInputs]] = {"coco": _coco, "dota": _dota, "yolo": _yolo,
+                                                           "activitynet": _activitynet}
     _refuse_swapped(format, ground_truth, predictions)
     return loaders[format](ground_truth, predictions, geometry=geometry, image_size=image_size, subset=subset,
                            skip_invalid=skip_invalid, polygons=polygons)
 
 
-def _coco(ground_truth: str, predictions: str, *, geometry: str, skip_invalid: bool, polygons: str,
-          **_: Any) -> EvaluationInputs:
+def _coco(ground_truth: str, predictions: str, *, geometry: Literal["auto", "bbox", "segmentation"],
+          skip_invalid: bool, polygons: Literal["exact", "pycocotools"], **_: Any) -> EvaluationInputs:
     from geoiou.io.coco import read_coco, read_coco_results
 
     predicted = read_coco_results(predictions, geometry=geometry, skip_invalid=skip_invalid)
     # Official segm numbers rasterize each annotation from its parts as written (pycocotools' annToRLE).
-    truth = read_coco(ground_truth, geometry=predicted.geometry, polygons=polygons, skip_invalid=skip_invalid)
+    compared: Literal["bbox", "segmentation"] = "segmentation" if predicted.geometry == "segmentation" else "bbox"
+    truth = read_coco(ground_truth, geometry=compared, polygons=polygons, skip_invalid=skip_invalid)
     return EvaluationInputs("coco", truth.annotations, predicted.annotations, [truth.report, predicted.report],
                             options={"images": truth.images, "categories": list(truth.categories)},
                             names=dict(truth.categories), geometry=predicted.geometry)

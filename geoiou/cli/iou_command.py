@@ -6,7 +6,7 @@ import argparse
 import json
 import math
 import os
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -32,7 +32,7 @@ COLUMNS = ("IoU", "GIoU", "intersection", "union")
 ENCLOSURE_NAMES = {"box": "enclosing box", "hull": "convex hull of the union", "interval": "enclosing interval"}
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``iou`` subcommand to `commands`."""
     literals = "\n".join(f"  {name}:{form}" for name, (form, _) in LITERAL_KINDS.items())
     files = "\n".join(f"  *{suffix:<9} {what}" for suffix, what in FILE_KINDS.items())
@@ -119,7 +119,8 @@ def _read_file(path: str, repair: bool) -> Region:
     raise FormatError(path, "", f"cannot tell the format from the suffix {suffix!r}: expected one of {known}")
 
 
-def measure_pairs(a: Region, b: Region, *, enclosure: str | None = None, all_pairs: bool = False) -> list[dict[str, Any]]:
+def measure_pairs(a: Region, b: Region, *, enclosure: Literal["box", "hull"] | None = None,
+                  all_pairs: bool = False) -> list[dict[str, Any]]:
     """IoU, GIoU, intersection, union and the enclosure's measure of every pair (a[i], b[j]).
 
     Pairs that do not overlap are left out unless `all_pairs` (or both sides are single regions).
@@ -138,8 +139,8 @@ def measure_pairs(a: Region, b: Region, *, enclosure: str | None = None, all_pai
     generalized = np.atleast_1d(geoiou.giou(first, second, enclosure=enclosure))
     union = np.atleast_1d(geoiou.union_area(first, second))
     enclosing = np.atleast_1d(geoiou.enclosure_area(first, second, enclosure=enclosure))
-    kind = enclosure or default_enclosure(rows_a, rows_b)
-    kind = "interval" if a.ndim == 1 else kind  # a 1-D "box" is the enclosing interval
+    # A 1-D "box" is the enclosing interval.
+    kind = "interval" if a.ndim == 1 else (enclosure or default_enclosure(rows_a, rows_b))
     return [{"a": int(i[k]), "b": int(j[k]), "IoU": float(overlap[k]), "GIoU": float(generalized[k]),
              "intersection": float(intersection[i[k], j[k]]), "union": float(union[k]),
              "enclosure": float(enclosing[k]), "enclosure_kind": kind} for k in range(len(i))]

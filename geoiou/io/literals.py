@@ -152,7 +152,7 @@ def _binary_image(image: np.ndarray, path: str) -> np.ndarray:
         raise FormatError("", "", f"'mask' must be a binary image of shape (H, W) (got shape {image.shape} in {path!r})")
     top = np.iinfo(image.dtype).max if np.issubdtype(image.dtype, np.integer) else 1
     for on in dict.fromkeys((1, top)):  # 0/1, or 0 and the type's maximum
-        inside = image == on
+        inside: np.ndarray = image == on
         if (inside | (image == 0)).all():
             return inside
     levels = np.unique(image)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import abc
 import math
-from typing import Any, ClassVar, Sequence, TypeVar
+from typing import Any, ClassVar, Iterator, Sequence, TypeVar
 
 import numpy as np
 
@@ -22,12 +22,12 @@ def as_measure(values: np.ndarray) -> float | np.ndarray:
 
 def readonly(array: np.ndarray) -> np.ndarray:
     """Return a read-only view, leaving the caller's own array writable (no copy)."""
-    view = array.view()
+    view: np.ndarray = array.view()
     view.flags.writeable = False
     return view
 
 
-def _same_kind(cls: type, regions: Sequence[Any], param: str) -> list:
+def _same_kind(cls: type, regions: Sequence[Any], param: str) -> list[Any]:
     """`regions` as a list after checking it holds at least one region, all of kind `cls`."""
     regions = list(regions)
     wrong = [type(region).__name__ for region in regions if type(region) is not cls]
@@ -59,8 +59,8 @@ class Region(abc.ABC):
     def shape(self) -> tuple[int, ...]:
         """Batch shape: ``()`` for a single region, ``(N,)`` for a batch of N."""
         name, trailing = next(iter(self._fields.items()))
-        array = getattr(self, name)
-        return array.shape[: array.ndim - trailing]
+        array: np.ndarray = getattr(self, name)
+        return tuple(array.shape[: array.ndim - trailing])
 
     @property
     def size(self) -> int:
@@ -72,7 +72,7 @@ class Region(abc.ABC):
             raise InvalidTypeError(f"len() of a single {type(self).__name__} (shape ()): only batches have a length")
         return self.shape[0]
 
-    def __iter__(self):
+    def __iter__(self: R) -> Iterator[R]:
         for i in range(len(self)):
             yield self[i]
 
@@ -200,6 +200,10 @@ class Region(abc.ABC):
         from geoiou.metrics import iou
 
         return iou(self, other, **options)
+
+    def to_shapely(self) -> Any:
+        """Return the regions as shapely geometries: one, or an object array of the batch shape (2-D kinds)."""
+        raise InvalidTypeError(f"{type(self).__name__} has no shapely form (shapely holds 2-D geometries)")
 
     # ----------------------------------------------------------------- WKT
     def to_wkt(self, *, precision: int | None = None) -> str | np.ndarray:

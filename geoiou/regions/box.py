@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import shapely
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from geoiou._validation import as_float_array, fail, require_measurable, require_ordered, require_within_range
 from geoiou.regions.base import Region, as_measure, readonly
@@ -51,7 +51,7 @@ class Box(Region):
     """
 
     _fields = {"_xyxy": 1}
-    _xyxy: np.ndarray
+    _xyxy: NDArray[np.float64]
 
     def __init__(self, coords: ArrayLike, *, fmt: BoxFormat = "xyxy") -> None:
         array = as_float_array(coords, "coords", trailing=4)
@@ -93,7 +93,7 @@ class Box(Region):
         """
         x1, y1, x2, y2 = np.moveaxis(self._xyxy, -1, 0)
         if fmt == "xyxy":
-            return self._xyxy.copy()
+            return np.array(self._xyxy)
         if fmt == "xywh":
             return np.stack([x1, y1, x2 - x1, y2 - y1], axis=-1)
         if fmt == "cxcywh":
@@ -117,7 +117,7 @@ class Box(Region):
 
     @property
     def bounds(self) -> np.ndarray:
-        return self._xyxy.copy()
+        return np.array(self._xyxy)
 
     @property
     def centroid(self) -> np.ndarray:

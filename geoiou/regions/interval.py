@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from geoiou._validation import SMALLEST_LENGTH, as_float_array, require_measurable, require_ordered, require_within_range
 from geoiou.regions.base import Region, as_measure, readonly
@@ -40,7 +40,7 @@ class Interval(Region):
 
     ndim = 1
     _fields = {"_coords": 1}
-    _coords: np.ndarray
+    _coords: NDArray[np.float64]
 
     def __init__(self, coords: ArrayLike) -> None:
         array = as_float_array(coords, "coords", trailing=2)
@@ -68,15 +68,15 @@ class Interval(Region):
 
     @property
     def bounds(self) -> np.ndarray:
-        return self._coords.copy()
+        return np.array(self._coords)
 
     @property
     def centroid(self) -> np.ndarray:
-        return self._coords.mean(axis=-1, keepdims=True)
+        return (self._coords[..., :1] + self._coords[..., 1:]) / 2
 
     def to_array(self) -> np.ndarray:
         """Return ``start, end`` as an array of shape ``(*shape, 2)``."""
-        return self._coords.copy()
+        return np.array(self._coords)
 
     def _describe_one(self) -> str:
         return f"{self._coords[0]:g}, {self._coords[1]:g}"

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 import numpy as np
 import shapely
@@ -136,9 +136,10 @@ class Mask(Region):
         batch = () if isinstance(rle, dict) else (len(runs.sizes),)
         sizes = runs.sizes
         if len(sizes) and (sizes == sizes[0]).all():
-            store = _PixelStore(tuple(int(n) for n in sizes[0]), runs=runs)
+            store = _PixelStore((int(sizes[0][0]), int(sizes[0][1])), runs=runs)
         else:
-            store = _PixelStore(tuple(int(n) for n in sizes.max(axis=0, initial=0)), dense=_padded(runs))
+            height, width = (int(n) for n in sizes.max(axis=0, initial=0))
+            store = _PixelStore((height, width), dense=_padded(runs))
         mask = object.__new__(cls)
         mask._attach(store, np.arange(store.size).reshape(batch), _origins(origin, batch, store.grid))
         return mask
@@ -206,7 +207,7 @@ class Mask(Region):
         return taken
 
     # ----------------------------------------------------------------- export
-    def to_rle(self) -> dict[str, Any] | list:
+    def to_rle(self) -> dict[str, Any] | list[Any]:
         """Encode as compressed COCO RLE, byte for byte as ``pycocotools.mask.encode``.
 
         An RLE has no origin: the origin is left out. Masks of a batch share its grid, so a mask
@@ -232,7 +233,8 @@ class Mask(Region):
         nested = np.empty(self.size, dtype=object)
         for k, one in enumerate(encoded):
             nested[k] = one
-        return nested.reshape(self.shape).tolist()
+        rles: list[Any] = nested.reshape(self.shape).tolist()
+        return rles
 
     # ----------------------------------------------------------------- pixels and geometry
     @functools.cached_property
@@ -260,7 +262,7 @@ class Mask(Region):
     @property
     def origin(self) -> np.ndarray:
         """``(x0, y0)`` of each mask, shape ``(*shape, 2)``."""
-        return self._origin.copy()
+        return np.array(self._origin)
 
     @property
     def area(self) -> float | np.ndarray:
@@ -282,7 +284,8 @@ class Mask(Region):
             # Pixel centres lie at half-integers; an empty mask has no centroid (NaN).
             cx = (self._data.sum(axis=-2) @ (np.arange(width) + 0.5)) / count
             cy = (self._data.sum(axis=-1) @ (np.arange(height) + 0.5)) / count
-        return np.stack([cx, cy], axis=-1) + self._origin
+        centroids: np.ndarray = np.stack([cx, cy], axis=-1) + self._origin
+        return centroids
 
     def to_shapely(self) -> shapely.Geometry | np.ndarray:
         """Return the exact region as shapely (Multi)Polygons: the union of the true pixel squares.
@@ -322,7 +325,8 @@ class Mask(Region):
 
     @classmethod
     def from_polygon(cls, polygon: Polygon | Box | RotatedBox, *, shape: tuple[int, int] | None = None,
-                     origin: ArrayLike | None = None, rule: str = "centre", fraction: float = 0.5) -> Mask:
+                     origin: ArrayLike | None = None, rule: Literal["centre", "any", "coverage"] = "centre",
+                     fraction: float = 0.5) -> Mask:
         """Rasterize vector regions to masks on one pixel grid, by a named rule.
 
         Rasterizing changes the region (a mask is made of whole pixels), so the rule is the
@@ -508,7 +512,7 @@ def _run_row_windows(runs: coco_rle.Runs, grid: tuple[int, int]) -> _Windows:
     windows = _Windows.zeros(False, _run_boxes(runs, grid[0]))
     for m in np.flatnonzero(windows.stride):
         row0, row1, col0, col1 = windows.boxes[m]
-        columns = runs.paint(m, m + 1, col0, col1).reshape(col1 - col0, grid[0])[:, row0:row1]
+        columns = runs.paint(int(m), int(m) + 1, col0, col1).reshape(col1 - col0, grid[0])[:, row0:row1]
         first = col0 - WORD_BITS * windows.word0[m]
         lines = np.zeros((row1 - row0, WORD_BITS * windows.stride[m]), dtype=bool)
         lines[:, first : first + col1 - col0] = columns.T
@@ -520,7 +524,8 @@ def _run_row_windows(runs: coco_rle.Runs, grid: tuple[int, int]) -> _Windows:
 def _bit_range(first: np.ndarray, stop: np.ndarray) -> np.ndarray:
     """uint64 values with bits ``first <= b < stop`` set (``first < stop <= 64``)."""
     ones = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
-    return (ones >> (WORD_BITS - (stop - first)).astype(np.uint64)) << first.astype(np.uint64)
+    values: np.ndarray = (ones >> (WORD_BITS - (stop - first)).astype(np.uint64)) << first.astype(np.uint64)
+    return values
 
 
 def _pack_lines(pixels: np.ndarray, stride: int) -> np.ndarray:
@@ -567,7 +572,7 @@ class _PixelStore:
         self.grid = (int(grid[0]), int(grid[1]))
         self._given_dense = None if dense is None else readonly(dense)
         self._runs = runs
-        self.size = len(dense) if dense is not None else len(runs.sizes)
+        self.size = len(dense) if dense is not None else len(self._held_runs().sizes)
         #: Whether the cheap windows run along columns (built from runs) rather than rows.
         self.column_major = runs is not None
 
@@ -578,7 +583,7 @@ class _PixelStore:
             return self._given_dense
         height, width = self.grid
         # Decoded column by column, as the runs go: the (M, H, W) result is a transposed view.
-        columns = self._runs.paint(0, self.size, 0, width).reshape(self.size, width, height)
+        columns = self._held_runs().paint(0, self.size, 0, width).reshape(self.size, width, height)
         return readonly(columns.transpose(0, 2, 1))
 
     def windows(self, rows: bool = False) -> _Windows:
@@ -591,7 +596,7 @@ class _PixelStore:
 
     @functools.cached_property
     def _column_windows(self) -> _Windows:
-        return _run_column_windows(self._runs, self.grid[0])
+        return _run_column_windows(self._held_runs(), self.grid[0])
 
     def encode(self, index: np.ndarray) -> list[dict[str, Any]]:
         """Compressed COCO RLEs of the masks at `index`; masks held as runs are encoded from their runs."""
@@ -606,7 +611,14 @@ class _PixelStore:
             return self.dense[mask, rows, cols]
         height = self.grid[0]
         columns = self._runs.paint(mask, mask + 1, cols.start, cols.stop).reshape(cols.stop - cols.start, height)
-        return columns.T[rows]
+        window: np.ndarray = columns.T[rows]
+        return window
+
+    def _held_runs(self) -> coco_rle.Runs:
+        """The runs of a store built from runs (callers know it was: dense stores never ask)."""
+        if self._runs is None:  # pragma: no cover - unreachable by construction
+            raise TypeError("a pixel store built from dense pixels holds no runs")
+        return self._runs
 
     def select(self, index: np.ndarray) -> np.ndarray:
         """Pixels of the masks at `index`, shape ``(*index.shape, H, W)``: a view when they are consecutive."""

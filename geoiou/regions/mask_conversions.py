@@ -108,12 +108,12 @@ def _rasterize_one(polygon: Polygon, out: np.ndarray, origin: np.ndarray, rule: 
         return
     x0, y0 = origin
     min_x, min_y, max_x, max_y = geometry.bounds
-    cols = np.arange(max(int(np.floor(min_x - x0 - 0.5)), 0), min(int(np.ceil(max_x - x0 - 0.5)) + 1, out.shape[1]))
-    rows = np.arange(max(int(np.floor(min_y - y0 - 0.5)), 0), min(int(np.ceil(max_y - y0 - 0.5)) + 1, out.shape[0]))
-    if not (cols.size and rows.size):
+    columns = np.arange(max(int(np.floor(min_x - x0 - 0.5)), 0), min(int(np.ceil(max_x - x0 - 0.5)) + 1, out.shape[1]))
+    lines = np.arange(max(int(np.floor(min_y - y0 - 0.5)), 0), min(int(np.ceil(max_y - y0 - 0.5)) + 1, out.shape[0]))
+    if not (columns.size and lines.size):
         return
-    xs, ys = np.meshgrid(x0 + cols + 0.5, y0 + rows + 0.5)
-    out[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1] = shapely.intersects_xy(geometry, xs, ys)
+    xs, ys = np.meshgrid(x0 + columns + 0.5, y0 + lines + 0.5)
+    out[lines[0] : lines[-1] + 1, columns[0] : columns[-1] + 1] = shapely.intersects_xy(geometry, xs, ys)
 
 
 # --------------------------------------------------------------------------- masks -> polygons
@@ -189,13 +189,13 @@ def _boundary_edges(pixels: np.ndarray) -> _Edges:
     # (neighbour offset (dr, dc), direction of the edge, start vertex relative to the pixel's top-left corner)
     # top side: false above, walk +x from (c, r); right side: false right, walk +y from (c+1, r);
     # bottom side: false below, walk -x from (c+1, r+1); left side: false left, walk -y from (c, r+1).
-    for (dr, dc), direction, (sx, sy) in (((-1, 0), 0, (0, 0)), ((0, 1), 1, (1, 0)),
-                                           ((1, 0), 2, (1, 1)), ((0, -1), 3, (0, 1))):
+    for (dr, dc), side, (sx, sy) in (((-1, 0), 0, (0, 0)), ((0, 1), 1, (1, 0)),
+                                      ((1, 0), 2, (1, 1)), ((0, -1), 3, (0, 1))):
         neighbour = inside[:, 1 + dr : inside.shape[1] - 1 + dr, 1 + dc : inside.shape[2] - 1 + dc]
         n, r, c = np.nonzero(inside[:, 1:-1, 1:-1] & ~neighbour)
-        pieces.append((c + sx, r + sy, np.full(n.size, direction), n, labels[n, r, c]))
-    x, y, direction, mask, component = (np.concatenate(column) for column in zip(*pieces))
-    return _Edges(x.astype(np.int64), y.astype(np.int64), direction.astype(np.int64), mask, component)
+        pieces.append((c + sx, r + sy, np.full(n.size, side), n, labels[n, r, c]))
+    x, y, direction, mask, component = (np.concatenate(column).astype(np.int64) for column in zip(*pieces))
+    return _Edges(x, y, direction, mask, component)
 
 
 def _successors(edges: _Edges, height: int, width: int) -> np.ndarray:
@@ -210,8 +210,9 @@ def _successors(edges: _Edges, height: int, width: int) -> np.ndarray:
     """
     vertices = (height + 1) * (width + 1)
 
-    def key(mask: np.ndarray, x: np.ndarray, y: np.ndarray, direction: np.ndarray) -> np.ndarray:
-        return ((mask * vertices + y * (width + 1) + x) * 4) + direction
+    def key(mask: np.ndarray, x: np.ndarray, y: np.ndarray, direction: np.ndarray | int) -> np.ndarray:
+        keys: np.ndarray = ((mask * vertices + y * (width + 1) + x) * 4) + direction
+        return keys
 
     keys = key(edges.mask, edges.x, edges.y, edges.direction)
     order = np.argsort(keys, kind="stable")

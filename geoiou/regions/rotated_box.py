@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import shapely
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from geoiou._validation import as_float_array, fail, require_measurable, require_nonnegative, require_within_range
 from geoiou.regions.base import Region, as_measure, readonly
@@ -59,7 +59,7 @@ class RotatedBox(Region):
     """
 
     _fields = {"_coords": 1}
-    _coords: np.ndarray
+    _coords: NDArray[np.float64]
 
     def __init__(self, coords: ArrayLike) -> None:
         array = as_float_array(coords, "coords", trailing=5)
@@ -160,7 +160,7 @@ class RotatedBox(Region):
 
     def to_array(self) -> np.ndarray:
         """Return ``cx, cy, w, h, angle`` (degrees) as an array of shape ``(*shape, 5)``."""
-        return self._coords.copy()
+        return np.array(self._coords)
 
     def to_radians(self) -> np.ndarray:
         """Return ``cx, cy, w, h, angle`` with the angle in radians (mmcv's input)."""
@@ -238,7 +238,7 @@ class RotatedBox(Region):
 
     @property
     def centroid(self) -> np.ndarray:
-        return self._coords[..., :2].copy()
+        return np.array(self._coords[..., :2])
 
     def _describe_one(self) -> str:
         return ", ".join(f"{v:g}" for v in self._coords)
@@ -271,7 +271,7 @@ def _minimum_area_rectangles(points: np.ndarray) -> np.ndarray:
     batch = points.shape[:-2]
     multipoints = shapely.multipoints(points.reshape(-1, 4, 2))
     rectangles = shapely.oriented_envelope(multipoints)
-    coords = shapely.get_coordinates(rectangles).reshape(-1, 5, 2)[:, :4]
+    coords = np.asarray(shapely.get_coordinates(rectangles), dtype=np.float64).reshape(-1, 5, 2)[:, :4]
     return coords.reshape((*batch, 4, 2))
 
 

@@ -23,10 +23,9 @@ FULL_PRECISION = 20
 
 def regions_to_wkt(region: Region, precision: int | None) -> str | np.ndarray:
     """WKT of each region: full float precision unless `precision` digits are asked for."""
-    to_shapely = getattr(region, "to_shapely", None)
-    if to_shapely is None:
+    if region.ndim != 2:
         raise InvalidTypeError(f"{type(region).__name__} has no WKT form (WKT holds 2-D geometries)")
-    text = shapely.to_wkt(to_shapely(), rounding_precision=FULL_PRECISION if precision is None else precision)
+    text = shapely.to_wkt(region.to_shapely(), rounding_precision=FULL_PRECISION if precision is None else precision)
     return text[()] if isinstance(text, np.ndarray) and text.ndim == 0 else text
 
 
