@@ -40,6 +40,7 @@ from geoiou.regions import Box, Interval, Mask, Polygon, Region, RotatedBox
 from geoiou.signed import pairwise_siou, siou
 from geoiou.sparse import Overlaps, overlaps
 from geoiou.threshold_score import threshold_score
+from geoiou.matching import Matching, match  # noqa: E402  (after overlaps, which it builds on)
 
 __version__ = "0.1.0"
 
@@ -54,6 +55,7 @@ __all__ = [
     "InvalidRegionError",
     "InvalidTypeError",
     "Mask",
+    "Matching",
     "Overlaps",
     "Polygon",
     "Region",
@@ -66,6 +68,7 @@ __all__ = [
     "intersection_area",
     "iof",
     "iou",
+    "match",
     "overlaps",
     "pairwise_ciou",
     "pairwise_diou",

@@ -29,6 +29,7 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess by 
 from geoiou._validation import invalid_argument, not_a_region
 from geoiou.dispatch import find_kernel
 from geoiou.evaluation import CocoResult, TemporalDetectionResult, VocResult
+from geoiou.matching import Matching, match, side_batches
 from geoiou.metrics import (
     ENCLOSURES,
     default_enclosure,
@@ -40,7 +41,7 @@ from geoiou.metrics import (
 )
 from geoiou.regions import Box, Interval, Mask, Region
 
-__all__ = ["plot_matches", "plot_pair", "plot_pr_curve", "plot_regions", "plot_threshold_curve", "plot_timeline"]
+__all__ = ["plot_matching", "plot_pair", "plot_pr_curve", "plot_regions", "plot_threshold_curve", "plot_timeline"]
 
 #: Okabe-Ito colours, distinguishable with every common colour-vision deficiency. The first two are
 #: the pair's regions, the third their intersection; the rest colour further tracks and categories.
@@ -49,6 +50,10 @@ INTERSECTION_COLOUR = PALETTE[2]
 #: Masks are filled this lightly so that what lies under them stays visible.
 MASK_FILL_ALPHA = 0.15
 ENCLOSURE_NAMES = {"box": "enclosing box", "hull": "convex hull"}
+#: Regions left unmatched by `plot_matching`, one colour per side (matched pairs take the colour of their IoU).
+UNMATCHED_COLOURS = (PALETTE[3], PALETTE[5])
+#: Outlines of the two sides of `plot_matching`: solid for the first, dashed for the second.
+SIDE_LINESTYLES = ("solid", "dashed")
 
 
 # --------------------------------------------------------------------------- public functions
@@ -193,75 +198,6 @@ def plot_regions(regions: Region, *, ax: Axes | None = None, labels: Sequence[st
         _legend_beside(ax)
     ax.autoscale_view()
     _image_orientation(ax)
-    return ax
-
-
-def plot_matches(truth: Region, predictions: Region, *, iou_threshold: float = 0.5, ax: Axes | None = None,
-                 title: str | None = None) -> Axes:
-    """Draw a scene's ground truth and predictions, coloured by whether each has a counterpart.
-
-    A ground-truth region is *found* when some prediction overlaps it with IoU at least
-    `iou_threshold`, else *missed*; a prediction is *on target* when it overlaps some ground
-    truth that much, else *off target*. This is a picture of the overlaps, not an evaluation's
-    one-to-one matching (two predictions can be on one target); the legend counts each group.
-
-    Parameters
-    ----------
-    truth, predictions : Box, RotatedBox, Polygon or Mask
-        Batches of any 2-D kinds, for example a DOTA image's labels and its Task1 predictions.
-    iou_threshold : float, default 0.5
-        The IoU that makes a counterpart.
-    ax : matplotlib Axes, optional
-        Where to draw; a new figure by default.
-    title : str, optional
-        The title; by default the counts and the threshold.
-
-    Returns
-    -------
-    matplotlib Axes
-        The Axes drawn on, in image orientation, with a legend beside it. Each group is one
-        collection with the gid ``"found"``, ``"missed"``, ``"on target"`` or ``"off target"``.
-
-    Examples
-    --------
-    >>> import matplotlib.pyplot as plt, geoiou
-    >>> from geoiou.plot import plot_matches
-    >>> truth = geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]])
-    >>> predictions = geoiou.Box([[1, 0, 11, 10], [40, 0, 50, 10]])
-    >>> ax = plot_matches(truth, predictions)
-    >>> [text.get_text() for text in ax.get_legend().get_texts()]
-    ['ground truth found (1)', 'ground truth missed (1)', 'prediction on target (1)', 'prediction off target (1)']
-    >>> plt.close(ax.figure)
-    """
-    from geoiou.metrics import pairwise_iou
-
-    for name, regions in (("truth", truth), ("predictions", predictions)):
-        if not isinstance(regions, Region) or isinstance(regions, Interval):
-            raise invalid_argument(name, "a Box, RotatedBox, Polygon or Mask batch", type(regions).__name__)
-    flat_truth, flat_predictions = truth.reshape(truth.size), predictions.reshape(predictions.size)
-    overlaps = pairwise_iou(flat_truth, flat_predictions, zero_division=0.0)
-    found = (overlaps >= iou_threshold).any(axis=1) if overlaps.size else np.zeros(flat_truth.size, dtype=bool)
-    on_target = (overlaps >= iou_threshold).any(axis=0) if overlaps.size else np.zeros(flat_predictions.size, dtype=bool)
-    ax = _axes(ax)
-    # Ground truth in wide lines under the predictions' thin dashed ones, so that both stay visible.
-    groups = (("found", "ground truth found", flat_truth, found, PALETTE[2], "solid", 2.5),
-              ("missed", "ground truth missed", flat_truth, ~found, PALETTE[3], "solid", 2.5),
-              ("on target", "prediction on target", flat_predictions, on_target, PALETTE[0], "dashed", 1.0),
-              ("off target", "prediction off target", flat_predictions, ~on_target, PALETTE[5], "dashed", 1.0))
-    for gid, name, regions, chosen, colour, style, width in groups:
-        paths = [_geometry_path(_shape(region)) for region in regions[np.flatnonzero(chosen)]]
-        collection = _path_collection(paths, colour, False, style)
-        collection.set_linewidth(width)
-        collection.set_gid(gid)
-        ax.add_collection(collection)
-        _legend_entry(ax, colour, style, f"{name} ({len(paths)})")
-    ax.autoscale_view()
-    _image_orientation(ax)
-    _legend_beside(ax)
-    if title is None:
-        title = (f"{flat_truth.size} ground truths, {flat_predictions.size} predictions "
-                 f"(counterparts at IoU ≥ {iou_threshold:g})")
-    ax.set_title(title)
     return ax
 
 
@@ -442,6 +378,81 @@ def plot_threshold_curve(result: TemporalDetectionResult | CocoResult, *, ax: Ax
     ax.set_ylim(0, 1.02)
     ax.grid(alpha=0.3)
     ax.set_title(f"{curve.label} by threshold")
+    return ax
+
+
+def plot_matching(a: Region | Sequence[Region], b: Region | Sequence[Region], matching: Matching | None = None, *,
+                  min_iou: float = 0.5, method: Literal["greedy", "optimal"] = "greedy", ax: Axes | None = None,
+                  labels: tuple[str, str] = ("A", "B"), cmap: str = "viridis") -> Axes:
+    """Draw two sets of regions and their one-to-one matching: where two annotations agree and where they differ.
+
+    Matched pairs are outlined in the colour of their IoU (a colour bar gives the scale); regions
+    left unmatched are outlined in one colour per side. The first side is drawn solid, the second
+    dashed. The title gives the F1 of the picture, ``2 · matched / (|a| + |b|)``, the number of
+    pairs and their mean IoU, and the unmatched regions of each side. Intervals are drawn on two
+    lanes, matched pairs joined by a line.
+
+    Parameters
+    ----------
+    a, b : Region or sequence of Region
+        The two sets, as `geoiou.match` takes them: 1-D batches (or sequences of batches) of 2-D
+        kinds, or of intervals.
+    matching : Matching, optional
+        The matching to draw (indices into `a` and `b`), for example one image's pairs of an
+        `evaluate_agreement` result; by default ``geoiou.match(a, b, min_iou=min_iou, method=method)``.
+    min_iou, method : optional
+        Passed to `geoiou.match` when `matching` is not given.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure by default.
+    labels : tuple of two str, default ("A", "B")
+        Names of the two sides in the legend and the title.
+    cmap : str, default "viridis"
+        The colour map of the IoU, from the matching's ``min_iou`` to 1.
+
+    Returns
+    -------
+    matplotlib Axes
+        The Axes drawn on (2-D regions in image orientation). The outlines form the collections
+        with the gids ``"matched_a"``, ``"matched_b"``, ``"only_a"`` and ``"only_b"`` (for
+        intervals, the bars carry these gids).
+
+    Raises
+    ------
+    InvalidArgumentError
+        If `matching` is not a `Matching` of regions of these sizes, or `labels` is not two strings.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, geoiou
+    >>> from geoiou.plot import plot_matching
+    >>> first = geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10]])
+    >>> second = geoiou.RotatedBox([[5, 5, 10, 10, 10], [26, 5, 10, 10, 0], [5, 30, 8, 8, 0]])
+    >>> ax = plot_matching(first, second, labels=("annotator 1", "annotator 2"))
+    >>> print(ax.get_title())
+    F1 0.667: 2 matched (mean IoU 0.841)
+    1 only in annotator 1, 1 only in annotator 2
+    >>> plt.close(ax.figure)
+
+    Two pairs of six regions: F1 = 4 / 6. The second pair shares 90 of 110 units of area (IoU
+    0.818), the first, a square against itself turned by 10°, has IoU 0.863.
+    """
+    labels = _pair_labels(labels)
+    batches_a, batches_b = side_batches(a, "a"), side_batches(b, "b")
+    if matching is None:
+        matching = match(batches_a, batches_b, min_iou=min_iou, method=method)
+    sizes = (sum(len(batch) for batch in batches_a), sum(len(batch) for batch in batches_b))
+    _require_matching_of(matching, sizes)
+    ax = _axes(ax)
+    colours = _iou_colours(matching, cmap)
+    lanes = all(isinstance(batch, Interval) for batch in batches_a + batches_b)
+    if lanes:
+        _draw_matching_lanes(ax, batches_a, batches_b, matching, colours, labels)
+    else:
+        _draw_matching_shapes(ax, batches_a, batches_b, matching, colours)
+        _image_orientation(ax)
+    ax.figure.colorbar(colours, ax=ax, label="IoU of matched pairs", shrink=0.8)
+    _matching_legend(ax, labels, below=0.16 if lanes else 0.08)
+    ax.set_title(_matching_title(matching, sizes, labels))
     return ax
 
 
@@ -826,3 +837,92 @@ def _threshold_index(thresholds: np.ndarray, threshold: float) -> int:
     if found.size == 0:
         raise invalid_argument("iou_threshold", f"one of {np.round(thresholds, 4).tolist()}", threshold)
     return int(found[0])
+
+
+# --------------------------------------------------------------------------- matchings
+def _require_matching_of(matching: Any, sizes: tuple[int, int]) -> None:
+    if not isinstance(matching, Matching):
+        raise invalid_argument("matching", "a geoiou.Matching (from geoiou.match) or None", type(matching).__name__)
+    for side, indices, size in (("a", np.r_[matching.index_a, matching.unmatched_a], sizes[0]),
+                                ("b", np.r_[matching.index_b, matching.unmatched_b], sizes[1])):
+        if len(indices) != size or (size and (indices.min() < 0 or indices.max() >= size)):
+            raise invalid_argument("matching", f"a matching of the {size} regions of {side!r}",
+                                   f"indices of {len(indices)} regions")
+
+
+def _iou_colours(matching: Matching, cmap: str) -> Any:
+    from matplotlib import colormaps
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+
+    low = min(matching.min_iou, 0.99)  # a scale from min_iou = 1 to 1 would be empty
+    return ScalarMappable(Normalize(vmin=low, vmax=1.0), colormaps[cmap])
+
+
+def _side_shapes(batches: list[Region]) -> np.ndarray:
+    """The exact shapely outline of every row of a side (masks: the union of their pixel squares)."""
+    shapes = [np.asarray(batch.to_shapely(), dtype=object).reshape(len(batch)) for batch in batches]
+    return np.concatenate(shapes) if shapes else np.zeros(0, dtype=object)
+
+
+def _draw_matching_shapes(ax: Axes, batches_a: list[Region], batches_b: list[Region], matching: Matching,
+                          colours: Any) -> None:
+    from matplotlib.collections import PathCollection
+
+    pair_colours = colours.to_rgba(matching.iou)
+    for gid, shapes, rows, colour, style in (
+            ("matched_a", _side_shapes(batches_a), matching.index_a, pair_colours, SIDE_LINESTYLES[0]),
+            ("matched_b", _side_shapes(batches_b), matching.index_b, pair_colours, SIDE_LINESTYLES[1]),
+            ("only_a", _side_shapes(batches_a), matching.unmatched_a, UNMATCHED_COLOURS[0], SIDE_LINESTYLES[0]),
+            ("only_b", _side_shapes(batches_b), matching.unmatched_b, UNMATCHED_COLOURS[1], SIDE_LINESTYLES[1])):
+        # One colour per path (pairs) or one for all; an identity offset transform keeps data coordinates.
+        ax.add_collection(PathCollection([_geometry_path(shape) for shape in shapes[rows]], facecolors="none",
+                                         edgecolors=colour, linewidths=1.6, linestyles=style, gid=gid))
+    ax.autoscale_view()
+
+
+def _draw_matching_lanes(ax: Axes, batches_a: list[Region], batches_b: list[Region], matching: Matching,
+                         colours: Any, labels: tuple[str, str]) -> None:
+    from matplotlib.collections import LineCollection
+
+    spans = [np.concatenate([batch.bounds.reshape(-1, 2) for batch in batches]) if batches else np.zeros((0, 2))
+             for batches in (batches_a, batches_b)]
+    pair_colours = colours.to_rgba(matching.iou)
+    for lane, (gid, rows, colour) in enumerate((("matched_a", matching.index_a, pair_colours),
+                                                ("matched_b", matching.index_b, pair_colours))):
+        start, end = spans[lane][rows].T
+        ax.barh(np.full(len(rows), lane), end - start, left=start, height=LANE_HEIGHT, color=colour,
+                edgecolor=colour, zorder=2, gid=gid)
+    for lane, (gid, rows) in enumerate((("only_a", matching.unmatched_a), ("only_b", matching.unmatched_b))):
+        start, end = spans[lane][rows].T
+        ax.barh(np.full(len(rows), lane), end - start, left=start, height=LANE_HEIGHT, color="none",
+                edgecolor=UNMATCHED_COLOURS[lane], linewidth=2, linestyle=SIDE_LINESTYLES[lane], zorder=2, gid=gid)
+    centre_a, centre_b = spans[0][matching.index_a].mean(axis=1), spans[1][matching.index_b].mean(axis=1)
+    links = np.stack([np.c_[centre_a, np.full(len(centre_a), LANE_HEIGHT / 2)],
+                      np.c_[centre_b, np.full(len(centre_b), 1 - LANE_HEIGHT / 2)]], axis=1)
+    ax.add_collection(LineCollection(links, colors=pair_colours, linewidths=1.5, zorder=1))
+    ax.set_yticks([0, 1], labels)
+    ax.set_ylim(1.5, -0.5)
+    ax.set_xlabel("time")
+    ax.autoscale_view()
+
+
+def _matching_legend(ax: Axes, labels: tuple[str, str], below: float) -> None:
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color="0.4", linestyle=SIDE_LINESTYLES[0], label=labels[0]),
+               Line2D([], [], color="0.4", linestyle=SIDE_LINESTYLES[1], label=labels[1]),
+               Line2D([], [], color=UNMATCHED_COLOURS[0], linestyle=SIDE_LINESTYLES[0], linewidth=2,
+                      label=f"only in {labels[0]}"),
+               Line2D([], [], color=UNMATCHED_COLOURS[1], linestyle=SIDE_LINESTYLES[1], linewidth=2,
+                      label=f"only in {labels[1]}")]
+    # Below the Axes (`below` clears the tick labels and any axis label): the regions fill the Axes.
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, -below), ncol=2, fontsize="small", frameon=False)
+
+
+def _matching_title(matching: Matching, sizes: tuple[int, int], labels: tuple[str, str]) -> str:
+    total = sizes[0] + sizes[1]
+    f1 = f"{2 * len(matching) / total:.3f}" if total else "n/a"
+    mean = f" (mean IoU {matching.iou.mean():.3f})" if len(matching) else ""
+    return (f"F1 {f1}: {len(matching)} matched{mean}\n{len(matching.unmatched_a)} only in {labels[0]}, "
+            f"{len(matching.unmatched_b)} only in {labels[1]}")

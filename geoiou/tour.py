@@ -8,7 +8,9 @@ files) with synthetic predictions for each, and a synthetic ActivityNet-style te
 - rotated quadrilaterals: DOTA labels against DOTA Task1 predictions, VOC's 11-point AP as DOTA's devkit;
 - polygons against masks: COCO polygon ground truth against RLE mask predictions, exactly (each
   pixel counts the area of it that the polygon covers);
-- intervals: ActivityNet ground truth against its results, mAP at tIoU 0.5:0.95.
+- intervals: ActivityNet ground truth against its results, mAP at tIoU 0.5:0.95;
+- agreement: the DOTA labels against a second annotator's (rotated rectangles with click noise),
+  matched one-to-one at IoU >= 0.5, with the agreement table per category.
 """
 
 from __future__ import annotations
@@ -73,6 +75,18 @@ def _intervals() -> tuple[Any, str]:
                     f"mAP@0.75 {result.mean_ap_at(0.75):.3f}, mAP@0.95 {result.mean_ap_at(0.95):.3f}")
 
 
+def _agreement() -> tuple[Any, str]:
+    from geoiou.evaluation import evaluate_agreement
+    from geoiou.io.dota import read_dota_folder
+
+    first = read_dota_folder(DOTA_LABELS)
+    second = read_dota_folder(TOUR_DATA / "dota-annotator-b")
+    result = evaluate_agreement(first.annotations, second.annotations, images=list(first.images))
+    overall = result.overall()
+    return result, (f"F1 {overall['f1']:.3f} at IoU >= 0.5: {overall['matched']} matched, {overall['only_a']} only "
+                    f"in A, {overall['only_b']} only in B; mean IoU {overall['iou_mean']:.3f}")
+
+
 def stops() -> list[Stop]:
     """The tour's evaluations, one per geometry, in display order."""
     return [
@@ -82,6 +96,8 @@ def stops() -> list[Stop]:
         Stop("polygons vs masks", "COCO polygons vs RLE mask predictions, exact pixel coverage (COCO protocol)",
              lambda: _coco("segmentation", "results-segm.json")),
         Stop("intervals", "ActivityNet segments, 30 videos (mAP at tIoU 0.5:0.95)", _intervals),
+        Stop("agreement", "DOTA labels (A) vs a second annotator's rotated rectangles (B), matched one-to-one",
+             _agreement),
     ]
 
 
@@ -98,6 +114,8 @@ def run_tour(output: Path | None) -> int:
         results[stop.title] = result
         print(f"  {stop.title:<24} {headline}  [{time.perf_counter() - started:.2f} s]")
         print(f"  {'':<24} {stop.compares}")
+    print("\nAgreement of the two annotators (geoiou compare geoiou/data/dota geoiou/data/tour/dota-annotator-b):\n")
+    print(results["agreement"].summary())
     if output is None:
         return 0
     saved = save_pictures(output, results)
@@ -128,12 +146,12 @@ def save_pictures(output: Path, results: dict[str, Any]) -> list[Path]:
         "pair-intervals.png": lambda ax: plot.plot_pair(geoiou.Interval([12.5, 40.0]), geoiou.Interval([18.0, 47.5]),
                                                         ax=ax, labels=("ground truth", "prediction"),
                                                         title="Interval × Interval (seconds)"),
-        "dota-scene.png": lambda ax: plot.plot_matches(*_dota_scene(), ax=ax, title=(
-            "DOTA P0706: labels vs Task1 predictions")),
+        "dota-scene.png": lambda ax: _draw_dota_scene(plot, ax),
         "timeline-video.png": lambda ax: _draw_video_timeline(plot, ax),
         "pr-boxes.png": lambda ax: plot.plot_pr_curve(results["boxes"], ax=ax),
         "pr-dota.png": lambda ax: plot.plot_pr_curve(results["rotated quadrilaterals"], ax=ax),
         "map-intervals.png": lambda ax: plot.plot_threshold_curve(results["intervals"], ax=ax),
+        "agreement-worst-image.png": lambda ax: _draw_worst_agreement(results["agreement"], ax),
     }
     saved = []
     for name, draw in drawings.items():
@@ -144,6 +162,21 @@ def save_pictures(output: Path, results: dict[str, Any]) -> list[Path]:
         plt.close(figure)
         saved.append(output / name)
     return saved
+
+
+def _draw_worst_agreement(result: Any, ax: Any) -> Any:
+    """The image of the two annotators with the lowest F1, drawn by `geoiou.plot.plot_matching`."""
+    from geoiou.io import read_dota
+    from geoiou.plot import plot_matching
+
+    image = result.worst_images(1)[0]
+    # The folder reader's rows of an image are its file's objects, in order: the rows image_matching indexes.
+    first = read_dota(DOTA_LABELS / f"{image}.txt").polygons
+    second = read_dota(TOUR_DATA / "dota-annotator-b" / f"{image}.txt").polygons
+    _, _, matching = result.image_matching(image)
+    ax = plot_matching(first, second, matching, ax=ax, labels=("annotator A", "annotator B"))
+    ax.set_title(f"{image}: {ax.get_title()}")
+    return ax
 
 
 def _best_matched_pair(truth: Any, predicted: Any, category: Any) -> tuple[geoiou.Region, geoiou.Region]:
@@ -197,6 +230,13 @@ def _dota_scene() -> tuple[geoiou.Region, geoiou.Region]:
     truth = read_dota_folder(DOTA_LABELS).annotations
     predicted = read_dota_task1(TOUR_DATA / "dota-task1").annotations
     return _rows_of_image(truth, "P0706"), _rows_of_image(predicted, "P0706")
+
+
+def _draw_dota_scene(plot: Any, ax: Any) -> Any:
+    """DOTA P0706's labels and the Task1 predictions on it, coloured by their one-to-one matching at IoU 0.5."""
+    ax = plot.plot_matching(*_dota_scene(), ax=ax, labels=("labels", "predictions"), min_iou=0.5)
+    ax.set_title(f"DOTA P0706, labels × predictions: {ax.get_title()}", fontsize="small")
+    return ax
 
 
 def _rows_of_image(annotations: Any, image: str) -> geoiou.Region:

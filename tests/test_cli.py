@@ -43,8 +43,11 @@ def test_demo_tour_runs_one_evaluation_per_geometry_and_saves_pictures(tmp_path)
     assert "boxes                    AP 0.298, AP50 0.529, AP75 0.254" in result.stdout
     for stop in ("rotated quadrilaterals   mAP", "polygons vs masks        AP", "intervals                average mAP"):
         assert stop in result.stdout
+    # The agreement table is evaluate_agreement's on the two bundled annotators (tests/evaluation/test_agreement.py).
+    assert "agreement                F1 0.940 at IoU >= 0.5: 923 matched, 61 only in A, 57 only in B" in result.stdout
+    assert "all                   984    980      923      61      57      0.942" in result.stdout
     pictures = sorted((tmp_path / "geoiou-demo").glob("*.png"))
-    assert len(pictures) == 9 and "Saved 9 pictures in geoiou-demo" in result.stdout
+    assert len(pictures) == 10 and "Saved 10 pictures in geoiou-demo" in result.stdout
     for path in pictures:
         pixels = image.imread(path)
         colours = np.unique(pixels.reshape(-1, pixels.shape[-1]), axis=0)

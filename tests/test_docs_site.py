@@ -36,7 +36,8 @@ API_PAGES = {
     "geoiou.rle": "api/rle/index.html",
 }
 NAV_PAGES = ["index.html", "getting-started/index.html", "conventions/index.html", "howto/dota/index.html",
-             "howto/temporal/index.html", "howto/mixed-geometries/index.html", "evaluation-detection/index.html",
+             "howto/temporal/index.html", "howto/mixed-geometries/index.html", "howto/compare/index.html",
+             "evaluation-detection/index.html",
              "evaluation-temporal/index.html", "evaluation-segmentation/index.html", "cli/index.html",
              "gallery/index.html", "performance/index.html", "design/index.html"]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

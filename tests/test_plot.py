@@ -27,7 +27,7 @@ from hypothesis import strategies as st  # noqa: E402
 import geoiou  # noqa: E402
 from geoiou.evaluation import Annotations, evaluate_coco, evaluate_temporal_detection, evaluate_voc  # noqa: E402
 from geoiou.io import read_dota  # noqa: E402
-from geoiou.plot import plot_matches, plot_pair, plot_pr_curve, plot_regions, plot_threshold_curve, plot_timeline  # noqa: E402
+from geoiou.plot import plot_pair, plot_pr_curve, plot_regions, plot_threshold_curve, plot_timeline  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -498,22 +498,6 @@ def test_regions_with_a_label_get_a_legend_entry_in_their_colour_and_style():
     assert handles[1].get_linestyle() == "--"
 
 
-def test_matches_colour_each_region_by_its_counterpart(tmp_path):
-    # Truth 0 is met by prediction 0 at IoU 0.82 (>= 0.5); truth 1 only by prediction 1 at 0.33; prediction 2 meets nothing.
-    truth = geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]])
-    predictions = geoiou.Box([[1, 0, 11, 10], [25, 0, 35, 10], [50, 50, 60, 60]])
-    ax = plot_matches(truth, predictions)
-    assert_not_blank(render(ax, tmp_path / "matches.png"), min_colours=3)
-    sizes = {collection.get_gid(): len(collection.get_paths()) for collection in ax.collections}
-    assert sizes == {"found": 1, "missed": 1, "on target": 1, "off target": 2}
-    assert legend_texts(ax) == ["ground truth found (1)", "ground truth missed (1)", "prediction on target (1)",
-                                "prediction off target (2)"]
-    assert "2 ground truths, 3 predictions" in ax.get_title()
-    # At 0.3 the second pair counts too.
-    sizes = {c.get_gid(): len(c.get_paths()) for c in plot_matches(truth, predictions, iou_threshold=0.3).collections}
-    assert sizes == {"found": 2, "missed": 0, "on target": 2, "off target": 1}
-
-
 def test_overlapping_intervals_of_a_track_are_stacked_and_scored():
     predictions = geoiou.Interval([[0, 5], [2, 8], [6, 9], [1, 3]])
     ax = plot_timeline({"truth": geoiou.Interval([0, 6]), "predictions": predictions},
@@ -537,3 +521,74 @@ def test_pr_curves_are_staircases_in_distinct_styles(coco_result):
     styles = [(line.get_color(), line.get_linestyle()) for line in ax.lines]
     assert len(set(styles)) == len(styles) == 10  # ten thresholds, ten looks
     assert all(line.get_drawstyle() == "steps-pre" for line in ax.lines)
+
+
+# --------------------------------------------------------------------------- matchings
+def collection_with_gid(ax, gid: str):
+    found = [item for item in ax.collections if item.get_gid() == gid]
+    assert len(found) == 1, f"expected one collection {gid!r}, found {len(found)}"
+    return found[0]
+
+
+def bars_with_gid(ax, gid: str) -> list:
+    return [patch for patch in ax.patches if patch.get_gid() == gid]
+
+
+def test_matching_picture_draws_each_region_once_coloured_by_iou(tmp_path):
+    from geoiou.plot import UNMATCHED_COLOURS, plot_matching
+
+    # Polygons of a DOTA scene against their minimum-area rectangles, every third one left out and
+    # two extra rectangles far away: mixed kinds, all drawn with their exact outlines.
+    objects = read_dota(files("geoiou") / "data" / "dota" / "P1088.txt")
+    rectangles = geoiou.RotatedBox.from_corners(objects.corners, fit="min_area")
+    keep = np.arange(len(rectangles)) % 3 > 0
+    extra = geoiou.RotatedBox([[3000, 3000, 20, 10, 0], [3100, 3000, 20, 10, 30]])
+    second = [rectangles[keep], extra]
+    ax = plot_matching(objects.polygons, second, labels=("polygons", "rectangles"))
+    assert_not_blank(render(ax, tmp_path / "matching.png"))
+    found = geoiou.match(objects.polygons, second)
+    matched_a, matched_b = collection_with_gid(ax, "matched_a"), collection_with_gid(ax, "matched_b")
+    only_a, only_b = collection_with_gid(ax, "only_a"), collection_with_gid(ax, "only_b")
+    assert len(matched_a.get_paths()) == len(matched_b.get_paths()) == len(found) == int(keep.sum())
+    assert len(only_a.get_paths()) == len(found.unmatched_a) and len(only_b.get_paths()) == 2
+    # Exact outlines: the drawn areas are the regions' areas.
+    drawn = [path_area(path) for path in matched_a.get_paths()]
+    np.testing.assert_allclose(drawn, objects.polygons.area[found.index_a], rtol=1e-9)
+    # Each pair in the colour of its IoU, on a scale from min_iou to 1; leftovers in their side's colour.
+    colourmap = matplotlib.colormaps["viridis"]
+    np.testing.assert_allclose(matched_a.get_edgecolor(), colourmap((found.iou - 0.5) / 0.5), atol=1e-6)
+    np.testing.assert_allclose(matched_b.get_edgecolor(), matched_a.get_edgecolor())
+    assert matplotlib.colors.same_color(only_a.get_edgecolor()[0], UNMATCHED_COLOURS[0])
+    assert matplotlib.colors.same_color(only_b.get_edgecolor()[0], UNMATCHED_COLOURS[1])
+    f1 = 2 * len(found) / (len(objects.polygons) + int(keep.sum()) + 2)
+    assert ax.get_title().startswith(f"F1 {f1:.3f}: {len(found)} matched (mean IoU {found.iou.mean():.3f})")
+    assert [text.get_text() for text in ax.get_legend().get_texts()] == [
+        "polygons", "rectangles", "only in polygons", "only in rectangles"]
+    assert ax.yaxis_inverted()
+
+
+def test_matching_picture_of_intervals_and_a_given_matching():
+    from geoiou.plot import plot_matching
+
+    a = geoiou.Interval([[0, 10], [20, 30], [40, 45]])
+    b = geoiou.Interval([[1, 10], [22, 33], [60, 70]])
+    # A matching made by hand: only the second pair (IoU 8/13), as if the first were another category.
+    given = geoiou.Matching(np.array([1]), np.array([1]), np.array([8 / 13]), np.array([0, 2]), np.array([0, 2]), 0.5,
+                            "greedy")
+    ax = plot_matching(a, b, given)
+    bars = bars_with_gid(ax, "matched_a")
+    assert len(bars) == 1 and bars[0].get_x() == 20 and bars[0].get_width() == 10
+    assert len(bars_with_gid(ax, "only_b")) == 2
+    assert ax.get_title() == "F1 0.333: 1 matched (mean IoU 0.615)\n2 only in A, 2 only in B"
+    assert [label.get_text() for label in ax.get_yticklabels()] == ["A", "B"]
+
+
+def test_matching_picture_refuses_a_matching_of_other_regions():
+    from geoiou.plot import plot_matching
+
+    boxes = geoiou.Box([[0, 0, 1, 1], [2, 2, 3, 3]])
+    other = geoiou.match(boxes[:1], boxes[:1])
+    with pytest.raises(geoiou.InvalidArgumentError, match="'matching' must be a matching of the 2 regions of 'a'"):
+        plot_matching(boxes, boxes, other)
+    with pytest.raises(geoiou.InvalidArgumentError, match="'matching' must be a geoiou.Matching"):
+        plot_matching(boxes, boxes, "pairs")

@@ -29,6 +29,11 @@ SEED = 20261122
 FOUND = 0.9
 WRONG_CLASS = 0.05
 FALSE_POSITIVES = 0.15
+#: The second annotator has its own seed, so that adding it left the other files as they were.
+ANNOTATOR_SEED = SEED + 1
+ANNOTATOR_MISSES = 0.04
+ANNOTATOR_RELABELS = 0.03
+ANNOTATOR_EXTRAS = 0.02
 
 
 def dota_images() -> list[tuple[str, geoiou.Polygon, np.ndarray, tuple[str, ...], np.ndarray]]:
@@ -160,6 +165,35 @@ def temporal(rng: np.random.Generator) -> tuple[dict, dict]:
             {"version": "geoiou tour", "results": results, "external_data": {"used": False}})
 
 
+def second_annotator(images, rng: np.random.Generator, classes: list[str]) -> dict[str, list[str]]:
+    """DOTA label lines per image as a second annotator would draw them.
+
+    Each object is redrawn as a rotated rectangle (the minimum-area one of the first annotator's
+    quadrilateral) whose corners are clicked with noise (2% of the object's size, at least half a
+    pixel); some objects are missed, some get another class, and a few objects are added where the
+    first annotator drew none (a copy of an object's rectangle at a random place).
+    """
+    lines = {}
+    for name, _, corners, labels, difficult in images:
+        size = image_size(corners)
+        drawn = []
+        for k in range(len(labels)):
+            if rng.random() < ANNOTATOR_MISSES:
+                continue
+            box = geoiou.RotatedBox.from_corners(corners[k], fit="min_area")
+            noise = max(0.02 * float(np.sqrt(box.area)), 0.5)
+            clicked = box.to_corners() + rng.normal(0, noise, (4, 2))
+            label = labels[k] if rng.random() > ANNOTATOR_RELABELS else classes[rng.integers(len(classes))]
+            drawn.append((clicked, label, int(difficult[k])))
+        for _ in range(rng.binomial(len(labels), ANNOTATOR_EXTRAS)):
+            k = rng.integers(len(labels))
+            shape = geoiou.RotatedBox.from_corners(corners[k], fit="min_area").to_corners()
+            shape = shape - shape.min(axis=0) + rng.uniform([0, 0], [size[1] - np.ptp(shape[:, 0]), size[0] - np.ptp(shape[:, 1])])
+            drawn.append((shape, labels[k], 0))
+        lines[name] = [" ".join(f"{v:.1f}" for v in clicked.ravel()) + f" {label} {flag}" for clicked, label, flag in drawn]
+    return lines
+
+
 def write_json(path: Path, value: object) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(value, separators=(",", ":")) + "\n", encoding="utf-8")
@@ -181,6 +215,11 @@ def main() -> None:
     truth, results = temporal(rng)
     write_json(OUT / "activitynet" / "ground_truth.json", truth)
     write_json(OUT / "activitynet" / "results.json", results)
+    for name, lines in second_annotator(images, np.random.default_rng(ANNOTATOR_SEED), classes).items():
+        header = [line for line in (DOTA / f"{name}.txt").read_text().splitlines() if line.startswith(("imagesource:", "gsd:"))]
+        path = OUT / "dota-annotator-b" / f"{name}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n".join(header + lines) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

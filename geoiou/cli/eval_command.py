@@ -10,6 +10,7 @@ import sys
 from typing import Any, Literal
 
 from geoiou.cli.eval_inputs import FORMATS, EvaluationInputs, detect_format, load_inputs
+from geoiou.cli.options import add_reader_options, json_value, pyplot_for_files
 from geoiou.errors import InvalidArgumentError
 
 __all__ = ["evaluate", "per_category_rows", "register"]
@@ -51,13 +52,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--polygon-iou", choices=("exact", "pycocotools"), default="exact",
                         help="coco segm: exact polygon overlaps, or rasterize polygons as pycocotools does "
                         "(for official COCO numbers)")
-    parser.add_argument("--image-size", metavar="H,W", type=_image_size, default=None,
-                        help="yolo: image height and width in pixels (default: keep normalised coordinates)")
     parser.add_argument("--subset", default=None, help="activitynet: evaluate only this subset, e.g. validation")
     parser.add_argument("--tiou-thresholds", default="activitynet",
                         help="activitynet: 'activitynet' (0.5:0.95), 'thumos14' (0.3:0.7) or a comma-separated list")
-    parser.add_argument("--skip-invalid", action="store_true",
-                        help="skip malformed records (their count and reasons are printed) instead of failing")
+    add_reader_options(parser)
     parser.add_argument("--digits", type=int, default=4, choices=range(1, 18), metavar="N",
                         help="decimals of the per-category table (default 4; the JSON and CSV files keep every digit)")
     parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
@@ -68,16 +66,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                           help="always draw a progress bar (default: only when stderr is a terminal)")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never draw a progress bar")
     parser.set_defaults(run=run)
-
-
-def _image_size(text: str) -> tuple[int, int]:
-    try:
-        height, width = (int(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected H,W as two integers (got {text!r})") from None
-    if height < 1 or width < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive height and width (got {text!r})")
-    return height, width
 
 
 def run(arguments: argparse.Namespace) -> int:
@@ -181,7 +169,7 @@ def _write_outputs(arguments: argparse.Namespace, inputs: EvaluationInputs, resu
                     "predictions": arguments.predictions, "result": result.to_dict(),
                     "skipped": {report.source: report.counts() for report in inputs.reports if report.skipped}}
         with open(arguments.json, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, indent=2, default=_plain)
+            json.dump(document, handle, indent=2, default=json_value)
         print(f"\nwrote {arguments.json}")
     if arguments.csv:
         with open(arguments.csv, "w", encoding="utf-8", newline="") as handle:
@@ -194,21 +182,10 @@ def _write_outputs(arguments: argparse.Namespace, inputs: EvaluationInputs, resu
         print(f"wrote {arguments.pr_curve}")
 
 
-def _plain(value: Any) -> Any:
-    return value.item() if hasattr(value, "item") else str(value)
-
-
 def _save_curve(path: str, result: Any, inputs: EvaluationInputs) -> None:
-    try:
-        import matplotlib
+    plt = pyplot_for_files("--pr-curve")
+    from geoiou.plot import plot_pr_curve, plot_threshold_curve
 
-        matplotlib.use("Agg")  # a file is asked for, never a window
-        import matplotlib.pyplot as plt
-
-        from geoiou.plot import plot_pr_curve, plot_threshold_curve
-    except ImportError:
-        raise InvalidArgumentError("'--pr-curve' needs matplotlib, which is not installed: "
-                                   "pip install 'geoiou[plot]'") from None
     figure, axes = plt.subplots(figsize=(6, 4.5))
     if inputs.format == "activitynet":
         plot_threshold_curve(result, ax=axes)

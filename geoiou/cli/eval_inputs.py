@@ -15,16 +15,24 @@ activitynet  ActivityNet JSON with ``database``               ActivityNet JSON w
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 from geoiou.errors import FormatError
 from geoiou.io.report import ReadReport
 
-__all__ = ["FORMATS", "EvaluationInputs", "detect_format", "load_inputs"]
+__all__ = ["FORMATS", "SOURCE_KINDS", "EvaluationInputs", "detect_format", "detect_source", "load_inputs"]
 
 FORMATS = ("coco", "dota", "yolo", "activitynet")
 FORMAT_NAMES = {"coco": "COCO", "dota": "DOTA", "yolo": "YOLO", "activitynet": "ActivityNet"}
+#: Sources that hold predictions, with how to name them when one is given as the ground truth.
+PREDICTION_KINDS = {"coco-results": "COCO results (a list of scored objects)",
+                    "dota-task1": "DOTA Task1 predictions (Task1_<class>.txt files)"}
+#: What `detect_source` tells apart, each read by its reader in geoiou.io.
+SOURCE_KINDS = ("coco", "coco-results", "dota", "dota-task1", "yolo", "activitynet", "geojson")
+#: A GeoJSON document names its type near its start: a collection, a feature or a bare geometry.
+GEOJSON_TYPE = re.compile(r'"type"\s*:\s*"(FeatureCollection|Feature|Polygon|MultiPolygon|GeometryCollection)"')
 #: Bytes read from the start of a JSON file to tell COCO from ActivityNet without parsing it all.
 SNIFF_BYTES = 1 << 20
 
@@ -46,9 +54,9 @@ class EvaluationInputs:
 
 
 def detect_format(ground_truth: str) -> str:
-    """The format of a ground-truth source, from its type and first bytes.
+    """The format of a ground-truth source (one of `FORMATS`), from its type and first bytes.
 
-    A source that reads as predictions (a COCO results list, ActivityNet results, DOTA Task1 files)
+    A source that holds predictions (a COCO results list, ActivityNet results, DOTA Task1 files)
     is refused with a question: were the two sources given the wrong way round?
 
     Examples
@@ -57,13 +65,52 @@ def detect_format(ground_truth: str) -> str:
     >>> detect_format(str(files("geoiou") / "data" / "dota"))
     'dota'
     """
-    try:
-        return _ground_truth_format(ground_truth)
-    except FormatError:
-        kind = _predictions_kind(ground_truth)
-        if kind is None:
-            raise
-        raise _swapped(ground_truth, f"{kind}, given as the ground truth") from None
+    kind = detect_source(ground_truth, role="GT")
+    if kind in PREDICTION_KINDS:
+        raise _swapped(ground_truth, f"{PREDICTION_KINDS[kind]}, given as the ground truth")
+    if kind == "activitynet" and not _is_activitynet_database(ground_truth):
+        raise _swapped(ground_truth, "ActivityNet results, given as the ground truth")
+    if kind not in FORMATS:
+        raise FormatError(ground_truth, "", f"a {kind} source cannot be the ground truth (expected COCO instances, "
+                          "ActivityNet JSON, or a folder of DOTA or YOLO label files); pass --format")
+    return kind
+
+
+def detect_source(path: str, *, role: str = "input") -> str:
+    """What an annotation source holds (one of `SOURCE_KINDS`), from its type and first bytes.
+
+    A folder holds DOTA label files, DOTA Task1 files (``Task1_<class>.txt``) or YOLO label
+    files; a JSON file is COCO instances (``images``, ``annotations``), COCO results (a list),
+    ActivityNet (``database`` or ``results``) or GeoJSON. `role` names the source in messages.
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> detect_source(str(files("geoiou") / "data" / "tour" / "dota-task1"))
+    'dota-task1'
+    >>> detect_source(str(files("geoiou") / "data" / "tour" / "coco" / "results-bbox.json"))
+    'coco-results'
+    """
+    if os.path.isdir(path):
+        return _detect_label_folder(path)
+    if not os.path.isfile(path):
+        raise FormatError(path, "", f"no such file or folder (given as {role})")
+    head = file_head(path)
+    if path.lower().endswith((".json", ".geojson")) or head.lstrip().startswith(("{", "[")):
+        if '"database"' in head:
+            return "activitynet"
+        if '"images"' in head or '"annotations"' in head:
+            return "coco"
+        if head.lstrip().startswith("["):
+            return "coco-results"
+        if '"results"' in head:
+            return "activitynet"
+        if GEOJSON_TYPE.search(head):
+            return "geojson"
+        raise FormatError(path, "", "a JSON file that is neither COCO instances ('images', 'annotations') nor "
+                          "ActivityNet ('database', 'results') nor GeoJSON; pass --format")
+    raise FormatError(path, "", "cannot tell the format: expected a COCO, ActivityNet or GeoJSON file, or a folder "
+                      "of DOTA or YOLO label files; pass --format")
 
 
 def _swapped(source: str, what: str) -> FormatError:
@@ -71,20 +118,8 @@ def _swapped(source: str, what: str) -> FormatError:
                                    "geoiou eval GROUND_TRUTH PREDICTIONS")
 
 
-def _predictions_kind(source: str) -> str | None:
-    """What kind of predictions `source` holds, judged from its name and first bytes, or None."""
-    if os.path.isdir(source):
-        names = os.listdir(source)
-        return "DOTA Task1 predictions (Task1_<class>.txt files)" if any(n.startswith("Task1_") for n in names) else None
-    if not os.path.isfile(source):
-        return None
-    with open(source, "rb") as handle:
-        head = handle.read(SNIFF_BYTES).decode("utf-8", errors="replace").lstrip()
-    if head.startswith("[") and '"score"' in head:
-        return "COCO results (a list of scored objects)"
-    if head.startswith("{") and '"results"' in head and '"database"' not in head:
-        return "ActivityNet results"
-    return None
+def _is_activitynet_database(path: str) -> bool:
+    return '"database"' in file_head(path)
 
 
 def _refuse_swapped(format: str, ground_truth: str, predictions: str) -> None:
@@ -96,10 +131,10 @@ def _refuse_swapped(format: str, ground_truth: str, predictions: str) -> None:
                                          "truth, while the predictions have none")
         return
     try:
-        looks_like_truth = _ground_truth_format(predictions) == format
+        kind = detect_source(predictions, role="PRED")
     except FormatError:
-        return
-    if looks_like_truth:
+        return  # the reader says what is wrong with it
+    if kind == format and (format != "activitynet" or _is_activitynet_database(predictions)):
         raise _swapped(predictions, f"a {FORMAT_NAMES[format]} ground truth, given as the predictions")
 
 
@@ -116,26 +151,17 @@ def _object_fields(folder: str) -> int | None:
     return None
 
 
-def _ground_truth_format(ground_truth: str) -> str:
-    if os.path.isdir(ground_truth):
-        return _detect_label_folder(ground_truth)
-    if not os.path.isfile(ground_truth):
-        raise FormatError(ground_truth, "", "no such file or folder (given as GT)")
-    with open(ground_truth, "rb") as handle:
-        head = handle.read(SNIFF_BYTES).decode("utf-8", errors="replace")
-    if ground_truth.lower().endswith(".json") or head.lstrip().startswith(("{", "[")):
-        if '"database"' in head:
-            return "activitynet"
-        if '"images"' in head or '"annotations"' in head:
-            return "coco"
-        raise FormatError(ground_truth, "", "a JSON file that is neither COCO instances ('images', 'annotations') nor "
-                          "an ActivityNet ground truth ('database'); pass --format")
-    raise FormatError(ground_truth, "", "cannot tell the format: expected a COCO or ActivityNet JSON file, or a folder "
-                      "of DOTA or YOLO label files; pass --format")
+def file_head(path: str) -> str:
+    """The first `SNIFF_BYTES` of a file as text: enough to tell formats apart without parsing it all."""
+    with open(path, "rb") as handle:
+        return handle.read(SNIFF_BYTES).decode("utf-8", errors="replace")
 
 
 def _detect_label_folder(folder: str) -> str:
-    for name in sorted(os.listdir(folder)):
+    names = sorted(os.listdir(folder))
+    if any(name.startswith("Task1_") and name.endswith(".txt") for name in names):
+        return "dota-task1"
+    for name in names:
         if not name.endswith(".txt"):
             continue
         with open(os.path.join(folder, name), encoding="utf-8") as handle:

@@ -1,5 +1,5 @@
-"""Evaluations built on IoU: detection AP for any geometry, temporal action detection and
-segmentation, semantic-segmentation mIoU and multi-label Jaccard."""
+"""Evaluations built on IoU: detection AP for any geometry, agreement of two annotation sets,
+temporal action detection and segmentation, semantic-segmentation mIoU and multi-label Jaccard."""
 
 from geoiou.evaluation.action_segmentation import (
     ActionSegmentationResult,
@@ -7,6 +7,7 @@ from geoiou.evaluation.action_segmentation import (
     evaluate_action_segmentation,
     frame_segments,
 )
+from geoiou.evaluation.agreement import AgreementResult, evaluate_agreement
 from geoiou.evaluation.coco_rasterize import coco_compat_rasterize
 from geoiou.evaluation.detection import Annotations, CocoResult, VocResult, evaluate_coco, evaluate_voc
 from geoiou.evaluation.multilabel import jaccard
@@ -23,6 +24,7 @@ __all__ = [
     "ACTIVITYNET_TIOU_THRESHOLDS",
     "THUMOS14_TIOU_THRESHOLDS",
     "ActionSegmentationResult",
+    "AgreementResult",
     "Annotations",
     "CocoResult",
     "ConfusionMatrix",
@@ -32,6 +34,7 @@ __all__ = [
     "VocResult",
     "coco_compat_rasterize",
     "edit_score",
+    "evaluate_agreement",
     "evaluate_action_segmentation",
     "evaluate_coco",
     "evaluate_temporal_detection",

@@ -181,6 +181,26 @@ def _read_feature_collection(path: str | os.PathLike[str]) -> GeoFeatures | None
     return GeoFeatures(regions, tuple(properties), tuple(ids), ReadReport(source_name(path), len(features)))
 
 
+def _valid_polygons_in_bulk(texts: list[str]) -> Polygon | None:
+    """The Polygons and MultiPolygons of WKT lines, parsed and validated at once; None if any line is anything else.
+
+    The line-by-line reader then names the faulty line, skips or repairs it as asked.
+    """
+    if not texts:
+        return None
+    with np.errstate(invalid="ignore"):
+        geometries = shapely.from_wkt(np.array(texts, dtype=object), on_invalid="ignore")
+    if shapely.is_missing(geometries).any():
+        return None
+    if not np.isin(shapely.get_type_id(geometries), (shapely.GeometryType.POLYGON, shapely.GeometryType.MULTIPOLYGON)).all():
+        return None
+    geometries = shapely.force_2d(geometries) if shapely.has_z(geometries).any() else geometries
+    try:
+        return Polygon.from_shapely(geometries)
+    except InvalidRegionError:
+        return None
+
+
 def _geojson_features(document: Any, reader: RecordReader) -> list[tuple[str, Any, int]]:
     """``(location, feature, index)`` of each feature; a bare geometry is one feature without properties."""
     if not isinstance(document, Mapping):
@@ -290,6 +310,10 @@ def read_wkt(path: str | os.PathLike[str], *, repair: bool = False, skip_invalid
     with open(path, encoding="utf-8") as handle:
         lines = [(number, line.strip()) for number, line in enumerate(handle, start=1)]
     geometry_lines = [(number, text) for number, text in lines if text and not text.startswith("#")]
+    regions = _valid_polygons_in_bulk([text for _, text in geometry_lines])
+    if regions is not None:
+        return GeoFeatures(regions, tuple({} for _ in geometry_lines), tuple(range(len(geometry_lines))),
+                           ReadReport(source_name(path), len(geometry_lines)))
     for index, (number, text) in enumerate(geometry_lines):
         with reader.record(f"line {number}"):
             geometries.append(_wkt_region(text, repair))

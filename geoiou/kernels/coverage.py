@@ -25,7 +25,15 @@ import numpy as np
 import shapely
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["Edges", "box_coverage", "coverage_of_window", "polygon_coverage", "polygon_coverage_window", "window_of_edges"]
+__all__ = [
+    "Edges",
+    "box_coverage",
+    "coverage_of_window",
+    "polygon_coverage",
+    "polygon_coverage_window",
+    "rasterize_canvases",
+    "window_of_edges",
+]
 
 def polygon_coverage(
     geometry: shapely.Polygon | shapely.MultiPolygon,
@@ -203,6 +211,8 @@ class Edges(NamedTuple):
     """Directed segments ``(x0, y0) -> (x1, y1)``, one entry per segment.
 
     ``weight`` (+-1) makes exterior rings add area and holes subtract it.
+    ``canvas`` says which canvas (window) each segment is drawn on, when several
+    are rasterized at once (`rasterize_canvases`); None means a single one.
     Separate 1-D arrays, because fancy indexing of (N, 2) arrays is several
     times slower and this module does a lot of it.
     """
@@ -212,10 +222,11 @@ class Edges(NamedTuple):
     x1: NDArray[np.float64]
     y1: NDArray[np.float64]
     weight: NDArray[np.float64]
+    canvas: NDArray[np.intp] | None = None
 
     def take(self, index: NDArray[np.intp] | NDArray[np.bool_] | slice) -> Edges:
         """Return the segments selected by an index or boolean mask."""
-        return Edges(*(array[index] for array in self))
+        return Edges(*(None if array is None else array[index] for array in self))
 
 
 def _window_edges(
@@ -313,7 +324,41 @@ def _rasterize(edges: Edges, shape: tuple[int, int]) -> NDArray[np.float64]:
     return _accumulate_pieces(_split_at_grid_lines(edges, shape), shape)
 
 
-def _trim_to_rows(edges: Edges, n_rows: int) -> Edges:
+def rasterize_canvases(
+    edges: Edges, heights: NDArray[np.intp], widths: NDArray[np.intp]
+) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    """Exact coverage of many canvases at once: ``edges.canvas[k]`` says on which canvas edge k lies.
+
+    Canvas c has ``heights[c]`` rows and ``widths[c]`` columns, and each edge is in the pixel
+    units of its canvas (as `window_of_edges` gives them). The result is one table of rows:
+    canvas c's rows start at ``row_offsets[c]``, each row as wide as the widest canvas (columns
+    past a canvas's width hold 0). Every step runs once for all canvases; the arithmetic of each
+    canvas is the one `polygon_coverage_window` does for it alone.
+
+    Examples
+    --------
+    >>> half = Edges(np.array([0.0, 1.0, 0.0]), np.array([0.0, 1.0, 1.0]), np.array([1.0, 0.0, 0.0]),
+    ...              np.array([1.0, 1.0, 0.0]), -np.ones(3), np.zeros(3, dtype=np.intp))  # a half-pixel triangle
+    >>> both = Edges(*(np.concatenate([values, values]) for values in half[:5]), np.array([0, 0, 0, 1, 1, 1]))
+    >>> table, rows = rasterize_canvases(both, np.array([1, 1]), np.array([1, 2]))
+    >>> table, rows
+    (array([[0.5, 0. ],
+           [0.5, 0. ]]), array([0, 1]))
+    """
+    heights, widths = np.asarray(heights, dtype=np.intp), np.asarray(widths, dtype=np.intp)
+    row_offsets = np.concatenate([[0], np.cumsum(heights)[:-1]]).astype(np.intp)
+    width = int(widths.max(initial=0))
+    edges = _trim_to_rows(edges, heights[edges.canvas])
+    pieces = _split_at_grid_lines(edges, (heights[edges.canvas], widths[edges.canvas]))
+    coverage = _accumulate_pieces(pieces, (heights[pieces.canvas], widths[pieces.canvas]),
+                                  table=(row_offsets[pieces.canvas], int(heights.sum()), width))
+    # The running sum of a row goes on past a narrower canvas's last column: those cells are not its own.
+    row_width = np.repeat(widths, heights)
+    coverage[np.arange(width) >= row_width[:, None]] = 0.0
+    return coverage, row_offsets
+
+
+def _trim_to_rows(edges: Edges, n_rows: int | NDArray[np.intp]) -> Edges:
     """Drop edges that cannot contribute and trim the rest to ``0 <= y <= H``.
 
     Horizontal edges add nothing (``dy = 0``), and the parts of edges above
@@ -321,15 +366,17 @@ def _trim_to_rows(edges: Edges, n_rows: int) -> Edges:
     keeps huge polygons from being cut into pieces off-canvas.
     """
     y_low, y_high = np.minimum(edges.y0, edges.y1), np.maximum(edges.y0, edges.y1)
-    edges = edges.take((edges.y0 != edges.y1) & (y_high > 0) & (y_low < n_rows))
+    keep = (edges.y0 != edges.y1) & (y_high > 0) & (y_low < n_rows)
+    edges = edges.take(keep)
+    n_rows = n_rows[keep] if np.ndim(n_rows) else n_rows
     x0, y0 = _slide_into_rows(edges.x0, edges.y0, edges.x1, edges.y1, n_rows)
     x1, y1 = _slide_into_rows(edges.x1, edges.y1, edges.x0, edges.y0, n_rows)
-    return Edges(x0, y0, x1, y1, edges.weight)
+    return Edges(x0, y0, x1, y1, edges.weight, edges.canvas)
 
 
 def _slide_into_rows(
     x: NDArray[np.float64], y: NDArray[np.float64], x_other: NDArray[np.float64], y_other: NDArray[np.float64],
-    n_rows: int,
+    n_rows: int | NDArray[np.intp],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Slide endpoints ``(x, y)`` along their edge towards the other end onto ``y = 0`` or ``y = H`` if beyond.
 
@@ -342,7 +389,7 @@ def _slide_into_rows(
     return np.where(clipped_y != y, x + fraction * (x_other - x), x), clipped_y
 
 
-def _split_at_grid_lines(edges: Edges, shape: tuple[int, int]) -> Edges:
+def _split_at_grid_lines(edges: Edges, shape: tuple) -> Edges:
     """Cut every edge at the grid lines it crosses into single-cell pieces.
 
     Edges are cut at vertical lines first, then each part at horizontal
@@ -351,20 +398,25 @@ def _split_at_grid_lines(edges: Edges, shape: tuple[int, int]) -> Edges:
     and right of it a piece adds nothing to any pixel.
     """
     n_rows, n_cols = shape
-    edges = _split_at_lines(edges, n_cols)
+    edges, (n_rows, n_cols) = _split_at_lines(edges, n_cols, (n_rows, n_cols))
     # Parts right of the canvas contribute nothing; cutting them into rows
     # would be wasted work.
-    edges = edges.take(np.minimum(edges.x0, edges.x1) < n_cols)
-    return _swap_axes(_split_at_lines(_swap_axes(edges), n_rows))
+    keep = np.minimum(edges.x0, edges.x1) < n_cols
+    edges = edges.take(keep)
+    n_rows = n_rows[keep] if np.ndim(n_rows) else n_rows
+    return _swap_axes(_split_at_lines(_swap_axes(edges), n_rows)[0])
 
 
 def _swap_axes(edges: Edges) -> Edges:
     """Exchange x and y, so one routine can cut at both kinds of grid line."""
-    return Edges(edges.y0, edges.x0, edges.y1, edges.x1, edges.weight)
+    return Edges(edges.y0, edges.x0, edges.y1, edges.x1, edges.weight, edges.canvas)
 
 
-def _split_at_lines(edges: Edges, n_lines: int) -> Edges:
+def _split_at_lines(edges: Edges, n_lines: int | NDArray[np.intp], per_edge: tuple = ()) -> tuple[Edges, tuple]:
     """Cut segments where they cross the vertical lines ``x = k``, ``0 <= k <= n_lines``.
+
+    `n_lines` is one number or one per segment; `per_edge` are more per-segment arrays (or
+    numbers), returned aligned with the pieces.
 
     All segments are cut at once without sorting: each segment's points
     (start, crossings, end) are laid out consecutively, with the crossings
@@ -389,11 +441,14 @@ def _split_at_lines(edges: Edges, n_lines: int) -> Edges:
         fraction = np.clip((line - x0) / (x1 - x0), 0.0, 1.0)
     y = np.where(is_start, y0, np.where(is_end, y1, y0 + fraction * (y1 - y0)))
     piece = np.flatnonzero(~is_end)
-    return Edges(x[piece], y[piece], x[piece + 1], y[piece + 1], edges.weight[segment[piece]])
+    owner = segment[piece]
+    canvas = None if edges.canvas is None else edges.canvas[owner]
+    aligned = tuple(values[owner] if np.ndim(values) else values for values in per_edge)
+    return Edges(x[piece], y[piece], x[piece + 1], y[piece + 1], edges.weight[owner], canvas), aligned
 
 
 def _crossed_lines(
-    a: NDArray[np.float64], b: NDArray[np.float64], n_lines: int
+    a: NDArray[np.float64], b: NDArray[np.float64], n_lines: int | NDArray[np.intp]
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Return the first and the number of integers in ``[0, n_lines]`` strictly between a and b."""
     # Clip before converting to int so huge coordinates cannot overflow;
@@ -405,7 +460,7 @@ def _crossed_lines(
     return first, np.maximum(last - first + 1, 0)
 
 
-def _accumulate_pieces(pieces: Edges, shape: tuple[int, int]) -> NDArray[np.float64]:
+def _accumulate_pieces(pieces: Edges, shape: tuple, table: tuple | None = None) -> NDArray[np.float64]:
     """Deposit single-cell pieces into a row accumulator and integrate along rows.
 
     A piece in row ``r``, column ``c`` with signed height ``dy`` and mean x
@@ -425,17 +480,19 @@ def _accumulate_pieces(pieces: Edges, shape: tuple[int, int]) -> NDArray[np.floa
     # its height passed on to column W.
     row = np.clip(np.floor(0.5 * (pieces.y0 + pieces.y1)), 0, n_rows - 1).astype(np.intp)
     col = np.minimum(np.floor(mean_x), n_cols - 1).astype(np.intp)
-    cell = row * n_cols + col
+    # One canvas: its own rows. Several (`table` = row offsets, total rows, width): rows of one table.
+    first_row, total_rows, width = table if table is not None else (0, n_rows, n_cols)
+    cell = (first_row + row) * width + col
     # What is passed on to column W would only reach cells right of the
     # canvas (and would wrap into the next row here), so it is dropped.
     passes_on = col < n_cols - 1
     accumulator = np.bincount(
         np.concatenate([cell, cell[passes_on] + 1]),
         weights=np.concatenate([dy * (col + 1 - mean_x), (dy * (mean_x - col))[passes_on]]),
-        minlength=n_rows * n_cols,
+        minlength=total_rows * width,
     )
     # bincount returns integers when there are no pieces at all.
-    coverage = accumulator.astype(np.float64, copy=False).reshape(n_rows, n_cols)
+    coverage = accumulator.astype(np.float64, copy=False).reshape(total_rows, width)
     np.cumsum(coverage, axis=1, out=coverage)
     # Valid polygons give values in [0, 1]; clipping removes the ~1e-16
     # residue the running sum leaves in cells right of a closed ring.

@@ -12,7 +12,8 @@ import numpy as np
 
 from geoiou.dispatch import register
 from geoiou.kernels.box import overlap_length
-from geoiou.kernels.coverage import Edges, coverage_of_window, window_of_edges
+from geoiou.kernels.coverage import Edges, rasterize_canvases
+from geoiou.regions.ragged import ragged_arange
 from geoiou.kernels.pairs import over_candidates
 from geoiou.regions import Box, Mask, Polygon
 from geoiou.regions.mask import WORD_BITS, _Windows
@@ -21,6 +22,9 @@ __all__ = ["mask_box_intersection_area", "mask_intersection_area", "mask_polygon
 
 #: Pixels gathered at once by the batched kernels (bounds the working memory).
 PIXEL_CHUNK = 1 << 25
+
+#: Windows of at least this many pixels read their mask pixels as one slice (see `_covered_pixels`).
+LARGE_WINDOW = 1 << 14
 
 #: Packed words compared per step of the Mask×Mask kernel: bounds its temporaries (a few arrays
 #: of this many 8-byte values) without paying NumPy's per-call cost too often.
@@ -91,6 +95,52 @@ def _window_overlap_counts(windows_a: _Windows, masks_a: np.ndarray,
             counts[chosen] = _count_shared_words(windows_a.words, first_a[chosen], stride_a[chosen], windows_b.words,
                                                  first_b[chosen], stride_b[chosen], n_lines[chosen], int(width))
     return counts
+
+
+def _touched(low: np.ndarray, high: np.ndarray, box_low: np.ndarray, box_high: np.ndarray,
+             cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """The grid lines ``[start, stop)`` whose cells meet ``(low, high)`` and lie in the mask's box (and the grid)."""
+    start = np.clip(np.floor(low), 0, cells)
+    stop = np.clip(np.ceil(high), start, cells)
+    start, stop = np.maximum(start, box_low), np.minimum(stop, box_high)
+    return start.astype(np.int64), np.maximum(stop, start).astype(np.int64)
+
+
+def _covered_pixels(a: Mask, store, geometry: np.ndarray, masks: np.ndarray, origin: np.ndarray, row0: np.ndarray,
+                    col0: np.ndarray, heights: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """Sum of each polygon's exact coverage over its mask's true pixels, for a chunk of pairs (windows given)."""
+    edges = store.edges
+    edge, canvas = ragged_arange(edges.offsets[geometry], edges.offsets[geometry + 1])
+    # Subtract the origin first, then the integer window offset: the offset adds no rounding of its own.
+    shift_x, shift_y = origin[canvas, 0], origin[canvas, 1]
+    window = Edges((edges.x0[edge] - shift_x) - col0[canvas], (edges.y0[edge] - shift_y) - row0[canvas],
+                   (edges.x1[edge] - shift_x) - col0[canvas], (edges.y1[edge] - shift_y) - row0[canvas],
+                   -edges.weight_sign[edge], canvas)  # coverage weights: -1 for rings that add area counter-clockwise
+    coverage, row_offsets = rasterize_canvases(window, heights, widths)
+    result = np.zeros(len(heights))
+    # Large windows read their pixels as a slice (of the dense pixels, or decoded from the runs of
+    # that window only); the many small ones read them all at once from the packed words.
+    large = heights * widths >= LARGE_WINDOW
+    for k in np.flatnonzero(large):
+        rows = slice(int(row0[k]), int(row0[k] + heights[k]))
+        cols = slice(int(col0[k]), int(col0[k] + widths[k]))
+        block = coverage[row_offsets[k]:row_offsets[k] + heights[k], :widths[k]]
+        result[k] = float(np.sum(block, where=a._store.window(int(masks[k]), rows, cols)))
+    small = np.flatnonzero(~large)
+    if small.size:
+        row_at, owner = ragged_arange(row_offsets[small], row_offsets[small] + heights[small])
+        row_canvas = small[owner]
+        row_in_window = row_at - row_offsets[row_canvas]
+        column = np.arange(coverage.shape[1])
+        inside = column < widths[row_canvas][:, None]
+        cell_canvas = np.broadcast_to(row_canvas[:, None], inside.shape)[inside]
+        grid_rows = np.broadcast_to((row0[row_canvas] + row_in_window)[:, None], inside.shape)[inside]
+        grid_cols = (col0[row_canvas][:, None] + column)[inside]
+        true = a._store.windows().pixels(masks[cell_canvas], grid_rows, grid_cols)
+        # bincount sums each pair's cells in order: the same bits whatever else is in the chunk.
+        sums = np.bincount(cell_canvas, weights=np.where(true, coverage[row_at][inside], 0.0), minlength=len(heights))
+        result[small] = sums[small]
+    return result
 
 
 def _steps(sizes: np.ndarray, budget: int) -> list[slice]:
@@ -189,22 +239,24 @@ def _mask_box_pairs(a: Mask, b: Box, index_a: np.ndarray, index_b: np.ndarray) -
 def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area of masks inside polygons: each polygon's exact pixel coverage summed over true pixels.
 
-    The polygon's edges come straight from its store's coordinate arrays.
+    All pairs are rasterized together (`coverage.rasterize_canvases`), each on the window where
+    its polygon's bounds meet its mask's bounding box, from the polygon's edge arrays; the
+    pixels are read from the masks' packed words (masks from COCO runs are never decoded).
     """
+    store, windows = b._store, a._store.windows()
+    geometry, masks, origin = b._index[index_b], a._index[index_a], a._origin[index_a]
+    height, width = a.grid_shape
+    box = windows.boxes[masks]  # first row, last row + 1, first column, last column + 1
+    bounds = store.bounds[geometry]
+    rows = _touched(bounds[:, 1] - origin[:, 1], bounds[:, 3] - origin[:, 1], box[:, 0], box[:, 1], height)
+    cols = _touched(bounds[:, 0] - origin[:, 0], bounds[:, 2] - origin[:, 0], box[:, 2], box[:, 3], width)
+    heights, widths = rows[1] - rows[0], cols[1] - cols[0]
     result = np.zeros(len(index_a))
-    grid = a.grid_shape
-    store = b._store
-    edges = store.edges
-    # Coverage weights: -1 for rings that add area counter-clockwise (see coverage._oriented_edges).
-    all_edges = Edges(edges.x0, edges.y0, edges.x1, edges.y1, -edges.weight_sign)
-    for k, (i, j) in enumerate(zip(index_a, index_b)):
-        g = int(b._index[j])
-        window = window_of_edges(all_edges.take(slice(edges.offsets[g], edges.offsets[g + 1])), store.bounds[g], grid,
-                                 tuple(a._origin[i]))
-        if window is None:
-            continue
-        rows, cols, _ = window
-        # Only the polygon's window of the mask is decoded: masks from COCO runs stay runs.
-        result[k] = float(np.sum(coverage_of_window(window), where=a._store.window(a._index[i], rows, cols)))
+    pairs = np.flatnonzero((heights > 0) & (widths > 0))
+    pairs = pairs[np.argsort(widths[pairs], kind="stable")]  # similar widths together: little padding
+    for step in _steps(heights[pairs] * widths[pairs], PIXEL_CHUNK >> 5):
+        chosen = pairs[step]
+        result[chosen] = _covered_pixels(a, store, geometry[chosen], masks[chosen], origin[chosen],
+                                         rows[0][chosen], cols[0][chosen], heights[chosen], widths[chosen])
     # Each pixel's coverage is at most 1, so only the polygon's side can be overshot, by rounding.
     return np.minimum(result, b._store.area[b._index[index_b]])

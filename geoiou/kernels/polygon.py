@@ -13,6 +13,7 @@ import numpy as np
 
 from geoiou.dispatch import register
 from geoiou.kernels.hull import union_hull_area
+from geoiou.kernels.hull_pair import HullTable, pair_hull_area
 from geoiou.kernels.pairs import broadcast_indices, over_candidates
 from geoiou.kernels.polygon_overlap import shared_area
 from geoiou.kernels.polygon_pair import RingPolygon, pair_shared_area
@@ -67,6 +68,8 @@ def hull_area(a: Region, b: Region) -> np.ndarray:
     Each region's hull is computed once; every pair then walks the two hulls together
     (`hull.union_hull_area`), with no geometry built per pair.
     """
+    if not a.shape and not b.shape:  # one pair: the plain-Python rendering, same bits
+        return np.array(pair_hull_area(HullTable(a._hull_vertices()), HullTable(b._hull_vertices())))
     hulls_a, rows_a = a._hull_table()
     hulls_b, rows_b = b._hull_table()
     index_a, index_b, shape = broadcast_indices(a.shape, b.shape)

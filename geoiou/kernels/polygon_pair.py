@@ -20,6 +20,7 @@ import struct
 import numpy as np
 
 from geoiou.kernels.polygon_overlap import ROUNDING, TURN
+from geoiou.kernels.scalar import NAN, clip, divide, maximum, minimum, pseudo_angle
 from geoiou.regions.ragged import RaggedPolygons
 
 __all__ = ["MAX_VERTICES", "RingPolygon", "pair_shared_area"]
@@ -27,7 +28,6 @@ __all__ = ["MAX_VERTICES", "RingPolygon", "pair_shared_area"]
 #: Largest ring served here (edge pairs grow as the product of the two counts).
 MAX_VERTICES = 24
 
-_NAN = math.nan
 _MASK = (1 << 64) - 1
 _MIX, _COUNT_MIX = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F
 
@@ -115,19 +115,19 @@ def _shared_area(a: RingPolygon, b: RingPolygon) -> float:
                 magnitude += abs(term)
     area = total * scale * scale
     rounding = magnitude * (ROUNDING * scale * scale)
-    upper = _minimum(a.area, b.area)
+    upper = minimum(a.area, b.area)
     area = upper if area >= upper - rounding else area
     return 0.0 if area <= rounding else area
 
 
 def _frame(bounds_a: tuple, bounds_b: tuple) -> tuple[float, float, float]:
-    low_x, low_y = _maximum(bounds_a[0], bounds_b[0]), _maximum(bounds_a[1], bounds_b[1])
-    high_x, high_y = _minimum(bounds_a[2], bounds_b[2]), _minimum(bounds_a[3], bounds_b[3])
+    low_x, low_y = maximum(bounds_a[0], bounds_b[0]), maximum(bounds_a[1], bounds_b[1])
+    high_x, high_y = minimum(bounds_a[2], bounds_b[2]), minimum(bounds_a[3], bounds_b[3])
     origin_x, origin_y = low_x / 2 + high_x / 2, low_y / 2 + high_y / 2
-    reach = _maximum(_maximum(abs(_minimum(bounds_a[0], bounds_b[0]) - origin_x),
-                              abs(_minimum(bounds_a[1], bounds_b[1]) - origin_y)),
-                     _maximum(abs(_maximum(bounds_a[2], bounds_b[2]) - origin_x),
-                              abs(_maximum(bounds_a[3], bounds_b[3]) - origin_y)))
+    reach = maximum(maximum(abs(minimum(bounds_a[0], bounds_b[0]) - origin_x),
+                              abs(minimum(bounds_a[1], bounds_b[1]) - origin_y)),
+                     maximum(abs(maximum(bounds_a[2], bounds_b[2]) - origin_x),
+                              abs(maximum(bounds_a[3], bounds_b[3]) - origin_y)))
     _, exponent = math.frexp(reach if reach > 0 else 1.0)
     return origin_x, origin_y, math.ldexp(1.0, exponent)
 
@@ -144,17 +144,11 @@ def _fan_edges(polygon: RingPolygon, origin_x: float, origin_y: float, inverse: 
             ux, uy, vx, vy, sign = qx, qy, px, py, -weight
         else:
             ux, uy, vx, vy, sign = px, py, qx, qy, weight
-        angle = _pseudo_angle(ux, uy) if cross != 0 else _NAN
-        width = _pseudo_angle(vx, vy) - angle
+        angle = pseudo_angle(ux, uy) if cross != 0 else NAN
+        width = pseudo_angle(vx, vy) - angle
         width = width + (TURN if width < 0 else 0.0)
         edges.append((ux, uy, vx, vy, abs(cross), sign, angle, width, TURN - width))
     return edges
-
-
-def _pseudo_angle(x: float, y: float) -> float:
-    denominator = abs(x) + abs(y)
-    r = x / denominator if denominator else _NAN
-    return 1.0 - r if y >= 0 else 3.0 + r
 
 
 def _term(e: tuple, f: tuple, turn: float, f_starts_in_e: bool) -> float:
@@ -169,18 +163,18 @@ def _term(e: tuple, f: tuple, turn: float, f_starts_in_e: bool) -> float:
     wedge = sx * ty - sy * tx
     dex, dey = vex - uex, vey - uey
     dfx, dfy = vfx - ufx, vfy - ufy
-    se = _divide(twice_e, sx * dey - sy * dex)
-    sf = _divide(twice_f, sx * dfy - sy * dfx)
-    te = _divide(twice_e, tx * dey - ty * dex)
-    tf = _divide(twice_f, tx * dfy - ty * dfx)
-    near_s, near_t = _minimum(se, sf), _minimum(te, tf)
+    se = divide(twice_e, sx * dey - sy * dex)
+    sf = divide(twice_f, sx * dfy - sy * dfx)
+    te = divide(twice_e, tx * dey - ty * dex)
+    tf = divide(twice_f, tx * dfy - ty * dfx)
+    near_s, near_t = minimum(se, sf), minimum(te, tf)
     area = 0.5 * near_s * near_t * wedge
     if wedge > 0 and ((se <= sf) != (te <= tf)):
         area = _area_past_crossing(sx, sy, tx, ty, se, sf, te, tf, near_s, near_t)
     if not (wedge > 0 and math.isfinite(area)):
         area = 0.0
-    cap = 0.5 * _minimum(twice_e, twice_f)
-    return _clip(area, 0.0, cap) * (sign_e * sign_f)
+    cap = 0.5 * minimum(twice_e, twice_f)
+    return clip(area, 0.0, cap) * (sign_e * sign_f)
 
 
 def _area_past_crossing(sx, sy, tx, ty, se, sf, te, tf, near_s, near_t) -> float:
@@ -188,40 +182,9 @@ def _area_past_crossing(sx, sy, tx, ty, se, sf, te, tf, near_s, near_t) -> float
     aex, aey = te * tx - ax, te * ty - ay
     bx, by = sf * sx, sf * sy
     bfx, bfy = tf * tx - bx, tf * ty - by
-    tau = _clip(_divide((bx - ax) * bfy - (by - ay) * bfx, aex * bfy - aey * bfx), 0.0, 1.0)
+    tau = clip(divide((bx - ax) * bfy - (by - ay) * bfx, aex * bfy - aey * bfx), 0.0, 1.0)
     tau = tau if math.isfinite(tau) else 0.0
     xx, xy = ax + tau * aex, ay + tau * aey
     nsx, nsy = near_s * sx, near_s * sy
     ntx, nty = near_t * tx, near_t * ty
     return 0.5 * ((nsx * xy - nsy * xx) + (xx * nty - xy * ntx))
-
-
-# --------------------------------------------------------------------------- NumPy's float semantics
-def _divide(a: float, b: float) -> float:
-    """IEEE division as NumPy does it: x/0 is ±inf, 0/0 and nan/0 are NaN."""
-    if b:
-        return a / b
-    if a != a or a == 0:
-        return _NAN
-    return math.copysign(math.inf, a) * math.copysign(1.0, b)
-
-
-def _minimum(a: float, b: float) -> float:
-    """``np.minimum``: NaN if either is NaN, else the smaller (the second on a tie)."""
-    if a != a or b != b:
-        return _NAN
-    return a if a < b else b
-
-
-def _maximum(a: float, b: float) -> float:
-    """``np.maximum``: NaN if either is NaN, else the larger (the second on a tie)."""
-    if a != a or b != b:
-        return _NAN
-    return a if a > b else b
-
-
-def _clip(value: float, low: float, high: float) -> float:
-    """``np.clip``: NaN stays NaN."""
-    if value != value:
-        return value
-    return low if value < low else high if value > high else value

@@ -368,6 +368,10 @@ class Mask(Region):
         pixels, grid_origin = rasterize(polygon, shape, origin, rule, fraction)
         return cls(pixels, origin=grid_origin)
 
+    def _hull_vertices(self) -> np.ndarray:
+        """The vertices ``(k, 2)`` of one mask's convex hull (the GIoU hull kernel's input for one pair)."""
+        return shapely.get_coordinates(self._convex_hulls()[()])
+
     def _hull_table(self) -> tuple[ConvexHulls, np.ndarray]:
         """The convex hulls of the masks and each mask's row in them (the GIoU hull kernel's input)."""
         from geoiou.kernels.hull import ConvexHulls
@@ -446,6 +450,18 @@ class _Windows:
         boxes = self.boxes[masks]
         lines, bits = (boxes[:, 2:], boxes[:, :2]) if self.column_major else (boxes[:, :2], boxes[:, 2:])
         return lines[:, 0], lines[:, 1], bits[:, 0], bits[:, 1]
+
+    def pixels(self, masks: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """The pixels ``(rows[k], cols[k])`` of masks ``masks[k]`` (grid coordinates), read from the packed words.
+
+        Nothing is decoded: a pixel outside its mask's bounding box is false.
+        """
+        line, bit = (cols, rows) if self.column_major else (rows, cols)
+        line_lo, line_hi, bit_lo, bit_hi = self.spans(masks)
+        inside = (line >= line_lo) & (line < line_hi) & (bit >= bit_lo) & (bit < bit_hi)
+        at = self.offsets[masks] + (line - self.line0[masks]) * self.stride[masks] + bit // WORD_BITS - self.word0[masks]
+        words = self.words[np.where(inside, at, 0)] if self.words.size else np.zeros(len(at), dtype="<u8")
+        return inside & ((words >> (bit % WORD_BITS).astype(np.uint64)) & np.uint64(1)).astype(bool)
 
     def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For every word, in storage order: its mask, its line within the window and its word within the line."""

@@ -267,6 +267,10 @@ class Polygon(Region):
     def centroid(self) -> np.ndarray:
         return self._store.centroid[self._index]
 
+    def _hull_vertices(self) -> np.ndarray:
+        """The vertices ``(k, 2)`` of one polygon's convex hull, as the store's hull tables are built from."""
+        return shapely.get_coordinates(shapely.convex_hull(self._store.shapely[int(self._index)]))
+
     def _hull_table(self) -> tuple[ConvexHulls, np.ndarray]:
         """The convex hulls of the store (computed once) and each polygon's row in them (the GIoU hull kernel's input)."""
         return self._store.convex_hulls, self._index

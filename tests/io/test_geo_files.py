@@ -314,3 +314,17 @@ def test_faults_in_a_file_are_named_and_skipped_like_in_a_document(tmp_path):
     read = read_geojson(path, skip_invalid=True)
     assert read.ids == ("f0",) and len(read.report.skipped) == 2
     assert read_geojson(path, skip_invalid=True, repair=True).regions.area.tolist() == [1.0, 2.0]
+
+
+def test_a_wkt_file_of_valid_polygons_reads_in_bulk_as_line_by_line(tmp_path):
+    """Valid files are parsed at once; one faulty line sends the file to the line-by-line reader: same regions."""
+    gen = rng(9)
+    originals = np.concatenate([random_polygons(gen, 10, span=6).to_shapely(), random_multipolygons(gen, 5, span=6).to_shapely()])
+    lines = [shapely.to_wkt(g, rounding_precision=-1) for g in originals]
+    bulk = tmp_path / "valid.wkt"
+    bulk.write_text("# parcels\n" + "\n".join(lines) + "\n")
+    mixed = tmp_path / "mixed.wkt"
+    mixed.write_text("\n".join(lines + ["LINESTRING (0 0, 1 1)"]) + "\n")
+    fast, slow = read_wkt(bulk), read_wkt(mixed, skip_invalid=True)
+    assert shapely.equals_exact(fast.regions.to_shapely(), slow.regions.to_shapely(), tolerance=0).all()
+    assert fast.ids == slow.ids == tuple(range(len(lines))) and len(slow.report.skipped) == 1

@@ -6,6 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
+import shapely
 
 import geoiou
 from geoiou import metrics, rle
@@ -211,3 +212,21 @@ def test_giou_of_rle_masks_decodes_only_their_bounding_boxes():
     masks = geoiou.Mask.from_rle(rle.encode_batch(pixels))
     assert geoiou.giou(masks[0], masks[1]) == -0.25
     assert "dense" not in vars(masks._store)
+
+
+@pytest.mark.parametrize("large_window", [1, 1 << 14, 1 << 40])
+def test_mask_polygon_pairs_on_every_window_path_match_the_pixel_oracle(monkeypatch, large_window):
+    """Many masks (dense and from COCO runs) against many polygons, windows read as slices or from packed words."""
+    from tests.strategies import pixel_oracle_geometry, random_masks, random_polygons
+
+    monkeypatch.setattr(mask_kernels, "LARGE_WINDOW", large_window)
+    gen = np.random.default_rng(31)
+    dense = geoiou.Mask.stack(random_masks(gen, 12, max_side=14, origin="float", span=6))
+    runs = geoiou.Mask.from_rle(dense.to_rle(), origin=dense.origin)
+    polygons = random_polygons(gen, 10, span=7.0, r_min=1.0, r_max=6.0)
+    expected = np.array([[shapely.intersection(pixel_oracle_geometry(m.data, m.origin), p.to_shapely()).area
+                          for p in polygons] for m in dense])
+    for masks in (dense, runs):
+        np.testing.assert_allclose(geoiou.pairwise_intersection_area(masks, polygons), expected, rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(geoiou.pairwise_intersection_area(runs, polygons),
+                                  geoiou.pairwise_intersection_area(dense, polygons))

@@ -1,0 +1,226 @@
+"""Overlapping pairs within groups: the edges of the overlap graph that `geoiou.match` assigns.
+
+Two sides of an annotation table (one row per region, each with a group such as its image and
+category) overlap only within a group. Searching every image's pairs with its own spatial index
+costs a Python call per image; searching all rows at once with one index would pair regions of
+different images that happen to share coordinates. Here one sweep handles every group at once:
+the rows of ``b`` are sorted by ``(group, xmin)``, and a row of ``a`` meets only the rows of its
+own group whose ``xmin`` lies in ``(xmin_a - widest_b, xmax_a)``, where ``widest_b`` is the widest
+region of ``b`` in that group, found for all rows by one merged sort. The pairs whose bounds then
+overlap with positive measure on every axis are measured exactly with `geoiou.iou`, one call per
+pair of region kinds.
+
+The rows of a side may come in several batches of different kinds (COCO polygons with crowd
+masks, masks of images of different sizes): `RowBlocks` indexes them so that the pairs of each
+combination of kinds are measured in one vectorized call.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from geoiou.dispatch import find_kernel
+from geoiou.errors import UnsupportedPairError
+from geoiou.metrics import iou
+from geoiou.regions import Box, Interval, Polygon, Region, RotatedBox
+
+__all__ = ["RowBlocks", "grouped_overlaps"]
+
+#: Candidate pairs formed per step of the sweep; bounds its working memory (a few arrays of this length).
+SWEEP_CHUNK = 1 << 18
+#: Pairs measured per call of `iou`; bounds the memory of the gathered regions.
+MEASURE_CHUNK = 1 << 16
+#: Kinds whose batches join into one batch per kind (their data are plain arrays); masks of
+#: different grids cannot share a batch and stay in the batches given.
+JOINABLE_KINDS = (Box, RotatedBox, Polygon, Interval)
+
+
+class RowBlocks:
+    """The rows of one side as a few batches: row ``r`` is ``blocks[block_of[r]][index[r]]``.
+
+    Batches of a joinable kind (boxes, rotated boxes, polygons, intervals) are joined into one
+    block per kind; other batches (masks) are blocks of their own.
+
+    Parameters
+    ----------
+    pieces : sequence of Region
+        1-D batches whose rows follow one another.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> rows = RowBlocks([geoiou.Box([[0, 0, 1, 1]]), geoiou.Polygon([(0, 0), (2, 0), (0, 2)]).reshape(1),
+    ...                   geoiou.Box([[5, 5, 6, 6]])])
+    >>> len(rows.blocks), rows.block_of.tolist(), rows.index.tolist()
+    (2, [0, 1, 0], [0, 0, 1])
+    """
+
+    def __init__(self, pieces: Sequence[Region]) -> None:
+        groups: dict[object, list[tuple[Region, np.ndarray]]] = {}
+        start = 0
+        for piece in pieces:
+            key = type(piece) if isinstance(piece, JOINABLE_KINDS) else len(groups)
+            groups.setdefault(key, []).append((piece, np.arange(start, start + len(piece))))
+            start += len(piece)
+        self.size = start
+        self.blocks: list[Region] = []
+        self.block_of = np.zeros(start, dtype=np.int64)
+        self.index = np.zeros(start, dtype=np.int64)
+        for members in groups.values():
+            batches = [piece for piece, _ in members]
+            rows = np.concatenate([rows for _, rows in members])
+            self.block_of[rows] = len(self.blocks)
+            self.index[rows] = np.arange(len(rows))
+            self.blocks.append(batches[0] if len(batches) == 1 else type(batches[0]).concatenate(batches))
+        self.ndim = self.blocks[0].ndim if self.blocks else 2
+
+    @property
+    def kinds(self) -> set[type[Region]]:
+        """The region kinds present."""
+        return {type(block) for block in self.blocks if len(block)}
+
+    def bounds(self) -> np.ndarray:
+        """Bounds of every row, shape ``(size, 2 * ndim)``; NaN for empty regions."""
+        width = 2 * self.ndim
+        if len(self.blocks) == 1:  # its rows are the block's, in order
+            return self.blocks[0].bounds.reshape(self.size, width)
+        result = np.empty((self.size, width))
+        for block, rows in zip(self.blocks, runs_by_key(self.block_of, len(self.blocks))):
+            result[rows] = block.bounds.reshape(len(block), width)[self.index[rows]]
+        return result
+
+
+def runs_by_key(keys: np.ndarray, count: int) -> list[np.ndarray]:
+    """For each key ``0..count-1``, the positions holding it (one sort, not one scan per key).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> runs_by_key(np.array([1, 0, 1, 2]), 3)
+    [array([1]), array([0, 2]), array([3])]
+    """
+    order = np.argsort(keys, kind="stable")
+    return np.split(order, np.searchsorted(keys[order], np.arange(1, count)))
+
+
+def check_comparable(a: RowBlocks, b: RowBlocks) -> None:
+    """Raise `UnsupportedPairError` unless every kind of `a` compares with every kind of `b`."""
+    if a.kinds and b.kinds and a.ndim != b.ndim:
+        names = sorted(kind.__name__ for kind in a.kinds | b.kinds)
+        raise UnsupportedPairError(f"intervals compare only with intervals (got {', '.join(names)})")
+    for kind_a in a.kinds:
+        for kind_b in b.kinds:
+            find_kernel(kind_a, kind_b)
+
+
+def grouped_overlaps(a: RowBlocks, b: RowBlocks, group_a: np.ndarray, group_b: np.ndarray,
+                     min_iou: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows ``(row_a, row_b)`` of the same group whose IoU is positive and at least `min_iou`, with the IoU.
+
+    Parameters
+    ----------
+    a, b : RowBlocks
+        The two sides.
+    group_a, group_b : ndarray of int
+        The group code of each row (equal codes: same group).
+    min_iou : float
+        Pairs below it are left out; a pair that shares no area never counts.
+
+    Returns
+    -------
+    row_a, row_b : ndarray of int64
+        The pairs, sorted by ``(row_a, row_b)``.
+    iou : ndarray of float64
+        Their IoU.
+
+    Examples
+    --------
+    >>> import numpy as np, geoiou
+    >>> boxes = RowBlocks([geoiou.Box([[0, 0, 2, 2], [0, 0, 2, 2]])])
+    >>> grouped_overlaps(boxes, boxes, np.array([0, 1]), np.array([1, 1]), 0.5)  # a's row 0 is alone in group 0
+    (array([1, 1]), array([0, 1]), array([1., 1.]))
+    """
+    row_a, row_b = _candidates(a.bounds(), b.bounds(), group_a, group_b)
+    values = _measure(a, b, row_a, row_b)
+    keep = (values > 0) & (values >= min_iou)
+    row_a, row_b, values = row_a[keep], row_b[keep], values[keep]
+    order = np.lexsort((row_b, row_a))
+    return row_a[order], row_b[order], values[order]
+
+
+def _candidates(bounds_a: np.ndarray, bounds_b: np.ndarray, group_a: np.ndarray,
+                group_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of rows of one group whose bounds overlap with positive measure on every axis."""
+    low_a, high_a = _columns(bounds_a)
+    low_b, high_b = _columns(bounds_b)
+    valid_a, valid_b = _with_extent(low_a, high_a), _with_extent(low_b, high_b)
+    group_b = group_b[valid_b]
+    widest = np.zeros(int(max(group_a.max(initial=-1), group_b.max(initial=-1))) + 1)
+    np.maximum.at(widest, group_b, high_b[0][valid_b] - low_b[0][valid_b])
+    # A row of b can overlap a row of a only if xmin_b > xmin_a - width_b: start at xmin_a minus the
+    # group's widest width, widened and stepped one float down so that rounding never loses a pair.
+    query_group = group_a[valid_a]
+    start_x = np.nextafter(low_a[0][valid_a] - widest[query_group] * (1 + 1e-12), -np.inf)
+    # Sort b by (group, xmin) and search both ends of each run, on integer keys: the group, then the
+    # rank of x among all the values involved (equal values share a rank, so the search stays exact).
+    distinct, rank = np.unique(np.r_[low_b[0][valid_b], start_x, high_a[0][valid_a]], return_inverse=True)
+    rank = rank.ravel()
+    count_b, count_a = len(valid_b), len(valid_a)
+    key_b = group_b * len(distinct) + rank[:count_b]
+    sorted_order = np.argsort(key_b, kind="stable")
+    order_b, sorted_key = valid_b[sorted_order], key_b[sorted_order]
+    first = np.searchsorted(sorted_key, query_group * len(distinct) + rank[count_b:count_b + count_a], side="left")
+    stop = np.searchsorted(sorted_key, query_group * len(distinct) + rank[count_b + count_a:], side="left")
+    counts = stop - first
+    found_a, found_b = [], []
+    ends = np.cumsum(counts)
+    start = 0
+    while start < len(counts):
+        done = ends[start - 1] if start else 0
+        stop_row = max(start + 1, int(np.searchsorted(ends, done + SWEEP_CHUNK, side="right")))
+        rows = slice(start, stop_row)
+        index_a = np.repeat(valid_a[rows], counts[rows])
+        offsets = np.repeat(np.cumsum(counts[rows]) - counts[rows], counts[rows])
+        index_b = order_b[np.arange(len(index_a)) - offsets + np.repeat(first[rows], counts[rows])]
+        # x's upper side holds by the search; the other sides, axis by axis, on ever fewer pairs.
+        keep = high_b[0][index_b] > low_a[0][index_a]
+        for axis in range(1, len(low_a)):
+            index_a, index_b = index_a[keep], index_b[keep]
+            keep = np.maximum(low_a[axis][index_a], low_b[axis][index_b]) < np.minimum(high_a[axis][index_a],
+                                                                                       high_b[axis][index_b])
+        found_a.append(index_a[keep])
+        found_b.append(index_b[keep])
+        start = stop_row
+    if not found_a:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(found_a).astype(np.int64), np.concatenate(found_b).astype(np.int64)
+
+
+def _columns(bounds: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Lower and upper bounds per axis as contiguous arrays (gathers from them are several times faster)."""
+    half = bounds.shape[1] // 2
+    return [np.ascontiguousarray(bounds[:, i]) for i in range(half)], \
+        [np.ascontiguousarray(bounds[:, half + i]) for i in range(half)]
+
+
+def _with_extent(low: list[np.ndarray], high: list[np.ndarray]) -> np.ndarray:
+    """Rows with positive extent on every axis: empty (NaN) and flat regions overlap nothing."""
+    valid = np.ones(len(low[0]), dtype=bool)
+    for lower, upper in zip(low, high):
+        valid &= lower < upper
+    return np.flatnonzero(valid)
+
+
+def _measure(a: RowBlocks, b: RowBlocks, row_a: np.ndarray, row_b: np.ndarray) -> np.ndarray:
+    """Exact IoU of each pair of rows, one `iou` call per combination of blocks (and chunk)."""
+    values = np.empty(len(row_a))
+    combination = a.block_of[row_a] * len(b.blocks) + b.block_of[row_b]
+    keys, combination = np.unique(combination, return_inverse=True)
+    for key, pairs in zip(keys.tolist(), runs_by_key(combination.ravel(), len(keys))):
+        block_a, block_b = a.blocks[key // len(b.blocks)], b.blocks[key % len(b.blocks)]
+        for start in range(0, len(pairs), MEASURE_CHUNK):
+            chunk = pairs[start:start + MEASURE_CHUNK]
+            values[chunk] = iou(block_a[a.index[row_a[chunk]]], block_b[b.index[row_b[chunk]]], zero_division=0.0)
+    return values
