@@ -17,15 +17,8 @@ import shapely
 
 import geoiou
 import geoiou.errors
-from geoiou import (
-    BatchIndexError,
-    FrozenRegionError,
-    GeoIoUError,
-    InvalidArgumentError,
-    InvalidRegionError,
-    InvalidTypeError,
-    UnsupportedPairError,
-)
+from geoiou.errors import BatchIndexError, FrozenRegionError, GeoIoUError, InvalidArgumentError
+from geoiou.errors import InvalidRegionError, InvalidTypeError, UnsupportedPairError
 
 BOX = geoiou.Box([0, 0, 2, 2])
 BOXES = geoiou.Box([[0, 0, 1, 1], [0, 0, 2, 2]])

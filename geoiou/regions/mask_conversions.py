@@ -17,8 +17,9 @@ several parts, so a mask and its outline are the same region. The whole batch is
 3. rings are the cycles of the successor permutation, found and ordered by pointer doubling;
    only the vertices where the direction changes are kept;
 4. a ring that turns counter-clockwise is an exterior, otherwise a hole; each belongs to the
-   4-connected component of pixels on its left (`scipy.ndimage.label`), and each component is
-   one part of its mask's polygon.
+   4-connected component of pixels on its left, and each component is one part of its mask's
+   polygon. Labelling components (`scipy.ndimage.label`) reads every pixel, so only masks with a
+   hole or a saddle are labelled; elsewhere each ring is a part of its own.
 """
 
 from __future__ import annotations
@@ -124,13 +125,12 @@ def outline(mask: Mask) -> Polygon:
 
     count = mask.size
     height, width = mask.grid_shape
-    pixels = np.asarray(mask.data).reshape(count, height, width)
-    edges = _boundary_edges(pixels)
+    padded = np.pad(np.asarray(mask.data).reshape(count, height, width), ((0, 0), (1, 1), (1, 1)))
+    edges = _boundary_edges(padded)
     if edges.x.size == 0:  # no true pixel anywhere: every polygon is empty
         empty = RaggedPolygons(np.zeros((0, 2)), np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(count + 1, np.int64))
         return Polygon._attached(empty, np.arange(count).reshape(mask.shape))
-    successor = _successors(edges, height, width)
-    ring, rank = _rings(successor)
+    ring, rank = _parts_and_rings(edges, padded, height, width)
     # Visit each ring from its first edge on; keep the start of every edge that turns.
     order = np.lexsort((rank, ring))
     ring, direction = ring[order], edges.direction[order]
@@ -170,32 +170,71 @@ def outline(mask: Mask) -> Polygon:
 
 
 class _Edges:
-    """Directed unit edges with the true pixel on their left: start vertex, direction, mask and component."""
+    """Directed unit edges with the true pixel on their left: start vertex, direction, mask, that pixel, its part."""
 
-    def __init__(self, x: np.ndarray, y: np.ndarray, direction: np.ndarray, mask: np.ndarray,
-                 component: np.ndarray) -> None:
-        self.x, self.y, self.direction, self.mask, self.component = x, y, direction, mask, component
+    def __init__(self, x: np.ndarray, y: np.ndarray, direction: np.ndarray, mask: np.ndarray, row: np.ndarray,
+                 col: np.ndarray) -> None:
+        self.x, self.y, self.direction, self.mask, self.row, self.col = x, y, direction, mask, row, col
+        #: The 4-connected part of the true pixel (any distinct value per part; set by `_parts_and_rings`).
+        self.component = np.arange(x.size)
 
 
-def _boundary_edges(pixels: np.ndarray) -> _Edges:
-    """Every unit edge between a true and a false pixel of masks ``(N, H, W)``."""
-    # 4-connected components, labelled across the batch (no connection along the batch axis).
+def _parts_and_rings(edges: _Edges, padded: np.ndarray, height: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Set each edge's part, and return each edge's ring and rank along it (`_rings`).
+
+    Labelling pixels into 4-connected parts (`scipy.ndimage.label`) is a pass over every pixel,
+    so only the masks that need it are labelled: those with a saddle (two true pixels touching
+    at a corner only, where the ring's turn depends on the parts) or a hole (which belongs to the
+    part around it). In every other mask each ring is the exterior of a part of its own.
+    """
+    ring, rank = _rings(_successors(edges, height, width))  # distinct parts for now: the left turn at saddles
+    end_x, end_y = edges.x + _STEPS[edges.direction, 0], edges.y + _STEPS[edges.direction, 1]
+    # Twice each ring's signed area is the sum of its edges' cross products, in any order: < 0 for a hole.
+    twice_area = np.bincount(ring, weights=edges.x * end_y - edges.y * end_x, minlength=ring.size)
+    vertex = (edges.mask * (height + 1) + edges.y) * (width + 1) + edges.x
+    leaving = np.sort(vertex)
+    saddle_vertex = leaving[1:][leaving[1:] == leaving[:-1]]  # two edges leave a saddle
+    with_saddle = np.unique(saddle_vertex // ((height + 1) * (width + 1)))
+    needs_labels = np.union1d(with_saddle, edges.mask[twice_area[ring] < 0])
+    edges.component = ring.copy()
+    if needs_labels.size == 0:
+        return ring, rank
     structure = np.zeros((3, 3, 3), dtype=bool)
-    structure[1] = ndimage.generate_binary_structure(2, 1)
-    labels, _ = ndimage.label(pixels, structure=structure)
-    padded = np.pad(labels, ((0, 0), (1, 1), (1, 1)))
-    inside = padded > 0
+    structure[1] = ndimage.generate_binary_structure(2, 1)  # 4-connected, never across the batch axis
+    labels, _ = ndimage.label(padded[needs_labels], structure=structure)
+    labelled = np.isin(edges.mask, needs_labels)
+    position = np.searchsorted(needs_labels, edges.mask[labelled])
+    # Labels count from 1 and ring indices from 0: shift the labels past every ring index.
+    edges.component[labelled] = ring.size + labels[position, edges.row[labelled] + 1, edges.col[labelled] + 1]
+    return _rings(_successors(edges, height, width))
+
+
+def _boundary_edges(padded: np.ndarray) -> _Edges:
+    """Every unit edge between a true and a false pixel of masks padded with a border of false pixels.
+
+    Each pixel's four sides are marked as bits of one byte, so that the pixels are scanned once.
+    """
+    core = padded[:, 1:-1, 1:-1]
+    rows, cols = padded.shape[1], padded.shape[2]
+    sides = np.zeros(core.shape, dtype=np.uint8)
+    for bit, (dr, dc), _, _ in _SIDES:
+        outside = ~padded[:, 1 + dr : rows - 1 + dr, 1 + dc : cols - 1 + dc]
+        sides |= np.logical_and(core, outside).view(np.uint8) << np.uint8(bit)
+    n, r, c = np.nonzero(sides)
+    marked = sides[n, r, c]
     pieces = []
-    # (neighbour offset (dr, dc), direction of the edge, start vertex relative to the pixel's top-left corner)
-    # top side: false above, walk +x from (c, r); right side: false right, walk +y from (c+1, r);
-    # bottom side: false below, walk -x from (c+1, r+1); left side: false left, walk -y from (c, r+1).
-    for (dr, dc), side, (sx, sy) in (((-1, 0), 0, (0, 0)), ((0, 1), 1, (1, 0)),
-                                      ((1, 0), 2, (1, 1)), ((0, -1), 3, (0, 1))):
-        neighbour = inside[:, 1 + dr : inside.shape[1] - 1 + dr, 1 + dc : inside.shape[2] - 1 + dc]
-        n, r, c = np.nonzero(inside[:, 1:-1, 1:-1] & ~neighbour)
-        pieces.append((c + sx, r + sy, np.full(n.size, side), n, labels[n, r, c]))
-    x, y, direction, mask, component = (np.concatenate(column).astype(np.int64) for column in zip(*pieces))
-    return _Edges(x, y, direction, mask, component)
+    for bit, _, direction, (sx, sy) in _SIDES:
+        on = (marked >> bit) & 1 == 1
+        pieces.append((c[on] + sx, r[on] + sy, np.full(int(on.sum()), direction), n[on], r[on], c[on]))
+    x, y, direction, mask, row, col = (np.concatenate(column).astype(np.int64) for column in zip(*pieces))
+    return _Edges(x, y, direction, mask, row, col)
+
+
+#: A pixel's sides: (bit, offset of the neighbour across it, direction of its edge, the edge's start
+#: relative to the pixel's top-left corner). The true pixel is on the edge's left: the top side runs
+#: +x from (c, r), the right side +y from (c+1, r), the bottom side -x from (c+1, r+1), the left side
+#: -y from (c, r+1).
+_SIDES = ((0, (-1, 0), 0, (0, 0)), (1, (0, 1), 1, (1, 0)), (2, (1, 0), 2, (1, 1)), (3, (0, -1), 3, (0, 1)))
 
 
 def _successors(edges: _Edges, height: int, width: int) -> np.ndarray:
