@@ -223,9 +223,9 @@ def _boundary_edges(padded: np.ndarray) -> _Edges:
     n, r, c = np.nonzero(sides)
     marked = sides[n, r, c]
     pieces = []
-    for bit, _, direction, (sx, sy) in _SIDES:
+    for bit, _, side, (sx, sy) in _SIDES:
         on = (marked >> bit) & 1 == 1
-        pieces.append((c[on] + sx, r[on] + sy, np.full(int(on.sum()), direction), n[on], r[on], c[on]))
+        pieces.append((c[on] + sx, r[on] + sy, np.full(int(on.sum()), side), n[on], r[on], c[on]))
     x, y, direction, mask, row, col = (np.concatenate(column).astype(np.int64) for column in zip(*pieces))
     return _Edges(x, y, direction, mask, row, col)
 
