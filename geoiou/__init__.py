@@ -10,7 +10,16 @@ Examples
 """
 
 from geoiou import rle
-from geoiou.errors import FormatError, GeoIoUError, InvalidArgumentError, InvalidRegionError, UnsupportedPairError
+from geoiou.errors import (
+    BatchIndexError,
+    FormatError,
+    FrozenRegionError,
+    GeoIoUError,
+    InvalidArgumentError,
+    InvalidRegionError,
+    InvalidTypeError,
+    UnsupportedPairError,
+)
 from geoiou.metrics import (
     ciou,
     diou,
@@ -28,18 +37,23 @@ from geoiou.metrics import (
     union_area,
 )
 from geoiou.regions import Box, Interval, Mask, Polygon, Region, RotatedBox
+from geoiou.signed import pairwise_siou, siou
 from geoiou.sparse import Overlaps, overlaps
+from geoiou.threshold_score import threshold_score
 from geoiou.matching import Matching, match  # noqa: E402  (after overlaps, which it builds on)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BatchIndexError",
     "Box",
     "FormatError",
+    "FrozenRegionError",
     "GeoIoUError",
     "Interval",
     "InvalidArgumentError",
     "InvalidRegionError",
+    "InvalidTypeError",
     "Mask",
     "Matching",
     "Overlaps",
@@ -62,6 +76,9 @@ __all__ = [
     "pairwise_intersection_area",
     "pairwise_iof",
     "pairwise_iou",
+    "pairwise_siou",
     "rle",
+    "siou",
+    "threshold_score",
     "union_area",
 ]

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from geoiou.errors import InvalidArgumentError, InvalidRegionError
+from geoiou.errors import InvalidArgumentError, InvalidRegionError, InvalidTypeError
 
 
 def describe(value: Any, limit: int = 80) -> str:
@@ -23,14 +23,82 @@ def fail(param: str, expected: str, got: Any) -> InvalidRegionError:
     return InvalidRegionError(f"{param!r} must be {expected} (got {describe(got)})")
 
 
-def as_float_array(value: Any, param: str, trailing: int | None = None) -> np.ndarray:
-    """Convert `value` to a finite float64 array whose last axis has length `trailing`."""
-    if trailing is not None and type(value) in (list, tuple) and len(value) == trailing and _finite_numbers(value):
-        return np.array(value, dtype=np.float64)  # one region of plain numbers: checked without NumPy passes
+#: DLPack device types whose memory the CPU reads directly: CPU, CUDA host (pinned) and ROCm host memory.
+_CPU_DEVICES = (1, 3, 11)
+
+
+def as_numpy(value: Any, param: str) -> np.ndarray:
+    """`value` as a NumPy array, without copying where NumPy can share the memory.
+
+    Takes array-likes (lists, NumPy arrays) and objects with ``__array__`` or ``__dlpack__``: torch
+    CPU tensors, JAX and CuPy arrays once on the CPU, array-API arrays. A tensor that requires
+    grad is refused (geoiou returns no gradient, so computing from it silently would cut the
+    graph), and so is one in another device's memory, with how to move it.
+    """
+    if isinstance(value, np.ndarray):
+        return value
+    if getattr(value, "requires_grad", False) is True:
+        raise InvalidTypeError(f"{param!r} must be an array that does not require grad (got a {type(value).__name__} "
+                               "with requires_grad=True): geoiou computes in NumPy and returns no gradient; pass "
+                               f"{param}.detach(), or compute under torch.no_grad()")
+    device = _dlpack_device(value)
+    if device is not None and device not in _CPU_DEVICES:
+        raise InvalidTypeError(f"{param!r} must be in CPU memory (got a {type(value).__name__} on a device of DLPack "
+                               f"type {device}, such as a GPU): move it first, e.g. {param}.cpu() for torch, "
+                               "jax.device_get(...) for JAX, cupy.asnumpy(...) for CuPy")
+    if hasattr(value, "__array__") or not hasattr(value, "__dlpack__"):
+        return np.asarray(value)
+    return np.from_dlpack(value)
+
+
+def arrays_as_numpy(value: Any, param: str) -> Any:
+    """`value` as a NumPy array if it is an array object (``__array__``, ``__dlpack__``); a Python sequence as it is."""
+    if isinstance(value, (list, tuple, np.ndarray)) or not (hasattr(value, "__array__") or hasattr(value, "__dlpack__")):
+        return value
+    return as_numpy(value, param)
+
+
+def _dlpack_device(value: Any) -> int | None:
+    """The DLPack device type of an array object (1 is the CPU), or None for anything without one."""
     try:
-        array = np.asarray(value, dtype=np.float64)
+        return int(value.__dlpack_device__()[0])
+    except (AttributeError, TypeError, ValueError, IndexError):
+        return None
+
+
+def as_real_array(value: Any, param: str) -> np.ndarray:
+    """`value` as a float64 array of real numbers: complex values and booleans are refused, not cast.
+
+    Casting would drop an imaginary part without a word, and ``True`` as a coordinate is a mistake.
+    """
+    try:
+        array = as_numpy(value, param)
+    except InvalidTypeError:
+        raise
     except (TypeError, ValueError):
         raise fail(param, "an array of numbers", value) from None
+    if array.dtype.kind in "cb":
+        what = "complex" if array.dtype.kind == "c" else "boolean"
+        raise fail(param, "an array of real numbers", f"{what} values, dtype {array.dtype}")
+    if array.dtype.kind not in "iuf":
+        if _is_shapely(value):
+            raise fail(param, "an array of numbers (for a shapely polygon, use geoiou.Polygon.from_shapely)", value)
+        try:
+            array = np.asarray(array, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise fail(param, "an array of numbers", value) from None
+    return array.astype(np.float64, copy=False)
+
+
+def _is_shapely(value: Any) -> bool:
+    return type(value).__module__.split(".")[0] == "shapely"
+
+
+def as_float_array(value: Any, param: str, trailing: int | None = None) -> np.ndarray:
+    """Convert `value` to a finite float64 array of real numbers whose last axis has length `trailing`."""
+    if trailing is not None and type(value) in (list, tuple) and len(value) == trailing and _finite_numbers(value):
+        return np.array(value, dtype=np.float64)  # one region of plain numbers: checked without NumPy passes
+    array = as_real_array(value, param)
     if trailing is not None and (array.ndim == 0 or array.shape[-1] != trailing):
         raise fail(param, f"an array of shape (..., {trailing})", f"shape {array.shape}")
     bad = ~np.isfinite(array)
@@ -40,7 +108,7 @@ def as_float_array(value: Any, param: str, trailing: int | None = None) -> np.nd
     return array
 
 
-def _finite_numbers(values: list | tuple) -> bool:
+def _finite_numbers(values: list[Any] | tuple[Any, ...]) -> bool:
     """True if every item is a finite Python int or float (anything else takes the general checks)."""
     try:
         return all(type(v) in (int, float) and math.isfinite(v) for v in values)
@@ -67,6 +135,61 @@ def require_nonnegative(values: np.ndarray, param: str, what: str) -> None:
     if _any(bad):
         index = tuple(int(i) for i in np.argwhere(bad)[0])
         raise fail(param, f"a non-negative {what}", f"{what} {values[index]} at batch index {index}")
+
+
+#: The largest coordinate magnitude a region may have. Areas, unions, enclosures, DIoU's squared
+#: diagonal and the hull kernel's cross products are sums of a few products of two coordinate
+#: differences: with ``|x| <= 2**508`` they stay below ``2**1020``, clear of float64's overflow at
+#: ``2**1024`` (an area of inf makes ``inf - inf`` NaN in the union).
+LARGEST_COORDINATE = 2.0**508
+#: The smallest positive area a 2-D region may have: below it, products of sides (areas,
+#: intersections, squared distances) fall towards the subnormal numbers and lose their precision,
+#: down to 0 (a region that measures 0 compares as an empty one).
+SMALLEST_AREA = 2.0**-1000
+#: The smallest positive length of an interval, for the same reason (DIoU squares lengths).
+SMALLEST_LENGTH = 2.0**-500
+
+
+def require_within_range(magnitude: np.ndarray, param: str) -> None:
+    """Raise unless every entry of `magnitude` (the largest coordinate of each region) is at most `LARGEST_COORDINATE`."""
+    bad = ~(magnitude <= LARGEST_COORDINATE)
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise fail(param, "coordinates within ±2**508 (about 8.4e152), where areas, unions and enclosures stay "
+                          "finite in float64: scale the data down", f"{magnitude[index]:.6g} at batch index {index}")
+
+
+def require_measurable(measure: np.ndarray, positive: np.ndarray, param: str, *, smallest: float = SMALLEST_AREA,
+                       what: str = "area") -> None:
+    """Raise where a region with positive extent (`positive`) measures less than `smallest` (float64 underflow)."""
+    bad = positive & (measure < smallest)
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise fail(param, f"regions of {what} 0 or at least {smallest:.3g} (2**{int(np.log2(smallest))}), whose "
+                          f"products do not underflow in float64: scale the data up", f"{what} {measure[index]:.6g} "
+                          f"at batch index {index}")
+
+
+def not_a_region(param: str, value: Any) -> InvalidTypeError:
+    """The error for a value that is not a region, naming the constructor that would make one of it."""
+    if _is_shapely(value):
+        hint = "convert it with geoiou.Polygon.from_shapely(...)"
+    else:
+        shape = np.shape(value) if isinstance(value, (list, tuple, np.ndarray)) or hasattr(value, "__array__") else None
+        hint = _constructor_hint(shape)
+    return InvalidTypeError(f"{param!r} must be a geoiou Region such as Box or Polygon (got {type(value).__name__}): {hint}")
+
+
+def _constructor_hint(shape: tuple[int, ...] | None) -> str:
+    """Which constructor builds regions from an array of `shape` (a guess from the last axis, said as one)."""
+    kinds = {2: "geoiou.Interval([start, end])", 4: "geoiou.Box([x1, y1, x2, y2]) (fmt='xywh' for COCO boxes)",
+             5: "geoiou.RotatedBox([cx, cy, w, h, angle])"}
+    if shape and len(shape) >= 2 and shape[-1] == 2 and len(shape) == 2 and shape[0] > 2:
+        return "for a ring of (x, y) vertices build geoiou.Polygon(ring); for a raster, geoiou.Mask(array)"
+    if shape and shape[-1] in kinds:
+        return f"build one first, e.g. {kinds[shape[-1]]}"
+    return ("build one first: geoiou.Box([x1, y1, x2, y2]), geoiou.RotatedBox([cx, cy, w, h, angle]), "
+            "geoiou.Polygon([(x, y), ...]), geoiou.Mask(array) or geoiou.Interval([start, end])")
 
 
 def invalid_argument(param: str, expected: str, got: Any, where: str = "") -> InvalidArgumentError:

@@ -23,8 +23,13 @@ class Example:
 
     name: str
     source: str
-    compute: Callable[[], float]
+    compute: Callable[[], float | np.ndarray]
     expected: float | None = None
+
+
+def _pixel_iou(truth: list[int], prediction: list[int]) -> Callable[[], float | np.ndarray]:
+    """The IoU of two boxes in inclusive pixel indices, computed when called."""
+    return lambda: geoiou.iou(geoiou.Box.from_pixel_indices(truth), geoiou.Box.from_pixel_indices(prediction))
 
 
 def _pyimagesearch() -> list[Example]:
@@ -37,9 +42,7 @@ def _pyimagesearch() -> list[Example]:
         "image_0120": ([35, 51, 196, 110], [36, 60, 180, 108], 0.7310),
     }
     return [
-        Example(f"{name} detection", "PyImageSearch, inclusive pixels",
-                lambda gt=gt, pred=pred: geoiou.iou(geoiou.Box.from_pixel_indices(gt), geoiou.Box.from_pixel_indices(pred)),
-                expected)
+        Example(f"{name} detection", "PyImageSearch, inclusive pixels", _pixel_iou(gt, pred), expected)
         for name, (gt, pred, expected) in detections.items()
     ] + [
         Example("disjoint boxes of a reader's comment", "PyImageSearch comments",
@@ -68,12 +71,24 @@ def _kolena() -> list[Example]:
                 lambda: geoiou.iou(geoiou.Mask(truth), geoiou.Mask(prediction)), 0.5),
         Example("macro IoU of label sets", "Kolena, set of labels",
                 lambda: float(np.mean(geoiou.iou(geoiou.Mask(labels_truth), geoiou.Mask(labels_pred)))), 2 / 3),
+        # Signed IoU (Simonelli et al. 2019, cited by Kolena): disjoint boxes IoU scores alike at 0 now differ.
+        Example("signed IoU, boxes 1 apart (-1 / (1 + 1 + 1))", "Kolena, signed IoU",
+                lambda: geoiou.siou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([2, 0, 3, 1])), -1 / 3),
+        Example("signed IoU, boxes 2 apart on both axes", "Kolena, signed IoU",
+                lambda: geoiou.siou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([3, 3, 4, 4])), -2 / 3),
     ]
 
 
 def _cv_wiki() -> list[Example]:
-    return [Example("10×10 boxes overlapping 5×5 (25 / 175)", "CloudFactory (Hasty) CV wiki",
-                    lambda: geoiou.iou(geoiou.Box([0, 0, 10, 10]), geoiou.Box([5, 5, 15, 15])), 25 / 175)]
+    return [
+        Example("10×10 boxes overlapping 5×5 (25 / 175)", "CloudFactory (Hasty) CV wiki",
+                lambda: geoiou.iou(geoiou.Box([0, 0, 10, 10]), geoiou.Box([5, 5, 15, 15])), 25 / 175),
+        # The wiki's thresholded score: the fraction of IoU thresholds 0.50:0.05:0.95 reached.
+        Example("threshold score of IoU 0.82 (7 of 10 thresholds)", "CloudFactory (Hasty) CV wiki",
+                lambda: geoiou.threshold_score(0.82), 0.7),
+        Example("threshold score of a perfect match", "CloudFactory (Hasty) CV wiki",
+                lambda: geoiou.threshold_score(geoiou.iou(geoiou.Box([0, 0, 10, 10]), geoiou.Box([0, 0, 10, 10]))), 1.0),
+    ]
 
 
 def _geometries() -> list[Example]:
@@ -107,7 +122,7 @@ def examples() -> list[Example]:
 
 def render_table(rows: list[Example]) -> str:
     """Format examples as a fixed-width table with the computed and expected values."""
-    header = f"{'example':<55} {'source':<33} {'IoU':>9} {'expected':>9}  ok"
+    header = f"{'example':<55} {'source':<33} {'value':>9} {'expected':>9}  ok"
     lines = [header, "-" * len(header)]
     for example in rows:
         value = float(example.compute())
@@ -119,7 +134,7 @@ def render_table(rows: list[Example]) -> str:
 
 def dota_scene_report() -> str:
     """Summarise the bundled DOTA harbour scene: exact pairwise overlaps among its 536 objects (531 ships, 5 harbours)."""
-    objects = read_dota(files("geoiou") / "data" / "dota" / "P0706.txt")
+    objects = read_dota(Path(str(files("geoiou") / "data" / "dota" / "P0706.txt")))
     scene = objects.polygons
     start = time.perf_counter()
     overlaps = geoiou.pairwise_iou(scene, scene)
@@ -127,7 +142,7 @@ def dota_scene_report() -> str:
     np.fill_diagonal(overlaps, 0.0)
     touching = int(np.count_nonzero(np.triu(overlaps) > 0))
     rectangles = geoiou.RotatedBox.from_corners(objects.corners, fit="min_area")
-    fit = geoiou.iou(scene, rectangles)
+    fit = np.asarray(geoiou.iou(scene, rectangles))
     return "\n".join([
         f"DOTA P0706 (harbour): {scene.size} quadrilaterals, {scene.size ** 2:,} exact polygon IoUs in {seconds:.2f} s",
         f"  pairs of distinct objects that overlap: {touching}; largest IoU between two objects: {overlaps.max():.4f}",

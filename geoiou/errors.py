@@ -5,7 +5,16 @@ Each subclasses the builtin that callers already catch, so ``except ValueError``
 
 from __future__ import annotations
 
-__all__ = ["FormatError", "GeoIoUError", "InvalidArgumentError", "InvalidRegionError", "UnsupportedPairError"]
+__all__ = [
+    "BatchIndexError",
+    "FormatError",
+    "FrozenRegionError",
+    "GeoIoUError",
+    "InvalidArgumentError",
+    "InvalidRegionError",
+    "InvalidTypeError",
+    "UnsupportedPairError",
+]
 
 
 class GeoIoUError(Exception):
@@ -21,7 +30,25 @@ class UnsupportedPairError(GeoIoUError, TypeError):
 
 
 class InvalidArgumentError(GeoIoUError, ValueError):
-    """An option passed to a function is outside its accepted values."""
+    """An option passed to a function is outside its accepted values, or batches do not fit together."""
+
+
+class InvalidTypeError(GeoIoUError, TypeError):
+    """A value has a type geoiou does not take where it was given.
+
+    Not a region where one is expected (a list or a shapely geometry given to `iou`: the message
+    names the constructor to use), a region of another kind among those joined, a single region
+    where a batch is needed (``len``), or an array that cannot be read here (a tensor that
+    requires grad or lives on a GPU).
+    """
+
+
+class BatchIndexError(GeoIoUError, IndexError):
+    """An index selects regions outside a batch."""
+
+
+class FrozenRegionError(GeoIoUError, AttributeError):
+    """An attribute of a region was set: regions are immutable."""
 
 
 class FormatError(GeoIoUError, ValueError):

@@ -49,7 +49,9 @@ Result = float | np.ndarray
 def _require_regions(a: object, b: object) -> None:
     for name, value in (("a", a), ("b", b)):
         if not isinstance(value, Region):
-            raise TypeError(f"{name!r} must be a geoiou Region such as Box or Polygon (got {type(value).__name__})")
+            from geoiou._validation import not_a_region  # the error path only
+
+            raise not_a_region(name, value)
 
 
 def _require_broadcastable(a: Region, b: Region) -> None:

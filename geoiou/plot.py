@@ -26,7 +26,7 @@ try:
 except ImportError as error:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError("geoiou.plot needs matplotlib: pip install 'geoiou[plot]'") from error
 
-from geoiou._validation import invalid_argument
+from geoiou._validation import invalid_argument, not_a_region
 from geoiou.dispatch import find_kernel
 from geoiou.evaluation import CocoResult, TemporalDetectionResult, VocResult
 from geoiou.matching import Matching, match, side_batches
@@ -58,7 +58,7 @@ SIDE_LINESTYLES = ("solid", "dashed")
 
 # --------------------------------------------------------------------------- public functions
 def plot_pair(a: Region, b: Region, *, ax: Axes | None = None, labels: tuple[str, str] = ("A", "B"),
-              enclosure: Literal["box", "hull"] | None = None, annotate: bool = True) -> Axes:
+              enclosure: Literal["box", "hull"] | None = None, annotate: bool = True, title: str | None = None) -> Axes:
     """Draw two regions, their intersection, their union and the GIoU enclosure, with the numbers.
 
     `a` and `b` are outlined in two colours, the intersection is filled, the union's outline is
@@ -80,6 +80,10 @@ def plot_pair(a: Region, b: Region, *, ax: Axes | None = None, labels: tuple[str
         Box×Box (the enclosing interval for intervals) and the convex hull of the union otherwise.
     annotate : bool, default True
         Write IoU, GIoU, the intersection, the union and ``|C|`` beside the picture.
+    title : str, optional
+        The title; by default the two kinds as given, e.g. ``"RotatedBox × Polygon"`` (name what
+        the regions stand for here when a conversion changed their kind: DOTA quadrilaterals are
+        read as polygons).
 
     Returns
     -------
@@ -114,7 +118,7 @@ def plot_pair(a: Region, b: Region, *, ax: Axes | None = None, labels: tuple[str
     _require_single(b, "b")
     labels = _pair_labels(labels)
     numbers = _PairNumbers.of(a, b, enclosure)
-    if isinstance(a, Interval):
+    if isinstance(a, Interval) and isinstance(b, Interval):
         ax = plot_timeline({labels[0]: a, labels[1]: b}, ax=ax)
         _draw_interval_overlap(ax, a, b)
         _draw_interval_enclosure(ax, a, b)
@@ -125,12 +129,13 @@ def plot_pair(a: Region, b: Region, *, ax: Axes | None = None, labels: tuple[str
     if annotate:
         _write_metrics(ax, numbers.lines(is_interval=isinstance(a, Interval)))
     _legend_beside(ax)
-    ax.set_title(f"{type(a).__name__} × {type(b).__name__}")
+    ax.set_title(f"{type(a).__name__} × {type(b).__name__}" if title is None else title)
     return ax
 
 
 def plot_regions(regions: Region, *, ax: Axes | None = None, labels: Sequence[str] | None = None,
-                 color: Any = None, fill: bool = False) -> Axes:
+                 color: Any = None, fill: bool = False, label: str | None = None,
+                 linestyle: str = "solid") -> Axes:
     """Draw every region of a batch of any 2-D kind, for example all objects of a DOTA scene.
 
     Parameters
@@ -145,6 +150,11 @@ def plot_regions(regions: Region, *, ax: Axes | None = None, labels: Sequence[st
         The outline (and fill) colour of every region; Okabe-Ito blue by default.
     fill : bool, default False
         Fill the regions lightly as well as outlining them.
+    label : str, optional
+        The name of these regions in the legend (drawn when given), for example "ground truth"
+        when several sets are drawn on one Axes.
+    linestyle : str, default "solid"
+        The outlines' line style, to tell sets apart beyond their colour.
 
     Returns
     -------
@@ -178,19 +188,26 @@ def plot_regions(regions: Region, *, ax: Axes | None = None, labels: Sequence[st
     colour = PALETTE[0] if color is None else color
     ax = _axes(ax)
     paths = [_geometry_path(_shape(region)) for region in flat]
-    collection = _path_collection(paths, colour, fill)
+    collection = _path_collection(paths, colour, fill, linestyle)
     collection.set_gid("regions")
     ax.add_collection(collection)
     if labels is not None:
         _label_centroids(ax, flat.centroid, labels)
+    if label is not None:
+        _legend_entry(ax, colour, linestyle, label)
+        _legend_beside(ax)
     ax.autoscale_view()
     _image_orientation(ax)
     return ax
 
 
 def plot_timeline(tracks: Mapping[str, Interval] | Sequence[Interval], *, ax: Axes | None = None,
-                  labels: Sequence[str] | None = None) -> Axes:
+                  labels: Sequence[str] | None = None, scores: Mapping[str, Any] | Sequence[Any] | None = None) -> Axes:
     """Draw intervals ``[start, end)`` as bars on horizontal lanes, one lane per track.
+
+    Intervals of a track that overlap one another (predictions often do) are stacked in rows
+    within its lane, so that none hides another; with `scores`, each bar is labelled with its
+    score.
 
     Parameters
     ----------
@@ -202,11 +219,15 @@ def plot_timeline(tracks: Mapping[str, Interval] | Sequence[Interval], *, ax: Ax
         Where to draw; a new figure by default.
     labels : sequence of str, optional
         Lane names, one per track; by default the mapping's keys, or "track 1", "track 2", ...
+    scores : mapping or sequence of array_like, optional
+        Scores to write on the bars: for a mapping of tracks, a mapping from some of its names to
+        one score per interval of that track; for a sequence, one entry (or None) per track.
 
     Returns
     -------
     matplotlib Axes
-        The Axes drawn on; lane ``i`` is centred at ``y = i``.
+        The Axes drawn on; lane ``i`` spans ``y`` from ``i - 0.5`` to ``i + 0.5``, its rows
+        share that height.
 
     Raises
     ------
@@ -223,11 +244,16 @@ def plot_timeline(tracks: Mapping[str, Interval] | Sequence[Interval], *, ax: Ax
     >>> [label.get_text() for label in ax.get_yticklabels()]
     ['ground truth', 'prediction']
     >>> plt.close(ax.figure)
+    >>> ax = plot_timeline({"predictions": geoiou.Interval([[0, 5], [2, 8], [6, 9]])}, scores={"predictions": [0.9, 0.6, 0.4]})
+    >>> [text.get_text() for text in ax.texts]  # [0, 5) and [2, 8) overlap: two rows
+    ['0.90', '0.60', '0.40']
+    >>> plt.close(ax.figure)
     """
     names, intervals = _tracks(tracks, labels)
+    per_track = _scores_per_track(scores, tracks, intervals)
     ax = _axes(ax)
-    for lane, (name, interval, colour) in enumerate(zip(names, intervals, _curve_colours(len(names)))):
-        _draw_lane(ax, lane, interval, colour, name)
+    for lane, (name, interval, colour, score) in enumerate(zip(names, intervals, _curve_colours(len(names)), per_track)):
+        _draw_lane(ax, lane, interval, colour, name, score)
     ax.set_yticks(range(len(names)), names)
     ax.set_ylim(len(names) - 0.5, -0.5)  # the first track on top
     ax.set_xlabel("time")
@@ -242,10 +268,12 @@ def plot_pr_curve(result: CocoResult | VocResult, *, ax: Axes | None = None, cat
       ``"all"`` and the largest detection limit; one curve per IoU threshold. The precision is
       that of `category`, or the mean over the categories that have ground truth (COCOeval's -1
       entries are left out, as in its AP).
-    - `VocResult`: each category's curve (one point per prediction, by decreasing score), one
-      curve per category that has ground truth.
+    - `VocResult`: each category's curve (one point per prediction, by decreasing score),
+      interpolated as VOC and DOTA do (the precision at a recall is the best at that recall or
+      beyond), one curve per category that has ground truth.
 
-    The legend gives each curve's AP.
+    Curves are drawn as the staircases the interpolation makes, each in its own colour and line
+    style (Okabe-Ito colours, then again dashed and dotted), and the legend gives each curve's AP.
 
     Parameters
     ----------
@@ -288,8 +316,9 @@ def plot_pr_curve(result: CocoResult | VocResult, *, ax: Axes | None = None, cat
     else:
         raise invalid_argument("result", "a CocoResult or VocResult from geoiou.evaluation", type(result).__name__)
     ax = _axes(ax)
-    for curve, colour in zip(curves, _curve_colours(len(curves))):
-        ax.plot(curve.x, curve.y, color=colour, label=curve.label)
+    for curve, (colour, style) in zip(curves, _curve_styles(len(curves))):
+        # Interpolated precision is a staircase: each value holds for the recalls up to its own.
+        ax.step(curve.x, curve.y, where="pre", color=colour, linestyle=style, label=curve.label)
     _unit_square(ax, "recall", "precision")
     ax.set_title(title if category is None else f"{title}, category {category}")
     _legend_beside(ax, loc="center left", anchor=(1.03, 0.5))
@@ -430,7 +459,7 @@ def plot_matching(a: Region | Sequence[Region], b: Region | Sequence[Region], ma
 # --------------------------------------------------------------------------- checks
 def _require_single(region: Any, param: str) -> None:
     if not isinstance(region, Region):
-        raise TypeError(f"{param!r} must be a geoiou Region such as Box or Polygon (got {type(region).__name__})")
+        raise not_a_region(param, region)
     if region.shape != ():
         raise invalid_argument(param, "a single region (batch shape ())", f"a batch of shape {region.shape}")
 
@@ -452,20 +481,22 @@ def _one_per_region(labels: Sequence[str] | None, count: int, param: str) -> lis
 def _tracks(tracks: Mapping[str, Interval] | Sequence[Interval],
             labels: Sequence[str] | None) -> tuple[list[str], list[Interval]]:
     """Lane names and intervals of the tracks, checked."""
-    is_mapping = isinstance(tracks, Mapping)
-    keys = list(tracks) if is_mapping else list(range(len(tracks)))
-    if not keys:
+    if isinstance(tracks, Mapping):
+        names, intervals = [str(key) for key in tracks], list(tracks.values())
+        places = [f'tracks["{key}"]' for key in tracks]
+    else:
+        intervals = list(tracks)
+        names, places = [f"track {k + 1}" for k in range(len(intervals))], [f"tracks[{k}]" for k in range(len(intervals))]
+    if not intervals:
         raise invalid_argument("tracks", "at least one track", tracks)
-    for key in keys:
-        if not isinstance(tracks[key], Interval):
-            where = f'tracks["{key}"]' if is_mapping else f"tracks[{key}]"
-            raise invalid_argument(where, "an Interval", type(tracks[key]).__name__)
-    names = [str(key) for key in keys] if is_mapping else [f"track {key + 1}" for key in keys]
+    for place, interval in zip(places, intervals):
+        if not isinstance(interval, Interval):
+            raise invalid_argument(place, "an Interval", type(interval).__name__)
     if labels is not None:
-        if isinstance(labels, str) or len(labels) != len(keys):
-            raise invalid_argument("labels", f"a sequence of {len(keys)} names, one per track", labels)
+        if isinstance(labels, str) or len(labels) != len(intervals):
+            raise invalid_argument("labels", f"a sequence of {len(intervals)} names, one per track", labels)
         names = [str(label) for label in labels]
-    return names, [tracks[key] for key in keys]
+    return names, intervals
 
 
 # --------------------------------------------------------------------------- the numbers of a pair
@@ -481,13 +512,13 @@ class _PairNumbers:
     enclosure: str
 
     @classmethod
-    def of(cls, a: Region, b: Region, enclosure: str | None) -> _PairNumbers:
+    def of(cls, a: Region, b: Region, enclosure: Literal["box", "hull"] | None) -> _PairNumbers:
         find_kernel(type(a), type(b))  # an unsupported pair (Interval × Box) fails before anything is drawn
         chosen = default_enclosure(a, b) if enclosure is None else enclosure
         if chosen not in ENCLOSURES:
             raise invalid_argument("enclosure", f"one of {ENCLOSURES} or None", enclosure)
-        return cls(iou(a, b), giou(a, b, enclosure=chosen), intersection_area(a, b), union_area(a, b),
-                   enclosure_area(a, b, enclosure=chosen), chosen)
+        return cls(float(iou(a, b)), float(giou(a, b, enclosure=chosen)), float(intersection_area(a, b)),
+                   float(union_area(a, b)), float(enclosure_area(a, b, enclosure=chosen)), chosen)
 
     def lines(self, *, is_interval: bool) -> list[tuple[str, str]]:
         """(name, value) rows of the annotation."""
@@ -510,8 +541,6 @@ def _measure_text(value: float) -> str:
 # --------------------------------------------------------------------------- 2-D drawing
 def _shape(region: Region) -> shapely.Geometry:
     """The exact shapely outline of one 2-D region (a mask: the union of its pixel squares)."""
-    if isinstance(region, Box):
-        region = region.to_polygon()
     return region.to_shapely()
 
 
@@ -575,12 +604,17 @@ def _draw_enclosure(ax: Axes, union: shapely.Geometry, enclosure: str) -> None:
                            linewidth=1.2, label=f"C: {ENCLOSURE_NAMES[enclosure]}", zorder=1, gid="enclosure"))
 
 
-def _path_collection(paths: list[Path], colour: Any, fill: bool) -> Any:
+def _path_collection(paths: list[Path], colour: Any, fill: bool, linestyle: str = "solid") -> Any:
     from matplotlib.collections import PathCollection
 
     face = (colour, 0.25) if fill else "none"
     # A PathCollection draws its paths in data coordinates only with an identity offset transform.
-    return PathCollection(paths, facecolors=[face], edgecolors=[colour], linewidths=1.5)
+    return PathCollection(paths, facecolors=[face], edgecolors=[colour], linewidths=1.5, linestyles=linestyle)
+
+
+def _legend_entry(ax: Axes, colour: Any, linestyle: str, label: str) -> None:
+    """A legend entry for outlines drawn as a collection (whose own legend swatch would be blank)."""
+    ax.plot([], [], color=colour, linestyle=linestyle, linewidth=1.5, label=label)
 
 
 def _label_centroids(ax: Axes, centroids: np.ndarray, labels: list[str]) -> None:
@@ -602,15 +636,62 @@ def _image_orientation(ax: Axes) -> None:
 LANE_HEIGHT = 0.6
 
 
-def _draw_lane(ax: Axes, lane: int, interval: Interval, colour: str, name: str) -> None:
+def _draw_lane(ax: Axes, lane: int, interval: Interval, colour: str, name: str, scores: np.ndarray | None) -> None:
     start, end = interval.bounds.reshape(-1, 2).T
+    row = _rows_without_overlap(start, end)
+    rows = int(row.max()) + 1 if row.size else 1
+    height = LANE_HEIGHT / rows
+    centre = lane - LANE_HEIGHT / 2 + (row + 0.5) * height
     # The edge keeps zero-length intervals visible as thin lines.
-    ax.barh(np.full(start.shape, lane), end - start, left=start, height=LANE_HEIGHT, color=colour,
-            edgecolor=colour, label=name, zorder=2)
+    ax.barh(centre, end - start, left=start, height=height * 0.9, color=colour, edgecolor=colour, label=name,
+            zorder=2)
+    if scores is not None:
+        for x, y, score in zip((start + end) / 2, centre, scores):
+            ax.text(x, y, f"{score:.2f}", ha="center", va="center", fontsize="x-small", color="white",
+                    fontweight="bold", zorder=3, clip_on=True)
+
+
+def _rows_without_overlap(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """A row per interval such that intervals of one row do not overlap: each takes the first row free by its start."""
+    row = np.zeros(start.size, dtype=np.int64)
+    row_ends: list[float] = []
+    for k in np.lexsort((end, start)):  # by start: a plotting helper, a few hundred intervals at most
+        free = next((r for r, last in enumerate(row_ends) if last <= start[k]), len(row_ends))
+        if free == len(row_ends):
+            row_ends.append(end[k])
+        row_ends[free] = max(end[k], start[k])
+        row[k] = free
+    return row
+
+
+def _scores_per_track(scores: Mapping[str, Any] | Sequence[Any] | None, tracks: Any,
+                      intervals: list[Interval]) -> list[np.ndarray | None]:
+    """One array of scores (or None) per track, checked against the track's intervals."""
+    if scores is None:
+        return [None] * len(intervals)
+    if isinstance(tracks, Mapping):
+        if not isinstance(scores, Mapping) or not set(scores) <= set(tracks):
+            raise invalid_argument("scores", "a mapping from track names to scores", scores)
+        given = [scores.get(name) for name in tracks]
+    else:
+        if isinstance(scores, Mapping) or len(scores) != len(intervals):
+            raise invalid_argument("scores", f"a sequence of {len(intervals)} entries, one per track", scores)
+        given = list(scores)
+    result: list[np.ndarray | None] = []
+    for name, interval, values in zip(list(tracks) if isinstance(tracks, Mapping) else range(len(intervals)),
+                                      intervals, given):
+        if values is None:
+            result.append(None)
+            continue
+        array = np.asarray(values, dtype=np.float64).reshape(-1)
+        if array.size != interval.size:
+            raise invalid_argument(f'scores["{name}"]', f"{interval.size} scores, one per interval", array.size)
+        result.append(array)
+    return result
 
 
 def _draw_interval_overlap(ax: Axes, a: Interval, b: Interval) -> None:
-    start, end = max(a.start, b.start), min(a.end, b.end)
+    start, end = max(float(a.start), float(b.start)), min(float(a.end), float(b.end))
     if end > start:
         # A band across both lanes, behind the bars, so that each bar keeps its own colour.
         ax.add_patch(Rectangle((start, -0.5), end - start, 2, facecolor=INTERSECTION_COLOUR, alpha=0.45,
@@ -618,7 +699,7 @@ def _draw_interval_overlap(ax: Axes, a: Interval, b: Interval) -> None:
 
 
 def _draw_interval_enclosure(ax: Axes, a: Interval, b: Interval) -> None:
-    start, end = min(a.start, b.start), max(a.end, b.end)
+    start, end = min(float(a.start), float(b.start)), max(float(a.end), float(b.end))
     ax.add_patch(Rectangle((start, -0.45), end - start, 1.9, facecolor="none", edgecolor="black",
                            linestyle="--", linewidth=1.2, zorder=4, label="C: enclosing interval", gid="enclosure"))
     ax.autoscale_view()
@@ -642,8 +723,17 @@ def _write_metrics(ax: Axes, rows: list[tuple[str, str]]) -> None:
             bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.7"}, gid="metrics")
 
 
-def _legend_beside(ax: Axes, loc: str = "lower left", anchor: tuple[float, float] = (1.03, 0.0)) -> None:
+def _legend_beside(ax: Axes, loc: Literal["lower left", "center left"] = "lower left",
+                   anchor: tuple[float, float] = (1.03, 0.0)) -> None:
     ax.legend(loc=loc, bbox_to_anchor=anchor, borderaxespad=0, fontsize="small")
+
+
+LINE_STYLES = ("solid", "dashed", "dotted", "dashdot")
+
+
+def _curve_styles(count: int) -> list[tuple[str, str]]:
+    """A (colour, line style) per curve: the palette in solid lines, then again dashed, dotted..."""
+    return [(PALETTE[k % len(PALETTE)], LINE_STYLES[(k // len(PALETTE)) % len(LINE_STYLES)]) for k in range(count)]
 
 
 def _curve_colours(count: int) -> list[Any]:
@@ -702,7 +792,7 @@ def _coco_precision(result: CocoResult, category: Any) -> np.ndarray:
 
 def _coco_pr_curves(result: CocoResult, category: Any, iou_threshold: float | None) -> list[_Curve]:
     precision = _coco_precision(result, category)
-    thresholds = range(len(result.iou_thresholds))
+    thresholds = list(range(len(result.iou_thresholds)))
     if iou_threshold is not None:
         thresholds = [_threshold_index(result.iou_thresholds, iou_threshold)]
     curves = []
@@ -716,12 +806,18 @@ def _coco_pr_curves(result: CocoResult, category: Any, iou_threshold: float | No
 def _voc_pr_curves(result: VocResult, category: Any, iou_threshold: float | None) -> list[_Curve]:
     if iou_threshold is not None:
         _threshold_index(np.array([result.iou_threshold]), iou_threshold)
-    indices = range(len(result.categories))
+    indices = list(range(len(result.categories)))
     if category is not None:
         indices = [_category_index(result.categories, category)]
     # A category without ground truth has no recall, hence no curve (its AP is NaN).
-    return [_Curve(result.recall[k], result.precision[k], f"{result.categories[k]}: AP {_ap_text(result.ap[k])}")
+    return [_Curve(result.recall[k], _interpolated(result.precision[k]),
+                   f"{result.categories[k]}: AP {_ap_text(result.ap[k])}")
             for k in indices if not math.isnan(result.ap[k])]
+
+
+def _interpolated(precision: np.ndarray) -> np.ndarray:
+    """VOC's interpolated precision: at each point, the best precision at that recall or beyond."""
+    return np.maximum.accumulate(np.asarray(precision, dtype=np.float64)[::-1])[::-1]
 
 
 def _ap_text(ap: float) -> str:

@@ -546,12 +546,24 @@ def _undo_deltas(deltas: np.ndarray, layout: _Layout) -> np.ndarray:
     return prefix - np.where(before >= 0, prefix[np.maximum(before, 0)], 0)
 
 
+#: The most pixels an RLE may cover: pixel edges beyond 2**52 are no longer resolved in float64 (`Mask`).
+_MAX_PIXELS = 2**52
+
+
 def _check_counts(counts: np.ndarray, running: np.ndarray, layout: _Layout, sizes: np.ndarray, params: list[str]) -> None:
     """Run lengths must be non-negative and add up to h·w for each RLE (`running` is the cumulative sum)."""
     negative = np.flatnonzero(counts < 0)
     if negative.size:
         k = layout.owner[negative[0]]
         raise fail(params[k], "non-negative run lengths", f"{counts[negative[0]]} at run {layout.local[negative[0]]}")
+    # Counts are >= 0, so the running total falls only where it wrapped around int64.
+    wrapped = np.flatnonzero(running[1:] < running[:-1])
+    if wrapped.size:
+        k = layout.owner[wrapped[0] + 1]
+        raise fail(params[k], "run lengths adding up to h·w", f"a total beyond 64-bit integers at run {layout.local[wrapped[0] + 1]}")
+    huge = np.flatnonzero(sizes[:, 0].astype(np.float64) * sizes[:, 1] > _MAX_PIXELS)
+    if huge.size:
+        raise fail(params[huge[0]].replace("counts", "size"), "at most 2**52 pixels (h·w)", sizes[huge[0]].tolist())
     before = np.concatenate([[0], running])
     totals = before[layout.first + layout.lengths] - before[layout.first]
     wrong = np.flatnonzero(totals != sizes[:, 0] * sizes[:, 1])

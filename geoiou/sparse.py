@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
+from geoiou._progress import progress_steps
+from geoiou._validation import not_a_region
 from geoiou.dispatch import find_kernel
 from geoiou.errors import InvalidArgumentError
 from geoiou.kernels.pairs import bounds_overlap
@@ -39,7 +41,7 @@ class Overlaps:
         return dense
 
 
-def overlaps(a: Region, b: Region, *, min_iou: float = 0.0) -> Overlaps:
+def overlaps(a: Region, b: Region, *, min_iou: float = 0.0, progress: bool = False) -> Overlaps:
     """Return the pairs of `a` × `b` that intersect (with positive measure) and have IoU >= `min_iou`.
 
     Candidate pairs come from a spatial index (shapely's STRtree over the bounds of `b`), so the
@@ -52,6 +54,8 @@ def overlaps(a: Region, b: Region, *, min_iou: float = 0.0) -> Overlaps:
         Batches of shape ``(N,)`` and ``(M,)`` of any kinds that `iou` accepts.
     min_iou : float, default 0.0
         Keep pairs with IoU at least this; with 0.0 every pair that shares area is kept.
+    progress : bool, default False
+        Show a progress bar (tqdm, on stderr) over the candidate pairs: for large sets.
 
     Returns
     -------
@@ -69,12 +73,15 @@ def overlaps(a: Region, b: Region, *, min_iou: float = 0.0) -> Overlaps:
     if not isinstance(min_iou, (int, float)) or math.isnan(min_iou) or not 0 <= min_iou <= 1:
         raise InvalidArgumentError(f"'min_iou' must be a number in [0, 1] (got {min_iou!r})")
     for name, region in (("a", a), ("b", b)):
-        if not isinstance(region, Region) or len(region.shape) != 1:
+        if not isinstance(region, Region):
+            raise not_a_region(name, region)
+        if len(region.shape) != 1:
             raise InvalidArgumentError(f"{name!r} must be a 1-D batch of regions, shape (N,) (got {getattr(region, 'shape', type(region).__name__)})")
     find_kernel(type(a), type(b))  # refuse an unsupported pair before comparing bounds
     index_a, index_b = _candidate_pairs(a, b)
     values = np.empty(len(index_a))
-    for start in range(0, len(index_a), CANDIDATE_CHUNK):
+    starts = range(0, len(index_a), CANDIDATE_CHUNK)
+    for start in progress_steps(starts, enabled=progress, rows=len(index_a), label="overlaps", unit="pair"):
         part = slice(start, start + CANDIDATE_CHUNK)
         values[part] = iou(a[index_a[part]], b[index_b[part]])
     keep = (values > 0) & (values >= min_iou)

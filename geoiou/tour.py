@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 import numpy as np
 
@@ -27,8 +27,9 @@ import geoiou
 
 __all__ = ["TOUR_DATA", "Stop", "run_tour", "stops"]
 
-TOUR_DATA = files("geoiou") / "data" / "tour"
-DOTA_LABELS = files("geoiou") / "data" / "dota"
+#: The bundled data, as paths on disk (package data is installed as files).
+TOUR_DATA = Path(str(files("geoiou") / "data" / "tour"))
+DOTA_LABELS = Path(str(files("geoiou") / "data" / "dota"))
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class Stop:
     evaluate: Callable[[], tuple[Any, str]]  # returns (result, the one-line headline)
 
 
-def _coco(geometry: str, results: str) -> tuple[Any, str]:
+def _coco(geometry: Literal["bbox", "segmentation"], results: str) -> tuple[Any, str]:
     from geoiou.evaluation import evaluate_coco
     from geoiou.io.coco import read_coco, read_coco_results
 
@@ -135,12 +136,18 @@ def save_pictures(output: Path, results: dict[str, Any]) -> list[Path]:
 
     output.mkdir(parents=True, exist_ok=True)
     drawings: dict[str, Callable[[Any], Any]] = {
-        "pair-boxes.png": lambda ax: plot.plot_pair(*_box_pair(), ax=ax, labels=("ground truth", "prediction")),
-        "pair-rotated.png": lambda ax: plot.plot_pair(*_rotated_pair(), ax=ax, labels=("ground truth", "prediction")),
-        "pair-mask-polygon.png": lambda ax: plot.plot_pair(*_mask_pair(), ax=ax, labels=("polygon", "mask")),
+        "pair-boxes.png": lambda ax: plot.plot_pair(*_box_pair(), ax=ax, labels=("ground truth", "prediction"),
+                                                    title="COCO plane: ground truth × prediction (Box × Box)"),
+        "pair-rotated.png": lambda ax: plot.plot_pair(
+            *_rotated_pair(), ax=ax, labels=("ground truth", "prediction"),
+            title="DOTA large vehicle: quadrilaterals, read as Polygon × Polygon"),
+        "pair-mask-polygon.png": lambda ax: plot.plot_pair(*_mask_pair(), ax=ax, labels=("polygon", "mask"),
+                                                           title="Polygon × Mask: exact pixel coverage"),
         "pair-intervals.png": lambda ax: plot.plot_pair(geoiou.Interval([12.5, 40.0]), geoiou.Interval([18.0, 47.5]),
-                                                        ax=ax, labels=("ground truth", "prediction")),
-        "dota-scene.png": lambda ax: plot.plot_regions(_dota_scene(), ax=ax),
+                                                        ax=ax, labels=("ground truth", "prediction"),
+                                                        title="Interval × Interval (seconds)"),
+        "dota-scene.png": lambda ax: _draw_dota_scene(plot, ax),
+        "timeline-video.png": lambda ax: _draw_video_timeline(plot, ax),
         "pr-boxes.png": lambda ax: plot.plot_pr_curve(results["boxes"], ax=ax),
         "pr-dota.png": lambda ax: plot.plot_pr_curve(results["rotated quadrilaterals"], ax=ax),
         "map-intervals.png": lambda ax: plot.plot_threshold_curve(results["intervals"], ax=ax),
@@ -177,7 +184,7 @@ def _best_matched_pair(truth: Any, predicted: Any, category: Any) -> tuple[geoio
     row = int(np.flatnonzero(truth.category_id == category)[0])
     truth_region = _row(truth, row)
     same_image = np.flatnonzero(predicted.image_id == truth.image_id[row])
-    candidates = [_row(predicted, k) for k in same_image]
+    candidates = [_row(predicted, int(k)) for k in same_image]
     overlaps = [float(geoiou.iou(truth_region, candidate)) for candidate in candidates]
     return truth_region, candidates[int(np.argmax(overlaps))]
 
@@ -186,7 +193,8 @@ def _row(annotations: Any, row: int) -> geoiou.Region:
     """The region of one row of `Annotations` (its batches follow one another)."""
     for batch in annotations.regions:
         if row < len(batch):
-            return batch[row]
+            region: geoiou.Region = batch[row]
+            return region
         row -= len(batch)
     raise IndexError(row)
 
@@ -215,7 +223,43 @@ def _mask_pair() -> tuple[geoiou.Polygon, geoiou.Mask]:
     return geoiou.Polygon([(2.5, 1.2), (12.3, 3.1), (10.4, 10.6), (3.2, 8.9)]), geoiou.Mask(pixels)
 
 
-def _dota_scene() -> geoiou.Polygon:
-    from geoiou.io import read_dota
+def _dota_scene() -> tuple[geoiou.Region, geoiou.Region]:
+    """The labels of DOTA image P0706 and the Task1 predictions on it."""
+    from geoiou.io.dota import read_dota_folder, read_dota_task1
 
-    return read_dota(DOTA_LABELS / "P0706.txt").polygons
+    truth = read_dota_folder(DOTA_LABELS).annotations
+    predicted = read_dota_task1(TOUR_DATA / "dota-task1").annotations
+    return _rows_of_image(truth, "P0706"), _rows_of_image(predicted, "P0706")
+
+
+def _draw_dota_scene(plot: Any, ax: Any) -> Any:
+    """DOTA P0706's labels and the Task1 predictions on it, coloured by their one-to-one matching at IoU 0.5."""
+    ax = plot.plot_matching(*_dota_scene(), ax=ax, labels=("labels", "predictions"), min_iou=0.5)
+    ax.set_title(f"DOTA P0706, labels × predictions: {ax.get_title()}", fontsize="small")
+    return ax
+
+
+def _rows_of_image(annotations: Any, image: str) -> geoiou.Region:
+    rows = np.flatnonzero(annotations.image_id == image)
+    return type(_row(annotations, 0)).stack([_row(annotations, int(k)) for k in rows])
+
+
+def _draw_video_timeline(plot: Any, ax: Any) -> Any:
+    tracks, options = _video_timeline()
+    ax = plot.plot_timeline(tracks, ax=ax, **options)
+    ax.set_title("An ActivityNet video: predictions with scores")
+    return ax
+
+
+def _video_timeline() -> tuple[dict[str, geoiou.Interval], dict[str, Any]]:
+    """Ground truth and scored predictions of the tour's first video: overlapping predictions, stacked."""
+    from geoiou.io.activitynet import read_activitynet
+
+    truth = read_activitynet(TOUR_DATA / "activitynet" / "ground_truth.json").segments
+    predicted = read_activitynet(TOUR_DATA / "activitynet" / "results.json").segments
+    video = truth.video_id[0]
+    mine, theirs = truth.video_id == video, predicted.video_id == video
+    tracks = {"ground truth": geoiou.Interval(np.column_stack([truth.start[mine], truth.end[mine]])),
+              "predictions": geoiou.Interval(np.column_stack([predicted.start[theirs], predicted.end[theirs]]))}
+    scores = np.asarray(predicted.score)  # predictions always carry scores
+    return tracks, {"scores": {"predictions": scores[theirs]}}

@@ -27,7 +27,7 @@ from typing import Callable
 import numpy as np
 import shapely
 import shapely.affinity
-from hypothesis import HealthCheck, assume, settings
+from hypothesis import assume, settings
 from hypothesis import strategies as st
 
 import geoiou
@@ -313,13 +313,16 @@ def shapely_of(region: geoiou.Region) -> shapely.Geometry:
 
 # =========================================================================== Hypothesis strategies
 def ci_settings(max_examples: int = 25, **options) -> settings:
-    """Hypothesis settings for fast, deterministic CI runs: use as ``@ci_settings(30)``.
+    """Hypothesis settings of a property: ``max_examples`` under the default ``ci`` profile.
 
-    ``derandomize=True`` makes every run draw the same examples (no flaky CI, no example database
-    written into the repository); ``deadline=None`` because the first call of a kernel may be slow.
+    The ``ci`` profile (root conftest.py) is derandomized (the same examples on every run: no
+    flaky CI, no example database written into the repository) with no deadline (the first call
+    of a kernel may be slow). Another profile scales every property's examples as its own
+    ``max_examples`` scales Hypothesis' default of 100: ``deep`` (``DEEP_FACTOR`` times 100) draws
+    that many times more, new ones on each run. Use as ``@ci_settings(30)``.
     """
-    return settings(max_examples=max_examples, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much], **options)
+    factor = max(1, settings.default.max_examples // 100)
+    return settings(settings.default, max_examples=max_examples * factor, **options)
 
 
 def _coordinate(span: float) -> st.SearchStrategy[float]:

@@ -19,7 +19,8 @@ def test_demo_prints_the_worked_examples_and_succeeds(tmp_path):
     assert "image_0002 detection" in result.stdout and "0.7980" in result.stdout
     assert "macro IoU of label sets" in result.stdout
     assert "DOTA P0706 (harbour): 536 quadrilaterals" in result.stdout
-    assert "21 of 21 worked examples match" in result.stdout
+    assert "signed IoU, boxes 1 apart" in result.stdout and "threshold score of IoU 0.82" in result.stdout
+    assert "25 of 25 worked examples match" in result.stdout
     assert " NO" not in result.stdout
 
 
@@ -46,7 +47,7 @@ def test_demo_tour_runs_one_evaluation_per_geometry_and_saves_pictures(tmp_path)
     assert "agreement                F1 0.940 at IoU >= 0.5: 923 matched, 61 only in A, 57 only in B" in result.stdout
     assert "all                   984    980      923      61      57      0.942" in result.stdout
     pictures = sorted((tmp_path / "geoiou-demo").glob("*.png"))
-    assert len(pictures) == 9 and "Saved 9 pictures in geoiou-demo" in result.stdout
+    assert len(pictures) == 10 and "Saved 10 pictures in geoiou-demo" in result.stdout
     for path in pictures:
         pixels = image.imread(path)
         colours = np.unique(pixels.reshape(-1, pixels.shape[-1]), axis=0)

@@ -174,3 +174,33 @@ def test_help_lists_formats():
     assert result.returncode == 0
     for word in ("coco", "dota", "yolo", "activitynet", "--json", "--csv", "--pr-curve", "--skip-invalid"):
         assert word in result.stdout
+
+
+@pytest.mark.parametrize(("truth", "predictions", "message"), [
+    (TOUR / "coco" / "results-bbox.json", TOUR / "coco" / "instances.json",
+     "results-bbox.json: this looks like COCO results (a list of scored objects), given as the ground truth: did you swap them?"),
+    (TOUR / "activitynet" / "results.json", TOUR / "activitynet" / "ground_truth.json",
+     "results.json: this looks like ActivityNet results, given as the ground truth: did you swap them?"),
+    (TOUR / "dota-task1", DOTA, "this looks like DOTA Task1 predictions (Task1_<class>.txt files), given as the ground "
+                                "truth: did you swap them?"),
+    (TOUR / "coco" / "instances.json", TOUR / "coco" / "instances.json",
+     "instances.json: this looks like a COCO ground truth, given as the predictions: did you swap them?"),
+    (DOTA, DOTA, "this looks like a DOTA ground truth, given as the predictions: did you swap them?"),
+])
+def test_swapped_ground_truth_and_predictions_are_named(truth, predictions, message):
+    from geoiou.cli.eval_inputs import detect_format, load_inputs
+    from geoiou.errors import FormatError
+
+    with pytest.raises(FormatError) as caught:
+        load_inputs(detect_format(str(truth)), str(truth), str(predictions), geometry="auto", image_size=None,
+                    subset=None, skip_invalid=False)
+    assert message in str(caught.value) and "geoiou eval GROUND_TRUTH PREDICTIONS" in str(caught.value)
+
+
+def test_swapped_yolo_folders_are_named(tmp_path):
+    write_yolo(tmp_path / "gt", {"a": [(0, 0.5, 0.5, 0.2, 0.4)]})
+    write_yolo(tmp_path / "pred", {"a": [(0, 0.52, 0.5, 0.2, 0.4, 0.9)]})
+    result = run(tmp_path / "pred", tmp_path / "gt")
+    assert result.returncode == 1 and "did you swap them?" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert run(tmp_path / "gt", tmp_path / "pred").returncode == 0

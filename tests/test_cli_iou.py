@@ -28,19 +28,29 @@ def test_two_boxes_print_iou_giou_intersection_union():
     result = run("iou", "box:0,0,10,10", "box:5,0,15,10")
     assert result.returncode == 0, result.stderr
     printed = values(result.stdout)
-    assert float(printed["IoU"]) == 1 / 3 and float(printed["GIoU"]) == 1 / 3
+    assert printed["IoU"] == "0.333333" and printed["GIoU"] == "0.333333"  # 6 significant digits by default
     assert printed["intersection"] == "50" and printed["union"] == "150"
     assert "enclosing box" in result.stdout
+    full = values(run("iou", "box:0,0,10,10", "box:5,0,15,10", "--digits", "17").stdout)
+    assert float(full["IoU"]) == 1 / 3 and float(full["GIoU"]) == 1 / 3  # every digit: the exact float
+    assert values(run("iou", "box:0,0,10,10", "box:5,0,15,10", "--digits", "3").stdout)["IoU"] == "0.333"
 
 
 def test_rotated_box_against_wkt_polygon_is_exact():
     # The square [0,2]² turned 45° about its centre against the square itself: the octagon of
     # area 8(√2 - 1), so IoU = 8(√2-1) / (8 - 8(√2-1)).
-    result = run("iou", "rbox:1,1,2,2,45", "POLYGON ((0 0, 2 0, 2 2, 0 2, 0 0))")
+    result = run("iou", "rbox:1,1,2,2,45", "POLYGON ((0 0, 2 0, 2 2, 0 2, 0 0))", "--digits", "17")
     assert result.returncode == 0, result.stderr
     octagon = 8 * (np.sqrt(2) - 1)
     assert float(values(result.stdout)["IoU"]) == pytest.approx(octagon / (8 - octagon), rel=1e-12)
     assert "convex hull" in result.stdout
+
+
+def test_version_and_bad_digits():
+    result = run("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"geoiou {geoiou.__version__}"
+    bad = run("iou", "box:0,0,1,1", "box:0,0,1,1", "--digits", "0")
+    assert bad.returncode == 2 and "expected a number of digits from 1 to 17" in bad.stderr
 
 
 def test_intervals_json_output():
@@ -73,6 +83,39 @@ def test_mask_image_against_box(tmp_path):
     result = run("iou", f"mask:{path}", "box:2,1,6,5")
     assert result.returncode == 0, result.stderr
     assert float(values(result.stdout)["IoU"]) == 1.0
+
+
+@pytest.mark.parametrize(("pixels", "inside"), [
+    (np.array([[0, 1], [1, 1]], dtype=np.uint8), 3),  # 0 and 1
+    (np.array([[0, 255], [255, 255]], dtype=np.uint8), 3),  # 0 and 255, the usual binary PNG
+    (np.dstack([np.array([[0, 255], [0, 0]], dtype=np.uint8)] * 3), 1),  # grey saved as RGB
+    (np.dstack([np.array([[0, 255], [0, 0]], dtype=np.uint8)] * 3 + [np.full((2, 2), 255, np.uint8)]), 1),  # + alpha
+])
+def test_binary_images_are_masks(tmp_path, pixels, inside):
+    from skimage.io import imsave
+
+    path = tmp_path / "mask.png"
+    imsave(path, pixels, check_contrast=False)
+    assert parse_region(f"mask:{path}").area == inside
+
+
+@pytest.mark.parametrize(("pixels", "message"), [
+    # The scene.png: a colour picture became one mask covering every non-black pixel.
+    (np.dstack([np.full((4, 4), 200, np.uint8), np.zeros((4, 4), np.uint8), np.full((4, 4), 30, np.uint8)]),
+     "colour image of shape (4, 4, 3)"),
+    (np.array([[0, 128], [255, 3]], dtype=np.uint8), "got 4 levels from 0 to 255"),  # grey levels
+    (np.array([[0, 1], [2, 1]], dtype=np.uint8), "got 3 levels from 0 to 2"),  # a label map
+])
+def test_non_binary_images_are_refused(tmp_path, pixels, message):
+    from skimage.io import imsave
+
+    path = tmp_path / "scene.png"
+    imsave(path, pixels, check_contrast=False)
+    with pytest.raises(FormatError, match="'mask' must be a binary image") as caught:
+        parse_region(f"mask:{path}")
+    assert message in str(caught.value) and "scene.png" in str(caught.value)
+    result = run("iou", str(path), "box:0,0,1,1")
+    assert result.returncode == 1 and "must be a binary image" in result.stderr
 
 
 @pytest.mark.parametrize(("a", "message"), [

@@ -118,7 +118,7 @@ def test_label_map_is_refused_with_a_select_hint():
 
 
 def test_non_numeric_mask_is_refused():
-    with pytest.raises(InvalidRegionError, match=r"'array' must be boolean or 0/1 numbers \(got 'dtype <U1'\)"):
+    with pytest.raises(InvalidRegionError, match=r"'array' must be boolean or 0/1 real numbers \(got 'dtype <U1'\)"):
         geoiou.Mask(np.array([["a", "b"], ["c", "d"]]))
 
 

@@ -396,7 +396,10 @@ def test_voc_pr_curves_one_per_category_with_ap(voc_result, tmp_path):
     for line, category, ap, recall, precision in zip(ax.lines, voc_result.categories, voc_result.ap,
                                                      voc_result.recall, voc_result.precision):
         assert line.get_label() == f"{category}: AP {ap:.3f}"
-        assert line.get_xdata() == pytest.approx(recall) and line.get_ydata() == pytest.approx(precision)
+        # Drawn as VOC interpolates: the best precision at each recall or beyond, as a staircase.
+        envelope = np.maximum.accumulate(np.asarray(precision)[::-1])[::-1]
+        assert line.get_xdata() == pytest.approx(recall) and line.get_ydata() == pytest.approx(envelope)
+        assert line.get_drawstyle() == "steps-pre"
     only_ship = plot_pr_curve(voc_result, category="ship", iou_threshold=0.5)
     assert [line.get_label() for line in only_ship.lines] == [f"ship: AP {voc_result.per_category()['ship']['AP']:.3f}"]
 
@@ -477,6 +480,47 @@ def test_drawing_leaves_the_backend_alone():
     backend = matplotlib.get_backend()
     plot_pair(geoiou.Box([0, 0, 1, 1]), geoiou.Box([0, 0, 2, 2]))
     assert matplotlib.get_backend() == backend
+
+
+# --------------------------------------------------------------------------- the pictures' polish (issue 13)
+def test_pair_title_names_the_kinds_or_what_the_caller_says():
+    box, rotated = geoiou.Box([0, 0, 2, 2]), geoiou.RotatedBox([1, 1, 2, 2, 30])
+    assert plot_pair(box, rotated).get_title() == "Box × RotatedBox"
+    assert plot_pair(box, rotated, title="DOTA: truth × prediction").get_title() == "DOTA: truth × prediction"
+
+
+def test_regions_with_a_label_get_a_legend_entry_in_their_colour_and_style():
+    ax = plot_regions(geoiou.Box([[0, 0, 1, 1]]), label="ground truth", color="#009E73")
+    plot_regions(geoiou.Box([[2, 2, 3, 3]]), ax=ax, label="predictions", color="#0072B2", linestyle="dashed")
+    assert legend_texts(ax) == ["ground truth", "predictions"]
+    handles = ax.get_legend().legend_handles
+    assert [handle.get_color() for handle in handles] == ["#009E73", "#0072B2"]
+    assert handles[1].get_linestyle() == "--"
+
+
+def test_overlapping_intervals_of_a_track_are_stacked_and_scored():
+    predictions = geoiou.Interval([[0, 5], [2, 8], [6, 9], [1, 3]])
+    ax = plot_timeline({"truth": geoiou.Interval([0, 6]), "predictions": predictions},
+                       scores={"predictions": [0.9, 0.6, 0.4, 0.2]})
+    bars = [patch for patch in ax.patches if patch.get_x() is not None]
+    rows = {}
+    for patch in bars[1:]:  # the truth's bar first
+        rows.setdefault(round(patch.get_y() + patch.get_height() / 2, 6), []).append((patch.get_x(), patch.get_x() + patch.get_width()))
+    # No two bars of one row overlap; [0, 5), [2, 8) and [1, 3) overlap pairwise: three rows.
+    assert len(rows) == 3
+    for intervals in rows.values():
+        intervals.sort()
+        assert all(first[1] <= second[0] for first, second in zip(intervals, intervals[1:]))
+    assert [text.get_text() for text in ax.texts] == ["0.90", "0.60", "0.40", "0.20"]
+    with pytest.raises(geoiou.InvalidArgumentError, match=r"""'scores\["predictions"\]' must be 4 scores"""):
+        plot_timeline({"predictions": predictions}, scores={"predictions": [0.5]})
+
+
+def test_pr_curves_are_staircases_in_distinct_styles(coco_result):
+    ax = plot_pr_curve(coco_result)
+    styles = [(line.get_color(), line.get_linestyle()) for line in ax.lines]
+    assert len(set(styles)) == len(styles) == 10  # ten thresholds, ten looks
+    assert all(line.get_drawstyle() == "steps-pre" for line in ax.lines)
 
 
 # --------------------------------------------------------------------------- matchings

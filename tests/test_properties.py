@@ -14,8 +14,12 @@ What must hold for any regions ``a`` and ``b`` (of measure > 0), whatever their 
   polygons are turned by shapely; masks only by quarter turns, which keep pixels squares on a
   grid; intervals by the half turn of a line, x -> 2p - x), within 1e-9.
 
+* agreement with the oracles: intersection, union, IoU and hull GIoU equal shapely's overlay
+  (masks as the union of their pixel squares) for every ordered pair, within 1e-9.
+
 All tests are derandomized (the same examples on every run) and bounded in examples so that the
-file runs in seconds.
+file runs in seconds; ``--hypothesis-profile=deep`` (root conftest.py) draws 40 times as many,
+new ones on each run.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import numpy as np
 import pytest
 import shapely
 import shapely.affinity
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import geoiou
@@ -39,6 +43,7 @@ from strategies import (
     random_masks,
     region_strategy,
     rng,
+    shapely_of,
     translate,
 )
 
@@ -178,8 +183,14 @@ def test_ranges_and_inequalities(kind_a, kind_b):
     ``min/max`` bound get 4 ulps: ``union = |a| + |b| - I`` rounds twice, so it can land one ulp
     below ``max(|a|, |b|)`` even with an exact intersection (e.g. a small polygon inside a box).
     ``iof <= 1`` exactly is checked on a known hard case by `test_polygon_overlap_never_exceeds_the_polygon`.
+
+    A rotated box met by a polygon or a mask is promoted to a polygon whose rounded corners can
+    enclose a few ulps more than ``w·h``, and the kernel bounds the intersection by that area,
+    not the box's own: those pairs get 1e-12 until the promotion keeps the box's measure
+    (`test_a_promoted_rotated_box_never_exceeds_its_own_area`, a strict xfail, tracks it).
     """
-    ulps = 4 * np.finfo(float).eps
+    promoted = "rotated_box" in (kind_a, kind_b) and {kind_a, kind_b} & {"polygon", "mask"}
+    ulps = 1e-12 if promoted else 4 * np.finfo(float).eps
 
     @ci_settings(EXAMPLES)
     @given(region(kind_a), region(kind_b))
@@ -196,9 +207,85 @@ def test_ranges_and_inequalities(kind_a, kind_b):
         giou_hull = geoiou.giou(a, b, enclosure="hull")
         for giou in (geoiou.giou(a, b), giou_box, giou_hull):
             assert -1.0 <= giou <= iou
-        assert giou_box <= giou_hull + 1e-15
+        # Equal enclosures (boxes along one line) round differently in the two formulas: 2.3e-15 seen.
+        assert giou_box <= giou_hull + 1e-14
 
     check()
+
+
+# --------------------------------------------------------------------------- the oracles
+def _oracle(a: geoiou.Region, b: geoiou.Region) -> tuple[float, float, float]:
+    """Intersection, union and convex-hull measure of two single regions, computed without geoiou's kernels.
+
+    2-D kinds by shapely's overlay of `shapely_of` (masks as the union of their pixel squares);
+    intervals by arithmetic on their ends.
+    """
+    if isinstance(a, geoiou.Interval):
+        (s, e), (t, f) = a.to_array(), b.to_array()
+        return max(0.0, min(e, f) - max(s, t)), (e - s) + (f - t) - max(0.0, min(e, f) - max(s, t)), max(e, f) - min(s, t)
+    ga, gb = shapely_of(a), shapely_of(b)
+    union = shapely.union(ga, gb)
+    return shapely.intersection(ga, gb).area, union.area, shapely.convex_hull(union).area
+
+
+@pytest.mark.parametrize("kind_a, kind_b", ORDERED_PAIRS, ids=pair_ids(ORDERED_PAIRS))
+def test_metrics_match_the_oracles(kind_a, kind_b):
+    """Intersection, union, IoU and hull GIoU of any two regions equal shapely's (pixel squares for masks).
+
+    Areas within 1e-9 of the larger region's area, ratios within 1e-9: the tolerance of
+    tests/test_oracles.py, here on Hypothesis' examples (many more under ``--hypothesis-profile=deep``).
+    """
+
+    @ci_settings(EXAMPLES)
+    @given(region(kind_a), region(kind_b))
+    def check(a, b):
+        assume(not (_has_subnormal(a) or _has_subnormal(b)))  # GEOS, not geoiou, goes wrong there (below)
+        intersection, union, hull = _oracle(a, b)
+        scale = max(a.area, b.area)
+        assert geoiou.intersection_area(a, b) == pytest.approx(intersection, rel=0, abs=1e-9 * scale)
+        assert geoiou.union_area(a, b) == pytest.approx(union, rel=1e-9)
+        assert geoiou.iou(a, b) == pytest.approx(intersection / union, rel=0, abs=1e-9)
+        expected_giou = intersection / union - (hull - union) / hull
+        assert geoiou.giou(a, b, enclosure="hull") == pytest.approx(expected_giou, rel=0, abs=1e-9)
+
+    check()
+
+
+def _has_subnormal(region: geoiou.Region) -> bool:
+    if isinstance(region, geoiou.Interval):
+        return False  # the interval oracle is arithmetic, not GEOS
+    numbers = region.bounds if isinstance(region, geoiou.Mask) else np.asarray(shapely.get_coordinates(shapely_of(region)))
+    magnitude = np.abs(numbers[np.isfinite(numbers)])
+    return bool(((magnitude > 0) & (magnitude < np.finfo(float).tiny)).any())
+
+
+def test_a_subnormal_coordinate_where_geos_overlays_go_wrong():
+    """Found by the deep Hypothesis run: shapely's overlay gives 0.01875 here, geoiou 0.0125.
+
+    The rotated box turned by 90° is the bar [-0.025, 0.025] × [-0.5, 0.5]; the box starts at
+    x = 1.1e-308 (a subnormal number): their intersection is [1.1e-308, 0.025] × [0, 0.5], of area
+    0.025 × 0.5 = 0.0125. The oracle property skips subnormal coordinates for this reason.
+    """
+    bar, box = geoiou.RotatedBox([0, 0, 1, 0.05, 90]), geoiou.Box([1.11254e-308, 0, 1, 1])
+    assert geoiou.intersection_area(bar, box) == pytest.approx(0.0125, rel=1e-15)
+    assert shapely.intersection(shapely_of(bar), shapely_of(box)).area != pytest.approx(0.0125, rel=1e-3)
+
+
+@pytest.mark.xfail(strict=True, reason="known bug (found by the deep Hypothesis run): a rotated box promoted to a "
+                   "polygon bounds the intersection by the polygon's shoelace area, a few ulps above w·h")
+def test_a_promoted_rotated_box_never_exceeds_its_own_area():
+    """A rotated box inside a polygon (or a mask) shares its whole area with it: IoF exactly 1, never above.
+
+    Today the intersection is 0.12500000000000014 for a box of area 0.125 (IoF 1.000000000000001):
+    the kernel clamps to the promoted polygon's area. The fix is to bound a promoted pair's
+    intersection by the regions' own measures, where the metrics take them.
+    """
+    box = geoiou.RotatedBox([2, 0, 1, 0.125, 45])
+    triangle = geoiou.Polygon([(4, 0), (-1, 1.732051), (-0.5, -0.866025)])
+    mask = geoiou.Mask(np.ones((4, 4)), origin=(-3, 1))
+    inside_mask = geoiou.RotatedBox([0, 3, 1, 0.125, 45])
+    assert geoiou.intersection_area(box, triangle) <= box.area
+    assert geoiou.iof(box, triangle) <= 1.0 and geoiou.iof(inside_mask, mask) <= 1.0
 
 
 def test_polygon_overlap_never_exceeds_the_polygon():

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 
+from geoiou import __version__
 from geoiou.cli import compare_command, demo_command, eval_command, iou_command
 from geoiou.errors import GeoIoUError
 
@@ -34,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run 'geoiou COMMAND --help' for the options of a command.",
     )
     parser.add_argument("--traceback", action="store_true", help="show the full traceback when a command fails")
+    parser.add_argument("--version", action="version", version=f"geoiou {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (iou_command, eval_command, compare_command, demo_command):
         module.register(commands)
@@ -49,8 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     Examples
     --------
     >>> main(["iou", "box:0,0,10,10", "box:5,0,15,10"])
-    IoU           0.3333333333333333
-    GIoU          0.3333333333333333
+    IoU           0.333333
+    GIoU          0.333333
     intersection  50
     union         150
     enclosure     150 (enclosing box)
@@ -62,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return arguments.run(arguments)
+        status: int = arguments.run(arguments)
+        return status
     except BrokenPipeError:
         # The reader of our output went away (`geoiou eval ... | head`): stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -8,7 +8,7 @@ from pathlib import Path
 __all__ = ["register"]
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``demo`` subcommand to `commands`."""
     parser = commands.add_parser(
         "demo",

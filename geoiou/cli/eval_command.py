@@ -7,7 +7,7 @@ import csv
 import json
 import math
 import sys
-from typing import Any
+from typing import Any, Literal
 
 from geoiou.cli.eval_inputs import FORMATS, EvaluationInputs, detect_format, load_inputs
 from geoiou.cli.options import add_reader_options, json_value, pyplot_for_files
@@ -18,10 +18,10 @@ __all__ = ["evaluate", "per_category_rows", "register"]
 PROTOCOLS = ("coco", "voc")
 #: The protocol each detection format is usually reported with (DOTA's devkit: VOC 2007's 11 points).
 DEFAULT_PROTOCOL = {"coco": "coco", "yolo": "coco", "dota": "voc"}
-DEFAULT_INTERPOLATION = {"dota": "11point"}
+DEFAULT_INTERPOLATION: dict[str, Literal["all", "11point"]] = {"dota": "11point"}
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``eval`` subcommand to `commands`."""
     parser = commands.add_parser(
         "eval", help="evaluate predictions against ground truth (COCO, DOTA, YOLO, ActivityNet files)",
@@ -56,6 +56,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--tiou-thresholds", default="activitynet",
                         help="activitynet: 'activitynet' (0.5:0.95), 'thumos14' (0.3:0.7) or a comma-separated list")
     add_reader_options(parser)
+    parser.add_argument("--digits", type=int, default=4, choices=range(1, 18), metavar="N",
+                        help="decimals of the per-category table (default 4; the JSON and CSV files keep every digit)")
     parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one row per category as CSV")
     parser.add_argument("--pr-curve", metavar="FILE", help="save a precision-recall picture (needs matplotlib)")
@@ -84,7 +86,7 @@ def run(arguments: argparse.Namespace) -> int:
     print(result.summary())
     if not isinstance(result, VocResult):  # VOC's summary is already one line per category
         print()
-        print(_table(rows))
+        print(_table(rows, arguments.digits))
     _write_outputs(arguments, inputs, result, rows)
     return 0
 
@@ -100,7 +102,7 @@ def evaluate(inputs: EvaluationInputs, arguments: argparse.Namespace) -> Any:
     protocol = arguments.protocol or DEFAULT_PROTOCOL[inputs.format]
     if protocol == "voc":
         options = {key: value for key, value in inputs.options.items() if key in ("images", "categories")}
-        interpolation = arguments.interpolation or DEFAULT_INTERPOLATION.get(inputs.format, "all")
+        interpolation: Literal["all", "11point"] = arguments.interpolation or DEFAULT_INTERPOLATION.get(inputs.format, "all")
         return evaluate_voc(inputs.ground_truth, inputs.predictions, iou_threshold=arguments.iou_threshold,
                             interpolation=interpolation, show_progress=arguments.progress, **options)
     return evaluate_coco(inputs.ground_truth, inputs.predictions, polygon_iou=arguments.polygon_iou,
@@ -142,24 +144,26 @@ def _header(inputs: EvaluationInputs, arguments: argparse.Namespace) -> str:
     return f"geoiou eval: {inputs.format} ({inputs.geometry}), {counts}\n"
 
 
-def _table(rows: list[dict[str, Any]]) -> str:
+def _table(rows: list[dict[str, Any]], digits: int = 4) -> str:
     if not rows:
         return "(no categories)"
     columns = [key for key in rows[0] if key not in ("category", "name")]
     width = max(len("category"), *(len(row["name"]) for row in rows))
-    lines = [f"{'category':<{width}} " + " ".join(f"{c:>{max(len(c), 8)}}" for c in columns)]
+    lines = [f"{'category':<{width}} " + " ".join(f"{c:>{max(len(c), digits + 4)}}" for c in columns)]
     for row in rows:
-        lines.append(f"{row['name']:<{width}} " + " ".join(f"{_cell(row[c]):>{max(len(c), 8)}}" for c in columns))
+        lines.append(f"{row['name']:<{width}} " + " ".join(f"{_cell(row[c], digits):>{max(len(c), digits + 4)}}"
+                                                            for c in columns))
     return "\n".join(lines)
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, digits: int) -> str:
     if isinstance(value, float):
-        return "nan" if math.isnan(value) else f"{value:.4f}"
+        return "nan" if math.isnan(value) else f"{value:.{digits}f}"
     return str(value)
 
 
-def _write_outputs(arguments: argparse.Namespace, inputs: EvaluationInputs, result: Any, rows: list[dict]) -> None:
+def _write_outputs(arguments: argparse.Namespace, inputs: EvaluationInputs, result: Any,
+                   rows: list[dict[str, Any]]) -> None:
     if arguments.json:
         document = {"format": inputs.format, "geometry": inputs.geometry, "ground_truth": arguments.ground_truth,
                     "predictions": arguments.predictions, "result": result.to_dict(),

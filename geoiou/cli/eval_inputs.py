@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Literal
 
 from geoiou.errors import FormatError
 from geoiou.io.report import ReadReport
@@ -25,6 +25,10 @@ from geoiou.io.report import ReadReport
 __all__ = ["FORMATS", "SOURCE_KINDS", "EvaluationInputs", "detect_format", "detect_source", "load_inputs"]
 
 FORMATS = ("coco", "dota", "yolo", "activitynet")
+FORMAT_NAMES = {"coco": "COCO", "dota": "DOTA", "yolo": "YOLO", "activitynet": "ActivityNet"}
+#: Sources that hold predictions, with how to name them when one is given as the ground truth.
+PREDICTION_KINDS = {"coco-results": "COCO results (a list of scored objects)",
+                    "dota-task1": "DOTA Task1 predictions (Task1_<class>.txt files)"}
 #: What `detect_source` tells apart, each read by its reader in geoiou.io.
 SOURCE_KINDS = ("coco", "coco-results", "dota", "dota-task1", "yolo", "activitynet", "geojson")
 #: A GeoJSON document names its type near its start: a collection, a feature or a bare geometry.
@@ -52,6 +56,9 @@ class EvaluationInputs:
 def detect_format(ground_truth: str) -> str:
     """The format of a ground-truth source (one of `FORMATS`), from its type and first bytes.
 
+    A source that holds predictions (a COCO results list, ActivityNet results, DOTA Task1 files)
+    is refused with a question: were the two sources given the wrong way round?
+
     Examples
     --------
     >>> from importlib.resources import files
@@ -59,6 +66,10 @@ def detect_format(ground_truth: str) -> str:
     'dota'
     """
     kind = detect_source(ground_truth, role="GT")
+    if kind in PREDICTION_KINDS:
+        raise _swapped(ground_truth, f"{PREDICTION_KINDS[kind]}, given as the ground truth")
+    if kind == "activitynet" and not _is_activitynet_database(ground_truth):
+        raise _swapped(ground_truth, "ActivityNet results, given as the ground truth")
     if kind not in FORMATS:
         raise FormatError(ground_truth, "", f"a {kind} source cannot be the ground truth (expected COCO instances, "
                           "ActivityNet JSON, or a folder of DOTA or YOLO label files); pass --format")
@@ -102,6 +113,44 @@ def detect_source(path: str, *, role: str = "input") -> str:
                       "of DOTA or YOLO label files; pass --format")
 
 
+def _swapped(source: str, what: str) -> FormatError:
+    return FormatError(source, "", f"this looks like {what}: did you swap them? The ground truth comes first: "
+                                   "geoiou eval GROUND_TRUTH PREDICTIONS")
+
+
+def _is_activitynet_database(path: str) -> bool:
+    return '"database"' in file_head(path)
+
+
+def _refuse_swapped(format: str, ground_truth: str, predictions: str) -> None:
+    """Refuse predictions that read as a ground truth of `format` (and, for YOLO, scores on the wrong side)."""
+    if format == "yolo":
+        truth_fields, predicted_fields = _object_fields(ground_truth), _object_fields(predictions)
+        if truth_fields in (6, 10) and predicted_fields in (5, 9):  # a confidence column only on the truth's side
+            raise _swapped(ground_truth, "YOLO predictions (labels with a confidence column), given as the ground "
+                                         "truth, while the predictions have none")
+        return
+    try:
+        kind = detect_source(predictions, role="PRED")
+    except FormatError:
+        return  # the reader says what is wrong with it
+    if kind == format and (format != "activitynet" or _is_activitynet_database(predictions)):
+        raise _swapped(predictions, f"a {FORMAT_NAMES[format]} ground truth, given as the predictions")
+
+
+def _object_fields(folder: str) -> int | None:
+    """Fields on the first object line of a folder's label files, or None."""
+    if not os.path.isdir(folder):
+        return None
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".txt"):
+            with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
+                for line in handle:
+                    if line.split():
+                        return len(line.split())
+    return None
+
+
 def file_head(path: str) -> str:
     """The first `SNIFF_BYTES` of a file as text: enough to tell formats apart without parsing it all."""
     with open(path, "rb") as handle:
@@ -140,18 +189,21 @@ def _is_number(text: str) -> bool:
 def load_inputs(format: str, ground_truth: str, predictions: str, *, geometry: str, image_size: tuple[int, int] | None,
                 subset: str | None, skip_invalid: bool, polygons: str = "exact") -> EvaluationInputs:
     """Read both sides in `format` (one of `FORMATS`); `polygons` as in `geoiou.io.read_coco`."""
-    loaders = {"coco": _coco, "dota": _dota, "yolo": _yolo, "activitynet": _activitynet}
+    loaders: dict[str, Callable[..., EvaluationInputs]] = {"coco": _coco, "dota": _dota, "yolo": _yolo,
+                                                           "activitynet": _activitynet}
+    _refuse_swapped(format, ground_truth, predictions)
     return loaders[format](ground_truth, predictions, geometry=geometry, image_size=image_size, subset=subset,
                            skip_invalid=skip_invalid, polygons=polygons)
 
 
-def _coco(ground_truth: str, predictions: str, *, geometry: str, skip_invalid: bool, polygons: str,
-          **_: Any) -> EvaluationInputs:
+def _coco(ground_truth: str, predictions: str, *, geometry: Literal["auto", "bbox", "segmentation"],
+          skip_invalid: bool, polygons: Literal["exact", "pycocotools"], **_: Any) -> EvaluationInputs:
     from geoiou.io.coco import read_coco, read_coco_results
 
     predicted = read_coco_results(predictions, geometry=geometry, skip_invalid=skip_invalid)
     # Official segm numbers rasterize each annotation from its parts as written (pycocotools' annToRLE).
-    truth = read_coco(ground_truth, geometry=predicted.geometry, polygons=polygons, skip_invalid=skip_invalid)
+    compared: Literal["bbox", "segmentation"] = "segmentation" if predicted.geometry == "segmentation" else "bbox"
+    truth = read_coco(ground_truth, geometry=compared, polygons=polygons, skip_invalid=skip_invalid)
     return EvaluationInputs("coco", truth.annotations, predicted.annotations, [truth.report, predicted.report],
                             options={"images": truth.images, "categories": list(truth.categories)},
                             names=dict(truth.categories), geometry=predicted.geometry)

@@ -6,7 +6,7 @@ import argparse
 import json
 import math
 import os
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -23,14 +23,16 @@ FILE_KINDS = {
     ".wkt": "one WKT polygon per line",
     ".geojson": "GeoJSON features (also .json with a GeoJSON 'type')",
     ".txt": "DOTA label file (8 corner coordinates, class, difficult)",
-    ".png": "mask image (non-zero pixels are inside; also .jpg, .tif, .bmp)",
+    ".png": "binary mask image (0 and 1, or 0 and 255; also .jpg, .tif, .bmp)",
 }
+#: Significant digits of printed numbers: enough to compare results by eye (--json and --digits 17 give all).
+DEFAULT_DIGITS = 6
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
 COLUMNS = ("IoU", "GIoU", "intersection", "union")
 ENCLOSURE_NAMES = {"box": "enclosing box", "hull": "convex hull of the union", "interval": "enclosing interval"}
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``iou`` subcommand to `commands`."""
     literals = "\n".join(f"  {name}:{form}" for name, (form, _) in LITERAL_KINDS.items())
     files = "\n".join(f"  *{suffix:<9} {what}" for suffix, what in FILE_KINDS.items())
@@ -53,7 +55,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="repair invalid polygons (self-intersecting rings) with shapely.make_valid instead of failing")
     parser.add_argument("--all-pairs", action="store_true",
                         help="with several regions, list disjoint pairs too (by default only overlapping pairs)")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table (numbers in full)")
+    parser.add_argument("--digits", type=_digits, default=DEFAULT_DIGITS,
+                        help=f"significant digits of the numbers printed (default {DEFAULT_DIGITS}; 17 shows every "
+                             "float in full)")
     parser.set_defaults(run=run)
 
 
@@ -70,9 +75,9 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.json:
         print(json.dumps(rows[0] if single else rows, indent=2, default=_json_number))
     elif single:
-        print(_single_table(rows[0]))
+        print(_single_table(rows[0], arguments.digits))
     else:
-        print(_pair_table(rows, len(a.reshape(-1)), len(b.reshape(-1)), arguments.all_pairs))
+        print(_pair_table(rows, len(a.reshape(-1)), len(b.reshape(-1)), arguments.all_pairs, arguments.digits))
     return 0
 
 
@@ -114,7 +119,8 @@ def _read_file(path: str, repair: bool) -> Region:
     raise FormatError(path, "", f"cannot tell the format from the suffix {suffix!r}: expected one of {known}")
 
 
-def measure_pairs(a: Region, b: Region, *, enclosure: str | None = None, all_pairs: bool = False) -> list[dict[str, Any]]:
+def measure_pairs(a: Region, b: Region, *, enclosure: Literal["box", "hull"] | None = None,
+                  all_pairs: bool = False) -> list[dict[str, Any]]:
     """IoU, GIoU, intersection, union and the enclosure's measure of every pair (a[i], b[j]).
 
     Pairs that do not overlap are left out unless `all_pairs` (or both sides are single regions).
@@ -133,32 +139,44 @@ def measure_pairs(a: Region, b: Region, *, enclosure: str | None = None, all_pai
     generalized = np.atleast_1d(geoiou.giou(first, second, enclosure=enclosure))
     union = np.atleast_1d(geoiou.union_area(first, second))
     enclosing = np.atleast_1d(geoiou.enclosure_area(first, second, enclosure=enclosure))
-    kind = enclosure or default_enclosure(rows_a, rows_b)
-    kind = "interval" if a.ndim == 1 else kind  # a 1-D "box" is the enclosing interval
+    # A 1-D "box" is the enclosing interval.
+    kind = "interval" if a.ndim == 1 else (enclosure or default_enclosure(rows_a, rows_b))
     return [{"a": int(i[k]), "b": int(j[k]), "IoU": float(overlap[k]), "GIoU": float(generalized[k]),
              "intersection": float(intersection[i[k], j[k]]), "union": float(union[k]),
              "enclosure": float(enclosing[k]), "enclosure_kind": kind} for k in range(len(i))]
 
 
-def _number(value: float) -> str:
+def _number(value: float, digits: int) -> str:
+    """`value` with `digits` significant digits; whole numbers as integers."""
     if math.isfinite(value) and value == int(value) and abs(value) < 1e15:
         return str(int(value))
-    return repr(value)
+    return repr(value) if digits >= 17 else f"{value:.{digits}g}"
+
+
+def _digits(text: str) -> int:
+    try:
+        digits = int(text)
+    except ValueError:
+        digits = 0
+    if not 1 <= digits <= 17:
+        raise argparse.ArgumentTypeError(f"expected a number of digits from 1 to 17 (got {text!r})")
+    return digits
 
 
 def _json_number(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
-def _single_table(row: dict[str, Any]) -> str:
-    lines = [f"{name:<13} {_number(row[name])}" for name in COLUMNS]
-    lines.append(f"{'enclosure':<13} {_number(row['enclosure'])} ({ENCLOSURE_NAMES[row['enclosure_kind']]})")
+def _single_table(row: dict[str, Any], digits: int) -> str:
+    lines = [f"{name:<13} {_number(row[name], digits)}" for name in COLUMNS]
+    lines.append(f"{'enclosure':<13} {_number(row['enclosure'], digits)} ({ENCLOSURE_NAMES[row['enclosure_kind']]})")
     return "\n".join(lines)
 
 
-def _pair_table(rows: list[dict[str, Any]], n_a: int, n_b: int, all_pairs: bool) -> str:
+def _pair_table(rows: list[dict[str, Any]], n_a: int, n_b: int, all_pairs: bool, digits: int) -> str:
     shown = "pairs" if all_pairs else "overlapping pairs"
-    lines = [f"{n_a} x {n_b} regions, {len(rows)} {shown}", f"{'a':>6} {'b':>6} " + " ".join(f"{c:>20}" for c in COLUMNS)]
+    width = max(12, digits + 8)  # room for a sign, a point and an exponent
+    lines = [f"{n_a} x {n_b} regions, {len(rows)} {shown}", f"{'a':>6} {'b':>6} " + " ".join(f"{c:>{width}}" for c in COLUMNS)]
     for row in rows:
-        lines.append(f"{row['a']:>6} {row['b']:>6} " + " ".join(f"{_number(row[c]):>20}" for c in COLUMNS))
+        lines.append(f"{row['a']:>6} {row['b']:>6} " + " ".join(f"{_number(row[c], digits):>{width}}" for c in COLUMNS))
     return "\n".join(lines)

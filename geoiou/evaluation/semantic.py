@@ -93,7 +93,7 @@ class ConfusionMatrix:
     array([[1, 1, 0],
            [0, 1, 0],
            [1, 0, 1]])
-    >>> cm.compute().iou     # class 0: 1 / (2 + 2 - 1), class 1: 1 / (1 + 2 - 1), class 2: 1 / 2
+    >>> cm.compute().iou.round(3)  # class 0: 1 / (2 + 2 - 1), class 1: 1 / (1 + 2 - 1), class 2: 1 / 2
     array([0.333, 0.5  , 0.5  ])
 
     Nothing counted yet: every score is 0/0, so NaN.

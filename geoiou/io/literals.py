@@ -7,7 +7,7 @@
 | ``rbox:cx,cy,w,h,angle`` | `RotatedBox`, angle in degrees (geoiou's convention) |
 | ``poly:x1,y1,x2,y2,...`` | `Polygon` from at least three vertices |
 | ``interval:start,end`` | `Interval` ``[start, end)`` |
-| ``mask:path.png`` | `Mask` from an image file: every non-zero pixel is inside |
+| ``mask:path.png`` | `Mask` from a binary image file (0 and 1, or 0 and 255): the non-zero pixels |
 | ``POLYGON ((...))`` | `Polygon` from WKT (also MULTIPOLYGON) |
 
 Numbers are separated by commas (spaces around them are allowed). A malformed literal raises
@@ -129,6 +129,32 @@ def _mask_from_image(path: str) -> Mask:
         image = np.asarray(imread(path))
     except (OSError, ValueError) as error:
         raise FormatError("", "", f"cannot read {path!r} as an image ({error})") from None
-    if image.ndim == 3:  # colour or grey + alpha: a pixel is inside when any channel is non-zero
-        image = image.any(axis=2)
-    return Mask(image != 0)
+    return Mask(_binary_image(image, path))
+
+
+def _binary_image(image: np.ndarray, path: str) -> np.ndarray:
+    """The pixels of a binary image file as booleans; colour, grey levels and probabilities are refused.
+
+    A binary image is one channel holding two values, 0 and 1 or 0 and the type's maximum (255 in
+    an 8-bit PNG); a grey image saved as RGB (equal channels, opaque alpha if any) counts as one
+    channel. Anything else needs the caller's own rule (a threshold, a colour), as `Mask` refuses
+    non-binary arrays rather than guessing.
+    """
+    if image.ndim == 3 and image.shape[2] in (3, 4):
+        colour, alpha = image[..., :3], image[..., 3:]
+        opaque = alpha.size == 0 or (alpha == alpha.max(initial=0)).all()
+        if not (opaque and (colour == colour[..., :1]).all()):
+            raise FormatError("", "", f"'mask' must be a binary image (one channel of 0 and 1, or 0 and 255) "
+                                      f"(got a colour image of shape {image.shape} in {path!r}: convert it to one "
+                                      "channel and threshold it first)")
+        image = colour[..., 0]
+    if image.ndim != 2:
+        raise FormatError("", "", f"'mask' must be a binary image of shape (H, W) (got shape {image.shape} in {path!r})")
+    top = np.iinfo(image.dtype).max if np.issubdtype(image.dtype, np.integer) else 1
+    for on in dict.fromkeys((1, top)):  # 0/1, or 0 and the type's maximum
+        inside: np.ndarray = image == on
+        if (inside | (image == 0)).all():
+            return inside
+    levels = np.unique(image)
+    raise FormatError("", "", f"'mask' must be a binary image (0 and 1, or 0 and {top}) (got {len(levels)} levels "
+                              f"from {levels.min()} to {levels.max()} in {path!r}: threshold it first)")

@@ -17,7 +17,7 @@ kernel, whose NaN handling is not worth rendering.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -179,7 +179,7 @@ def _rectangle_corners(centre: float, u: float, v: float) -> tuple[float, float,
     return -plus + centre, minus + centre, plus + centre, -minus + centre
 
 
-def _unit_square_clipped_area(xs, ys, edges_x, edges_y) -> float:
+def _unit_square_clipped_area(xs: Sequence[float], ys: Sequence[float], edges_x: Sequence[float], edges_y: Sequence[float]) -> float:
     """`convex.unit_square_clipped_area` of one polygon."""
     total = 0.0
     for index, (x, y, edge_x, edge_y) in enumerate(zip(xs, ys, edges_x, edges_y)):

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import abc
 import math
-from typing import Any, ClassVar, Sequence, TypeVar
+from typing import Any, ClassVar, Iterator, Sequence, TypeVar
 
 import numpy as np
+
+from geoiou.errors import BatchIndexError, FrozenRegionError, InvalidArgumentError, InvalidTypeError
 
 __all__ = ["Region"]
 
@@ -20,19 +22,19 @@ def as_measure(values: np.ndarray) -> float | np.ndarray:
 
 def readonly(array: np.ndarray) -> np.ndarray:
     """Return a read-only view, leaving the caller's own array writable (no copy)."""
-    view = array.view()
+    view: np.ndarray = array.view()
     view.flags.writeable = False
     return view
 
 
-def _same_kind(cls: type, regions: Sequence[Any], param: str) -> list:
+def _same_kind(cls: type, regions: Sequence[Any], param: str) -> list[Any]:
     """`regions` as a list after checking it holds at least one region, all of kind `cls`."""
     regions = list(regions)
     wrong = [type(region).__name__ for region in regions if type(region) is not cls]
     if wrong:
-        raise TypeError(f"{param!r} must all be {cls.__name__} (got {wrong[0]})")
+        raise InvalidTypeError(f"{param!r} must all be {cls.__name__} (got {wrong[0]})")
     if not regions:
-        raise ValueError(f"{param!r} must hold at least one {cls.__name__} (got an empty sequence)")
+        raise InvalidArgumentError(f"{param!r} must hold at least one {cls.__name__} (got an empty sequence)")
     return regions
 
 
@@ -57,8 +59,8 @@ class Region(abc.ABC):
     def shape(self) -> tuple[int, ...]:
         """Batch shape: ``()`` for a single region, ``(N,)`` for a batch of N."""
         name, trailing = next(iter(self._fields.items()))
-        array = getattr(self, name)
-        return array.shape[: array.ndim - trailing]
+        array: np.ndarray = getattr(self, name)
+        return tuple(array.shape[: array.ndim - trailing])
 
     @property
     def size(self) -> int:
@@ -67,16 +69,19 @@ class Region(abc.ABC):
 
     def __len__(self) -> int:
         if not self.shape:
-            raise TypeError(f"len() of a single {type(self).__name__} (shape ())")
+            raise InvalidTypeError(f"len() of a single {type(self).__name__} (shape ()): only batches have a length")
         return self.shape[0]
 
-    def __iter__(self):
+    def __iter__(self: R) -> Iterator[R]:
         for i in range(len(self)):
             yield self[i]
 
     def __getitem__(self: R, index: Any) -> R:
         """Select regions as NumPy would select from an array of shape `self.shape`."""
-        flat_index = np.arange(self.size).reshape(self.shape)[index]
+        try:
+            flat_index = np.arange(self.size).reshape(self.shape)[index]
+        except IndexError as error:
+            raise BatchIndexError(f"{error} (a {type(self).__name__} batch of shape {self.shape})") from None
         return self._take(flat_index)
 
     @classmethod
@@ -93,7 +98,8 @@ class Region(abc.ABC):
         regions = _same_kind(cls, regions, "regions")
         shapes = {region.shape for region in regions}
         if len(shapes) > 1:
-            raise ValueError(f"'regions' must all have one shape to be stacked (got {sorted(shapes)})")
+            raise InvalidArgumentError(f"'regions' must all have one shape to be stacked (got {sorted(shapes)}); "
+                                       "concatenate joins batches of different lengths")
         return cls._joined(regions, np.stack)
 
     @classmethod
@@ -109,10 +115,11 @@ class Region(abc.ABC):
         """
         batches = _same_kind(cls, batches, "batches")
         if any(not batch.shape for batch in batches):
-            raise ValueError(f"'batches' must be batches with at least one axis (got a single {cls.__name__}, shape ())")
+            raise InvalidArgumentError(f"'batches' must be batches with at least one axis (got a single {cls.__name__}, "
+                                       "shape ()); stack joins single regions")
         tails = {batch.shape[1:] for batch in batches}
         if len(tails) > 1:
-            raise ValueError(f"'batches' must have the same shape after the first axis (got {sorted(tails)})")
+            raise InvalidArgumentError(f"'batches' must have the same shape after the first axis (got {sorted(tails)})")
         return cls._joined(batches, np.concatenate)
 
     @classmethod
@@ -125,7 +132,12 @@ class Region(abc.ABC):
         new_shape = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple) else shape
         if tuple(new_shape) == self.shape:
             return self  # immutable: the same regions need no copy
-        return self._take(np.arange(self.size).reshape(new_shape))
+        try:
+            flat_index = np.arange(self.size).reshape(new_shape)
+        except (TypeError, ValueError):
+            raise InvalidArgumentError(f"'shape' must hold the batch's {self.size} regions (got {new_shape!r} for a "
+                                       f"{type(self).__name__} batch of shape {self.shape})") from None
+        return self._take(flat_index)
 
     def _take(self: R, flat_index: np.ndarray) -> R:
         """Return the regions at `flat_index` (an integer array; its shape becomes the batch shape)."""
@@ -147,7 +159,7 @@ class Region(abc.ABC):
         return region
 
     def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable")
+        raise FrozenRegionError(f"{type(self).__name__} is immutable: build a new region instead of setting {name!r}")
 
     # ----------------------------------------------------------------- geometry
     @property
@@ -190,6 +202,55 @@ class Region(abc.ABC):
         from geoiou.metrics import iou
 
         return iou(self, other, **options)
+
+    def to_shapely(self) -> Any:
+        """Return the regions as shapely geometries: one, or an object array of the batch shape (2-D kinds)."""
+        raise InvalidTypeError(f"{type(self).__name__} has no shapely form (shapely holds 2-D geometries)")
+
+    # ----------------------------------------------------------------- WKT
+    def to_wkt(self, *, precision: int | None = None) -> str | np.ndarray:
+        """Return the regions as WKT text: one string, or an array of the batch shape.
+
+        Written by shapely from the exact geometry (a mask's outline, a rotated box's corners), at
+        full float precision so that `from_wkt` reads back the same numbers, or rounded to
+        `precision` decimals.
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> geoiou.Box([0, 0, 2, 1.5]).to_wkt()
+        'POLYGON ((0 0, 2 0, 2 1.5, 0 1.5, 0 0))'
+        >>> import numpy as np
+        >>> geoiou.Mask(np.array([[1, 1], [0, 1]])).to_wkt()  # the outline of the true pixels
+        'POLYGON ((0 0, 2 0, 2 2, 1 2, 1 1, 0 1, 0 0))'
+        >>> geoiou.Polygon([(0, 0), (1 / 3, 0), (0, 1)]).to_wkt(precision=3)
+        'POLYGON ((0 0, 0.333 0, 0 1, 0 0))'
+        """
+        from geoiou.regions.wkt import regions_to_wkt
+
+        return regions_to_wkt(self, precision)
+
+    @classmethod
+    def from_wkt(cls: type[R], text: Any, *, repair: bool = False) -> R:
+        """Build regions of this kind from WKT text: one string, or an array-like of them (a batch of its shape).
+
+        `Polygon` reads POLYGON and MULTIPOLYGON text (holes and parts kept; `repair` as in
+        `Polygon`); `Box` and `RotatedBox` read polygons that are (axis-aligned) rectangles and
+        refuse any other shape. Parsing is shapely's, for the whole batch at once.
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> geoiou.Polygon.from_wkt("POLYGON ((0 0, 4 0, 0 3, 0 0))").area
+        6.0
+        >>> geoiou.Box.from_wkt(["POLYGON ((0 0, 2 0, 2 1, 0 1, 0 0))"]).to_array()
+        array([[0., 0., 2., 1.]])
+        >>> geoiou.RotatedBox.from_wkt(geoiou.RotatedBox([5, 5, 4, 2, 30]).to_wkt()).to_array().round(9)
+        array([ 5.,  5.,  4.,  2., 30.])
+        """
+        from geoiou.regions.wkt import regions_from_wkt
+
+        return regions_from_wkt(cls, text, repair)  # type: ignore[return-value]
 
     def __repr__(self) -> str:
         name = type(self).__name__

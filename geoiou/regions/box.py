@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import shapely
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
-from geoiou._validation import as_float_array, fail, require_ordered
+from geoiou._validation import as_float_array, fail, require_measurable, require_ordered, require_within_range
 from geoiou.regions.base import Region, as_measure, readonly
 
 if TYPE_CHECKING:
@@ -36,7 +36,9 @@ class Box(Region):
     ------
     InvalidRegionError
         If a coordinate is NaN or infinite, ``x2 < x1`` or ``y2 < y1``, a width or height is
-        negative, or the last axis does not have length 4.
+        negative, or the last axis does not have length 4; or if a coordinate's magnitude exceeds
+        ``2**508`` or a positive area is below ``2**-1000``, where float64 measures would overflow
+        or underflow (see the "Errors and refusals" page).
 
     Examples
     --------
@@ -49,13 +51,16 @@ class Box(Region):
     """
 
     _fields = {"_xyxy": 1}
-    _xyxy: np.ndarray
+    _xyxy: NDArray[np.float64]
 
     def __init__(self, coords: ArrayLike, *, fmt: BoxFormat = "xyxy") -> None:
         array = as_float_array(coords, "coords", trailing=4)
         xyxy = _to_xyxy(array, fmt)
         require_ordered(xyxy[..., 0], xyxy[..., 2], "coords", "x1 <= x2")
         require_ordered(xyxy[..., 1], xyxy[..., 3], "coords", "y1 <= y2")
+        require_within_range(np.abs(xyxy).max(axis=-1, initial=0.0), "coords")
+        width, height = xyxy[..., 2] - xyxy[..., 0], xyxy[..., 3] - xyxy[..., 1]
+        require_measurable(width * height, (width > 0) & (height > 0), "coords")
         object.__setattr__(self, "_xyxy", readonly(xyxy))
 
     @classmethod
@@ -88,7 +93,7 @@ class Box(Region):
         """
         x1, y1, x2, y2 = np.moveaxis(self._xyxy, -1, 0)
         if fmt == "xyxy":
-            return self._xyxy.copy()
+            return np.array(self._xyxy)
         if fmt == "xywh":
             return np.stack([x1, y1, x2 - x1, y2 - y1], axis=-1)
         if fmt == "cxcywh":
@@ -112,7 +117,7 @@ class Box(Region):
 
     @property
     def bounds(self) -> np.ndarray:
-        return self._xyxy.copy()
+        return np.array(self._xyxy)
 
     @property
     def centroid(self) -> np.ndarray:
@@ -164,6 +169,7 @@ def _to_xyxy(array: np.ndarray, fmt: str) -> np.ndarray:
         bad = np.argwhere((w < 0) | (h < 0))[0]
         index = tuple(int(i) for i in bad)
         raise fail("coords", "a non-negative width and height", f"w={w[index]}, h={h[index]} at batch index {index}")
-    if fmt == "xywh":
-        return np.stack([a, b, a + w, b + h], axis=-1)
-    return np.stack([a - w / 2, b - h / 2, a + w / 2, b + h / 2], axis=-1)
+    with np.errstate(over="ignore"):  # a corner beyond float64 becomes inf, which the range check refuses
+        if fmt == "xywh":
+            return np.stack([a, b, a + w, b + h], axis=-1)
+        return np.stack([a - w / 2, b - h / 2, a + w / 2, b + h / 2], axis=-1)

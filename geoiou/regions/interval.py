@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
-from geoiou._validation import as_float_array, require_ordered
+from geoiou._validation import SMALLEST_LENGTH, as_float_array, require_measurable, require_ordered, require_within_range
 from geoiou.regions.base import Region, as_measure, readonly
 
 __all__ = ["Interval"]
@@ -25,7 +25,9 @@ class Interval(Region):
     Raises
     ------
     InvalidRegionError
-        If a value is NaN or infinite, ``end < start``, or the last axis does not have length 2.
+        If a value is NaN or infinite, ``end < start``, or the last axis does not have length 2; or
+        if a value's magnitude exceeds ``2**508`` or a positive length is below ``2**-500``, where
+        float64 measures would overflow or underflow.
 
     Examples
     --------
@@ -38,11 +40,14 @@ class Interval(Region):
 
     ndim = 1
     _fields = {"_coords": 1}
-    _coords: np.ndarray
+    _coords: NDArray[np.float64]
 
     def __init__(self, coords: ArrayLike) -> None:
         array = as_float_array(coords, "coords", trailing=2)
         require_ordered(array[..., 0], array[..., 1], "coords", "start <= end")
+        require_within_range(np.abs(array).max(axis=-1, initial=0.0), "coords")
+        length = array[..., 1] - array[..., 0]
+        require_measurable(length, length > 0, "coords", smallest=SMALLEST_LENGTH, what="length")
         object.__setattr__(self, "_coords", readonly(array))
 
     @property
@@ -63,15 +68,15 @@ class Interval(Region):
 
     @property
     def bounds(self) -> np.ndarray:
-        return self._coords.copy()
+        return np.array(self._coords)
 
     @property
     def centroid(self) -> np.ndarray:
-        return self._coords.mean(axis=-1, keepdims=True)
+        return (self._coords[..., :1] + self._coords[..., 1:]) / 2
 
     def to_array(self) -> np.ndarray:
         """Return ``start, end`` as an array of shape ``(*shape, 2)``."""
-        return self._coords.copy()
+        return np.array(self._coords)
 
     def _describe_one(self) -> str:
         return f"{self._coords[0]:g}, {self._coords[1]:g}"

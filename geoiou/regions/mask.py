@@ -32,18 +32,21 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 import numpy as np
 import shapely
 from numpy.typing import ArrayLike
 
 from geoiou import rle as coco_rle
-from geoiou._validation import as_float_array, fail
+from geoiou._validation import as_float_array, as_numpy, fail
 from geoiou.regions.base import Region, as_measure, readonly
 
 if TYPE_CHECKING:
     from geoiou.kernels.hull import ConvexHulls
+    from geoiou.regions.box import Box
+    from geoiou.regions.polygon import Polygon
+    from geoiou.regions.rotated_box import RotatedBox
 
 __all__ = ["Mask"]
 
@@ -68,7 +71,8 @@ class Mask(Region):
     ------
     InvalidRegionError
         If the array has fewer than two axes or holds values other than 0 and 1 (probabilities
-        must be thresholded, label maps compared with one label), or the origin is not finite.
+        must be thresholded, label maps compared with one label), or the origin is not finite or
+        puts a pixel edge beyond ``±2**52``, where float64 can no longer resolve a pixel.
 
     See Also
     --------
@@ -95,7 +99,7 @@ class Mask(Region):
         data = _binary(array)
         batch = data.shape[:-2]
         store = _PixelStore(data.shape[-2:], dense=data.reshape(_count(batch), *data.shape[-2:]))
-        self._attach(store, np.arange(store.size).reshape(batch), _origins(origin, batch))
+        self._attach(store, np.arange(store.size).reshape(batch), _origins(origin, batch, store.grid))
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -132,11 +136,12 @@ class Mask(Region):
         batch = () if isinstance(rle, dict) else (len(runs.sizes),)
         sizes = runs.sizes
         if len(sizes) and (sizes == sizes[0]).all():
-            store = _PixelStore(tuple(int(n) for n in sizes[0]), runs=runs)
+            store = _PixelStore((int(sizes[0][0]), int(sizes[0][1])), runs=runs)
         else:
-            store = _PixelStore(tuple(int(n) for n in sizes.max(axis=0, initial=0)), dense=_padded(runs))
+            height, width = (int(n) for n in sizes.max(axis=0, initial=0))
+            store = _PixelStore((height, width), dense=_padded(runs))
         mask = object.__new__(cls)
-        mask._attach(store, np.arange(store.size).reshape(batch), _origins(origin, batch))
+        mask._attach(store, np.arange(store.size).reshape(batch), _origins(origin, batch, store.grid))
         return mask
 
     @classmethod
@@ -202,7 +207,7 @@ class Mask(Region):
         return taken
 
     # ----------------------------------------------------------------- export
-    def to_rle(self) -> dict[str, Any] | list:
+    def to_rle(self) -> dict[str, Any] | list[Any]:
         """Encode as compressed COCO RLE, byte for byte as ``pycocotools.mask.encode``.
 
         An RLE has no origin: the origin is left out. Masks of a batch share its grid, so a mask
@@ -228,7 +233,8 @@ class Mask(Region):
         nested = np.empty(self.size, dtype=object)
         for k, one in enumerate(encoded):
             nested[k] = one
-        return nested.reshape(self.shape).tolist()
+        rles: list[Any] = nested.reshape(self.shape).tolist()
+        return rles
 
     # ----------------------------------------------------------------- pixels and geometry
     @functools.cached_property
@@ -256,7 +262,7 @@ class Mask(Region):
     @property
     def origin(self) -> np.ndarray:
         """``(x0, y0)`` of each mask, shape ``(*shape, 2)``."""
-        return self._origin.copy()
+        return np.array(self._origin)
 
     @property
     def area(self) -> float | np.ndarray:
@@ -278,7 +284,8 @@ class Mask(Region):
             # Pixel centres lie at half-integers; an empty mask has no centroid (NaN).
             cx = (self._data.sum(axis=-2) @ (np.arange(width) + 0.5)) / count
             cy = (self._data.sum(axis=-1) @ (np.arange(height) + 0.5)) / count
-        return np.stack([cx, cy], axis=-1) + self._origin
+        centroids: np.ndarray = np.stack([cx, cy], axis=-1) + self._origin
+        return centroids
 
     def to_shapely(self) -> shapely.Geometry | np.ndarray:
         """Return the exact region as shapely (Multi)Polygons: the union of the true pixel squares.
@@ -289,10 +296,77 @@ class Mask(Region):
         >>> geoiou.Mask(np.array([[1, 1], [0, 1]])).to_shapely().area
         3.0
         """
-        geoms = np.empty(self.shape, dtype=object)
-        for index in np.ndindex(self.shape):
-            geoms[index] = _pixels_to_shapely(self._data[index], self._origin[index])
-        return geoms[()] if not self.shape else geoms
+        return self.to_polygons().to_shapely()
+
+    def to_polygons(self) -> Polygon:
+        """Return the exact outline of each mask's true pixels as a `Polygon` batch of the same shape.
+
+        The polygons are the masks' regions, not an approximation: pixel squares joined along
+        their shared edges, with holes, and one part per 4-connected group of pixels (pixels that
+        touch only at a corner are parts that touch at a point). So ``iou(mask,
+        mask.to_polygons())`` is 1. The whole batch is traced at once, with vertices only where
+        the outline turns. An empty mask gives an empty polygon.
+
+        Examples
+        --------
+        >>> import numpy as np, geoiou
+        >>> mask = geoiou.Mask(np.array([[1, 1, 0], [1, 0, 0], [0, 0, 1]]), origin=(10, 20))
+        >>> outline = mask.to_polygons()
+        >>> outline.to_shapely().wkt
+        'MULTIPOLYGON (((10 20, 12 20, 12 21, 11 21, 11 22, 10 22, 10 20)), ((12 22, 13 22, 13 23, 12 23, 12 22)))'
+        >>> geoiou.iou(mask, outline)
+        1.0
+        >>> geoiou.Mask(np.zeros((2, 2))).to_polygons().area  # an empty mask
+        0.0
+        """
+        from geoiou.regions.mask_conversions import outline
+
+        return outline(self)
+
+    @classmethod
+    def from_polygon(cls, polygon: Polygon | Box | RotatedBox, *, shape: tuple[int, int] | None = None,
+                     origin: ArrayLike | None = None, rule: Literal["centre", "any", "coverage"] = "centre",
+                     fraction: float = 0.5) -> Mask:
+        """Rasterize vector regions to masks on one pixel grid, by a named rule.
+
+        Rasterizing changes the region (a mask is made of whole pixels), so the rule is the
+        caller's choice; compare a polygon with a mask directly (exact pixel coverage) when the
+        mask is only needed for the comparison.
+
+        Parameters
+        ----------
+        polygon : Polygon, Box or RotatedBox
+            One region or a batch; the masks have its batch shape.
+        shape : (int, int), optional
+            The grid ``(H, W)``; by default the smallest integer grid that holds every region.
+        origin : array_like of shape (2,), optional
+            ``(x0, y0)`` of the grid's pixel (0, 0): by default ``(0, 0)`` with `shape`, else the
+            integer point below and left of every region.
+        rule : {"centre", "any", "coverage"}, default "centre"
+            A pixel is true when its centre is in the region (on the boundary counts), when the
+            region covers any of its area, or when it covers at least `fraction` of it. The
+            coverage is exact, not sampled.
+        fraction : float, default 0.5
+            The least covered fraction of a pixel for ``rule="coverage"``, in ``(0, 1]``.
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> triangle = geoiou.Polygon([(0, 0), (2.6, 0), (0, 2.6)])  # covers pixels 1, 0.92 (twice), 0.18 (three times)
+        >>> geoiou.Mask.from_polygon(triangle).data.astype(int)  # centres (0.5, 0.5), (1.5, 0.5), (0.5, 1.5)
+        array([[1, 1, 0],
+               [1, 0, 0],
+               [0, 0, 0]])
+        >>> [int(geoiou.Mask.from_polygon(triangle, rule="any").area),
+        ...  int(geoiou.Mask.from_polygon(triangle, rule="coverage", fraction=0.95).area)]
+        [6, 1]
+        >>> geoiou.Mask.from_polygon(geoiou.Box([0.5, 0, 2, 1]), shape=(1, 3), rule="coverage", fraction=1.0).data
+        array([[False,  True, False]])
+        """
+        from geoiou.regions.mask_conversions import rasterize
+
+        pixels, grid_origin = rasterize(polygon, shape, origin, rule, fraction)
+        return cls(pixels, origin=grid_origin)
 
     def _hull_vertices(self) -> np.ndarray:
         """The vertices ``(k, 2)`` of one mask's convex hull (the GIoU hull kernel's input for one pair)."""
@@ -454,7 +528,7 @@ def _run_row_windows(runs: coco_rle.Runs, grid: tuple[int, int]) -> _Windows:
     windows = _Windows.zeros(False, _run_boxes(runs, grid[0]))
     for m in np.flatnonzero(windows.stride):
         row0, row1, col0, col1 = windows.boxes[m]
-        columns = runs.paint(m, m + 1, col0, col1).reshape(col1 - col0, grid[0])[:, row0:row1]
+        columns = runs.paint(int(m), int(m) + 1, col0, col1).reshape(col1 - col0, grid[0])[:, row0:row1]
         first = col0 - WORD_BITS * windows.word0[m]
         lines = np.zeros((row1 - row0, WORD_BITS * windows.stride[m]), dtype=bool)
         lines[:, first : first + col1 - col0] = columns.T
@@ -466,7 +540,8 @@ def _run_row_windows(runs: coco_rle.Runs, grid: tuple[int, int]) -> _Windows:
 def _bit_range(first: np.ndarray, stop: np.ndarray) -> np.ndarray:
     """uint64 values with bits ``first <= b < stop`` set (``first < stop <= 64``)."""
     ones = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
-    return (ones >> (WORD_BITS - (stop - first)).astype(np.uint64)) << first.astype(np.uint64)
+    values: np.ndarray = (ones >> (WORD_BITS - (stop - first)).astype(np.uint64)) << first.astype(np.uint64)
+    return values
 
 
 def _pack_lines(pixels: np.ndarray, stride: int) -> np.ndarray:
@@ -513,7 +588,7 @@ class _PixelStore:
         self.grid = (int(grid[0]), int(grid[1]))
         self._given_dense = None if dense is None else readonly(dense)
         self._runs = runs
-        self.size = len(dense) if dense is not None else len(runs.sizes)
+        self.size = len(dense) if dense is not None else len(self._held_runs().sizes)
         #: Whether the cheap windows run along columns (built from runs) rather than rows.
         self.column_major = runs is not None
 
@@ -524,7 +599,7 @@ class _PixelStore:
             return self._given_dense
         height, width = self.grid
         # Decoded column by column, as the runs go: the (M, H, W) result is a transposed view.
-        columns = self._runs.paint(0, self.size, 0, width).reshape(self.size, width, height)
+        columns = self._held_runs().paint(0, self.size, 0, width).reshape(self.size, width, height)
         return readonly(columns.transpose(0, 2, 1))
 
     def windows(self, rows: bool = False) -> _Windows:
@@ -537,7 +612,7 @@ class _PixelStore:
 
     @functools.cached_property
     def _column_windows(self) -> _Windows:
-        return _run_column_windows(self._runs, self.grid[0])
+        return _run_column_windows(self._held_runs(), self.grid[0])
 
     def encode(self, index: np.ndarray) -> list[dict[str, Any]]:
         """Compressed COCO RLEs of the masks at `index`; masks held as runs are encoded from their runs."""
@@ -552,7 +627,14 @@ class _PixelStore:
             return self.dense[mask, rows, cols]
         height = self.grid[0]
         columns = self._runs.paint(mask, mask + 1, cols.start, cols.stop).reshape(cols.stop - cols.start, height)
-        return columns.T[rows]
+        window: np.ndarray = columns.T[rows]
+        return window
+
+    def _held_runs(self) -> coco_rle.Runs:
+        """The runs of a store built from runs (callers know it was: dense stores never ask)."""
+        if self._runs is None:  # pragma: no cover - unreachable by construction
+            raise TypeError("a pixel store built from dense pixels holds no runs")
+        return self._runs
 
     def select(self, index: np.ndarray) -> np.ndarray:
         """Pixels of the masks at `index`, shape ``(*index.shape, H, W)``: a view when they are consecutive."""
@@ -579,9 +661,21 @@ def _count(shape: tuple[int, ...]) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
 
-def _origins(origin: ArrayLike, batch: tuple[int, ...]) -> np.ndarray:
-    """Validate the origin and broadcast it to one ``(x0, y0)`` per mask."""
+#: The largest magnitude of a pixel edge: beyond 2**52 float64 numbers are more than half a pixel
+#: apart, so pixel edges (and a mask's bounds) could no longer be told apart or placed.
+LARGEST_PIXEL_EDGE = 2.0**52
+
+
+def _origins(origin: ArrayLike, batch: tuple[int, ...], grid: tuple[int, int]) -> np.ndarray:
+    """Validate the origin and broadcast it to one ``(x0, y0)`` per mask of a grid ``(H, W)``."""
     origin_array = as_float_array(origin, "origin", trailing=2)
+    # The far edge of the grid along x is x0 + W, along y it is y0 + H.
+    reach = np.abs(origin_array) + np.array([grid[1], grid[0]], dtype=np.float64)
+    too_far = ~(reach <= LARGEST_PIXEL_EDGE)
+    if too_far.any():
+        raise fail("origin", "pixel edges within ±2**52 (about 4.5e15), where float64 still resolves a pixel: "
+                   "translate the data towards 0", f"{origin_array[tuple(np.argwhere(too_far)[0][:-1])].tolist()} "
+                   f"with a grid of {grid[0]} × {grid[1]} pixels")
     try:
         return np.broadcast_to(origin_array, (*batch, 2))
     except ValueError:
@@ -599,13 +693,13 @@ def _padded(runs: coco_rle.Runs) -> np.ndarray:
 
 def _binary(array: ArrayLike) -> np.ndarray:
     """Validate a 0/1 raster and return it as bool, explaining the usual mistakes."""
-    data = np.asarray(array)
+    data = as_numpy(array, "array")
     if data.ndim < 2:
         raise fail("array", "a 2-D raster (H, W) or a batch (..., H, W)", f"shape {data.shape}")
     if data.dtype == bool:
         return data
-    if not (np.issubdtype(data.dtype, np.number)):
-        raise fail("array", "boolean or 0/1 numbers", f"dtype {data.dtype}")
+    if not np.issubdtype(data.dtype, np.number) or np.issubdtype(data.dtype, np.complexfloating):
+        raise fail("array", "boolean or 0/1 real numbers", f"dtype {data.dtype}")
     binary = (data == 0) | (data == 1)
     if binary.all():
         return data.astype(bool)
@@ -617,14 +711,3 @@ def _binary(array: ArrayLike) -> np.ndarray:
     else:
         hint = ""
     raise fail("array", "boolean or only 0 and 1" + hint, value)
-
-
-def _pixels_to_shapely(data: np.ndarray, origin: np.ndarray) -> shapely.Geometry:
-    """Union of the true pixel squares, built from horizontal runs so that it stays fast."""
-    padded = np.pad(data, ((0, 0), (1, 1))).astype(np.int8)
-    rows, starts = np.nonzero(np.diff(padded, axis=1) == 1)
-    _, ends = np.nonzero(np.diff(padded, axis=1) == -1)
-    x0, y0 = origin
-    runs = shapely.box(x0 + starts, y0 + rows, x0 + ends, y0 + rows + 1)
-    union = shapely.union_all(runs)
-    return union if isinstance(union, (shapely.Polygon, shapely.MultiPolygon)) else shapely.Polygon()

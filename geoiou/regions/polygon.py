@@ -20,7 +20,8 @@ import numpy as np
 import shapely
 from numpy.typing import ArrayLike
 
-from geoiou._validation import describe, fail
+from geoiou._validation import (LARGEST_COORDINATE, SMALLEST_AREA, arrays_as_numpy, as_real_array, describe, fail,
+                                require_measurable, require_within_range)
 from geoiou.errors import InvalidRegionError
 from geoiou.regions.base import Region, as_measure, readonly
 from geoiou.regions.ragged import RaggedPolygons, offsets_of, ragged_arange
@@ -76,7 +77,8 @@ class Polygon(Region):
     def __init__(self, ring: ArrayLike, *, repair: bool = False) -> None:
         vertices = _float_vertices(ring, "ring")
         if vertices.ndim != 2:
-            raise fail("ring", "an array of vertices of shape (n, 2)", f"shape {vertices.shape}")
+            hint = "; for N rings of k vertices use Polygon.from_rings" if vertices.ndim == 3 else ""
+            raise fail("ring", f"an array of vertices of shape (n, 2){hint}", f"shape {vertices.shape}")
         store = _valid_ring_store(vertices)
         if store is None:  # refused, or to be repaired: the batch path says why, or repairs
             store = _rings_store(vertices, np.array([0, len(vertices)]), "ring", repair=repair)
@@ -108,6 +110,7 @@ class Polygon(Region):
         >>> geoiou.Polygon.from_rings(squares).bounds[:, 0]
         array([0., 1., 2.])
         """
+        rings = arrays_as_numpy(rings, "rings")
         if isinstance(rings, np.ndarray) and rings.ndim == 3:
             vertices = _float_vertices(rings, "rings")
             count, size = vertices.shape[:2]
@@ -279,10 +282,7 @@ class Polygon(Region):
 # --------------------------------------------------------------------------- building the store
 def _float_vertices(value: ArrayLike, param: str) -> np.ndarray:
     """`value` as a float64 array whose last axis holds ``(x, y)`` (finite values are checked later)."""
-    try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise fail(param, "an array of numbers", value) from None
+    array = as_real_array(value, param)
     if array.ndim == 0 or array.shape[-1] != 2:
         raise fail(param, "an array of shape (..., 2)", f"shape {array.shape}")
     return array
@@ -339,7 +339,7 @@ def _valid_ring_store(vertices: np.ndarray) -> RaggedPolygons | None:
 
     None if the ring is not finite and valid: `_rings_store` then finds the fault.
     """
-    if len(vertices) < 3 or not np.isfinite(vertices).all():
+    if len(vertices) < 3 or not (np.abs(vertices) <= LARGEST_COORDINATE).all():
         return None
     if not (vertices[0] == vertices[-1]).all():
         vertices = np.concatenate([vertices, vertices[:1]])
@@ -347,6 +347,8 @@ def _valid_ring_store(vertices: np.ndarray) -> RaggedPolygons | None:
     if not geometry.is_valid:
         return None
     store = RaggedPolygons.from_closed_rings(vertices, np.array([0, len(vertices)], dtype=np.int64))
+    if not store.area[0] >= SMALLEST_AREA:
+        return None
     store.__dict__["shapely"] = np.array([geometry], dtype=object)  # the validated object is the store's own
     return store
 
@@ -442,6 +444,7 @@ def _validated(store: RaggedPolygons, param: str, shape: tuple[int, ...], *, rep
         raise fail(param, "finite coordinates (no NaN or inf)", store.coords[int(np.argmin(coords_ok))])
     geoms = store.shapely
     invalid = ~shapely.is_valid(geoms) if invalid is None else invalid
+    _require_representable(store, param, shape, ~invalid)
     if not invalid.any():
         return store
     if repair:
@@ -454,6 +457,14 @@ def _validated(store: RaggedPolygons, param: str, shape: tuple[int, ...], *, rep
         f"{param!r} must be a valid polygon (got {shapely.is_valid_reason(geoms[flat])}{where}); "
         "pass repair=True to repair it with shapely.make_valid, or fix the vertices"
     )
+
+
+def _require_representable(store: RaggedPolygons, param: str, shape: tuple[int, ...], valid: np.ndarray) -> None:
+    """Refuse coordinates whose areas would overflow float64, and valid polygons whose areas underflow (see `_validation`)."""
+    present = ~np.isnan(store.bounds[:, 0])  # empty polygons have NaN bounds and area 0
+    magnitude = np.where(present, np.abs(np.nan_to_num(store.bounds)).max(axis=-1, initial=0.0), 0.0)
+    require_within_range(magnitude.reshape(shape), param)
+    require_measurable(store.area.reshape(shape), (present & valid).reshape(shape), param)
 
 
 def _repaired(store: RaggedPolygons, invalid: np.ndarray) -> RaggedPolygons:

@@ -219,13 +219,17 @@ class RaggedPolygons:
         end = self.coords[edges.start + 1]
         # Each edge with the geometry's first vertex forms a signed triangle; work relative to that vertex.
         anchor = self.coords[self.geometry_vertex_offsets[:-1][edges.geometry]] if edges.start.size else start
-        p, q = start - anchor, end - anchor
+        # The moments are cubes of coordinates: scale each geometry by a power of two of its extent (exact)
+        # so that they neither overflow for huge polygons nor underflow for tiny ones.
+        extent = np.nan_to_num(np.max(self.bounds[:, 2:] - self.bounds[:, :2], axis=1))
+        scale = np.ldexp(1.0, -np.frexp(extent)[1])
+        p, q = (start - anchor) * scale[edges.geometry, None], (end - anchor) * scale[edges.geometry, None]
         cross = (p[:, 0] * q[:, 1] - q[:, 0] * p[:, 1]) * edges.weight_sign
         moments = np.stack([np.bincount(edges.geometry, weights=cross * (p[:, k] + q[:, k]), minlength=self.size)
                             for k in range(2)], axis=-1)
         twice_area = np.bincount(edges.geometry, weights=cross, minlength=self.size)
         with np.errstate(invalid="ignore", divide="ignore"):
-            local = moments / (3 * twice_area[:, None])
+            local = moments / (3 * twice_area[:, None]) / scale[:, None]
         origin = np.full((self.size, 2), np.nan)
         present = np.diff(self.geometry_vertex_offsets) > 0
         origin[present] = self.coords[self.geometry_vertex_offsets[:-1][present]]

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import shapely
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
-from geoiou._validation import as_float_array, fail, require_nonnegative
+from geoiou._validation import as_float_array, fail, require_measurable, require_nonnegative, require_within_range
 from geoiou.regions.base import Region, as_measure, readonly
 
 if TYPE_CHECKING:
@@ -40,7 +40,8 @@ class RotatedBox(Region):
     ------
     InvalidRegionError
         If a value is NaN or infinite, a width or height is negative, or the last axis does not
-        have length 5.
+        have length 5; or if a corner's coordinates exceed ``2**508`` in magnitude or a positive
+        area is below ``2**-1000``, where float64 measures would overflow or underflow.
 
     Examples
     --------
@@ -58,12 +59,17 @@ class RotatedBox(Region):
     """
 
     _fields = {"_coords": 1}
-    _coords: np.ndarray
+    _coords: NDArray[np.float64]
 
     def __init__(self, coords: ArrayLike) -> None:
         array = as_float_array(coords, "coords", trailing=5)
         require_nonnegative(array[..., 2], "coords", "width w")
         require_nonnegative(array[..., 3], "coords", "height h")
+        width, height = array[..., 2], array[..., 3]
+        # The corners lie within half the diagonal of the centre.
+        reach = np.maximum(np.abs(array[..., 0]), np.abs(array[..., 1])) + np.hypot(width, height) / 2
+        require_within_range(reach, "coords")
+        require_measurable(width * height, (width > 0) & (height > 0), "coords")
         object.__setattr__(self, "_coords", readonly(array))
 
     # ----------------------------------------------------------------- adapters
@@ -150,11 +156,11 @@ class RotatedBox(Region):
             points = _minimum_area_rectangles(points)
         elif fit != "strict":
             raise fail("fit", f"one of {CORNER_FIT}", fit)
-        return cls._from_fields(_coords=_rectangle_parameters(points, rtol))
+        return cls(_rectangle_parameters(points, rtol))
 
     def to_array(self) -> np.ndarray:
         """Return ``cx, cy, w, h, angle`` (degrees) as an array of shape ``(*shape, 5)``."""
-        return self._coords.copy()
+        return np.array(self._coords)
 
     def to_radians(self) -> np.ndarray:
         """Return ``cx, cy, w, h, angle`` with the angle in radians (mmcv's input)."""
@@ -232,7 +238,7 @@ class RotatedBox(Region):
 
     @property
     def centroid(self) -> np.ndarray:
-        return self._coords[..., :2].copy()
+        return np.array(self._coords[..., :2])
 
     def _describe_one(self) -> str:
         return ", ".join(f"{v:g}" for v in self._coords)
@@ -265,7 +271,7 @@ def _minimum_area_rectangles(points: np.ndarray) -> np.ndarray:
     batch = points.shape[:-2]
     multipoints = shapely.multipoints(points.reshape(-1, 4, 2))
     rectangles = shapely.oriented_envelope(multipoints)
-    coords = shapely.get_coordinates(rectangles).reshape(-1, 5, 2)[:, :4]
+    coords = np.asarray(shapely.get_coordinates(rectangles), dtype=np.float64).reshape(-1, 5, 2)[:, :4]
     return coords.reshape((*batch, 4, 2))
 
 
