@@ -83,6 +83,8 @@ class PairKernel:
     swapped: bool
     single_form: Callable | None = None
     blocks_form: Callable | None = None
+    #: The measure the kernel computes ("intersection" or "hull").
+    measure: Measure = "intersection"
 
     @property
     def per_candidate(self) -> bool:
@@ -90,8 +92,17 @@ class PairKernel:
         return self.kernel in _PER_CANDIDATE
 
     def __call__(self, a: Region, b: Region) -> np.ndarray:
-        a, b = self._converted(a, b)
-        return self.kernel(b, a) if self.swapped else self.kernel(a, b)
+        converted_a, converted_b = self._converted(a, b)
+        result = self.kernel(converted_b, converted_a) if self.swapped else self.kernel(converted_a, converted_b)
+        if self._promoted:
+            # A promoted region's corners are rounded: its polygon may enclose a few ulps more than
+            # the region itself. The intersection is bounded by the regions' own measures.
+            result = np.minimum(result, np.minimum(a._area_array(), b._area_array()))
+        return result
+
+    @property
+    def _promoted(self) -> bool:
+        return self.measure == "intersection" and bool(self.convert_a or self.convert_b)
 
     @property
     def has_single(self) -> bool:
@@ -99,11 +110,16 @@ class PairKernel:
 
     def single(self, a: Region, b: Region) -> Any:
         """The single-pair form on two single regions (measures of `a` and `b` in that order)."""
-        a, b = self._converted(a, b)
+        converted_a, converted_b = self._converted(a, b)
         if not self.swapped:
-            return self.single_form(a, b)
-        result = self.single_form(b, a)
-        return (result[0], result[2], result[1]) if isinstance(result, tuple) else result
+            result = self.single_form(converted_a, converted_b)
+        else:
+            result = self.single_form(converted_b, converted_a)
+            result = (result[0], result[2], result[1]) if isinstance(result, tuple) else result
+        if self._promoted:  # as in `__call__`: the regions' own measures
+            area_a, area_b = float(a.area), float(b.area)
+            return min(result[0], area_a if area_a < area_b else area_b), area_a, area_b
+        return result
 
     def blocks(self, a: Region, b: Region, block_pairs: int) -> Any | None:
         """The blocks form on two flat batches, or None when the pair has none as it stands (no conversion, no swap)."""
@@ -144,7 +160,8 @@ def find_kernel(kind_a: type[Region], kind_b: type[Region], measure: Measure = "
         for key, swapped in (((measure, target_a, target_b), False), ((measure, target_b, target_a), True)):
             forms = _TABLE.get(key, {})
             if "batch" in forms:
-                return PairKernel(forms["batch"], conv_a, conv_b, swapped, forms.get("single"), forms.get("blocks"))
+                return PairKernel(forms["batch"], conv_a, conv_b, swapped, forms.get("single"), forms.get("blocks"),
+                                  measure)
     what = "compare" if measure == "intersection" else f"compute the {measure} measure of"
     raise UnsupportedPairError(
         f"cannot {what} {kind_a.__name__} with {kind_b.__name__}; supported pairs: "

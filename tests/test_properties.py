@@ -185,12 +185,10 @@ def test_ranges_and_inequalities(kind_a, kind_b):
     ``iof <= 1`` exactly is checked on a known hard case by `test_polygon_overlap_never_exceeds_the_polygon`.
 
     A rotated box met by a polygon or a mask is promoted to a polygon whose rounded corners can
-    enclose a few ulps more than ``w·h``, and the kernel bounds the intersection by that area,
-    not the box's own: those pairs get 1e-12 until the promotion keeps the box's measure
-    (`test_a_promoted_rotated_box_never_exceeds_its_own_area`, a strict xfail, tracks it).
+    enclose a few ulps more than ``w·h``; the intersection is still bounded by the box's own
+    measure (`test_a_promoted_rotated_box_never_exceeds_its_own_area`).
     """
-    promoted = "rotated_box" in (kind_a, kind_b) and {kind_a, kind_b} & {"polygon", "mask"}
-    ulps = 1e-12 if promoted else 4 * np.finfo(float).eps
+    ulps = 4 * np.finfo(float).eps
 
     @ci_settings(EXAMPLES)
     @given(region(kind_a), region(kind_b))
@@ -271,14 +269,12 @@ def test_a_subnormal_coordinate_where_geos_overlays_go_wrong():
     assert shapely.intersection(shapely_of(bar), shapely_of(box)).area != pytest.approx(0.0125, rel=1e-3)
 
 
-@pytest.mark.xfail(strict=True, reason="known bug (found by the deep Hypothesis run): a rotated box promoted to a "
-                   "polygon bounds the intersection by the polygon's shoelace area, a few ulps above w·h")
 def test_a_promoted_rotated_box_never_exceeds_its_own_area():
     """A rotated box inside a polygon (or a mask) shares its whole area with it: IoF exactly 1, never above.
 
-    Today the intersection is 0.12500000000000014 for a box of area 0.125 (IoF 1.000000000000001):
-    the kernel clamps to the promoted polygon's area. The fix is to bound a promoted pair's
-    intersection by the regions' own measures, where the metrics take them.
+    Found by the deep Hypothesis run: the box promoted to a polygon has rounded corners whose
+    shoelace area is 0.12500000000000014 for a box of area 0.125. A promoted pair's
+    intersection is bounded by the regions' own measures (`dispatch.PairKernel`).
     """
     box = geoiou.RotatedBox([2, 0, 1, 0.125, 45])
     triangle = geoiou.Polygon([(4, 0), (-1, 1.732051), (-0.5, -0.866025)])
@@ -286,6 +282,8 @@ def test_a_promoted_rotated_box_never_exceeds_its_own_area():
     inside_mask = geoiou.RotatedBox([0, 3, 1, 0.125, 45])
     assert geoiou.intersection_area(box, triangle) <= box.area
     assert geoiou.iof(box, triangle) <= 1.0 and geoiou.iof(inside_mask, mask) <= 1.0
+    batch = geoiou.RotatedBox.stack([box, inside_mask])
+    assert (geoiou.iof(batch, triangle) <= 1.0).all() and (geoiou.pairwise_iof(batch, mask[None]) <= 1.0).all()
 
 
 def test_polygon_overlap_never_exceeds_the_polygon():

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 import geoiou
 from strategies import ci_settings, random_masks, random_regions, region_strategy, rng, translate
 
-#: Pairs of kinds (names of `strategies.KIND_NAMES`) whose metrics must be symmetric. Polygon pairs
-#: and the pairs promoted to Polygon (Mask × RotatedBox) are to be added here with their kernel.
+#: Pairs of kinds (names of `strategies.KIND_NAMES`) whose metrics must be symmetric: every pair
+#: of kinds that compare (the polygon kernel orders each pair by its polygons' fingerprints).
 PAIRS = [
     ("box", "box"),
     ("rotated_box", "rotated_box"),
@@ -27,6 +27,11 @@ PAIRS = [
     ("mask", "mask"),
     ("mask", "box"),
     ("interval", "interval"),
+    ("polygon", "polygon"),
+    ("box", "polygon"),
+    ("rotated_box", "polygon"),
+    ("mask", "polygon"),
+    ("mask", "rotated_box"),
 ]
 
 #: The symmetric metrics; `intersection_area` is IoF's numerator (IoF itself divides by `a` alone).

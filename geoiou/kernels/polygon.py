@@ -20,21 +20,27 @@ from geoiou.kernels.polygon_pair import RingPolygon, pair_shared_area
 from geoiou.regions import Mask, Polygon, Region
 from geoiou.regions.ragged import RaggedPolygons
 
-__all__ = ["hull_area", "polygon_intersection_area"]
+__all__ = ["hull_area", "pair_hull_measure", "polygon_intersection_area", "polygon_pair_measures"]
 
 
 @register(Polygon, Polygon, per_candidate=True)
 def polygon_intersection_area(a: Polygon, b: Polygon) -> np.ndarray:
-    """Area of the intersection of polygons (exact), elementwise with broadcasting.
-
-    One pair of small simple polygons runs the plain-Python rendering of the kernel
-    (`polygon_pair`, the same bits without NumPy's per-call cost).
-    """
-    if not a.shape and not b.shape:
-        geometry_a, geometry_b = int(a._index), int(b._index)
-        if RingPolygon.serves(a._store, geometry_a) and RingPolygon.serves(b._store, geometry_b):
-            return np.array(pair_shared_area(RingPolygon(a._store, geometry_a), RingPolygon(b._store, geometry_b)))
+    """Area of the intersection of polygons (exact), elementwise with broadcasting."""
     return over_candidates(a, b, _polygon_pairs)
+
+
+@register(Polygon, Polygon, form="single")
+def polygon_pair_measures(a: Polygon, b: Polygon) -> tuple[float, float, float]:
+    """One pair's intersection and areas: small simple polygons by the plain-Python rendering of the kernel.
+
+    `polygon_pair` gives the batch kernel's bits without NumPy's per-call cost; other polygons
+    (holes, several parts, many vertices) run the batch kernel on the one pair.
+    """
+    geometry_a, geometry_b = int(a._index), int(b._index)
+    if RingPolygon.serves(a._store, geometry_a) and RingPolygon.serves(b._store, geometry_b):
+        ring_a, ring_b = RingPolygon(a._store, geometry_a), RingPolygon(b._store, geometry_b)
+        return pair_shared_area(ring_a, ring_b), ring_a.area, ring_b.area
+    return float(polygon_intersection_area(a, b)), float(a.area), float(b.area)
 
 
 def _polygon_pairs(a: Polygon, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
@@ -59,6 +65,14 @@ def canonical_shared_area(store_a: RaggedPolygons, geometry_a: np.ndarray, store
     return area
 
 
+@register(Polygon, Polygon, measure="hull", form="single")
+@register(Mask, Polygon, measure="hull", form="single")
+@register(Mask, Mask, measure="hull", form="single")
+def pair_hull_measure(a: Region, b: Region) -> float:
+    """One pair's hull area by the plain-Python rendering of the hull kernel (`hull_pair`, the same bits)."""
+    return pair_hull_area(HullTable(a._hull_vertices()), HullTable(b._hull_vertices()))
+
+
 @register(Polygon, Polygon, measure="hull")
 @register(Mask, Polygon, measure="hull")
 @register(Mask, Mask, measure="hull")
@@ -68,8 +82,6 @@ def hull_area(a: Region, b: Region) -> np.ndarray:
     Each region's hull is computed once; every pair then walks the two hulls together
     (`hull.union_hull_area`), with no geometry built per pair.
     """
-    if not a.shape and not b.shape:  # one pair: the plain-Python rendering, same bits
-        return np.array(pair_hull_area(HullTable(a._hull_vertices()), HullTable(b._hull_vertices())))
     hulls_a, rows_a = a._hull_table()
     hulls_b, rows_b = b._hull_table()
     index_a, index_b, shape = broadcast_indices(a.shape, b.shape)

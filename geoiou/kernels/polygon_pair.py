@@ -21,7 +21,7 @@ import numpy as np
 
 from geoiou.kernels.polygon_overlap import ROUNDING, TURN
 from geoiou.kernels.scalar import NAN, clip, divide, maximum, minimum, pseudo_angle
-from geoiou.regions.ragged import RaggedPolygons
+from geoiou.regions.ragged import RaggedPolygons, ring_signed_area_of
 
 __all__ = ["MAX_VERTICES", "RingPolygon", "pair_shared_area"]
 
@@ -45,7 +45,7 @@ class RingPolygon:
         start, stop = int(store.geometry_vertex_offsets[geometry]), int(store.geometry_vertex_offsets[geometry + 1])
         coords = store.coords[start:stop]
         self.xs, self.ys = coords[:, 0].tolist(), coords[:, 1].tolist()
-        signed = _ring_signed_area(self.xs, self.ys)
+        signed = ring_signed_area_of(self.xs, self.ys)
         self.area = 0.0 + abs(signed)  # the store's per-geometry sum starts at 0.0
         # The ring is an exterior: its edges add area when it turns counter-clockwise.
         self.weight = 1.0 if signed > 0 else -1.0
@@ -65,15 +65,6 @@ class RingPolygon:
         rings = store.part_offsets[part + 1] - store.part_offsets[part]
         ring = store.part_offsets[part]
         return bool(rings == 1 and store.ring_offsets[ring + 1] - store.ring_offsets[ring] <= MAX_VERTICES + 1)
-
-
-def _ring_signed_area(xs: list[float], ys: list[float]) -> float:
-    x0, y0 = xs[0], ys[0]
-    total = 0.0
-    for k in range(len(xs) - 1):
-        px, py, qx, qy = xs[k] - x0, ys[k] - y0, xs[k + 1] - x0, ys[k + 1] - y0
-        total += px * qy - qx * py
-    return total / 2
 
 
 def _fingerprint(coords: np.ndarray) -> int:

@@ -24,7 +24,7 @@ from geoiou._validation import (LARGEST_COORDINATE, SMALLEST_AREA, arrays_as_num
                                 require_measurable, require_within_range)
 from geoiou.errors import InvalidRegionError
 from geoiou.regions.base import Region, as_measure, readonly
-from geoiou.regions.ragged import RaggedPolygons, offsets_of, ragged_arange
+from geoiou.regions.ragged import RaggedPolygons, offsets_of, ragged_arange, ring_signed_area_of
 
 if TYPE_CHECKING:
     from geoiou.kernels.hull import ConvexHulls
@@ -347,8 +347,10 @@ def _valid_ring_store(vertices: np.ndarray) -> RaggedPolygons | None:
     if not geometry.is_valid:
         return None
     store = RaggedPolygons.from_closed_rings(vertices, np.array([0, len(vertices)], dtype=np.int64))
-    if not store.area[0] >= SMALLEST_AREA:
+    area = 0.0 + abs(ring_signed_area_of(vertices[:, 0].tolist(), vertices[:, 1].tolist()))  # store.area's bits
+    if not area >= SMALLEST_AREA:
         return None
+    store.__dict__["area"] = np.array([area])
     store.__dict__["shapely"] = np.array([geometry], dtype=object)  # the validated object is the store's own
     return store
 
