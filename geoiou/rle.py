@@ -27,7 +27,9 @@ array([[0, 1, 1],
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+import operator
+from itertools import chain, repeat
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -51,6 +53,20 @@ class Runs(NamedTuple):
     starts: np.ndarray  #: (R,) int64
     stops: np.ndarray  #: (R,) int64
     offsets: np.ndarray  #: (n + 1,) int64
+
+    def slice(self, first: int, stop: int) -> Runs:
+        """The runs of masks ``first:stop`` alone.
+
+        Examples
+        --------
+        >>> from geoiou import rle
+        >>> runs = rle.to_runs([{"size": [2, 2], "counts": [1, 2, 1]}, {"size": [1, 3], "counts": [0, 1, 1, 1]}])
+        >>> runs.slice(1, 2)
+        Runs(sizes=array([[1, 3]]), starts=array([0, 2]), stops=array([1, 3]), offsets=array([0, 2]))
+        """
+        low, high = int(self.offsets[first]), int(self.offsets[stop])
+        return Runs(self.sizes[first:stop], self.starts[low:high], self.stops[low:high],
+                    self.offsets[first:stop + 1] - low)
 
     def paint(self, first: int, stop: int, col_start: ArrayLike, col_stop: ArrayLike) -> np.ndarray:
         """Pixels of masks ``first:stop`` (all of one height h), column after column, mask after mask.
@@ -275,7 +291,8 @@ def decompress(string: bytes | str) -> np.ndarray:
     >>> rle.decompress("")
     array([], dtype=int64)
     """
-    deltas, lengths = _read_strings([_as_bytes(string, "string")], ["string"])
+    data = _as_bytes(string, "string")
+    deltas, lengths = _read_strings(data, np.array([len(data)]), lambda k: data, ["string"])
     return _undo_deltas(deltas, _Layout.of(lengths))
 
 
@@ -414,21 +431,70 @@ def _five_bit_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 # --------------------------------------------------------------------------- decoding
+class _Names:
+    """The name of RLE k's fields in messages (``rles[3].counts``, or ``counts`` for a single RLE), made on demand.
+
+    Messages name one faulty RLE; building a name for each of a million valid ones would cost
+    more than decoding them.
+    """
+
+    def __init__(self, param: str) -> None:
+        self.param = param
+
+    def rle(self, k: int) -> str:
+        return f"{self.param}[{k}]" if self.param == "rles" else self.param
+
+    def field(self, k: int, name: str) -> str:
+        return f"{self.param}[{k}].{name}" if self.param == "rles" else name
+
+    def __getitem__(self, k: int) -> str:  # the counts of RLE k, the field most messages name
+        return self.field(k, "counts")
+
+
 def _parse(rles: list[Any], param: str) -> Runs:
     """Validate RLE dicts and return their true runs; every array step runs over all RLEs at once."""
-    names = [f"{param}[{k}]" for k in range(len(rles))] if param == "rles" else [param]
-    fields = [f"{name}." if param == "rles" else "" for name in names]  # "rles[3].counts", or just "counts"
-    sizes = np.array([_size_of(rle, name, field) for rle, name, field in zip(rles, names, fields)], dtype=np.int64)
-    sizes = sizes.reshape(-1, 2)
-    params = [f"{field}counts" for field in fields]
-    compressed = np.array([isinstance(rle["counts"], (bytes, str)) for rle in rles], dtype=bool)
-    values, lengths = _raw_counts(rles, compressed, params)
+    names = _Names(param)
+    columns = _columns(rles)
+    if columns is None:  # some RLE is not a dict of 'size' and 'counts': find it and say why
+        for k, rle in enumerate(rles):
+            _size_of(rle, names.rle(k), names.field(k, ""))
+        raise AssertionError("unreachable: _columns refuses only what _size_of refuses")  # pragma: no cover
+    size_values, count_values = columns
+    sizes = _sizes(size_values, rles, names)
+    values, lengths, compressed = _raw_counts(count_values, names)
     layout = _Layout.of(lengths)
     if compressed.any():  # compressed counts are stored as changes from two counts before
-        values = np.where(compressed[layout.owner], _undo_deltas(values, layout), values)
+        deltas_undone = _undo_deltas(values, layout)
+        values = deltas_undone if compressed.all() else np.where(compressed[layout.owner], deltas_undone, values)
     running = np.cumsum(values)
-    _check_counts(values, running, layout, sizes, params)
+    _check_counts(values, running, layout, sizes, names)
     return _true_runs(sizes, values, running, layout)
+
+
+def _columns(rles: list[Any]) -> tuple[list[Any], list[Any]] | None:
+    """The 'size' and 'counts' of every RLE, read at C speed; None if some RLE is not a dict holding both."""
+    if any(map(operator.is_not, map(type, rles), repeat(dict))):
+        return None
+    try:
+        return list(map(operator.itemgetter("size"), rles)), list(map(operator.itemgetter("counts"), rles))
+    except KeyError:
+        return None
+
+
+def _sizes(values: list[Any], rles: list[Any], names: _Names) -> np.ndarray:
+    """``(n, 2)`` int64 sizes; lists of two plain non-negative ints are checked as one array, others one by one."""
+    plain = (not any(map(operator.is_not, map(type, values), repeat(list)))
+             and not any(map(operator.ne, map(len, values), repeat(2)))
+             and not any(map(operator.is_not, map(type, chain.from_iterable(values)), repeat(int))))
+    if plain:
+        try:
+            sizes = np.array(values, dtype=np.int64).reshape(-1, 2)
+        except OverflowError:
+            sizes = None
+        if sizes is not None and (sizes >= 0).all():
+            return sizes
+    return np.array([_size_of(rle, names.rle(k), names.field(k, "")) for k, rle in enumerate(rles)],
+                    dtype=np.int64).reshape(-1, 2)
 
 
 class _Layout(NamedTuple):
@@ -446,17 +512,44 @@ class _Layout(NamedTuple):
         return cls(first, lengths, owner, np.arange(owner.size) - first[owner])
 
 
-def _raw_counts(rles: list[Any], compressed: np.ndarray, params: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Counts as written (deltas for compressed strings), concatenated, and how many each RLE has."""
-    strings = [_as_bytes(rles[k]["counts"], params[k]) for k in np.flatnonzero(compressed)]
-    values, per_string = _read_strings(strings, [params[k] for k in np.flatnonzero(compressed)])
-    if compressed.all():
-        return values, per_string
+def _raw_counts(counts: list[Any], names: _Names) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Counts as written (deltas for compressed strings), concatenated; how many each RLE has; which are compressed."""
+    kinds = set(map(type, counts))
+    if kinds <= {str} or kinds <= {bytes}:  # the usual file: every RLE compressed alike, read in one piece
+        values, lengths = _read_strings(_joined(counts, kinds, names), np.fromiter(map(len, counts), np.int64, len(counts)),
+                                        lambda k: counts[k], names)
+        return values, lengths, np.ones(len(counts), dtype=bool)
+    compressed = np.fromiter(map(isinstance, counts, repeat((bytes, str))), bool, len(counts))
+    which = np.flatnonzero(compressed)
+    strings = [_as_bytes(counts[k], names[k]) for k in which]
+    values, per_string = _read_strings(b"".join(strings), np.array([len(s) for s in strings], dtype=np.int64),
+                                       lambda k: strings[k], _Subset(names, which))
     parts = iter(np.split(values, np.cumsum(per_string)[:-1]) if strings else [])
-    arrays = [next(parts) if is_compressed else _uncompressed(rle["counts"], param)
-              for rle, is_compressed, param in zip(rles, compressed, params)]
+    arrays = [next(parts) if is_compressed else _uncompressed(count, names[k])
+              for k, (count, is_compressed) in enumerate(zip(counts, compressed))]
     lengths = np.array([len(a) for a in arrays], dtype=np.int64)
-    return (np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)), lengths
+    return (np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)), lengths, compressed
+
+
+class _Subset:
+    """Names of the RLEs `which` of `names`, numbered from 0 (the compressed ones among mixed RLEs)."""
+
+    def __init__(self, names: _Names, which: np.ndarray) -> None:
+        self.names, self.which = names, which
+
+    def __getitem__(self, k: int) -> str:
+        return self.names[int(self.which[k])]
+
+
+def _joined(strings: list[Any], kinds: set[type], names: _Names) -> bytes:
+    """All compressed strings end to end, as bytes (a string that is not ASCII cannot be a COCO string)."""
+    if kinds <= {bytes}:
+        return b"".join(strings)
+    try:
+        return "".join(strings).encode("ascii")
+    except UnicodeEncodeError as error:
+        k, _ = _locate(error.start, np.fromiter(map(len, strings), np.int64, len(strings)))
+        raise fail(names[k], "an ASCII string of characters '0' to 'o'", strings[k]) from None
 
 
 def _size_of(rle: Any, name: str, field: str) -> tuple[int, int]:
@@ -495,36 +588,44 @@ def _uncompressed(counts: Any, param: str) -> np.ndarray:
     return array.astype(np.int64)
 
 
-def _read_strings(strings: list[bytes], params: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """The numbers written in every string, concatenated, and how many each holds (``rleFrString``, vectorized).
+def _read_strings(joined: bytes, lengths: np.ndarray, string_of: Callable[[int], Any],
+                  names: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The numbers written in the strings `joined` end to end (of `lengths`), and how many each holds.
 
-    Each number is 5-bit groups, least significant first, the last one without the continuation
-    bit 0x20; bit 0x10 of the last group is the sign. Deltas are not undone here.
+    ``rleFrString``, vectorized over every character: each number is 5-bit groups, least
+    significant first, the last one without the continuation bit 0x20; bit 0x10 of the last group
+    is the sign. Deltas are not undone here. Arrays are kept narrow (one byte per character): a
+    million masks are tens of millions of characters.
     """
-    lengths = np.array([len(s) for s in strings], dtype=np.int64)
-    groups = np.frombuffer(b"".join(strings), dtype=np.uint8).astype(np.int64) - 48
-    bad = np.flatnonzero((groups < 0) | (groups > 63))
+    groups = np.frombuffer(joined, dtype=np.uint8) - np.uint8(48)  # below '0' wraps past 63
+    bad = np.flatnonzero(groups > 63)
     if bad.size:
         k, at = _locate(bad[0], lengths)
-        raise fail(params[k], "a COCO string of characters '0' to 'o'", f"{chr(groups[bad[0]] + 48)!r} at position {at}")
-    last = (groups & 0x20) == 0
-    string_ends = np.cumsum(lengths)[lengths > 0] - 1
+        raise fail(names[k], "a COCO string of characters '0' to 'o'", f"{chr((int(groups[bad[0]]) + 48) & 0xFF)!r} at position {at}")
+    last = groups < 0x20
+    string_stops = np.cumsum(lengths)
+    string_ends = string_stops[lengths > 0] - 1
     unfinished = string_ends[~last[string_ends]]
     if unfinished.size:
         k, _ = _locate(unfinished[0], lengths)
-        raise fail(params[k], "a complete COCO string", f"{strings[k]!r}, which stops inside a count")
+        raise fail(names[k], "a complete COCO string", f"{string_of(k)!r}, which stops inside a count")
     starts = np.flatnonzero(np.concatenate([[True], last[:-1]])) if groups.size else np.zeros(0, dtype=np.int64)
     n_groups = np.diff(starts, append=groups.size)
     if (n_groups > _MAX_GROUPS).any():
         k, _ = _locate(starts[np.argmax(n_groups > _MAX_GROUPS)], lengths)
-        raise fail(params[k], f"a COCO string of counts of at most {_MAX_GROUPS} characters", strings[k])
-    position = np.arange(groups.size) - np.repeat(starts, n_groups)
-    values = np.add.reduceat((groups & 0x1F) << (5 * position), starts) if starts.size else starts
-    negative = (groups[starts + n_groups - 1] & 0x10) != 0
+        raise fail(names[k], f"a COCO string of counts of at most {_MAX_GROUPS} characters", string_of(k))
+    low = groups & np.uint8(0x1F)
+    values = low[starts].astype(np.int64)
+    longer = np.flatnonzero(n_groups > 1)  # most counts are one or two characters: add the rest group by group
+    for position in range(1, _MAX_GROUPS):
+        if not longer.size:
+            break
+        values[longer] |= low[starts[longer] + position].astype(np.int64) << (5 * position)
+        longer = longer[n_groups[longer] > position + 1]
+    negative = (groups[starts + n_groups - 1] & np.uint8(0x10)) != 0
     values -= negative.astype(np.int64) << (5 * n_groups)
-    # Numbers per string: the value ends (last groups) up to each string's end.
-    ends_so_far = np.concatenate([[0], np.cumsum(last)])[np.cumsum(lengths)]
-    return values, np.diff(ends_so_far, prepend=0)
+    # Numbers per string: the numbers that start before each string's end (none spans two strings).
+    return values, np.diff(np.searchsorted(starts, string_stops), prepend=0)
 
 
 def _locate(index: int, lengths: np.ndarray) -> tuple[int, int]:
@@ -536,14 +637,24 @@ def _locate(index: int, lengths: np.ndarray) -> tuple[int, int]:
 def _undo_deltas(deltas: np.ndarray, layout: _Layout) -> np.ndarray:
     """Invert ``count[m] -= count[m - 2]`` (m >= 3) within each RLE, for all RLEs at once.
 
-    A count is the sum of the deltas at m, m - 2, ... down to 1 (m odd), 2 (m even) or itself
-    (m = 0): a difference of two stride-2 prefix sums, exact even if a prefix sum wraps around.
+    Counts 1, 3, 5, ... of an RLE are running sums of its deltas at those places, and so are
+    counts 2, 4, ...; count 0 is its own. Positions of one parity in the whole concatenation are
+    summed in one pass each, and each RLE subtracts, per parity, the sum just before its chain
+    starts: one value per RLE, repeated. Exact even if a sum wraps around (integers modulo 2**64).
     """
-    prefix = np.empty_like(deltas)
-    prefix[0::2], prefix[1::2] = np.cumsum(deltas[0::2]), np.cumsum(deltas[1::2])
-    chain_start = layout.first[layout.owner] + np.minimum(layout.local, 2 - (layout.local & 1))
-    before = chain_start - 2  # same parity as each index: the prefix sum just before its chain
-    return prefix - np.where(before >= 0, prefix[np.maximum(before, 0)], 0)
+    first, lengths = layout.first, layout.lengths
+    counts = np.empty_like(deltas)
+    for parity in (0, 1):
+        sums = np.cumsum(deltas[parity::2])
+        # Chain of this parity in RLE r: its positions in [first, first + length), and the sum just before
+        # it: through count 0 when count 0 has this parity (the chain then starts at count 2), else
+        # through the position before the RLE.
+        begin, end = (first + 1 - parity) // 2, (first + lengths + 1 - parity) // 2
+        before = np.concatenate([[0], sums])[np.minimum((first + 2 - parity) // 2, sums.size)]  # RLEs at the end: none
+        counts[parity::2] = sums - np.repeat(before, end - begin)
+    filled = first[lengths > 0]
+    counts[filled] = deltas[filled]  # count 0 is written as it is
+    return counts
 
 
 #: The most pixels an RLE may cover: pixel edges beyond 2**52 are no longer resolved in float64 (`Mask`).
@@ -575,9 +686,9 @@ def _check_counts(counts: np.ndarray, running: np.ndarray, layout: _Layout, size
 
 def _true_runs(sizes: np.ndarray, counts: np.ndarray, running: np.ndarray, layout: _Layout) -> Runs:
     """True runs from validated counts: every second count (odd positions) is a run of true pixels."""
-    # Position after each count within its own mask: the running total restarted at each RLE.
-    stops = running - np.concatenate([[0], running])[layout.first][layout.owner]
-    true_run = ((layout.local & 1) == 1) & (counts > 0)
-    per_mask = np.bincount(layout.owner[true_run], minlength=layout.lengths.size)
-    offsets = np.concatenate([[0], np.cumsum(per_mask)]).astype(np.int64)
-    return Runs(sizes, (stops - counts)[true_run], stops[true_run], offsets)
+    true_run = np.flatnonzero(((layout.local & 1) == 1) & (counts > 0))
+    owner = layout.owner[true_run]
+    # Position after each true run within its own mask: the running total restarted at each RLE.
+    stops = running[true_run] - np.concatenate([[0], running])[layout.first][owner]
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=layout.lengths.size))]).astype(np.int64)
+    return Runs(sizes, stops - counts[true_run], stops, offsets)

@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import groupby
+from itertools import groupby, repeat
 from typing import Any, Literal
 
 import numpy as np
@@ -44,6 +45,7 @@ from geoiou._validation import describe, invalid_argument
 from geoiou.errors import InvalidRegionError
 from geoiou.evaluation.coco_rasterize import coco_compat_counts
 from geoiou.evaluation.detection import Annotations
+from geoiou.io.columns import all_of_type, integer_column, json_columns, number_column, number_rows
 from geoiou.io.json_documents import load_json_document
 from geoiou.io.folders import parse_records, settle
 from geoiou.io.report import ReadReport, RecordReader, invalid
@@ -373,7 +375,12 @@ def read_coco_results(path: str | os.PathLike[str] | Sequence[Mapping[str, Any]]
                                 f"(got a {type(document).__name__}; "
                                 "a dataset file is read by read_coco)")
     if choice == "auto":
-        choice = "segmentation" if document and all(_has(record, "segmentation") for record in document) else "bbox"
+        choice = "segmentation" if document and _all_have(document, "segmentation") else "bbox"
+    columns = _prediction_columns(document, choice)
+    if columns is not None:
+        reader.read_valid(len(document))
+        return CocoPredictions(columns, choice, reader.report())
+    # Some record is not of the plain form: read them one by one, which names the faulty ones.
     records = _located(document, "results")
     parsed = parse_records(records, lambda record: _prediction(record, choice))
     regions = _Regions.build(_rows(parsed), {}, choice, repair)
@@ -385,6 +392,46 @@ def read_coco_results(path: str | os.PathLike[str] | Sequence[Mapping[str, Any]]
     return CocoPredictions(annotations, choice, reader.report())
 
 
+def _prediction_columns(document: list[Any], geometry: str) -> Annotations | None:
+    """The predictions read column by column (see `geoiou.io.columns`); None unless every record is plain.
+
+    Plain: integer ids, a finite score, and a box of 4 finite numbers with non-negative sizes, or
+    an RLE segmentation (RLEs are validated all together by `Mask.from_rle`). Polygon
+    segmentations are read record by record.
+    """
+    columns = json_columns(document, ("image_id", "category_id", "score", geometry))
+    if columns is None:
+        return None
+    image_id, category_id = integer_column(columns["image_id"]), integer_column(columns["category_id"])
+    score = number_column(columns["score"])
+    if image_id is None or category_id is None or score is None:
+        return None
+    region = _box_column(columns["bbox"]) if geometry == "bbox" else _rle_column(columns["segmentation"])
+    if region is None:
+        return None
+    return Annotations(image_id=image_id, category_id=category_id, region=region, score=score)
+
+
+def _box_column(values: list[Any]) -> list[Region] | None:
+    boxes = number_rows(values, 4)
+    if boxes is None or (boxes[:, 2:] < 0).any() or not np.isfinite(boxes[:, :2] + boxes[:, 2:]).all():
+        return None
+    return [Box(boxes, fmt="xywh")]
+
+
+def _rle_column(values: list[Any]) -> list[Region] | None:
+    """Masks of all RLEs, decoded together; one batch per stretch of consecutive records of one size."""
+    if not values or not all_of_type(values, dict):
+        return None
+    try:
+        runs = coco_rle.to_runs(values)
+    except InvalidRegionError:
+        return None
+    changes = np.flatnonzero((runs.sizes[1:] != runs.sizes[:-1]).any(axis=1)) + 1
+    bounds = [0, *changes.tolist(), len(values)]
+    return [Mask._from_runs(runs.slice(first, stop)) for first, stop in zip(bounds[:-1], bounds[1:])]
+
+
 def _prediction(record: Any, geometry: str) -> _Row:
     record = _mapping(record)
     image_id, category_id = _integer(record, "image_id"), _integer(record, "category_id")
@@ -392,8 +439,11 @@ def _prediction(record: Any, geometry: str) -> _Row:
     return _Row(None, image_id, category_id, _geometry(record, geometry, None), score=score)
 
 
-def _has(record: Any, key: str) -> bool:
-    return isinstance(record, Mapping) and key in record
+def _all_have(records: list[Any], key: str) -> bool:
+    """Whether every record is a mapping with `key` (for plain dicts, a loop at C speed)."""
+    if all_of_type(records, dict):
+        return all(map(operator.contains, records, repeat(key)))
+    return all(isinstance(record, Mapping) and key in record for record in records)
 
 
 # --------------------------------------------------------------------------- fields of one record
@@ -428,6 +478,8 @@ def _integer(record: Mapping[str, Any], key: str) -> int:
     value = _field(record, key, "an integer")
     if not _is_integer(value):
         raise invalid(f"'{key}' must be an integer (got {describe(value)})")
+    if not -2**63 <= value < 2**63:  # ids are held as int64
+        raise invalid(f"'{key}' must be an integer of at most 64 bits (got {describe(value)})")
     return int(value)
 
 

@@ -128,6 +128,10 @@ class RecordReader:
         else:
             self._read += 1
 
+    def read_valid(self, count: int) -> None:
+        """Count `count` records that a batch check found valid, read without a `record` block each."""
+        self._read += count
+
     def fail(self, location: str, reason: str) -> None:
         """Report an invalid record found outside a `record` block (raise, or record the skip)."""
         self._invalid(location, reason)

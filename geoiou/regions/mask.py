@@ -133,7 +133,12 @@ class Mask(Region):
         (0,)
         """
         runs = coco_rle.to_runs(rle)
-        batch = () if isinstance(rle, dict) else (len(runs.sizes),)
+        return cls._from_runs(runs, origin=origin, single=isinstance(rle, dict))
+
+    @classmethod
+    def _from_runs(cls, runs: coco_rle.Runs, *, origin: ArrayLike = (0.0, 0.0), single: bool = False) -> Mask:
+        """Masks from validated runs, kept as runs when they share one size (else padded to the largest)."""
+        batch = () if single else (len(runs.sizes),)
         sizes = runs.sizes
         if len(sizes) and (sizes == sizes[0]).all():
             store = _PixelStore((int(sizes[0][0]), int(sizes[0][1])), runs=runs)

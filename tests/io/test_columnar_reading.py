@@ -1,0 +1,139 @@
+"""The column-at-a-time path of the JSON readers: the same regions and refusals as reading record by record.
+
+`read_coco_results` reads a plain file column by column (`geoiou.io.columns`) and falls back to the
+record-by-record parser for anything else. A document built in Python with NumPy integers as ids
+is accepted by the record parser but not by the column checks, so it takes the slow path: both
+paths are compared on the same data through it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import hypothesis.strategies as st
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from geoiou import rle
+from geoiou.errors import FormatError
+from geoiou.io import read_coco_results
+from geoiou.io.columns import integer_column, number_column, number_rows, object_keys
+
+
+def _write(tmp_path, text: str):
+    path = tmp_path / "results.json"
+    path.write_text(text)
+    return path
+
+
+def _records(n_masks: int, seed: int, geometry: str) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    records = []
+    for k in range(n_masks):
+        height, width = (int(v) for v in rng.integers(1, 7, 2))
+        record = {"image_id": int(rng.integers(1, 4)), "category_id": int(rng.integers(1, 3)),
+                  "score": float(np.round(rng.random(), 3))}
+        if geometry == "bbox":
+            record["bbox"] = np.round(rng.uniform(0, 9, 4), 2).tolist()
+        else:
+            counts = rle.encode(rng.random((height, width)) < 0.5)["counts"].decode()
+            record["segmentation"] = {"size": [height, width], "counts": counts}
+        records.append(record)
+    return records
+
+
+def _with_numpy_ids(records: list[dict]) -> list[dict]:
+    """The same records with NumPy integer ids: valid, but only for the record-by-record parser."""
+    return [{**record, "image_id": np.int64(record["image_id"])} for record in records]
+
+
+def _same_predictions(a, b) -> None:
+    assert a.geometry == b.geometry and a.report.read == b.report.read
+    for name in ("image_id", "category_id", "score"):
+        np.testing.assert_array_equal(getattr(a.annotations, name), getattr(b.annotations, name))
+    assert [type(piece) for piece in a.annotations.regions] == [type(piece) for piece in b.annotations.regions]
+    for piece_a, piece_b in zip(a.annotations.regions, b.annotations.regions):
+        assert len(piece_a) == len(piece_b)
+        if hasattr(piece_a, "grid_shape"):
+            assert piece_a.grid_shape == piece_b.grid_shape
+            np.testing.assert_array_equal(piece_a.data, piece_b.data)
+        else:
+            np.testing.assert_array_equal(piece_a.to_array("xywh"), piece_b.to_array("xywh"))
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(0, 12), seed=st.integers(0, 2**16), geometry=st.sampled_from(["bbox", "segmentation"]))
+def test_columns_and_records_give_the_same_predictions(n, seed, geometry):
+    records = _records(n, seed, geometry)
+    _same_predictions(read_coco_results(records), read_coco_results(_with_numpy_ids(records)))
+
+
+def test_masks_of_several_sizes_keep_their_sizes_in_stretches_of_the_file(tmp_path):
+    records = _records(6, 3, "segmentation")
+    sizes = [tuple(record["segmentation"]["size"]) for record in records]
+    read = read_coco_results(_write(tmp_path, json.dumps(records)))
+    stretches = [sizes[0]] + [size for before, size in zip(sizes, sizes[1:]) if size != before]
+    assert [piece.grid_shape for piece in read.annotations.regions] == stretches
+    for record, area in zip(records, np.concatenate([piece.area for piece in read.annotations.regions])):
+        assert area == rle.decode(record["segmentation"]).sum()
+
+
+@pytest.mark.parametrize("text", [
+    '[{"image_id": 1, "category_id": 1, "score": 0.5, "score": 0.9, "bbox": [0, 0, 1, 1]}]',  # plain
+    '[{"image_id" : 1, "category_id": 1, "score": 0.5, "score": 0.9, "bbox": [0, 0, 1, 1]}]',  # a spaced colon
+    '[{"image_id": 1, "category_id": 1, "note": "a \\"quoted\\": word", "score": 0.5, "score": 0.9, '
+    '"bbox": [0, 0, 1, 1]}]',  # a quote inside a string, before a colon
+])
+def test_a_repeated_key_is_refused_however_the_file_is_written(tmp_path, text):
+    with pytest.raises(FormatError, match="the key 'score' twice"):
+        read_coco_results(_write(tmp_path, text))
+
+
+def test_a_file_with_spaced_colons_or_escapes_reads_as_a_plain_one(tmp_path):
+    plain = read_coco_results(_write(tmp_path, '[{"image_id": 1, "category_id": 2, "score": 0.5, "bbox": [0, 0, 1, 2]}]'))
+    spaced = read_coco_results(_write(tmp_path, '[{"image_id" : 1, "category_id":2, "note": "a\\\\b", "score" : 0.5, '
+                                                '"bbox": [0, 0, 1, 2]}]'))
+    _same_predictions(plain, spaced)
+
+
+def test_skip_invalid_reads_the_valid_records_of_a_file_with_faults(tmp_path):
+    records = _records(5, 1, "bbox")
+    records[2]["score"] = "high"
+    read = read_coco_results(_write(tmp_path, json.dumps(records)), skip_invalid=True)
+    assert read.report.read == 4 and [s.location for s in read.report.skipped] == ["results[2]"]
+    np.testing.assert_array_equal(read.annotations.score, [r["score"] for k, r in enumerate(records) if k != 2])
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("image_id", True, "'image_id' must be an integer (got True)"),
+    ("image_id", 2**70, "'image_id' must be an integer"),
+    ("score", 1e309, "'score' must be a finite number"),
+    ("bbox", [0, 0, -1, 1], "non-negative width and height"),
+    ("bbox", [0, 0, "1", 1], "'bbox' must be 4 numbers"),
+    ("bbox", [1e308, 0, 1e308, 1], "'bbox' must be 4 numbers"),  # x + w overflows
+])
+def test_what_the_columns_refuse_the_record_parser_names(tmp_path, field, value, message):
+    records = _records(3, 2, "bbox")
+    records[1][field] = value
+    text = json.dumps(records).replace("Infinity", "1e309")
+    with pytest.raises(FormatError, match=r"results\[1\]: .*" + re.escape(message)):
+        read_coco_results(_write(tmp_path, text))
+
+
+def test_a_malformed_rle_among_many_is_named(tmp_path):
+    records = _records(4, 5, "segmentation")
+    records[3]["segmentation"]["counts"] += "~"
+    with pytest.raises(FormatError, match=r"results\[3\]: 'segmentation' must be a valid COCO RLE"):
+        read_coco_results(_write(tmp_path, json.dumps(records)))
+
+
+def test_column_checks():
+    # Exactly the plain JSON forms pass; anything else goes to the record parser.
+    assert integer_column([1, 2.0]) is None and integer_column([]).shape == (0,)
+    assert number_column([1, float("nan")]) is None and number_column([1, False]) is None
+    assert number_rows([[1, 2], [3]], 2) is None and number_rows([(1, 2)], 2) is None
+    assert number_rows([], 4).shape == (0, 4)
+    # Keys of objects at every depth: 2 + 1 + 1 + 0.
+    assert object_keys({"a": [{"b": 1}, {"c": {}}], "d": "e"}) == 4
