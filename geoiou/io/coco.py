@@ -414,8 +414,11 @@ def _prediction_columns(document: list[Any], geometry: str) -> Annotations | Non
 
 def _box_column(values: list[Any]) -> list[Region] | None:
     boxes = number_rows(values, 4)
-    if boxes is None or (boxes[:, 2:] < 0).any() or not np.isfinite(boxes[:, :2] + boxes[:, 2:]).all():
+    if boxes is None or (boxes[:, 2:] < 0).any():
         return None
+    with np.errstate(over="ignore"):  # a corner beyond float64 is refused by the record parser, by name
+        if not np.isfinite(boxes[:, :2] + boxes[:, 2:]).all():
+            return None
     return [Box(boxes, fmt="xywh")]
 
 
