@@ -36,7 +36,7 @@ from numpy.typing import ArrayLike
 
 from geoiou._validation import fail
 
-__all__ = ["Runs", "compress", "compress_runs", "decode", "decode_batch", "decompress", "encode", "encode_batch", "to_runs"]
+__all__ = ["RunIndex", "Runs", "compress", "compress_runs", "decode", "decode_batch", "decompress", "encode", "encode_batch", "to_runs"]
 
 #: Characters of one compressed count at most: 12 groups of 5 bits fill a signed 64-bit integer.
 _MAX_GROUPS = 12
@@ -53,6 +53,40 @@ class Runs(NamedTuple):
     starts: np.ndarray  #: (R,) int64
     stops: np.ndarray  #: (R,) int64
     offsets: np.ndarray  #: (n + 1,) int64
+
+    @classmethod
+    def concatenate(cls, pieces: Sequence[Runs]) -> Runs:
+        """The masks of every piece, in order.
+
+        Examples
+        --------
+        >>> from geoiou import rle
+        >>> runs = rle.to_runs([{"size": [2, 2], "counts": [1, 2, 1]}, {"size": [1, 3], "counts": [0, 1, 1, 1]}])
+        >>> rle.Runs.concatenate([runs.slice(1, 2), runs.slice(0, 1)]).offsets
+        array([0, 2, 3])
+        """
+        shifts = np.cumsum([0] + [len(piece.starts) for piece in pieces[:-1]])
+        offsets = [piece.offsets[1:] + shift for piece, shift in zip(pieces, shifts)]
+        return cls(np.concatenate([piece.sizes for piece in pieces]).reshape(-1, 2),
+                   np.concatenate([piece.starts for piece in pieces]), np.concatenate([piece.stops for piece in pieces]),
+                   np.concatenate([np.zeros(1, dtype=np.int64), *offsets]).astype(np.int64))
+
+    def take(self, index: ArrayLike) -> Runs:
+        """The runs of masks `index` (1-D), in that order.
+
+        Examples
+        --------
+        >>> from geoiou import rle
+        >>> runs = rle.to_runs([{"size": [2, 2], "counts": [1, 2, 1]}, {"size": [1, 3], "counts": [0, 1, 1, 1]}])
+        >>> runs.take([1, 1]).starts
+        array([0, 2, 0, 2])
+        """
+        index = np.asarray(index, dtype=np.int64).reshape(-1)
+        counts = self.offsets[index + 1] - self.offsets[index]
+        owner = np.repeat(np.arange(len(index)), counts)
+        run = np.arange(owner.size) - np.repeat(np.cumsum(counts) - counts, counts) + self.offsets[index][owner]
+        return Runs(self.sizes[index], self.starts[run], self.stops[run],
+                    np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
 
     def slice(self, first: int, stop: int) -> Runs:
         """The runs of masks ``first:stop`` alone.
@@ -101,6 +135,59 @@ class Runs(NamedTuple):
         boundaries = np.column_stack([starts[kept], stops[kept]]).ravel()
         lengths = np.diff(boundaries, prepend=0, append=spans.sum())
         return np.repeat(np.arange(lengths.size) % 2 == 1, lengths)  # false, true, ... between the boundaries
+
+
+class RunIndex:
+    """Runs of a batch of masks made searchable all at once: each run keyed by ``mask · stride + position``.
+
+    Runs of each mask are sorted, so with masks laid end to end the keys are sorted too: one
+    binary search over all masks finds a position within any mask's runs. Built once per batch
+    and reused by every pair that batch takes part in.
+
+    Examples
+    --------
+    >>> from geoiou import rle
+    >>> index = rle.RunIndex(rle.to_runs([{"size": [3, 3], "counts": [1, 3, 5]}]))
+    >>> index.pixels_before(np.array([0, 0, 0]), np.array([0, 2, 9]))  # true pixels 1, 2, 3 lie below 9
+    array([0, 1, 3])
+    """
+
+    def __init__(self, runs: Runs) -> None:
+        self.runs = runs
+        owner = np.repeat(np.arange(len(runs.sizes)), np.diff(runs.offsets))
+        self.stride = int(runs.stops.max(initial=0)) + 2
+        if len(runs.sizes) * self.stride >= 2**62:  # pragma: no cover - a batch beyond any image set
+            raise OverflowError("too many pixels to key the runs of this batch")
+        self.start_keys = owner * self.stride + runs.starts
+        self.stop_keys = owner * self.stride + runs.stops
+        #: True pixels of all runs before each run, masks end to end (and the total at the end).
+        self.before = np.concatenate([[0], np.cumsum(runs.stops - runs.starts)])
+
+    def within(self, masks: np.ndarray, other: RunIndex, masks_other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each pair, the global range ``[low, high)`` of this mask's runs that can meet the other mask's span."""
+        first, last = other.runs.offsets[masks_other], other.runs.offsets[masks_other + 1]
+        filled = last > first
+        span_start = np.where(filled, other.runs.starts[np.minimum(first, max(len(other.runs.starts) - 1, 0))]
+                              if len(other.runs.starts) else 0, 0)
+        span_stop = np.where(filled, other.runs.stops[np.maximum(last - 1, 0)] if len(other.runs.stops) else 0, 0)
+        low = self._search(self.stop_keys, masks, span_start, "right")  # runs ending at or before the span: out
+        high = self._search(self.start_keys, masks, span_stop, "left")  # runs starting at or after its end: out
+        return low, np.where(filled, np.maximum(high, low), low)
+
+    def pixels_before(self, masks: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """True pixels of each mask at positions below the given one."""
+        first = self.runs.offsets[masks]
+        last_before = self._search(self.start_keys, masks, positions, "left") - 1  # last run starting below
+        has = last_before >= first
+        j = np.maximum(last_before, 0)
+        if not len(self.runs.starts):
+            return np.zeros(len(masks), dtype=np.int64)
+        inside = np.minimum(positions - self.runs.starts[j], self.runs.stops[j] - self.runs.starts[j])
+        return np.where(has, self.before[j] - self.before[first] + inside, 0)
+
+    def _search(self, keys: np.ndarray, masks: np.ndarray, positions: np.ndarray, side: str) -> np.ndarray:
+        found = np.searchsorted(keys, masks * self.stride + np.clip(positions, -1, self.stride - 1), side=side)
+        return np.clip(found, self.runs.offsets[masks], self.runs.offsets[masks + 1])
 
 
 # --------------------------------------------------------------------------- public API

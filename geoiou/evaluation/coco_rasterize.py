@@ -29,18 +29,22 @@ array([[0, 0, 0, 0, 0, 0],
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 import shapely
 
+from geoiou import rle as coco_rle
 from geoiou._validation import invalid_argument as _fail
-from geoiou.regions import Mask
+from geoiou.regions import Mask, Polygon
+from geoiou.regions.ragged import ragged_arange
 
 __all__ = ["coco_compat_counts", "coco_compat_polygon_masks", "coco_compat_rasterize"]
 
 #: pycocotools' upsampling factor.
 SCALE = 5.0
+#: Walked points of the rasterizer held at once (each costs about 100 bytes of working arrays).
+RASTER_CHUNK = 1 << 21
 #: What x86's ``cvttsd2si`` returns for a NaN (the C cast of a zero-length edge's slope is undefined).
 INT_MIN = -(2**31)
 
@@ -78,13 +82,27 @@ def _check_size(height: Any, width: Any) -> tuple[int, int]:
     return int(height), int(width)
 
 
-def _boundary_positions(xy: np.ndarray, height: int, width: int) -> np.ndarray:
-    """Column-major pixel positions ``x * height + y`` where pycocotools' fill toggles, for one ring."""
-    # 1. Upsample and round the vertices; close the ring.
+class _Rings(NamedTuple):
+    """Open rings laid end to end (no closing vertex), each with its object and the image size it is drawn on."""
+
+    xy: np.ndarray  #: (V, 2) float64 vertices
+    offsets: np.ndarray  #: (R + 1,) int64: ring r is ``xy[offsets[r]:offsets[r + 1]]``
+    owner: np.ndarray  #: (R,) int64: the object of each ring, non-decreasing
+    heights: np.ndarray  #: (R,) int64
+    widths: np.ndarray  #: (R,) int64
+
+
+def _boundary_positions(rings: _Rings) -> tuple[np.ndarray, np.ndarray]:
+    """Column-major pixel positions ``x * height + y`` where pycocotools' fill toggles, and the ring of each."""
+    xy, offsets = rings.xy, rings.offsets
+    ring_of_vertex = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    following = np.arange(1, len(xy) + 1)
+    following[offsets[1:][offsets[1:] > offsets[:-1]] - 1] = offsets[:-1][offsets[1:] > offsets[:-1]]  # close each ring
+    # 1. Upsample and round the vertices.
     x = _c_int(SCALE * xy[:, 0] + 0.5)
     y = _c_int(SCALE * xy[:, 1] + 0.5)
-    x_start, x_end = x, np.roll(x, -1)
-    y_start, y_end = y, np.roll(y, -1)
+    x_start, x_end = x, x[following]
+    y_start, y_end = y, y[following]
     # 2. Walk each edge (int arithmetic as in C; only the slope is a double).
     dx = np.abs(x_end - x_start)
     dy = np.abs(y_start - y_end)
@@ -108,8 +126,11 @@ def _boundary_positions(xy: np.ndarray, height: int, width: int) -> np.ndarray:
     walked = t + np.where(along_x[edge], xs[edge], ys[edge])
     u = np.where(along_x[edge], walked, rounded)
     v = np.where(along_x[edge], rounded, walked)
-    # 3. Keep the crossings of pixel-centre columns, downsampled.
-    changed = np.flatnonzero(u[1:] != u[:-1]) + 1
+    ring = ring_of_vertex[edge]
+    # 3. Keep the crossings of pixel-centre columns, downsampled (consecutive points of one ring only).
+    changed = np.flatnonzero((u[1:] != u[:-1]) & (ring[1:] == ring[:-1])) + 1
+    ring = ring[changed]
+    height, width = rings.heights[ring], rings.widths[ring]
     u_now, u_before = u[changed], u[changed - 1]
     xd = np.where(u_now < u_before, u_now, u_now - 1).astype(np.float64)
     xd = (xd + 0.5) / SCALE - 0.5
@@ -117,38 +138,75 @@ def _boundary_positions(xy: np.ndarray, height: int, width: int) -> np.ndarray:
     yd = np.minimum(v[changed], v[changed - 1]).astype(np.float64)
     yd = (yd + 0.5) / SCALE - 0.5
     yd = np.ceil(np.clip(yd, 0, height))
-    return xd[keep].astype(np.int64) * height + yd[keep].astype(np.int64)
+    return xd[keep].astype(np.int64) * height[keep] + yd[keep].astype(np.int64), ring[keep]
 
 
-def _toggle_runs(positions: np.ndarray, pixels: int) -> tuple[np.ndarray, np.ndarray]:
-    """The runs ``[start, stop)`` of the column-major scan that toggles at each position (an even count cancels)."""
-    values, counts = np.unique(positions[positions < pixels], return_counts=True)
-    toggles = values[counts % 2 == 1]
-    starts, stops = toggles[0::2], toggles[1::2]
-    if len(stops) < len(starts):  # the last run reaches the end of the image
-        stops = np.append(stops, pixels)
-    return starts, stops
+def _toggle_runs(positions: np.ndarray, ring: np.ndarray, pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Runs ``[start, stop)`` of each ring's column-major scan that toggles at its positions, and their rings.
+
+    A position toggled an even number of times cancels; a ring whose last run stays open runs to
+    the end of its image (`pixels` per ring).
+    """
+    inside = positions < pixels[ring]
+    positions, ring = positions[inside], ring[inside]
+    order = np.lexsort((positions, ring))
+    positions, ring = positions[order], ring[order]
+    new = np.ones(len(positions), dtype=bool)
+    new[1:] = (positions[1:] != positions[:-1]) | (ring[1:] != ring[:-1])
+    firsts = np.flatnonzero(new)
+    odd = np.diff(firsts, append=len(positions)) % 2 == 1
+    toggles, ring = positions[firsts[odd]], ring[firsts[odd]]
+    # Within each ring, toggles alternate: start, stop, start, ...
+    ring_first = np.flatnonzero(np.concatenate([[True], ring[1:] != ring[:-1]])) if len(ring) else ring
+    rank = np.arange(len(ring)) - np.repeat(ring_first, np.diff(ring_first, append=len(ring)))
+    is_start = rank % 2 == 0
+    following_same_ring = np.concatenate([ring[1:] == ring[:-1], [False]])
+    stops = np.where(following_same_ring, np.roll(toggles, -1), pixels[ring])
+    return toggles[is_start], stops[is_start], ring[is_start]
 
 
-def _union_runs(starts: np.ndarray, stops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted, disjoint, non-touching runs covering the same pixels as the runs given (pycocotools' merge)."""
+def _union_runs(starts: np.ndarray, stops: np.ndarray, owner: np.ndarray, pixels: int) -> tuple[np.ndarray, ...]:
+    """Sorted, disjoint, non-touching runs of each owner covering the same pixels as its runs (pycocotools' merge).
+
+    Runs of owner k are shifted by ``k * (pixels + 1)`` so that one running maximum serves all
+    owners without one reaching into the next.
+    """
     if len(starts) == 0:
-        return starts, stops
-    order = np.argsort(starts, kind="stable")
-    starts, stops = starts[order], stops[order]
+        return starts, stops, owner
+    order = np.lexsort((starts, owner))
+    shift = owner[order] * (pixels + 1)
+    starts, stops, owner = starts[order] + shift, stops[order] + shift, owner[order]
     reach = np.maximum.accumulate(stops)
     first = np.ones(len(starts), dtype=bool)
     first[1:] = starts[1:] > reach[:-1]  # a run that starts past everything before it opens a new one
-    return starts[first], np.maximum.reduceat(stops, np.flatnonzero(first))
+    at = np.flatnonzero(first)
+    shift = shift[at]
+    return starts[at] - shift, np.maximum.reduceat(stops, at) - shift, owner[at]
 
 
-def _object_runs(rings: Sequence[np.ndarray], height: int, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """Column-major runs of the union of the rings' rasters."""
-    pixels = height * width
-    runs = [_toggle_runs(_boundary_positions(ring, height, width), pixels) for ring in rings]
-    if not runs:
+def _object_runs(rings: _Rings, sizes: np.ndarray) -> coco_rle.Runs:
+    """Column-major runs of each object (of `sizes` ``(n, 2)``): the union of its rings' rasters, all at once."""
+    n_objects = len(sizes)
+    positions, ring = _boundary_positions(rings)
+    pixels = rings.heights * rings.widths
+    starts, stops, ring = _toggle_runs(positions, ring, pixels)
+    most = int(pixels.max(initial=0))
+    if n_objects * (most + 1) >= 2**62:  # pragma: no cover - beyond any image set: shifted positions would overflow
+        raise ValueError("too many pixels to rasterize at once")
+    starts, stops, owner = _union_runs(starts, stops, rings.owner[ring], most)
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=n_objects))]).astype(np.int64)
+    return coco_rle.Runs(sizes, starts, stops, offsets)
+
+
+def _single_object_runs(rings: Sequence[np.ndarray], height: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Column-major runs of the union of the rasters of one object's rings."""
+    if not rings:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return _union_runs(np.concatenate([r[0] for r in runs]), np.concatenate([r[1] for r in runs]))
+    lengths = np.array([len(ring) for ring in rings], dtype=np.int64)
+    runs = _object_runs(_Rings(np.concatenate(rings), np.concatenate([[0], np.cumsum(lengths)]),
+                               np.zeros(len(rings), dtype=np.int64), np.full(len(rings), height),
+                               np.full(len(rings), width)), np.array([[height, width]]))
+    return runs.starts, runs.stops
 
 
 def coco_compat_rasterize(rings: Sequence[Any], height: int, width: int) -> np.ndarray:
@@ -189,7 +247,7 @@ def coco_compat_rasterize(rings: Sequence[Any], height: int, width: int) -> np.n
     height, width = _check_size(height, width)
     if isinstance(rings, np.ndarray) and rings.ndim == 2 and rings.shape[1] == 2:
         raise _fail("rings", "a sequence of rings (wrap a single ring in a list)", f"an array of shape {rings.shape}")
-    starts, stops = _object_runs([_ring_array(ring, f"rings[{i}]") for i, ring in enumerate(rings)], height, width)
+    starts, stops = _single_object_runs([_ring_array(ring, f"rings[{i}]") for i, ring in enumerate(rings)], height, width)
     steps = np.zeros(height * width + 1, dtype=np.int8)
     steps[starts] = 1  # entering the raster (runs are disjoint and never touch)
     steps[stops] = -1  # leaving it
@@ -197,25 +255,67 @@ def coco_compat_rasterize(rings: Sequence[Any], height: int, width: int) -> np.n
     return np.ascontiguousarray(inside.reshape(width, height).T)
 
 
-def coco_compat_polygon_masks(geometries: np.ndarray, height: int, width: int, param: str) -> Mask:
-    """Rasterize shapely (Multi)Polygons as pycocotools rasterizes their rings: a `Mask` batch of shape ``(N,)``.
+def coco_compat_polygon_runs(polygons: Polygon, sizes: np.ndarray, param: str) -> coco_rle.Runs:
+    """Rasterize a batch of polygons as pycocotools rasterizes their rings, each at its own image size.
 
     Each part's exterior ring is one COCO ring (vertices as stored, closing vertex dropped); a hole
-    cannot be written in COCO's polygon format and is refused. The masks are built from their runs,
+    cannot be written in COCO's polygon format and is refused. All rings are rasterized together
+    from the polygons' coordinate arrays, `RASTER_CHUNK` walked points at a time, and kept as runs,
     as pycocotools keeps them: no ``height x width`` array is made per object.
+
+    Parameters
+    ----------
+    polygons : Polygon
+        A 1-D batch.
+    sizes : ndarray of shape (N, 2)
+        ``(height, width)`` of each polygon's image.
+    param : str
+        The name of the polygons in messages.
+
+    Examples
+    --------
+    >>> import numpy as np, geoiou
+    >>> triangles = geoiou.Polygon.from_rings(np.array([[(0, 0), (10, 0), (0, 10)], [(1, 1), (3, 1), (3, 3)]]))
+    >>> runs = coco_compat_polygon_runs(triangles, np.array([[10, 10], [4, 5]]), "triangles")
+    >>> pixels = np.add.reduceat(runs.stops - runs.starts, runs.offsets[:-1])
+    >>> pixels.tolist(), runs.sizes.tolist()  # 45 pixel centres in the first triangle, as pycocotools finds
+    ([45, 1], [[10, 10], [4, 5]])
     """
-    rles = []
-    for i, geometry in enumerate(geometries):
-        rings = []
-        for part in shapely.get_parts(geometry):
-            if part.is_empty:
-                continue
-            if len(part.interiors):
-                raise _fail(param, "polygons without holes for polygon_iou='pycocotools' (COCO's polygon "
-                            "format has none)", f"a polygon with {len(part.interiors)} hole(s) at index {i}")
-            rings.append(np.asarray(part.exterior.coords)[:-1])
-        rles.append({"size": [height, width], "counts": coco_compat_counts(rings, height, width)})
-    return Mask.from_rle(rles) if rles else Mask(np.zeros((0, height, width), dtype=bool))
+    ragged = polygons._store.take(polygons._index.ravel())  # the batch's coordinate arrays, in batch order
+    holes = np.flatnonzero(~ragged.is_exterior)
+    if holes.size:
+        index = int(ragged.ring_geometry[holes[0]])
+        raise _fail(param, "polygons without holes for polygon_iou='pycocotools' (COCO's polygon format has none)",
+                    f"a polygon with {int((ragged.ring_geometry[holes] == index).sum())} hole(s) at index {index}")
+    sizes = np.asarray(sizes, dtype=np.int64).reshape(-1, 2)
+    rings_of = np.searchsorted(ragged.ring_geometry, np.arange(len(sizes) + 1))  # objects' rings, in order
+    pieces = [_runs_of_objects(ragged, rings_of[first:stop + 1], sizes[first:stop])
+              for first, stop in _chunks(ragged, len(sizes))]
+    return coco_rle.Runs.concatenate(pieces)
+
+
+def _chunks(ragged: Any, n: int) -> list[tuple[int, int]]:
+    """Ranges of objects of about `RASTER_CHUNK` walked points each (about 5 per pixel of perimeter, plus 1 per edge)."""
+    if n == 0:
+        return [(0, 0)]
+    steps = np.abs(np.diff(ragged.coords, axis=0)).max(axis=1, initial=0) * SCALE + 2 if len(ragged.coords) else np.zeros(0)
+    walked = np.concatenate([[0.0], np.cumsum(steps)])  # up to each vertex; pairs across rings only add a little
+    first, stop = ragged.geometry_vertex_offsets[:-1], ragged.geometry_vertex_offsets[1:]
+    per_object = np.cumsum(np.where(stop > first, walked[np.maximum(stop - 1, 0)] - walked[np.minimum(first, len(walked) - 1)], 0))
+    ends = np.unique(np.searchsorted(per_object, np.arange(1, int(per_object[-1] // RASTER_CHUNK) + 1) * RASTER_CHUNK) + 1)
+    bounds = [0, *ends[(ends > 0) & (ends < n)].tolist(), n]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _runs_of_objects(ragged: Any, ring_range: np.ndarray, sizes: np.ndarray) -> coco_rle.Runs:
+    """Runs of the objects whose rings are ``ring_range[0]:ring_range[-1]`` of `ragged` (sizes given)."""
+    rings = np.arange(ring_range[0], ring_range[-1])
+    starts, stops = ragged.ring_offsets[rings], ragged.ring_offsets[rings + 1] - 1  # the closing vertex dropped
+    vertex, _ = ragged_arange(starts, stops)
+    lengths = stops - starts
+    owner = np.repeat(np.arange(len(ring_range) - 1), np.diff(ring_range))
+    return _object_runs(_Rings(ragged.coords[vertex], np.concatenate([[0], np.cumsum(lengths)]), owner,
+                               sizes[owner, 0], sizes[owner, 1]), sizes)
 
 
 def coco_compat_counts(rings: Sequence[np.ndarray], height: int, width: int) -> list[int]:
@@ -231,6 +331,6 @@ def coco_compat_counts(rings: Sequence[np.ndarray], height: int, width: int) -> 
     >>> sum(counts[1::2]), int(coco_compat_rasterize([triangle], 10, 10).sum())  # the true pixels, both ways
     (45, 45)
     """
-    starts, stops = _object_runs(rings, height, width)
+    starts, stops = _single_object_runs([np.asarray(ring, dtype=np.float64) for ring in rings], height, width)
     edges = np.concatenate([[0], np.column_stack([starts, stops]).ravel(), [height * width]])
     return np.diff(edges).tolist()

@@ -56,7 +56,7 @@ from geoiou.evaluation.coco import (
     OverlapFunction,
     coco_evaluate,
 )
-from geoiou.evaluation.coco_rasterize import coco_compat_polygon_masks, coco_compat_rasterize
+from geoiou.evaluation.coco_rasterize import coco_compat_polygon_runs, coco_compat_rasterize
 from geoiou.evaluation.progress import progress
 from geoiou.evaluation.voc import INTERPOLATIONS, Interpolation, VocArrays, VocResult, voc_evaluate
 from geoiou.metrics import intersection_area, pairwise_intersection_area
@@ -409,7 +409,10 @@ class _Store:
             self.index[rows] = np.arange(len(rows))
             self.area[rows] = block._area_array()
             self.blocks.append(block)
-        self.is_vector_block = np.array([isinstance(block, VECTOR_KINDS) for block in self.blocks], dtype=bool)
+        # Pairs of these blocks are measured pair by pair over all images at once: vector kinds, and masks held
+        # as COCO runs (counted from the runs); masks of dense pixels are measured image by image.
+        self.is_pairwise_block = np.array([isinstance(block, VECTOR_KINDS) or _held_as_runs(block)
+                                           for block in self.blocks], dtype=bool)
 
     @property
     def kinds(self) -> set[type]:
@@ -436,12 +439,13 @@ def _store(annotations: Annotations, image: np.ndarray, image_ids: np.ndarray, s
         start += len(piece)
         if isinstance(piece, Polygon) and polygon_iou == "pycocotools":
             assert sizes is not None
-            geometries = piece.to_shapely()
-            for img in np.unique(image[rows]):
-                here = np.flatnonzero(image[rows] == img)
-                height, width = (int(v) for v in sizes[img])
-                masks = coco_compat_polygon_masks(geometries[here], height, width, f"{param}.region")
-                entries.append((masks, rows[here]))
+            row_sizes = sizes[image[rows]]
+            runs = coco_compat_polygon_runs(piece, row_sizes, f"{param}.region")
+            # One batch of masks per image size (a batch shares its grid); all rasterized at once above.
+            distinct, size_of_row = np.unique(row_sizes, axis=0, return_inverse=True)
+            for k in range(len(distinct)):
+                here = np.flatnonzero(size_of_row.reshape(-1) == k)
+                entries.append((Mask._from_runs(runs.take(here)), rows[here]))
             continue
         if isinstance(piece, Mask) and sizes is not None:
             _check_mask_sizes(piece, rows, image, image_ids, sizes, param)
@@ -481,8 +485,9 @@ def _overlap_function(predicted: _Store, truth: _Store, show_progress: bool | No
     def overlap(pair_dt: np.ndarray, pair_gt: np.ndarray, pair_crowd: np.ndarray, offsets: np.ndarray,
                 rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         intersection = np.zeros(len(pair_dt))
-        vector_pair = predicted.is_vector_block[predicted.block_of[pair_dt]] & truth.is_vector_block[truth.block_of[pair_gt]]
-        # A group (image and category) with any mask is measured as a whole, image by image.
+        vector_pair = (predicted.is_pairwise_block[predicted.block_of[pair_dt]]
+                       & truth.is_pairwise_block[truth.block_of[pair_gt]])
+        # A group (image and category) with any dense mask is measured as a whole, image by image.
         by_group = ~np.logical_and.reduceat(vector_pair, offsets[:-1]) if len(pair_dt) else np.zeros(0, bool)
         vector = np.flatnonzero(~np.repeat(by_group, rows * cols))
         combo = predicted.block_of[pair_dt[vector]] * len(truth.blocks) + truth.block_of[pair_gt[vector]]
@@ -509,6 +514,10 @@ def _overlap_function(predicted: _Store, truth: _Store, show_progress: bool | No
         return np.where(pair_crowd, iof, iou)
 
     return overlap
+
+
+def _held_as_runs(region: Region) -> bool:
+    return isinstance(region, Mask) and region._store.run_index is not None
 
 
 def _by_kind(store: _Store, rows: np.ndarray) -> list[np.ndarray]:

@@ -271,11 +271,11 @@ class Mask(Region):
 
     @property
     def area(self) -> float | np.ndarray:
-        return as_measure(self._store.windows().counts[self._index].astype(np.float64))
+        return as_measure(self._store.counts[self._index].astype(np.float64))
 
     @property
     def bounds(self) -> np.ndarray:
-        row0, row1, col0, col1 = np.moveaxis(self._store.windows().boxes[self._index].astype(np.float64), -1, 0)
+        row0, row1, col0, col1 = np.moveaxis(self._store.boxes[self._index].astype(np.float64), -1, 0)
         x0, y0 = self._origin[..., 0], self._origin[..., 1]
         bounds = np.stack([x0 + col0, y0 + row0, x0 + col1, y0 + row1], axis=-1)
         bounds[row1 == row0] = np.nan  # an empty mask has an empty box
@@ -284,7 +284,7 @@ class Mask(Region):
     @property
     def centroid(self) -> np.ndarray:
         height, width = self._store.grid
-        count = self._store.windows().counts[self._index]
+        count = self._store.counts[self._index]
         with np.errstate(invalid="ignore", divide="ignore"):
             # Pixel centres lie at half-integers; an empty mask has no centroid (NaN).
             cx = (self._data.sum(axis=-2) @ (np.arange(width) + 0.5)) / count
@@ -390,7 +390,7 @@ class Mask(Region):
         Only each mask's bounding box is decoded (masks from COCO runs stay runs).
         """
         hulls = np.empty(self.shape, dtype=object)
-        boxes = self._store.windows().boxes[self._index]
+        boxes = self._store.boxes[self._index]
         for index in np.ndindex(self.shape):
             row0, row1, col0, col1 = (int(v) for v in boxes[index])
             if row1 == row0:
@@ -607,6 +607,20 @@ class _PixelStore:
         columns = self._held_runs().paint(0, self.size, 0, width).reshape(self.size, width, height)
         return readonly(columns.transpose(0, 2, 1))
 
+    @functools.cached_property
+    def counts(self) -> np.ndarray:
+        """True pixels of each mask, (M,) int64: summed from the runs when held as runs (no windows built)."""
+        if self._runs is None:
+            return self.windows().counts
+        runs = self._runs
+        owner = np.repeat(np.arange(self.size), np.diff(runs.offsets))
+        return np.bincount(owner, weights=runs.stops - runs.starts, minlength=self.size).astype(np.int64)
+
+    @functools.cached_property
+    def boxes(self) -> np.ndarray:
+        """Bounding boxes (M, 4) int64 (first row, last row + 1, first column, last column + 1; zeros when empty)."""
+        return self.windows().boxes if self._runs is None else _run_boxes(self._runs, self.grid[0])
+
     def windows(self, rows: bool = False) -> _Windows:
         """The packed windows: along columns when built from runs, unless `rows` asks for rows."""
         return self._row_windows if rows or not self.column_major else self._column_windows
@@ -634,6 +648,11 @@ class _PixelStore:
         columns = self._runs.paint(mask, mask + 1, cols.start, cols.stop).reshape(cols.stop - cols.start, height)
         window: np.ndarray = columns.T[rows]
         return window
+
+    @functools.cached_property
+    def run_index(self) -> coco_rle.RunIndex | None:
+        """The runs the store was built from, made searchable; None for dense pixels."""
+        return None if self._runs is None else coco_rle.RunIndex(self._runs)
 
     def _held_runs(self) -> coco_rle.Runs:
         """The runs of a store built from runs (callers know it was: dense stores never ask)."""

@@ -12,6 +12,7 @@ import pytest
 import shapely
 
 import geoiou
+from geoiou import rle
 from geoiou.evaluation.coco_rasterize import coco_compat_rasterize
 from geoiou.evaluation.detection import Annotations, evaluate_coco
 from tests.peers import run_cocoeval
@@ -356,16 +357,21 @@ def test_large_dataset_is_vectorized() -> None:
 
 
 def test_rasterized_polygons_for_evaluation_stay_runs_and_equal_the_dense_raster():
-    # Two objects on a 3000 x 4000 image, one of two overlapping parts: the batch evaluate_coco uses
-    # holds runs only (no 12-MB array per object) and decodes to coco_compat_rasterize's pixels.
-    from geoiou.evaluation.coco_rasterize import coco_compat_polygon_masks
+    # Two objects on a 3000 x 4000 image, one of two overlapping parts, and one on a small image: all
+    # rasterized together from the coordinate arrays, as runs only (no 12-MB array per object), each
+    # at its own size, decoding to coco_compat_rasterize's pixels.
+    from geoiou.evaluation.coco_rasterize import coco_compat_polygon_runs
 
     parts = [[(100.3, 200.7), (180.2, 210.1), (150.5, 290.9)], [(150, 250), (260, 240), (200, 330)]]
     square = [[(2990.5, 10.2), (3999.0, 10.2), (3999.0, 20.8), (2990.5, 20.8)]]
-    geometries = np.array([shapely.union_all([shapely.Polygon(p) for p in parts]), shapely.Polygon(square[0])])
-    masks = coco_compat_polygon_masks(geometries, 3000, 4000, "region")
-    assert masks.shape == (2,) and "dense" not in vars(masks._store)
+    small = [[(0.5, 0.5), (3.5, 1.5), (1.5, 3.9)]]
+    geometries = np.array([shapely.union_all([shapely.Polygon(p) for p in parts]), shapely.Polygon(square[0]),
+                           shapely.Polygon(small[0])])
+    sizes = np.array([[3000, 4000], [3000, 4000], [5, 4]])
+    runs = coco_compat_polygon_runs(geoiou.Polygon.from_shapely(geometries), sizes, "region")
+    np.testing.assert_array_equal(runs.sizes, sizes)
     # The union of the parts is one ring here, so its raster is the ring's: compare with rasterizing it.
     union_ring = [np.asarray(geometries[0].exterior.coords)[:-1]]
-    for mask, rings in zip(masks, (union_ring, square)):
-        np.testing.assert_array_equal(mask.data, coco_compat_rasterize(rings, 3000, 4000))
+    for k, (rings, (height, width)) in enumerate(zip((union_ring, square, small), sizes)):
+        decoded = rle.decode({"size": [int(height), int(width)], "counts": rle.compress_runs(runs, [k])[0]})
+        np.testing.assert_array_equal(decoded, coco_compat_rasterize(rings, int(height), int(width)))
