@@ -27,6 +27,7 @@ array([[0, 1, 1],
 
 from __future__ import annotations
 
+import functools
 import operator
 from itertools import chain, repeat
 from typing import Any, Callable, NamedTuple, Sequence
@@ -584,19 +585,37 @@ def _sizes(values: list[Any], rles: list[Any], names: _Names) -> np.ndarray:
                     dtype=np.int64).reshape(-1, 2)
 
 
-class _Layout(NamedTuple):
-    """Where each RLE's counts sit in the concatenation of all of them."""
+class _Layout:
+    """Where each RLE's counts sit in the concatenation of all of them.
 
-    first: np.ndarray  #: (n,) index of each RLE's first count
-    lengths: np.ndarray  #: (n,) number of counts of each RLE
-    owner: np.ndarray  #: (N,) the RLE of each count
-    local: np.ndarray  #: (N,) the index of each count within its RLE
+    A count's RLE and place within it (`owner`, `local`) are arrays as long as all the counts:
+    they are made only when a message needs them or counts of mixed forms are merged.
+    """
+
+    def __init__(self, lengths: np.ndarray) -> None:
+        self.lengths = lengths  #: (n,) number of counts of each RLE
+        self.first = np.cumsum(lengths) - lengths  #: (n,) index of each RLE's first count
 
     @classmethod
     def of(cls, lengths: np.ndarray) -> _Layout:
-        first = np.cumsum(lengths) - lengths
-        owner = np.repeat(np.arange(lengths.size), lengths)
-        return cls(first, lengths, owner, np.arange(owner.size) - first[owner])
+        return cls(lengths)
+
+    @functools.cached_property
+    def owner(self) -> np.ndarray:
+        """(N,) the RLE of each count."""
+        return np.repeat(np.arange(self.lengths.size), self.lengths)
+
+    @functools.cached_property
+    def local(self) -> np.ndarray:
+        """(N,) the index of each count within its RLE."""
+        return np.arange(self.owner.size) - self.first[self.owner]
+
+    def odd(self) -> np.ndarray:
+        """(N,) bool: whether each count sits at an odd place of its RLE (a run of true pixels)."""
+        global_odd = np.zeros(int(self.lengths.sum()), dtype=bool)
+        global_odd[1::2] = True
+        # The place within the RLE is odd when the global index and the RLE's first index differ in parity.
+        return global_odd ^ np.repeat((self.first & 1).astype(bool), self.lengths)
 
 
 def _raw_counts(counts: list[Any], names: _Names) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -773,9 +792,13 @@ def _check_counts(counts: np.ndarray, running: np.ndarray, layout: _Layout, size
 
 def _true_runs(sizes: np.ndarray, counts: np.ndarray, running: np.ndarray, layout: _Layout) -> Runs:
     """True runs from validated counts: every second count (odd positions) is a run of true pixels."""
-    true_run = np.flatnonzero(((layout.local & 1) == 1) & (counts > 0))
-    owner = layout.owner[true_run]
+    is_true = layout.odd() & (counts > 0)
+    true_run = np.flatnonzero(is_true)
+    filled = layout.lengths > 0
+    per_mask = np.zeros(len(sizes), dtype=np.int64)
+    per_mask[filled] = np.add.reduceat(is_true, layout.first[filled], dtype=np.int64) if filled.any() else 0
+    owner = np.repeat(np.arange(len(sizes)), per_mask)
     # Position after each true run within its own mask: the running total restarted at each RLE.
     stops = running[true_run] - np.concatenate([[0], running])[layout.first][owner]
-    offsets = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=layout.lengths.size))]).astype(np.int64)
+    offsets = np.concatenate([[0], np.cumsum(per_mask)]).astype(np.int64)
     return Runs(sizes, stops - counts[true_run], stops, offsets)
