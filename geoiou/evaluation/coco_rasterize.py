@@ -93,52 +93,108 @@ class _Rings(NamedTuple):
 
 
 def _boundary_positions(rings: _Rings) -> tuple[np.ndarray, np.ndarray]:
-    """Column-major pixel positions ``x * height + y`` where pycocotools' fill toggles, and the ring of each."""
-    xy, offsets = rings.xy, rings.offsets
-    ring_of_vertex = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-    following = np.arange(1, len(xy) + 1)
-    following[offsets[1:][offsets[1:] > offsets[:-1]] - 1] = offsets[:-1][offsets[1:] > offsets[:-1]]  # close each ring
-    # 1. Upsample and round the vertices.
-    x = _c_int(SCALE * xy[:, 0] + 0.5)
-    y = _c_int(SCALE * xy[:, 1] + 0.5)
-    x_start, x_end = x, x[following]
-    y_start, y_end = y, y[following]
-    # 2. Walk each edge (int arithmetic as in C; only the slope is a double).
-    dx = np.abs(x_end - x_start)
-    dy = np.abs(y_start - y_end)
-    along_x = dx >= dy
-    flip = (along_x & (x_start > x_end)) | (~along_x & (y_start > y_end))
-    xs = np.where(flip, x_end, x_start)
-    xe = np.where(flip, x_start, x_end)
-    ys = np.where(flip, y_end, y_start)
-    ye = np.where(flip, y_start, y_end)
-    steps = np.where(along_x, dx, dy)
-    with np.errstate(invalid="ignore", divide="ignore"):  # a zero-length edge: 0 / 0, as in C
-        slope = np.where(along_x, (ye - ys).astype(np.float64) / dx, (xe - xs).astype(np.float64) / dy)
-    count = steps + 1
-    edge = np.repeat(np.arange(len(x)), count)
-    first = np.cumsum(count) - count
-    d = np.arange(int(count.sum())) - first[edge]
-    t = np.where(flip[edge], steps[edge] - d, d)
-    rounded_base = np.where(along_x[edge], ys[edge], xs[edge]).astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        rounded = _c_int(rounded_base + slope[edge] * t.astype(np.float64) + 0.5)
-    walked = t + np.where(along_x[edge], xs[edge], ys[edge])
-    u = np.where(along_x[edge], walked, rounded)
-    v = np.where(along_x[edge], rounded, walked)
-    ring = ring_of_vertex[edge]
-    # 3. Keep the crossings of pixel-centre columns, downsampled (consecutive points of one ring only).
-    changed = np.flatnonzero((u[1:] != u[:-1]) & (ring[1:] == ring[:-1])) + 1
-    ring = ring[changed]
+    """Column-major pixel positions ``x * height + y`` where pycocotools' fill toggles, and the ring of each.
+
+    pycocotools walks every edge one upsampled step at a time and keeps the steps whose walked
+    column ``u`` changes across a pixel-centre column (``min(u) ≡ 2 mod 5``). Only those steps
+    are computed here, with the same floating-point expressions: on an edge walked along x every
+    step changes ``u``, so the kept steps are every fifth one, found by arithmetic; on an edge
+    walked along y, ``u`` is rounded at every step (a cheap expression) and the changes found.
+    The step between one edge's last point and the next edge's first point is checked as well.
+    """
+    edges = _Edges.of(rings)
+    parts = [_crossings_along_x(edges), _crossings_along_y(edges), _crossings_at_joints(edges)]
+    ring = np.concatenate([part[2] for part in parts])
+    column = np.concatenate([part[0] for part in parts]).astype(np.float64)
+    low_v = np.concatenate([part[1] for part in parts]).astype(np.float64)
     height, width = rings.heights[ring], rings.widths[ring]
-    u_now, u_before = u[changed], u[changed - 1]
-    xd = np.where(u_now < u_before, u_now, u_now - 1).astype(np.float64)
-    xd = (xd + 0.5) / SCALE - 0.5
+    # 3. Downsample: keep the crossings of pixel-centre columns inside the image.
+    xd = (column + 0.5) / SCALE - 0.5
     keep = (np.floor(xd) == xd) & (xd >= 0) & (xd <= width - 1)
-    yd = np.minimum(v[changed], v[changed - 1]).astype(np.float64)
-    yd = (yd + 0.5) / SCALE - 0.5
-    yd = np.ceil(np.clip(yd, 0, height))
+    yd = np.ceil(np.clip((low_v + 0.5) / SCALE - 0.5, 0, height))
     return xd[keep].astype(np.int64) * height[keep] + yd[keep].astype(np.int64), ring[keep]
+
+
+class _Edges(NamedTuple):
+    """Every edge of every ring, upsampled and rounded, ordered so that the walk does not depend on its direction."""
+
+    xs: np.ndarray
+    ys: np.ndarray
+    dx: np.ndarray
+    dy: np.ndarray
+    along_x: np.ndarray
+    flip: np.ndarray
+    slope: np.ndarray
+    ring: np.ndarray
+    last_of_ring: np.ndarray  #: bool: the ring's closing edge (no step follows it)
+
+    @classmethod
+    def of(cls, rings: _Rings) -> _Edges:
+        xy, offsets = rings.xy, rings.offsets
+        filled = offsets[1:] > offsets[:-1]
+        ring = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+        following = np.arange(1, len(xy) + 1)
+        following[offsets[1:][filled] - 1] = offsets[:-1][filled]  # close each ring
+        # 1. Upsample and round the vertices.
+        x = _c_int(SCALE * xy[:, 0] + 0.5)
+        y = _c_int(SCALE * xy[:, 1] + 0.5)
+        x_start, x_end, y_start, y_end = x, x[following], y, y[following]
+        # 2. Each edge as pycocotools walks it (int arithmetic as in C; only the slope is a double).
+        dx, dy = np.abs(x_end - x_start), np.abs(y_start - y_end)
+        along_x = dx >= dy
+        flip = (along_x & (x_start > x_end)) | (~along_x & (y_start > y_end))
+        xs, xe = np.where(flip, x_end, x_start), np.where(flip, x_start, x_end)
+        ys, ye = np.where(flip, y_end, y_start), np.where(flip, y_start, y_end)
+        with np.errstate(invalid="ignore", divide="ignore"):  # a zero-length edge: 0 / 0, as in C
+            slope = np.where(along_x, (ye - ys).astype(np.float64) / dx, (xe - xs).astype(np.float64) / dy)
+        last_of_ring = np.zeros(len(xy), dtype=bool)
+        last_of_ring[offsets[1:][filled] - 1] = True
+        return cls(xs, ys, dx, dy, along_x, flip, slope, ring, last_of_ring)
+
+    def point(self, edge: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(u, v)`` of the point at step `t` (from the edge's normalized start) of each edge."""
+        along_x = self.along_x[edge]
+        walked = t + np.where(along_x, self.xs[edge], self.ys[edge])
+        with np.errstate(invalid="ignore"):
+            rounded = _c_int(np.where(along_x, self.ys[edge], self.xs[edge]).astype(np.float64)
+                             + self.slope[edge] * t.astype(np.float64) + 0.5)
+        return np.where(along_x, walked, rounded), np.where(along_x, rounded, walked)
+
+
+def _crossings_along_x(edges: _Edges) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Steps ``t -> t + 1`` of edges walked along x whose lower column ``xs + t`` is a pixel-centre column (2 mod 5)."""
+    edge = np.flatnonzero(edges.along_x)
+    first = (2 - edges.xs[edge]) % 5  # the first step from a centre column
+    count = np.maximum((edges.dx[edge] - 1 - first) // 5 + 1, 0)
+    t, owner = ragged_arange(np.zeros(len(edge), dtype=np.int64), count)
+    edge, t = edge[owner], first[owner] + 5 * t
+    _, v_before = edges.point(edge, t)
+    _, v_after = edges.point(edge, t + 1)
+    return edges.xs[edge] + t, np.minimum(v_before, v_after), edges.ring[edge]
+
+
+def _crossings_along_y(edges: _Edges) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Steps ``t -> t + 1`` of edges walked along y where the rounded column changes."""
+    edge = np.flatnonzero(~edges.along_x)
+    t, owner = ragged_arange(np.zeros(len(edge), dtype=np.int64), edges.dy[edge] + 1)
+    edge = edge[owner]
+    with np.errstate(invalid="ignore"):
+        u = _c_int(edges.xs[edge].astype(np.float64) + edges.slope[edge] * t.astype(np.float64) + 0.5)
+    changed = np.flatnonzero((u[1:] != u[:-1]) & (edge[1:] == edge[:-1]))
+    # The slope is below 1, so the column moves by one: the lower one is the crossed column's left neighbour.
+    return np.minimum(u[changed], u[changed + 1]), edges.ys[edge[changed]] + t[changed], edges.ring[edge[changed]]
+
+
+def _crossings_at_joints(edges: _Edges) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The step from each edge's last walked point to the next edge's first (not across the ring's start)."""
+    edge = np.flatnonzero(~edges.last_of_ring)
+    steps = np.where(edges.along_x, edges.dx, edges.dy)
+    # The walk goes from t = 0 to t = steps, or back when the edge was flipped.
+    u_before, v_before = edges.point(edge, np.where(edges.flip[edge], 0, steps[edge]))
+    u_after, v_after = edges.point(edge + 1, np.where(edges.flip[edge + 1], steps[edge + 1], 0))
+    changed = u_after != u_before
+    column = np.where(u_after < u_before, u_after, u_after - 1)
+    return column[changed], np.minimum(v_before, v_after)[changed], edges.ring[edge[changed]]
 
 
 def _toggle_runs(positions: np.ndarray, ring: np.ndarray, pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -375,3 +375,24 @@ def test_rasterized_polygons_for_evaluation_stay_runs_and_equal_the_dense_raster
     for k, (rings, (height, width)) in enumerate(zip((union_ring, square, small), sizes)):
         decoded = rle.decode({"size": [int(height), int(width)], "counts": rle.compress_runs(runs, [k])[0]})
         np.testing.assert_array_equal(decoded, coco_compat_rasterize(rings, int(height), int(width)))
+
+
+@pytest.mark.parametrize("chunk", [1 << 21, 64])  # one chunk, and many chunks of a few objects each
+def test_batch_rasterizer_matches_frpyobjects_for_every_object_at_its_own_size(monkeypatch, chunk) -> None:
+    from geoiou.evaluation import coco_rasterize
+
+    monkeypatch.setattr(coco_rasterize, "RASTER_CHUNK", chunk)
+    rng = np.random.default_rng(7)
+    rings, sizes = [], []
+    for k in range(60):
+        height, width = (int(v) for v in rng.integers(1, 40, 2))
+        angles = (np.arange(6) + rng.uniform(0.1, 0.9, 6)) * (2 * np.pi / 6)  # simple star rings (valid polygons)
+        centre, radius = rng.uniform(-5, 45, 2), rng.uniform(0.3, 25)
+        ring = np.round(centre + radius * np.c_[np.cos(angles), np.sin(angles)], int(rng.integers(0, 3)))
+        rings.append(ring)
+        sizes.append((height, width))
+    runs = coco_rasterize.coco_compat_polygon_runs(geoiou.Polygon.from_rings(np.array(rings)), np.array(sizes), "rings")
+    for k, (ring, (height, width)) in enumerate(zip(rings, sizes)):
+        expected = mask_utils.decode(mask_utils.frPyObjects([ring.ravel().tolist()], height, width))[:, :, 0]
+        decoded = rle.decode({"size": [height, width], "counts": rle.compress_runs(runs, [k])[0]})
+        np.testing.assert_array_equal(decoded, expected.astype(bool), err_msg=f"object {k}")
