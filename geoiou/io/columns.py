@@ -94,9 +94,11 @@ def object_keys(document: Any) -> int:
     """
     total, level = 0, [document]
     while level:
-        dicts = list(compress(level, map(operator.is_, map(type, level), repeat(dict))))
-        lists = compress(level, map(operator.is_, map(type, level), repeat(list)))
+        types = list(map(type, level))
+        dicts = list(compress(level, map(operator.is_, types, repeat(dict))))
         total += sum(map(len, dicts))
-        values = list(chain(chain.from_iterable(map(dict.values, dicts)), chain.from_iterable(lists)))
+        values = list(chain(chain.from_iterable(map(dict.values, dicts)),
+                            chain.from_iterable(compress(level, map(operator.is_, types, repeat(list))))))
+        # Numbers and strings end the walk; only objects and arrays go one level down.
         level = list(compress(values, map(operator.contains, repeat(_CONTAINERS), map(type, values))))
     return total
