@@ -34,7 +34,7 @@ import operator
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import groupby, repeat
+from itertools import chain, groupby, repeat
 from typing import Any, Literal
 
 import numpy as np
@@ -198,6 +198,12 @@ def read_coco(path: str | os.PathLike[str] | Mapping[str, Any], *, geometry: Geo
     sections = _dataset_sections(document, reader)
     images = _read_table(reader, sections["images"], "images", _image_entry)
     categories = _read_table(reader, sections["categories"], "categories", _category_entry)
+    columns = _annotation_columns(sections["annotations"], geometry, images, categories, polygons)
+    if columns is not None:
+        reader.read_valid(len(sections["annotations"]))
+        annotations, ids = columns
+        return CocoDataset(annotations, images, categories, ids, reader.report())
+    # Some annotation is not of the plain form: read them one by one, which names the faulty ones.
     records = _located(sections["annotations"], "annotations")
     parsed = parse_records(records, _AnnotationParser(geometry, images, categories, polygons))
     faults = {**_area_faults(parsed), **_repeated_id_faults(records, parsed)}
@@ -269,6 +275,101 @@ class _Row:
     iscrowd: bool = False
     area: float | None = None
     score: float | None = None
+
+
+def _annotation_columns(records: list[Any], geometry: str, images: dict[int, tuple[int, int]],
+                        categories: dict[int, str], polygons: str) -> tuple[Annotations, np.ndarray] | None:
+    """The annotations read column by column (see `geoiou.io.columns`), and their ids; None unless all are plain.
+
+    Plain: integer ids, unique, of the file's images and categories; ``iscrowd`` 0 or 1 (or
+    missing: 0); ``area`` in every annotation or in none; a box of 4 finite numbers, or polygon
+    parts as flat lists of numbers (each part written open) and RLEs of the image's size.
+    """
+    if not records or (geometry == "segmentation" and polygons != "exact"):
+        return None
+    columns = json_columns(records, ("id", "image_id", "category_id", geometry))
+    if columns is None:
+        return None
+    ids, image_id, category_id = (integer_column(columns[key]) for key in ("id", "image_id", "category_id"))
+    iscrowd = integer_column(list(map(operator.methodcaller("get", "iscrowd", 0), records)))
+    if (ids is None or image_id is None or category_id is None or iscrowd is None
+            or len(np.unique(ids)) != len(ids) or ((iscrowd != 0) & (iscrowd != 1)).any()
+            or not np.isin(image_id, np.fromiter(images, np.int64, len(images))).all()
+            or not np.isin(category_id, np.fromiter(categories, np.int64, len(categories))).all()):
+        return None
+    with_area = sum(map(operator.contains, records, repeat("area")))
+    area = number_column(list(map(operator.itemgetter("area"), records))) if with_area == len(records) else None
+    if (with_area and area is None) or (area is not None and (area < 0).any()):
+        return None
+    sizes = np.array([images[image] for image in np.unique(image_id).tolist()], dtype=np.int64).reshape(-1, 2)
+    sizes = sizes[np.searchsorted(np.unique(image_id), image_id)]
+    region = _box_column(columns["bbox"]) if geometry == "bbox" else _segmentation_column(columns["segmentation"], sizes)
+    if region is None:
+        return None
+    annotations = Annotations(image_id=image_id, category_id=category_id, region=region, iscrowd=iscrowd.astype(bool),
+                              area=area)
+    return annotations, ids
+
+
+def _segmentation_column(values: list[Any], sizes: np.ndarray) -> list[Region] | None:
+    """Polygons and RLE masks of the records, one batch per stretch of one kind (masks: of one size)."""
+    is_polygon = np.fromiter(map(operator.is_, map(type, values), repeat(list)), bool, len(values))
+    is_rle = np.fromiter(map(operator.is_, map(type, values), repeat(dict)), bool, len(values))
+    if not (is_polygon | is_rle).all():
+        return None
+    polygon_rows, rle_rows = np.flatnonzero(is_polygon), np.flatnonzero(is_rle)
+    geometries = _polygon_column([values[k] for k in polygon_rows.tolist()])
+    runs = _rle_runs([values[k] for k in rle_rows.tolist()], sizes[rle_rows])
+    if geometries is None or runs is None:
+        return None
+    # Consecutive records of one kind (and masks of one size) share a batch, as record by record.
+    kind = np.where(is_polygon, -1, sizes[:, 0] * (sizes[:, 1].max() + 1) + sizes[:, 1])
+    changes = np.flatnonzero(kind[1:] != kind[:-1]) + 1
+    polygon_at = np.cumsum(is_polygon) - 1  # index among the polygons / the masks of each record
+    rle_at = np.cumsum(is_rle) - 1
+    pieces: list[Region] = []
+    for first, stop in zip([0, *changes.tolist()], [*changes.tolist(), len(values)]):
+        if is_polygon[first]:
+            pieces.append(Polygon._from_valid_shapely(geometries[polygon_at[first]:polygon_at[stop - 1] + 1]))
+        else:
+            pieces.append(Mask._from_runs(runs.slice(int(rle_at[first]), int(rle_at[stop - 1]) + 1)))
+    return pieces
+
+
+def _polygon_column(values: list[Any]) -> np.ndarray | None:
+    """One valid shapely geometry per record from its parts (flat coordinate lists), all built at once."""
+    if not values:
+        return np.empty(0, dtype=object)
+    counts = np.fromiter(map(len, values), np.int64, len(values))
+    parts = list(chain.from_iterable(values))
+    if not counts.all() or not all_of_type(parts, list):
+        return None
+    lengths = np.fromiter(map(len, parts), np.int64, len(parts))
+    coordinates = number_column(list(chain.from_iterable(parts)))
+    if coordinates is None or (lengths % 2).any() or (lengths < 6).any():
+        return None
+    vertices, lengths = coordinates.reshape(-1, 2), lengths // 2
+    last = np.cumsum(lengths) - 1
+    if (vertices[last] == vertices[last - lengths + 1]).all(axis=1).any():
+        return None  # a part written closed: the record-by-record reader drops the repeated vertex
+    faults: dict[int, str] = {}
+    joined = _polygons_of_rings(list(range(len(values))), vertices, lengths, counts, False, faults)
+    if faults:
+        return None
+    return _object_array([joined[k] for k in range(len(values))])
+
+
+def _rle_runs(values: list[Any], sizes: np.ndarray) -> coco_rle.Runs | None:
+    """Runs of the RLE segmentations, all decoded together; None unless every RLE is valid and of its image's size."""
+    written = json_columns(values, ("size",))
+    if written is None or number_rows(written["size"], 2) is None or integer_column(
+            list(chain.from_iterable(written["size"]))) is None:  # sizes written as JSON integers, as COCO's are
+        return None
+    try:
+        runs = coco_rle.to_runs(values)
+    except InvalidRegionError:
+        return None
+    return runs if np.array_equal(runs.sizes, sizes.reshape(-1, 2)) else None
 
 
 class _AnnotationParser:
@@ -631,14 +732,20 @@ def _polygons(parts: dict[int, list[np.ndarray]], repair: bool, faults: dict[int
     rings = [ring for owner in owners for ring in parts[owner]]
     counts = np.array([len(parts[owner]) for owner in owners])
     lengths = np.array([len(ring) for ring in rings])
-    ring_of_vertex = np.repeat(np.arange(len(rings)), lengths)
-    geoms = shapely.polygons(shapely.linearrings(np.concatenate(rings), indices=ring_of_vertex))
+    return _polygons_of_rings(owners, np.concatenate(rings), lengths, counts, repair, faults)
+
+
+def _polygons_of_rings(owners: list[int], vertices: np.ndarray, lengths: np.ndarray, counts: np.ndarray, repair: bool,
+                       faults: dict[int, str]) -> dict[int, shapely.Geometry]:
+    """`_polygons` from arrays: the rings' `vertices` end to end (`lengths` each), `counts` rings per owner."""
+    ring_of_vertex = np.repeat(np.arange(len(lengths)), lengths)
+    geoms = shapely.polygons(shapely.linearrings(vertices, indices=ring_of_vertex))
     invalid_parts = np.flatnonzero(~shapely.is_valid(geoms))
     if invalid_parts.size and repair:
         geoms[invalid_parts] = Polygon.from_shapely(geoms[invalid_parts], repair=True).to_shapely()
     elif invalid_parts.size:
         owner_of_part = np.repeat(np.arange(len(owners)), counts)
-        part_number = np.arange(len(rings)) - np.repeat(np.cumsum(counts) - counts, counts)
+        part_number = np.arange(len(lengths)) - np.repeat(np.cumsum(counts) - counts, counts)
         for part in invalid_parts[::-1]:  # the first invalid part of a record is the one reported
             faults[owners[owner_of_part[part]]] = (
                 f"'segmentation[{part_number[part]}]' must be a valid polygon "

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
+import geoiou
 from geoiou import rle
 from geoiou.errors import FormatError
 from geoiou.io import read_coco_results
@@ -137,3 +138,48 @@ def test_column_checks():
     assert number_rows([], 4).shape == (0, 4)
     # Keys of objects at every depth: 2 + 1 + 1 + 0.
     assert object_keys({"a": [{"b": 1}, {"c": {}}], "d": "e"}) == 4
+
+
+def _dataset(seed: int) -> dict:
+    """Images of two sizes; polygons of one and several parts (overlapping or apart), RLE crowds and boxes."""
+    rng = np.random.default_rng(seed)
+    images = [{"id": 1, "height": 30, "width": 40}, {"id": 2, "height": 20, "width": 20}]
+    annotations = []
+    for k in range(12):
+        image = images[int(rng.integers(0, 2))]
+        x, y = (float(v) for v in np.round(rng.uniform(0, 15, 2), 1))
+        square = [x, y, x + 4, y, x + 4, y + 4, x, y + 4]
+        kind = k % 4
+        if kind == 0:
+            segmentation = [square]
+        elif kind == 1:  # two parts that overlap: their union
+            segmentation = [square, [v + 2 for v in square]]
+        elif kind == 2:  # two parts apart
+            segmentation = [square, [v + 6 for v in square]]
+        else:
+            pixels = rng.random((image["height"], image["width"])) < 0.1
+            segmentation = {**rle.encode(pixels), "counts": rle.encode(pixels)["counts"].decode()}
+        annotations.append({"id": 100 + k, "image_id": image["id"], "category_id": int(rng.integers(1, 3)),
+                            "segmentation": segmentation, "bbox": [x, y, 4.0, 4.0], "area": 16.0,
+                            "iscrowd": int(kind == 3)})
+    return {"images": images, "categories": [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}],
+            "annotations": annotations}
+
+
+@pytest.mark.parametrize("geometry", ["bbox", "segmentation"])
+@pytest.mark.parametrize("seed", range(4))
+def test_dataset_columns_and_records_give_the_same_annotations(geometry, seed):
+    from geoiou.io import read_coco
+
+    dataset = _dataset(seed)
+    slow = {**dataset, "annotations": [{**a, "id": np.int64(a["id"])} for a in dataset["annotations"]]}
+    fast, by_record = read_coco(dataset, geometry=geometry), read_coco(slow, geometry=geometry)
+    np.testing.assert_array_equal(fast.annotation_ids, by_record.annotation_ids)
+    for name in ("image_id", "category_id", "iscrowd", "area"):
+        np.testing.assert_array_equal(getattr(fast.annotations, name), getattr(by_record.annotations, name))
+    assert [type(p) for p in fast.annotations.regions] == [type(p) for p in by_record.annotations.regions]
+    assert fast.report.read == by_record.report.read
+    for a, b in zip(fast.annotations.regions, by_record.annotations.regions):
+        np.testing.assert_array_equal(a.area, b.area)
+        if isinstance(a, geoiou.Polygon):
+            assert all(x.equals(y) for x, y in zip(a.to_shapely(), b.to_shapely()))
