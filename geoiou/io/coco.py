@@ -34,7 +34,7 @@ import operator
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, groupby, repeat
+from itertools import chain, compress, groupby, repeat
 from typing import Any, Literal
 
 import numpy as np
@@ -470,7 +470,7 @@ def read_coco_results(path: str | os.PathLike[str] | Sequence[Mapping[str, Any]]
     geoiou.errors.FormatError: <dict>, results[0]: 'score' must be a finite number (got 'high')
     """
     choice = _checked_geometry(geometry, ("auto", *GEOMETRIES))
-    document, reader = load_json_document(path, skip_invalid=skip_invalid)
+    document, reader = load_json_document(path, skip_invalid=skip_invalid, count_keys=_result_keys)
     if not isinstance(document, list):
         raise reader.whole_file("a COCO result file must be a JSON list of predictions "
                                 f"(got a {type(document).__name__}; "
@@ -491,6 +491,16 @@ def read_coco_results(path: str | os.PathLike[str] | Sequence[Mapping[str, Any]]
                               category_id=np.array([row.category_id for row in rows], dtype=np.int64),
                               region=regions.pieces, score=np.array([row.score for row in rows], dtype=np.float64))
     return CocoPredictions(annotations, choice, reader.report())
+
+
+def _result_keys(document: Any) -> int:
+    """Keys of a plain result file's objects: the records' and their segmentation dicts' (-1 if not a list of dicts)."""
+    if type(document) is not list or not all_of_type(document, dict):
+        return -1
+    segmentations = map(operator.methodcaller("get", "segmentation"), document)
+    nested = compress(segmentations, map(operator.is_, map(type, map(operator.methodcaller("get", "segmentation"),
+                                                                          document)), repeat(dict)))
+    return sum(map(len, document)) + sum(map(len, nested))
 
 
 def _prediction_columns(document: list[Any], geometry: str) -> Annotations | None:

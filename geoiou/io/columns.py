@@ -81,24 +81,35 @@ def number_rows(values: Sequence[Any], width: int) -> np.ndarray | None:
     return None if flat is None else flat.reshape(len(values), width)
 
 
-def object_keys(document: Any) -> int:
-    """The number of keys of all JSON objects in a parsed document, counted level by level at C speed.
+def object_keys(document: Any, *, list_depth: int | None = None) -> int:
+    """The number of keys of the JSON objects in a parsed document, counted level by level at C speed.
 
-    `geoiou.io.json_documents` compares it with the colons of the text to prove that no object
-    repeated a key (``json.load`` keeps the last value of a repeated key without a word).
+    `geoiou.io.json_documents` compares it with the keys written in the text to prove that no
+    object repeated a key (``json.load`` keeps the last value of a repeated key without a word).
+    With `list_depth`, arrays deeper than that many levels are not entered: the count then leaves
+    out objects inside them (an undercount only ever sends the file to the slower check), and a
+    million records' boxes and coordinate lists are not walked number by number.
 
     Examples
     --------
     >>> object_keys([{"a": 1, "b": {"c": [{"d": 2}]}}, {"e": None}])
     5
+    >>> object_keys([{"a": 1, "b": {"c": [{"d": 2}]}}, {"e": None}], list_depth=1)  # {"d": 2} is not reached
+    4
     """
-    total, level = 0, [document]
+    total, level, depth = 0, [document], 0
     while level:
         types = list(map(type, level))
         dicts = list(compress(level, map(operator.is_, types, repeat(dict))))
         total += sum(map(len, dicts))
-        values = list(chain(chain.from_iterable(map(dict.values, dicts)),
-                            chain.from_iterable(compress(level, map(operator.is_, types, repeat(list))))))
-        # Numbers and strings end the walk; only objects and arrays go one level down.
-        level = list(compress(values, map(operator.contains, repeat(_CONTAINERS), map(type, values))))
+        values = chain.from_iterable(map(dict.values, dicts))
+        if list_depth is None or depth < list_depth:
+            values = chain(values, chain.from_iterable(compress(level, map(operator.is_, types, repeat(list)))))
+            wanted = _CONTAINERS
+        else:
+            wanted = frozenset({dict})
+        values = list(values)
+        # Numbers and strings end the walk; only objects (and arrays, while entered) go one level down.
+        level = list(compress(values, map(operator.contains, repeat(wanted), map(type, values))))
+        depth += 1
     return total

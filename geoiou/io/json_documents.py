@@ -6,7 +6,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Callable
 
 from geoiou.io.columns import object_keys
 from geoiou.io.report import RecordReader
@@ -32,7 +32,7 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return mapping
 
 
-def _keys_unique(text: str, document: Any) -> bool:
+def _keys_unique(text: str, document: Any, count_keys: Callable[[Any], int] | None) -> bool:
     """Whether the text provably repeats no key of an object; False means "look closer", not "repeated".
 
     Where no backslash comes right before a quote, every quote opens or closes a string (a quote
@@ -44,16 +44,21 @@ def _keys_unique(text: str, document: Any) -> bool:
     """
     if '\\"' in text or _SPACED_COLON.search(text):
         return False
-    return text.count('":') == object_keys(document)
+    # By default arrays of records are entered, not the arrays inside records (boxes, coordinates):
+    # fewer objects counted than written (an object inside those) only means the slower check.
+    counted = count_keys(document) if count_keys is not None else object_keys(document, list_depth=1)
+    return text.count('":') == counted
 
 
-def load_json_document(source: str | os.PathLike[str] | Mapping[str, Any] | list, *,
-                       skip_invalid: bool) -> tuple[Any, RecordReader]:
+def load_json_document(source: str | os.PathLike[str] | Mapping[str, Any] | list, *, skip_invalid: bool,
+                       count_keys: Callable[[Any], int] | None = None) -> tuple[Any, RecordReader]:
     """Parse a JSON file (or take an already-parsed document) and start the `RecordReader` for it.
 
     A parsed document is named ``"<dict>"`` in messages. A file that is not JSON, or whose objects
     repeat a key (a second video with the same id would silently replace the first), is a
-    whole-file `FormatError`.
+    whole-file `FormatError`. A reader that knows the shape of its files passes `count_keys`, which
+    counts the keys of the objects where that shape has them (any count below the true one just
+    means the slower check); by default every object of the document is counted.
 
     Examples
     --------
@@ -68,7 +73,7 @@ def load_json_document(source: str | os.PathLike[str] | Mapping[str, Any] | list
         with open(source, encoding="utf-8") as handle:
             text = handle.read()
         document = json.loads(text)
-        if _keys_unique(text, document):
+        if _keys_unique(text, document, count_keys):
             return document, reader
         return json.loads(text, object_pairs_hook=unique_keys), reader  # to find the repeated key, or read escapes
     except json.JSONDecodeError as error:
