@@ -491,13 +491,16 @@ def _overlap_function(predicted: _Store, truth: _Store, show_progress: bool | No
         by_group = ~np.logical_and.reduceat(vector_pair, offsets[:-1]) if len(pair_dt) else np.zeros(0, bool)
         vector = np.flatnonzero(~np.repeat(by_group, rows * cols))
         combo = predicted.block_of[pair_dt[vector]] * len(truth.blocks) + truth.block_of[pair_gt[vector]]
-        for key in np.unique(combo):
-            pairs = vector[combo == key]
+        # Pairs grouped by their blocks once (results of many image sizes make thousands of mask blocks).
+        order = np.argsort(combo, kind="stable")
+        keys, firsts, counts = np.unique(combo[order], return_index=True, return_counts=True)
+        steps = [(key, first + start, min(PAIR_CHUNK, count - start))
+                 for key, first, count in zip(keys.tolist(), firsts.tolist(), counts.tolist())
+                 for start in range(0, count, PAIR_CHUNK)]
+        for key, first, size in progress(steps, label="overlaps", enabled=show_progress if len(steps) > 1 else False):
             a, b = predicted.blocks[key // len(truth.blocks)], truth.blocks[key % len(truth.blocks)]
-            for start in range(0, len(pairs), PAIR_CHUNK):
-                chunk = pairs[start:start + PAIR_CHUNK]
-                intersection[chunk] = intersection_area(a[predicted.index[pair_dt[chunk]]],
-                                                        b[truth.index[pair_gt[chunk]]])
+            chunk = vector[order[first:first + size]]
+            intersection[chunk] = intersection_area(a[predicted.index[pair_dt[chunk]]], b[truth.index[pair_gt[chunk]]])
         for block in progress(np.flatnonzero(by_group), label="mask overlaps", enabled=show_progress):
             first, n_rows, n_cols = offsets[block], rows[block], cols[block]
             dt_rows = pair_dt[first:first + n_rows * n_cols:n_cols]

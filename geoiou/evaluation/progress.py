@@ -1,12 +1,11 @@
-"""Progress reporting for long evaluations: a bar on a terminal, silence otherwise."""
+"""Progress reporting for long evaluations and reads: a tqdm bar on a terminal, silence otherwise."""
 
 from __future__ import annotations
 
 import sys
-import time
 from typing import IO, Iterable, Iterator, TypeVar
 
-__all__ = ["progress"]
+__all__ = ["Phases", "progress"]
 
 T = TypeVar("T")
 
@@ -46,18 +45,42 @@ def progress(items: Iterable[T], *, total: int | None = None, label: str = "", e
     if not enabled or not total:
         yield from items
         return
-    last_draw = 0.0
-    for done, item in enumerate(items, start=1):
-        yield item
-        now = time.monotonic()
-        if now - last_draw > 0.1 or done == total:  # redraw at most 10 times a second
-            _draw(stream, label, done, total)
-            last_draw = now
-    stream.write("\n")
-    stream.flush()
+    from tqdm.auto import tqdm  # imported only when a bar is drawn
+
+    yield from tqdm(items, total=total, desc=label, file=stream, mininterval=0.1, leave=True)
 
 
-def _draw(stream: IO[str], label: str, done: int, total: int, width: int = 30) -> None:
-    filled = int(width * done / total)
-    stream.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-    stream.flush()
+class Phases:
+    """A bar over the named phases of one long step (reading a large file: parse, check, build regions).
+
+    Drawn like `progress`: on a terminal only, unless `enabled` says otherwise.
+
+    Examples
+    --------
+    >>> with Phases("reading results.json", 2, enabled=False) as phases:
+    ...     phases.done("parsed JSON")
+    ...     phases.done("regions")
+    """
+
+    def __init__(self, label: str, total: int, *, enabled: bool | None = None, stream: IO[str] | None = None) -> None:
+        stream = sys.stderr if stream is None else stream
+        if enabled is None:
+            enabled = bool(getattr(stream, "isatty", lambda: False)())
+        self._bar = None
+        if enabled:
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=total, desc=label, file=stream, unit="step", leave=True)
+
+    def done(self, phase: str) -> None:
+        """Mark `phase` finished."""
+        if self._bar is not None:
+            self._bar.set_postfix_str(phase, refresh=False)
+            self._bar.update(1)
+
+    def __enter__(self) -> Phases:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.close()

@@ -46,7 +46,8 @@ from geoiou.errors import InvalidRegionError
 from geoiou.evaluation.coco_rasterize import coco_compat_counts
 from geoiou.evaluation.detection import Annotations
 from geoiou.io.columns import all_of_type, integer_column, json_columns, number_column, number_rows
-from geoiou.io.json_documents import load_json_document
+from geoiou.evaluation.progress import Phases
+from geoiou.io.json_documents import load_json_document, reading_phases
 from geoiou.io.folders import parse_records, settle
 from geoiou.io.report import ReadReport, RecordReader, invalid
 from geoiou.regions import Box, Mask, Polygon, Region, RotatedBox
@@ -470,7 +471,12 @@ def read_coco_results(path: str | os.PathLike[str] | Sequence[Mapping[str, Any]]
     geoiou.errors.FormatError: <dict>, results[0]: 'score' must be a finite number (got 'high')
     """
     choice = _checked_geometry(geometry, ("auto", *GEOMETRIES))
-    document, reader = load_json_document(path, skip_invalid=skip_invalid, count_keys=_result_keys)
+    with reading_phases(path, 2) as phases:
+        return _read_results(path, choice, repair, skip_invalid, phases)
+
+
+def _read_results(path: Any, choice: str, repair: bool, skip_invalid: bool, phases: Phases) -> CocoPredictions:
+    document, reader = load_json_document(path, skip_invalid=skip_invalid, count_keys=_result_keys, phases=phases)
     if not isinstance(document, list):
         raise reader.whole_file("a COCO result file must be a JSON list of predictions "
                                 f"(got a {type(document).__name__}; "
@@ -478,6 +484,7 @@ def read_coco_results(path: str | os.PathLike[str] | Sequence[Mapping[str, Any]]
     if choice == "auto":
         choice = "segmentation" if document and _all_have(document, "segmentation") else "bbox"
     columns = _prediction_columns(document, choice)
+    phases.done("regions")
     if columns is not None:
         reader.read_valid(len(document))
         return CocoPredictions(columns, choice, reader.report())

@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Callable
 
+from geoiou.evaluation.progress import Phases
 from geoiou.io.columns import object_keys
 from geoiou.io.report import RecordReader
 
@@ -50,15 +51,27 @@ def _keys_unique(text: str, document: Any, count_keys: Callable[[Any], int] | No
     return text.count('":') == counted
 
 
+#: Files at least this large take about a second to read: a bar shows the phases on a terminal.
+LARGE_FILE = 20_000_000
+
+
+def reading_phases(source: Any, steps: int) -> Phases:
+    """The bar of a reader's phases: drawn for a large file on a terminal (`Phases`), else silent."""
+    large = isinstance(source, (str, os.PathLike)) and os.path.isfile(source) and os.path.getsize(source) >= LARGE_FILE
+    return Phases(f"reading {os.path.basename(os.fspath(source)) if large else ''}", steps, enabled=None if large else False)
+
+
 def load_json_document(source: str | os.PathLike[str] | Mapping[str, Any] | list, *, skip_invalid: bool,
-                       count_keys: Callable[[Any], int] | None = None) -> tuple[Any, RecordReader]:
+                       count_keys: Callable[[Any], int] | None = None,
+                       phases: Phases | None = None) -> tuple[Any, RecordReader]:
     """Parse a JSON file (or take an already-parsed document) and start the `RecordReader` for it.
 
     A parsed document is named ``"<dict>"`` in messages. A file that is not JSON, or whose objects
     repeat a key (a second video with the same id would silently replace the first), is a
     whole-file `FormatError`. A reader that knows the shape of its files passes `count_keys`, which
     counts the keys of the objects where that shape has them (any count below the true one just
-    means the slower check); by default every object of the document is counted.
+    means the slower check); by default every object of the document is counted. `phases` is told
+    when the text is parsed.
 
     Examples
     --------
@@ -73,6 +86,8 @@ def load_json_document(source: str | os.PathLike[str] | Mapping[str, Any] | list
         with open(source, encoding="utf-8") as handle:
             text = handle.read()
         document = json.loads(text)
+        if phases is not None:
+            phases.done("parsed JSON")
         if _keys_unique(text, document, count_keys):
             return document, reader
         return json.loads(text, object_pairs_hook=unique_keys), reader  # to find the repeated key, or read escapes

@@ -8,8 +8,10 @@ paths are compared on the same data through it.
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import sys
 
 import hypothesis.strategies as st
 import numpy as np
@@ -183,3 +185,23 @@ def test_dataset_columns_and_records_give_the_same_annotations(geometry, seed):
         np.testing.assert_array_equal(a.area, b.area)
         if isinstance(a, geoiou.Polygon):
             assert all(x.equals(y) for x, y in zip(a.to_shapely(), b.to_shapely()))
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_large_file_shows_its_reading_phases_on_a_terminal(tmp_path, monkeypatch):
+    from geoiou.io import json_documents
+
+    path = _write(tmp_path, json.dumps(_records(3, 0, "bbox")))
+    monkeypatch.setattr(json_documents, "LARGE_FILE", 1)  # every file counts as large
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    read_coco_results(path)
+    assert "reading results.json" in terminal.getvalue() and "2/2" in terminal.getvalue()
+    monkeypatch.setattr(json_documents, "LARGE_FILE", 1 << 40)  # a small file: nothing drawn
+    terminal.truncate(0)
+    read_coco_results(path)
+    assert terminal.getvalue().strip("\x00") == ""
