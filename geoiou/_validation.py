@@ -96,7 +96,7 @@ def _is_shapely(value: Any) -> bool:
 
 def as_float_array(value: Any, param: str, trailing: int | None = None) -> np.ndarray:
     """Convert `value` to a finite float64 array of real numbers whose last axis has length `trailing`."""
-    if trailing is not None and type(value) in (list, tuple) and len(value) == trailing and _finite_numbers(value):
+    if trailing is not None and type(value) in (list, tuple) and len(value) == trailing and finite_numbers(value):
         return np.array(value, dtype=np.float64)  # one region of plain numbers: checked without NumPy passes
     array = as_real_array(value, param)
     if trailing is not None and (array.ndim == 0 or array.shape[-1] != trailing):
@@ -108,7 +108,7 @@ def as_float_array(value: Any, param: str, trailing: int | None = None) -> np.nd
     return array
 
 
-def _finite_numbers(values: list[Any] | tuple[Any, ...]) -> bool:
+def finite_numbers(values: list[Any] | tuple[Any, ...]) -> bool:
     """True if every item is a finite Python int or float (anything else takes the general checks)."""
     try:
         return all(type(v) in (int, float) and math.isfinite(v) for v in values)
@@ -148,6 +148,13 @@ LARGEST_COORDINATE = 2.0**508
 SMALLEST_AREA = 2.0**-1000
 #: The smallest positive length of an interval, for the same reason (DIoU squares lengths).
 SMALLEST_LENGTH = 2.0**-500
+
+
+def plain_region_fits(magnitude: float, width: float, height: float) -> bool:
+    """For one region of plain Python numbers: within `LARGEST_COORDINATE`, and an area of 0 or at least
+    `SMALLEST_AREA`. The same checks as `require_within_range` and `require_measurable`, in Python
+    floats, so a single region skips their NumPy passes; False sends it to those (which raise by name)."""
+    return magnitude <= LARGEST_COORDINATE and (not (width > 0 and height > 0) or width * height >= SMALLEST_AREA)
 
 
 def require_within_range(magnitude: np.ndarray, param: str) -> None:

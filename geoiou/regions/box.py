@@ -8,7 +8,8 @@ import numpy as np
 import shapely
 from numpy.typing import ArrayLike, NDArray
 
-from geoiou._validation import as_float_array, fail, require_measurable, require_ordered, require_within_range
+from geoiou._validation import (as_float_array, fail, finite_numbers, plain_region_fits, require_measurable, require_ordered,
+                                require_within_range)
 from geoiou.regions.base import Region, as_measure, readonly
 
 if TYPE_CHECKING:
@@ -54,6 +55,12 @@ class Box(Region):
     _xyxy: NDArray[np.float64]
 
     def __init__(self, coords: ArrayLike, *, fmt: BoxFormat = "xyxy") -> None:
+        if fmt == "xyxy" and type(coords) in (list, tuple) and len(coords) == 4 and finite_numbers(coords):
+            # One box of plain numbers, the single-pair path: its checks in Python floats, no NumPy passes.
+            x1, y1, x2, y2 = (float(value) for value in coords)
+            if x1 <= x2 and y1 <= y2 and plain_region_fits(max(abs(x1), abs(y1), abs(x2), abs(y2)), x2 - x1, y2 - y1):
+                object.__setattr__(self, "_xyxy", readonly(np.array((x1, y1, x2, y2))))
+                return
         array = as_float_array(coords, "coords", trailing=4)
         xyxy = _to_xyxy(array, fmt)
         require_ordered(xyxy[..., 0], xyxy[..., 2], "coords", "x1 <= x2")

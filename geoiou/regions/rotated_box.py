@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import shapely
 from numpy.typing import ArrayLike, NDArray
 
-from geoiou._validation import as_float_array, fail, require_measurable, require_nonnegative, require_within_range
+from geoiou._validation import (as_float_array, fail, finite_numbers, plain_region_fits, require_measurable,
+                                require_nonnegative, require_within_range)
 from geoiou.regions.base import Region, as_measure, readonly
 
 if TYPE_CHECKING:
@@ -62,6 +64,13 @@ class RotatedBox(Region):
     _coords: NDArray[np.float64]
 
     def __init__(self, coords: ArrayLike) -> None:
+        if type(coords) in (list, tuple) and len(coords) == 5 and finite_numbers(coords):
+            # One box of plain numbers, the single-pair path: its checks in Python floats, no NumPy passes.
+            cx, cy, width, height, angle = (float(value) for value in coords)
+            reach = max(abs(cx), abs(cy)) + math.hypot(width, height) / 2  # as below, corners within it
+            if width >= 0 and height >= 0 and plain_region_fits(reach, width, height):
+                object.__setattr__(self, "_coords", readonly(np.array((cx, cy, width, height, angle))))
+                return
         array = as_float_array(coords, "coords", trailing=5)
         require_nonnegative(array[..., 2], "coords", "width w")
         require_nonnegative(array[..., 3], "coords", "height h")
