@@ -204,3 +204,20 @@ def test_swapped_yolo_folders_are_named(tmp_path):
     assert result.returncode == 1 and "did you swap them?" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert run(tmp_path / "gt", tmp_path / "pred").returncode == 0
+
+
+def test_activitynet_ground_truth_of_several_subsets_is_evaluated_on_validation_and_says_so(tmp_path):
+    # Never mix subsets silently: the default is ActivityNet's own (validation), and stderr says it was chosen.
+    document = json.loads((TOUR / "activitynet" / "ground_truth.json").read_text())
+    for video in list(document["database"])[::3]:
+        document["database"][video]["subset"] = "training"
+    truth = tmp_path / "gt.json"
+    truth.write_text(json.dumps(document))
+    default = run(truth, TOUR / "activitynet" / "results.json", "--json", tmp_path / "default.json")
+    chosen = run(truth, TOUR / "activitynet" / "results.json", "--subset", "validation", "--json", tmp_path / "chosen.json")
+    every = run(truth, TOUR / "activitynet" / "results.json", "--subset", "all", "--json", tmp_path / "all.json")
+    assert default.returncode == chosen.returncode == every.returncode == 0, default.stderr
+    assert "evaluating the 'validation' subset" in default.stderr and "subset" not in chosen.stderr
+    mean_ap = {name: json.loads((tmp_path / f"{name}.json").read_text())["result"]["average_mAP"]
+               for name in ("default", "chosen", "all")}
+    assert mean_ap["default"] == mean_ap["chosen"] != mean_ap["all"]

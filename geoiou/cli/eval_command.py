@@ -52,7 +52,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--polygon-iou", choices=("exact", "pycocotools"), default="exact",
                         help="coco segm: exact polygon overlaps, or rasterize polygons as pycocotools does "
                         "(for official COCO numbers)")
-    parser.add_argument("--subset", default=None, help="activitynet: evaluate only this subset, e.g. validation")
+    parser.add_argument("--subset", default=None, help="activitynet: evaluate only this subset of the ground truth, or 'all'; by default 'validation' when "
+                             "the file has several subsets, as ActivityNet's evaluation does")
     parser.add_argument("--tiou-thresholds", default="activitynet",
                         help="activitynet: 'activitynet' (0.5:0.95), 'thumos14' (0.3:0.7) or a comma-separated list")
     add_reader_options(parser)
@@ -77,6 +78,8 @@ def run(arguments: argparse.Namespace) -> int:
     inputs = load_inputs(fmt, arguments.ground_truth, arguments.predictions, geometry=geometry,
                          image_size=arguments.image_size, subset=arguments.subset, skip_invalid=arguments.skip_invalid,
                          polygons=arguments.polygon_iou)
+    for note in inputs.notes:
+        print(note, file=sys.stderr)
     for report in inputs.reports:
         if report.skipped:
             print(report.summary(), file=sys.stderr)

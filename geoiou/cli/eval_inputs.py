@@ -51,6 +51,8 @@ class EvaluationInputs:
     names: dict[Any, str] = field(default_factory=dict)
     #: "bbox", "segmentation", "rotated", "obb" or "interval": what was compared.
     geometry: str = ""
+    #: What the reading chose that the user did not ask for (printed on stderr), e.g. ActivityNet's subset.
+    notes: list[str] = field(default_factory=list)
 
 
 def detect_format(ground_truth: str) -> str:
@@ -243,8 +245,12 @@ def _activitynet(ground_truth: str, predictions: str, *, subset: str | None, ski
     for source, read, expected in ((ground_truth, truth, "database"), (predictions, predicted, "results")):
         if read.kind != expected:
             raise FormatError(source, "", f"expected an ActivityNet {expected} file (got a {read.kind} file)")
+    notes = []
+    if subset is None and truth.subset is not None:
+        notes.append(f"ActivityNet: evaluating the {truth.subset!r} subset of the ground truth ({len(truth.segments.videos)} "
+                     "videos), as ActivityNet's evaluation does; --subset all evaluates every video")
     return EvaluationInputs("activitynet", _with_videos_of(truth.segments, predicted.segments), predicted.segments,
-                            [truth.report, predicted.report], geometry="interval")
+                            [truth.report, predicted.report], geometry="interval", notes=notes)
 
 
 def _with_videos_of(truth: Any, predictions: Any) -> Any:

@@ -55,6 +55,9 @@ class ActivityNetFile:
         The ``"duration"`` of each ground-truth video that has one (empty for results).
     report : ReadReport
         The segments read and the records skipped (with ``skip_invalid=True``), and why.
+    subset : str or None
+        The subset of a ground truth whose videos were read (``"validation"`` when chosen by the
+        default, as ActivityNet's evaluation does); None when every video was read.
 
     Examples
     --------
@@ -68,6 +71,7 @@ class ActivityNetFile:
     kind: str
     durations: dict[str, float]
     report: ReadReport
+    subset: str | None = None
 
 
 # --------------------------------------------------------------------------- reading
@@ -84,9 +88,13 @@ def read_activitynet(source: str | os.PathLike[str] | Mapping[str, Any], *, subs
     source : str, path-like or dict
         The JSON file, or its already-parsed content (named ``"<dict>"`` in messages).
     subset : str, optional
-        For ground truth: keep only the videos whose ``"subset"`` is this one (``"validation"``
-        is what ActivityNet's evaluation uses), including those without annotations: they are
-        videos of the evaluation, where any prediction is a false positive. By default every video.
+        For ground truth: keep only the videos whose ``"subset"`` is this one, including those
+        without annotations: they are videos of the evaluation, where any prediction is a false
+        positive. ``"all"`` keeps every video. By default, as ActivityNet's own evaluation: a file
+        whose videos belong to several subsets is read for its ``"validation"`` videos
+        (`ActivityNetFile.subset` says so), and refused if it has none (the message names the
+        subsets); a file of one subset, or without subsets, is read whole. Subsets are never
+        mixed without being asked for.
     skip_invalid : bool, default False
         Skip invalid segments and video entries, and list them in `ActivityNetFile.report`,
         instead of raising at the first one.
@@ -105,8 +113,9 @@ def read_activitynet(source: str | os.PathLike[str] | Mapping[str, Any], *, subs
         string, a score that is not a finite number. The location reads like
         ``database['v_abc'].annotations[2]`` or ``results['v_abc'][5]``.
     InvalidArgumentError
-        If `subset` is given for a results file, or no video has that subset (the message lists
-        the subsets of the file).
+        If `subset` is given for a results file, or no video has that subset, or by default when
+        the videos belong to several subsets and none is ``"validation"`` (the message lists the
+        subsets of the file).
 
     Examples
     --------
@@ -137,10 +146,32 @@ def read_activitynet(source: str | os.PathLike[str] | Mapping[str, Any], *, subs
         raise reader.whole_file(f"'{kind}' must be an object mapping video ids to "
                                 f"{'videos' if kind == 'database' else 'lists of predictions'} (got {describe(content)})")
     if kind == "database":
+        subset = _protocol_subset(content, subset, reader.source)
         rows, videos, durations = _read_database(content, subset, reader)
     else:
         (rows, videos), durations = _read_results(content, reader), {}
-    return ActivityNetFile(_segments(rows, videos, scored=kind == "results"), kind, durations, reader.report())
+    return ActivityNetFile(_segments(rows, videos, scored=kind == "results"), kind, durations, reader.report(), subset)
+
+
+#: The subset ActivityNet's evaluation (``eval_detection.py``) reads by default.
+PROTOCOL_SUBSET = "validation"
+
+
+def _protocol_subset(database: Mapping, subset: str | None, source: str) -> str | None:
+    """The subset to read: the one asked for (``"all"``: None, every video), or by default ActivityNet's choice."""
+    if subset == "all":
+        return None
+    if subset is not None:
+        return subset
+    present = sorted({entry.get("subset") for entry in database.values()
+                      if isinstance(entry, Mapping) and isinstance(entry.get("subset"), str)})
+    if len(present) <= 1:
+        return None  # one subset (or none named): nothing to mix
+    if PROTOCOL_SUBSET in present:
+        return PROTOCOL_SUBSET
+    raise invalid_argument("subset", f"one of the subsets of {source}, {present}, or 'all' to evaluate every video "
+                                     "(ActivityNet's evaluation reads 'validation', which this file does not have)",
+                           None)
 
 
 def _kind(document: Any, reader: RecordReader) -> str:

@@ -68,7 +68,7 @@ def test_golden_map_of_a_hand_checked_file(tmp_path):
 
 
 def test_reading_every_subset_adds_the_training_video(tmp_path):
-    truth = read_activitynet(write_json(tmp_path / "gt.json", GOLDEN_TRUTH))
+    truth = read_activitynet(write_json(tmp_path / "gt.json", GOLDEN_TRUTH), subset="all")
     predictions = read_activitynet(GOLDEN_PREDICTIONS)
     result = evaluate_temporal_detection(truth.segments, predictions.segments, tiou_thresholds=[0.5])
     # v4's jump is a fourth truth that no prediction finds: the same hits over 4 truths, AP = 2.5 / 4.
@@ -382,4 +382,27 @@ def test_videos_of_other_subsets_are_not_read():
                              "v2": {"subset": "training", "annotations": [{"segment": [5, 1], "label": "a"}]}}}
     assert read_activitynet(document, subset="validation").report.read == 1
     with pytest.raises(FormatError, match=r"database\['v2'\]\.annotations\[0\]"):
-        read_activitynet(document)
+        read_activitynet(document, subset="all")
+
+
+def test_by_default_the_validation_subset_is_read_as_activitynet_does(tmp_path):
+    # ActivityNet's eval_detection.py reads subset="validation" unless told otherwise: never mix subsets silently.
+    path = write_json(tmp_path / "gt.json", GOLDEN_TRUTH)
+    default, validation = read_activitynet(path), read_activitynet(path, subset="validation")
+    assert default.subset == "validation" and default.segments.videos == validation.segments.videos == ("v1", "v2", "v3")
+    assert read_activitynet(path, subset="all").subset is None
+
+
+def test_several_subsets_without_validation_are_refused_by_name(tmp_path):
+    database = {video: {**entry, "subset": "testing" if entry.get("subset") == "validation" else entry.get("subset")}
+                for video, entry in GOLDEN_TRUTH["database"].items()}
+    path = write_json(tmp_path / "gt.json", {**GOLDEN_TRUTH, "database": database})
+    with pytest.raises(InvalidArgumentError, match=r"\['testing', 'training'\], or 'all'"):
+        read_activitynet(path)
+    assert read_activitynet(path, subset="testing").subset == "testing"
+
+
+def test_a_file_of_one_subset_is_read_whole(tmp_path):
+    database = {video: entry for video, entry in GOLDEN_TRUTH["database"].items() if entry.get("subset") == "validation"}
+    read = read_activitynet(write_json(tmp_path / "gt.json", {**GOLDEN_TRUTH, "database": database}))
+    assert read.subset is None and read.segments.videos == ("v1", "v2", "v3")
