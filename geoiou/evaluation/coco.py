@@ -22,10 +22,11 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.progress import progress
 
 __all__ = ["COCO_AREA_RANGES", "COCO_IOU_THRESHOLDS", "COCO_MAX_DETECTIONS", "COCO_RECALL_THRESHOLDS", "CocoResult"]
@@ -99,8 +100,8 @@ class CocoArrays:
 def coco_evaluate(data: CocoArrays, overlap: OverlapFunction, *, iou_thresholds: np.ndarray,
                   recall_thresholds: np.ndarray, max_detections: tuple[int, ...],
                   area_ranges: np.ndarray, show_progress: bool | None = None
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """COCOeval's ``evaluate`` and ``accumulate``: return ``precision, recall, scores``.
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, ObjectMatches]:
+    """COCOeval's ``evaluate`` and ``accumulate``: return ``precision, recall, scores`` and the per-object matches.
 
     Shapes are COCOeval's: precision and scores ``[T, R, K, A, M]``, recall ``[T, K, A, M]``; -1
     where a category has no regular ground truth in an area range.
@@ -129,20 +130,26 @@ def coco_evaluate(data: CocoArrays, overlap: OverlapFunction, *, iou_thresholds:
     gt_ignored = (gt_crowd | data.gt_ignore[gt_order])[None, :] | (gt_area < low) | (gt_area > high)
     dt_outside = (dt_area < low) | (dt_area > high)
 
-    dt_matched, dt_ignored = _match(
+    dt_matched, dt_ignored, partner = _match(
         dt_group, gt_group, order, gt_order, gt_crowd, gt_ignored, overlap,
         np.minimum(iou_thresholds, 1 - 1e-10), show_progress,
     )
     # Unmatched predictions outside the area range are ignored.
     dt_ignored |= ~dt_matched & dt_outside[None, :, :]
-    return _accumulate(data.num_categories, dt_category, rank, dt_score, dt_matched, dt_ignored,
-                       data.gt_category[gt_order], gt_ignored, recall_thresholds, max_detections)
+    precision, recall, scores = _accumulate(data.num_categories, dt_category, rank, dt_score, dt_matched, dt_ignored,
+                                            data.gt_category[gt_order], gt_ignored, recall_thresholds, max_detections)
+    # Per object, area range "all" (the first): positions back to the rows of the inputs.
+    matches = ObjectMatches.from_positions(
+        iou_thresholds, partner.gt, partner.iou, dt_matched[:, 0] & ~dt_ignored[:, 0], dt_ignored[:, 0],
+        order, gt_order, len(data.dt_image), len(data.gt_image))
+    return precision, recall, scores, matches
 
 
 def _match(dt_group: np.ndarray, gt_group: np.ndarray, dt_rows: np.ndarray, gt_rows: np.ndarray,
            gt_crowd: np.ndarray, gt_ignored: np.ndarray, overlap: OverlapFunction, thresholds: np.ndarray,
-           show_progress: bool | None) -> tuple[np.ndarray, np.ndarray]:
-    """Greedy matching of every image and category at once; return matched and ignored flags ``[T, A, D]``.
+           show_progress: bool | None) -> tuple[np.ndarray, np.ndarray, _Partners]:
+    """Greedy matching of every image and category at once; return matched and ignored flags ``[T, A, D]``,
+    and for area range 0 the ground truth (sorted position) and IoU of each prediction's match.
 
     Predictions and ground truths come sorted by group (category and image); predictions by score
     within a group, ground truths in annotation order.
@@ -150,11 +157,12 @@ def _match(dt_group: np.ndarray, gt_group: np.ndarray, dt_rows: np.ndarray, gt_r
     n_thresholds, n_areas, n_dt = len(thresholds), gt_ignored.shape[0], len(dt_group)
     dt_matched = np.zeros((n_thresholds, n_areas, n_dt), dtype=bool)
     dt_ignored = np.zeros((n_thresholds, n_areas, n_dt), dtype=bool)
+    partners = _Partners(np.full((n_thresholds, n_dt), -1, dtype=np.int64), np.full((n_thresholds, n_dt), np.nan))
     dt_keys, dt_starts, dt_counts = runs(dt_group)
     gt_keys, gt_starts, gt_counts = runs(gt_group)
     _, in_dt, in_gt = np.intersect1d(dt_keys, gt_keys, assume_unique=True, return_indices=True)
     if len(in_dt) == 0:
-        return dt_matched, dt_ignored
+        return dt_matched, dt_ignored, partners
     d_start, d_count = dt_starts[in_dt], dt_counts[in_dt]
     g_start, g_count = gt_starts[in_gt], gt_counts[in_gt]
     # Every (prediction, ground truth) pair of each image and category, prediction-major.
@@ -191,7 +199,17 @@ def _match(dt_group: np.ndarray, gt_group: np.ndarray, dt_rows: np.ndarray, gt_r
         taken[t, a, g[pick]] = True
         dt_matched[t, a, dt[first + pick]] = True
         dt_ignored[t, a, dt[first + pick]] = ignored[a, first + pick]
-    return dt_matched, dt_ignored
+        first_range = a == 0
+        partners.gt[t[first_range], dt[first + pick[first_range]]] = g[pick[first_range]]
+        partners.iou[t[first_range], dt[first + pick[first_range]]] = v[pick[first_range]]
+    return dt_matched, dt_ignored, partners
+
+
+class _Partners(NamedTuple):
+    """For each threshold and prediction (sorted positions): the matched ground truth's position (-1: none), its IoU."""
+
+    gt: np.ndarray
+    iou: np.ndarray
 
 
 def _accumulate(n_categories: int, dt_category: np.ndarray, rank: np.ndarray, dt_score: np.ndarray,
@@ -324,6 +342,9 @@ class CocoResult:
         Detection limits, in the order of the M axis.
     num_images : int
         Images evaluated.
+    matches : ObjectMatches
+        Per prediction and ground truth, at each IoU threshold, for the area range ``"all"``: what
+        matched what, with which IoU, and as what it counted (pycocotools' ``evalImgs``).
 
     Examples
     --------
@@ -347,6 +368,7 @@ class CocoResult:
     area_ranges: dict[str, tuple[float, float]]
     max_detections: tuple[int, ...]
     num_images: int
+    matches: ObjectMatches | None = None
     _stats: dict[str, float] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

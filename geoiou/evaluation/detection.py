@@ -730,13 +730,13 @@ def evaluate_coco(ground_truth: Annotations | Mapping[str, Any] | Sequence[Mappi
         dt_score=prepared.predicted.score, dt_area=prepared.predicted_store.area,
     )
     overlap = _overlap_function(prepared.predicted_store, prepared.truth_store, show_progress)
-    precision, recall, scores = coco_evaluate(
+    precision, recall, scores, matches = coco_evaluate(
         data, overlap, iou_thresholds=iou_thresholds, recall_thresholds=recall_thresholds,
         max_detections=max_detections, area_ranges=np.array(list(ranges.values())), show_progress=show_progress,
     )
     return CocoResult(precision=precision, recall=recall, scores=scores, iou_thresholds=iou_thresholds,
                       recall_thresholds=recall_thresholds, categories=prepared.category_ids, area_ranges=ranges,
-                      max_detections=max_detections, num_images=len(prepared.image_ids))
+                      max_detections=max_detections, num_images=len(prepared.image_ids), matches=matches)
 
 
 def evaluate_voc(ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],

@@ -396,3 +396,37 @@ def test_batch_rasterizer_matches_frpyobjects_for_every_object_at_its_own_size(m
         expected = mask_utils.decode(mask_utils.frPyObjects([ring.ravel().tolist()], height, width))[:, :, 0]
         decoded = rle.decode({"size": [height, width], "counts": rle.compress_runs(runs, [k])[0]})
         np.testing.assert_array_equal(decoded, expected.astype(bool), err_msg=f"object {k}")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_per_object_matches_are_cocoeval_evalimgs(seed: int) -> None:
+    # pycocotools' evalImgs for area range "all" and its largest detection limit: dtMatches (the matched
+    # ground truth's id, 0 for none), dtIgnore and gtMatches, at every IoU threshold; ids 1.. are rows + 1.
+    dataset, results = box_dataset(seed, integer=False, n_images=30)
+    evaluator = run_cocoeval(dataset, results, "bbox")
+    truth = truth_columns(dataset, geoiou.Box([a["bbox"] for a in dataset["annotations"]], fmt="xywh"))
+    predictions = prediction_columns(results, geoiou.Box([r["bbox"] for r in results], fmt="xywh"))
+    matches = evaluate_coco(truth, predictions, images=[image["id"] for image in dataset["images"]],
+                            categories=[c["id"] for c in dataset["categories"]]).matches
+    checked = 0
+    for entry in evaluator.evalImgs:
+        if entry is None or entry["aRng"] != [0, 1e10]:
+            continue
+        dt_rows = np.array(entry["dtIds"], dtype=np.int64) - 1
+        gt_rows = np.array(entry["gtIds"], dtype=np.int64) - 1
+        if dt_rows.size:
+            np.testing.assert_array_equal(matches.prediction_match[:, dt_rows] + 1, entry["dtMatches"].astype(np.int64))
+            np.testing.assert_array_equal(matches.ignored[:, dt_rows], entry["dtIgnore"])
+            np.testing.assert_array_equal(matches.true_positive[:, dt_rows],
+                                          (entry["dtMatches"] > 0) & ~entry["dtIgnore"])
+        if gt_rows.size:  # a crowd region may be matched by several; pycocotools keeps the last, geoiou the best
+            regular = ~np.array([dataset["annotations"][row]["iscrowd"] for row in gt_rows], dtype=bool)
+            np.testing.assert_array_equal(matches.truth_match[:, gt_rows[regular]] + 1,
+                                          entry["gtMatches"][:, regular].astype(np.int64))
+        checked += dt_rows.size
+    assert checked > 100
+    # The IoU of each match is the pair's IoU.
+    t, rows = np.nonzero(matches.prediction_match >= 0)
+    pairs = geoiou.iou(predictions.regions[0][rows], truth.regions[0][matches.prediction_match[t, rows]])
+    crowd = truth.iscrowd[matches.prediction_match[t, rows]]
+    np.testing.assert_allclose(matches.prediction_iou[t, rows][~crowd], pairs[~crowd], rtol=0, atol=1e-12)

@@ -1,0 +1,124 @@
+"""Per-object results of a detection evaluation: what each prediction matched, and by what each ground truth was found.
+
+pycocotools keeps them in ``evalImgs`` (``dtMatches``, ``gtMatches``, ``dtIgnore``); here they are
+arrays over the rows of the inputs, one row per IoU threshold, and a table (`ObjectMatches.to_records`)
+for error analysis: the false positives of one class, the ground truths no prediction found, the
+IoU of each match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ObjectMatches"]
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectMatches:
+    """Each prediction's match and each ground truth's finder, per IoU threshold.
+
+    Rows are those of the inputs (``predictions`` and ``ground_truth`` as given to the evaluation).
+    COCO's are for the area range ``"all"``, with its detection limit (predictions beyond
+    ``max(max_detections)`` per image and category are not evaluated).
+
+    Attributes
+    ----------
+    iou_thresholds : ndarray, shape (T,)
+    prediction_match : ndarray of int64, shape (T, P)
+        The ground-truth row each prediction matched, -1 where none.
+    prediction_iou : ndarray of float64, shape (T, P)
+        The IoU with that ground truth (IoF with a crowd region, as the evaluation measures it); NaN where none.
+    true_positive : ndarray of bool, shape (T, P)
+        Counted as a true positive.
+    ignored : ndarray of bool, shape (T, P)
+        Neither true nor false positive: matched to a crowd or ignored ground truth, or, for COCO,
+        unmatched and outside the area range.
+    evaluated : ndarray of bool, shape (P,)
+        Within the detection limit; other predictions are neither (all False above).
+    truth_match : ndarray of int64, shape (T, G)
+        The prediction row that found each ground truth, -1 where none (for a crowd region, which
+        several may match, the highest-scoring one).
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.evaluation import Annotations, evaluate_coco
+    >>> truth = Annotations(image_id=[1, 1], category_id=[7, 7], region=geoiou.Box([[0, 0, 10, 10], [20, 20, 30, 30]]))
+    >>> preds = Annotations(image_id=[1, 1], category_id=[7, 7], region=geoiou.Box([[0, 0, 10, 9], [50, 50, 60, 60]]),
+    ...                     score=[0.9, 0.8])
+    >>> matches = evaluate_coco(truth, preds).matches
+    >>> matches.prediction_match[0].tolist(), matches.true_positive[0].tolist()  # at IoU 0.5
+    ([0, -1], [True, False])
+    >>> matches.truth_match[0].tolist()  # the second ground truth was missed
+    [0, -1]
+    >>> matches.to_records(0.5)[1]
+    {'kind': 'prediction', 'row': 1, 'matched_row': None, 'iou': None, 'outcome': 'false positive'}
+    """
+
+    iou_thresholds: np.ndarray
+    prediction_match: np.ndarray
+    prediction_iou: np.ndarray
+    true_positive: np.ndarray
+    ignored: np.ndarray
+    evaluated: np.ndarray
+    truth_match: np.ndarray
+
+    @classmethod
+    def from_positions(cls, iou_thresholds: np.ndarray, gt_position: np.ndarray, iou: np.ndarray,
+                       true_positive: np.ndarray, ignored: np.ndarray, dt_rows: np.ndarray, gt_rows: np.ndarray,
+                       n_predictions: int, n_truths: int) -> ObjectMatches:
+        """From a matcher's sorted positions: ``dt_rows[d]`` and ``gt_rows[g]`` are the input rows of position d, g.
+
+        `gt_position`, `iou`, `true_positive` and `ignored` are ``(T, D)`` over the positions of
+        the predictions evaluated (``D = len(dt_rows)``), in the matcher's order, best score first
+        within an image and category.
+        """
+        n_thresholds = len(iou_thresholds)
+        match = np.full((n_thresholds, n_predictions), -1, dtype=np.int64)
+        matched = gt_position >= 0
+        match[:, dt_rows] = np.where(matched, gt_rows[np.maximum(gt_position, 0)], -1)
+        prediction_iou = np.full((n_thresholds, n_predictions), np.nan)
+        prediction_iou[:, dt_rows] = iou
+        flags = [np.zeros((n_thresholds, n_predictions), dtype=bool) for _ in range(2)]
+        flags[0][:, dt_rows], flags[1][:, dt_rows] = true_positive, ignored
+        evaluated = np.zeros(n_predictions, dtype=bool)
+        evaluated[dt_rows] = True
+        # Each ground truth's finder: the first position (best score) among the predictions matched to it.
+        finder = np.full((n_thresholds, n_truths), len(dt_rows), dtype=np.int64)
+        t, d = np.nonzero(matched)
+        np.minimum.at(finder, (t, gt_rows[gt_position[t, d]]), d)
+        truth_match = np.where(finder < len(dt_rows), np.append(dt_rows, -1)[finder], -1)
+        return cls(np.asarray(iou_thresholds, dtype=np.float64), match, prediction_iou, flags[0], flags[1], evaluated,
+                   truth_match)
+
+    def _threshold_index(self, iou_threshold: float) -> int:
+        found = np.flatnonzero(np.isclose(self.iou_thresholds, iou_threshold, rtol=0, atol=1e-12))
+        if not found.size:
+            from geoiou._validation import invalid_argument
+
+            raise invalid_argument("iou_threshold", f"one of the evaluation's thresholds {self.iou_thresholds.tolist()}",
+                                   iou_threshold)
+        return int(found[0])
+
+    def to_records(self, iou_threshold: float = 0.5) -> list[dict[str, Any]]:
+        """One record per prediction, then one per ground truth, at one of the evaluation's IoU thresholds.
+
+        A prediction's ``outcome`` is ``"true positive"``, ``"false positive"``, ``"ignored"`` or
+        ``"not evaluated"``; a ground truth's is ``"found"`` or ``"missed"`` (crowd and ignored
+        regions are never missed: they count for nothing).
+        """
+        k = self._threshold_index(iou_threshold)
+        outcome = np.where(~self.evaluated, "not evaluated", np.where(
+            self.true_positive[k], "true positive", np.where(self.ignored[k], "ignored", "false positive")))
+        records: list[dict[str, Any]] = []
+        for row, (match, iou, what) in enumerate(zip(self.prediction_match[k].tolist(), self.prediction_iou[k].tolist(),
+                                                     outcome.tolist())):
+            records.append({"kind": "prediction", "row": row, "matched_row": None if match < 0 else match,
+                            "iou": None if match < 0 else iou, "outcome": what})
+        for row, finder in enumerate(self.truth_match[k].tolist()):
+            records.append({"kind": "ground_truth", "row": row, "matched_row": None if finder < 0 else finder,
+                            "outcome": "missed" if finder < 0 else "found"})
+        return records
