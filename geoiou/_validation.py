@@ -108,6 +108,17 @@ def as_float_array(value: Any, param: str, trailing: int | None = None) -> np.nd
     return array
 
 
+def plain_numbers(value: Any, count: int) -> tuple[float, ...] | None:
+    """`value` as floats if it is a list or tuple of `count` finite Python ints and floats, else None.
+
+    One region of plain numbers (a research script's single pair) is validated in Python floats
+    from this, without NumPy passes; anything else takes the general checks.
+    """
+    if type(value) in (list, tuple) and len(value) == count and finite_numbers(value):
+        return tuple(float(item) for item in value)
+    return None
+
+
 def finite_numbers(values: list[Any] | tuple[Any, ...]) -> bool:
     """True if every item is a finite Python int or float (anything else takes the general checks)."""
     try:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import operator
 from itertools import chain, repeat
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, Literal, NamedTuple, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -186,9 +186,11 @@ class RunIndex:
         inside = np.minimum(positions - self.runs.starts[j], self.runs.stops[j] - self.runs.starts[j])
         return np.where(has, self.before[j] - self.before[first] + inside, 0)
 
-    def _search(self, keys: np.ndarray, masks: np.ndarray, positions: np.ndarray, side: str) -> np.ndarray:
+    def _search(self, keys: np.ndarray, masks: np.ndarray, positions: np.ndarray,
+                side: Literal["left", "right"]) -> np.ndarray:
         found = np.searchsorted(keys, masks * self.stride + np.clip(positions, -1, self.stride - 1), side=side)
-        return np.clip(found, self.runs.offsets[masks], self.runs.offsets[masks + 1])
+        clipped: np.ndarray = np.clip(found, self.runs.offsets[masks], self.runs.offsets[masks + 1])
+        return clipped
 
 
 # --------------------------------------------------------------------------- public API
@@ -593,8 +595,8 @@ class _Layout:
     """
 
     def __init__(self, lengths: np.ndarray) -> None:
-        self.lengths = lengths  #: (n,) number of counts of each RLE
-        self.first = np.cumsum(lengths) - lengths  #: (n,) index of each RLE's first count
+        self.lengths: np.ndarray = lengths  #: (n,) number of counts of each RLE
+        self.first: np.ndarray = np.cumsum(lengths) - lengths  #: (n,) index of each RLE's first count
 
     @classmethod
     def of(cls, lengths: np.ndarray) -> _Layout:
@@ -608,14 +610,16 @@ class _Layout:
     @functools.cached_property
     def local(self) -> np.ndarray:
         """(N,) the index of each count within its RLE."""
-        return np.arange(self.owner.size) - self.first[self.owner]
+        local: np.ndarray = np.arange(self.owner.size) - self.first[self.owner]
+        return local
 
     def odd(self) -> np.ndarray:
         """(N,) bool: whether each count sits at an odd place of its RLE (a run of true pixels)."""
         global_odd = np.zeros(int(self.lengths.sum()), dtype=bool)
         global_odd[1::2] = True
         # The place within the RLE is odd when the global index and the RLE's first index differ in parity.
-        return global_odd ^ np.repeat((self.first & 1).astype(bool), self.lengths)
+        odd: np.ndarray = global_odd ^ np.repeat((self.first & 1).astype(bool), self.lengths)
+        return odd
 
 
 def _raw_counts(counts: list[Any], names: _Names) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -627,7 +631,7 @@ def _raw_counts(counts: list[Any], names: _Names) -> tuple[np.ndarray, np.ndarra
         return values, lengths, np.ones(len(counts), dtype=bool)
     compressed = np.fromiter(map(isinstance, counts, repeat((bytes, str))), bool, len(counts))
     which = np.flatnonzero(compressed)
-    strings = [_as_bytes(counts[k], names[k]) for k in which]
+    strings = [_as_bytes(counts[k], names[k]) for k in which.tolist()]
     values, per_string = _read_strings(b"".join(strings), np.array([len(s) for s in strings], dtype=np.int64),
                                        lambda k: strings[k], _Subset(names, which))
     parts = iter(np.split(values, np.cumsum(per_string)[:-1]) if strings else [])
@@ -767,7 +771,7 @@ def _undo_deltas(deltas: np.ndarray, layout: _Layout) -> np.ndarray:
 _MAX_PIXELS = 2**52
 
 
-def _check_counts(counts: np.ndarray, running: np.ndarray, layout: _Layout, sizes: np.ndarray, params: list[str]) -> None:
+def _check_counts(counts: np.ndarray, running: np.ndarray, layout: _Layout, sizes: np.ndarray, params: _Names) -> None:
     """Run lengths must be non-negative and add up to h·w for each RLE (`running` is the cumulative sum)."""
     negative = np.flatnonzero(counts < 0)
     if negative.size:

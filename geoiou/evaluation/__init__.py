@@ -10,6 +10,7 @@ from geoiou.evaluation.action_segmentation import (
 from geoiou.evaluation.agreement import AgreementResult, evaluate_agreement
 from geoiou.evaluation.coco_rasterize import coco_compat_rasterize
 from geoiou.evaluation.detection import Annotations, CocoResult, VocResult, evaluate_coco, evaluate_voc
+from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.multilabel import jaccard
 from geoiou.evaluation.semantic import ConfusionMatrix, SemanticSegmentationResult, semantic_iou
 from geoiou.evaluation.temporal import (
@@ -28,6 +29,7 @@ __all__ = [
     "Annotations",
     "CocoResult",
     "ConfusionMatrix",
+    "ObjectMatches",
     "SemanticSegmentationResult",
     "TemporalDetectionResult",
     "TemporalSegments",

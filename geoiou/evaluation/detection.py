@@ -805,10 +805,10 @@ def evaluate_voc(ground_truth: Annotations | Mapping[str, Any] | Sequence[Mappin
                      gt_image=prepared.gt_image, gt_category=prepared.gt_category, gt_ignore=prepared.flags("ignore"),
                      dt_image=prepared.dt_image, dt_category=prepared.dt_category, dt_score=prepared.predicted.score)
     overlap = _overlap_function(prepared.predicted_store, prepared.truth_store, show_progress)
-    ap, positives, detections, precision, recall = voc_evaluate(data, overlap, iou_threshold=float(iou_threshold),
+    ap, positives, detections, precision, recall, matches = voc_evaluate(data, overlap, iou_threshold=float(iou_threshold),
                                                                 interpolation=interpolation)
     return VocResult(categories=prepared.category_ids, ap=ap, num_ground_truths=positives,
                      num_detections=detections, precision=tuple(precision), recall=tuple(recall),
                      iou_threshold=float(iou_threshold), interpolation=interpolation,
-                     num_images=len(prepared.image_ids))
+                     num_images=len(prepared.image_ids), matches=matches)
 

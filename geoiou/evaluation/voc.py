@@ -25,6 +25,7 @@ from typing import Any, Literal
 import numpy as np
 
 from geoiou.evaluation.coco import OverlapFunction, _plain, block_pairs, runs, stable_order
+from geoiou.evaluation.matches import ObjectMatches
 
 __all__ = ["VocResult", "voc_average_precision"]
 
@@ -81,8 +82,8 @@ class VocArrays:
 
 
 def voc_evaluate(data: VocArrays, overlap: OverlapFunction, *, iou_threshold: float,
-                 interpolation: Interpolation) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, list]:
-    """Per category: AP, regular ground truths, predictions, and the precision and recall curves."""
+                 interpolation: Interpolation) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, list, ObjectMatches]:
+    """Per category: AP, regular ground truths, predictions, the precision and recall curves; the per-object matches."""
     images = data.num_images
     dt_group = data.dt_category.astype(np.int64) * images + data.dt_image
     gt_group = data.gt_category.astype(np.int64) * images + data.gt_image
@@ -124,6 +125,11 @@ def voc_evaluate(data: VocArrays, overlap: OverlapFunction, *, iou_threshold: fl
     true_positive = np.zeros(len(order), dtype=bool)
     true_positive[claims[first_claims]] = True
     false_positive = ~hit | (hit & ~difficult & ~true_positive)
+    # A duplicate of a claimed ground truth is a false positive that matched nothing (VOC's devkit).
+    counted = true_positive | (hit & difficult)
+    matches = ObjectMatches.from_positions(
+        np.array([iou_threshold]), np.where(counted, best_gt, -1)[None], np.where(counted, best, np.nan)[None],
+        true_positive[None], (hit & difficult)[None], order, gt_order, len(order), len(data.gt_image))
 
     # Back to input rows, then per category in decreasing score across images.
     tp_row = np.empty(len(order), dtype=bool)
@@ -146,7 +152,7 @@ def voc_evaluate(data: VocArrays, overlap: OverlapFunction, *, iou_threshold: fl
             ap[k] = voc_average_precision(recall, precision, interpolation)
         precisions.append(precision)
         recalls.append(recall)
-    return ap, positives, np.diff(bounds), precisions, recalls
+    return ap, positives, np.diff(bounds), precisions, recalls, matches
 
 
 @dataclass(frozen=True, eq=False)
@@ -168,6 +174,9 @@ class VocResult:
     iou_threshold : float
     interpolation : {"all", "11point"}
     num_images : int
+    matches : ObjectMatches
+        Per prediction and ground truth: what matched what, with which IoU, and as what it counted
+        (a single threshold; a difficult ground truth's matches are ignored).
 
     Examples
     --------
@@ -190,6 +199,7 @@ class VocResult:
     iou_threshold: float
     interpolation: str
     num_images: int
+    matches: ObjectMatches | None = None
 
     @property
     def mAP(self) -> float:  # noqa: N802 (the name everyone uses)

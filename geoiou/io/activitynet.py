@@ -157,14 +157,14 @@ def read_activitynet(source: str | os.PathLike[str] | Mapping[str, Any], *, subs
 PROTOCOL_SUBSET = "validation"
 
 
-def _protocol_subset(database: Mapping, subset: str | None, source: str) -> str | None:
+def _protocol_subset(database: Mapping[Any, Any], subset: str | None, source: str) -> str | None:
     """The subset to read: the one asked for (``"all"``: None, every video), or by default ActivityNet's choice."""
     if subset == "all":
         return None
     if subset is not None:
         return subset
-    present = sorted({entry.get("subset") for entry in database.values()
-                      if isinstance(entry, Mapping) and isinstance(entry.get("subset"), str)})
+    present: list[str] = sorted({entry["subset"] for entry in database.values()
+                                 if isinstance(entry, Mapping) and isinstance(entry.get("subset"), str)})
     if len(present) <= 1:
         return None  # one subset (or none named): nothing to mix
     if PROTOCOL_SUBSET in present:

@@ -102,13 +102,13 @@ def object_keys(document: Any, *, list_depth: int | None = None) -> int:
         types = list(map(type, level))
         dicts = list(compress(level, map(operator.is_, types, repeat(dict))))
         total += sum(map(len, dicts))
-        values = chain.from_iterable(map(dict.values, dicts))
+        inside = chain.from_iterable(map(dict.values, dicts))
         if list_depth is None or depth < list_depth:
-            values = chain(values, chain.from_iterable(compress(level, map(operator.is_, types, repeat(list)))))
+            inside = chain(inside, chain.from_iterable(compress(level, map(operator.is_, types, repeat(list)))))
             wanted = _CONTAINERS
         else:
             wanted = frozenset({dict})
-        values = list(values)
+        values = list(inside)
         # Numbers and strings end the walk; only objects (and arrays, while entered) go one level down.
         level = list(compress(values, map(operator.contains, repeat(wanted), map(type, values))))
         depth += 1

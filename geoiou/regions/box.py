@@ -8,7 +8,7 @@ import numpy as np
 import shapely
 from numpy.typing import ArrayLike, NDArray
 
-from geoiou._validation import (as_float_array, fail, finite_numbers, plain_region_fits, require_measurable, require_ordered,
+from geoiou._validation import (as_float_array, fail, plain_numbers, plain_region_fits, require_measurable, require_ordered,
                                 require_within_range)
 from geoiou.regions.base import Region, as_measure, readonly
 
@@ -55,9 +55,10 @@ class Box(Region):
     _xyxy: NDArray[np.float64]
 
     def __init__(self, coords: ArrayLike, *, fmt: BoxFormat = "xyxy") -> None:
-        if fmt == "xyxy" and type(coords) in (list, tuple) and len(coords) == 4 and finite_numbers(coords):
+        plain = plain_numbers(coords, 4) if fmt == "xyxy" else None
+        if plain is not None:
             # One box of plain numbers, the single-pair path: its checks in Python floats, no NumPy passes.
-            x1, y1, x2, y2 = (float(value) for value in coords)
+            x1, y1, x2, y2 = plain
             if x1 <= x2 and y1 <= y2 and plain_region_fits(max(abs(x1), abs(y1), abs(x2), abs(y2)), x2 - x1, y2 - y1):
                 object.__setattr__(self, "_xyxy", readonly(np.array((x1, y1, x2, y2))))
                 return

@@ -9,7 +9,7 @@ import numpy as np
 import shapely
 from numpy.typing import ArrayLike, NDArray
 
-from geoiou._validation import (as_float_array, fail, finite_numbers, plain_region_fits, require_measurable,
+from geoiou._validation import (as_float_array, fail, plain_numbers, plain_region_fits, require_measurable,
                                 require_nonnegative, require_within_range)
 from geoiou.regions.base import Region, as_measure, readonly
 
@@ -64,12 +64,13 @@ class RotatedBox(Region):
     _coords: NDArray[np.float64]
 
     def __init__(self, coords: ArrayLike) -> None:
-        if type(coords) in (list, tuple) and len(coords) == 5 and finite_numbers(coords):
+        plain = plain_numbers(coords, 5)
+        if plain is not None:
             # One box of plain numbers, the single-pair path: its checks in Python floats, no NumPy passes.
-            cx, cy, width, height, angle = (float(value) for value in coords)
-            reach = max(abs(cx), abs(cy)) + math.hypot(width, height) / 2  # as below, corners within it
-            if width >= 0 and height >= 0 and plain_region_fits(reach, width, height):
-                object.__setattr__(self, "_coords", readonly(np.array((cx, cy, width, height, angle))))
+            cx, cy, w, h, _ = plain
+            corner_reach = max(abs(cx), abs(cy)) + math.hypot(w, h) / 2  # as below, corners within it
+            if w >= 0 and h >= 0 and plain_region_fits(corner_reach, w, h):
+                object.__setattr__(self, "_coords", readonly(np.array(plain)))
                 return
         array = as_float_array(coords, "coords", trailing=5)
         require_nonnegative(array[..., 2], "coords", "width w")

@@ -51,17 +51,21 @@ def overlap(a: tuple[shapely.Geometry, tuple], b: tuple[shapely.Geometry, tuple]
     return inter / (a.area + b.area - inter)
 
 
-def reference_voc(truth: list[dict], predictions: list[dict], threshold: float) -> dict:
-    """Per category ``(all-point AP, 11-point AP)``, one prediction at a time as the devkits do (stable ties)."""
+def reference_voc(truth: list[dict], predictions: list[dict], threshold: float, outcomes: dict | None = None) -> dict:
+    """Per category ``(all-point AP, 11-point AP)``, one prediction at a time as the devkits do (stable ties).
+
+    `outcomes`, if given, receives each prediction's row -> ``(outcome, matched truth row or None)``.
+    """
+    rows = {id(p): row for row, p in enumerate(predictions)}
     shapes = {id(o): (shape, shape.bounds) for o in truth + predictions for shape in [shape_of(o["region"])]}
     categories = sorted({obj["category"] for obj in truth})
     result = {}
     for category in categories:
         objects = {}
         positives = 0
-        for obj in truth:
+        for row, obj in enumerate(truth):
             if obj["category"] == category:
-                objects.setdefault(obj["image"], []).append({**obj, "shape": shapes[id(obj)], "taken": False})
+                objects.setdefault(obj["image"], []).append({**obj, "shape": shapes[id(obj)], "taken": False, "row": row})
                 positives += not obj["difficult"]
         mine = [p for p in predictions if p["category"] == category]
         mine = [mine[i] for i in np.argsort([-p["score"] for p in mine], kind="stable")]
@@ -74,15 +78,21 @@ def reference_voc(truth: list[dict], predictions: list[dict], threshold: float) 
                 if value > best:
                     best, best_j = value, j
             hit_tp = hit_fp = 0
+            outcome = ("false positive", None)
             if best > threshold:
                 obj = candidates[best_j]
                 if not obj["difficult"]:
                     if not obj["taken"]:
                         hit_tp, obj["taken"] = 1, True
+                        outcome = ("true positive", obj["row"])
                     else:
                         hit_fp = 1
+                else:
+                    outcome = ("ignored", obj["row"])
             else:
                 hit_fp = 1
+            if outcomes is not None:
+                outcomes[rows[id(p)]] = outcome
             tp.append(hit_tp)
             fp.append(hit_fp)
         tp_sum, fp_sum = np.cumsum(tp), np.cumsum(fp)
@@ -251,3 +261,19 @@ def test_scores_ties_keep_input_order() -> None:
     first_miss = Annotations(image_id=[2, 1], category_id=0, score=[0.5, 0.5], region=boxes([50, 50, 60, 60], [0, 0, 10, 10]))
     np.testing.assert_allclose(evaluate_voc(truth, first_hit).precision[0], [1.0, 0.5])
     np.testing.assert_allclose(evaluate_voc(truth, first_miss).precision[0], [0.0, 0.5])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_per_object_matches_are_the_devkits_decisions(seed: int) -> None:
+    truth, predictions = rotated_scene(seed)
+    outcomes: dict = {}
+    reference_voc(truth, predictions, 0.5, outcomes)
+    matches = evaluate_voc(*as_annotations(truth, predictions), images=range(12)).matches
+    records = {record["row"]: record for record in matches.to_records(0.5) if record["kind"] == "prediction"}
+    assert len(records) == len(predictions) == len(outcomes)
+    for row, (outcome, matched) in outcomes.items():
+        assert (records[row]["outcome"], records[row]["matched_row"]) == (outcome, matched), f"prediction {row}"
+    found = {record["row"] for record in matches.to_records(0.5) if record["kind"] == "ground_truth"
+             and record["outcome"] == "found"}
+    assert found == {matched for outcome, matched in outcomes.values() if outcome == "true positive"} | {
+        matched for outcome, matched in outcomes.values() if outcome == "ignored"}
