@@ -54,23 +54,23 @@ def json_columns(records: Sequence[Any], keys: Sequence[str]) -> dict[str, list[
 
 def integer_column(values: Sequence[Any]) -> np.ndarray | None:
     """The values as int64, if all are plain JSON integers within 64 bits; else None."""
-    if not set(map(type, values)) <= _INTEGER_TYPES:
-        return None
-    try:
-        return np.array(values, dtype=np.int64).reshape(len(values))
-    except OverflowError:
-        return None
+    return _typed_column(values, _INTEGER_TYPES, np.int64)
 
 
 def number_column(values: Sequence[Any]) -> np.ndarray | None:
     """The values as float64, if all are finite JSON numbers (not bools); else None."""
-    if not set(map(type, values)) <= _NUMBER_TYPES:
+    array = _typed_column(values, _NUMBER_TYPES, np.float64)
+    return array if array is not None and np.isfinite(array).all() else None
+
+
+def _typed_column(values: Sequence[Any], types: frozenset[type], dtype: type) -> np.ndarray | None:
+    """The values as one array of `dtype` if each is exactly of one of `types` and fits it; else None."""
+    if not set(map(type, values)) <= types:
         return None
     try:
-        array = np.array(values, dtype=np.float64).reshape(len(values))
-    except OverflowError:  # an integer beyond float64
+        return np.array(values, dtype=dtype).reshape(len(values))
+    except OverflowError:  # an integer beyond int64 or float64
         return None
-    return array if np.isfinite(array).all() else None
 
 
 def number_rows(values: Sequence[Any], width: int) -> np.ndarray | None:
