@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from geoiou._validation import invalid_argument as _invalid, zero_division_value
+from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.progress import progress
 from geoiou.metrics import iou
 from geoiou.regions import Interval
@@ -250,30 +251,29 @@ def _class_labels(labels: np.ndarray) -> tuple:
 
 # --------------------------------------------------------------------------- matching and AP
 def _greedy_match(tiou: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
-    """True positives ``(T, P)`` of predictions (rows of `tiou`, by decreasing score) against ground truth.
+    """The ground truth (column of `tiou`) each prediction claims, ``(T, P)``, -1 for none (a false positive).
 
-    Each prediction claims the unclaimed ground truth with the highest tIoU (the first of equal
-    ones) if that reaches the threshold: ActivityNet's walk down the tIoU-sorted ground truth,
-    skipping claimed ones and stopping at the first tIoU below the threshold, claims the same one.
-    Every threshold keeps its own claims.
+    Predictions are the rows of `tiou`, by decreasing score. Each claims the unclaimed ground
+    truth with the highest tIoU (the first of equal ones) if that reaches the threshold:
+    ActivityNet's walk down the tIoU-sorted ground truth, skipping claimed ones and stopping at
+    the first tIoU below the threshold, claims the same one. Every threshold keeps its own claims.
     """
     reaches = tiou[None, :, :] >= thresholds[:, None, None]
+    claims = np.full(reaches.shape[:2], -1, dtype=np.int64)
     if tiou.shape[1] == 1:  # one ground truth: the first prediction reaching the threshold claims it
         reaches = reaches[:, :, 0]
         found = reaches.any(axis=1)
-        true_positive = np.zeros_like(reaches)
-        true_positive[found, reaches.argmax(axis=1)[found]] = True
-        return true_positive
-    true_positive = np.zeros(reaches.shape[:2], dtype=bool)
+        claims[found, reaches.argmax(axis=1)[found]] = 0
+        return claims
     claimed = np.zeros((len(thresholds), tiou.shape[1]), dtype=bool)
     every_threshold = np.arange(len(thresholds))
     for row in np.flatnonzero(reaches.any(axis=(0, 2))):  # the others are false positives everywhere
         available = np.where(claimed, -np.inf, tiou[row])
         best = available.argmax(axis=1)
         hit = available[every_threshold, best] >= thresholds
-        true_positive[hit, row] = True
+        claims[hit, row] = best[hit]
         claimed[every_threshold[hit], best[hit]] = True
-    return true_positive
+    return claims
 
 
 def _concatenated_ranges(counts: np.ndarray) -> np.ndarray:
@@ -284,8 +284,8 @@ def _concatenated_ranges(counts: np.ndarray) -> np.ndarray:
 
 def _true_positives(truth_key: np.ndarray, truth_coords: np.ndarray, prediction_key: np.ndarray,
                     prediction_coords: np.ndarray, scores: np.ndarray, thresholds: np.ndarray,
-                    zero_division: float, show_progress: bool | None) -> np.ndarray:
-    """Whether each prediction is a true positive at each threshold, shape ``(T, N)`` by prediction row.
+                    zero_division: float, show_progress: bool | None) -> ObjectMatches:
+    """What each prediction matched at each threshold (true positives and their ground truth), by row.
 
     A key names one (class, video). Claims never cross keys, so the predictions of each key
     (by decreasing score, ties in input order) are matched on their own against the ground
@@ -301,12 +301,20 @@ def _true_positives(truth_key: np.ndarray, truth_coords: np.ndarray, prediction_
     tiou = iou(Interval(prediction_coords[pair_prediction]), Interval(truth_coords[pair_truth]),
                zero_division=zero_division)
 
-    true_positive = np.zeros((len(thresholds), len(scores)), dtype=bool)
+    matched_truth = np.full((len(thresholds), len(scores)), -1, dtype=np.int64)  # by prediction row
+    matched_tiou = np.full((len(thresholds), len(scores)), np.nan)
     pair_start = np.cumsum(count) - count
     for start, stop in progress(_runs_with_truth(ranked_key, count), label="temporal matching", enabled=show_progress):
-        block = tiou[pair_start[start]: pair_start[start] + (stop - start) * count[start]]
-        true_positive[:, ranked[start:stop]] = _greedy_match(block.reshape(stop - start, count[start]), thresholds)
-    return true_positive
+        pairs = pair_start[start] + np.arange((stop - start) * count[start]).reshape(stop - start, count[start])
+        claims = _greedy_match(tiou[pairs], thresholds)
+        t, row = np.nonzero(claims >= 0)
+        chosen = pairs[row, claims[t, row]]
+        matched_truth[t, ranked[start + row]] = pair_truth[chosen]
+        matched_tiou[t, ranked[start + row]] = tiou[chosen]
+    rows = np.arange(len(scores))
+    return ObjectMatches.from_positions(thresholds, matched_truth, matched_tiou, matched_truth >= 0,
+                                        np.zeros(matched_truth.shape, dtype=bool), rows, np.arange(len(truth_key)),
+                                        len(scores), len(truth_key))
 
 
 def _runs_with_truth(sorted_keys: np.ndarray, count: np.ndarray) -> list[tuple[int, int]]:
@@ -367,6 +375,10 @@ class TemporalDetectionResult:
         Segments of each class in the ground truth and in the predictions.
     num_videos : int
         Videos of the ground truth.
+    matches : ObjectMatches
+        Per prediction and ground-truth segment, at each tIoU threshold: which segment each
+        prediction claimed (rows of the inputs), with which tIoU, and which prediction found each
+        segment (``to_records`` for error analysis).
     """
 
     tiou_thresholds: np.ndarray
@@ -375,6 +387,7 @@ class TemporalDetectionResult:
     num_truths: np.ndarray
     num_predictions: np.ndarray
     num_videos: int
+    matches: ObjectMatches | None = None
 
     @property
     def mean_ap(self) -> np.ndarray:
@@ -528,8 +541,9 @@ def evaluate_temporal_detection(
     prediction_video = _codes(predictions.video_id, video_index, "predictions", "for videos")
     prediction_key = prediction_label * num_videos + prediction_video
     scores = predictions.score if predictions.score is not None else np.zeros(0)
-    true_positive = _true_positives(truth_key, _coords(truth), prediction_key, _coords(predictions), scores,
-                                    thresholds, zero_division, show_progress)
+    matches = _true_positives(truth_key, _coords(truth), prediction_key, _coords(predictions), scores,
+                              thresholds, zero_division, show_progress)
+    true_positive = matches.true_positive
 
     num_truths = np.bincount(truth_label, minlength=len(labels))
     num_predictions = np.bincount(prediction_label, minlength=len(labels))
@@ -538,7 +552,7 @@ def evaluate_temporal_detection(
     ap = np.stack([interpolated_average_precision(true_positive[:, rows], int(num_truths[code]))
                    for code, rows in enumerate(ranked)], axis=1)
     return TemporalDetectionResult(tiou_thresholds=thresholds.copy(), labels=labels, ap=ap, num_truths=num_truths,
-                                   num_predictions=num_predictions, num_videos=num_videos)
+                                   num_predictions=num_predictions, num_videos=num_videos, matches=matches)
 
 
 def _coords(segments: TemporalSegments) -> np.ndarray:

@@ -258,3 +258,19 @@ def test_ids_and_labels_must_be_sequences_of_hashable_values():
         TemporalSegments(video_id="v1", label=["a"], start=[0], end=[1])
     with pytest.raises(InvalidArgumentError, match=r"'label' must be a 1-D sequence of hashable .*\(got \['a'\]\)"):
         TemporalSegments(video_id=["v1"], label=[["a"]], start=[0], end=[1])
+
+
+def test_per_object_matches_say_which_segment_each_prediction_claimed():
+    # The case above: P1 claims A everywhere; P2 claims B at 0.50 to 0.60 (tIoU 8/13) and nothing above.
+    truth = {"v": [(0, 10, "a"), (4, 15, "a")]}
+    result = evaluate_temporal_detection(truth, {"v": [(0, 10, "a", 0.9), (2, 12, "a", 0.8)]})
+    matches = result.matches
+    np.testing.assert_array_equal(matches.prediction_match[:, 0], np.zeros(10))
+    np.testing.assert_array_equal(matches.prediction_match[:, 1], [1, 1, 1] + [-1] * 7)
+    assert matches.prediction_iou[0, 1] == pytest.approx(8 / 13, abs=1e-15)
+    np.testing.assert_array_equal(matches.truth_match[0], [0, 1])
+    np.testing.assert_array_equal(matches.truth_match[-1], [0, -1])
+    records = matches.to_records(0.7)
+    assert [r["outcome"] for r in records] == ["true positive", "false positive", "found", "missed"]
+    # The flags are what the AP was computed from.
+    assert matches.true_positive.sum() == 10 + 3
