@@ -29,7 +29,7 @@ PENDING = {
     "geoiou/evaluation/detection.py": 13,
     "geoiou/evaluation/progress.py": 1,
     "geoiou/evaluation/semantic.py": 4,
-    "geoiou/evaluation/temporal.py": 10,
+    "geoiou/evaluation/temporal.py": 9,
     "geoiou/evaluation/voc.py": 1,
     "geoiou/io/activitynet.py": 5,
     "geoiou/io/coco.py": 29,

@@ -298,8 +298,8 @@ def _true_positives(truth_key: np.ndarray, truth_coords: np.ndarray, prediction_
     count = np.searchsorted(truth_key[truth_order], ranked_key, side="right") - first
     pair_truth = truth_order[np.repeat(first, count) + _concatenated_ranges(count)]
     pair_prediction = np.repeat(ranked, count)
-    tiou = iou(Interval(prediction_coords[pair_prediction]), Interval(truth_coords[pair_truth]),
-               zero_division=zero_division)
+    tiou = np.asarray(iou(Interval(prediction_coords[pair_prediction]), Interval(truth_coords[pair_truth]),
+                          zero_division=zero_division))
 
     matched_truth = np.full((len(thresholds), len(scores)), -1, dtype=np.int64)  # by prediction row
     matched_tiou = np.full((len(thresholds), len(scores)), np.nan)
