@@ -221,3 +221,28 @@ def test_activitynet_ground_truth_of_several_subsets_is_evaluated_on_validation_
     mean_ap = {name: json.loads((tmp_path / f"{name}.json").read_text())["result"]["average_mAP"]
                for name in ("default", "chosen", "all")}
     assert mean_ap["default"] == mean_ap["chosen"] != mean_ap["all"]
+
+
+def test_single_label_files_are_evaluated_like_folders_of_one_image(tmp_path):
+    # A DOTA label file against the Task1 files, and a YOLO label file against a YOLO prediction file.
+    task1 = tmp_path / "task1"  # the submission's lines for this one image
+    task1.mkdir()
+    for path in (TOUR / "dota-task1").iterdir():
+        lines = [line for line in path.read_text().splitlines() if line.startswith("P0706 ")]
+        (task1 / path.name).write_text("".join(line + "\n" for line in lines))
+    dota_file = run(DOTA / "P0706.txt", task1, "--json", tmp_path / "file.json")
+    assert dota_file.returncode == 0, dota_file.stderr
+    folder = tmp_path / "one"
+    folder.mkdir()
+    (folder / "P0706.txt").write_text((DOTA / "P0706.txt").read_text())
+    dota_folder = run(folder, task1, "--json", tmp_path / "folder.json")
+    assert dota_folder.returncode == 0, dota_folder.stderr
+    assert (json.loads((tmp_path / "file.json").read_text())["result"]
+            == json.loads((tmp_path / "folder.json").read_text())["result"])
+    truth, predicted = tmp_path / "street.txt", tmp_path / "pred" / "street.txt"
+    predicted.parent.mkdir()
+    truth.write_text("0 0.5 0.5 0.2 0.4\n1 0.2 0.2 0.1 0.1\n")
+    predicted.write_text("0 0.5 0.5 0.2 0.4 0.9\n1 0.7 0.7 0.1 0.1 0.8\n")
+    yolo = run(truth, predicted, "--json", tmp_path / "yolo.json")
+    assert yolo.returncode == 0, yolo.stderr
+    assert json.loads((tmp_path / "yolo.json").read_text())["result"]["stats"]["AP50"] == pytest.approx(0.5)

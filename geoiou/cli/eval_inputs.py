@@ -94,9 +94,11 @@ def detect_source(path: str, *, role: str = "input") -> str:
     'coco-results'
     """
     if os.path.isdir(path):
-        return _detect_label_folder(path)
+        return _detect_label_files(path, sorted(os.listdir(path)))
     if not os.path.isfile(path):
         raise FormatError(path, "", f"no such file or folder (given as {role})")
+    if path.lower().endswith(".txt"):  # one label file, read as a folder of one image
+        return _detect_label_files(os.path.dirname(path), [os.path.basename(path)])
     head = file_head(path)
     if path.lower().endswith((".json", ".geojson")) or head.lstrip().startswith(("{", "[")):
         if '"database"' in head:
@@ -159,8 +161,8 @@ def file_head(path: str) -> str:
         return handle.read(SNIFF_BYTES).decode("utf-8", errors="replace")
 
 
-def _detect_label_folder(folder: str) -> str:
-    names = sorted(os.listdir(folder))
+def _detect_label_files(folder: str, names: list[str]) -> str:
+    """DOTA labels, DOTA Task1 or YOLO labels, from the names and the first object line of the files `names`."""
     if any(name.startswith("Task1_") and name.endswith(".txt") for name in names):
         return "dota-task1"
     for name in names:
@@ -177,7 +179,8 @@ def _detect_label_folder(folder: str) -> str:
                     return "yolo"
                 raise FormatError(os.path.join(folder, name), "", f"a line that is neither DOTA nor YOLO: {line.strip()!r}; "
                                   "pass --format")
-    raise FormatError(folder, "", "no label file with an object in this folder (expected DOTA or YOLO *.txt files)")
+    where = os.path.join(folder, names[0]) if len(names) == 1 else folder
+    raise FormatError(where, "", "no label file with an object here (expected DOTA or YOLO *.txt files)")
 
 
 def _is_number(text: str) -> bool:

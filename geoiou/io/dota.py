@@ -269,7 +269,10 @@ def _task1_fields(fields: list[str]) -> tuple[list[float], str, float]:
     if len(fields) != 10:
         raise invalid(f"expected an image name, a score and 8 coordinates "
                       f"(got {len(fields)} fields: {' '.join(fields)!r})")
-    return _corner_values(fields[2:]), fields[0], float_field(fields[1], "score")
+    score = float_field(fields[1], "score")
+    if not 0.0 <= score <= 1.0:  # DOTA's Task1 evaluation ranks confidences; a logit would rank the same but say otherwise
+        raise invalid(f"'score' must be a confidence in [0, 1] (got {fields[1]})")
+    return _corner_values(fields[2:]), fields[0], score
 
 
 def _read_task1_file(path: Path, skip_invalid: bool) -> FileColumns:

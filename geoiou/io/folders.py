@@ -95,12 +95,14 @@ class FileColumns:
 
 
 def label_files(folder: str | os.PathLike[str], pattern: str = "*.txt") -> list[Path]:
-    """The files of `folder` (not its subfolders) matching `pattern`, sorted by name.
+    """The files of `folder` (not its subfolders) matching `pattern`, sorted by name; a single file is itself.
+
+    A label file given instead of its folder is read as a folder of one image (its stem).
 
     Raises
     ------
     FileNotFoundError
-        If `folder` is not an existing directory.
+        If `folder` is neither an existing directory nor a file.
     FormatError
         Naming the folder, if no file matches.
 
@@ -109,10 +111,14 @@ def label_files(folder: str | os.PathLike[str], pattern: str = "*.txt") -> list[
     >>> from importlib.resources import files
     >>> [path.name for path in label_files(files("geoiou") / "data" / "dota")][:3]
     ['P0706.txt', 'P0770.txt', 'P1088.txt']
+    >>> [path.name for path in label_files(files("geoiou") / "data" / "dota" / "P0770.txt")]
+    ['P0770.txt']
     """
     directory = Path(folder)
+    if directory.is_file():
+        return [directory]
     if not directory.is_dir():
-        raise FileNotFoundError(f"{source_name(folder)}: no such folder")
+        raise FileNotFoundError(f"{source_name(folder)}: no such file or folder")
     paths = sorted((path for path in directory.glob(pattern) if path.is_file()), key=lambda path: path.name)
     if not paths:
         raise FormatError(source_name(folder), "", f"the folder holds no label files (none matches {pattern!r})")

@@ -10,6 +10,7 @@ import pytest
 import shapely
 
 import geoiou
+from geoiou.errors import FormatError
 from geoiou.evaluation import Annotations, evaluate_voc
 from geoiou.io.dota import read_dota, read_dota_folder, read_dota_task1
 
@@ -189,7 +190,7 @@ def test_folder_without_label_files_is_an_error_naming_it(tmp_path):
     (tmp_path / "README.md").write_text("")
     with pytest.raises(geoiou.FormatError, match=f"{tmp_path}: the folder holds no label files"):
         read_dota_folder(tmp_path)
-    with pytest.raises(FileNotFoundError, match="missing: no such folder"):
+    with pytest.raises(FileNotFoundError, match="missing: no such file or folder"):
         read_dota_folder(tmp_path / "missing")
 
 
@@ -351,3 +352,13 @@ def test_voc_hand_computed_golden_case(tmp_path):
     result = evaluate_voc(truth.annotations, predictions.annotations, interpolation="11point")
     assert result.mAP == pytest.approx((6 + 5 * 2 / 3) / 11, abs=1e-12)
     assert result.mAP == pytest.approx(brute_force_voc_11point(truth.annotations, predictions.annotations)["plane"])
+
+
+def test_task1_scores_outside_zero_one_are_refused_or_reported(tmp_path):
+    path = tmp_path / "Task1_ship.txt"
+    path.write_text("P1 0.9 0 0 4 0 4 4 0 4\nP1 1.7 0 0 2 0 2 2 0 2\nP1 -0.1 1 1 3 1 3 3 1 3\n")
+    with pytest.raises(FormatError, match=r"line 2: 'score' must be a confidence in \[0, 1\] \(got 1.7\)"):
+        read_dota_task1(path)
+    read = read_dota_task1(path, skip_invalid=True)
+    assert read.annotations.score.tolist() == [0.9] and read.report.counts() == {
+        "'score' must be a confidence in [0, 1]": 2}
