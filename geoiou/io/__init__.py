@@ -4,8 +4,8 @@
 |---|---|---|
 | COCO instances | `read_coco` | `Annotations` of boxes or polygons/masks |
 | COCO results | `read_coco_results`, `write_coco_results` | scored `Annotations` |
-| DOTA labels | `read_dota`, `read_dota_folder` | polygons, classes, difficult flags |
-| DOTA Task1 results | `read_dota_task1` | scored `Annotations` |
+| DOTA labels | `read_dota`, `read_dota_folder`, `write_dota` | polygons, classes, difficult flags |
+| DOTA Task1 results | `read_dota_task1`, `write_dota_task1` | scored `Annotations` |
 | YOLO / YOLO-OBB | `read_yolo`, `read_yolo_folder` | boxes or polygons, normalised or pixels |
 | ActivityNet JSON | `read_activitynet`, `write_activitynet_results` | `TemporalSegments` |
 | GeoJSON, WKT | `read_geojson`, `read_wkt`, `parse_wkt` | polygons with properties |
@@ -18,7 +18,7 @@ result's `ReadReport`.
 
 from geoiou.io.activitynet import ActivityNetFile, read_activitynet, write_activitynet_results
 from geoiou.io.coco import CocoDataset, CocoPredictions, read_coco, read_coco_results, write_coco_results
-from geoiou.io.dota import DotaObjects, read_dota, read_dota_folder, read_dota_task1
+from geoiou.io.dota import DotaObjects, read_dota, read_dota_folder, read_dota_task1, write_dota, write_dota_task1
 from geoiou.io.folders import LabelSet
 from geoiou.io.geo import GeoFeatures, parse_wkt, read_geojson, read_wkt
 from geoiou.io.literals import parse_region
@@ -47,6 +47,8 @@ __all__ = [
     "read_wkt",
     "read_yolo",
     "read_yolo_folder",
+    "write_dota",
+    "write_dota_task1",
     "write_activitynet_results",
     "write_coco_results",
 ]

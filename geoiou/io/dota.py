@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import shapely
+from numpy.typing import ArrayLike
 
 from geoiou._validation import describe, invalid_argument
 from geoiou.io.folders import FileColumns, LabelSet, label_files, label_set, line_records, parse_records, settle
 from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, source_name
-from geoiou.regions import Polygon
+from geoiou.regions import Box, Polygon, RotatedBox
 
-__all__ = ["DotaObjects", "quadrilateral_faults", "read_dota", "read_dota_folder", "read_dota_task1"]
+__all__ = ["DotaObjects", "quadrilateral_faults", "read_dota", "read_dota_folder", "read_dota_task1", "write_dota",
+           "write_dota_task1"]
 
 HEADER_KEYS = ("imagesource:", "gsd:")
 CORNER_NAMES = ("x1", "y1", "x2", "y2", "x3", "y3", "x4", "y4")
@@ -303,3 +306,134 @@ def _task1_paths(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.Pat
         if not path.is_file():
             raise FileNotFoundError(f"{source_name(path)}: no such file")
     return paths
+
+
+# --------------------------------------------------------------------------- writing
+def write_dota(path: str | os.PathLike[str], regions: Polygon | RotatedBox | Box, classes: Iterable[str], *,
+               difficult: ArrayLike | None = None) -> None:
+    """Write a DOTA label file: one line ``x1 y1 x2 y2 x3 y3 x4 y4 class difficult`` per region.
+
+    Parameters
+    ----------
+    path : path-like
+        The file to write (DOTA names it after its image: ``P0706.txt``).
+    regions : Polygon, RotatedBox or Box
+        A 1-D batch. Polygons must be quadrilaterals (one ring of 4 corners, written as stored);
+        rotated boxes and boxes are written by their corners.
+    classes : iterable of str
+        The class name of each region (no white space: DOTA's fields are space-separated).
+    difficult : array_like of bool, optional
+        DOTA's difficult flag of each region; 0 for all by default.
+
+    Raises
+    ------
+    InvalidArgumentError
+        Naming the row: a polygon that is not a quadrilateral, a class name with white space or
+        lengths that differ.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, geoiou
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "P0001.txt"
+    >>> write_dota(path, geoiou.RotatedBox([[10, 10, 8, 4, 0]]), ["ship"], difficult=[True])
+    >>> path.read_text()
+    '6.0 8.0 14.0 8.0 14.0 12.0 6.0 12.0 ship 1\\n'
+    >>> read_dota(path).classes, read_dota(path).polygons.area
+    (('ship',), array([32.]))
+    """
+    corners = _written_corners(regions, "regions")
+    names = _class_names(classes, len(corners), "classes")
+    flags = np.zeros(len(corners), dtype=bool) if difficult is None else np.asarray(difficult, dtype=bool).reshape(-1)
+    if len(flags) != len(corners):
+        raise invalid_argument("difficult", f"one flag per region ({len(corners)})", f"{len(flags)} flags")
+    lines = [f"{' '.join(map(repr, row))} {name} {int(flag)}\n"
+             for row, name, flag in zip(corners.reshape(-1, 8).tolist(), names, flags.tolist())]
+    Path(path).write_text("".join(lines), encoding="utf-8")
+
+
+def write_dota_task1(folder: str | os.PathLike[str], predictions: Any) -> list[Path]:
+    """Write predictions as a DOTA Task1 submission: one ``Task1_<class>.txt`` per class, ``image score x1 y1 ... y4`` lines.
+
+    Parameters
+    ----------
+    folder : path-like
+        Where to write the files (created if missing).
+    predictions : Annotations
+        With a score per row (in [0, 1], as DOTA's evaluation expects), image ids (the image
+        names), class names as category ids, and quadrilateral regions (as in `write_dota`).
+
+    Returns
+    -------
+    list of Path
+        The files written, one per class, in sorted class order.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, geoiou
+    >>> from geoiou.evaluation import Annotations
+    >>> found = Annotations(image_id=["P0001", "P0002"], category_id=["ship", "plane"], score=[0.9, 0.5],
+    ...                     region=geoiou.Box([[0, 0, 4, 2], [1, 1, 3, 3]]))
+    >>> paths = write_dota_task1(pathlib.Path(tempfile.mkdtemp()), found)
+    >>> [path.name for path in paths], paths[1].read_text()
+    (['Task1_plane.txt', 'Task1_ship.txt'], 'P0001 0.9 0.0 0.0 4.0 0.0 4.0 2.0 0.0 2.0\\n')
+    >>> read_dota_task1(paths).annotations.score.tolist()
+    [0.5, 0.9]
+    """
+    from geoiou.evaluation import Annotations
+
+    if not isinstance(predictions, Annotations):
+        raise invalid_argument("predictions", "Annotations", type(predictions).__name__)
+    if predictions.score is None:
+        raise invalid_argument("predictions.score", "a score per row", "no scores")
+    scores = predictions.score
+    outside = np.flatnonzero(~((scores >= 0) & (scores <= 1)))
+    if outside.size:
+        raise invalid_argument("predictions.score", "confidences in [0, 1] (DOTA's Task1 evaluation ranks them)",
+                               f"{scores[outside[0]]} at row {outside[0]}")
+    corners = np.concatenate([_written_corners(piece, "predictions.region").reshape(-1, 8)
+                              for piece in predictions.regions]) if predictions.regions else np.zeros((0, 8))
+    images = _class_names(predictions.image_id.astype(str), len(corners), "predictions.image_id")
+    classes = _class_names(predictions.category_id.astype(str), len(corners), "predictions.category_id")
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    written = []
+    score_list, corner_list = scores.tolist(), corners.tolist()
+    for name in sorted(set(classes)):
+        rows = [k for k, value in enumerate(classes) if value == name]
+        lines = [f"{images[k]} {score_list[k]!r} {' '.join(map(repr, corner_list[k]))}\n" for k in rows]
+        path = Path(folder) / f"{TASK1_PREFIX}{name}.txt"
+        path.write_text("".join(lines), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def _written_corners(regions: Any, param: str) -> np.ndarray:
+    """``(N, 4, 2)`` corners of a 1-D batch of quadrilaterals, rotated boxes or boxes."""
+    if isinstance(regions, (Box, RotatedBox)):
+        return np.asarray(regions.corners() if isinstance(regions, Box) else regions.to_corners(), dtype=np.float64
+                          ).reshape(-1, 4, 2)
+    if not isinstance(regions, Polygon):
+        raise invalid_argument(param, "Polygon, RotatedBox or Box regions (DOTA holds quadrilaterals)",
+                               type(regions).__name__)
+    ragged = regions._store.take(regions._index.ravel())
+    vertices = np.diff(ragged.ring_offsets) - 1  # rings are stored closed
+    single_ring = np.diff(ragged.geometry_offsets) == 1
+    rings_per_part = np.diff(ragged.part_offsets)
+    quad = single_ring & (rings_per_part[ragged.geometry_offsets[:-1]] == 1) if len(single_ring) else single_ring
+    quad &= vertices[ragged.part_offsets[ragged.geometry_offsets[:-1]]] == 4 if len(quad) else quad
+    if not quad.all():
+        row = int(np.flatnonzero(~quad)[0])
+        raise invalid_argument(param, "quadrilaterals: one ring of 4 corners (RotatedBox.from_corners(..., "
+                               "fit='min_area') makes one of any polygon)", f"another polygon at row {row}")
+    starts = ragged.ring_offsets[:-1][ragged.part_offsets[ragged.geometry_offsets[:-1]]]
+    return ragged.coords[starts[:, None] + np.arange(4)]
+
+
+def _class_names(values: Iterable[Any], count: int, param: str) -> list[str]:
+    names = [str(value) for value in values]
+    if len(names) != count:
+        raise invalid_argument(param, f"one name per region ({count})", f"{len(names)} names")
+    spaced = [k for k, name in enumerate(names) if not name or any(c.isspace() for c in name)]
+    if spaced:
+        raise invalid_argument(param, "names without white space (DOTA's fields are separated by spaces)",
+                               f"{names[spaced[0]]!r} at row {spaced[0]}")
+    return names

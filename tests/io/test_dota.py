@@ -12,9 +12,10 @@ import shapely
 import geoiou
 from geoiou.errors import FormatError
 from geoiou.evaluation import Annotations, evaluate_voc
-from geoiou.io.dota import read_dota, read_dota_folder, read_dota_task1
+from geoiou.io.dota import read_dota, read_dota_folder, read_dota_task1, write_dota, write_dota_task1
 
 DOTA = files("geoiou") / "data" / "dota"
+TOUR_TASK1 = files("geoiou") / "data" / "tour" / "dota-task1"
 STEMS = ("P0706", "P0770", "P1088", "P1234", "P1888", "P2598", "P2709")
 
 
@@ -362,3 +363,32 @@ def test_task1_scores_outside_zero_one_are_refused_or_reported(tmp_path):
     read = read_dota_task1(path, skip_invalid=True)
     assert read.annotations.score.tolist() == [0.9] and read.report.counts() == {
         "'score' must be a confidence in [0, 1]": 2}
+
+
+def test_labels_written_and_read_back_are_the_same_objects(tmp_path):
+    objects = read_dota(DOTA / "P0706.txt")
+    path = tmp_path / "P0706.txt"
+    write_dota(path, objects.polygons, objects.classes, difficult=objects.difficult)
+    again = read_dota(path)
+    np.testing.assert_array_equal(again.corners, objects.corners)  # coordinates round-trip exactly (repr)
+    assert again.classes == objects.classes and (again.difficult == objects.difficult).all()
+
+
+def test_task1_written_and_read_back_evaluates_the_same(tmp_path):
+    predictions = read_dota_task1(TOUR_TASK1).annotations
+    write_dota_task1(tmp_path, predictions)
+    again = read_dota_task1(tmp_path).annotations
+    truth = read_dota_folder(DOTA).annotations
+    images = sorted(set(truth.image_id.tolist()))
+    assert evaluate_voc(truth, again, images=images).mAP == evaluate_voc(truth, predictions, images=images).mAP
+
+
+def test_writers_refuse_what_dota_cannot_hold(tmp_path):
+    pentagon = geoiou.Polygon([(0, 0), (4, 0), (5, 2), (2, 4), (0, 2)])[None]
+    with pytest.raises(geoiou.InvalidArgumentError, match="quadrilaterals.*another polygon at row 0"):
+        write_dota(tmp_path / "a.txt", pentagon, ["ship"])
+    with pytest.raises(geoiou.InvalidArgumentError, match="names without white space.*'small vehicle'"):
+        write_dota(tmp_path / "a.txt", geoiou.Box([[0, 0, 1, 1]]), ["small vehicle"])
+    logits = Annotations(image_id=["P1"], category_id=["ship"], score=[3.2], region=geoiou.Box([[0, 0, 1, 1]]))
+    with pytest.raises(geoiou.InvalidArgumentError, match=r"confidences in \[0, 1\]"):
+        write_dota_task1(tmp_path, logits)
