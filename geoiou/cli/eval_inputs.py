@@ -236,6 +236,7 @@ def _yolo(ground_truth: str, predictions: str, *, image_size: tuple[int, int] | 
         # COCO's small/medium/large ranges are in pixels, so only "all" is meaningful.
         options["area_ranges"] = {"all": (0.0, 1e10)}
     return EvaluationInputs("yolo", truth.annotations, predicted.annotations, [truth.report, predicted.report],
+                            names=truth.class_names or predicted.class_names,
                             options=options, geometry="obb" if "Polygon" in truth.annotations.kinds else "bbox")
 
 

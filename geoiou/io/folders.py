@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -48,6 +48,9 @@ class LabelSet:
         them as ``images=`` to an evaluation so that false positives on empty images count.
     report : ReadReport
         The records read and skipped over all files; a skipped record's location names its file.
+    class_names : dict
+        Class index -> name for YOLO folders with a LabelImg ``classes.txt`` (one name per line,
+        line k names class k); empty otherwise.
 
     Examples
     --------
@@ -68,6 +71,8 @@ class LabelSet:
     annotations: Annotations
     images: tuple[str, ...]
     report: ReadReport
+    #: Class index -> name, from a LabelImg ``classes.txt`` beside YOLO label files (empty otherwise).
+    class_names: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,13 @@ scales the regions to pixels.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -144,6 +146,10 @@ def read_yolo(path: str | os.PathLike[str], *, image_size: tuple[int, int] | Non
     return YoloObjects(regions, classes, scores, reader.report())
 
 
+#: LabelImg's list of class names, kept beside the YOLO label files.
+CLASS_NAMES_FILE = "classes.txt"
+
+
 def read_yolo_folder(folder: str | os.PathLike[str], *,
                      image_sizes: Mapping[str, tuple[int, int]] | tuple[int, int] | None = None,
                      obb: bool | None = None, skip_invalid: bool = False) -> LabelSet:
@@ -185,7 +191,10 @@ def read_yolo_folder(folder: str | os.PathLike[str], *,
     >>> predictions.images, predictions.annotations.category_id.tolist(), predictions.annotations.score.tolist()
     (('empty', 'street'), [0, 2], [0.9, 0.3])
     """
-    paths = label_files(folder)
+    # LabelImg writes the class names beside the labels: classes.txt is not an image's labels.
+    paths = [path for path in label_files(folder) if path.name != CLASS_NAMES_FILE or not Path(folder).is_dir()]
+    if not paths:
+        raise FormatError(source_name(folder), "", f"the folder holds no label files (only {CLASS_NAMES_FILE})")
     sizes = _sizes_per_file(image_sizes, [path.stem for path in paths])
     columns, kinds = [], {}
     for path, size in zip(paths, sizes):
@@ -197,7 +206,17 @@ def read_yolo_folder(folder: str | os.PathLike[str], *,
     if len(kinds) > 1:
         raise FormatError(source_name(folder), "", f"the folder mixes files of YOLO boxes ({kinds[Box]}) and of YOLO-OBB "
                                                    f"corners ({kinds[Polygon]}); pass obb=False or obb=True")
-    return label_set(source_name(folder), columns, [path.stem for path in paths])
+    read = label_set(source_name(folder), columns, [path.stem for path in paths])
+    return dataclasses.replace(read, class_names=_class_names(Path(folder)))
+
+
+def _class_names(folder: Path) -> dict[int, str]:
+    """Class index -> name from LabelImg's ``classes.txt`` in the folder (line k names class k), if any."""
+    path = folder / CLASS_NAMES_FILE
+    if not folder.is_dir() or not path.is_file():
+        return {}
+    names = [line.strip() for line in path.read_text(encoding="utf-8-sig").splitlines()]
+    return {index: name for index, name in enumerate(names) if name}
 
 
 def _yolo_fields(fields: list[str], obb: bool | None) -> tuple[list[float], int, float | None]:

@@ -316,3 +316,11 @@ def test_folder_without_text_files(tmp_path):
     write(tmp_path / "image.jpg", "")
     with pytest.raises(geoiou.FormatError, match=f"{re.escape(str(tmp_path))}: the folder holds no label files"):
         read_yolo_folder(tmp_path)
+
+
+def test_labelimg_classes_txt_names_the_classes_and_is_not_an_image(tmp_path):
+    (tmp_path / "classes.txt").write_text("dog\ncat\n")
+    (tmp_path / "street.txt").write_text("1 0.5 0.5 0.2 0.4\n0 0.2 0.2 0.1 0.1\n")
+    read = read_yolo_folder(tmp_path)
+    assert read.images == ("street",) and read.class_names == {0: "dog", 1: "cat"}
+    assert read.annotations.category_id.tolist() == [1, 0]  # indices stay the categories; names are for display
