@@ -425,7 +425,8 @@ def _written_corners(regions: Any, param: str) -> np.ndarray:
         raise invalid_argument(param, "quadrilaterals: one ring of 4 corners (RotatedBox.from_corners(..., "
                                "fit='min_area') makes one of any polygon)", f"another polygon at row {row}")
     starts = ragged.ring_offsets[:-1][ragged.part_offsets[ragged.geometry_offsets[:-1]]]
-    return ragged.coords[starts[:, None] + np.arange(4)]
+    corners: np.ndarray = ragged.coords[starts[:, None] + np.arange(4)]
+    return corners
 
 
 def _class_names(values: Iterable[Any], count: int, param: str) -> list[str]:
