@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any
+from itertools import chain
+from typing import Any, NamedTuple
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,12 +94,52 @@ def read_dota(path: str | os.PathLike[str], *, skip_invalid: bool = False) -> Do
       1 x 'corners' must be a simple quadrilateral: its edges must not cross (first at line 2)
     """
     reader = RecordReader(path, skip_invalid=skip_invalid)
+    columns = _label_columns(path)
+    if columns is not None:
+        reader.read_valid(len(columns.classes))
+        return DotaObjects(columns.polygons, columns.corners, columns.classes, columns.difficult, reader.report())
+    # Some line is not of the plain form: read them one by one, which names the faulty ones.
     records = line_records(path, skip=_is_header)
     parsed = parse_records(records, _label_fields)
     polygons, corners, kept = settled_quadrilaterals(reader, records, parsed)
     classes = tuple(parsed[index][1] for index in kept)
     difficult = np.array([parsed[index][2] for index in kept], dtype=bool)
     return DotaObjects(polygons, corners, classes, difficult, reader.report())
+
+
+class _LabelColumns(NamedTuple):
+    polygons: Polygon
+    corners: np.ndarray
+    classes: tuple[str, ...]
+    difficult: np.ndarray
+
+
+def _label_columns(path: str | os.PathLike[str]) -> _LabelColumns | None:
+    """A label file read as columns, all lines at once; None unless every line is plain and every quadrilateral valid.
+
+    Plain: after the header lines, every line has 10 fields (or every line 9: no difficult
+    flag), eight finite numbers, a class and a flag 0 or 1. Anything else goes to the line reader.
+    """
+    with open(path, encoding="utf-8") as handle:
+        lines = list(filter(None, map(str.split, handle.read().splitlines())))
+    while lines and _is_header(lines[0]):
+        lines.pop(0)
+    widths = set(map(len, lines))
+    if not lines or not (widths == {10} or widths == {9}):
+        return None
+    width = widths.pop()
+    fields = np.array(list(chain.from_iterable(lines)), dtype=str).reshape(len(lines), width)
+    try:
+        corners = fields[:, :8].astype(np.float64).reshape(-1, 4, 2)
+    except ValueError:
+        return None
+    flags = fields[:, 9] if width == 10 else np.full(len(lines), "0")
+    if not np.isfinite(corners).all() or not np.isin(flags, ("0", "1")).all():
+        return None
+    geoms, faults = quadrilateral_faults(corners)
+    if faults:
+        return None
+    return _LabelColumns(Polygon.from_shapely(geoms), corners, tuple(fields[:, 8].tolist()), flags == "1")
 
 
 def read_dota_folder(folder: str | os.PathLike[str], *, skip_invalid: bool = False) -> LabelSet:

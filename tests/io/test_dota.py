@@ -392,3 +392,17 @@ def test_writers_refuse_what_dota_cannot_hold(tmp_path):
     logits = Annotations(image_id=["P1"], category_id=["ship"], score=[3.2], region=geoiou.Box([[0, 0, 1, 1]]))
     with pytest.raises(geoiou.InvalidArgumentError, match=r"confidences in \[0, 1\]"):
         write_dota_task1(tmp_path, logits)
+
+
+@pytest.mark.parametrize("name", ["P0706.txt", "P0770.txt", "P1088.txt"])
+def test_columns_and_lines_read_the_same_objects(name, monkeypatch, tmp_path):
+    # The column reader takes plain files at once; the line reader (which names faults) must agree with it.
+    from geoiou.io import dota
+
+    fast = read_dota(DOTA / name)
+    monkeypatch.setattr(dota, "_label_columns", lambda path: None)
+    slow = read_dota(DOTA / name)
+    np.testing.assert_array_equal(fast.corners, slow.corners)
+    assert fast.classes == slow.classes and (fast.difficult == slow.difficult).all()
+    assert fast.report == slow.report
+    np.testing.assert_array_equal(fast.polygons.area, slow.polygons.area)
