@@ -18,6 +18,7 @@ from geoiou.errors import (
     InvalidArgumentError,
     InvalidRegionError,
     InvalidTypeError,
+    UnknownNameError,
     UnsupportedPairError,
 )
 from geoiou.metrics import (
@@ -54,6 +55,7 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidRegionError",
     "InvalidTypeError",
+    "UnknownNameError",
     "Mask",
     "Matching",
     "Overlaps",

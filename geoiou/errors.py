@@ -13,6 +13,7 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidRegionError",
     "InvalidTypeError",
+    "UnknownNameError",
     "UnsupportedPairError",
 ]
 
@@ -48,7 +49,14 @@ class BatchIndexError(GeoIoUError, IndexError):
 
 
 class FrozenRegionError(GeoIoUError, AttributeError):
-    """An attribute of a region was set: regions are immutable."""
+    """An attribute of a region (or of `Annotations`) was set: they are immutable."""
+
+
+class UnknownNameError(GeoIoUError, KeyError):
+    """A result was asked for a number it does not have (``result["AP60"]``); the message lists those it has."""
+
+    def __str__(self) -> str:  # KeyError would print the message quoted
+        return str(self.args[0]) if self.args else ""
 
 
 class FormatError(GeoIoUError, ValueError):

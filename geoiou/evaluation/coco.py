@@ -26,6 +26,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from geoiou.errors import UnknownNameError
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.progress import progress
 
@@ -414,7 +415,7 @@ class CocoResult:
         try:
             return self._stats[name]
         except KeyError:
-            raise KeyError(f"no summary number {name!r}; there are {list(self._stats)}") from None
+            raise UnknownNameError(f"no summary number {name!r}; there are {list(self._stats)}") from None
 
     def per_category(self) -> dict[Any, dict[str, float]]:
         """The summary numbers of each category alone: ``{category_id: {"AP": ..., ...}}``.

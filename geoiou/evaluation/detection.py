@@ -46,6 +46,7 @@ from numpy.typing import ArrayLike
 import geoiou.kernels  # noqa: F401  (registers the kernels)
 from geoiou._validation import invalid_argument as _fail
 from geoiou.dispatch import find_kernel
+from geoiou.errors import FrozenRegionError
 from geoiou.evaluation.coco import (
     COCO_AREA_RANGES,
     COCO_IOU_THRESHOLDS,
@@ -291,7 +292,7 @@ class Annotations:
                    iscrowd=iscrowd if iscrowd.any() else None, ignore=ignore if ignore.any() else None, **optional)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("Annotations is immutable")
+        raise FrozenRegionError(f"Annotations is immutable (setting {name!r}): build a new one with the columns changed")
 
     def __len__(self) -> int:
         return len(self._image_id)

@@ -291,3 +291,13 @@ def test_temporal_intervals() -> None:
     assert result.per_category()["run"]["AP"] == 0.0
     assert result.per_category()["jump"]["AR100"] == pytest.approx((7 * 1.0 + 2 * 0.5) / 10)
     assert evaluate_voc(truth, predictions).ap.tolist() == [1.0, 0.0]
+
+
+def test_results_and_annotations_refuse_with_geoiou_errors(scene) -> None:
+    result = evaluate_coco(*scene)
+    with pytest.raises(geoiou.UnknownNameError, match=r"no summary number 'AP60'; there are \['AP', 'AP50'"):
+        result["AP60"]
+    with pytest.raises(KeyError):  # still a KeyError for code that catches one
+        result["AP60"]
+    with pytest.raises(geoiou.FrozenRegionError, match="Annotations is immutable \\(setting 'score'\\)"):
+        scene[1].score = None
