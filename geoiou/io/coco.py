@@ -660,9 +660,11 @@ def _segmentation(value: Any, image_size: tuple[int, int] | None) -> list[np.nda
 
 def _polygon_part(part: Any, name: str) -> np.ndarray:
     expected = "a flat list of coordinates x1, y1, x2, y2, ... of at least 3 points"
-    try:
-        values = np.asarray(part, dtype=np.float64) if isinstance(part, list) else None
-    except (TypeError, ValueError):
+    numbers = isinstance(part, list) and all(isinstance(v, (int, float, np.integer, np.floating))
+                                             and not isinstance(v, bool) for v in part)
+    try:  # strings such as "2" are not coordinates, though NumPy would convert them
+        values = np.asarray(part, dtype=np.float64) if numbers else None
+    except (TypeError, ValueError, OverflowError):
         values = None
     if values is None or values.ndim != 1 or values.size % 2:
         raise invalid(f"'{name}' must be {expected} (got {describe(part)})")
