@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 
 from geoiou._validation import describe, invalid_argument
 from geoiou.io.folders import FileColumns, LabelSet, label_files, label_set, line_records, parse_records, settle
-from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, source_name
+from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, read_text, source_name
 from geoiou.regions import Box, Polygon, RotatedBox
 
 __all__ = ["DotaObjects", "quadrilateral_faults", "read_dota", "read_dota_folder", "read_dota_task1", "write_dota",
@@ -120,8 +120,7 @@ def _label_columns(path: str | os.PathLike[str]) -> _LabelColumns | None:
     Plain: after the header lines, every line has 10 fields (or every line 9: no difficult
     flag), eight finite numbers, a class and a flag 0 or 1. Anything else goes to the line reader.
     """
-    with open(path, encoding="utf-8") as handle:
-        lines = list(filter(None, map(str.split, handle.read().splitlines())))
+    lines = list(filter(None, map(str.split, read_text(path).splitlines())))
     while lines and _is_header(lines[0]):
         lines.pop(0)
     widths = set(map(len, lines))

@@ -23,7 +23,7 @@ import numpy as np
 
 from geoiou.errors import FormatError
 from geoiou.evaluation.detection import Annotations
-from geoiou.io.report import ReadReport, RecordReader, invalid, source_name
+from geoiou.io.report import ReadReport, RecordReader, invalid, read_text, source_name
 from geoiou.regions import Region
 
 __all__ = ["FileColumns", "LabelSet", "label_files", "label_set", "line_records", "parse_records", "settle"]
@@ -144,11 +144,10 @@ def line_records(path: str | os.PathLike[str], skip: Callable[[list[str]], bool]
     [('line 2', ['0', '0.5', '0.5', '0.2', '0.2']), ('line 4', ['1', '0.1', '0.1', '0.1', '0.1'])]
     """
     records = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            fields = line.split()
-            if fields and not skip(fields):
-                records.append((f"line {number}", fields))
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        fields = line.split()
+        if fields and not skip(fields):
+            records.append((f"line {number}", fields))
     return records
 
 

@@ -28,7 +28,7 @@ import shapely.geometry
 from geoiou._validation import describe, invalid_argument
 from geoiou.errors import FormatError, InvalidRegionError
 from geoiou.io.json_documents import unique_keys, load_json_document
-from geoiou.io.report import ReadReport, RecordReader, invalid, source_name
+from geoiou.io.report import ReadReport, RecordReader, invalid, read_text, source_name
 from geoiou.regions import Polygon
 
 __all__ = ["GeoFeatures", "parse_wkt", "read_geojson", "read_wkt"]
@@ -156,9 +156,12 @@ def _read_feature_collection(path: str | os.PathLike[str]) -> GeoFeatures | None
     feature, skips or repairs it as asked: both paths give the same result.
     """
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8-sig") as handle:
             text = handle.read()
-        document = json.loads(_COORDINATES.sub(r"\1null", text), object_pairs_hook=unique_keys)
+        stripped, replaced = _COORDINATES.subn(r"\1null", text)
+        if replaced != text.count('"coordinates"'):
+            return None  # coordinates holding strings or objects: the feature reader names them
+        document = json.loads(stripped, object_pairs_hook=unique_keys)
         features = document["features"] if document.get("type") == "FeatureCollection" else None
         if not isinstance(features, list) or not features:
             return None
@@ -239,12 +242,21 @@ def _geojson_geometry(geometry: Any) -> shapely.Geometry:
     member = "geometries" if geometry["type"] == "GeometryCollection" else "coordinates"
     if member not in geometry:
         raise invalid(f"'geometry' must have {member!r} (got the fields {list(geometry)})")
+    if member == "coordinates" and not _only_numbers(geometry[member]):
+        raise invalid(f"'coordinates' must be nested arrays of numbers (got {describe(geometry[member], limit=60)})")
     try:
         with np.errstate(invalid="ignore"):  # NaN coordinates are refused below, with their field named
             return shapely.geometry.shape(geometry)
     except _SHAPE_ERRORS as error:
         raise invalid(f"'geometry' must be a well-formed GeoJSON {geometry['type']} "
                       f"(got {describe(geometry[member], limit=60)}: {error})") from None
+
+
+def _only_numbers(value: Any) -> bool:
+    """Whether nested lists hold only JSON numbers (shapely would convert strings such as "2")."""
+    if isinstance(value, list):
+        return all(_only_numbers(item) for item in value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _feature_properties(feature: Mapping) -> dict:
@@ -307,8 +319,7 @@ def read_wkt(path: str | os.PathLike[str], *, repair: bool = False, skip_invalid
     """
     reader = RecordReader(path, skip_invalid=skip_invalid)
     geometries, ids = [], []
-    with open(path, encoding="utf-8") as handle:
-        lines = [(number, line.strip()) for number, line in enumerate(handle, start=1)]
+    lines = [(number, line.strip()) for number, line in enumerate(read_text(path).splitlines(), start=1)]
     geometry_lines = [(number, text) for number, text in lines if text and not text.startswith("#")]
     regions = _valid_polygons_in_bulk([text for _, text in geometry_lines])
     if regions is not None:

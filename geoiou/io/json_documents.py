@@ -83,7 +83,7 @@ def load_json_document(source: str | os.PathLike[str] | Mapping[str, Any] | list
         return source, RecordReader("<dict>", skip_invalid=skip_invalid)
     reader = RecordReader(source, skip_invalid=skip_invalid)
     try:
-        with open(source, encoding="utf-8") as handle:
+        with open(source, encoding="utf-8-sig") as handle:  # past a byte-order mark, as the text readers
             text = handle.read()
         document = json.loads(text)
         if phases is not None:

@@ -150,6 +150,30 @@ class RecordReader:
         return ReadReport(self.source, self._read, tuple(self._skipped))
 
 
+def read_text(path: str | os.PathLike[str]) -> str:
+    """The text of an annotation file, past a UTF-8 byte-order mark; a file that is not UTF-8 is a `FormatError`.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "labels.txt"
+    >>> _ = path.write_bytes(b"\\xef\\xbb\\xbf0 0.5 0.5 0.2 0.2\\n")
+    >>> read_text(path)
+    '0 0.5 0.5 0.2 0.2\\n'
+    >>> _ = path.write_bytes(b"\\x89PNG")
+    >>> read_text(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    geoiou.errors.FormatError: /.../labels.txt: not UTF-8 text (invalid start byte at byte 0); is it an image or an archive?
+    """
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            return handle.read()
+    except UnicodeDecodeError as error:
+        raise FormatError(source_name(path), "", f"not UTF-8 text ({error.reason} at byte {error.start}); "
+                                                 "is it an image or an archive?") from None
+
+
 def invalid(reason: str) -> FormatError:
     """A fault of the record being read, raised inside `RecordReader.record` (which adds the source and location)."""
     return FormatError("", "", reason)

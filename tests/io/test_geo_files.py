@@ -163,7 +163,7 @@ BAD_FEATURES = [
      r"'geometry' must be a valid polygon \(got Self-intersection.*repair=True"),
     (feature(polygon([[0, 0], [1, 0]])), r"'geometry' must be a well-formed GeoJSON Polygon \(got \[\[\[0, 0\], \[1, 0\]\]\]: "
                                          r"A linearring requires at least 4 coordinates"),
-    (feature(polygon([[0, 0], [1, "a"], [1, 1]])), r"well-formed GeoJSON Polygon .*could not convert string to float"),
+    (feature(polygon([[0, 0], [1, "a"], [1, 1]])), r"'coordinates' must be nested arrays of numbers \(got \[\[\[0, 0\], \[1, 'a'\]"),
     (feature({"type": "Polygon"}), r"'geometry' must have 'coordinates' \(got the fields \['type'\]\)"),
     (feature({"type": "Polgon", "coordinates": []}), r"'geometry' must be a GeoJSON geometry with a 'type' of .* \(got 'Polgon'\)"),
     (feature(polygon([[0, 0], [1, 0], [1, math.nan], [0, 0]])), r"'geometry' must be finite coordinates"),
