@@ -97,3 +97,24 @@ def test_malformed_files_are_refused_by_name(tmp_path, reader, name):
         assert error.location == "", f"only whole-file faults raise with skip_invalid ({error})"
     else:
         assert report.skipped
+
+
+def test_folders_with_junk_and_empty_files(tmp_path):
+    from geoiou.io import read_dota_folder
+    from geoiou.io.yolo import read_yolo_folder
+
+    # Other files are not label files; an empty label file is an image without objects.
+    (tmp_path / "README.md").write_text("not a label file")
+    (tmp_path / "P0001.txt").write_text(f"{SQUARE} ship 0\n")
+    (tmp_path / "P0002.txt").write_text("")
+    read = read_dota_folder(tmp_path)
+    assert read.images == ("P0001", "P0002") and len(read.annotations) == 1
+    # A .txt file that is not text names itself, inside the folder.
+    (tmp_path / "P0003.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00")
+    with pytest.raises(FormatError, match=r"P0003\.txt: not UTF-8 text"):
+        read_dota_folder(tmp_path)
+    yolo = tmp_path / "yolo"
+    yolo.mkdir()
+    (yolo / "a.txt").write_text("0 0.5 0.5 0.2 0.2\n")
+    (yolo / "b.txt").write_text("\n\n")
+    assert read_yolo_folder(yolo).images == ("a", "b")
