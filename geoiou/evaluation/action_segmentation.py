@@ -194,11 +194,14 @@ class ActionSegmentationResult:
     counts : ndarray of int, shape (K, 3)
         Summed true positives, false positives and false negatives at each overlap.
     edit_per_video, accuracy_per_video : ndarray, shape (V,)
-        The per-video values (percent).
+        The per-video values (percent), in the order of `videos`.
     num_frames : int
         Frames of all videos.
     mstcn_2019_compat : bool
         Whether segments were cut the 2019 way.
+    videos : tuple
+        The video of each per-video value: the keys when the videos were given as a mapping, their
+        positions 0, 1, ... when given as a sequence. `per_video` pairs them with the values.
     """
 
     accuracy: float
@@ -210,6 +213,19 @@ class ActionSegmentationResult:
     accuracy_per_video: np.ndarray
     num_frames: int
     mstcn_2019_compat: bool
+    videos: tuple[Any, ...] = ()
+
+    def per_video(self) -> dict[Any, dict[str, float]]:
+        """``{video: {"accuracy": ..., "edit": ...}}`` (percent), keyed as the videos were given.
+
+        Examples
+        --------
+        >>> result = evaluate_action_segmentation({"a": [0, 0, 1, 1], "b": [2, 2, 2]}, {"a": [0, 1, 1, 1], "b": [2, 2, 2]})
+        >>> result.per_video()["a"]
+        {'accuracy': 75.0, 'edit': 100.0}
+        """
+        return {video: {"accuracy": float(accuracy), "edit": float(edit)}
+                for video, accuracy, edit in zip(self.videos, self.accuracy_per_video, self.edit_per_video)}
 
     @property
     def precision(self) -> np.ndarray:
@@ -356,7 +372,7 @@ def evaluate_action_segmentation(
     return ActionSegmentationResult(
         accuracy=100 * float(correct.sum()) / float(frames.sum()), edit=float(np.mean(edits)), overlaps=overlaps,
         f1=_f1(counts), counts=counts, edit_per_video=np.array(edits), accuracy_per_video=100 * correct / frames,
-        num_frames=int(frames.sum()), mstcn_2019_compat=bool(mstcn_2019_compat))
+        num_frames=int(frames.sum()), mstcn_2019_compat=bool(mstcn_2019_compat), videos=tuple(video for video, _ in pairs))
 
 
 def _paired_videos(ground_truth: Sequence | Mapping, predictions: Sequence | Mapping) -> list[tuple[Any, tuple]]:

@@ -315,3 +315,13 @@ def test_the_oracle_data_exercises_the_2019_difference():
         for seed in range(60))
     all_background = sum(any(set(truth) == {BG} for truth in generated_videos(seed)[0]) for seed in range(60))
     assert differing >= 10 and all_background >= 3
+
+
+def test_per_video_values_are_keyed_by_video():
+    truth = {"v_jump": [0, 0, 1, 1], "v_run": [2, 2, 2, 2]}
+    predicted = {"v_run": [2, 2, 0, 2], "v_jump": [0, 0, 1, 1]}
+    result = evaluate_action_segmentation(truth, predicted)
+    assert result.videos == ("v_jump", "v_run")  # the ground truth's order
+    assert result.per_video()["v_run"]["accuracy"] == 75.0 and result.per_video()["v_jump"]["accuracy"] == 100.0
+    listed = evaluate_action_segmentation(list(truth.values()), [predicted["v_jump"], predicted["v_run"]])
+    assert listed.videos == (0, 1) and listed.per_video()[1] == result.per_video()["v_run"]
