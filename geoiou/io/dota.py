@@ -289,6 +289,32 @@ def settled_quadrilaterals(reader: RecordReader, records: list, parsed: list, *,
     return Polygon.from_shapely(geoms[keep_rows]), corners[keep_rows], kept
 
 
+def settled_rings(reader: RecordReader, records: list[Any], parsed: list[Any], *, scale: np.ndarray | None = None,
+                  faults: dict[int, str] | None = None) -> tuple[Polygon, list[int]]:
+    """`settled_quadrilaterals` for rings of any number of points (each parsed record's first item: x1, y1, ...).
+
+    Rings are built and checked all at once; a ring that crosses itself or encloses no area is
+    a fault of its record. Returns the polygons of the records kept and their indices.
+    """
+    parsed_rows = [index for index, value in enumerate(parsed) if not isinstance(value, Exception)]
+    lengths = np.array([len(parsed[index][0]) // 2 for index in parsed_rows], dtype=np.int64)
+    points = np.array([v for index in parsed_rows for v in parsed[index][0]], dtype=np.float64).reshape(-1, 2)
+    if scale is not None:
+        points = points * scale
+    geoms = shapely.polygons(shapely.linearrings(points, indices=np.repeat(np.arange(len(lengths)), lengths))) \
+        if len(lengths) else np.empty(0, dtype=object)
+    flat = ~(shapely.area(shapely.convex_hull(geoms)) > 0)  # a bow tie has area 0 but crosses: name that
+    crossing = ~shapely.is_valid(geoms) & ~flat
+    ring_faults = {parsed_rows[int(row)]: "'points' must enclose a positive area (got all on one line or repeated)"
+                   for row in np.flatnonzero(flat)}
+    for row in np.flatnonzero(crossing):
+        ring_faults[parsed_rows[int(row)]] = ("'points' must make a simple polygon: its edges must not cross "
+                                              f"(got {_describe_reason(shapely.is_valid_reason(geoms[row]))})")
+    kept = settle(reader, records, parsed, ring_faults | (faults or {}))
+    keep_rows = np.searchsorted(parsed_rows, kept).astype(np.int64)
+    return Polygon.from_shapely(geoms[keep_rows]), kept
+
+
 def _is_header(fields: list[str]) -> bool:
     return fields[0].startswith(HEADER_KEYS)
 

@@ -1,9 +1,11 @@
-"""YOLO label and prediction text files: axis-aligned boxes and YOLO-OBB quadrilaterals.
+"""YOLO label and prediction text files: axis-aligned boxes, YOLO-OBB quadrilaterals and segmentation polygons.
 
 One object per line, with coordinates normalised by the image size (0 to 1):
 
 - boxes: ``class cx cy w h [conf]`` (the centre and size; ultralytics' detection labels);
-- oriented boxes: ``class x1 y1 x2 y2 x3 y3 x4 y4 [conf]`` (four corners; ultralytics' OBB labels).
+- oriented boxes: ``class x1 y1 x2 y2 x3 y3 x4 y4 [conf]`` (four corners; ultralytics' OBB labels);
+- segmentation polygons: ``class x1 y1 ... xk yk [conf]``, any k >= 3 points (ultralytics' segment labels), read
+  when ``obb`` is None (the default): an odd number of fields has no conf, an even one ends with it.
 
 The optional last column ``conf`` is a prediction's confidence (``save_conf=True`` in ultralytics).
 
@@ -30,7 +32,7 @@ import numpy as np
 
 from geoiou._validation import invalid_argument
 from geoiou.errors import FormatError, InvalidArgumentError
-from geoiou.io.dota import CORNER_NAMES, settled_quadrilaterals
+from geoiou.io.dota import CORNER_NAMES, settled_quadrilaterals, settled_rings
 from geoiou.io.folders import FileColumns, LabelSet, label_files, label_set, line_records, parse_records, settle
 from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, source_name
 from geoiou.regions import Box, Polygon
@@ -54,7 +56,7 @@ class YoloObjects:
     ----------
     regions : Box or Polygon
         A batch of shape (N,): `Box` for ``class cx cy w h`` lines, `Polygon` for YOLO-OBB corners
-        (kept as written, in their order). Normalised coordinates unless an image size was given.
+        and segmentation points (kept as written, in their order). Normalised coordinates unless an image size was given.
     classes : ndarray of int64, shape (N,)
         The class index of each object.
     scores : ndarray of float64, shape (N,), or None
@@ -134,8 +136,11 @@ def read_yolo(path: str | os.PathLike[str], *, image_size: tuple[int, int] | Non
     parsed = parse_records(records, partial(_yolo_fields, obb=obb))
     is_obb = obb if obb is not None else _detected_layout(reader, records, parsed)
     faults = _conf_faults(records, parsed)
-    if is_obb:
+    quadrilaterals = all(isinstance(value, FormatError) or len(value[0]) == 8 for value in parsed)
+    if is_obb and quadrilaterals:
         regions, _, kept = settled_quadrilaterals(reader, records, parsed, scale=scale, faults=faults)
+    elif is_obb:
+        regions, kept = settled_rings(reader, records, parsed, scale=scale, faults=faults)
     else:
         kept = settle(reader, records, parsed, faults)
         cxcywh = np.array([parsed[index][0] for index in kept], dtype=np.float64).reshape(-1, 4)
@@ -223,8 +228,10 @@ def _yolo_fields(fields: list[str], obb: bool | None) -> tuple[list[float], int,
     """Coordinates, class index and conf (None without the column) of one line."""
     layouts = [obb] if obb is not None else [False, True]
     layout = next((kind for kind in layouts if len(fields) in LAYOUTS[kind][0]), None)
+    if layout is None and obb is None and len(fields) >= 7:
+        return _segment_fields(fields)
     if layout is None:
-        raise invalid(f"expected {_expected_fields(layouts)}{_other_layout_hint(fields, obb)} "
+        raise invalid(f"expected {_expected_fields(layouts)}{_segment_hint(obb)}{_other_layout_hint(fields, obb)} "
                       f"(got {len(fields)} fields: {' '.join(fields)!r})")
     if not CLASS_INDEX.fullmatch(fields[0]):
         raise invalid(f"'class' must be a non-negative integer (got {fields[0]!r})")
@@ -232,6 +239,21 @@ def _yolo_fields(fields: list[str], obb: bool | None) -> tuple[list[float], int,
     values = [_unit_field(text, name) for text, name in zip(fields[1:], names)]
     conf = _unit_field(fields[-1], "conf") if len(fields) == LAYOUTS[layout][0][1] else None
     return values, int(fields[0]), conf
+
+
+def _segment_fields(fields: list[str]) -> tuple[list[float], int, float | None]:
+    """A YOLO segmentation line: ``class x1 y1 ... xk yk [conf]``, k >= 3 points (an odd count has no conf)."""
+    if not CLASS_INDEX.fullmatch(fields[0]):
+        raise invalid(f"'class' must be a non-negative integer (got {fields[0]!r})")
+    has_conf = len(fields) % 2 == 0
+    coordinates = fields[1:-1] if has_conf else fields[1:]
+    names = [f"{axis}{k // 2 + 1}" for k, axis in enumerate("xy" * (len(coordinates) // 2))]
+    values = [_unit_field(text, name) for text, name in zip(coordinates, names)]
+    return values, int(fields[0]), _unit_field(fields[-1], "conf") if has_conf else None
+
+
+def _segment_hint(obb: bool | None) -> str:
+    return ", or a segmentation polygon (class x1 y1 ... xk yk [conf], k >= 3 points)" if obb is None else ""
 
 
 def _unit_field(text: str, name: str) -> float:
@@ -258,11 +280,11 @@ def _detected_layout(reader: RecordReader, records: list, parsed: list) -> bool:
     first = {}
     for (location, _), value in zip(records, parsed):
         if not isinstance(value, FormatError):
-            first.setdefault(len(value[0]) == 8, location)
+            first.setdefault(len(value[0]) != 4, location)  # corners (OBB, segmentation polygons) or a box
     if len(first) > 1:
-        raise reader.whole_file(f"the file mixes YOLO boxes (class cx cy w h, first at {first[False]}) and YOLO-OBB "
-                                f"corners (class x1 y1 ... y4, first at {first[True]}); pass obb=False or obb=True "
-                                "to read one kind and refuse the other")
+        raise reader.whole_file(f"the file mixes YOLO boxes (class cx cy w h, first at {first[False]}) and polygons "
+                                f"(YOLO-OBB corners or segmentation points, first at {first[True]}); pass obb=False "
+                                "or obb=True to read one kind and refuse the other")
     return bool(first) and next(iter(first))
 
 

@@ -160,8 +160,8 @@ def test_voc_and_coco_ap50_are_the_same_normalised_and_in_pixels(tmp_path):
 # --------------------------------------------------------------------------- errors
 BAD_LINES = [
     ("0 0.5 0.5 0.2", None, r"expected 5 or 6 fields \(class cx cy w h \[conf\]\) or 9 or 10 fields "
-                            r"\(class x1 y1 x2 y2 x3 y3 x4 y4 \[conf\]\) \(got 4 fields: '0 0.5 0.5 0.2'\)"),
-    ("0 0.5 0.5 0.2 0.2 0.5 0.5", None, r"expected 5 or 6 fields .* \(got 7 fields"),
+                            r"\(class x1 y1 x2 y2 x3 y3 x4 y4 \[conf\]\), or a segmentation polygon \(class x1 y1 \.\.\. "
+                            r"xk yk \[conf\], k >= 3 points\) \(got 4 fields: '0 0.5 0.5 0.2'\)"),
     ("0 0.5 0.5 0.2 0.2", True, r"expected 9 or 10 fields \(class x1 y1 x2 y2 x3 y3 x4 y4 \[conf\]\); this line reads "
                                 r"as a box: pass obb=False or obb=None \(got 5 fields"),
     ("0 0.1 0.1 0.3 0.1 0.3 0.3 0.1 0.3", False, r"expected 5 or 6 fields \(class cx cy w h \[conf\]\); this line reads "
@@ -214,8 +214,8 @@ def test_conf_column_on_some_lines_only(tmp_path):
 
 def test_file_mixing_boxes_and_obb_is_an_error_even_when_skipping(tmp_path):
     path = write(tmp_path / "a.txt", "0 0.5 0.5 0.2 0.2\nbad\n1 0.1 0.1 0.3 0.1 0.3 0.3 0.1 0.3\n")
-    message = (r"a\.txt: the file mixes YOLO boxes \(class cx cy w h, first at line 1\) and YOLO-OBB corners "
-               r"\(class x1 y1 \.\.\. y4, first at line 3\); pass obb=False or obb=True")
+    message = (r"a\.txt: the file mixes YOLO boxes \(class cx cy w h, first at line 1\) and polygons \(YOLO-OBB corners "
+               r"or segmentation points, first at line 3\); pass obb=False or obb=True")
     for skip in (False, True):
         with pytest.raises(geoiou.FormatError, match=message):
             read_yolo(path, skip_invalid=skip)
@@ -235,7 +235,8 @@ def test_skip_counts_over_a_file(tmp_path):
     assert objects.report.counts() == {"'cx' must be a normalised coordinate in [0, 1]": 1, "'class' must be a non-negative integer": 1,
                                        "'cy' must be a normalised coordinate in [0, 1]": 1,
                                        "expected 5 or 6 fields (class cx cy w h [conf]) or 9 or 10 fields "
-                                       "(class x1 y1 x2 y2 x3 y3 x4 y4 [conf])": 1}
+                                       "(class x1 y1 x2 y2 x3 y3 x4 y4 [conf]), or a segmentation polygon "
+                                       "(class x1 y1 ... xk yk [conf], k >= 3 points)": 1}
 
 
 @pytest.mark.parametrize(("size", "shown"), [((0, 10), r"\(0, 10\)"), ((10.5, 10), r"\(10.5, 10\)"), ((10,), r"\(10,\)"),
@@ -324,3 +325,23 @@ def test_labelimg_classes_txt_names_the_classes_and_is_not_an_image(tmp_path):
     read = read_yolo_folder(tmp_path)
     assert read.images == ("street",) and read.class_names == {0: "dog", 1: "cat"}
     assert read.annotations.category_id.tolist() == [1, 0]  # indices stay the categories; names are for display
+
+
+def test_segmentation_polygons_of_any_point_count(tmp_path):
+    # ultralytics' segment labels: class then the polygon's points; a conf column makes the count even.
+    path = tmp_path / "image.txt"
+    path.write_text("0 0.1 0.1 0.5 0.1 0.3 0.4\n2 0.5 0.5 0.9 0.5 0.9 0.9 0.7 1.0 0.5 0.9\n")
+    objects = read_yolo(path, image_size=(10, 10))
+    assert type(objects.regions).__name__ == "Polygon" and objects.classes.tolist() == [0, 2]
+    np.testing.assert_allclose(objects.regions.area, [0.5 * 4 * 3, 16 + 0.5 * 4 * 1 + 0 * 1], rtol=1e-12)
+    path.write_text("1 0.1 0.1 0.5 0.1 0.3 0.4 0.8\n")
+    scored = read_yolo(path)
+    assert scored.scores.tolist() == [0.8] and scored.regions.area[0] == pytest.approx(0.5 * 0.4 * 0.3)
+    path.write_text("0 0.1 0.1 0.5 0.5 0.5 0.1 0.1 0.5\n0 0.2 0.2 0.4 0.2 0.3 0.3\n")  # a bow tie first
+    with pytest.raises(geoiou.FormatError, match=r"line 1: 'points' must make a simple polygon"):
+        read_yolo(path)
+    assert len(read_yolo(path, skip_invalid=True).regions) == 1
+    # Seven fields on a line of a box file make it a mix of boxes and polygons: refused as a whole.
+    path.write_text("0 0.5 0.5 0.2 0.2\n0 0.5 0.5 0.2 0.2 0.5 0.5\n")
+    with pytest.raises(geoiou.FormatError, match="mixes YOLO boxes"):
+        read_yolo(path)
