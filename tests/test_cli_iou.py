@@ -116,6 +116,9 @@ def test_non_binary_images_are_refused(tmp_path, pixels, message):
     assert message in str(caught.value) and "scene.png" in str(caught.value)
     result = run("iou", str(path), "box:0,0,1,1")
     assert result.returncode == 1 and "must be a binary image" in result.stderr
+    # Given as a mask: literal, the refusal is the same (it used to read "no such file").
+    literal = run("iou", f"mask:{path}", "box:0,0,1,1")
+    assert literal.returncode == 1 and "must be a binary image" in literal.stderr
 
 
 @pytest.mark.parametrize(("a", "message"), [

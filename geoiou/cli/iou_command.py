@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import os
+import re
 from typing import Any, Literal
 
 import numpy as np
@@ -94,7 +95,9 @@ def read_regions(text: str, *, repair: bool = False, param: str = "region") -> R
     try:
         return parse_region(text, repair=repair)
     except FormatError:
-        if os.path.splitext(text)[1].lower() in (*FILE_KINDS, *IMAGE_SUFFIXES, ".json"):
+        # A bare path that is not there; a literal such as mask:scene.png says itself what is wrong.
+        literal = re.match(r"[a-z]+:", text) is not None and not os.path.splitdrive(text)[0]
+        if not literal and os.path.splitext(text)[1].lower() in (*FILE_KINDS, *IMAGE_SUFFIXES, ".json"):
             raise FormatError(text, "", f"no such file (given as {param})") from None
         raise
 
