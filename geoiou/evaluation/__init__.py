@@ -9,13 +9,23 @@ from geoiou.evaluation.action_segmentation import (
 )
 from geoiou.evaluation.agreement import AgreementResult, evaluate_agreement
 from geoiou.evaluation.coco_rasterize import coco_compat_rasterize
-from geoiou.evaluation.detection import Annotations, CocoResult, VocResult, evaluate_coco, evaluate_voc
+from geoiou.evaluation.detection import (
+    Annotations,
+    CocoEvaluation,
+    CocoResult,
+    VocEvaluation,
+    VocResult,
+    evaluate_coco,
+    evaluate_voc,
+)
 from geoiou.evaluation.matches import ObjectMatches
+from geoiou.evaluation.mergeable import MergeableEvaluation, merge_states
 from geoiou.evaluation.multilabel import jaccard
 from geoiou.evaluation.semantic import ConfusionMatrix, SemanticSegmentationResult, semantic_iou
 from geoiou.evaluation.temporal import (
     ACTIVITYNET_TIOU_THRESHOLDS,
     THUMOS14_TIOU_THRESHOLDS,
+    TemporalDetectionEvaluation,
     TemporalDetectionResult,
     TemporalSegments,
     evaluate_temporal_detection,
@@ -27,12 +37,16 @@ __all__ = [
     "ActionSegmentationResult",
     "AgreementResult",
     "Annotations",
+    "CocoEvaluation",
     "CocoResult",
     "ConfusionMatrix",
+    "MergeableEvaluation",
     "ObjectMatches",
     "SemanticSegmentationResult",
+    "TemporalDetectionEvaluation",
     "TemporalDetectionResult",
     "TemporalSegments",
+    "VocEvaluation",
     "VocResult",
     "coco_compat_rasterize",
     "edit_score",
@@ -43,5 +57,6 @@ __all__ = [
     "evaluate_voc",
     "frame_segments",
     "jaccard",
+    "merge_states",
     "semantic_iou",
 ]

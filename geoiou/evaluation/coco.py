@@ -1,8 +1,9 @@
 """COCO's detection protocol on arrays: greedy matching, accumulation, the 12 summary numbers.
 
 This module reproduces pycocotools' ``COCOeval.evaluateImg``, ``accumulate`` and ``summarize``
-for any overlap measure: `geoiou.evaluation.detection.evaluate_coco` prepares the annotations and
-hands in a function that measures the overlaps of (prediction, ground truth) pairs.
+for any overlap measure: `geoiou.evaluation.detection.CocoEvaluation` prepares the annotations,
+hands in a function that measures the overlaps of (prediction, ground truth) pairs, and joins the
+matched predictions of its parts before `coco_accumulate`.
 
 The matching is COCOeval's, step for step, but run for every image, category, IoU threshold and
 area range at once: the loop goes over a prediction's rank within its image and category (at
@@ -98,15 +99,29 @@ class CocoArrays:
     dt_area: np.ndarray
 
 
-def coco_evaluate(data: CocoArrays, overlap: OverlapFunction, *, iou_thresholds: np.ndarray,
-                  recall_thresholds: np.ndarray, max_detections: tuple[int, ...],
-                  area_ranges: np.ndarray, show_progress: bool | None = None
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, ObjectMatches]:
-    """COCOeval's ``evaluate`` and ``accumulate``: return ``precision, recall, scores`` and the per-object matches.
+class CocoMatched(NamedTuple):
+    """What COCO's matching leaves of one part: the evaluated predictions (sorted) and the ground truths' flags.
 
-    Shapes are COCOeval's: precision and scores ``[T, R, K, A, M]``, recall ``[T, K, A, M]``; -1
-    where a category has no regular ground truth in an area range.
+    ``order`` holds the rows of the evaluated predictions (at most ``max(max_detections)`` per
+    image and category), sorted by category, image and decreasing score (ties in input order);
+    ``rank`` is each one's place within its image and category. ``matched`` and ``ignored`` are
+    ``[T, A, D]`` over them. ``gt_order`` sorts the ground truths by category and image and
+    ``gt_ignored`` ``[A, G]`` flags them (crowd, ignored, or outside the area range) in that order.
     """
+
+    order: np.ndarray
+    rank: np.ndarray
+    matched: np.ndarray
+    ignored: np.ndarray
+    gt_order: np.ndarray
+    gt_ignored: np.ndarray
+    matches: ObjectMatches
+
+
+def coco_match(data: CocoArrays, overlap: OverlapFunction, *, iou_thresholds: np.ndarray,
+               max_detections: tuple[int, ...], area_ranges: np.ndarray, show_progress: bool | None = None
+               ) -> CocoMatched:
+    """COCOeval's ``evaluate``: the greedy matching of every image and category, and the per-object matches."""
     images = data.num_images
     # Predictions: by category, image, then score (highest first; ties keep the input order, as
     # COCOeval's mergesort does), and at most max(max_detections) per image and category.
@@ -117,9 +132,7 @@ def coco_evaluate(data: CocoArrays, overlap: OverlapFunction, *, iou_thresholds:
     kept = rank < max_detections[-1]
     order, rank = order[kept], rank[kept]
     dt_group = dt_group[order]
-    dt_score = data.dt_score[order]
     dt_area = data.dt_area[order]
-    dt_category = data.dt_category[order]
     # Ground truths: by category and image, annotation order within.
     gt_group_all = data.gt_category.astype(np.int64) * images + data.gt_image
     gt_order = stable_order(gt_group_all)
@@ -137,13 +150,11 @@ def coco_evaluate(data: CocoArrays, overlap: OverlapFunction, *, iou_thresholds:
     )
     # Unmatched predictions outside the area range are ignored.
     dt_ignored |= ~dt_matched & dt_outside[None, :, :]
-    precision, recall, scores = _accumulate(data.num_categories, dt_category, rank, dt_score, dt_matched, dt_ignored,
-                                            data.gt_category[gt_order], gt_ignored, recall_thresholds, max_detections)
     # Per object, area range "all" (the first): positions back to the rows of the inputs.
     matches = ObjectMatches.from_positions(
         iou_thresholds, partner.gt, partner.iou, dt_matched[:, 0] & ~dt_ignored[:, 0], dt_ignored[:, 0],
         order, gt_order, len(data.dt_image), len(data.gt_image))
-    return precision, recall, scores, matches
+    return CocoMatched(order, rank, dt_matched, dt_ignored, gt_order, gt_ignored, matches)
 
 
 def _match(dt_group: np.ndarray, gt_group: np.ndarray, dt_rows: np.ndarray, gt_rows: np.ndarray,
@@ -213,23 +224,23 @@ class _Partners(NamedTuple):
     iou: np.ndarray
 
 
-def _accumulate(n_categories: int, dt_category: np.ndarray, rank: np.ndarray, dt_score: np.ndarray,
-                dt_matched: np.ndarray, dt_ignored: np.ndarray, gt_category: np.ndarray, gt_ignored: np.ndarray,
+def coco_accumulate(n_categories: int, dt_category: np.ndarray, rank: np.ndarray, dt_score: np.ndarray,
+                dt_matched: np.ndarray, dt_ignored: np.ndarray, regular: np.ndarray,
                 recall_thresholds: np.ndarray, max_detections: tuple[int, ...]
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """COCOeval's ``accumulate`` over the matched predictions (sorted by category, image, score).
+    """COCOeval's ``accumulate``: ``precision, recall, scores`` of the matched predictions (sorted by category,
+    image, score), from the counts of regular ground truths per category and area range.
 
     COCOeval concatenates a category's predictions image by image and sorts them by score with a
     mergesort; the predictions within a lower limit keep that order among themselves, so one sort
     per category serves every limit.
     """
     n_thresholds, n_areas = dt_matched.shape[:2]
+    regular = regular.reshape(n_categories, n_areas)
     shape = (n_thresholds, len(recall_thresholds), n_categories, n_areas, len(max_detections))
     precision = -np.ones(shape)
     scores = -np.ones(shape)
     recall = -np.ones((n_thresholds, n_categories, n_areas, len(max_detections)))
-    # Regular ground truths per category and area range.
-    regular = np.stack([np.bincount(gt_category[~ignored], minlength=n_categories) for ignored in gt_ignored], axis=1)
     dt_bounds = np.searchsorted(dt_category, np.arange(n_categories + 1))
     for k in range(n_categories):
         if not regular[k].any():

@@ -38,6 +38,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Iterable, Literal, Sequence
 
 import numpy as np
@@ -55,15 +56,18 @@ from geoiou.evaluation.coco import (
     CocoArrays,
     CocoResult,
     OverlapFunction,
-    coco_evaluate,
+    coco_accumulate,
+    coco_match,
 )
 from geoiou.evaluation.coco_rasterize import coco_compat_polygon_runs, coco_compat_rasterize
 from geoiou.evaluation.progress import progress
-from geoiou.evaluation.voc import INTERPOLATIONS, Interpolation, VocArrays, VocResult, voc_evaluate
+from geoiou.evaluation.matches import ObjectMatches
+from geoiou.evaluation.mergeable import MergeableEvaluation, disjoint_keys, joined_ids
+from geoiou.evaluation.voc import INTERPOLATIONS, Interpolation, VocArrays, VocResult, voc_curves, voc_match
 from geoiou.metrics import intersection_area, pairwise_intersection_area
 from geoiou.regions import Box, Interval, Mask, Polygon, Region, RotatedBox
 
-__all__ = ["Annotations", "CocoResult", "VocResult", "coco_compat_rasterize", "evaluate_coco", "evaluate_voc"]
+__all__ = ["Annotations", "CocoEvaluation", "CocoResult", "VocEvaluation", "VocResult", "coco_compat_rasterize", "evaluate_coco", "evaluate_voc"]
 
 PolygonIoU = Literal["exact", "pycocotools"]
 POLYGON_IOU = ("exact", "pycocotools")
@@ -636,6 +640,294 @@ def _check_area_ranges(ranges: Any) -> dict[str, tuple[float, float]]:
     return checked
 
 
+# --------------------------------------------------------------------------- mergeable states
+def _checked_categories(categories: Any) -> np.ndarray | None:
+    if categories is None:
+        return None
+    if isinstance(categories, (str, bytes)) or not isinstance(categories, Iterable):
+        raise _fail("categories", "a sequence of category ids", categories)
+    return _id_list(list(categories), "categories")
+
+
+@dataclass(frozen=True)
+class _Deferred:
+    """Predictions of a category without ground truth in their part (category id and row), checked once all
+    parts are in: another part may hold that category's ground truth."""
+
+    category_id: np.ndarray
+    row: np.ndarray
+
+
+def _part_categories(listed: np.ndarray | None, truth: Annotations, predicted: Annotations
+                     ) -> tuple[np.ndarray | None, _Deferred]:
+    """The categories a part is prepared with, and its predictions whose category waits for the other parts."""
+    none = _Deferred(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    truth_ids, predicted_ids = truth.category_id, predicted.category_id
+    if listed is not None or (len(truth_ids) and len(predicted_ids)
+                              and (truth_ids.dtype.kind == "U") != (predicted_ids.dtype.kind == "U")):
+        return listed, none  # listed categories are checked at once; ids of two types are refused at once
+    known = np.unique(truth_ids)
+    rows = np.flatnonzero(~np.isin(predicted_ids, known))
+    if not len(rows):
+        return None, none
+    return np.union1d(known, predicted_ids[rows]), _Deferred(predicted_ids[rows], rows)
+
+
+def _evaluated_categories(listed: np.ndarray | None, parts: Sequence[Any]) -> np.ndarray:
+    """The categories of the whole evaluation: those listed, or those with ground truth in any part; a prediction
+    of another category is refused as the one-shot evaluation refuses it."""
+    if listed is not None:
+        return listed
+    categories = np.unique(joined_ids([part.truth_categories for part in parts], "category"))
+    for i, part in enumerate(parts):
+        deferred = part.deferred
+        unknown = np.flatnonzero(~np.isin(deferred.category_id, categories)) if len(categories) else \
+            np.arange(len(deferred.row))
+        if len(unknown):
+            where = f"at row {deferred.row[unknown[0]]}" + (f" of part {i}" if len(parts) > 1 else "")
+            raise _fail("predictions.category_id", "one of the categories of the ground truth; pass categories=[...] "
+                        "to evaluate categories without ground truth",
+                        f"{deferred.category_id[unknown[0]].item()!r} {where}")
+    return categories
+
+
+def _recoded(ids: np.ndarray, part_ids: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Codes into a part's sorted `part_ids` turned into codes into the evaluation's sorted `ids`."""
+    return np.searchsorted(ids, part_ids)[codes] if len(codes) else codes
+
+
+@dataclass(frozen=True)
+class _CocoPart:
+    """What one part leaves for `CocoEvaluation.compute`: no regions, the matched predictions and counts.
+
+    ``dt_image`` and ``dt_category`` are codes into the part's ``images`` and ``categories``, one
+    per evaluated prediction in the matcher's order (by category, image and rank).
+    """
+
+    images: np.ndarray
+    categories: np.ndarray
+    truth_categories: np.ndarray
+    deferred: _Deferred
+    dt_image: np.ndarray
+    dt_category: np.ndarray
+    rank: np.ndarray
+    score: np.ndarray
+    matched: np.ndarray
+    ignored: np.ndarray
+    regular: np.ndarray
+    matches: ObjectMatches
+    num_predictions: int
+    num_truths: int
+
+
+class CocoEvaluation(MergeableEvaluation[CocoResult]):
+    """COCO detection AP and AR accumulated part by part: `update` per part, `merge`, `compute`.
+
+    Split the images into parts (each image, with all its ground truth and predictions, in one
+    part): shards of a result file, the batches of a training loop, the partitions of a Dask
+    collection. ``compute`` gives exactly what `evaluate_coco` gives on all of them at once (the
+    same arrays, bit for bit). The parameters are those of `evaluate_coco`.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> evaluation = CocoEvaluation()
+    >>> for image in (1, 2):  # one update per image, as a training loop would
+    ...     truth = Annotations(image_id=image, category_id=[1], region=geoiou.Box([[0, 0, 10, 10]]))
+    ...     preds = Annotations(image_id=image, category_id=[1], score=[0.9], region=geoiou.Box([[0, 0, 10, 10 - image]]))
+    ...     _ = evaluation.update(truth, preds)
+    >>> result = evaluation.compute()
+    >>> result.num_images, round(result["AP"], 4), result["AP50"]  # IoU 0.9 and 0.8: both found up to 0.8
+    (2, 0.801, 1.0)
+
+    States built apart (on two workers) merge into one:
+
+    >>> first, second = CocoEvaluation(), CocoEvaluation()
+    >>> _ = first.update(Annotations(image_id=1, category_id=[1], region=geoiou.Box([[0, 0, 4, 4]])),
+    ...                  Annotations(image_id=1, category_id=[1], score=[0.5], region=geoiou.Box([[0, 0, 4, 4]])))
+    >>> _ = second.update(Annotations(image_id=2, category_id=[1], region=geoiou.Box([[0, 0, 4, 4]])),
+    ...                   Annotations(image_id=2, category_id=[1], score=[0.5], region=geoiou.Box([[9, 9, 12, 12]])))
+    >>> round(first.merge(second).compute()["AP50"], 4)  # half the recall at precision 1: 51 of 101 recall points
+    0.505
+    """
+
+    def __init__(self, *, categories: Sequence[Any] | None = None, iou_thresholds: ArrayLike | None = None,
+                 recall_thresholds: ArrayLike | None = None,
+                 max_detections: Sequence[int] = COCO_MAX_DETECTIONS,
+                 area_ranges: Mapping[str, tuple[float, float]] | None = None,
+                 polygon_iou: PolygonIoU = "exact", show_progress: bool | None = None) -> None:
+        if polygon_iou not in POLYGON_IOU:
+            raise _fail("polygon_iou", f"one of {POLYGON_IOU}", polygon_iou)
+        self._start(categories=_checked_categories(categories),
+                    iou_thresholds=_check_thresholds(iou_thresholds, "iou_thresholds", COCO_IOU_THRESHOLDS,
+                                                     low_open=True),
+                    recall_thresholds=_check_thresholds(recall_thresholds, "recall_thresholds",
+                                                        COCO_RECALL_THRESHOLDS, low_open=False),
+                    max_detections=_check_max_detections(max_detections), area_ranges=_check_area_ranges(area_ranges),
+                    polygon_iou=polygon_iou)
+        self.show_progress = show_progress
+
+    def update(self, ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+               predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]], *,
+               images: Sequence[Any] | Mapping[Any, tuple[int, int]] | None = None) -> CocoEvaluation:
+        """Match the predictions of one part's images; return ``self``.
+
+        `images` is as in `evaluate_coco`, for this part: by default the images of its ground
+        truth; list them to count images of this part without ground truth.
+        """
+        settings = self._settings
+        truth, predicted = _as_annotations(ground_truth, "ground_truth"), _as_annotations(predictions, "predictions")
+        categories, deferred = _part_categories(settings["categories"], truth, predicted)
+        prepared = _Prepared(truth, predicted, images, categories, settings["polygon_iou"])
+        data = CocoArrays(
+            num_images=len(prepared.image_ids), num_categories=len(prepared.category_ids),
+            gt_image=prepared.gt_image, gt_category=prepared.gt_category,
+            gt_crowd=prepared.flags("iscrowd"), gt_ignore=prepared.flags("ignore"),
+            gt_area=prepared.truth_store.area if truth.area is None else truth.area,
+            dt_image=prepared.dt_image, dt_category=prepared.dt_category,
+            dt_score=predicted.score, dt_area=prepared.predicted_store.area,
+        )
+        overlap = _overlap_function(prepared.predicted_store, prepared.truth_store, self.show_progress)
+        found = coco_match(data, overlap, iou_thresholds=settings["iou_thresholds"],
+                           max_detections=settings["max_detections"],
+                           area_ranges=np.array(list(settings["area_ranges"].values())),
+                           show_progress=self.show_progress)
+        gt_category = prepared.gt_category[found.gt_order]
+        regular = np.stack([np.bincount(gt_category[~ignored], minlength=data.num_categories)
+                            for ignored in found.gt_ignored], axis=1)
+        self._parts.append(_CocoPart(
+            images=prepared.image_ids, categories=prepared.category_ids, truth_categories=np.unique(truth.category_id),
+            deferred=deferred, dt_image=prepared.dt_image[found.order], dt_category=prepared.dt_category[found.order],
+            rank=found.rank, score=np.asarray(predicted.score)[found.order], matched=found.matched,
+            ignored=found.ignored, regular=regular, matches=found.matches, num_predictions=len(predicted),
+            num_truths=len(truth)))
+        return self
+
+    def compute(self) -> CocoResult:
+        """COCOeval's ``accumulate`` over every part: the `CocoResult` of all the images."""
+        settings, parts = self._settings, self._parts
+        images = disjoint_keys([part.images for part in parts], "image")
+        categories = _evaluated_categories(settings["categories"], parts)
+        n_thresholds, n_areas = len(settings["iou_thresholds"]), len(settings["area_ranges"])
+        image_code = np.concatenate([np.zeros(0, np.int64)] + [_recoded(images, part.images, part.dt_image)
+                                                              for part in parts])
+        category_code = np.concatenate([np.zeros(0, np.int64)] + [
+            _recoded(categories, part.categories, part.dt_category) for part in parts])
+        rank = np.concatenate([np.zeros(0, np.int64)] + [part.rank for part in parts])
+        score = np.concatenate([np.zeros(0)] + [part.score for part in parts])
+        matched, ignored = (np.concatenate([np.zeros((n_thresholds, n_areas, 0), bool)]
+                                           + [getattr(part, name) for part in parts], axis=2)
+                            for name in ("matched", "ignored"))
+        regular = np.zeros((len(categories), n_areas), dtype=np.int64)
+        for part in parts:
+            present = part.regular.any(axis=1)
+            np.add.at(regular, np.searchsorted(categories, part.categories[present]), part.regular[present])
+        # COCOeval's order: by category, image (sorted ids) and rank, whichever part a prediction came from.
+        order = np.lexsort((rank, image_code, category_code))
+        precision, recall, scores = coco_accumulate(
+            len(categories), category_code[order], rank[order], score[order], matched[:, :, order],
+            ignored[:, :, order], regular, settings["recall_thresholds"], settings["max_detections"])
+        matches = ObjectMatches.concatenate([part.matches for part in parts], [part.num_predictions for part in parts],
+                                            [part.num_truths for part in parts]) if parts else None
+        return CocoResult(precision=precision, recall=recall, scores=scores, iou_thresholds=settings["iou_thresholds"],
+                          recall_thresholds=settings["recall_thresholds"], categories=categories,
+                          area_ranges=settings["area_ranges"], max_detections=settings["max_detections"],
+                          num_images=len(images), matches=matches)
+
+
+@dataclass(frozen=True)
+class _VocPart:
+    """What one part leaves for `VocEvaluation.compute`: each prediction's category code, score and outcome."""
+
+    images: np.ndarray
+    categories: np.ndarray
+    truth_categories: np.ndarray
+    deferred: _Deferred
+    dt_category: np.ndarray
+    score: np.ndarray
+    true_positive: np.ndarray
+    false_positive: np.ndarray
+    positives: np.ndarray
+    matches: ObjectMatches
+    num_predictions: int
+    num_truths: int
+
+
+class VocEvaluation(MergeableEvaluation[VocResult]):
+    """PASCAL VOC / DOTA detection AP accumulated part by part: `update` per part, `merge`, `compute`.
+
+    Each image belongs to one part. Ties of score across images keep the input order, which is
+    the order of the parts: merged in the order the inputs were split, the result is exactly
+    `evaluate_voc`'s on all of them. The parameters are those of `evaluate_voc`.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> evaluation = VocEvaluation(interpolation="11point")
+    >>> _ = evaluation.update(Annotations(image_id="a", category_id=["ship"], region=geoiou.Box([[0, 0, 8, 8]])),
+    ...                       Annotations(image_id="a", category_id=["ship"], score=[0.9], region=geoiou.Box([[0, 0, 8, 7]])))
+    >>> _ = evaluation.update(Annotations(image_id="b", category_id=["ship"], region=geoiou.Box([[0, 0, 8, 8]])),
+    ...                       Annotations(image_id="b", category_id=["ship"], score=[0.8], region=geoiou.Box([[5, 5, 9, 9]])))
+    >>> evaluation.compute().per_category()["ship"]["recall"]
+    0.5
+    """
+
+    def __init__(self, *, iou_threshold: float = 0.5, interpolation: Interpolation = "all",
+                 categories: Sequence[Any] | None = None, show_progress: bool | None = None) -> None:
+        if not (isinstance(iou_threshold, (int, float, np.integer, np.floating)) and 0 <= iou_threshold < 1):
+            raise _fail("iou_threshold", "a number in [0, 1)", iou_threshold)
+        if interpolation not in INTERPOLATIONS:
+            raise _fail("interpolation", f"one of {INTERPOLATIONS}", interpolation)
+        self._start(iou_threshold=float(iou_threshold), interpolation=interpolation,
+                    categories=_checked_categories(categories))
+        self.show_progress = show_progress
+
+    def update(self, ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+               predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]], *,
+               images: Sequence[Any] | Mapping[Any, tuple[int, int]] | None = None) -> VocEvaluation:
+        """Assign the predictions of one part's images; return ``self``. `images` as in `evaluate_voc`."""
+        truth, predicted = _as_annotations(ground_truth, "ground_truth"), _as_annotations(predictions, "predictions")
+        categories, deferred = _part_categories(self._settings["categories"], truth, predicted)
+        prepared = _Prepared(truth, predicted, images, categories, "exact")
+        if truth.iscrowd is not None and truth.iscrowd.any():
+            raise _fail("ground_truth.iscrowd", "unset or all false for VOC (it has no crowd regions; mark them ignore)",
+                        f"a crowd region at row {int(np.flatnonzero(truth.iscrowd)[0])}")
+        data = VocArrays(num_images=len(prepared.image_ids), num_categories=len(prepared.category_ids),
+                         gt_image=prepared.gt_image, gt_category=prepared.gt_category,
+                         gt_ignore=prepared.flags("ignore"), dt_image=prepared.dt_image,
+                         dt_category=prepared.dt_category, dt_score=predicted.score)
+        overlap = _overlap_function(prepared.predicted_store, prepared.truth_store, self.show_progress)
+        true_positive, false_positive, matches = voc_match(data, overlap, iou_threshold=self._settings["iou_threshold"])
+        positives = np.bincount(data.gt_category[~data.gt_ignore], minlength=data.num_categories)
+        self._parts.append(_VocPart(
+            images=prepared.image_ids, categories=prepared.category_ids, truth_categories=np.unique(truth.category_id),
+            deferred=deferred, dt_category=prepared.dt_category, score=np.asarray(predicted.score),
+            true_positive=true_positive, false_positive=false_positive, positives=positives, matches=matches,
+            num_predictions=len(predicted), num_truths=len(truth)))
+        return self
+
+    def compute(self) -> VocResult:
+        """AP per category over every part, predictions ranked across all images: the `VocResult`."""
+        settings, parts = self._settings, self._parts
+        images = disjoint_keys([part.images for part in parts], "image")
+        categories = _evaluated_categories(settings["categories"], parts)
+        category_code = np.concatenate([np.zeros(0, np.int64)] + [
+            _recoded(categories, part.categories, part.dt_category) for part in parts])
+        positives = np.zeros(len(categories), dtype=np.int64)
+        for part in parts:
+            present = part.positives > 0
+            np.add.at(positives, np.searchsorted(categories, part.categories[present]), part.positives[present])
+        joined = [np.concatenate([np.zeros(0, dtype)] + [getattr(part, name) for part in parts])
+                  for name, dtype in (("score", float), ("true_positive", bool), ("false_positive", bool))]
+        ap, detections, precision, recall = voc_curves(len(categories), category_code, *joined, positives,
+                                                       settings["interpolation"])
+        matches = ObjectMatches.concatenate([part.matches for part in parts], [part.num_predictions for part in parts],
+                                            [part.num_truths for part in parts]) if parts else None
+        return VocResult(categories=categories, ap=ap, num_ground_truths=positives, num_detections=detections,
+                         precision=tuple(precision), recall=tuple(recall), iou_threshold=settings["iou_threshold"],
+                         interpolation=settings["interpolation"], num_images=len(images), matches=matches)
+
+
 def evaluate_coco(ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
                   predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]], *,
                   images: Sequence[Any] | Mapping[Any, tuple[int, int]] | None = None,
@@ -715,29 +1007,10 @@ def evaluate_coco(ground_truth: Annotations | Mapping[str, Any] | Sequence[Mappi
     >>> round(result["AP"], 4)
     0.801
     """
-    prepared = _Prepared(ground_truth, predictions, images, categories, polygon_iou)
-    iou_thresholds = _check_thresholds(iou_thresholds, "iou_thresholds", COCO_IOU_THRESHOLDS, low_open=True)
-    recall_thresholds = _check_thresholds(recall_thresholds, "recall_thresholds", COCO_RECALL_THRESHOLDS,
-                                          low_open=False)
-    max_detections = _check_max_detections(max_detections)
-    ranges = _check_area_ranges(area_ranges)
-    truth = prepared.truth
-    data = CocoArrays(
-        num_images=len(prepared.image_ids), num_categories=len(prepared.category_ids),
-        gt_image=prepared.gt_image, gt_category=prepared.gt_category,
-        gt_crowd=prepared.flags("iscrowd"), gt_ignore=prepared.flags("ignore"),
-        gt_area=prepared.truth_store.area if truth.area is None else truth.area,
-        dt_image=prepared.dt_image, dt_category=prepared.dt_category,
-        dt_score=prepared.predicted.score, dt_area=prepared.predicted_store.area,
-    )
-    overlap = _overlap_function(prepared.predicted_store, prepared.truth_store, show_progress)
-    precision, recall, scores, matches = coco_evaluate(
-        data, overlap, iou_thresholds=iou_thresholds, recall_thresholds=recall_thresholds,
-        max_detections=max_detections, area_ranges=np.array(list(ranges.values())), show_progress=show_progress,
-    )
-    return CocoResult(precision=precision, recall=recall, scores=scores, iou_thresholds=iou_thresholds,
-                      recall_thresholds=recall_thresholds, categories=prepared.category_ids, area_ranges=ranges,
-                      max_detections=max_detections, num_images=len(prepared.image_ids), matches=matches)
+    evaluation = CocoEvaluation(categories=categories, iou_thresholds=iou_thresholds,
+                                recall_thresholds=recall_thresholds, max_detections=max_detections,
+                                area_ranges=area_ranges, polygon_iou=polygon_iou, show_progress=show_progress)
+    return evaluation.update(ground_truth, predictions, images=images).compute()
 
 
 def evaluate_voc(ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
@@ -794,22 +1067,6 @@ def evaluate_voc(ground_truth: Annotations | Mapping[str, Any] | Sequence[Mappin
     >>> round(result.mAP, 4)
     1.0
     """
-    prepared = _Prepared(ground_truth, predictions, images, categories, "exact")
-    if prepared.truth.iscrowd is not None and prepared.truth.iscrowd.any():
-        raise _fail("ground_truth.iscrowd", "unset or all false for VOC (it has no crowd regions; mark them ignore)",
-                    f"a crowd region at row {int(np.flatnonzero(prepared.truth.iscrowd)[0])}")
-    if not (isinstance(iou_threshold, (int, float, np.integer, np.floating)) and 0 <= iou_threshold < 1):
-        raise _fail("iou_threshold", "a number in [0, 1)", iou_threshold)
-    if interpolation not in INTERPOLATIONS:
-        raise _fail("interpolation", f"one of {INTERPOLATIONS}", interpolation)
-    data = VocArrays(num_images=len(prepared.image_ids), num_categories=len(prepared.category_ids),
-                     gt_image=prepared.gt_image, gt_category=prepared.gt_category, gt_ignore=prepared.flags("ignore"),
-                     dt_image=prepared.dt_image, dt_category=prepared.dt_category, dt_score=prepared.predicted.score)
-    overlap = _overlap_function(prepared.predicted_store, prepared.truth_store, show_progress)
-    ap, positives, detections, precision, recall, matches = voc_evaluate(data, overlap, iou_threshold=float(iou_threshold),
-                                                                interpolation=interpolation)
-    return VocResult(categories=prepared.category_ids, ap=ap, num_ground_truths=positives,
-                     num_detections=detections, precision=tuple(precision), recall=tuple(recall),
-                     iou_threshold=float(iou_threshold), interpolation=interpolation,
-                     num_images=len(prepared.image_ids), matches=matches)
-
+    evaluation = VocEvaluation(iou_threshold=iou_threshold, interpolation=interpolation, categories=categories,
+                               show_progress=show_progress)
+    return evaluation.update(ground_truth, predictions, images=images).compute()

@@ -94,6 +94,24 @@ class ObjectMatches:
         return cls(np.asarray(iou_thresholds, dtype=np.float64), match, prediction_iou, flags[0], flags[1], evaluated,
                    truth_match)
 
+    @classmethod
+    def concatenate(cls, parts: list[ObjectMatches], n_predictions: list[int], n_truths: list[int]) -> ObjectMatches:
+        """The matches of parts evaluated apart, as over their inputs joined in order (rows shifted by the part sizes)."""
+        if len(parts) == 1:
+            return parts[0]
+        dt_start = np.concatenate([[0], np.cumsum(n_predictions)])[:-1]
+        gt_start = np.concatenate([[0], np.cumsum(n_truths)])[:-1]
+
+        def shifted(name: str, starts: np.ndarray) -> np.ndarray:
+            return np.concatenate([np.where(getattr(part, name) >= 0, getattr(part, name) + start, -1)
+                                   for part, start in zip(parts, starts)], axis=1)
+
+        def joined(name: str) -> np.ndarray:
+            return np.concatenate([getattr(part, name) for part in parts], axis=-1)
+
+        return cls(parts[0].iou_thresholds, shifted("prediction_match", gt_start), joined("prediction_iou"),
+                   joined("true_positive"), joined("ignored"), joined("evaluated"), shifted("truth_match", dt_start))
+
     def _threshold_index(self, iou_threshold: float) -> int:
         found = np.flatnonzero(np.isclose(self.iou_thresholds, iou_threshold, rtol=0, atol=1e-12))
         if not found.size:

@@ -15,6 +15,7 @@ on THUMOS14). See ``docs/evaluation-temporal.md``.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,7 @@ from numpy.typing import ArrayLike
 
 from geoiou._validation import invalid_argument as _invalid, zero_division_value
 from geoiou.evaluation.matches import ObjectMatches
+from geoiou.evaluation.mergeable import MergeableEvaluation
 from geoiou.evaluation.progress import progress
 from geoiou.metrics import iou
 from geoiou.regions import Interval
@@ -31,6 +33,7 @@ from geoiou.regions import Interval
 __all__ = [
     "ACTIVITYNET_TIOU_THRESHOLDS",
     "THUMOS14_TIOU_THRESHOLDS",
+    "TemporalDetectionEvaluation",
     "TemporalDetectionResult",
     "TemporalSegments",
     "evaluate_temporal_detection",
@@ -521,38 +524,100 @@ def evaluate_temporal_detection(
     0.70    91.67
     avg     91.67
     """
-    truth = _as_segments(ground_truth, "ground_truth")
-    predictions = _as_segments(predictions, "predictions")
-    thresholds = _thresholds(tiou_thresholds)
-    zero_division = zero_division_value(zero_division, allow_nan=False)
-    if len(predictions) and predictions.score is None:
-        raise _invalid("predictions", "scored (each prediction needs a 'score')", "no scores")
-    if not len(truth):  # no classes to average over
-        raise _invalid("ground_truth", "at least one segment", "none")
+    evaluation = TemporalDetectionEvaluation(tiou_thresholds=tiou_thresholds, zero_division=zero_division,
+                                             show_progress=show_progress)
+    return evaluation.update(ground_truth, predictions).compute()
 
-    labels = _class_labels(truth.label)
-    label_index = {label: code for code, label in enumerate(labels)}
-    video_index = {video: code for code, video in enumerate(truth.videos)}
-    truth_label = _codes(truth.label, label_index, "label", "labelled with classes")
-    prediction_label = _codes(predictions.label, label_index, "predictions", "labelled with classes")
-    num_videos = len(truth.videos)
-    # One integer key per (class, video): matching never crosses keys.
-    truth_key = truth_label * num_videos + _codes(truth.video_id, video_index, "video_id", "for videos")
-    prediction_video = _codes(predictions.video_id, video_index, "predictions", "for videos")
-    prediction_key = prediction_label * num_videos + prediction_video
-    scores = predictions.score if predictions.score is not None else np.zeros(0)
-    matches = _true_positives(truth_key, _coords(truth), prediction_key, _coords(predictions), scores,
-                              thresholds, zero_division, show_progress)
-    true_positive = matches.true_positive
 
-    num_truths = np.bincount(truth_label, minlength=len(labels))
-    num_predictions = np.bincount(prediction_label, minlength=len(labels))
-    # By class, then by decreasing score (lexsort is stable: equal scores keep input order).
-    ranked = np.split(np.lexsort((-scores, prediction_label)), np.cumsum(num_predictions)[:-1])
-    ap = np.stack([interpolated_average_precision(true_positive[:, rows], int(num_truths[code]))
-                   for code, rows in enumerate(ranked)], axis=1)
-    return TemporalDetectionResult(tiou_thresholds=thresholds.copy(), labels=labels, ap=ap, num_truths=num_truths,
-                                   num_predictions=num_predictions, num_videos=num_videos, matches=matches)
+@dataclass(frozen=True)
+class _TemporalPart:
+    """What one part leaves for `TemporalDetectionEvaluation.compute`: labels, scores and outcomes, no segments."""
+
+    videos: tuple
+    truth_label: np.ndarray
+    prediction_label: np.ndarray
+    score: np.ndarray
+    matches: ObjectMatches
+
+
+class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
+    """Temporal detection mAP accumulated part by part (videos split across parts): `update`, `merge`, `compute`.
+
+    Each video, with its ground truth and predictions, belongs to one part. Ties of score keep
+    the input order, which across parts is the order they are merged in: then the result is
+    exactly `evaluate_temporal_detection`'s on all the videos at once. The parameters are those
+    of `evaluate_temporal_detection`.
+
+    Examples
+    --------
+    >>> evaluation = TemporalDetectionEvaluation(tiou_thresholds=[0.5])
+    >>> _ = evaluation.update({"v1": [(0, 10, "jump")]}, {"v1": [(0, 9, "jump", 0.9)]})
+    >>> _ = evaluation.update({"v2": [(5, 15, "jump")]}, {"v2": [(30, 40, "jump", 0.8)]})
+    >>> evaluation.compute().mean_ap  # the first ranked is found, the second a false positive: AP = 1 / 2
+    array([0.5])
+    """
+
+    def __init__(self, *, tiou_thresholds: str | ArrayLike = "activitynet", zero_division: float = 0.0,
+                 show_progress: bool | None = None) -> None:
+        self._start(tiou_thresholds=_thresholds(tiou_thresholds),
+                    zero_division=zero_division_value(zero_division, allow_nan=False))
+        self.show_progress = show_progress
+
+    def update(self, ground_truth: TemporalSegments | Mapping[Hashable, Iterable[Any]],
+               predictions: TemporalSegments | Mapping[Hashable, Iterable[Any]]) -> TemporalDetectionEvaluation:
+        """Match the predictions of one part's videos; return ``self``.
+
+        A prediction's label needs ground truth in some part, not necessarily this one (checked
+        by `compute`); its video must be one of this part's.
+        """
+        truth = _as_segments(ground_truth, "ground_truth")
+        predictions = _as_segments(predictions, "predictions")
+        if len(predictions) and predictions.score is None:
+            raise _invalid("predictions", "scored (each prediction needs a 'score')", "no scores")
+        # Labels of this part: the ground truth's, then those only predicted (false positives here).
+        labels = _class_labels(np.concatenate([truth.label, predictions.label]))
+        label_index = {label: code for code, label in enumerate(labels)}
+        video_index = {video: code for code, video in enumerate(truth.videos)}
+        num_videos = len(truth.videos)
+        # One integer key per (class, video): matching never crosses keys.
+        truth_key = _codes(truth.label, label_index, "label", "labelled with classes") * num_videos \
+            + _codes(truth.video_id, video_index, "video_id", "for videos")
+        prediction_key = _codes(predictions.label, label_index, "predictions", "labelled with classes") * num_videos \
+            + _codes(predictions.video_id, video_index, "predictions", "for videos")
+        scores = predictions.score if predictions.score is not None else np.zeros(0)
+        matches = _true_positives(truth_key, _coords(truth), prediction_key, _coords(predictions), scores,
+                                  self._settings["tiou_thresholds"], self._settings["zero_division"],
+                                  self.show_progress)
+        self._parts.append(_TemporalPart(tuple(truth.videos), truth.label, predictions.label, scores, matches))
+        return self
+
+    def compute(self) -> TemporalDetectionResult:
+        """AP per class and threshold over every part, predictions ranked across all videos."""
+        parts = self._parts
+        videos = [video for part in parts for video in part.videos]
+        twice = [video for video, count in Counter(videos).items() if count > 1]
+        if twice:
+            raise _invalid("parts", "parts split by video: each video in one part only", f"video {twice[0]!r} in two parts")
+        truth_label = np.concatenate([np.zeros(0, object)] + [part.truth_label for part in parts])
+        if not len(truth_label):  # no classes to average over
+            raise _invalid("ground_truth", "at least one segment", "none")
+        labels = _class_labels(truth_label)
+        label_index = {label: code for code, label in enumerate(labels)}
+        truth_code = _codes(truth_label, label_index, "label", "labelled with classes")
+        prediction_label = _codes(np.concatenate([np.zeros(0, object)] + [part.prediction_label for part in parts]),
+                                  label_index, "predictions", "labelled with classes")
+        scores = np.concatenate([np.zeros(0)] + [part.score for part in parts])
+        matches = ObjectMatches.concatenate([part.matches for part in parts], [len(part.score) for part in parts],
+                                            [len(part.truth_label) for part in parts])
+        num_truths = np.bincount(truth_code, minlength=len(labels))
+        num_predictions = np.bincount(prediction_label, minlength=len(labels))
+        # By class, then by decreasing score (lexsort is stable: equal scores keep input order).
+        ranked = np.split(np.lexsort((-scores, prediction_label)), np.cumsum(num_predictions)[:-1])
+        ap = np.stack([interpolated_average_precision(matches.true_positive[:, rows], int(num_truths[code]))
+                       for code, rows in enumerate(ranked)], axis=1)
+        return TemporalDetectionResult(tiou_thresholds=self._settings["tiou_thresholds"].copy(), labels=labels, ap=ap,
+                                       num_truths=num_truths, num_predictions=num_predictions, num_videos=len(videos),
+                                       matches=matches)
 
 
 def _coords(segments: TemporalSegments) -> np.ndarray:

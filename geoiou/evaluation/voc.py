@@ -81,9 +81,10 @@ class VocArrays:
     dt_score: np.ndarray
 
 
-def voc_evaluate(data: VocArrays, overlap: OverlapFunction, *, iou_threshold: float,
-                 interpolation: Interpolation) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, list, ObjectMatches]:
-    """Per category: AP, regular ground truths, predictions, the precision and recall curves; the per-object matches."""
+def voc_match(data: VocArrays, overlap: OverlapFunction, *, iou_threshold: float
+              ) -> tuple[np.ndarray, np.ndarray, ObjectMatches]:
+    """VOC's assignment of every prediction, image by image: true and false positive flags by input row, and
+    the per-object matches."""
     images = data.num_images
     dt_group = data.dt_category.astype(np.int64) * images + data.dt_image
     gt_group = data.gt_category.astype(np.int64) * images + data.gt_image
@@ -131,16 +132,23 @@ def voc_evaluate(data: VocArrays, overlap: OverlapFunction, *, iou_threshold: fl
         np.array([iou_threshold]), np.where(counted, best_gt, -1)[None], np.where(counted, best, np.nan)[None],
         true_positive[None], (hit & difficult)[None], order, gt_order, len(order), len(data.gt_image))
 
-    # Back to input rows, then per category in decreasing score across images.
+    # Back to input rows.
     tp_row = np.empty(len(order), dtype=bool)
     fp_row = np.empty(len(order), dtype=bool)
     tp_row[order], fp_row[order] = true_positive, false_positive
-    class_order = stable_order(data.dt_category, -data.dt_score)
-    bounds = np.searchsorted(data.dt_category[class_order], np.arange(data.num_categories + 1))
-    positives = np.bincount(data.gt_category[~data.gt_ignore], minlength=data.num_categories)
-    ap = np.full(data.num_categories, np.nan)
+    return tp_row, fp_row, matches
+
+
+def voc_curves(num_categories: int, dt_category: np.ndarray, dt_score: np.ndarray, tp_row: np.ndarray,
+               fp_row: np.ndarray, positives: np.ndarray, interpolation: Interpolation
+               ) -> tuple[np.ndarray, np.ndarray, list, list]:
+    """Per category, predictions in decreasing score across images (ties in input order): AP, the number of
+    predictions, and the precision and recall curves."""
+    class_order = stable_order(dt_category, -dt_score)
+    bounds = np.searchsorted(dt_category[class_order], np.arange(num_categories + 1))
+    ap = np.full(num_categories, np.nan)
     precisions, recalls = [], []
-    for k in range(data.num_categories):
+    for k in range(num_categories):
         rows = class_order[bounds[k]:bounds[k + 1]]
         tp = np.cumsum(tp_row[rows], dtype=np.float64)
         fp = np.cumsum(fp_row[rows], dtype=np.float64)
@@ -152,7 +160,7 @@ def voc_evaluate(data: VocArrays, overlap: OverlapFunction, *, iou_threshold: fl
             ap[k] = voc_average_precision(recall, precision, interpolation)
         precisions.append(precision)
         recalls.append(recall)
-    return ap, positives, np.diff(bounds), precisions, recalls, matches
+    return ap, np.diff(bounds), precisions, recalls
 
 
 @dataclass(frozen=True, eq=False)
