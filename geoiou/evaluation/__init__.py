@@ -2,12 +2,13 @@
 temporal action detection and segmentation, semantic-segmentation mIoU and multi-label Jaccard."""
 
 from geoiou.evaluation.action_segmentation import (
+    ActionSegmentationEvaluation,
     ActionSegmentationResult,
     edit_score,
     evaluate_action_segmentation,
     frame_segments,
 )
-from geoiou.evaluation.agreement import AgreementResult, evaluate_agreement
+from geoiou.evaluation.agreement import AgreementEvaluation, AgreementResult, evaluate_agreement
 from geoiou.evaluation.coco_rasterize import coco_compat_rasterize
 from geoiou.evaluation.detection import (
     Annotations,
@@ -20,7 +21,7 @@ from geoiou.evaluation.detection import (
 )
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.mergeable import MergeableEvaluation, merge_states
-from geoiou.evaluation.multilabel import jaccard
+from geoiou.evaluation.multilabel import JaccardEvaluation, jaccard
 from geoiou.evaluation.semantic import ConfusionMatrix, SemanticSegmentationResult, semantic_iou
 from geoiou.evaluation.temporal import (
     ACTIVITYNET_TIOU_THRESHOLDS,
@@ -32,15 +33,18 @@ from geoiou.evaluation.temporal import (
 )
 
 __all__ = [
+    "ActionSegmentationEvaluation",
     "ACTIVITYNET_TIOU_THRESHOLDS",
     "THUMOS14_TIOU_THRESHOLDS",
     "ActionSegmentationResult",
+    "AgreementEvaluation",
     "AgreementResult",
     "Annotations",
     "CocoEvaluation",
     "CocoResult",
     "ConfusionMatrix",
     "MergeableEvaluation",
+    "JaccardEvaluation",
     "ObjectMatches",
     "SemanticSegmentationResult",
     "TemporalDetectionEvaluation",

@@ -19,6 +19,7 @@ sequence one frame early; ``mstcn_2019_compat=True`` reproduces that (see
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,11 +28,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from geoiou._validation import invalid_argument as _invalid
+from geoiou.evaluation.mergeable import MergeableEvaluation
 from geoiou.evaluation.progress import progress
 from geoiou.metrics import iou
 from geoiou.regions import Interval
 
-__all__ = ["ActionSegmentationResult", "edit_score", "evaluate_action_segmentation", "frame_segments"]
+__all__ = ["ActionSegmentationEvaluation", "ActionSegmentationResult", "edit_score", "evaluate_action_segmentation", "frame_segments"]
 
 #: MS-TCN's default background label.
 DEFAULT_BACKGROUND = ("background",)
@@ -355,24 +357,90 @@ def evaluate_action_segmentation(
     F1@0.25: 80.0000
     F1@0.50: 80.0000
     """
-    pairs = _paired_videos(ground_truth, predictions)
-    overlaps = _checked_overlaps(overlaps)
-    background = _background_set(background)
-    correct, frames, edits = [], [], []
-    counts = np.zeros((len(overlaps), 3), dtype=np.int64)
-    for video, (truth, predicted) in progress(pairs, label="action segmentation", enabled=show_progress):
-        truth, predicted = _checked_video(truth, predicted, video)
-        truth_segments = _segments(truth, background, mstcn_2019_compat)
-        predicted_segments = _segments(predicted, background, mstcn_2019_compat)
-        correct.append(int(np.count_nonzero(truth == predicted)))
-        frames.append(len(truth))
-        edits.append(_edit(truth_segments[0], predicted_segments[0]))
-        counts += _segment_hits(truth_segments, predicted_segments, overlaps)
-    correct, frames = np.array(correct), np.array(frames)
-    return ActionSegmentationResult(
-        accuracy=100 * float(correct.sum()) / float(frames.sum()), edit=float(np.mean(edits)), overlaps=overlaps,
-        f1=_f1(counts), counts=counts, edit_per_video=np.array(edits), accuracy_per_video=100 * correct / frames,
-        num_frames=int(frames.sum()), mstcn_2019_compat=bool(mstcn_2019_compat), videos=tuple(video for video, _ in pairs))
+    evaluation = ActionSegmentationEvaluation(overlaps=overlaps, background=background,
+                                              mstcn_2019_compat=mstcn_2019_compat, show_progress=show_progress)
+    return evaluation.update(ground_truth, predictions).compute()
+
+
+@dataclass(frozen=True)
+class _VideoScores:
+    """One part's per-video numbers and summed segment counts: all that `compute` needs."""
+
+    videos: tuple[Any, ...]
+    correct: np.ndarray
+    frames: np.ndarray
+    edits: np.ndarray
+    counts: np.ndarray
+    keyed: bool
+
+
+class ActionSegmentationEvaluation(MergeableEvaluation[ActionSegmentationResult]):
+    """Action segmentation scores accumulated part by part (videos split across parts): `update`, `merge`, `compute`.
+
+    Accuracy sums correct frames and frames, F1 sums segment counts, and the edit score averages
+    the per-video values, so parts merged in the order of the videos give exactly
+    `evaluate_action_segmentation` of all of them. The parameters are those of
+    `evaluate_action_segmentation`.
+
+    Examples
+    --------
+    >>> evaluation = ActionSegmentationEvaluation(background=0)
+    >>> _ = evaluation.update({"a": [0, 1, 1, 0]}, {"a": [0, 1, 1, 1]})
+    >>> _ = evaluation.update({"b": [2, 2, 0]}, {"b": [2, 2, 0]})
+    >>> result = evaluation.compute()
+    >>> result.accuracy, result.videos  # 6 of 7 frames
+    (85.71428571428571, ('a', 'b'))
+    """
+
+    def __init__(self, *, overlaps: ArrayLike = DEFAULT_OVERLAPS,
+                 background: Iterable[Hashable] | str = DEFAULT_BACKGROUND, mstcn_2019_compat: bool = False,
+                 show_progress: bool | None = None) -> None:
+        self._start(overlaps=_checked_overlaps(overlaps), background=_background_set(background),
+                    mstcn_2019_compat=bool(mstcn_2019_compat))
+        self.show_progress = show_progress
+
+    def update(self, ground_truth: Sequence[ArrayLike] | Mapping[Hashable, ArrayLike],
+               predictions: Sequence[ArrayLike] | Mapping[Hashable, ArrayLike]) -> ActionSegmentationEvaluation:
+        """Score the videos of one part; return ``self``. Given as sequences, videos are numbered on across parts."""
+        settings = self._settings
+        pairs = _paired_videos(ground_truth, predictions)
+        correct, frames, edits = [], [], []
+        counts = np.zeros((len(settings["overlaps"]), 3), dtype=np.int64)
+        for video, (truth, predicted) in progress(pairs, label="action segmentation", enabled=self.show_progress):
+            truth, predicted = _checked_video(truth, predicted, video)
+            truth_segments = _segments(truth, settings["background"], settings["mstcn_2019_compat"])
+            predicted_segments = _segments(predicted, settings["background"], settings["mstcn_2019_compat"])
+            correct.append(int(np.count_nonzero(truth == predicted)))
+            frames.append(len(truth))
+            edits.append(_edit(truth_segments[0], predicted_segments[0]))
+            counts += _segment_hits(truth_segments, predicted_segments, settings["overlaps"])
+        self._parts.append(_VideoScores(tuple(video for video, _ in pairs), np.array(correct, dtype=np.int64),
+                                        np.array(frames, dtype=np.int64), np.array(edits), counts,
+                                        isinstance(ground_truth, Mapping)))
+        return self
+
+    def compute(self) -> ActionSegmentationResult:
+        """The scores over every part's videos."""
+        parts = self._parts
+        if not parts:
+            raise _invalid("ground_truth", "at least one video", "none")
+        keyed = parts[0].keyed
+        if any(part.keyed != keyed for part in parts):
+            raise _invalid("parts", "videos given the same way in every part (all mappings or all sequences)",
+                           "mappings in some parts and sequences in others")
+        videos = tuple(video for part in parts for video in part.videos) if keyed else tuple(range(
+            sum(len(part.videos) for part in parts)))
+        twice = [video for video, count in Counter(videos).items() if count > 1]
+        if twice:
+            raise _invalid("parts", "parts split by video: each video in one part only", f"video {twice[0]!r} in two parts")
+        correct, frames, edits = (np.concatenate([getattr(part, name) for part in parts])
+                                  for name in ("correct", "frames", "edits"))
+        counts = np.sum([part.counts for part in parts], axis=0)
+        return ActionSegmentationResult(
+            accuracy=100 * float(correct.sum()) / float(frames.sum()), edit=float(np.mean(edits)),
+            overlaps=self._settings["overlaps"], f1=_f1(counts), counts=counts, edit_per_video=edits,
+            accuracy_per_video=100 * correct / frames, num_frames=int(frames.sum()),
+            mstcn_2019_compat=self._settings["mstcn_2019_compat"], videos=videos)
 
 
 def _paired_videos(ground_truth: Sequence | Mapping, predictions: Sequence | Mapping) -> list[tuple[Any, tuple]]:

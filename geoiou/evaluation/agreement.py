@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
@@ -37,11 +38,12 @@ import numpy as np
 from geoiou._validation import invalid_argument, zero_division_value
 from geoiou.evaluation.coco import _plain
 from geoiou.evaluation.detection import Annotations, _as_annotations
+from geoiou.evaluation.mergeable import MergeableEvaluation
 from geoiou.evaluation.temporal import TemporalSegments
 from geoiou.matching import METHODS, Matching, joint_keys, match
 from geoiou.regions import Interval, Region
 
-__all__ = ["AgreementResult", "evaluate_agreement"]
+__all__ = ["AgreementEvaluation", "AgreementResult", "evaluate_agreement"]
 
 #: Quantiles of the matched IoU reported by default.
 DEFAULT_QUANTILES = (0.25, 0.5, 0.75)
@@ -128,24 +130,110 @@ def evaluate_agreement(a: Annotations | TemporalSegments | Mapping[str, Any] | S
 
     The polygon covers 8 × 3 of the box's 8 × 4: IoU 0.75. One pair of four regions: F1 = 2 / 4.
     """
-    side_a, side_b = _Side.of(a, "a"), _Side.of(b, "b")
-    if not isinstance(ignore_category, (bool, np.bool_)):
-        raise invalid_argument("ignore_category", "True or False", ignore_category)
-    if method not in METHODS:
-        raise invalid_argument("method", f"one of {METHODS}", method)
-    checked_quantiles = _quantiles(quantiles)
-    zero_division = zero_division_value(zero_division)
-    image_ids, image_a, image_b = _ids(side_a.image_id, side_b.image_id, ("a.image_id", "b.image_id"),
-                                       [*side_a.images, *side_b.images, *([] if images is None else _listed(images))])
-    category_ids, category_a, category_b = _ids(side_a.category_id, side_b.category_id,
-                                                ("a.category_id", "b.category_id"), [])
-    groups_a, groups_b = (image_a,) if ignore_category else (image_a, category_a), \
-        (image_b,) if ignore_category else (image_b, category_b)
-    matching = match(side_a.regions, side_b.regions, min_iou=min_iou, method=method, group_a=groups_a, group_b=groups_b)
-    return AgreementResult(matching=matching, image_ids=image_ids, category_ids=category_ids,
-                           image_a=image_a, image_b=image_b, category_a=category_a, category_b=category_b,
-                           ignore_category=bool(ignore_category), quantiles=checked_quantiles,
-                           zero_division=zero_division)
+    evaluation = AgreementEvaluation(min_iou=min_iou, method=method, ignore_category=ignore_category,
+                                     quantiles=quantiles, zero_division=zero_division)
+    return evaluation.update(a, b, images=images).compute()
+
+
+@dataclass(frozen=True)
+class _MatchedPart:
+    """One part's matching (rows of the part) and the ids of its rows: what `AgreementEvaluation.compute` joins."""
+
+    matching: Matching
+    image_a: np.ndarray
+    image_b: np.ndarray
+    category_a: np.ndarray
+    category_b: np.ndarray
+    images: np.ndarray
+
+
+class AgreementEvaluation(MergeableEvaluation["AgreementResult"]):
+    """The agreement of two annotation sets accumulated part by part (images split across parts).
+
+    Regions are matched within an image, so the parts' matchings joined (rows shifted by the
+    part sizes) are exactly the matching of all the images at once: ``compute`` gives what
+    `evaluate_agreement` gives on the joined sets. The parameters are those of `evaluate_agreement`.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> evaluation = AgreementEvaluation()
+    >>> for tile in ("t1", "t2"):
+    ...     a = {"image_id": [tile], "category_id": [1], "region": geoiou.Box([[0, 0, 4, 4]])}
+    ...     b = {"image_id": [tile], "category_id": [1], "region": geoiou.Box([[0, 0, 4, 3 if tile == "t1" else 1]])}
+    ...     _ = evaluation.update(a, b)
+    >>> result = evaluation.compute()
+    >>> result.overall()["matched"], result.matching.index_a, result.matching.index_b
+    (1, array([0]), array([0]))
+    """
+
+    def __init__(self, *, min_iou: float = 0.5, method: str = "greedy", ignore_category: bool = False,
+                 quantiles: Sequence[float] = DEFAULT_QUANTILES, zero_division: float = math.nan) -> None:
+        if not isinstance(ignore_category, (bool, np.bool_)):
+            raise invalid_argument("ignore_category", "True or False", ignore_category)
+        if method not in METHODS:
+            raise invalid_argument("method", f"one of {METHODS}", method)
+        self._start(min_iou=min_iou, method=method, ignore_category=bool(ignore_category),
+                    quantiles=_quantiles(quantiles), zero_division=zero_division_value(zero_division))
+
+    def update(self, a: Annotations | TemporalSegments | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+               b: Annotations | TemporalSegments | Mapping[str, Any] | Sequence[Mapping[str, Any]], *,
+               images: Iterable[Any] | None = None) -> AgreementEvaluation:
+        """Match the regions of one part's images; return ``self``. `images` as in `evaluate_agreement`."""
+        settings = self._settings
+        side_a, side_b = _Side.of(a, "a"), _Side.of(b, "b")
+        extra = [*side_a.images, *side_b.images, *([] if images is None else _listed(images))]
+        image_ids, image_a, image_b = _ids(side_a.image_id, side_b.image_id, ("a.image_id", "b.image_id"), extra)
+        _, category_a, category_b = _ids(side_a.category_id, side_b.category_id, ("a.category_id", "b.category_id"), [])
+        groups_a, groups_b = (image_a,) if settings["ignore_category"] else (image_a, category_a), \
+            (image_b,) if settings["ignore_category"] else (image_b, category_b)
+        matching = match(side_a.regions, side_b.regions, min_iou=settings["min_iou"], method=settings["method"],
+                         group_a=groups_a, group_b=groups_b)
+        self._parts.append(_MatchedPart(matching, side_a.image_id, side_b.image_id, side_a.category_id,
+                                        side_b.category_id, image_ids))
+        return self
+
+    def compute(self) -> AgreementResult:
+        """The report over every part: counts, ratios and IoU statistics overall, per category and per image."""
+        settings, parts = self._settings, self._parts
+        seen = Counter(image for part in parts for image in part.images.tolist())
+        twice = [image for image, count in seen.items() if count > 1]
+        if twice:
+            raise invalid_argument("parts", "parts split by image: each image in one part only",
+                                   f"image {twice[0]!r} in two parts")
+        columns = {name: _joined([getattr(part, name) for part in parts])
+                   for name in ("image_a", "image_b", "category_a", "category_b", "images")}
+        image_ids, image_a, image_b = _ids(columns["image_a"], columns["image_b"], ("a.image_id", "b.image_id"),
+                                           columns["images"].tolist())
+        category_ids, category_a, category_b = _ids(columns["category_a"], columns["category_b"],
+                                                    ("a.category_id", "b.category_id"), [])
+        return AgreementResult(matching=_joined_matching([part.matching for part in parts], settings),
+                               image_ids=image_ids, category_ids=category_ids,
+                               image_a=image_a, image_b=image_b, category_a=category_a, category_b=category_b,
+                               ignore_category=settings["ignore_category"], quantiles=settings["quantiles"],
+                               zero_division=settings["zero_division"])
+
+
+def _joined(columns: list[np.ndarray]) -> np.ndarray:
+    """Id columns of several parts in one (an object column where the parts' types differ, for `_ids` to refuse)."""
+    present = [column for column in columns if len(column)]
+    if len({column.dtype.kind for column in present}) > 1:
+        return np.concatenate([column.astype(object) for column in present])
+    return np.concatenate(present) if present else np.zeros(0, dtype=np.int64)
+
+
+def _joined_matching(matchings: list[Matching], settings: dict[str, Any]) -> Matching:
+    """The matchings of several parts as one over their rows joined in order."""
+    start_a = np.concatenate([[0], np.cumsum([len(m.unmatched_a) + len(m) for m in matchings])])
+    start_b = np.concatenate([[0], np.cumsum([len(m.unmatched_b) + len(m) for m in matchings])])
+
+    def join(name: str, starts: np.ndarray, dtype: type = np.int64) -> np.ndarray:
+        shifted = [getattr(m, name) + (start if dtype is np.int64 else 0) for m, start in zip(matchings, starts)]
+        return np.concatenate([np.zeros(0, dtype)] + shifted)
+
+    return Matching(join("index_a", start_a), join("index_b", start_b), join("iou", start_a, np.float64),
+                    join("unmatched_a", start_a), join("unmatched_b", start_b), float(settings["min_iou"]),
+                    settings["method"])
 
 
 def _listed(images: Any) -> list:

@@ -917,10 +917,11 @@ class VocEvaluation(MergeableEvaluation[VocResult]):
         for part in parts:
             present = part.positives > 0
             np.add.at(positives, np.searchsorted(categories, part.categories[present]), part.positives[present])
-        joined = [np.concatenate([np.zeros(0, dtype)] + [getattr(part, name) for part in parts])
-                  for name, dtype in (("score", float), ("true_positive", bool), ("false_positive", bool))]
-        ap, detections, precision, recall = voc_curves(len(categories), category_code, *joined, positives,
-                                                       settings["interpolation"])
+        score, true_positive, false_positive = (
+            np.concatenate([np.zeros(0, dtype)] + [getattr(part, name) for part in parts])
+            for name, dtype in (("score", float), ("true_positive", bool), ("false_positive", bool)))
+        ap, detections, precision, recall = voc_curves(len(categories), category_code, score, true_positive,
+                                                       false_positive, positives, settings["interpolation"])
         matches = ObjectMatches.concatenate([part.matches for part in parts], [part.num_predictions for part in parts],
                                             [part.num_truths for part in parts]) if parts else None
         return VocResult(categories=categories, ap=ap, num_ground_truths=positives, num_detections=detections,

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -35,8 +36,9 @@ import numpy as np
 from geoiou._validation import invalid_argument as _fail, zero_division_value
 from geoiou._validation import describe
 from geoiou.errors import InvalidArgumentError
+from geoiou.evaluation.mergeable import MergeableEvaluation
 
-__all__ = ["jaccard"]
+__all__ = ["JaccardEvaluation", "jaccard"]
 
 AVERAGES = (None, "micro", "macro", "samples", "weighted")
 _MATRIX = "a binary indicator matrix (n_samples, n_classes), or label sets with 'labels'"
@@ -189,23 +191,80 @@ def jaccard(y_true: Any, y_pred: Any, *, average: Literal["micro", "macro", "sam
     >>> jaccard([[1, 0]], [[1, 0]], average="macro", zero_division=float("nan"))
     1.0
     """
-    zero_value = _check_zero_division(zero_division)
-    if not (average is None or (isinstance(average, str) and average in AVERAGES)):
-        raise _fail("average", "one of None, 'micro', 'macro', 'samples', 'weighted'", average)
-    truth, pred = _inputs(y_true, y_pred, labels)
-    axis = 1 if average == "samples" else 0
-    intersection = np.count_nonzero(truth & pred, axis=axis)
-    union = np.count_nonzero(truth | pred, axis=axis)
-    if average == "micro":
-        intersection, union = intersection.sum(keepdims=True), union.sum(keepdims=True)
-    undefined = union == 0
-    scores = np.full(union.shape, zero_value)
-    np.divide(intersection, union, out=scores, where=~undefined)
-    if isinstance(zero_division, str) and undefined.any():
-        _warn_undefined(undefined, average)
-    if average is None:
-        return scores
-    if average == "weighted":
-        support = truth.sum(axis=0)
-        return _average(scores, support if support.any() else None)
-    return _average(scores, None)
+    return JaccardEvaluation(average=average, zero_division=zero_division, labels=labels).update(y_true, y_pred).compute()
+
+
+@dataclass(frozen=True)
+class _LabelCounts:
+    """One part's counts: per class the intersection, union and true labels; per sample the intersection and union."""
+
+    class_intersection: np.ndarray
+    class_union: np.ndarray
+    support: np.ndarray
+    sample_intersection: np.ndarray
+    sample_union: np.ndarray
+
+
+class JaccardEvaluation(MergeableEvaluation[Any]):
+    """Multi-label Jaccard accumulated part by part (samples split across parts): `update`, `merge`, `compute`.
+
+    The state holds counts (per class, and per sample for ``average="samples"``), so the result
+    is exactly `jaccard`'s on all the samples at once. The parameters are those of `jaccard`.
+
+    Examples
+    --------
+    >>> evaluation = JaccardEvaluation(average="micro")
+    >>> _ = evaluation.update([[1, 1, 1], [1, 0, 1]], [[0, 1, 0], [1, 1, 1]])
+    >>> _ = evaluation.update([[0, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 1, 1]])
+    >>> evaluation.compute() == jaccard([[1, 1, 1], [1, 0, 1], [0, 1, 1], [1, 1, 1]],
+    ...                                 [[0, 1, 0], [1, 1, 1], [1, 1, 1], [1, 1, 1]], average="micro")
+    True
+    """
+
+    def __init__(self, *, average: Literal["micro", "macro", "samples", "weighted"] | None = None,
+                 zero_division: float | Literal["warn"] = "warn", labels: Sequence[Hashable] | None = None) -> None:
+        _check_zero_division(zero_division)
+        if not (average is None or (isinstance(average, str) and average in AVERAGES)):
+            raise _fail("average", "one of None, 'micro', 'macro', 'samples', 'weighted'", average)
+        if labels is not None:
+            _check_labels(labels)
+        self._start(average=average, zero_division=zero_division, labels=None if labels is None else tuple(labels))
+
+    def update(self, y_true: Any, y_pred: Any) -> JaccardEvaluation:
+        """Count the samples of one part; return ``self``. Every part has the same classes."""
+        truth, pred = _inputs(y_true, y_pred, self._settings["labels"])
+        if self._parts and truth.shape[1] != len(self._parts[0].support):
+            raise _fail("y_true", f"{len(self._parts[0].support)} classes like the parts before",
+                        f"{truth.shape[1]} classes")
+        both, either = truth & pred, truth | pred
+        self._parts.append(_LabelCounts(np.count_nonzero(both, axis=0), np.count_nonzero(either, axis=0),
+                                        truth.sum(axis=0), np.count_nonzero(both, axis=1),
+                                        np.count_nonzero(either, axis=1)))
+        return self
+
+    def compute(self) -> float | np.ndarray:
+        """The scores over every part's samples: per class, or the average asked for."""
+        parts, average, zero_division = self._parts, self._settings["average"], self._settings["zero_division"]
+        if not parts:
+            raise _fail("y_true", "at least one sample", "none")
+        if len({len(part.support) for part in parts}) > 1:
+            raise _fail("parts", "parts with the same classes", sorted({len(part.support) for part in parts}))
+        if average == "samples":
+            intersection = np.concatenate([part.sample_intersection for part in parts])
+            union = np.concatenate([part.sample_union for part in parts])
+        else:
+            intersection = np.sum([part.class_intersection for part in parts], axis=0)
+            union = np.sum([part.class_union for part in parts], axis=0)
+        if average == "micro":
+            intersection, union = intersection.sum(keepdims=True), union.sum(keepdims=True)
+        undefined = union == 0
+        scores = np.full(union.shape, _check_zero_division(zero_division))
+        np.divide(intersection, union, out=scores, where=~undefined)
+        if isinstance(zero_division, str) and undefined.any():
+            _warn_undefined(undefined, average)
+        if average is None:
+            return scores
+        if average == "weighted":
+            support = np.sum([part.support for part in parts], axis=0)
+            return _average(scores, support if support.any() else None)
+        return _average(scores, None)

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from geoiou._validation import invalid_argument as _fail, zero_division_value as _check_zero_division
+from geoiou.evaluation.mergeable import MergeableEvaluation
 
 __all__ = ["ConfusionMatrix", "SemanticSegmentationResult", "semantic_iou"]
 
@@ -75,7 +76,7 @@ def _label_pair(target: Any, prediction: Any) -> tuple[np.ndarray, np.ndarray]:
     return target, prediction
 
 
-class ConfusionMatrix:
+class ConfusionMatrix(MergeableEvaluation["SemanticSegmentationResult"]):
     """Accumulate the pixel confusion matrix of a semantic segmentation, one image at a time.
 
     Parameters
@@ -194,8 +195,8 @@ class ConfusionMatrix:
         ignore = "" if self._ignore_index is None else f" or {self._ignore_index}"
         return f"labels in [0, {self._num_classes}){ignore}"
 
-    def merge(self, other: ConfusionMatrix) -> ConfusionMatrix:
-        """Return a new accumulator holding the counts of both (e.g. from two parallel workers).
+    def merge(self, *others: ConfusionMatrix) -> ConfusionMatrix:
+        """Return a new accumulator holding the counts of this one and `others` (e.g. from parallel workers).
 
         Examples
         --------
@@ -205,13 +206,20 @@ class ConfusionMatrix:
         array([[1, 0],
                [1, 1]])
         """
-        if (not isinstance(other, ConfusionMatrix) or other.num_classes != self._num_classes
-                or other.ignore_index != self._ignore_index):
-            raise _fail("other", f"a ConfusionMatrix with num_classes={self._num_classes} and "
-                        f"ignore_index={self._ignore_index}", other)
-        merged = ConfusionMatrix(self._num_classes, ignore_index=self._ignore_index)
-        merged._counts = self._counts + other._counts
+        merged = self.empty()
+        merged._counts = self._counts.copy()
+        for i, other in enumerate(others):
+            if (not isinstance(other, ConfusionMatrix) or other.num_classes != self._num_classes
+                    or other.ignore_index != self._ignore_index):
+                raise _fail("other" if len(others) == 1 else f"others[{i}]",
+                            f"a ConfusionMatrix with num_classes={self._num_classes} and "
+                            f"ignore_index={self._ignore_index}", other)
+            merged._counts += other._counts
         return merged
+
+    def empty(self) -> ConfusionMatrix:
+        """An accumulator with the same classes and nothing counted (what a worker starts from)."""
+        return ConfusionMatrix(self._num_classes, ignore_index=self._ignore_index)
 
     def compute(self, *, zero_division: float = math.nan,
                 class_names: Sequence[str] | None = None) -> SemanticSegmentationResult:

@@ -533,7 +533,7 @@ def evaluate_temporal_detection(
 class _TemporalPart:
     """What one part leaves for `TemporalDetectionEvaluation.compute`: labels, scores and outcomes, no segments."""
 
-    videos: tuple
+    videos: tuple[Hashable, ...]
     truth_label: np.ndarray
     prediction_label: np.ndarray
     score: np.ndarray
