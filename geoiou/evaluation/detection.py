@@ -313,6 +313,41 @@ class Annotations:
     area = property(lambda self: self._area, doc="Given area of each row, or None (the region's measure is used).")
     ignore = property(lambda self: self._ignore, doc="Ignore (difficult) flag of each row, or None.")
 
+    def take(self, rows: ArrayLike) -> Annotations:
+        """The annotations of some rows, in order: increasing row indices or a boolean mask of one flag per row.
+
+        Regions are sliced in their own batches (masks keep their grids), so this is how a set is
+        split into parts by image.
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> truth = Annotations(image_id=[1, 2, 2], category_id=[5, 5, 6], region=geoiou.Box([[0, 0, 1, 1], [0, 0, 2, 2], [1, 1, 3, 3]]))
+        >>> second = truth.take(truth.image_id == 2)
+        >>> second.category_id.tolist(), len(second.regions[0])
+        ([5, 6], 2)
+        """
+        selected = np.asarray(rows)
+        if selected.dtype == bool:
+            if selected.shape != (len(self),):
+                raise _fail("rows", f"a boolean mask of shape ({len(self)},) or increasing row indices",
+                            f"a mask of shape {selected.shape}")
+            selected = np.flatnonzero(selected)
+        elif selected.dtype.kind not in "iu" or selected.ndim != 1 or (np.diff(selected) <= 0).any() or (
+                len(selected) and (selected[0] < 0 or selected[-1] >= len(self))):
+            raise _fail("rows", f"increasing row indices in [0, {len(self)}) or a boolean mask", rows)
+        pieces, start = [], 0
+        for piece in self._pieces:
+            inside = selected[(selected >= start) & (selected < start + len(piece))] - start
+            if len(inside):
+                pieces.append(piece[inside])
+            start += len(piece)
+        columns = {name: None if getattr(self, name) is None else getattr(self, name)[selected]
+                   for name in ("score", "iscrowd", "area", "ignore")}
+        if not pieces and self._pieces:  # no row: an empty batch of the first kind keeps the kind
+            pieces = [self._pieces[0][:0]]
+        return Annotations(self._image_id[selected], self._category_id[selected], pieces, **columns)
+
     @property
     def regions(self) -> tuple[Region, ...]:
         """The region batches, in row order (one per piece given)."""

@@ -79,7 +79,7 @@ class ObjectMatches:
         n_thresholds = len(iou_thresholds)
         match = np.full((n_thresholds, n_predictions), -1, dtype=np.int64)
         matched = gt_position >= 0
-        match[:, dt_rows] = np.where(matched, gt_rows[np.maximum(gt_position, 0)], -1)
+        match[:, dt_rows] = np.append(gt_rows, -1)[np.where(matched, gt_position, len(gt_rows))]  # gt_rows may be empty
         prediction_iou = np.full((n_thresholds, n_predictions), np.nan)
         prediction_iou[:, dt_rows] = iou
         flags = [np.zeros((n_thresholds, n_predictions), dtype=bool) for _ in range(2)]
