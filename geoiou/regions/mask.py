@@ -206,6 +206,16 @@ class Mask(Region):
         object.__setattr__(self, "_index", readonly(index))
         object.__setattr__(self, "_origin", readonly(origin))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle these masks only (a slice of a batch shares its store): their COCO runs when held as runs, else
+        their pixels packed eight to a byte."""
+        index = self._index.ravel()
+        runs = self._store._runs
+        if runs is not None:
+            return _masks_from_runs, (runs.take(index), self._origin, self.shape)
+        pixels = self._store.select(index)
+        return _masks_from_bits, (np.packbits(pixels, axis=-1), self._store.grid, self._origin, self.shape)
+
     def _take(self, flat_index: np.ndarray) -> Mask:
         taken = super()._take(flat_index)  # gathers the fields; the pixels stay in the shared store
         object.__setattr__(taken, "_store", self._store)
@@ -578,6 +588,22 @@ def _run_boxes(runs: coco_rle.Runs, height: int) -> np.ndarray:
             np.minimum.reduceat(top, firsts), np.maximum.reduceat(bottom, firsts), first_col[firsts], last_col[lasts] + 1
         ])
     return boxes
+
+
+def _masks_from_runs(runs: coco_rle.Runs, origin: np.ndarray, shape: tuple[int, ...]) -> Mask:
+    """Unpickle masks sent as runs (they share one grid, as in the batch they came from)."""
+    mask = object.__new__(Mask)
+    grid = (int(runs.sizes[0][0]), int(runs.sizes[0][1])) if len(runs.sizes) else (0, 0)
+    mask._attach(_PixelStore(grid, runs=runs), np.arange(len(runs.sizes)).reshape(shape), origin)
+    return mask
+
+
+def _masks_from_bits(packed: np.ndarray, grid: tuple[int, int], origin: np.ndarray, shape: tuple[int, ...]) -> Mask:
+    """Unpickle masks sent as packed pixels."""
+    pixels = np.unpackbits(packed, axis=-1, count=grid[1]).astype(bool).reshape(-1, *grid)
+    mask = object.__new__(Mask)
+    mask._attach(_PixelStore(grid, dense=pixels), np.arange(len(pixels)).reshape(shape), origin)
+    return mask
 
 
 class _PixelStore:

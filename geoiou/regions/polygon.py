@@ -220,6 +220,12 @@ class Polygon(Region):
             shift += region.size
         return cls._attached(RaggedPolygons.concatenate(pieces), join(indices))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle the vertices of these polygons only (a slice of a large batch shares its store), as arrays."""
+        index = self._index.ravel()
+        store = self._store if np.array_equal(index, np.arange(self._store.size)) else self._store.take(index)
+        return Polygon._attached, (store, np.arange(self.size).reshape(self.shape))
+
     def _take(self, flat_index: np.ndarray) -> Polygon:
         taken = super()._take(flat_index)  # gathers the indices; the vertices stay in the shared store
         object.__setattr__(taken, "_store", self._store)

@@ -97,6 +97,14 @@ class RaggedPolygons:
         for name in ("coords", "ring_offsets", "part_offsets", "geometry_offsets"):
             getattr(self, name).flags.writeable = False
 
+    def __getstate__(self) -> dict[str, np.ndarray]:
+        # The layout only: cached measures and shapely objects are rebuilt where they are needed.
+        return {name: getattr(self, name) for name in ("coords", "ring_offsets", "part_offsets", "geometry_offsets")}
+
+    def __setstate__(self, state: dict[str, np.ndarray]) -> None:
+        self.__dict__.update(state)
+        self.__post_init__()
+
     # ----------------------------------------------------------------- construction
     @classmethod
     def from_shapely(cls, geoms: np.ndarray) -> RaggedPolygons:
