@@ -295,6 +295,15 @@ class Annotations:
                    np.concatenate(columns["category_id"]), columns["region"],
                    iscrowd=iscrowd if iscrowd.any() else None, ignore=ignore if ignore.any() else None, **optional)
 
+    def __getstate__(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:  # pickled to workers: the columns are already checked
+        for name, value in state.items():
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+            object.__setattr__(self, name, value)
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenRegionError(f"Annotations is immutable (setting {name!r}): build a new one with the columns changed")
 

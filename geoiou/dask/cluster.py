@@ -1,0 +1,76 @@
+"""Which Dask cluster a run uses: the one given, one at an address, the current client's, or a local one."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator
+
+from geoiou._validation import invalid_argument
+
+try:
+    import distributed
+except ImportError as error:  # pragma: no cover - the extra is installed with the test extra
+    raise ImportError("geoiou.dask needs Dask: pip install 'geoiou[dask]'") from error
+
+__all__ = ["connected"]
+
+
+@contextlib.contextmanager
+def connected(client: distributed.Client | None = None, *, workers: int | None = None,
+              scheduler: str | None = None) -> Iterator[distributed.Client]:
+    """A `distributed.Client` for one run, closed afterwards if this started it.
+
+    Parameters
+    ----------
+    client : distributed.Client, optional
+        Use this client (its cluster is left running).
+    workers : int, optional
+        Start a `distributed.LocalCluster` of this many worker processes (one thread each) for
+        the run.
+    scheduler : str, optional
+        The address of a running scheduler, such as ``"tcp://10.0.0.5:8786"``.
+
+    With none of them, the current client (``distributed.get_client()``) is used if there is
+    one, else a local cluster of one worker per core.
+
+    Examples
+    --------
+    >>> with connected(workers=1) as client:  # doctest: +SKIP
+    ...     client.submit(sum, [1, 2]).result()
+    3
+    """
+    given = [name for name, value in (("client", client), ("workers", workers), ("scheduler", scheduler))
+             if value is not None]
+    if len(given) > 1:
+        raise invalid_argument(given[1], f"not given together with {given[0]!r} (one says which cluster to use)",
+                               "both")
+    if client is not None:
+        yield client
+        return
+    if scheduler is not None:
+        with distributed.Client(scheduler) as remote:
+            yield remote
+        return
+    if workers is None:
+        current = _current_client()
+        if current is not None:
+            yield current
+            return
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise invalid_argument("workers", "a positive number of worker processes", workers)
+    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as local:
+        yield local
+
+
+def _current_client() -> distributed.Client | None:
+    try:
+        return distributed.get_client()
+    except ValueError:  # no client in this process
+        return None
+
+
+def worker_threads(client: distributed.Client) -> int:
+    """Threads of all the workers the client sees (at least 1): the default number of parts follows it."""
+    info: dict[str, Any] = client.scheduler_info()
+    return max(1, sum(worker.get("nthreads", 1) for worker in info.get("workers", {}).values()))

@@ -1,0 +1,251 @@
+"""Evaluations on a Dask cluster: every part updated on a worker, the states merged in a tree, computed here.
+
+A part is what one ``update`` of an evaluation state takes (the images of one shard with their
+ground truth and predictions). Workers send back states, which hold no regions; merging is
+cheap, so the tree's fan-in is wide. Parts are embedded in the task graph (or produced by tasks
+such as file reads), never scattered: if a worker dies, the scheduler reruns its tasks from
+the graph, and since ``update`` is a pure function of its part the result is the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Callable, Sequence, TypeVar
+
+import numpy as np
+
+from geoiou._validation import invalid_argument
+from geoiou.dask.cluster import connected, worker_threads
+from geoiou.evaluation.agreement import AgreementEvaluation, AgreementResult
+from geoiou.evaluation.coco import CocoResult
+from geoiou.evaluation.detection import Annotations, CocoEvaluation, VocEvaluation, _as_annotations, _id_list
+from geoiou.evaluation.mergeable import MergeableEvaluation, merge_states
+from geoiou.evaluation.temporal import (
+    TemporalDetectionEvaluation,
+    TemporalDetectionResult,
+    TemporalSegments,
+    _as_segments,
+)
+from geoiou.evaluation.voc import VocResult
+
+import dask
+import distributed
+
+__all__ = ["evaluate", "evaluate_agreement", "evaluate_coco", "evaluate_temporal_detection", "evaluate_voc"]
+
+ResultT = TypeVar("ResultT")
+#: States merged per task of the reduction tree.
+FAN_IN = 8
+
+
+def _updated(state: MergeableEvaluation[Any], part: Any) -> MergeableEvaluation[Any]:
+    """A worker's task: one part into an empty state (keyword arguments as a mapping, positional as a tuple)."""
+    if isinstance(part, Mapping):
+        return state.update(**part)  # type: ignore[attr-defined, no-any-return]
+    return state.update(*part)  # type: ignore[attr-defined, no-any-return]
+
+
+def evaluate(evaluation: MergeableEvaluation[ResultT], parts: Sequence[Any], *,
+             client: distributed.Client | None = None, workers: int | None = None,
+             scheduler: str | None = None) -> ResultT:
+    """Run an evaluation over parts on a Dask cluster: exactly the result of one ``update`` per part, merged in order.
+
+    Parameters
+    ----------
+    evaluation : MergeableEvaluation
+        The settings (an empty state such as ``CocoEvaluation(max_detections=(1, 10, 100))``).
+    parts : sequence
+        The arguments of each ``update``: a tuple (positional), a mapping (keywords), or a
+        `dask.delayed` object producing one (a shard read on the worker).
+    client, workers, scheduler : optional
+        Which cluster runs it (see `geoiou.dask.connected`).
+
+    Returns
+    -------
+    The evaluation's result, as ``evaluation.update(part)`` for every part, merged, would give.
+
+    Examples
+    --------
+    >>> from geoiou.evaluation import TemporalDetectionEvaluation
+    >>> parts = [({"v1": [(0, 10, "run")]}, {"v1": [(0, 9, "run", 0.9)]}),
+    ...          ({"v2": [(0, 10, "run")]}, {"v2": [(50, 60, "run", 0.8)]})]
+    >>> evaluate(TemporalDetectionEvaluation(tiou_thresholds=[0.5]), parts).mean_ap  # doctest: +SKIP
+    array([0.5])
+    """
+    if not isinstance(evaluation, MergeableEvaluation):
+        raise invalid_argument("evaluation", "an evaluation state such as CocoEvaluation()", type(evaluation).__name__)
+    if not len(parts):
+        raise invalid_argument("parts", "at least one part", "none")
+    empty = evaluation.empty()
+    update = dask.delayed(_updated, pure=True)
+    states = [update(empty, part) for part in parts]
+    merge = dask.delayed(merge_states, pure=True)
+    while len(states) > 1:
+        states = [merge(states[start:start + FAN_IN]) for start in range(0, len(states), FAN_IN)]
+    with connected(client, workers=workers, scheduler=scheduler) as active:
+        merged: MergeableEvaluation[ResultT] = active.compute(states[0]).result()
+    return merged.compute()
+
+
+# --------------------------------------------------------------------------- splitting by image
+def image_parts(weights: np.ndarray, n_parts: int) -> np.ndarray:
+    """The part of each image (images in sorted order): contiguous runs of about equal weight (rows to evaluate).
+
+    Examples
+    --------
+    >>> image_parts(np.array([5, 1, 1, 1, 4, 4]), 3).tolist()
+    [0, 0, 1, 1, 2, 2]
+    """
+    if not len(weights):
+        return np.zeros(0, dtype=np.int64)
+    cumulative = np.cumsum(weights, dtype=np.float64) - weights / 2  # the middle of each image's rows
+    total = max(float(weights.sum()), 1.0)
+    part = np.minimum((cumulative / total * n_parts).astype(np.int64), n_parts - 1)
+    return np.unique(part, return_inverse=True)[1].astype(np.int64)  # no empty parts
+
+
+def _rows_by_part(image_part: np.ndarray, n_parts: int) -> list[np.ndarray]:
+    """Increasing row indices of each part, from the part of each row."""
+    order = np.argsort(image_part, kind="stable")
+    return np.split(order, np.searchsorted(image_part[order], np.arange(1, n_parts)))
+
+
+def _code(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Position of each value among the sorted `ids` (values missing there go to the nearest: the part's
+    ``update`` then refuses them with the one-shot message)."""
+    if not len(ids) or not len(values) or (ids.dtype.kind == "U") != (values.dtype.kind == "U"):
+        return np.zeros(len(values), dtype=np.int64)
+    return np.minimum(np.searchsorted(ids, values), len(ids) - 1)
+
+
+def _part_count(partitions: int | None, client: distributed.Client | None, workers: int | None) -> int:
+    if partitions is not None:
+        if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
+            raise invalid_argument("partitions", "a positive number of parts", partitions)
+        return partitions
+    if client is not None:
+        return 4 * worker_threads(client)
+    return 4 * (workers or 2)  # a few parts per worker keep them all busy to the end
+
+
+def split_detection(truth: Annotations, predictions: Annotations, images: Any, n_parts: int) -> list[dict[str, Any]]:
+    """`update` arguments of each part: the images cut into runs of about equal rows, with their annotations."""
+    image_ids = np.unique(truth.image_id) if images is None else _id_list(list(images), "images")
+    truth_image, predicted_image = _code(image_ids, truth.image_id), _code(image_ids, predictions.image_id)
+    weights = np.bincount(truth_image, minlength=len(image_ids)) + np.bincount(predicted_image, minlength=len(image_ids))
+    part_of_image = image_parts(weights, n_parts)
+    n_parts = int(part_of_image.max(initial=0)) + 1
+    truth_rows = _rows_by_part(part_of_image[truth_image], n_parts)
+    predicted_rows = _rows_by_part(part_of_image[predicted_image], n_parts)
+    parts = []
+    for part in range(n_parts):
+        listed = image_ids[part_of_image == part]
+        part_images: Any = None
+        if isinstance(images, Mapping):
+            part_images = {key: images[key] for key in listed.tolist()}
+        elif images is not None:
+            part_images = listed.tolist()
+        parts.append({"ground_truth": truth.take(truth_rows[part]), "predictions": predictions.take(predicted_rows[part]),
+                      "images": part_images})
+    return parts
+
+
+def _partitioned(make: Callable[[], MergeableEvaluation[ResultT]], truth: Any, predictions: Any, images: Any,
+                 partitions: int | None, client: distributed.Client | None, workers: int | None,
+                 scheduler: str | None) -> ResultT:
+    truth, predictions = _as_annotations(truth, "ground_truth"), _as_annotations(predictions, "predictions")
+    evaluation = make()  # settings checked before any cluster starts
+    with connected(client, workers=workers, scheduler=scheduler) as active:
+        parts = split_detection(truth, predictions, images, _part_count(partitions, active, None))
+        return evaluate(evaluation, parts, client=active)
+
+
+def evaluate_coco(ground_truth: Any, predictions: Any, *, images: Any = None, partitions: int | None = None,
+                  client: distributed.Client | None = None, workers: int | None = None, scheduler: str | None = None,
+                  **options: Any) -> CocoResult:
+    """`geoiou.evaluation.evaluate_coco` on a Dask cluster, the images split into `partitions` parts: the same result.
+
+    `options` are those of `evaluate_coco` (``iou_thresholds``, ``polygon_iou``...); by default
+    there are four parts per worker thread.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.evaluation import Annotations
+    >>> truth = Annotations(image_id=[1, 2], category_id=[1, 1], region=geoiou.Box([[0, 0, 4, 4], [0, 0, 4, 4]]))
+    >>> preds = Annotations(image_id=[1, 2], category_id=[1, 1], score=[0.9, 0.8],
+    ...                     region=geoiou.Box([[0, 0, 4, 4], [5, 5, 8, 8]]))
+    >>> evaluate_coco(truth, preds, workers=2)["AP50"]  # doctest: +SKIP
+    0.504950495049505
+    """
+    return _partitioned(lambda: CocoEvaluation(**options), ground_truth, predictions, images, partitions, client,
+                        workers, scheduler)
+
+
+def evaluate_voc(ground_truth: Any, predictions: Any, *, images: Any = None, partitions: int | None = None,
+                 client: distributed.Client | None = None, workers: int | None = None, scheduler: str | None = None,
+                 **options: Any) -> VocResult:
+    """`geoiou.evaluation.evaluate_voc` on a Dask cluster, the images split into parts in input order: the same result."""
+    return _partitioned(lambda: VocEvaluation(**options), ground_truth, predictions, images, partitions, client,
+                        workers, scheduler)
+
+
+# --------------------------------------------------------------------------- splitting by video
+def take_segments(segments: TemporalSegments, rows: np.ndarray, videos: Sequence[Any]) -> TemporalSegments:
+    """The segments of some rows, with the videos of their part."""
+    return TemporalSegments(video_id=segments.video_id[rows], label=segments.label[rows], start=segments.start[rows],
+                            end=segments.end[rows], score=None if segments.score is None else segments.score[rows],
+                            videos=videos)
+
+
+def split_videos(truth: TemporalSegments, predictions: TemporalSegments, n_parts: int
+                 ) -> list[tuple[TemporalSegments, TemporalSegments]]:
+    """(ground truth, predictions) of each part: the ground truth's videos in runs of about equal segments."""
+    videos = list(truth.videos)
+    position = {video: code for code, video in enumerate(videos)}
+    truth_video = np.array([position[video] for video in truth.video_id.tolist()], dtype=np.int64)
+    # A prediction on an unknown video goes to part 0, whose update refuses it as the one call does.
+    predicted_video = np.array([position.get(video, 0) for video in predictions.video_id.tolist()], dtype=np.int64)
+    weights = np.bincount(truth_video, minlength=len(videos)) + np.bincount(predicted_video, minlength=len(videos))
+    part_of_video = image_parts(weights, n_parts)
+    n_parts = int(part_of_video.max(initial=0)) + 1
+    truth_rows = _rows_by_part(part_of_video[truth_video], n_parts)
+    predicted_rows = _rows_by_part(part_of_video[predicted_video], n_parts)
+    unknown = {video for video in predictions.video_id.tolist() if video not in position}
+    parts = []
+    for part in range(n_parts):
+        part_videos = [video for video, owner in zip(videos, part_of_video.tolist()) if owner == part]
+        extra = sorted(unknown, key=str) if part == 0 else []
+        parts.append((take_segments(truth, truth_rows[part], part_videos),
+                      take_segments(predictions, predicted_rows[part], part_videos + extra)))
+    return parts
+
+
+def evaluate_temporal_detection(ground_truth: Any, predictions: Any, *, partitions: int | None = None,
+                                client: distributed.Client | None = None, workers: int | None = None,
+                                scheduler: str | None = None, **options: Any) -> TemporalDetectionResult:
+    """`geoiou.evaluation.evaluate_temporal_detection` on a Dask cluster, the videos split into parts: the same result."""
+    truth, predicted = _as_segments(ground_truth, "ground_truth"), _as_segments(predictions, "predictions")
+    evaluation = TemporalDetectionEvaluation(**options)
+    with connected(client, workers=workers, scheduler=scheduler) as active:
+        parts = split_videos(truth, predicted, _part_count(partitions, active, None))
+        return evaluate(evaluation, parts, client=active)
+
+
+# --------------------------------------------------------------------------- agreement
+def evaluate_agreement(a: Any, b: Any, *, images: Any = None, partitions: int | None = None,
+                       client: distributed.Client | None = None, workers: int | None = None,
+                       scheduler: str | None = None, **options: Any) -> AgreementResult:
+    """`geoiou.evaluation.evaluate_agreement` on a Dask cluster, the images split into parts: the same result."""
+    evaluation = AgreementEvaluation(**options)
+    if isinstance(a, TemporalSegments) or isinstance(b, TemporalSegments):
+        with connected(client, workers=workers, scheduler=scheduler) as active:
+            parts = split_videos(_as_segments(a, "a"), _as_segments(b, "b"), _part_count(partitions, active, None))
+            return evaluate(evaluation, parts, client=active)
+    side_a, side_b = _as_annotations(a, "a"), _as_annotations(b, "b")
+    with connected(client, workers=workers, scheduler=scheduler) as active:
+        every = np.unique(np.concatenate([side_a.image_id, side_b.image_id, *(
+            [] if images is None else [_id_list(list(images), "images")])]))
+        split = split_detection(side_a, side_b, every, _part_count(partitions, active, None))
+        parts = [{"a": part["ground_truth"], "b": part["predictions"], "images": part["images"]} for part in split]
+        return evaluate(evaluation, parts, client=active)

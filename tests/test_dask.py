@@ -1,0 +1,233 @@
+"""geoiou.dask on a real cluster: a LocalCluster of two worker processes, results equal to the local ones.
+
+Evaluations are compared with the one-call functions bit for bit (the arrays behind the summary
+numbers), overlaps pair for pair with `geoiou.overlaps`, matchings with `geoiou.match`. One test
+kills a worker in the middle of a run: the scheduler reruns its tasks and the result is the same.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+import geoiou
+from geoiou.evaluation import (
+    ActionSegmentationEvaluation,
+    Annotations,
+    CocoEvaluation,
+    ConfusionMatrix,
+    JaccardEvaluation,
+    TemporalSegments,
+    evaluate_action_segmentation,
+    evaluate_agreement,
+    evaluate_coco,
+    evaluate_temporal_detection,
+    evaluate_voc,
+    jaccard,
+)
+from tests.evaluation.test_mergeable import assert_same_matches, detection_set, temporal_set
+
+distributed = pytest.importorskip("distributed")
+dask = pytest.importorskip("dask")
+gd = pytest.importorskip("geoiou.dask")
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::ResourceWarning")
+
+
+def local_cluster(workers: int = 2) -> distributed.LocalCluster:
+    return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                                    silence_logs=50)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with local_cluster() as cluster, distributed.Client(cluster) as connected:
+        yield connected
+
+
+def rings(centers: np.ndarray, radius: float = 3.0, sides: int = 12) -> geoiou.Polygon:
+    angle = np.linspace(0, 2 * np.pi, sides + 1)[:-1]
+    return geoiou.Polygon.from_rings(radius * np.c_[np.cos(angle), np.sin(angle)][None] + centers[:, None, :])
+
+
+def assert_same_overlaps(found, expected) -> None:
+    assert found.shape == expected.shape
+    for name in ("index_a", "index_b", "iou"):
+        np.testing.assert_array_equal(getattr(found, name), getattr(expected, name), err_msg=name)
+
+
+# --------------------------------------------------------------------------- evaluations
+def test_coco_on_the_cluster_equals_the_local_evaluation(client):
+    truth, predictions, images = detection_set(21, n_images=80)
+    whole = evaluate_coco(truth, predictions, images=images)
+    split = gd.evaluate_coco(truth, predictions, images=images, client=client, partitions=7)
+    for name in ("precision", "recall", "scores"):
+        np.testing.assert_array_equal(getattr(split, name), getattr(whole, name))
+    assert_same_matches(split, whole)
+
+
+def test_coco_segmentation_with_rle_masks_on_the_cluster(client):
+    rng = np.random.default_rng(4)
+    masks = geoiou.Mask.from_rle(geoiou.Mask(rng.random((12, 30, 40)) < 0.3).to_rle())  # held as COCO runs
+    truth = Annotations(image_id=np.repeat(np.arange(6), 2), category_id=1, region=masks)
+    preds = Annotations(image_id=np.repeat(np.arange(6), 2), category_id=1, region=masks[::-1],
+                        score=rng.random(12))
+    images = {image: (30, 40) for image in range(6)}
+    whole = evaluate_coco(truth, preds, images=images)
+    np.testing.assert_array_equal(gd.evaluate_coco(truth, preds, images=images, client=client).precision,
+                                  whole.precision)
+
+
+def test_voc_on_the_cluster_keeps_ties_in_input_order(client):
+    truth, predictions, images = detection_set(5, crowd=False)
+    whole = evaluate_voc(truth, predictions, images=images, interpolation="11point")
+    split = gd.evaluate_voc(truth, predictions, images=images, interpolation="11point", client=client, partitions=5)
+    np.testing.assert_array_equal(split.ap, whole.ap)
+    assert_same_matches(split, whole)
+
+
+def test_temporal_detection_on_the_cluster(client):
+    truth, predictions = temporal_set(8, n_videos=30)
+    whole = evaluate_temporal_detection(truth, predictions)
+    split = gd.evaluate_temporal_detection(truth, predictions, client=client, partitions=4)
+    np.testing.assert_array_equal(split.ap, whole.ap)
+    assert_same_matches(split, whole)
+
+
+def test_agreement_on_the_cluster(client):
+    truth, predictions, _ = detection_set(12, crowd=False)
+    whole = evaluate_agreement(truth, predictions, method="optimal")
+    split = gd.evaluate_agreement(truth, predictions, method="optimal", client=client, partitions=6)
+    assert split.to_json(pairs=True) == whole.to_json(pairs=True)
+    truth, predictions = temporal_set(2)
+    a = TemporalSegments.from_records({v: [r[:3] for r in rows] for v, rows in truth.items()})
+    b = TemporalSegments.from_records({v: [r[:3] for r in rows] for v, rows in predictions.items()})
+    assert gd.evaluate_agreement(a, b, client=client).to_json() == evaluate_agreement(a, b).to_json()
+
+
+def test_any_state_over_parts_given_by_the_user(client):
+    rng = np.random.default_rng(1)
+    truth = {f"v{i}": np.repeat(rng.integers(0, 3, 6), rng.integers(1, 6, 6)) for i in range(8)}
+    predicted = {v: np.where(rng.random(len(t)) < 0.2, 0, t) for v, t in truth.items()}
+    parts = [({v: truth[v] for v in vs}, {v: predicted[v] for v in vs}) for vs in (["v0", "v1", "v2"], ["v3"], ["v4", "v5", "v6", "v7"])]
+    split = gd.evaluate(ActionSegmentationEvaluation(background=0), parts, client=client)
+    whole = evaluate_action_segmentation(truth, predicted, background=0)
+    assert (split.accuracy, split.edit, split.videos) == (whole.accuracy, whole.edit, whole.videos)
+    labels = rng.random((30, 4)) < 0.4, rng.random((30, 4)) < 0.4
+    split = gd.evaluate(JaccardEvaluation(average="samples"), [(labels[0][r], labels[1][r]) for r in np.split(np.arange(30), [9, 20])],
+                        client=client)
+    assert split == jaccard(*labels, average="samples")
+    maps = rng.integers(0, 3, (4, 5, 5))
+    assert gd.evaluate(ConfusionMatrix(3), [(m, m[::-1]) for m in maps], client=client).miou == \
+        ConfusionMatrix(3).update(maps, maps[:, ::-1]).compute().miou
+
+
+def test_parts_read_on_the_workers(client, tmp_path):
+    """Shards read by tasks: only paths travel; each worker reads its shard."""
+    truth, predictions, images = detection_set(30, n_images=40)
+    paths = []
+    for k, part in enumerate(np.array_split(np.arange(40), 4)):
+        path = tmp_path / f"shard{k}.pkl"
+        path.write_bytes(pickle.dumps((truth.take(np.isin(truth.image_id, part)),
+                                       predictions.take(np.isin(predictions.image_id, part)), part.tolist())))
+        paths.append(str(path))
+    read = dask.delayed(lambda path: dict(zip(("ground_truth", "predictions", "images"),
+                                              pickle.loads(open(path, "rb").read()))))
+    split = gd.evaluate(CocoEvaluation(), [read(path) for path in paths], client=client)
+    np.testing.assert_array_equal(split.precision, evaluate_coco(truth, predictions, images=images).precision)
+
+
+# --------------------------------------------------------------------------- overlaps and matching
+def test_overlaps_on_the_cluster_equal_the_local_search(client):
+    rng = np.random.default_rng(0)
+    a, b = rings(rng.random((3000, 2)) * 150), rings(rng.random((3000, 2)) * 150)
+    for min_iou in (0.0, 0.3):
+        assert_same_overlaps(gd.overlaps(a, b, min_iou=min_iou, client=client, partitions=9),
+                             geoiou.overlaps(a, b, min_iou=min_iou))
+
+
+def test_each_pair_is_found_once_when_regions_span_many_cells(client):
+    rng = np.random.default_rng(3)
+    corners = rng.random((500, 2)) * 100
+    small = geoiou.Box(np.c_[corners, corners + rng.uniform(1, 6, (500, 2))])
+    large = geoiou.Box([[0, 0, 100, 100], [10, 10, 90, 90], [-5, 40, 105, 60]])  # across every cell
+    same = geoiou.RotatedBox(np.c_[rng.random((400, 2)) * 100, rng.uniform(1, 30, (400, 2)), rng.uniform(0, 180, 400)])
+    for a, b in ((small, large), (large, small), (same, same), (same, small)):
+        assert_same_overlaps(gd.overlaps(a, b, client=client, partitions=16), geoiou.overlaps(a, b))
+
+
+def test_overlaps_of_dask_geopandas_collections(client):
+    dask_geopandas = pytest.importorskip("dask_geopandas")
+    geopandas = pytest.importorskip("geopandas")
+    rng = np.random.default_rng(2)
+    a, b = rings(rng.random((800, 2)) * 60), rings(rng.random((700, 2)) * 60)
+    frame_a = dask_geopandas.from_geopandas(geopandas.GeoDataFrame(geometry=a.to_shapely()), npartitions=3)
+    frame_b = dask_geopandas.from_geopandas(geopandas.GeoDataFrame(geometry=b.to_shapely()), npartitions=2)
+    assert_same_overlaps(gd.overlaps(frame_a, frame_b, min_iou=0.1, client=client), geoiou.overlaps(a, b, min_iou=0.1))
+
+
+@pytest.mark.parametrize("method", ["greedy", "optimal"])
+def test_matching_with_components_across_cells_equals_the_local_matching(client, method):
+    # Chains of overlapping boxes along x: each chain is one component crossing many cells, where
+    # greedy and optimal differ.
+    x = np.arange(0, 100, 0.7)
+    a = geoiou.Box(np.c_[x, np.zeros_like(x), x + 1, np.ones_like(x)])
+    b = geoiou.Box(np.c_[x + 0.35, np.zeros_like(x), x + 1.35, np.ones_like(x)])
+    local = geoiou.match(a, b, min_iou=0.1, method=method)
+    split = gd.match(a, b, min_iou=0.1, method=method, client=client, partitions=16)
+    for name in ("index_a", "index_b", "iou", "unmatched_a", "unmatched_b"):
+        np.testing.assert_array_equal(getattr(split, name), getattr(local, name))
+    cells = np.unique(np.searchsorted(np.quantile(x, np.linspace(0, 1, 5)[1:-1]), x))
+    assert len(cells) > 1  # the chain does cross cells
+
+
+# --------------------------------------------------------------------------- faults and options
+def _slow(part, delay):
+    time.sleep(delay)
+    return part
+
+
+def test_a_worker_killed_in_the_middle_of_a_run_changes_nothing():
+    truth, predictions, images = detection_set(17, n_images=60)
+    expected = evaluate_coco(truth, predictions, images=images)
+    from geoiou.dask.evaluate import split_detection
+
+    parts = [dask.delayed(_slow)(part, 0.3) for part in split_detection(truth, predictions, images, 12)]
+    with local_cluster() as cluster, distributed.Client(cluster) as connected:
+        pids = list(connected.run(os.getpid).values())
+        with ThreadPoolExecutor(1) as pool:
+            running = pool.submit(gd.evaluate, CocoEvaluation(), parts, client=connected)
+            time.sleep(0.8)  # some parts done, others running or waiting
+            assert not running.done()
+            os.kill(pids[0], signal.SIGKILL)
+            result = running.result(timeout=60)
+        assert pids[0] not in connected.run(os.getpid).values()  # the killed process is gone
+    for name in ("precision", "recall", "scores"):
+        np.testing.assert_array_equal(getattr(result, name), getattr(expected, name))
+    assert_same_matches(result, expected)
+
+
+def test_a_cluster_is_named_one_way_only():
+    with pytest.raises(geoiou.InvalidArgumentError, match="'scheduler' must be not given together with 'workers'"):
+        gd.overlaps(geoiou.Box([[0, 0, 1, 1]]), geoiou.Box([[0, 0, 1, 1]]), workers=2, scheduler="tcp://nowhere:1")
+    with pytest.raises(geoiou.InvalidArgumentError, match="'partitions' must be a positive number of parts"):
+        gd.evaluate_coco(*detection_set(1)[:2], partitions=0, client=object())
+    with pytest.raises(geoiou.InvalidArgumentError, match="'parts' must be at least one part"):
+        gd.evaluate(CocoEvaluation(), [])
+
+
+def test_regions_travel_as_coordinate_arrays():
+    polygons = rings(np.random.default_rng(0).random((1000, 2)) * 100)
+    _ = polygons.to_shapely(), polygons.area  # caches are not sent
+    assert len(pickle.dumps(polygons[:10])) < 3500  # 10 of 1000: 13 vertices each, not the whole store
+    masks = geoiou.Mask(np.random.default_rng(0).random((50, 40, 40)) < 0.5)
+    assert len(pickle.dumps(masks[:2])) < 500 + 2 * 40 * 40 / 8
+    for sent in (polygons[3:9], masks[[4, 1]], masks[7]):
+        back = pickle.loads(pickle.dumps(sent))
+        np.testing.assert_array_equal(np.asarray(geoiou.iou(sent, back)), np.ones(sent.shape))
