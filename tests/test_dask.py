@@ -12,11 +12,13 @@ import pickle
 import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import geoiou
+from geoiou.cli import main
 from geoiou.evaluation import (
     ActionSegmentationEvaluation,
     Annotations,
@@ -231,3 +233,31 @@ def test_regions_travel_as_coordinate_arrays():
     for sent in (polygons[3:9], masks[[4, 1]], masks[7]):
         back = pickle.loads(pickle.dumps(sent))
         np.testing.assert_array_equal(np.asarray(geoiou.iou(sent, back)), np.ones(sent.shape))
+
+
+# --------------------------------------------------------------------------- command line
+TOUR = Path(__file__).resolve().parent.parent / "geoiou" / "data" / "tour"
+DOTA = Path(__file__).resolve().parent.parent / "geoiou" / "data" / "dota"
+
+
+@pytest.mark.parametrize("command", [
+    ["eval", TOUR / "coco" / "instances.json", TOUR / "coco" / "results-segm.json"],
+    ["eval", DOTA, TOUR / "dota-task1"],
+    ["eval", TOUR / "activitynet" / "ground_truth.json", TOUR / "activitynet" / "results.json"],
+    ["compare", DOTA, TOUR / "dota-annotator-b", "--method", "optimal"],
+])
+def test_the_command_line_on_a_cluster_writes_the_same_result(client, tmp_path, command):
+    here, there = tmp_path / "here.json", tmp_path / "there.json"
+    assert main([*map(str, command), "--json", str(here)]) == 0
+    assert main([*map(str, command), "--json", str(there), "--scheduler", client.scheduler.address]) == 0
+    assert there.read_text() == here.read_text()
+
+
+def test_the_command_line_starts_a_local_cluster_of_the_workers_asked_for(tmp_path, capsys):
+    command = ["eval", str(TOUR / "coco" / "instances.json"), str(TOUR / "coco" / "results-bbox.json")]
+    assert main([*command, "--workers", "1", "--json", str(tmp_path / "there.json")]) == 0
+    assert main([*command, "--json", str(tmp_path / "here.json")]) == 0
+    assert (tmp_path / "there.json").read_text() == (tmp_path / "here.json").read_text()
+    with pytest.raises(SystemExit):
+        main([*command, "--workers", "0"])
+    assert "expected a positive number of workers (got '0')" in capsys.readouterr().err

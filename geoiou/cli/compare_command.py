@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
 import re
 import sys
@@ -21,7 +22,7 @@ import numpy as np
 
 from geoiou.cli.compare_inputs import Source, read_source
 from geoiou.cli.eval_inputs import SOURCE_KINDS, detect_source
-from geoiou.cli.options import add_reader_options, json_value, pyplot_for_files
+from geoiou.cli.options import add_cluster_options, add_reader_options, cluster_of, json_value, pyplot_for_files
 from geoiou.errors import InvalidArgumentError
 
 __all__ = ["register"]
@@ -66,6 +67,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--labels", metavar="A,B", type=_labels, default=("A", "B"),
                         help="names of the two sets in pictures (default: A,B)")
     add_reader_options(parser)
+    add_cluster_options(parser)
     parser.add_argument("--json", metavar="FILE", help="write the report and every pair as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one row per matched pair and per unmatched region as CSV")
     parser.add_argument("--report-csv", metavar="FILE", help="write the report as CSV: overall, per category, per image")
@@ -97,8 +99,11 @@ def run(arguments: argparse.Namespace) -> int:
         if source.report.skipped:
             print(source.report.summary(), file=sys.stderr)
     source_a, source_b = sources
-    result = evaluate_agreement(source_a.table, source_b.table, min_iou=arguments.min_iou, method=arguments.method,
-                                ignore_category=arguments.ignore_category, images=source_a.images + source_b.images)
+    dask = cluster_of(arguments)
+    compare = evaluate_agreement if dask is None else functools.partial(
+        dask.evaluate_agreement, workers=arguments.workers, scheduler=arguments.scheduler)
+    result = compare(source_a.table, source_b.table, min_iou=arguments.min_iou, method=arguments.method,
+                     ignore_category=arguments.ignore_category, images=source_a.images + source_b.images)
     print(f"geoiou compare: A = {arguments.a}: {source_a.describe()}\n"
           f"                B = {arguments.b}: {source_b.describe()}\n")
     print(result.summary(category_names={**source_b.names, **source_a.names}))

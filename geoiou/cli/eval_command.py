@@ -10,7 +10,7 @@ import sys
 from typing import Any, Literal
 
 from geoiou.cli.eval_inputs import FORMATS, EvaluationInputs, detect_format, load_inputs
-from geoiou.cli.options import add_reader_options, json_value, pyplot_for_files
+from geoiou.cli.options import add_cluster_options, add_reader_options, cluster_of, json_value, pyplot_for_files
 from geoiou.errors import InvalidArgumentError
 
 __all__ = ["evaluate", "per_category_rows", "register"]
@@ -57,6 +57,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--tiou-thresholds", default="activitynet",
                         help="activitynet: 'activitynet' (0.5:0.95), 'thumos14' (0.3:0.7) or a comma-separated list")
     add_reader_options(parser)
+    add_cluster_options(parser)
     parser.add_argument("--digits", type=int, default=4, choices=range(1, 18), metavar="N",
                         help="decimals of the per-category table (default 4; the JSON and CSV files keep every digit)")
     parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
@@ -95,21 +96,25 @@ def run(arguments: argparse.Namespace) -> int:
 
 
 def evaluate(inputs: EvaluationInputs, arguments: argparse.Namespace) -> Any:
-    """Run the evaluation of `inputs` with the options of `arguments`."""
-    from geoiou.evaluation import evaluate_coco, evaluate_temporal_detection, evaluate_voc
+    """Run the evaluation of `inputs` with the options of `arguments` (on a Dask cluster if one is asked for)."""
+    from geoiou import evaluation
 
+    dask = cluster_of(arguments)
+    cluster = {} if dask is None else {"workers": arguments.workers, "scheduler": arguments.scheduler}
+    here = {"show_progress": arguments.progress} if dask is None else {}
+    functions = evaluation if dask is None else dask
     if inputs.format == "activitynet":
-        return evaluate_temporal_detection(inputs.ground_truth, inputs.predictions,
-                                           tiou_thresholds=_tiou_thresholds(arguments.tiou_thresholds),
-                                           show_progress=arguments.progress)
+        return functions.evaluate_temporal_detection(inputs.ground_truth, inputs.predictions,
+                                                     tiou_thresholds=_tiou_thresholds(arguments.tiou_thresholds),
+                                                     **here, **cluster)
     protocol = arguments.protocol or DEFAULT_PROTOCOL[inputs.format]
     if protocol == "voc":
         options = {key: value for key, value in inputs.options.items() if key in ("images", "categories")}
         interpolation: Literal["all", "11point"] = arguments.interpolation or DEFAULT_INTERPOLATION.get(inputs.format, "all")
-        return evaluate_voc(inputs.ground_truth, inputs.predictions, iou_threshold=arguments.iou_threshold,
-                            interpolation=interpolation, show_progress=arguments.progress, **options)
-    return evaluate_coco(inputs.ground_truth, inputs.predictions, polygon_iou=arguments.polygon_iou,
-                         show_progress=arguments.progress, **inputs.options)
+        return functions.evaluate_voc(inputs.ground_truth, inputs.predictions, iou_threshold=arguments.iou_threshold,
+                                      interpolation=interpolation, **options, **here, **cluster)
+    return functions.evaluate_coco(inputs.ground_truth, inputs.predictions, polygon_iou=arguments.polygon_iou,
+                                   **inputs.options, **here, **cluster)
 
 
 def _tiou_thresholds(text: str) -> str | list[float]:
