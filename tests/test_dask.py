@@ -43,8 +43,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::R
 
 
 def local_cluster(workers: int = 2) -> distributed.LocalCluster:
-    return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                                    silence_logs=50)
+    return gd.local_cluster(workers, silence_logs=50)
 
 
 @pytest.fixture(scope="module")
@@ -198,7 +197,7 @@ def _slow(part, delay):
 def test_a_worker_killed_in_the_middle_of_a_run_changes_nothing():
     truth, predictions, images = detection_set(17, n_images=60)
     expected = evaluate_coco(truth, predictions, images=images)
-    from geoiou.dask.evaluate import split_detection
+    from geoiou.dask.evaluations import split_detection
 
     parts = [dask.delayed(_slow)(part, 0.3) for part in split_detection(truth, predictions, images, 12)]
     with local_cluster() as cluster, distributed.Client(cluster) as connected:
@@ -261,3 +260,30 @@ def test_the_command_line_starts_a_local_cluster_of_the_workers_asked_for(tmp_pa
     with pytest.raises(SystemExit):
         main([*command, "--workers", "0"])
     assert "expected a positive number of workers (got '0')" in capsys.readouterr().err
+
+
+def test_result_shards_read_on_the_workers_give_the_one_call_result(client, tmp_path):
+    import json
+
+    instances = TOUR / "coco" / "instances.json"
+    records = json.loads((TOUR / "coco" / "results-segm.json").read_text())
+    shards = []
+    for k in range(3):  # interleaved by image, as ranks of distributed inference write them; one shard empty
+        shard = tmp_path / f"results-{k}.json"
+        shard.write_text(json.dumps([r for r in records if r["image_id"] % 2 == k]))
+        shards.append(shard)
+    from geoiou.io import read_coco, read_coco_results
+
+    truth = read_coco(instances, geometry="segmentation", polygons="pycocotools")
+    joined = [read_coco_results(shard, geometry="segmentation").annotations for shard in shards]
+    from geoiou.dask.evaluations import joined_annotations
+
+    whole = evaluate_coco(truth.annotations, joined_annotations(joined), images=truth.images,
+                          categories=list(truth.categories), polygon_iou="pycocotools")
+    split = gd.evaluate_coco_files(instances, shards, geometry="segmentation", polygon_iou="pycocotools",
+                                   client=client, partitions=4)
+    for name in ("precision", "recall", "scores"):
+        np.testing.assert_array_equal(getattr(split, name), getattr(whole, name))
+    assert_same_matches(split, whole)
+    with pytest.raises(geoiou.InvalidArgumentError, match="'results' must be a non-empty sequence of result files"):
+        gd.evaluate_coco_files(instances, str(shards[0]), client=client)

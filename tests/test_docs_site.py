@@ -32,6 +32,7 @@ API_PAGES = {
     "geoiou": "api/geoiou/index.html",
     "geoiou.evaluation": "api/evaluation/index.html",
     "geoiou.io": "api/io/index.html",
+    "geoiou.dask": "api/dask/index.html",
     "geoiou.plot": "api/plot/index.html",
     "geoiou.rle": "api/rle/index.html",
 }
@@ -39,7 +40,7 @@ NAV_PAGES = ["index.html", "getting-started/index.html", "conventions/index.html
              "howto/temporal/index.html", "howto/mixed-geometries/index.html", "howto/compare/index.html",
              "evaluation-detection/index.html",
              "evaluation-temporal/index.html", "evaluation-segmentation/index.html", "cli/index.html",
-             "gallery/index.html", "performance/index.html", "design/index.html"]
+             "gallery/index.html", "performance/index.html", "scaling-out/index.html", "design/index.html"]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 

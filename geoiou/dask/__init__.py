@@ -3,7 +3,8 @@
 - Evaluations: `evaluate_coco`, `evaluate_voc`, `evaluate_temporal_detection` and
   `evaluate_agreement` split their input by image (or video) into parts, update one evaluation
   state per part on the workers and merge the states: the result is exactly the one-call result.
-  `evaluate` does the same for any evaluation state and parts you give (shards read on workers).
+  `evaluate_coco_files` reads result shards on the workers. `evaluate` does the same for any
+  evaluation state and parts you give (tuples, or delayed reads).
 - Region sets: `overlaps` and `match` of two large sets (geoiou batches or dask-geopandas
   collections), spatially partitioned, each pair found once.
 
@@ -12,11 +13,12 @@ Every function runs on the client given, on a scheduler at an address, on a loca
 workers as coordinate arrays (or COCO runs), not as pickled shapely objects.
 """
 
-from geoiou.dask.cluster import connected
-from geoiou.dask.evaluate import (
+from geoiou.dask.cluster import connected, local_cluster
+from geoiou.dask.evaluations import (
     evaluate,
     evaluate_agreement,
     evaluate_coco,
+    evaluate_coco_files,
     evaluate_temporal_detection,
     evaluate_voc,
 )
@@ -27,8 +29,10 @@ __all__ = [
     "evaluate",
     "evaluate_agreement",
     "evaluate_coco",
+    "evaluate_coco_files",
     "evaluate_temporal_detection",
     "evaluate_voc",
+    "local_cluster",
     "match",
     "overlaps",
 ]

@@ -8,11 +8,12 @@ from typing import Any, Iterator
 from geoiou._validation import invalid_argument
 
 try:
+    import dask
     import distributed
 except ImportError as error:  # pragma: no cover - the extra is installed with the test extra
     raise ImportError("geoiou.dask needs Dask: pip install 'geoiou[dask]'") from error
 
-__all__ = ["connected"]
+__all__ = ["connected", "local_cluster"]
 
 
 @contextlib.contextmanager
@@ -30,12 +31,14 @@ def connected(client: distributed.Client | None = None, *, workers: int | None =
     scheduler : str, optional
         The address of a running scheduler, such as ``"tcp://10.0.0.5:8786"``.
 
+    Notes
+    -----
     With none of them, the current client (``distributed.get_client()``) is used if there is
     one, else a local cluster of one worker per core.
 
     Examples
     --------
-    >>> with connected(workers=1) as client:  # doctest: +SKIP
+    >>> with connected(workers=1) as client:
     ...     client.submit(sum, [1, 2]).result()
     3
     """
@@ -58,9 +61,31 @@ def connected(client: distributed.Client | None = None, *, workers: int | None =
             return
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise invalid_argument("workers", "a positive number of worker processes", workers)
-    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as local:
+    with local_cluster(workers) as cluster, distributed.Client(cluster) as local:
         yield local
+
+
+def local_cluster(workers: int | None = None, **options: Any) -> distributed.LocalCluster:
+    """A `distributed.LocalCluster` of `workers` processes of one thread each, as geoiou runs best on one.
+
+    Dask starts its worker processes with ``MALLOC_TRIM_THRESHOLD_=65536``, which turns glibc's
+    adaptive threshold off: every array over 64 KiB is then mapped and unmapped by the kernel, and
+    geoiou's kernels, which work on large temporary arrays, ran 1.7x slower (the COCO evaluation
+    of benchmarks/bench_dask.py: 1.8-2.2 s against 1.1-1.4 s on one worker). This cluster's
+    workers keep the rest of Dask's settings (one BLAS and OpenMP thread each) but not that one.
+
+    Examples
+    --------
+    >>> with local_cluster(1) as cluster:
+    ...     len(cluster.workers)
+    1
+    """
+    environment = {name: value for name, value in dask.config.get("distributed.nanny.pre-spawn-environ").items()
+                   if name != "MALLOC_TRIM_THRESHOLD_"}
+    settings = {"n_workers": workers, "threads_per_worker": 1, "processes": True, "dashboard_address": ":0",
+                **options}
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": environment}):
+        return distributed.LocalCluster(**settings)
 
 
 def _current_client() -> distributed.Client | None:

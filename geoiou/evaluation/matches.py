@@ -112,6 +112,21 @@ class ObjectMatches:
         return cls(parts[0].iou_thresholds, shifted("prediction_match", gt_start), joined("prediction_iou"),
                    joined("true_positive"), joined("ignored"), joined("evaluated"), shifted("truth_match", dt_start))
 
+    def renumbered(self, prediction_row: np.ndarray, truth_row: np.ndarray) -> ObjectMatches:
+        """The same matches with the rows renumbered: prediction row ``i`` becomes ``prediction_row[i]``, ground-truth
+        row ``j`` becomes ``truth_row[j]`` (permutations: parts evaluated in another order than their inputs')."""
+        def moved(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+            placed = np.empty_like(values)
+            placed[..., rows] = values
+            return placed
+
+        prediction_match = np.where(self.prediction_match >= 0, truth_row[np.maximum(self.prediction_match, 0)], -1)
+        truth_match = np.where(self.truth_match >= 0, prediction_row[np.maximum(self.truth_match, 0)], -1)
+        return ObjectMatches(self.iou_thresholds, moved(prediction_match, prediction_row),
+                             moved(self.prediction_iou, prediction_row), moved(self.true_positive, prediction_row),
+                             moved(self.ignored, prediction_row), moved(self.evaluated, prediction_row),
+                             moved(truth_match, truth_row))
+
     def _threshold_index(self, iou_threshold: float) -> int:
         found = np.flatnonzero(np.isclose(self.iou_thresholds, iou_threshold, rtol=0, atol=1e-12))
         if not found.size:

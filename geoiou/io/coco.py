@@ -43,7 +43,7 @@ import shapely
 from geoiou import rle as coco_rle
 from geoiou._validation import describe, invalid_argument
 from geoiou.errors import InvalidRegionError
-from geoiou.evaluation.coco_rasterize import coco_compat_counts
+from geoiou.evaluation.coco_rasterize import coco_compat_counts, coco_compat_parts_runs
 from geoiou.evaluation.detection import Annotations
 from geoiou.io.columns import all_of_type, integer_column, json_columns, number_column, number_rows
 from geoiou.evaluation.progress import Phases
@@ -286,7 +286,7 @@ def _annotation_columns(records: list[Any], geometry: str, images: dict[int, tup
     missing: 0); ``area`` in every annotation or in none; a box of 4 finite numbers, or polygon
     parts as flat lists of numbers (each part written open) and RLEs of the image's size.
     """
-    if not records or (geometry == "segmentation" and polygons != "exact"):
+    if not records:
         return None
     columns = json_columns(records, ("id", "image_id", "category_id", geometry))
     if columns is None:
@@ -304,7 +304,8 @@ def _annotation_columns(records: list[Any], geometry: str, images: dict[int, tup
         return None
     sizes = np.array([images[image] for image in np.unique(image_id).tolist()], dtype=np.int64).reshape(-1, 2)
     sizes = sizes[np.searchsorted(np.unique(image_id), image_id)]
-    region = _box_column(columns["bbox"]) if geometry == "bbox" else _segmentation_column(columns["segmentation"], sizes)
+    region = _box_column(columns["bbox"]) if geometry == "bbox" else _segmentation_column(columns["segmentation"], sizes,
+                                                                                          polygons)
     if region is None:
         return None
     annotations = Annotations(image_id=image_id, category_id=category_id, region=region, iscrowd=iscrowd.astype(bool),
@@ -312,15 +313,26 @@ def _annotation_columns(records: list[Any], geometry: str, images: dict[int, tup
     return annotations, ids
 
 
-def _segmentation_column(values: list[Any], sizes: np.ndarray) -> list[Region] | None:
-    """Polygons and RLE masks of the records, one batch per stretch of one kind (masks: of one size)."""
+def _segmentation_column(values: list[Any], sizes: np.ndarray, polygons: str = "exact") -> list[Region] | None:
+    """Polygons and RLE masks of the records, one batch per stretch of one kind (masks: of one size).
+
+    With ``polygons="pycocotools"`` polygon records become masks, rasterized all at once as
+    pycocotools does (the record parser's result, without a Python call per record).
+    """
     is_polygon = np.fromiter(map(operator.is_, map(type, values), repeat(list)), bool, len(values))
     is_rle = np.fromiter(map(operator.is_, map(type, values), repeat(dict)), bool, len(values))
     if not (is_polygon | is_rle).all():
         return None
     polygon_rows, rle_rows = np.flatnonzero(is_polygon), np.flatnonzero(is_rle)
-    geometries = _polygon_column([values[k] for k in polygon_rows.tolist()])
     runs = _rle_runs([values[k] for k in rle_rows.tolist()], sizes[rle_rows])
+    if polygons == "pycocotools":
+        parts = _polygon_parts([values[k] for k in polygon_rows.tolist()])
+        if parts is None or runs is None:
+            return None
+        rasters = coco_compat_parts_runs(*parts, sizes[polygon_rows])
+        every = coco_rle.Runs.concatenate([rasters, runs]).take(np.argsort(np.r_[polygon_rows, rle_rows], kind="stable"))
+        return _mask_stretches(every, sizes)
+    geometries = _polygon_column([values[k] for k in polygon_rows.tolist()])
     if geometries is None or runs is None:
         return None
     # Consecutive records of one kind (and masks of one size) share a batch, as record by record.
@@ -337,22 +349,39 @@ def _segmentation_column(values: list[Any], sizes: np.ndarray) -> list[Region] |
     return pieces
 
 
-def _polygon_column(values: list[Any]) -> np.ndarray | None:
-    """One valid shapely geometry per record from its parts (flat coordinate lists), all built at once."""
-    if not values:
-        return np.empty(0, dtype=object)
+def _mask_stretches(runs: coco_rle.Runs, sizes: np.ndarray) -> list[Region]:
+    """Masks of the records, one batch per stretch of records of one image size."""
+    kind = sizes[:, 0] * (sizes[:, 1].max(initial=0) + 1) + sizes[:, 1]
+    changes = (np.flatnonzero(kind[1:] != kind[:-1]) + 1).tolist()
+    return [Mask._from_runs(runs.slice(first, stop)) for first, stop in zip([0, *changes], [*changes, len(sizes)])]
+
+
+def _polygon_parts(values: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The parts of polygon records as ``(vertices (V, 2), vertices per part, parts per record)``, or None
+    where the record parser must decide (a part not a flat list of at least 3 points, or written closed)."""
     counts = np.fromiter(map(len, values), np.int64, len(values))
     parts = list(chain.from_iterable(values))
     if not counts.all() or not all_of_type(parts, list):
         return None
     lengths = np.fromiter(map(len, parts), np.int64, len(parts))
-    coordinates = number_column(list(chain.from_iterable(parts)))
+    coordinates = number_column(list(chain.from_iterable(parts))) if parts else np.zeros(0)
     if coordinates is None or (lengths % 2).any() or (lengths < 6).any():
         return None
     vertices, lengths = coordinates.reshape(-1, 2), lengths // 2
     last = np.cumsum(lengths) - 1
-    if (vertices[last] == vertices[last - lengths + 1]).all(axis=1).any():
+    if len(last) and (vertices[last] == vertices[last - lengths + 1]).all(axis=1).any():
         return None  # a part written closed: the record-by-record reader drops the repeated vertex
+    return vertices, lengths, counts
+
+
+def _polygon_column(values: list[Any]) -> np.ndarray | None:
+    """One valid shapely geometry per record from its parts (flat coordinate lists), all built at once."""
+    if not values:
+        return np.empty(0, dtype=object)
+    parts = _polygon_parts(values)
+    if parts is None:
+        return None
+    vertices, lengths, counts = parts
     faults: dict[int, str] = {}
     joined = _polygons_of_rings(list(range(len(values))), vertices, lengths, counts, False, faults)
     if faults:
