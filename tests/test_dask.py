@@ -287,3 +287,15 @@ def test_result_shards_read_on_the_workers_give_the_one_call_result(client, tmp_
     assert_same_matches(split, whole)
     with pytest.raises(geoiou.InvalidArgumentError, match="'results' must be a non-empty sequence of result files"):
         gd.evaluate_coco_files(instances, str(shards[0]), client=client)
+
+
+def test_parts_as_a_dask_bag(client):
+    import dask.bag
+
+    truth, predictions = temporal_set(6, n_videos=10)
+    videos = list(truth)
+    parts = dask.bag.from_sequence([({v: truth[v]}, {v: predictions[v]}) for v in videos], npartitions=3)
+    from geoiou.evaluation import TemporalDetectionEvaluation
+
+    split = gd.evaluate(TemporalDetectionEvaluation(), parts, client=client)
+    np.testing.assert_array_equal(split.ap, evaluate_temporal_detection(truth, predictions).ap)

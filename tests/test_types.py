@@ -26,7 +26,7 @@ PENDING = {
     "geoiou/evaluation/action_segmentation.py": 14,
     "geoiou/evaluation/agreement.py": 4,
     "geoiou/evaluation/coco_rasterize.py": 2,
-    "geoiou/evaluation/detection.py": 13,
+    "geoiou/evaluation/detection.py": 9,
     "geoiou/evaluation/progress.py": 1,
     "geoiou/evaluation/semantic.py": 4,
     "geoiou/evaluation/temporal.py": 9,

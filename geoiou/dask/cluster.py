@@ -98,4 +98,4 @@ def _current_client() -> distributed.Client | None:
 def worker_threads(client: distributed.Client) -> int:
     """Threads of all the workers the client sees (at least 1): the default number of parts follows it."""
     info: dict[str, Any] = client.scheduler_info()
-    return max(1, sum(worker.get("nthreads", 1) for worker in info.get("workers", {}).values()))
+    return max(1, sum(int(worker.get("nthreads", 1)) for worker in info.get("workers", {}).values()))

@@ -32,6 +32,7 @@ from geoiou.evaluation.voc import VocResult
 
 import dask
 import distributed
+from dask.delayed import delayed
 
 __all__ = ["evaluate", "evaluate_agreement", "evaluate_coco", "evaluate_coco_files", "evaluate_temporal_detection",
            "evaluate_voc"]
@@ -48,6 +49,13 @@ def _updated(state: MergeableEvaluation[Any], part: Any) -> MergeableEvaluation[
     return state.update(*part)  # type: ignore[attr-defined, no-any-return]
 
 
+def _updated_with_each(state: MergeableEvaluation[Any], parts: list[Any]) -> MergeableEvaluation[Any]:
+    """A worker's task for a partition of a dask Bag: every part of it, in order."""
+    for part in parts:
+        state = _updated(state, part)
+    return state
+
+
 def evaluate(evaluation: MergeableEvaluation[ResultT], parts: Sequence[Any], *,
              client: distributed.Client | None = None, workers: int | None = None,
              scheduler: str | None = None) -> ResultT:
@@ -57,9 +65,10 @@ def evaluate(evaluation: MergeableEvaluation[ResultT], parts: Sequence[Any], *,
     ----------
     evaluation : MergeableEvaluation
         The settings (an empty state such as ``CocoEvaluation(max_detections=(1, 10, 100))``).
-    parts : sequence
+    parts : sequence or dask.bag.Bag
         The arguments of each ``update``: a tuple (positional), a mapping (keywords), or a
-        `dask.delayed` object producing one (a shard read on the worker).
+        `dask.delayed` object producing one (a shard read on the worker); or a dask Bag of
+        them (each partition updates one state, its parts in order).
     client, workers, scheduler : optional
         Which cluster runs it (see `geoiou.dask.connected`).
 
@@ -77,18 +86,24 @@ def evaluate(evaluation: MergeableEvaluation[ResultT], parts: Sequence[Any], *,
     """
     if not isinstance(evaluation, MergeableEvaluation):
         raise invalid_argument("evaluation", "an evaluation state such as CocoEvaluation()", type(evaluation).__name__)
-    if not len(parts):
-        raise invalid_argument("parts", "at least one part", "none")
     empty = evaluation.empty()
-    update = dask.delayed(_updated, pure=True)
+    if hasattr(parts, "to_delayed") and hasattr(parts, "map_partitions"):  # a dask Bag: its items are the parts
+        update_each = delayed(_updated_with_each, pure=True)
+        states = [update_each(empty, partition) for partition in parts.to_delayed()]
+    else:
+        update = delayed(_updated, pure=True)
+        states = [update(empty, part) for part in parts]
+    if not states:
+        raise invalid_argument("parts", "at least one part", "none")
     with connected(client, workers=workers, scheduler=scheduler) as active:
-        return _merged([update(empty, part) for part in parts], active)
+        result: ResultT = _merged(states, active)
+    return result
 
 
 def _merged(states: list[Any], client: distributed.Client, *also: Any) -> Any:
     """Merge delayed states in a tree of fan-in `FAN_IN` on the cluster and compute the result here (with `also`,
     delayed values computed in the same graph: the result and their values)."""
-    merge = dask.delayed(merge_states, pure=True)
+    merge = delayed(merge_states, pure=True)
     while len(states) > 1:
         states = [merge(states[start:start + FAN_IN]) for start in range(0, len(states), FAN_IN)]
     # Parts given in memory travel in the graph on purpose (see the module notes): no warning for it.
@@ -292,15 +307,15 @@ def evaluate_coco_files(ground_truth: str | Path, results: Sequence[str | Path],
         weights = np.bincount(_code(image_ids, annotations.image_id), minlength=len(image_ids)) + 1
         part_of_image = image_parts(weights, n_parts)
         n_parts = int(part_of_image.max(initial=0)) + 1
-        read = dask.delayed(_read_shard, pure=True, nout=n_parts)
+        read = delayed(_read_shard, pure=True, nout=n_parts)
         shards = [read(str(path), geometry, skip_invalid, image_ids, part_of_image) for path in results]
         truth_rows = _rows_by_part(part_of_image[_code(image_ids, annotations.image_id)], n_parts)
-        update = dask.delayed(_update_from_shards, pure=True)
+        update = delayed(_update_from_shards, pure=True)
         states = [update(evaluation.empty(), annotations.take(truth_rows[k]), [shard[k] for shard in shards],
                          {key: truth.images[key] for key in image_ids[part_of_image == k].tolist()})
                   for k in range(n_parts)]
         # Where each part's predictions sit in the shards: computed with the states (shared tasks run once).
-        piece_rows = dask.delayed(_piece_rows, pure=True)
+        piece_rows = delayed(_piece_rows, pure=True)
         provenance = ([piece_rows([shard[k] for shard in shards]) for k in range(n_parts)],
                       [shard[n_parts] for shard in shards])
         result, (rows, lengths) = _merged(states, active, provenance)
@@ -309,7 +324,8 @@ def evaluate_coco_files(ground_truth: str | Path, results: Sequence[str | Path],
     prediction_row = np.concatenate([np.zeros(0, np.int64)] + [start + part_rows for k in range(n_parts)
                                                               for start, part_rows in zip(shard_start, rows[k])])
     matches = result.matches.renumbered(prediction_row, np.concatenate(truth_rows))
-    return dataclasses.replace(result, matches=matches)
+    renumbered: CocoResult = dataclasses.replace(result, matches=matches)
+    return renumbered
 
 
 # --------------------------------------------------------------------------- splitting by video
@@ -386,5 +402,5 @@ def evaluate_agreement(a: Any, b: Any, *, images: Any = None, partitions: int | 
         every = np.unique(np.concatenate([side_a.image_id, side_b.image_id, *(
             [] if images is None else [_id_list(list(images), "images")])]))
         split = split_detection(side_a, side_b, every, _part_count(partitions, active, None))
-        parts = [{"a": part["ground_truth"], "b": part["predictions"], "images": part["images"]} for part in split]
-        return evaluate(evaluation, parts, client=active)
+        sides = [{"a": part["ground_truth"], "b": part["predictions"], "images": part["images"]} for part in split]
+        return evaluate(evaluation, sides, client=active)

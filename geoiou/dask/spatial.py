@@ -29,6 +29,7 @@ from geoiou.sparse import overlaps as local_overlaps
 
 import dask
 import distributed
+from dask.delayed import delayed
 
 __all__ = ["match", "overlaps"]
 
@@ -57,7 +58,7 @@ def _chunks(side: Any, param: str) -> tuple[list[Any], np.ndarray, int, type]:
     if hasattr(side, "to_delayed") and hasattr(side, "map_partitions"):  # a dask(-geopandas) collection
         lengths = np.asarray(side.map_partitions(len).compute(), dtype=np.int64)
         starts = np.concatenate([[0], np.cumsum(lengths)])
-        as_polygons = dask.delayed(_as_polygons, pure=True)
+        as_polygons = delayed(_as_polygons, pure=True)
         return [as_polygons(part) for part in side.to_delayed()], starts[:-1], int(starts[-1]), Polygon
     raise not_a_region(param, side)
 
@@ -68,7 +69,8 @@ def _sample(region: Region, seed: int) -> np.ndarray:
     corners = corners[np.isfinite(corners).all(axis=1)]
     if len(corners) > SAMPLE_PER_CHUNK:
         corners = corners[np.random.default_rng(seed).choice(len(corners), SAMPLE_PER_CHUNK, replace=False)]
-    return corners
+    sampled: np.ndarray = corners
+    return sampled
 
 
 def _grid_cuts(samples: list[np.ndarray], n_cells: int) -> tuple[np.ndarray, np.ndarray]:
@@ -169,14 +171,13 @@ def overlaps(a: Any, b: Any, *, min_iou: float = 0.0, partitions: int | None = N
 
         n_cells = _part_count(partitions, active, None)
         chunks = chunks_a + chunks_b
-        sample = dask.delayed(_sample, pure=True)
+        sample = delayed(_sample, pure=True)
         remote = [k for k, chunk in enumerate(chunks) if not isinstance(chunk, Region)]
-        samples = [None if k in remote else _sample(chunk, k) for k, chunk in enumerate(chunks)]
-        for k, value in zip(remote, active.compute([sample(chunks[k], k) for k in remote], sync=True)):
-            samples[k] = value
+        computed = dict(zip(remote, active.compute([sample(chunks[k], k) for k in remote], sync=True)))
+        samples = [computed[k] if k in computed else _sample(chunk, k) for k, chunk in enumerate(chunks)]
         cuts_x, cuts_y = _grid_cuts(samples, n_cells)
         cells = (len(cuts_x) + 1) * (len(cuts_y) + 1)
-        to_cells = dask.delayed(_to_cells, pure=True, nout=cells)
+        to_cells = delayed(_to_cells, pure=True, nout=cells)
 
         def spread(chunk: Any, start: int) -> Any:
             if isinstance(chunk, Region):  # spread here: each region travels once, to its own cells
@@ -185,7 +186,7 @@ def overlaps(a: Any, b: Any, *, min_iou: float = 0.0, partitions: int | None = N
 
         spread_a = [spread(chunk, int(start)) for chunk, start in zip(chunks_a, starts_a)]
         spread_b = [spread(chunk, int(start)) for chunk, start in zip(chunks_b, starts_b)]
-        cell_pairs = dask.delayed(_cell_pairs, pure=True, nout=3)
+        cell_pairs = delayed(_cell_pairs, pure=True, nout=3)
         found = [cell_pairs([pieces[k] for pieces in spread_a], [pieces[k] for pieces in spread_b], k, cuts_x,
                             cuts_y, float(min_iou)) for k in range(cells)]
         with dask.config.set({"distributed.admin.large-graph-warning-threshold": "4GB"}):  # regions go in the graph

@@ -19,7 +19,6 @@ sequence one frame early; ``mstcn_2019_compat=True`` reproduces that (see
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from geoiou._validation import invalid_argument as _invalid
-from geoiou.evaluation.mergeable import MergeableEvaluation
+from geoiou.evaluation.mergeable import MergeableEvaluation, refuse_shared
 from geoiou.evaluation.progress import progress
 from geoiou.metrics import iou
 from geoiou.regions import Interval
@@ -430,9 +429,7 @@ class ActionSegmentationEvaluation(MergeableEvaluation[ActionSegmentationResult]
                            "mappings in some parts and sequences in others")
         videos = tuple(video for part in parts for video in part.videos) if keyed else tuple(range(
             sum(len(part.videos) for part in parts)))
-        twice = [video for video, count in Counter(videos).items() if count > 1]
-        if twice:
-            raise _invalid("parts", "parts split by video: each video in one part only", f"video {twice[0]!r} in two parts")
+        refuse_shared(videos, "video")
         correct, frames, edits = (np.concatenate([getattr(part, name) for part in parts])
                                   for name in ("correct", "frames", "edits"))
         counts = np.sum([part.counts for part in parts], axis=0)

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
@@ -38,7 +37,7 @@ import numpy as np
 from geoiou._validation import invalid_argument, zero_division_value
 from geoiou.evaluation.coco import _plain
 from geoiou.evaluation.detection import Annotations, _as_annotations
-from geoiou.evaluation.mergeable import MergeableEvaluation
+from geoiou.evaluation.mergeable import MergeableEvaluation, refuse_shared
 from geoiou.evaluation.temporal import TemporalSegments
 from geoiou.matching import METHODS, Matching, joint_keys, match
 from geoiou.regions import Interval, Region
@@ -196,11 +195,7 @@ class AgreementEvaluation(MergeableEvaluation["AgreementResult"]):
     def compute(self) -> AgreementResult:
         """The report over every part: counts, ratios and IoU statistics overall, per category and per image."""
         settings, parts = self._settings, self._parts
-        seen = Counter(image for part in parts for image in part.images.tolist())
-        twice = [image for image, count in seen.items() if count > 1]
-        if twice:
-            raise invalid_argument("parts", "parts split by image: each image in one part only",
-                                   f"image {twice[0]!r} in two parts")
+        refuse_shared((image for part in parts for image in part.images.tolist()), "image")
         columns = {name: _joined([getattr(part, name) for part in parts])
                    for name in ("image_a", "image_b", "category_a", "category_b", "images")}
         image_ids, image_a, image_b = _ids(columns["image_a"], columns["image_b"], ("a.image_id", "b.image_id"),

@@ -218,6 +218,13 @@ class Annotations:
     """
 
     __slots__ = ("_pieces", "_image_id", "_category_id", "_score", "_iscrowd", "_area", "_ignore")
+    _pieces: tuple[Region, ...]
+    _image_id: np.ndarray
+    _category_id: np.ndarray
+    _score: np.ndarray | None
+    _iscrowd: np.ndarray | None
+    _area: np.ndarray | None
+    _ignore: np.ndarray | None
 
     def __init__(self, image_id: ArrayLike, category_id: ArrayLike, region: Region | Sequence[Region], *,
                  score: ArrayLike | None = None, iscrowd: ArrayLike | None = None, area: ArrayLike | None = None,

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import copy
 import math
+from collections import Counter
+from collections.abc import Hashable, Iterable
 from typing import Any, Generic, Sequence, TypeVar
 
 import numpy as np
@@ -128,6 +130,14 @@ def disjoint_keys(parts: Sequence[np.ndarray], what: str) -> np.ndarray:
         raise invalid_argument("parts", f"parts split by {what}: each {what} in one part only",
                                f"{what} {distinct[np.argmax(counts > 1)].item()!r} in {counts.max()} parts")
     return distinct
+
+
+def refuse_shared(keys: Iterable[Hashable], what: str) -> None:
+    """Refuse a key (video, image) that appears in two parts: `keys` lists each part's keys one after another."""
+    twice = [key for key, count in Counter(keys).items() if count > 1]
+    if twice:
+        raise invalid_argument("parts", f"parts split by {what}: each {what} in one part only",
+                               f"{what} {twice[0]!r} in two parts")
 
 
 def offsets(sizes: Sequence[int]) -> np.ndarray:

@@ -15,7 +15,6 @@ on THUMOS14). See ``docs/evaluation-temporal.md``.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +24,7 @@ from numpy.typing import ArrayLike
 
 from geoiou._validation import invalid_argument as _invalid, zero_division_value
 from geoiou.evaluation.matches import ObjectMatches
-from geoiou.evaluation.mergeable import MergeableEvaluation
+from geoiou.evaluation.mergeable import MergeableEvaluation, refuse_shared
 from geoiou.evaluation.progress import progress
 from geoiou.metrics import iou
 from geoiou.regions import Interval
@@ -595,9 +594,7 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
         """AP per class and threshold over every part, predictions ranked across all videos."""
         parts = self._parts
         videos = [video for part in parts for video in part.videos]
-        twice = [video for video, count in Counter(videos).items() if count > 1]
-        if twice:
-            raise _invalid("parts", "parts split by video: each video in one part only", f"video {twice[0]!r} in two parts")
+        refuse_shared(videos, "video")
         truth_label = np.concatenate([np.zeros(0, object)] + [part.truth_label for part in parts])
         if not len(truth_label):  # no classes to average over
             raise _invalid("ground_truth", "at least one segment", "none")
