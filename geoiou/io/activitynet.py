@@ -19,13 +19,17 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from itertools import chain
+from typing import Any
+
+import numpy as np
 
 from geoiou._validation import describe, invalid_argument
 from geoiou.errors import FormatError
 from geoiou.evaluation.temporal import TemporalSegments
+from geoiou.io.columns import all_of_type, json_columns, number_column, number_rows, object_keys
 from geoiou.io.json_documents import load_json_document
 from geoiou.io.report import ReadReport, RecordReader, invalid
 
@@ -35,9 +39,11 @@ KINDS = ("database", "results")
 #: The "version" written into result files (the ActivityNet release whose layout they follow).
 RESULTS_VERSION = "VERSION 1.3"
 
-T = TypeVar("T")
 #: One segment as read: (video, label, start, end, score or None).
 Row = tuple[Hashable, str, float, float, "float | None"]
+#: One video's records: its id, the list of records, where the list is (for messages), and the fault of the
+#: video's entry (then no records), reported in file order with the records' faults.
+_Group = tuple[Hashable, list[Any], str, "str | None"]
 
 
 @dataclass(frozen=True)
@@ -137,7 +143,9 @@ def read_activitynet(source: str | os.PathLike[str] | Mapping[str, Any], *, subs
     <dict>: read 0 records, skipped 1
       1 x 'segment' must have end >= start (first at results['v_a'][0])
     """
-    document, reader = load_json_document(source, skip_invalid=skip_invalid)
+    # Keys counted down to the records (video -> list -> record), whose segment pairs are not entered.
+    document, reader = load_json_document(source, skip_invalid=skip_invalid,
+                                          count_keys=lambda parsed: object_keys(parsed, list_depth=4))
     kind = _kind(document, reader)
     if kind == "results" and subset is not None:
         raise invalid_argument("subset", "None for a results file (results have no subsets)", subset)
@@ -147,10 +155,11 @@ def read_activitynet(source: str | os.PathLike[str] | Mapping[str, Any], *, subs
                                 f"{'videos' if kind == 'database' else 'lists of predictions'} (got {describe(content)})")
     if kind == "database":
         subset = _protocol_subset(content, subset, reader.source)
-        rows, videos, durations = _read_database(content, subset, reader)
+        groups, videos, durations = _read_database(content, subset, reader)
     else:
-        (rows, videos), durations = _read_results(content, reader), {}
-    return ActivityNetFile(_segments(rows, videos, scored=kind == "results"), kind, durations, reader.report(), subset)
+        (groups, videos), durations = _read_results(content, reader), {}
+    segments = _segments_of(groups, videos, reader, scored=kind == "results")
+    return ActivityNetFile(segments, kind, durations, reader.report(), subset)
 
 
 #: The subset ActivityNet's evaluation (``eval_detection.py``) reads by default.
@@ -186,25 +195,27 @@ def _kind(document: Any, reader: RecordReader) -> str:
 
 
 def _read_database(database: Mapping, subset: str | None,
-                   reader: RecordReader) -> tuple[list[Row], list[Hashable], dict[str, float]]:
+                   reader: RecordReader) -> tuple[list[_Group], list[Hashable], dict[str, float]]:
     if subset is not None:
         _require_subset_present(database, subset, reader.source)
-    rows: list[Row] = []
+    groups: list[_Group] = []
     videos: list[Hashable] = []
     durations: dict[str, float] = {}
     for video, entry in database.items():
         location = f"database[{video!r}]"
         if subset is not None and _of_another_subset(entry, subset):
             continue  # not part of this evaluation, and not read
-        checked = _checked(reader, location, _video_entry, entry, subset is not None)
-        if checked is None:
+        try:
+            checked = _video_entry(entry, subset is not None)
+        except FormatError as error:  # reported in file order, with the records' faults
+            groups.append((video, [], location, error.reason))
             continue
         annotations, duration = checked
         videos.append(video)
         if duration is not None:
             durations[video] = duration
-        rows += _read_segments(reader, video, annotations, f"{location}.annotations", scored=False)
-    return rows, videos, durations
+        groups.append((video, annotations, f"{location}.annotations", None))
+    return groups, videos, durations
 
 
 def _require_subset_present(database: Mapping, subset: str, source: str) -> None:
@@ -235,17 +246,53 @@ def _video_entry(entry: Any, subset_required: bool) -> tuple[list, float | None]
     return entry["annotations"], duration
 
 
-def _read_results(results: Mapping, reader: RecordReader) -> tuple[list[Row], list[Hashable]]:
-    rows: list[Row] = []
+def _read_results(results: Mapping, reader: RecordReader) -> tuple[list[_Group], list[Hashable]]:
+    groups: list[_Group] = []
     videos: list[Hashable] = []
     for video, predictions in results.items():
         location = f"results[{video!r}]"
         if not isinstance(predictions, list):
-            reader.fail(location, f"the video's predictions must be a list (got {describe(predictions)})")
+            groups.append((video, [], location, f"the video's predictions must be a list (got {describe(predictions)})"))
             continue
         videos.append(video)
-        rows += _read_segments(reader, video, predictions, location, scored=True)
-    return rows, videos
+        groups.append((video, predictions, location, None))
+    return groups, videos
+
+
+def _segments_of(groups: list[_Group], videos: list[Hashable], reader: RecordReader, *,
+                 scored: bool) -> TemporalSegments:
+    """The segments of every video's records: as columns when every record is plain, else record by record
+    (which names the faulty ones)."""
+    columns = None if any(fault for *_, fault in groups) else _plain_columns(groups, scored)
+    if columns is not None:
+        reader.read_valid(len(columns[1]))
+        video_id, label, bounds, score = columns
+        return TemporalSegments(video_id=video_id, label=label, start=bounds[:, 0], end=bounds[:, 1], score=score,
+                                videos=videos)
+    rows: list[Row] = []
+    for video, records, location, fault in groups:
+        if fault is not None:
+            reader.fail(location, fault)
+        rows += _read_segments(reader, video, records, location, scored=scored)
+    return _segments(rows, videos, scored=scored)
+
+
+def _plain_columns(groups: list[_Group], scored: bool
+                   ) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray | None] | None:
+    """Video ids, labels, ``(start, end)`` rows and scores of all records at C speed; None unless every record is
+    ``{"segment": [two finite numbers, start <= end], "label": a string[, "score": a finite number]}``."""
+    records = list(chain.from_iterable(records for _, records, _, _ in groups))
+    columns = json_columns(records, ("segment", "label", "score") if scored else ("segment", "label"))
+    if columns is None or not all_of_type(columns["label"], str):
+        return None
+    bounds = number_rows(columns["segment"], 2)
+    score = number_column(columns["score"]) if scored else None
+    if bounds is None or (bounds[:, 1] < bounds[:, 0]).any() or (scored and score is None):
+        return None
+    videos = np.empty(len(groups), dtype=object)
+    videos[:] = [video for video, *_ in groups]
+    video_id = np.repeat(videos, [len(records) for _, records, _, _ in groups])
+    return video_id, columns["label"], bounds, score
 
 
 def _read_segments(reader: RecordReader, video: Hashable, records: list, location: str, *,
@@ -255,15 +302,6 @@ def _read_segments(reader: RecordReader, video: Hashable, records: list, locatio
         with reader.record(f"{location}[{index}]"):
             rows.append(_segment_row(record, video, scored))
     return rows
-
-
-def _checked(reader: RecordReader, location: str, check: Callable[..., T], *args: Any) -> T | None:
-    """The result of checking a video entry, or None after reporting its fault (videos are not counted as records)."""
-    try:
-        return check(*args)
-    except FormatError as error:
-        reader.fail(location, error.reason)
-        return None
 
 
 def _segment_row(record: Any, video: Hashable, scored: bool) -> Row:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from itertools import chain
 from typing import Any, NamedTuple
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,8 @@ from numpy.typing import ArrayLike
 
 from geoiou._validation import describe, invalid_argument
 from geoiou.io.folders import FileColumns, LabelSet, label_files, label_set, line_records, parse_records, settle
-from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, read_text, source_name
+from geoiou.io.line_columns import field_table, finite_numbers
+from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, source_name
 from geoiou.regions import Box, Polygon, RotatedBox
 
 __all__ = ["DotaObjects", "quadrilateral_faults", "read_dota", "read_dota_folder", "read_dota_task1", "write_dota",
@@ -120,21 +120,14 @@ def _label_columns(path: str | os.PathLike[str]) -> _LabelColumns | None:
     Plain: after the header lines, every line has 10 fields (or every line 9: no difficult
     flag), eight finite numbers, a class and a flag 0 or 1. Anything else goes to the line reader.
     """
-    lines = list(filter(None, map(str.split, read_text(path).splitlines())))
-    while lines and _is_header(lines[0]):
-        lines.pop(0)
-    widths = set(map(len, lines))
-    if not lines or not (widths == {10} or widths == {9}):
+    fields = field_table(path, (9, 10), skip=_is_header)
+    if fields is None:
         return None
-    width = widths.pop()
-    fields = np.array(list(chain.from_iterable(lines)), dtype=str).reshape(len(lines), width)
-    try:
-        corners = fields[:, :8].astype(np.float64).reshape(-1, 4, 2)
-    except ValueError:
+    corners = finite_numbers(fields[:, :8])
+    flags = fields[:, 9] if fields.shape[1] == 10 else np.full(len(fields), "0")
+    if corners is None or not np.isin(flags, ("0", "1")).all():
         return None
-    flags = fields[:, 9] if width == 10 else np.full(len(lines), "0")
-    if not np.isfinite(corners).all() or not np.isin(flags, ("0", "1")).all():
-        return None
+    corners = corners.reshape(-1, 4, 2)
     geoms, faults = quadrilateral_faults(corners)
     if faults:
         return None
@@ -344,8 +337,27 @@ def _task1_fields(fields: list[str]) -> tuple[list[float], str, float]:
     return _corner_values(fields[2:]), fields[0], score
 
 
+def _task1_columns(path: Path) -> tuple[np.ndarray, Polygon, np.ndarray] | None:
+    """A Task1 file read as columns (image names, polygons, scores); None unless every line is plain and valid."""
+    fields = field_table(path, (10,))
+    if fields is None:
+        return None
+    numbers = finite_numbers(fields[:, 1:])
+    if numbers is None or not ((numbers[:, 0] >= 0) & (numbers[:, 0] <= 1)).all():
+        return None
+    geoms, faults = quadrilateral_faults(numbers[:, 1:].reshape(-1, 4, 2))
+    if faults:
+        return None
+    return fields[:, 0], Polygon.from_shapely(geoms), numbers[:, 0]
+
+
 def _read_task1_file(path: Path, skip_invalid: bool) -> FileColumns:
     reader = RecordReader(path, skip_invalid=skip_invalid)
+    columns = _task1_columns(path)
+    if columns is not None:
+        reader.read_valid(len(columns[0]))
+        return FileColumns(image_id=columns[0], category_id=path.stem[len(TASK1_PREFIX):], region=columns[1],
+                           report=reader.report(), score=columns[2])
     records = line_records(path)
     parsed = parse_records(records, _task1_fields)
     polygons, _, kept = settled_quadrilaterals(reader, records, parsed)

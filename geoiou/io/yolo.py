@@ -32,8 +32,9 @@ import numpy as np
 
 from geoiou._validation import invalid_argument
 from geoiou.errors import FormatError, InvalidArgumentError
-from geoiou.io.dota import CORNER_NAMES, settled_quadrilaterals, settled_rings
+from geoiou.io.dota import CORNER_NAMES, quadrilateral_faults, settled_quadrilaterals, settled_rings
 from geoiou.io.folders import FileColumns, LabelSet, label_files, label_set, line_records, parse_records, settle
+from geoiou.io.line_columns import class_indices, field_table, finite_numbers
 from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, source_name
 from geoiou.regions import Box, Polygon
 
@@ -132,6 +133,10 @@ def read_yolo(path: str | os.PathLike[str], *, image_size: tuple[int, int] | Non
         raise invalid_argument("obb", "True, False or None", obb)
     scale = None if image_size is None else _image_scale(image_size, "image_size")
     reader = RecordReader(path, skip_invalid=skip_invalid)
+    columns = _yolo_columns(path, obb, scale)
+    if columns is not None:
+        reader.read_valid(len(columns.classes))
+        return dataclasses.replace(columns, report=reader.report())
     records = line_records(path)
     parsed = parse_records(records, partial(_yolo_fields, obb=obb))
     is_obb = obb if obb is not None else _detected_layout(reader, records, parsed)
@@ -149,6 +154,31 @@ def read_yolo(path: str | os.PathLike[str], *, image_size: tuple[int, int] | Non
     confs = [parsed[index][2] for index in kept]
     scores = np.array(confs, dtype=np.float64) if confs and confs[0] is not None else None
     return YoloObjects(regions, classes, scores, reader.report())
+
+
+def _yolo_columns(path: str | os.PathLike[str], obb: bool | None, scale: np.ndarray | None) -> YoloObjects | None:
+    """A file of boxes or of YOLO-OBB quadrilaterals read as columns, all lines at once; None unless every line is
+    plain (one layout, a conf column on all lines or none, coordinates and confs in [0, 1]) and every
+    quadrilateral valid. The report is left for the caller to fill."""
+    widths = {None: (5, 6, 9, 10), False: (5, 6), True: (9, 10)}[obb]
+    fields = field_table(path, widths)
+    if fields is None:
+        return None
+    classes, values = class_indices(fields[:, 0]), finite_numbers(fields[:, 1:])
+    if classes is None or values is None or not ((values >= 0) & (values <= 1)).all():
+        return None
+    width = fields.shape[1]
+    scores = values[:, -1] if width in (6, 10) else None
+    coords = values[:, :4] if width in (5, 6) else values[:, :8]
+    if width in (5, 6):
+        regions: Box | Polygon = Box(coords if scale is None else coords * np.tile(scale, 2), fmt="cxcywh")
+    else:
+        corners = coords.reshape(-1, 4, 2) if scale is None else coords.reshape(-1, 4, 2) * scale
+        geoms, faults = quadrilateral_faults(corners)
+        if faults:
+            return None
+        regions = Polygon.from_shapely(geoms)
+    return YoloObjects(regions, classes, scores, ReadReport(source_name(path), 0))
 
 
 #: LabelImg's list of class names, kept beside the YOLO label files.

@@ -406,3 +406,26 @@ def test_a_file_of_one_subset_is_read_whole(tmp_path):
     database = {video: entry for video, entry in GOLDEN_TRUTH["database"].items() if entry.get("subset") == "validation"}
     read = read_activitynet(write_json(tmp_path / "gt.json", {**GOLDEN_TRUTH, "database": database}))
     assert read.subset is None and read.segments.videos == ("v1", "v2", "v3")
+
+
+@pytest.mark.parametrize("kind", ["database", "results"])
+def test_columns_and_records_read_the_same_segments(kind, monkeypatch):
+    """Plain files are read as columns; the record-by-record reader (which names faults) must agree with it."""
+    from geoiou.io import activitynet
+
+    rng = np.random.default_rng(3)
+    videos = {}
+    for k in range(40):
+        starts = np.round(rng.uniform(0, 50, int(rng.integers(0, 6))), 2)
+        entries = [{"segment": [float(s), float(s) + int(rng.integers(0, 9))], "label": str(rng.choice(["a", "b c"]))}
+                   for s in starts]
+        if kind == "results":
+            entries = [{**entry, "score": float(rng.choice([1, 0.5, rng.random()]))} for entry in entries]
+        videos[f"v{k}"] = entries if kind == "results" else {"subset": "validation", "duration": 60, "annotations": entries}
+    document = {kind: videos}
+    fast = read_activitynet(document)
+    monkeypatch.setattr(activitynet, "_plain_columns", lambda groups, scored: None)
+    slow = read_activitynet(document)
+    for name in ("video_id", "label", "start", "end", "score"):
+        np.testing.assert_array_equal(getattr(fast.segments, name), getattr(slow.segments, name))
+    assert fast.segments.videos == slow.segments.videos and fast.report == slow.report

@@ -406,3 +406,16 @@ def test_columns_and_lines_read_the_same_objects(name, monkeypatch, tmp_path):
     assert fast.classes == slow.classes and (fast.difficult == slow.difficult).all()
     assert fast.report == slow.report
     np.testing.assert_array_equal(fast.polygons.area, slow.polygons.area)
+
+
+def test_task1_columns_and_lines_read_the_same_predictions(monkeypatch):
+    from geoiou.io import dota
+
+    fast = read_dota_task1(TOUR_TASK1)
+    monkeypatch.setattr(dota, "_task1_columns", lambda path: None)
+    slow = read_dota_task1(TOUR_TASK1)
+    for name in ("image_id", "category_id", "score"):
+        np.testing.assert_array_equal(getattr(fast.annotations, name), getattr(slow.annotations, name))
+    np.testing.assert_array_equal(np.concatenate([r.area for r in fast.annotations.regions]),
+                                  np.concatenate([r.area for r in slow.annotations.regions]))
+    assert fast.report.read == slow.report.read and len(fast.annotations) > 1000

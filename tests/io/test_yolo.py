@@ -345,3 +345,36 @@ def test_segmentation_polygons_of_any_point_count(tmp_path):
     path.write_text("0 0.5 0.5 0.2 0.2\n0 0.5 0.5 0.2 0.2 0.5 0.5\n")
     with pytest.raises(geoiou.FormatError, match="mixes YOLO boxes"):
         read_yolo(path)
+
+
+@pytest.mark.parametrize("layout", ["box", "box conf", "obb", "obb conf"])
+@pytest.mark.parametrize("image_size", [None, (480, 640)])
+def test_columns_and_lines_read_the_same_objects(layout, image_size, monkeypatch, tmp_path):
+    """Plain files are read all lines at once; the line reader (which names faults) must give the same objects."""
+    from geoiou.io import yolo
+
+    rng = np.random.default_rng(len(layout))
+    n = 50
+    centre, size = rng.uniform(0.3, 0.7, (n, 2)), rng.uniform(0.05, 0.3, (n, 2))
+    if layout.startswith("box"):
+        values = np.c_[centre, size]
+    else:  # rectangles turned a little: valid quadrilaterals inside the unit square
+        angle = rng.uniform(0, np.pi / 2, n)
+        offsets = np.stack([[-1, -1], [1, -1], [1, 1], [-1, 1]]) / 2
+        rotation = np.stack([np.cos(angle), -np.sin(angle), np.sin(angle), np.cos(angle)], -1).reshape(n, 2, 2)
+        values = (centre[:, None] + np.einsum("nij,nkj->nki", rotation, offsets[None] * size[:, None] / 2)).reshape(n, 8)
+    lines = [" ".join([str(int(c)), *map(repr, row.tolist())] + ([f"{s:.3f}"] if "conf" in layout else []))
+             for c, row, s in zip(rng.integers(0, 80, n), values, rng.random(n))]
+    path = tmp_path / "image.txt"
+    path.write_text("\n".join(lines) + "\n")
+    fast = read_yolo(path, image_size=image_size)
+    monkeypatch.setattr(yolo, "_yolo_columns", lambda *arguments: None)
+    slow = read_yolo(path, image_size=image_size)
+    assert type(fast.regions) is type(slow.regions)
+    np.testing.assert_array_equal(fast.classes, slow.classes)
+    assert (fast.scores is None) == (slow.scores is None)
+    if fast.scores is not None:
+        np.testing.assert_array_equal(fast.scores, slow.scores)
+    np.testing.assert_array_equal(fast.regions.area, slow.regions.area)
+    np.testing.assert_array_equal(fast.regions.bounds, slow.regions.bounds)
+    assert fast.report == slow.report
