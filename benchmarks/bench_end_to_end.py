@@ -10,6 +10,8 @@ each row is one call that starts from the files (or the arrays), in one process:
   ``COCO`` + ``loadRes`` + ``COCOeval``; the 12 summary numbers are compared. Segmentations use
   ``polygon_iou="pycocotools"`` (ground-truth polygons rasterized as pycocotools does), so both
   compute the same numbers.
+- L. other label files: ``read_activitynet`` of 500,000 predictions against ``json.load``;
+  ``read_yolo_folder`` of 5,000 YOLO files against ``np.loadtxt`` of each.
 - G. a GeoJSON file of 20,000 polygons: ``read_geojson`` against ``shapely.from_geojson``.
 - K. 50,000 rings as an ``(N, 12, 2)`` array: ``Polygon.from_rings`` against ``shapely.polygons``
   + ``shapely.is_valid``.
@@ -49,7 +51,7 @@ from run import Settings, Table, machine_facts, render_markdown, render_text, tw
 
 import geoiou  # noqa: E402
 from geoiou.evaluation import evaluate_coco  # noqa: E402
-from geoiou.io import read_coco, read_coco_results, read_geojson  # noqa: E402
+from geoiou.io import read_activitynet, read_coco, read_coco_results, read_geojson, read_yolo_folder  # noqa: E402
 
 
 def json_load(path: Path) -> Any:
@@ -68,6 +70,24 @@ def workload_r(folder: Path, settings: Settings) -> list[Table]:
                   note="the floor: parsing alone, nothing checked or decoded")
         tables.append(table)
     return tables
+
+
+def workload_l(folder: Path, settings: Settings) -> list[Table]:
+    """Label files other than COCO's: ActivityNet results against json.load, a YOLO folder against np.loadtxt."""
+    anet = workloads.write_activitynet_results(folder / "activitynet-results.json",
+                                               n_videos=500 if settings.quick else 5000)
+    table = Table("L", f"read_activitynet of {'50,000' if settings.quick else '500,000'} predictions "
+                       f"({anet.stat().st_size / 1e6:.0f} MB)")
+    table.add("geoiou read_activitynet", lambda: len(read_activitynet(anet).segments), settings, kind="geoiou")
+    table.add("json.load of the same file", lambda: sum(map(len, json_load(anet)["results"].values())), settings,
+              note="the floor: parsing alone, nothing checked")
+    yolo = workloads.write_yolo_folder(folder / "yolo", n_files=500 if settings.quick else 5000)
+    files = sorted(yolo.glob("*.txt"))
+    labels = Table("L", f"read_yolo_folder of {len(files)} label files of 20 boxes")
+    labels.add("geoiou read_yolo_folder", lambda: len(read_yolo_folder(yolo).annotations), settings, kind="geoiou")
+    labels.add("np.loadtxt of each file", lambda: sum(len(np.loadtxt(path, ndmin=2)) for path in files), settings,
+               note="what a script would do: numbers only, nothing checked")
+    return [table, labels]
 
 
 def coco_with_geoiou(paths: dict[str, Path], iou_type: str) -> np.ndarray:
@@ -163,13 +183,13 @@ def workload_m(folder: Path, settings: Settings) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", help="comma-separated workloads among R,COCO,G,K,M,S,D50K (default: R,COCO,G,K,M)")
+    parser.add_argument("--only", help="comma-separated workloads among R,COCO,L,G,K,M,S,D50K (default: R,COCO,L,G,K,M)")
     parser.add_argument("--quick", action="store_true", help="smaller sizes where a workload has them, 2 repeats")
     parser.add_argument("--markdown", action="store_true", help="print markdown tables (for docs/performance.md)")
     parser.add_argument("--repeats", type=int, default=None, help="timed runs per row after the warm-up (default 5)")
     args = parser.parse_args(argv)
     settings = Settings(quick=args.quick, repeats=args.repeats or (2 if args.quick else 5), budget=30.0)
-    chosen = [name.strip().upper() for name in (args.only or "R,COCO,G,K,M").split(",") if name.strip()]
+    chosen = [name.strip().upper() for name in (args.only or "R,COCO,L,G,K,M").split(",") if name.strip()]
     render = render_markdown if args.markdown else render_text
     print("geoiou end to end" + (" (quick)" if args.quick else ""))
     for key, value in machine_facts(show_path=False):
@@ -183,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
             paths = workloads.write_coco_files(folder, workloads.coco_segm_workload(n_images=n_images))
         runners: dict[str, Callable[[], list[Any]]] = {
             "R": lambda: workload_r(folder, settings), "COCO": lambda: workload_coco(paths, settings),
+            "L": lambda: workload_l(folder, settings),
             "G": lambda: workload_g(folder, settings), "K": lambda: workload_k(settings),
             "M": lambda: workload_m(folder, settings), "S": lambda: workload_s(settings),
             "D50K": lambda: workload_d50k(settings)}

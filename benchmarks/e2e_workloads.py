@@ -126,3 +126,33 @@ def write_geojson(path: str | os.PathLike[str], n: int = 20_000, seed: int = SEE
     path = Path(path)
     path.write_text(json.dumps({"type": "FeatureCollection", "features": features}))
     return path
+
+
+def write_activitynet_results(path: str | os.PathLike[str], n_videos: int = 5000, per_video: int = 100,
+                              seed: int = SEED) -> Path:
+    """An ActivityNet results file: `per_video` scored segments in each of `n_videos` videos."""
+    rng = np.random.default_rng(seed)
+    results = {}
+    for video in range(n_videos):
+        start = np.round(rng.uniform(0, 100, per_video), 2)
+        length = np.round(rng.uniform(1, 30, per_video), 2)
+        results[f"v_{video:06d}"] = [{"segment": [s, s + d], "label": f"class{c}", "score": p}
+                                     for s, d, c, p in zip(start.tolist(), length.tolist(),
+                                                           rng.integers(0, 200, per_video).tolist(),
+                                                           np.round(rng.random(per_video), 4).tolist())]
+    path = Path(path)
+    path.write_text(json.dumps({"version": "VERSION 1.3", "results": results, "external_data": {}}))
+    return path
+
+
+def write_yolo_folder(folder: str | os.PathLike[str], n_files: int = 5000, per_file: int = 20, seed: int = SEED) -> Path:
+    """A folder of `n_files` YOLO label files of `per_file` boxes each (class cx cy w h, normalised)."""
+    rng = np.random.default_rng(seed)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for k in range(n_files):
+        centre, size = rng.uniform(0.2, 0.8, (per_file, 2)), rng.uniform(0.01, 0.3, (per_file, 2))
+        lines = [f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}" for c, (x, y), (w, h) in
+                 zip(rng.integers(0, 80, per_file).tolist(), centre.tolist(), size.tolist())]
+        (folder / f"image{k:05d}.txt").write_text("\n".join(lines) + "\n")
+    return folder

@@ -18,7 +18,7 @@ import numpy as np
 
 from geoiou.io.report import read_text
 
-__all__ = ["class_indices", "field_table", "finite_numbers"]
+__all__ = ["class_indices", "field_table", "finite_numbers", "split_lines", "table_of"]
 
 _DIGITS = re.compile(r"[0-9]+(?: [0-9]+)*")
 
@@ -39,11 +39,20 @@ def field_table(path: str | os.PathLike[str], widths: tuple[int, ...], *,
     >>> field_table(path, (5, 6)) is None
     True
     """
+    return table_of(split_lines(path, skip=skip), widths)
+
+
+def split_lines(path: str | os.PathLike[str], *, skip: Callable[[list[str]], bool] | None = None) -> list[list[str]]:
+    """The fields of each non-empty line, past the leading lines `skip` accepts."""
     lines = list(filter(None, map(str.split, read_text(path).splitlines())))
     first = 0
     while skip is not None and first < len(lines) and skip(lines[first]):
         first += 1
-    lines = lines[first:]
+    return lines[first:]
+
+
+def table_of(lines: list[list[str]], widths: tuple[int, ...]) -> np.ndarray | None:
+    """Lines of fields as one ``(lines, width)`` string array, when all have the same width among `widths`."""
     counts = set(map(len, lines))
     if len(counts) != 1 or next(iter(counts)) not in widths:
         return None

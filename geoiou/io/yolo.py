@@ -25,6 +25,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +33,10 @@ import numpy as np
 
 from geoiou._validation import invalid_argument
 from geoiou.errors import FormatError, InvalidArgumentError
+from geoiou.evaluation.detection import Annotations
 from geoiou.io.dota import CORNER_NAMES, quadrilateral_faults, settled_quadrilaterals, settled_rings
 from geoiou.io.folders import FileColumns, LabelSet, label_files, label_set, line_records, parse_records, settle
-from geoiou.io.line_columns import class_indices, field_table, finite_numbers
+from geoiou.io.line_columns import class_indices, field_table, finite_numbers, split_lines, table_of
 from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, source_name
 from geoiou.regions import Box, Polygon
 
@@ -156,29 +158,57 @@ def read_yolo(path: str | os.PathLike[str], *, image_size: tuple[int, int] | Non
     return YoloObjects(regions, classes, scores, reader.report())
 
 
+#: Field counts of a plain line: boxes, boxes with conf, YOLO-OBB corners, corners with conf.
+_PLAIN_WIDTHS = {None: (5, 6, 9, 10), False: (5, 6), True: (9, 10)}
+
+
 def _yolo_columns(path: str | os.PathLike[str], obb: bool | None, scale: np.ndarray | None) -> YoloObjects | None:
     """A file of boxes or of YOLO-OBB quadrilaterals read as columns, all lines at once; None unless every line is
     plain (one layout, a conf column on all lines or none, coordinates and confs in [0, 1]) and every
     quadrilateral valid. The report is left for the caller to fill."""
-    widths = {None: (5, 6, 9, 10), False: (5, 6), True: (9, 10)}[obb]
-    fields = field_table(path, widths)
-    if fields is None:
-        return None
+    fields = field_table(path, _PLAIN_WIDTHS[obb])
+    return None if fields is None else _plain_objects(fields, scale, source_name(path))
+
+
+def _plain_objects(fields: np.ndarray, scale: np.ndarray | None, source: str) -> YoloObjects | None:
+    """The objects of a table of plain lines (`scale`: one ``(x, y)`` for all rows, or one per row)."""
     classes, values = class_indices(fields[:, 0]), finite_numbers(fields[:, 1:])
     if classes is None or values is None or not ((values >= 0) & (values <= 1)).all():
         return None
     width = fields.shape[1]
     scores = values[:, -1] if width in (6, 10) else None
-    coords = values[:, :4] if width in (5, 6) else values[:, :8]
     if width in (5, 6):
+        coords = values[:, :4]
         regions: Box | Polygon = Box(coords if scale is None else coords * np.tile(scale, 2), fmt="cxcywh")
     else:
-        corners = coords.reshape(-1, 4, 2) if scale is None else coords.reshape(-1, 4, 2) * scale
+        corners = values[:, :8].reshape(-1, 4, 2)
+        if scale is not None:
+            corners = corners * (scale if scale.ndim == 1 else scale[:, None, :])
         geoms, faults = quadrilateral_faults(corners)
         if faults:
             return None
         regions = Polygon.from_shapely(geoms)
-    return YoloObjects(regions, classes, scores, ReadReport(source_name(path), 0))
+    return YoloObjects(regions, classes, scores, ReadReport(source, 0))
+
+
+def _folder_columns(folder: str | os.PathLike[str], paths: list[Path], sizes: list[tuple[int, int] | None],
+                    obb: bool | None) -> LabelSet | None:
+    """Every file of a folder read as one table, when all their lines are plain and of one layout; else None."""
+    per_file = [split_lines(path) for path in paths]
+    counts = list(map(len, per_file))
+    fields = table_of(list(chain.from_iterable(per_file)), _PLAIN_WIDTHS[obb])
+    if fields is None:
+        return None
+    scale = None
+    if sizes[0] is not None:
+        scale = np.repeat(np.array([_image_scale(size, "image_sizes") for size in sizes]).reshape(-1, 2), counts, axis=0)
+    objects = _plain_objects(fields, scale, source_name(folder))
+    if objects is None:
+        return None
+    stems = [path.stem for path in paths]
+    annotations = Annotations(image_id=np.repeat(np.array(stems, dtype=str), counts), category_id=objects.classes,
+                              region=objects.regions, score=objects.scores)
+    return LabelSet(annotations, tuple(sorted(set(stems))), ReadReport(source_name(folder), len(fields)))
 
 
 #: LabelImg's list of class names, kept beside the YOLO label files.
@@ -231,6 +261,9 @@ def read_yolo_folder(folder: str | os.PathLike[str], *,
     if not paths:
         raise FormatError(source_name(folder), "", f"the folder holds no label files (only {CLASS_NAMES_FILE})")
     sizes = _sizes_per_file(image_sizes, [path.stem for path in paths])
+    read = _folder_columns(folder, paths, sizes, obb)
+    if read is not None:
+        return dataclasses.replace(read, class_names=_class_names(Path(folder)))
     columns, kinds = [], {}
     for path, size in zip(paths, sizes):
         objects = read_yolo(path, image_size=size, obb=obb, skip_invalid=skip_invalid)

@@ -265,8 +265,8 @@ def test_folder_in_sorted_order_with_empty_images_and_per_image_sizes(tmp_path):
     assert rows.image_id.tolist() == ["a", "a", "b"] and rows.category_id.tolist() == [0, 2, 1]
     assert rows.score is None and rows.ignore is None and rows.kinds == ("Box",)
     # a: height 10, width 20; b: the golden box of test_box_to_pixels_golden.
-    np.testing.assert_array_equal(rows.regions[0].to_array(), [[5, 2.5, 15, 7.5], [0, 0, 10, 5]])
-    np.testing.assert_array_equal(rows.regions[1].to_array(), [[80, 30, 120, 70]])
+    np.testing.assert_array_equal(np.concatenate([piece.to_array() for piece in rows.regions]),
+                                  [[5, 2.5, 15, 7.5], [0, 0, 10, 5], [80, 30, 120, 70]])
     assert labels.report.read == 3 and labels.report.source == str(tmp_path)
 
 
@@ -275,7 +275,8 @@ def test_folder_with_one_size_for_all_and_obb(tmp_path):
     write(tmp_path / "y.txt", "6 0.5 0.5 0.6 0.5 0.6 0.6 0.5 0.6 0.25\n")
     labels = read_yolo_folder(tmp_path, image_sizes=(100, 100))
     assert labels.annotations.kinds == ("Polygon",) and labels.annotations.score.tolist() == [0.5, 0.25]
-    assert [piece.area.tolist() for piece in labels.annotations.regions] == [[pytest.approx(400.0)], [pytest.approx(100.0)]]
+    areas = np.concatenate([piece.area for piece in labels.annotations.regions])
+    np.testing.assert_allclose(areas, [400.0, 100.0], rtol=1e-12)
 
 
 def test_folder_image_sizes_must_cover_every_stem(tmp_path):
@@ -378,3 +379,31 @@ def test_columns_and_lines_read_the_same_objects(layout, image_size, monkeypatch
     np.testing.assert_array_equal(fast.regions.area, slow.regions.area)
     np.testing.assert_array_equal(fast.regions.bounds, slow.regions.bounds)
     assert fast.report == slow.report
+
+
+@pytest.mark.parametrize("layout", ["box", "obb conf"])
+def test_a_folder_read_as_one_table_equals_the_files_read_one_by_one(layout, monkeypatch, tmp_path):
+    """A folder of plain files is read as one table; file by file (the path that names faults) gives the same set."""
+    from geoiou.io import yolo
+
+    rng = np.random.default_rng(7)
+    sizes = {}
+    for k in range(12):
+        n = int(rng.integers(0, 5))
+        centre = rng.uniform(0.3, 0.7, (n, 2))
+        if layout == "box":
+            rows = [f"{int(c)} {x!r} {y!r} 0.1 0.2" for c, (x, y) in zip(rng.integers(0, 9, n), centre.tolist())]
+        else:
+            rows = [f"{int(c)} {x - 0.1!r} {y - 0.1!r} {x + 0.1!r} {y - 0.1!r} {x + 0.1!r} {y + 0.1!r} {x - 0.1!r} "
+                    f"{y + 0.1!r} {s:.2f}" for c, (x, y), s in zip(rng.integers(0, 9, n), centre.tolist(), rng.random(n))]
+        write(tmp_path / f"img{k}.txt", "\n".join(rows) + ("\n" if rows else ""))
+        sizes[f"img{k}"] = (int(rng.integers(100, 900)), int(rng.integers(100, 900)))
+    fast = read_yolo_folder(tmp_path, image_sizes=sizes)
+    monkeypatch.setattr(yolo, "_folder_columns", lambda *arguments: None)
+    slow = read_yolo_folder(tmp_path, image_sizes=sizes)
+    for name in ("image_id", "category_id", "score"):
+        np.testing.assert_array_equal(getattr(fast.annotations, name), getattr(slow.annotations, name))
+    for name in ("area", "bounds"):
+        np.testing.assert_array_equal(np.concatenate([getattr(piece, name) for piece in fast.annotations.regions]),
+                                      np.concatenate([getattr(piece, name) for piece in slow.annotations.regions]))
+    assert fast.images == slow.images and fast.report == slow.report
