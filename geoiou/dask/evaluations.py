@@ -22,6 +22,7 @@ from geoiou.evaluation.agreement import AgreementEvaluation, AgreementResult
 from geoiou.evaluation.coco import CocoResult
 from geoiou.evaluation.detection import Annotations, CocoEvaluation, VocEvaluation, _as_annotations, _id_list
 from geoiou.evaluation.mergeable import MergeableEvaluation, joined_ids, merge_states
+from geoiou.evaluation.progress import progress
 from geoiou.evaluation.temporal import (
     TemporalDetectionEvaluation,
     TemporalDetectionResult,
@@ -101,14 +102,22 @@ def evaluate(evaluation: MergeableEvaluation[ResultT], parts: Sequence[Any], *,
 
 
 def _merged(states: list[Any], client: distributed.Client, *also: Any) -> Any:
-    """Merge delayed states in a tree of fan-in `FAN_IN` on the cluster and compute the result here (with `also`,
-    delayed values computed in the same graph: the result and their values)."""
-    merge = delayed(merge_states, pure=True)
-    while len(states) > 1:
-        states = [merge(states[start:start + FAN_IN]) for start in range(0, len(states), FAN_IN)]
+    """Compute the delayed states of the parts on the cluster (a bar counts them on a terminal), merge them there in a
+    tree of fan-in `FAN_IN` and compute the result here; with `also`, delayed values computed with them: the
+    result and their values.
+
+    The futures keep the graph's lineage: if a worker is lost, the scheduler recomputes its states.
+    """
     # Parts given in memory travel in the graph on purpose (see the module notes): no warning for it.
     with dask.config.set({"distributed.admin.large-graph-warning-threshold": "4GB"}):
-        merged, *values = client.compute([states[0], *also], sync=True)
+        level = client.compute(states)
+        extra = client.compute(list(also)) if also else []
+    for _ in progress(distributed.as_completed(level), total=len(level), label="parts"):
+        pass
+    while len(level) > 1:
+        level = [client.submit(merge_states, level[start:start + FAN_IN]) for start in range(0, len(level), FAN_IN)]
+    merged = level[0].result()
+    values = client.gather(extra)
     return (merged.compute(), *values) if also else merged.compute()
 
 
