@@ -118,7 +118,7 @@ def _inputs(y_true: Any, y_pred: Any, labels: Sequence[Hashable] | None) -> tupl
     return truth, pred
 
 
-def _warn_undefined(undefined: np.ndarray, average: str | None) -> None:
+def _warn_undefined(undefined: np.ndarray, average: str | None, stacklevel: int) -> None:
     where = np.flatnonzero(undefined).tolist()
     if average == "micro":
         what = "there is no true or predicted label at all"
@@ -127,7 +127,7 @@ def _warn_undefined(undefined: np.ndarray, average: str | None) -> None:
     else:
         what = f"classes {describe(where)} have no true or predicted label"
     warnings.warn(f"Jaccard is 0/0 and set to 0.0: {what}. Pass zero_division=0.0, 1.0 or nan to "
-                  "choose the value and silence this warning.", UserWarning, stacklevel=3)
+                  "choose the value and silence this warning.", UserWarning, stacklevel=stacklevel)
 
 
 def _average(scores: np.ndarray, weights: np.ndarray | None) -> float:
@@ -191,7 +191,8 @@ def jaccard(y_true: Any, y_pred: Any, *, average: Literal["micro", "macro", "sam
     >>> jaccard([[1, 0]], [[1, 0]], average="macro", zero_division=float("nan"))
     1.0
     """
-    return JaccardEvaluation(average=average, zero_division=zero_division, labels=labels).update(y_true, y_pred).compute()
+    evaluation = JaccardEvaluation(average=average, zero_division=zero_division, labels=labels)
+    return evaluation.update(y_true, y_pred)._scores(warning_level=4)  # the warning names the caller of jaccard
 
 
 @dataclass(frozen=True)
@@ -244,6 +245,10 @@ class JaccardEvaluation(MergeableEvaluation[Any]):
 
     def compute(self) -> float | np.ndarray:
         """The scores over every part's samples: per class, or the average asked for."""
+        return self._scores(warning_level=4)
+
+    def _scores(self, warning_level: int) -> float | np.ndarray:
+        """`compute`, warning about 0/0 at `warning_level` frames up (the user's line)."""
         parts, average, zero_division = self._parts, self._settings["average"], self._settings["zero_division"]
         if not parts:
             raise _fail("y_true", "at least one sample", "none")
@@ -261,7 +266,7 @@ class JaccardEvaluation(MergeableEvaluation[Any]):
         scores = np.full(union.shape, _check_zero_division(zero_division))
         np.divide(intersection, union, out=scores, where=~undefined)
         if isinstance(zero_division, str) and undefined.any():
-            _warn_undefined(undefined, average)
+            _warn_undefined(undefined, average, warning_level)
         if average is None:
             return scores
         if average == "weighted":

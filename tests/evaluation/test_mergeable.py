@@ -287,3 +287,11 @@ def test_confusion_matrix_merges_several_and_starts_empty():
     merged = merge_states(parts)
     assert merged.compute().miou == semantic_iou([t for t, _ in maps], [p for _, p in maps], 3).miou
     assert parts[0].empty().total == 0
+
+
+def test_the_zero_division_warning_names_the_callers_line_both_ways():
+    with pytest.warns(UserWarning) as one_call:
+        jaccard([[1, 0]], [[1, 0]], average="macro")
+    with pytest.warns(UserWarning) as in_parts:
+        JaccardEvaluation(average="macro").update([[1, 0]], [[1, 0]]).compute()
+    assert {record.filename for record in [*one_call, *in_parts]} == {__file__}
