@@ -95,7 +95,12 @@ def _current_client() -> distributed.Client | None:
         return None
 
 
-def worker_threads(client: distributed.Client) -> int:
-    """Threads of all the workers the client sees (at least 1): the default number of parts follows it."""
+def part_count(partitions: int | None, client: distributed.Client) -> int:
+    """The parts a run is split into: `partitions` if given, else four per worker thread the client sees (a few
+    parts per worker keep them all busy to the end)."""
+    if partitions is not None:
+        if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
+            raise invalid_argument("partitions", "a positive number of parts", partitions)
+        return partitions
     info: dict[str, Any] = client.scheduler_info()
-    return max(1, sum(int(worker.get("nthreads", 1)) for worker in info.get("workers", {}).values()))
+    return 4 * max(1, sum(int(worker.get("nthreads", 1)) for worker in info.get("workers", {}).values()))

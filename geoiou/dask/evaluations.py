@@ -17,11 +17,11 @@ from typing import Any, Callable, Literal, Sequence, TypeVar
 import numpy as np
 
 from geoiou._validation import invalid_argument
-from geoiou.dask.cluster import connected, worker_threads
+from geoiou.dask.cluster import connected, part_count
 from geoiou.evaluation.agreement import AgreementEvaluation, AgreementResult
 from geoiou.evaluation.coco import CocoResult
 from geoiou.evaluation.detection import Annotations, CocoEvaluation, VocEvaluation, _as_annotations, _id_list
-from geoiou.evaluation.mergeable import MergeableEvaluation, joined_ids, merge_states
+from geoiou.evaluation.mergeable import MergeableEvaluation, joined_ids, merge_states, part_starts
 from geoiou.evaluation.progress import progress
 from geoiou.evaluation.temporal import (
     TemporalDetectionEvaluation,
@@ -30,6 +30,7 @@ from geoiou.evaluation.temporal import (
     _as_segments,
 )
 from geoiou.evaluation.voc import VocResult
+from geoiou.grouped_overlaps import runs_by_key
 
 import dask
 import distributed
@@ -138,28 +139,12 @@ def image_parts(weights: np.ndarray, n_parts: int) -> np.ndarray:
     return np.unique(part, return_inverse=True)[1].astype(np.int64)  # no empty parts
 
 
-def _rows_by_part(image_part: np.ndarray, n_parts: int) -> list[np.ndarray]:
-    """Increasing row indices of each part, from the part of each row."""
-    order = np.argsort(image_part, kind="stable")
-    return np.split(order, np.searchsorted(image_part[order], np.arange(1, n_parts)))
-
-
 def _code(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Position of each value among the sorted `ids` (values missing there go to the nearest: the part's
     ``update`` then refuses them with the one-shot message)."""
     if not len(ids) or not len(values) or (ids.dtype.kind == "U") != (values.dtype.kind == "U"):
         return np.zeros(len(values), dtype=np.int64)
     return np.minimum(np.searchsorted(ids, values), len(ids) - 1)
-
-
-def _part_count(partitions: int | None, client: distributed.Client | None, workers: int | None) -> int:
-    if partitions is not None:
-        if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
-            raise invalid_argument("partitions", "a positive number of parts", partitions)
-        return partitions
-    if client is not None:
-        return 4 * worker_threads(client)
-    return 4 * (workers or 2)  # a few parts per worker keep them all busy to the end
 
 
 def split_detection(truth: Annotations, predictions: Annotations, images: Any, n_parts: int) -> list[dict[str, Any]]:
@@ -169,8 +154,8 @@ def split_detection(truth: Annotations, predictions: Annotations, images: Any, n
     weights = np.bincount(truth_image, minlength=len(image_ids)) + np.bincount(predicted_image, minlength=len(image_ids))
     part_of_image = image_parts(weights, n_parts)
     n_parts = int(part_of_image.max(initial=0)) + 1
-    truth_rows = _rows_by_part(part_of_image[truth_image], n_parts)
-    predicted_rows = _rows_by_part(part_of_image[predicted_image], n_parts)
+    truth_rows = runs_by_key(part_of_image[truth_image], n_parts)
+    predicted_rows = runs_by_key(part_of_image[predicted_image], n_parts)
     parts = []
     for part in range(n_parts):
         listed = image_ids[part_of_image == part]
@@ -190,7 +175,7 @@ def _partitioned(make: Callable[[], MergeableEvaluation[ResultT]], truth: Any, p
     truth, predictions = _as_annotations(truth, "ground_truth"), _as_annotations(predictions, "predictions")
     evaluation = make()  # settings checked before any cluster starts
     with connected(client, workers=workers, scheduler=scheduler) as active:
-        parts = split_detection(truth, predictions, images, _part_count(partitions, active, None))
+        parts = split_detection(truth, predictions, images, part_count(partitions, active))
         return evaluate(evaluation, parts, client=active)
 
 
@@ -257,7 +242,7 @@ def _read_shard(path: str, geometry: str, skip_invalid: bool, image_ids: np.ndar
     n_parts = int(part_of_image.max(initial=0)) + 1
     known = np.isin(predictions.image_id, image_ids) if len(image_ids) else np.zeros(len(predictions), bool)
     part = np.where(known, part_of_image[_code(image_ids, predictions.image_id)], 0)
-    return [(predictions.take(rows), rows) for rows in _rows_by_part(part, n_parts)] + [len(predictions)]
+    return [(predictions.take(rows), rows) for rows in runs_by_key(part, n_parts)] + [len(predictions)]
 
 
 def _update_from_shards(state: CocoEvaluation, truth: Annotations, pieces: list[tuple[Annotations, np.ndarray]],
@@ -311,14 +296,14 @@ def evaluate_coco_files(ground_truth: str | Path, results: Sequence[str | Path],
     evaluation = CocoEvaluation(**options)
     annotations = truth.annotations
     with connected(client, workers=workers, scheduler=scheduler) as active:
-        n_parts = _part_count(partitions, active, None)
+        n_parts = part_count(partitions, active)
         image_ids = _id_list(list(truth.images), "images")
         weights = np.bincount(_code(image_ids, annotations.image_id), minlength=len(image_ids)) + 1
         part_of_image = image_parts(weights, n_parts)
         n_parts = int(part_of_image.max(initial=0)) + 1
         read = delayed(_read_shard, pure=True, nout=n_parts)
         shards = [read(str(path), geometry, skip_invalid, image_ids, part_of_image) for path in results]
-        truth_rows = _rows_by_part(part_of_image[_code(image_ids, annotations.image_id)], n_parts)
+        truth_rows = runs_by_key(part_of_image[_code(image_ids, annotations.image_id)], n_parts)
         update = delayed(_update_from_shards, pure=True)
         states = [update(evaluation.empty(), annotations.take(truth_rows[k]), [shard[k] for shard in shards],
                          {key: truth.images[key] for key in image_ids[part_of_image == k].tolist()})
@@ -329,7 +314,7 @@ def evaluate_coco_files(ground_truth: str | Path, results: Sequence[str | Path],
                       [shard[n_parts] for shard in shards])
         result, (rows, lengths) = _merged(states, active, provenance)
     # Per-object matches by the rows of the ground truth file and of the shards joined in order.
-    shard_start = np.concatenate([[0], np.cumsum(lengths)])[:-1]
+    shard_start = part_starts(lengths)
     prediction_row = np.concatenate([np.zeros(0, np.int64)] + [start + part_rows for k in range(n_parts)
                                                               for start, part_rows in zip(shard_start, rows[k])])
     matches = result.matches.renumbered(prediction_row, np.concatenate(truth_rows))
@@ -356,8 +341,8 @@ def split_videos(truth: TemporalSegments, predictions: TemporalSegments, n_parts
     weights = np.bincount(truth_video, minlength=len(videos)) + np.bincount(predicted_video, minlength=len(videos))
     part_of_video = image_parts(weights, n_parts)
     n_parts = int(part_of_video.max(initial=0)) + 1
-    truth_rows = _rows_by_part(part_of_video[truth_video], n_parts)
-    predicted_rows = _rows_by_part(part_of_video[predicted_video], n_parts)
+    truth_rows = runs_by_key(part_of_video[truth_video], n_parts)
+    predicted_rows = runs_by_key(part_of_video[predicted_video], n_parts)
     unknown = {video for video in predictions.video_id.tolist() if video not in position}
     parts = []
     for part in range(n_parts):
@@ -383,7 +368,7 @@ def evaluate_temporal_detection(ground_truth: Any, predictions: Any, *, partitio
     truth, predicted = _as_segments(ground_truth, "ground_truth"), _as_segments(predictions, "predictions")
     evaluation = TemporalDetectionEvaluation(**options)
     with connected(client, workers=workers, scheduler=scheduler) as active:
-        parts = split_videos(truth, predicted, _part_count(partitions, active, None))
+        parts = split_videos(truth, predicted, part_count(partitions, active))
         return evaluate(evaluation, parts, client=active)
 
 
@@ -404,12 +389,12 @@ def evaluate_agreement(a: Any, b: Any, *, images: Any = None, partitions: int | 
     evaluation = AgreementEvaluation(**options)
     if isinstance(a, TemporalSegments) or isinstance(b, TemporalSegments):
         with connected(client, workers=workers, scheduler=scheduler) as active:
-            parts = split_videos(_as_segments(a, "a"), _as_segments(b, "b"), _part_count(partitions, active, None))
+            parts = split_videos(_as_segments(a, "a"), _as_segments(b, "b"), part_count(partitions, active))
             return evaluate(evaluation, parts, client=active)
     side_a, side_b = _as_annotations(a, "a"), _as_annotations(b, "b")
     with connected(client, workers=workers, scheduler=scheduler) as active:
         every = np.unique(np.concatenate([side_a.image_id, side_b.image_id, *(
             [] if images is None else [_id_list(list(images), "images")])]))
-        split = split_detection(side_a, side_b, every, _part_count(partitions, active, None))
+        split = split_detection(side_a, side_b, every, part_count(partitions, active))
         sides = [{"a": part["ground_truth"], "b": part["predictions"], "images": part["images"]} for part in split]
         return evaluate(evaluation, sides, client=active)

@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 
 from geoiou._validation import invalid_argument, not_a_region
-from geoiou.dask.cluster import connected
+from geoiou.dask.cluster import connected, part_count
 from geoiou.dispatch import find_kernel
 from geoiou.matching import METHODS, Matching, _matching, greedy_assignment, optimal_assignment
 from geoiou.regions import Polygon, Region
+from geoiou.regions.ragged import ragged_arange
 from geoiou.sparse import Overlaps, _planar_bounds
 from geoiou.sparse import overlaps as local_overlaps
 
@@ -99,8 +100,7 @@ def _to_cells(region: Region, start: int, cuts_x: np.ndarray, cuts_y: np.ndarray
     n_x, n_y = len(cuts_x) + 1, len(cuts_y) + 1
     # Every (region, cell) of each region's rectangle of cells.
     width, height = high_x - low_x + 1, high_y - low_y + 1
-    owner = np.repeat(np.arange(len(finite)), width * height)
-    local = np.arange(len(owner)) - np.repeat(np.cumsum(width * height) - width * height, width * height)
+    local, owner = ragged_arange(np.zeros(len(finite), dtype=np.int64), width * height)
     cell = (low_x[owner] + local % width[owner]) * n_y + low_y[owner] + local // width[owner]
     order = np.argsort(cell, kind="stable")
     bounds_of_cell = np.searchsorted(cell[order], np.arange(n_x * n_y + 1))
@@ -167,9 +167,7 @@ def overlaps(a: Any, b: Any, *, min_iou: float = 0.0, partitions: int | None = N
     chunks_b, starts_b, size_b, kind_b = _chunks(b, "b")
     find_kernel(kind_a, kind_b)  # refuse an unsupported pair before any work
     with connected(client, workers=workers, scheduler=scheduler) as active:
-        from geoiou.dask.evaluations import _part_count
-
-        n_cells = _part_count(partitions, active, None)
+        n_cells = part_count(partitions, active)
         chunks = chunks_a + chunks_b
         sample = delayed(_sample, pure=True)
         remote = [k for k, chunk in enumerate(chunks) if not isinstance(chunk, Region)]

@@ -37,7 +37,7 @@ import numpy as np
 from geoiou._validation import invalid_argument, zero_division_value
 from geoiou.evaluation.coco import _plain
 from geoiou.evaluation.detection import Annotations, _as_annotations
-from geoiou.evaluation.mergeable import MergeableEvaluation, refuse_shared
+from geoiou.evaluation.mergeable import MergeableEvaluation, part_starts, refuse_shared
 from geoiou.evaluation.temporal import TemporalSegments
 from geoiou.matching import METHODS, Matching, joint_keys, match
 from geoiou.regions import Interval, Region
@@ -219,8 +219,8 @@ def _joined(columns: list[np.ndarray]) -> np.ndarray:
 
 def _joined_matching(matchings: list[Matching], settings: dict[str, Any]) -> Matching:
     """The matchings of several parts as one over their rows joined in order."""
-    start_a = np.concatenate([[0], np.cumsum([len(m.unmatched_a) + len(m) for m in matchings])])
-    start_b = np.concatenate([[0], np.cumsum([len(m.unmatched_b) + len(m) for m in matchings])])
+    start_a = part_starts([len(m.unmatched_a) + len(m) for m in matchings])
+    start_b = part_starts([len(m.unmatched_b) + len(m) for m in matchings])
 
     def join(name: str, starts: np.ndarray, dtype: type = np.int64) -> np.ndarray:
         shifted = [getattr(m, name) + (start if dtype is np.int64 else 0) for m, start in zip(matchings, starts)]

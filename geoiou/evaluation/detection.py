@@ -622,14 +622,12 @@ class _Prepared:
         self.gt_image = _index(self.image_ids, truth.image_id, "ground_truth.image_id", "evaluated images", hint)
         self.dt_image = _index(self.image_ids, predicted.image_id, "predictions.image_id", "evaluated images", hint)
         # Categories.
-        if categories is None:
+        listed = _checked_categories(categories)
+        if listed is None:
             self.category_ids = np.unique(truth.category_id)
             hint = " of the ground truth; pass categories=[...] to evaluate categories without ground truth"
-        elif isinstance(categories, (str, bytes)) or not isinstance(categories, Iterable):
-            raise _fail("categories", "a sequence of category ids", categories)
         else:
-            self.category_ids = _id_list(list(categories), "categories")
-            hint = " listed in 'categories'"
+            self.category_ids, hint = listed, " listed in 'categories'"
         self.gt_category = _index(self.category_ids, truth.category_id, "ground_truth.category_id", "categories", hint)
         self.dt_category = _index(self.category_ids, predicted.category_id, "predictions.category_id", "categories",
                                   hint)
@@ -740,6 +738,20 @@ def _evaluated_categories(listed: np.ndarray | None, parts: Sequence[Any]) -> np
                         "to evaluate categories without ground truth",
                         f"{deferred.category_id[unknown[0]].item()!r} {where}")
     return categories
+
+
+def _summed_by_category(categories: np.ndarray, parts: Sequence[Any], name: str) -> np.ndarray:
+    """A per-category count of every part (rows: the part's own categories) summed into the evaluation's categories.
+
+    A part's category without any count is skipped: it may be one only predicted there, which the
+    evaluation's categories need not hold.
+    """
+    total = np.zeros((len(categories), *getattr(parts[0], name).shape[1:]) if parts else (0,), dtype=np.int64)
+    for part in parts:
+        counts = getattr(part, name)
+        present = np.any(counts != 0, axis=tuple(range(1, counts.ndim)))
+        np.add.at(total, np.searchsorted(categories, part.categories[present]), counts[present])
+    return total
 
 
 def _recoded(ids: np.ndarray, part_ids: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -869,10 +881,7 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
         matched, ignored = (np.concatenate([np.zeros((n_thresholds, n_areas, 0), bool)]
                                            + [getattr(part, name) for part in parts], axis=2)
                             for name in ("matched", "ignored"))
-        regular = np.zeros((len(categories), n_areas), dtype=np.int64)
-        for part in parts:
-            present = part.regular.any(axis=1)
-            np.add.at(regular, np.searchsorted(categories, part.categories[present]), part.regular[present])
+        regular = _summed_by_category(categories, parts, "regular").reshape(len(categories), n_areas)
         # COCOeval's order: by category, image (sorted ids) and rank, whichever part a prediction came from.
         order = np.lexsort((rank, image_code, category_code))
         precision, recall, scores = coco_accumulate(
@@ -964,10 +973,7 @@ class VocEvaluation(MergeableEvaluation[VocResult]):
         categories = _evaluated_categories(settings["categories"], parts)
         category_code = np.concatenate([np.zeros(0, np.int64)] + [
             _recoded(categories, part.categories, part.dt_category) for part in parts])
-        positives = np.zeros(len(categories), dtype=np.int64)
-        for part in parts:
-            present = part.positives > 0
-            np.add.at(positives, np.searchsorted(categories, part.categories[present]), part.positives[present])
+        positives = _summed_by_category(categories, parts, "positives")
         score, true_positive, false_positive = (
             np.concatenate([np.zeros(0, dtype)] + [getattr(part, name) for part in parts])
             for name, dtype in (("score", float), ("true_positive", bool), ("false_positive", bool)))

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from geoiou.evaluation.mergeable import part_starts
+
 __all__ = ["ObjectMatches"]
 
 
@@ -99,8 +101,7 @@ class ObjectMatches:
         """The matches of parts evaluated apart, as over their inputs joined in order (rows shifted by the part sizes)."""
         if len(parts) == 1:
             return parts[0]
-        dt_start = np.concatenate([[0], np.cumsum(n_predictions)])[:-1]
-        gt_start = np.concatenate([[0], np.cumsum(n_truths)])[:-1]
+        dt_start, gt_start = part_starts(n_predictions), part_starts(n_truths)
 
         def shifted(name: str, starts: np.ndarray) -> np.ndarray:
             return np.concatenate([np.where(getattr(part, name) >= 0, getattr(part, name) + start, -1)

@@ -140,6 +140,12 @@ def refuse_shared(keys: Iterable[Hashable], what: str) -> None:
                                f"{what} {twice[0]!r} in two parts")
 
 
-def offsets(sizes: Sequence[int]) -> np.ndarray:
-    """Where each part's rows start among the rows of all parts."""
+def part_starts(sizes: Sequence[int]) -> np.ndarray:
+    """Where each part's rows start among the rows of all parts joined in order.
+
+    Examples
+    --------
+    >>> part_starts([3, 0, 2]).tolist()
+    [0, 3, 3]
+    """
     return np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])[:-1]
