@@ -704,8 +704,8 @@ def _read_strings(joined: bytes, lengths: np.ndarray, string_of: Callable[[int],
 
     ``rleFrString``, vectorized over every character: each number is 5-bit groups, least
     significant first, the last one without the continuation bit 0x20; bit 0x10 of the last group
-    is the sign. Deltas are not undone here. Arrays are kept narrow (one byte per character): a
-    million masks are tens of millions of characters.
+    is the sign. Deltas are not undone here. Per-character arrays are one byte wide and only the
+    numbers' ends are indexed: a million masks are tens of millions of characters.
     """
     groups = np.frombuffer(joined, dtype=np.uint8) - np.uint8(48)  # below '0' wraps past 63
     bad = np.flatnonzero(groups > 63)
@@ -719,23 +719,29 @@ def _read_strings(joined: bytes, lengths: np.ndarray, string_of: Callable[[int],
     if unfinished.size:
         k, _ = _locate(unfinished[0], lengths)
         raise fail(names[k], "a complete COCO string", f"{string_of(k)!r}, which stops inside a count")
-    starts = np.flatnonzero(np.concatenate([[True], last[:-1]])) if groups.size else np.zeros(0, dtype=np.int64)
-    n_groups = np.diff(starts, append=groups.size)
-    if (n_groups > _MAX_GROUPS).any():
-        k, _ = _locate(starts[np.argmax(n_groups > _MAX_GROUPS)], lengths)
-        raise fail(names[k], f"a COCO string of counts of at most {_MAX_GROUPS} characters", string_of(k))
+    # Each group as a signed byte: a number's last group is a 5-bit two's complement (bit 0x10 the
+    # sign, so 16..31 read as -16..-1), the groups before it are plain 0..31.
     low = groups & np.uint8(0x1F)
-    values = low[starts].astype(np.int64)
-    longer = np.flatnonzero(n_groups > 1)  # most counts are one or two characters: add the rest group by group
-    for position in range(1, _MAX_GROUPS):
+    digits = (low - (((low & np.uint8(0x10)) * last) << np.uint8(1))).view(np.int8)
+    ends = np.flatnonzero(last)
+    values = digits[ends].astype(np.int64)
+    # Horner's rule from the most significant group (the last) down; most numbers have one or two.
+    continued = np.zeros(groups.size, dtype=bool)  # whether the group before this one continues into it
+    np.logical_not(last[:-1], out=continued[1:])
+    longer = np.flatnonzero(continued[ends])
+    at = ends[longer]
+    for _ in range(1, _MAX_GROUPS):
         if not longer.size:
             break
-        values[longer] |= low[starts[longer] + position].astype(np.int64) << (5 * position)
-        longer = longer[n_groups[longer] > position + 1]
-    negative = (groups[starts + n_groups - 1] & np.uint8(0x10)) != 0
-    values -= negative.astype(np.int64) << (5 * n_groups)
-    # Numbers per string: the numbers that start before each string's end (none spans two strings).
-    return values, np.diff(np.searchsorted(starts, string_stops), prepend=0)
+        at -= 1
+        values[longer] = (values[longer] << 5) + digits[at]
+        more = continued[at]
+        longer, at = longer[more], at[more]
+    if longer.size:
+        k, _ = _locate(at[0], lengths)
+        raise fail(names[k], f"a COCO string of counts of at most {_MAX_GROUPS} characters", string_of(k))
+    # Numbers per string: the numbers that end before each string's end (none spans two strings).
+    return values, np.diff(np.searchsorted(ends, string_stops), prepend=0)
 
 
 def _locate(index: int, lengths: np.ndarray) -> tuple[int, int]:
@@ -760,11 +766,19 @@ def _undo_deltas(deltas: np.ndarray, layout: _Layout) -> np.ndarray:
         # it: through count 0 when count 0 has this parity (the chain then starts at count 2), else
         # through the position before the RLE.
         begin, end = (first + 1 - parity) // 2, (first + lengths + 1 - parity) // 2
-        before = np.concatenate([[0], sums])[np.minimum((first + 2 - parity) // 2, sums.size)]  # RLEs at the end: none
-        counts[parity::2] = sums - np.repeat(before, end - begin)
+        sums -= np.repeat(_sum_before(sums, np.minimum((first + 2 - parity) // 2, sums.size)), end - begin)
+        counts[parity::2] = sums
     filled = first[lengths > 0]
     counts[filled] = deltas[filled]  # count 0 is written as it is
     return counts
+
+
+def _sum_before(running: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """``running[stop - 1]``, or 0 where `stop` is 0: the running sum of everything before each stop."""
+    if not running.size:
+        return np.zeros(stops.shape, dtype=running.dtype)
+    before: np.ndarray = np.where(stops > 0, running[np.maximum(stops - 1, 0)], 0)
+    return before
 
 
 #: The most pixels an RLE may cover: pixel edges beyond 2**52 are no longer resolved in float64 (`Mask`).
@@ -777,16 +791,17 @@ def _check_counts(counts: np.ndarray, running: np.ndarray, layout: _Layout, size
     if negative.size:
         k = layout.owner[negative[0]]
         raise fail(params[k], "non-negative run lengths", f"{counts[negative[0]]} at run {layout.local[negative[0]]}")
-    # Counts are >= 0, so the running total falls only where it wrapped around int64.
-    wrapped = np.flatnonzero(running[1:] < running[:-1])
+    # Counts are >= 0, so the running total falls only where it wrapped around int64; it cannot when
+    # even the largest count, repeated, stays below 2**63 (any real image).
+    largest = int(counts.max(initial=0))
+    wrapped = np.zeros(0, dtype=np.int64) if largest * counts.size < 2**63 else np.flatnonzero(running[1:] < running[:-1])
     if wrapped.size:
         k = layout.owner[wrapped[0] + 1]
         raise fail(params[k], "run lengths adding up to h·w", f"a total beyond 64-bit integers at run {layout.local[wrapped[0] + 1]}")
     huge = np.flatnonzero(sizes[:, 0].astype(np.float64) * sizes[:, 1] > _MAX_PIXELS)
     if huge.size:
         raise fail(params[huge[0]].replace("counts", "size"), "at most 2**52 pixels (h·w)", sizes[huge[0]].tolist())
-    before = np.concatenate([[0], running])
-    totals = before[layout.first + layout.lengths] - before[layout.first]
+    totals = _sum_before(running, layout.first + layout.lengths) - _sum_before(running, layout.first)
     wrong = np.flatnonzero(totals != sizes[:, 0] * sizes[:, 1])
     if wrong.size:
         k = wrong[0]
@@ -798,11 +813,9 @@ def _true_runs(sizes: np.ndarray, counts: np.ndarray, running: np.ndarray, layou
     """True runs from validated counts: every second count (odd positions) is a run of true pixels."""
     is_true = layout.odd() & (counts > 0)
     true_run = np.flatnonzero(is_true)
-    filled = layout.lengths > 0
-    per_mask = np.zeros(len(sizes), dtype=np.int64)
-    per_mask[filled] = np.add.reduceat(is_true, layout.first[filled], dtype=np.int64) if filled.any() else 0
+    per_mask = np.diff(np.searchsorted(true_run, np.append(layout.first, counts.size)))
     owner = np.repeat(np.arange(len(sizes)), per_mask)
     # Position after each true run within its own mask: the running total restarted at each RLE.
-    stops = running[true_run] - np.concatenate([[0], running])[layout.first][owner]
+    stops = running[true_run] - _sum_before(running, layout.first)[owner]
     offsets = np.concatenate([[0], np.cumsum(per_mask)]).astype(np.int64)
     return Runs(sizes, stops - counts[true_run], stops, offsets)
