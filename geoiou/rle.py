@@ -177,14 +177,36 @@ class RunIndex:
 
     def pixels_before(self, masks: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """True pixels of each mask at positions below the given one."""
-        first = self.runs.offsets[masks]
-        last_before = self._search(self.start_keys, masks, positions, "left") - 1  # last run starting below
-        has = last_before >= first
-        j = np.maximum(last_before, 0)
-        if not len(self.runs.starts):
-            return np.zeros(len(masks), dtype=np.int64)
-        inside = np.minimum(positions - self.runs.starts[j], self.runs.stops[j] - self.runs.starts[j])
-        return np.where(has, self.before[j] - self.before[first] + inside, 0)
+        return self.pixels_between(masks, np.zeros_like(positions), positions)
+
+    def pixels_between(self, masks: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        """True pixels of each mask at positions ``start <= p < stop``."""
+        counted = self._counted_before(masks, stops) - self._counted_before(masks, starts)
+        return np.maximum(counted, 0).astype(np.int64)  # an empty or reversed range counts nothing
+
+    def _counted_before(self, masks: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """True pixels of all masks before key ``mask · stride + position`` (positions clipped to the mask's keys).
+
+        Counting is piecewise linear in the key: slope 1 inside a run, 0 between runs. ``np.interp``
+        reads it at every key in one pass that follows sorted queries, and it is exact: keys,
+        counts and slopes (0 or 1) are integers below 2**53.
+        """
+        keys, counted = self._counting
+        if not keys.size:
+            return np.zeros(len(masks))
+        at = masks * float(self.stride) + np.clip(positions, 0, self.stride - 1)
+        return np.interp(at, keys, counted)
+
+    @functools.cached_property
+    def _counting(self) -> tuple[np.ndarray, np.ndarray]:
+        """Keys of all run boundaries and the true pixels before each; a run's stop that is the next's start once."""
+        keys, counted = np.empty(2 * self.start_keys.size), np.empty(2 * self.start_keys.size)
+        keys[0::2], keys[1::2] = self.start_keys, self.stop_keys
+        counted[0::2], counted[1::2] = self.before[:-1], self.before[1:]
+        repeated = keys[1:] == keys[:-1]
+        if repeated.any():  # touching runs (uncompressed counts can hold an empty false run)
+            keys, counted = np.delete(keys, np.flatnonzero(repeated) + 1), np.delete(counted, np.flatnonzero(repeated) + 1)
+        return keys, counted
 
     def _search(self, keys: np.ndarray, masks: np.ndarray, positions: np.ndarray,
                 side: Literal["left", "right"]) -> np.ndarray:

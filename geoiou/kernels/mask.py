@@ -106,8 +106,7 @@ def run_overlap_counts(index_a: RunIndex, masks_a: np.ndarray, index_b: RunIndex
         for step in _steps(high[pairs] - low[pairs], RUN_CHUNK):
             chosen = pairs[step]
             run, pair = ragged_arange(low[chosen], high[chosen])
-            shared = (target.pixels_before(masks_t[chosen][pair], query.runs.stops[run])
-                      - target.pixels_before(masks_t[chosen][pair], query.runs.starts[run]))
+            shared = target.pixels_between(masks_t[chosen][pair], query.runs.starts[run], query.runs.stops[run])
             counts[chosen] = np.bincount(pair, weights=shared, minlength=len(chosen)).astype(np.int64)
     return counts
 
