@@ -575,17 +575,19 @@ def _ragged_arange(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _run_boxes(runs: coco_rle.Runs, height: int) -> np.ndarray:
     """Bounding boxes ``(M, 4)`` of masks given as column-major runs (zeros for an empty mask)."""
-    first_col, last_col = runs.starts // height, (runs.stops - 1) // height
-    # A run that crosses into the next column covers the bottom row of one and the top row of the other.
-    in_one_column = first_col == last_col
-    top = np.where(in_one_column, runs.starts % height, 0)
-    bottom = np.where(in_one_column, (runs.stops - 1) % height, height - 1) + 1
+    # Where each run starts and stops within the column it starts in; a stop beyond the column's end
+    # means the run crosses into the next column, covering the bottom row of one and the top row of the other.
+    start_row = runs.starts % max(height, 1)
+    stop_row = start_row + (runs.stops - runs.starts)
+    top = np.where(stop_row > height, 0, start_row)
+    bottom = np.minimum(stop_row, height)
     filled = np.flatnonzero(np.diff(runs.offsets) > 0)
     firsts, lasts = runs.offsets[filled], runs.offsets[filled + 1] - 1
     boxes = np.zeros((len(runs.sizes), 4), dtype=np.int64)
     if filled.size:
         boxes[filled] = np.column_stack([
-            np.minimum.reduceat(top, firsts), np.maximum.reduceat(bottom, firsts), first_col[firsts], last_col[lasts] + 1
+            np.minimum.reduceat(top, firsts), np.maximum.reduceat(bottom, firsts),
+            runs.starts[firsts] // height, (runs.stops[lasts] - 1) // height + 1
         ])
     return boxes
 
@@ -638,9 +640,8 @@ class _PixelStore:
         """True pixels of each mask, (M,) int64: summed from the runs when held as runs (no windows built)."""
         if self._runs is None:
             return self.windows().counts
-        runs = self._runs
-        owner = np.repeat(np.arange(self.size), np.diff(runs.offsets))
-        return np.bincount(owner, weights=runs.stops - runs.starts, minlength=self.size).astype(np.int64)
+        pixels_before_run = np.concatenate([[0], np.cumsum(self._runs.stops - self._runs.starts)])
+        return np.diff(pixels_before_run[self._runs.offsets])
 
     @functools.cached_property
     def boxes(self) -> np.ndarray:
