@@ -204,9 +204,11 @@ def _toggle_runs(positions: np.ndarray, ring: np.ndarray, pixels: np.ndarray) ->
     the end of its image (`pixels` per ring).
     """
     inside = positions < pixels[ring]
-    positions, ring = positions[inside], ring[inside]
-    order = np.lexsort((positions, ring))
-    positions, ring = positions[order], ring[order]
+    # One sort of ``ring · stride + position`` (SIMD-sorted integers) orders by ring, then position.
+    stride = int(pixels.max(initial=0)) + 1
+    keys = np.sort(ring[inside] * stride + positions[inside])
+    ring = keys // stride
+    positions = keys - ring * stride
     new = np.ones(len(positions), dtype=bool)
     new[1:] = (positions[1:] != positions[:-1]) | (ring[1:] != ring[:-1])
     firsts = np.flatnonzero(new)
@@ -229,8 +231,9 @@ def _union_runs(starts: np.ndarray, stops: np.ndarray, owner: np.ndarray, pixels
     """
     if len(starts) == 0:
         return starts, stops, owner
-    order = np.lexsort((starts, owner))
-    shift = owner[order] * (pixels + 1)
+    shifted = owner * (pixels + 1)
+    order = np.argsort(starts + shifted)  # by owner, then start (runs with equal keys merge in any order)
+    shift = shifted[order]
     starts, stops, owner = starts[order] + shift, stops[order] + shift, owner[order]
     reach = np.maximum.accumulate(stops)
     first = np.ones(len(starts), dtype=bool)
@@ -243,12 +246,12 @@ def _union_runs(starts: np.ndarray, stops: np.ndarray, owner: np.ndarray, pixels
 def _object_runs(rings: _Rings, sizes: np.ndarray) -> coco_rle.Runs:
     """Column-major runs of each object (of `sizes` ``(n, 2)``): the union of its rings' rasters, all at once."""
     n_objects = len(sizes)
-    positions, ring = _boundary_positions(rings)
     pixels = rings.heights * rings.widths
-    starts, stops, ring = _toggle_runs(positions, ring, pixels)
     most = int(pixels.max(initial=0))
-    if n_objects * (most + 1) >= 2**62:  # pragma: no cover - beyond any image set: shifted positions would overflow
+    if max(n_objects, len(pixels)) * (most + 1) >= 2**62:  # pragma: no cover - beyond any image set: keys would overflow
         raise ValueError("too many pixels to rasterize at once")
+    positions, ring = _boundary_positions(rings)
+    starts, stops, ring = _toggle_runs(positions, ring, pixels)
     starts, stops, owner = _union_runs(starts, stops, rings.owner[ring], most)
     offsets = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=n_objects))]).astype(np.int64)
     return coco_rle.Runs(sizes, starts, stops, offsets)
