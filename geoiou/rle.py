@@ -550,14 +550,18 @@ class _Names:
     more than decoding them.
     """
 
-    def __init__(self, param: str) -> None:
-        self.param = param
+    def __init__(self, param: str, first: int = 0) -> None:
+        self.param, self.first = param, first
+
+    def after(self, first: int) -> _Names:
+        """The names of RLEs ``first, first + 1, ...`` numbered from 0 (a stretch decoded on its own)."""
+        return _Names(self.param, self.first + first)
 
     def rle(self, k: int) -> str:
-        return f"{self.param}[{k}]" if self.param == "rles" else self.param
+        return f"{self.param}[{k + self.first}]" if self.param == "rles" else self.param
 
     def field(self, k: int, name: str) -> str:
-        return f"{self.param}[{k}].{name}" if self.param == "rles" else name
+        return f"{self.param}[{k + self.first}].{name}" if self.param == "rles" else name
 
     def __getitem__(self, k: int) -> str:  # the counts of RLE k, the field most messages name
         return self.field(k, "counts")
@@ -573,6 +577,31 @@ def _parse(rles: list[Any], param: str) -> Runs:
         raise AssertionError("unreachable: _columns refuses only what _size_of refuses")  # pragma: no cover
     size_values, count_values = columns
     sizes = _sizes(size_values, rles, names)
+    # Stretches of about `_CHUNK_CHARACTERS` are decoded one after another: their temporaries stay
+    # in cache and in memory the allocator reuses, instead of a fresh mapping per array.
+    bounds = _stretch_bounds(count_values)
+    return Runs.concatenate([_parse_stretch(sizes[first:stop], count_values[first:stop], names.after(first))
+                             for first, stop in zip(bounds[:-1], bounds[1:])])
+
+
+def _stretch_bounds(count_values: list[Any]) -> list[int]:
+    """Where stretches of RLEs of about `_CHUNK_CHARACTERS` begin, and the end (one stretch if a count has no length)."""
+    try:
+        ends = np.cumsum(np.fromiter(map(len, count_values), np.int64, len(count_values)))
+    except TypeError:  # not a string or a list: the stretch's reading names it
+        return [0, len(count_values)]
+    total = int(ends[-1]) if ends.size else 0
+    cuts = np.searchsorted(ends, np.arange(_CHUNK_CHARACTERS, total, _CHUNK_CHARACTERS)) + 1
+    inner = {cut for cut in cuts.tolist() if cut < len(count_values)}
+    return [0, *sorted(inner - {0}), len(count_values)]  # no RLEs: one empty stretch
+
+
+#: Characters (or uncompressed counts) of the RLEs decoded in one stretch.
+_CHUNK_CHARACTERS = 1 << 18
+
+
+def _parse_stretch(sizes: np.ndarray, count_values: list[Any], names: _Names) -> Runs:
+    """The true runs of RLEs of `sizes` and `count_values` (validated sizes), every step over all of them at once."""
     values, lengths, compressed = _raw_counts(count_values, names)
     layout = _Layout.of(lengths)
     if compressed.any():  # compressed counts are stored as changes from two counts before

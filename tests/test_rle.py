@@ -160,6 +160,26 @@ def test_errors_in_a_batch_name_the_rle():
         rle.to_runs(b"02")
 
 
+@pytest.mark.parametrize("stretch", [1, 7, 64])
+def test_batches_decoded_in_stretches_equal_one_rle_at_a_time(monkeypatch, stretch):
+    # Large batches are decoded a stretch of characters at a time; tiny stretches cut the batch
+    # everywhere, also inside and between mixed compressed, uncompressed and empty RLEs.
+    monkeypatch.setattr(rle, "_CHUNK_CHARACTERS", stretch)
+    masks = random_masks(7)
+    rles = rle.encode_batch(masks)
+    rles[3] = {"size": list(masks[3].shape), "counts": rle.decompress(rles[3]["counts"]).tolist()}
+    rles[5] = {"size": rles[5]["size"], "counts": rles[5]["counts"].decode()}
+    runs = rle.to_runs(rles)
+    for k, mask in enumerate(masks):
+        one = rle.to_runs(rles[k])
+        np.testing.assert_array_equal(runs.slice(k, k + 1).starts, one.starts)
+        np.testing.assert_array_equal(runs.slice(k, k + 1).stops, one.stops)
+        np.testing.assert_array_equal(rle.decode(rles[k]), mask)
+    rles[40] = {"size": rles[40]["size"], "counts": rles[40]["counts"] + b"1"}  # one count too many
+    with pytest.raises(InvalidRegionError, match=r"'rles\[40\].counts' must be run lengths adding up to h·w"):
+        rle.to_runs(rles)
+
+
 def test_encoding_refuses_what_is_not_a_binary_mask():
     with pytest.raises(InvalidRegionError, match=r"'mask' must be a 2-D array \(h, w\); use encode_batch for \(n, h, w\) \(got 'shape \(2, 2, 2\)'\)"):
         rle.encode(np.zeros((2, 2, 2), bool))
