@@ -45,7 +45,7 @@ from geoiou._validation import describe, invalid_argument
 from geoiou.errors import InvalidRegionError
 from geoiou.evaluation.coco_rasterize import coco_compat_counts, coco_compat_parts_runs
 from geoiou.evaluation.detection import Annotations
-from geoiou.io.columns import all_of_type, integer_column, json_columns, number_column, number_rows
+from geoiou.io.columns import all_of_type, integer_column, json_columns, number_column, number_rows, object_keys
 from geoiou.evaluation.progress import Phases
 from geoiou.io.json_documents import load_json_document, reading_phases
 from geoiou.io.folders import parse_records, settle
@@ -195,7 +195,7 @@ def read_coco(path: str | os.PathLike[str] | Mapping[str, Any], *, geometry: Geo
     geometry = _checked_geometry(geometry, GEOMETRIES)
     if polygons not in POLYGON_READINGS:
         raise invalid_argument("polygons", f"one of {POLYGON_READINGS}", polygons)
-    document, reader = load_json_document(path, skip_invalid=skip_invalid)
+    document, reader = load_json_document(path, skip_invalid=skip_invalid, count_keys=_dataset_keys)
     sections = _dataset_sections(document, reader)
     images = _read_table(reader, sections["images"], "images", _image_entry)
     categories = _read_table(reader, sections["categories"], "categories", _category_entry)
@@ -527,6 +527,11 @@ def _read_results(path: Any, choice: str, repair: bool, skip_invalid: bool, phas
                               category_id=np.array([row.category_id for row in rows], dtype=np.int64),
                               region=regions.pieces, score=np.array([row.score for row in rows], dtype=np.float64))
     return CocoPredictions(annotations, choice, reader.report())
+
+
+def _dataset_keys(document: Any) -> int:
+    """Keys of a dataset file's objects: the top object's, its sections' records' and what those hold."""
+    return object_keys(document, list_depth=2)  # the records sit in lists one level down
 
 
 def _result_keys(document: Any) -> int:

@@ -94,6 +94,31 @@ def test_a_repeated_key_is_refused_however_the_file_is_written(tmp_path, text):
         read_coco_results(_write(tmp_path, text))
 
 
+_DATASET = ('{"images": [{"id": 1, "height": 9, "width": 9%s}], "categories": [{"id": 1, "name": "a"}], '
+            '"annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 2, 2], "area": 4, '
+            '"iscrowd": 0, "segmentation": [[0, 0, 2, 0, 2, 2]]%s}]%s}')
+
+
+@pytest.mark.parametrize(("where", "key"), [(0, "width"), (1, "area"), (2, "images")])
+def test_a_repeated_key_in_a_dataset_is_refused(tmp_path, where, key):
+    repeated = [""] * 3
+    repeated[where] = {0: ', "width": 9', 1: ', "area": 4', 2: ', "images": []'}[where]
+    with pytest.raises(FormatError, match=f"the key '{key}' twice"):
+        geoiou.io.read_coco(_write(tmp_path, _DATASET % tuple(repeated)))
+
+
+def test_a_plain_dataset_is_proved_free_of_repeated_keys_without_the_hook(tmp_path, monkeypatch):
+    # The keys written in the text equal the keys parsed: the per-object hook is not needed.
+    from geoiou.io import json_documents
+
+    def refuse(pairs):
+        raise AssertionError("the slow check ran on a plain file")
+
+    monkeypatch.setattr(json_documents, "unique_keys", refuse)
+    dataset = geoiou.io.read_coco(_write(tmp_path, _DATASET % ("", "", "")))
+    assert len(dataset.annotations) == 1
+
+
 def test_a_file_with_spaced_colons_or_escapes_reads_as_a_plain_one(tmp_path):
     plain = read_coco_results(_write(tmp_path, '[{"image_id": 1, "category_id": 2, "score": 0.5, "bbox": [0, 0, 1, 2]}]'))
     spaced = read_coco_results(_write(tmp_path, '[{"image_id" : 1, "category_id":2, "note": "a\\\\b", "score" : 0.5, '
