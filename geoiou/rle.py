@@ -72,6 +72,19 @@ class Runs(NamedTuple):
                    np.concatenate([piece.starts for piece in pieces]), np.concatenate([piece.stops for piece in pieces]),
                    np.concatenate([np.zeros(1, dtype=np.int64), *offsets]).astype(np.int64))
 
+    def pixels_before(self) -> np.ndarray:
+        """(R + 1,) int64: true pixels of all runs before each run, masks end to end, and the total at the end.
+
+        Examples
+        --------
+        >>> from geoiou import rle
+        >>> rle.to_runs([{"size": [2, 2], "counts": [1, 2, 1]}, {"size": [1, 3], "counts": [0, 1, 1, 1]}]).pixels_before()
+        array([0, 2, 3, 4])
+        """
+        before = np.zeros(len(self.starts) + 1, dtype=np.int64)
+        np.cumsum(self.stops - self.starts, out=before[1:])
+        return before
+
     def take(self, index: ArrayLike) -> Runs:
         """The runs of masks `index` (1-D), in that order.
 
@@ -155,14 +168,14 @@ class RunIndex:
 
     def __init__(self, runs: Runs) -> None:
         self.runs = runs
-        owner = np.repeat(np.arange(len(runs.sizes)), np.diff(runs.offsets))
         self.stride = int(runs.stops.max(initial=0)) + 2
         if len(runs.sizes) * self.stride >= 2**62:  # pragma: no cover - a batch beyond any image set
             raise OverflowError("too many pixels to key the runs of this batch")
-        self.start_keys = owner * self.stride + runs.starts
-        self.stop_keys = owner * self.stride + runs.stops
+        self.start_keys = np.repeat(np.arange(len(runs.sizes)) * self.stride, np.diff(runs.offsets))
+        self.stop_keys = self.start_keys + runs.stops
+        self.start_keys += runs.starts
         #: True pixels of all runs before each run, masks end to end (and the total at the end).
-        self.before = np.concatenate([[0], np.cumsum(runs.stops - runs.starts)])
+        self.before = runs.pixels_before()
 
     def within(self, masks: np.ndarray, other: RunIndex, masks_other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each pair, the global range ``[low, high)`` of this mask's runs that can meet the other mask's span."""

@@ -640,8 +640,7 @@ class _PixelStore:
         """True pixels of each mask, (M,) int64: summed from the runs when held as runs (no windows built)."""
         if self._runs is None:
             return self.windows().counts
-        pixels_before_run = np.concatenate([[0], np.cumsum(self._runs.stops - self._runs.starts)])
-        return np.diff(pixels_before_run[self._runs.offsets])
+        return np.diff(self._runs.pixels_before()[self._runs.offsets])
 
     @functools.cached_property
     def boxes(self) -> np.ndarray:
