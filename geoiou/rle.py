@@ -39,6 +39,9 @@ from geoiou._validation import fail
 
 __all__ = ["RunIndex", "Runs", "compress", "compress_runs", "decode", "decode_batch", "decompress", "encode", "encode_batch", "to_runs"]
 
+#: Runs of the masks that array work over millions of runs takes at a time (`Runs.stretches`).
+_STRETCH_RUNS = 1 << 18
+
 #: Characters of one compressed count at most: 12 groups of 5 bits fill a signed 64-bit integer.
 _MAX_GROUPS = 12
 
@@ -84,6 +87,23 @@ class Runs(NamedTuple):
         before = np.zeros(len(self.starts) + 1, dtype=np.int64)
         np.cumsum(self.stops - self.starts, out=before[1:])
         return before
+
+    def stretches(self, runs: int | None = None) -> list[tuple[int, int]]:
+        """Consecutive ranges ``(first, stop)`` of masks holding about `runs` runs each (at least one mask each).
+
+        Work over millions of runs goes a stretch at a time: its temporaries stay in cache and in
+        memory the allocator reuses.
+
+        Examples
+        --------
+        >>> from geoiou import rle
+        >>> rle.to_runs([{"size": [1, 4], "counts": [0, 1, 1, 1, 1]}] * 3).stretches(runs=3)
+        [(0, 2), (2, 3)]
+        """
+        n, runs = len(self.sizes), runs or _STRETCH_RUNS
+        cuts = np.searchsorted(self.offsets, np.arange(runs, int(self.offsets[-1]), runs), side="right")
+        bounds = [0, *sorted({int(cut) for cut in cuts if 0 < cut < n}), n]
+        return list(zip(bounds[:-1], bounds[1:])) if n else [(0, 0)]
 
     def take(self, index: ArrayLike) -> Runs:
         """The runs of masks `index` (1-D), in that order.
@@ -169,13 +189,19 @@ class RunIndex:
     def __init__(self, runs: Runs) -> None:
         self.runs = runs
         self.stride = int(runs.stops.max(initial=0)) + 2
-        if len(runs.sizes) * self.stride >= 2**62:  # pragma: no cover - a batch beyond any image set
-            raise OverflowError("too many pixels to key the runs of this batch")
-        self.start_keys = np.repeat(np.arange(len(runs.sizes)) * self.stride, np.diff(runs.offsets))
-        self.stop_keys = self.start_keys + runs.stops
-        self.start_keys += runs.starts
-        #: True pixels of all runs before each run, masks end to end (and the total at the end).
-        self.before = runs.pixels_before()
+        if len(runs.sizes) * self.stride >= 2**53:  # pragma: no cover - a batch beyond any image set
+            raise OverflowError("too many pixels to key the runs of this batch exactly in float64")
+        #: (2R,) float64: the keys ``mask · stride + position`` of every run's start and stop, in
+        #: order (non-decreasing: a stop may equal the next start), and the true pixels before each.
+        self.keys, self.counted = np.empty(2 * len(runs.starts)), np.empty(2 * len(runs.starts))
+        counted_so_far = 0
+        for first, stop in runs.stretches():  # temporaries of a stretch stay in cache
+            piece, at = runs.slice(first, stop), slice(2 * int(runs.offsets[first]), 2 * int(runs.offsets[stop]))
+            mask_keys = np.repeat(np.arange(first, stop) * float(self.stride), np.diff(piece.offsets))
+            self.keys[at][0::2], self.keys[at][1::2] = mask_keys + piece.starts, mask_keys + piece.stops
+            before = piece.pixels_before() + counted_so_far
+            self.counted[at][0::2], self.counted[at][1::2] = before[:-1], before[1:]
+            counted_so_far = int(before[-1])
 
     def within(self, masks: np.ndarray, other: RunIndex, masks_other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each pair, the global range ``[low, high)`` of this mask's runs that can meet the other mask's span."""
@@ -184,8 +210,9 @@ class RunIndex:
         span_start = np.where(filled, other.runs.starts[np.minimum(first, max(len(other.runs.starts) - 1, 0))]
                               if len(other.runs.starts) else 0, 0)
         span_stop = np.where(filled, other.runs.stops[np.maximum(last - 1, 0)] if len(other.runs.stops) else 0, 0)
-        low = self._search(self.stop_keys, masks, span_start, "right")  # runs ending at or before the span: out
-        high = self._search(self.start_keys, masks, span_stop, "left")  # runs starting at or after its end: out
+        # Boundaries alternate start, stop: of the first j, j // 2 are stops and (j + 1) // 2 starts.
+        low = self._clipped(masks, self._search(masks, span_start, "right") // 2)  # runs ending at or before the span: out
+        high = self._clipped(masks, (self._search(masks, span_stop, "left") + 1) // 2)  # starting at or after its end: out
         return low, np.where(filled, np.maximum(high, low), low)
 
     def pixels_before(self, masks: np.ndarray, positions: np.ndarray) -> np.ndarray:
@@ -204,27 +231,30 @@ class RunIndex:
         reads it at every key in one pass that follows sorted queries, and it is exact: keys,
         counts and slopes (0 or 1) are integers below 2**53.
         """
-        keys, counted = self._counting
+        keys, counted = self._interpolated
         if not keys.size:
             return np.zeros(len(masks))
         at = masks * float(self.stride) + np.clip(positions, 0, self.stride - 1)
         return np.interp(at, keys, counted)
 
     @functools.cached_property
-    def _counting(self) -> tuple[np.ndarray, np.ndarray]:
-        """Keys of all run boundaries and the true pixels before each; a run's stop that is the next's start once."""
-        keys, counted = np.empty(2 * self.start_keys.size), np.empty(2 * self.start_keys.size)
-        keys[0::2], keys[1::2] = self.start_keys, self.stop_keys
-        counted[0::2], counted[1::2] = self.before[:-1], self.before[1:]
-        repeated = keys[1:] == keys[:-1]
-        if repeated.any():  # touching runs (uncompressed counts can hold an empty false run)
-            keys, counted = np.delete(keys, np.flatnonzero(repeated) + 1), np.delete(counted, np.flatnonzero(repeated) + 1)
-        return keys, counted
+    def _interpolated(self) -> tuple[np.ndarray, np.ndarray]:
+        """`keys` and `counted` with a run's stop that is the next one's start kept once (``np.interp`` wants increasing keys)."""
+        repeated = self.keys[1:] == self.keys[:-1]
+        if not repeated.any():
+            return self.keys, self.counted
+        drop = np.flatnonzero(repeated) + 1  # touching runs: uncompressed counts can hold an empty false run
+        return np.delete(self.keys, drop), np.delete(self.counted, drop)
 
-    def _search(self, keys: np.ndarray, masks: np.ndarray, positions: np.ndarray,
-                side: Literal["left", "right"]) -> np.ndarray:
-        found = np.searchsorted(keys, masks * self.stride + np.clip(positions, -1, self.stride - 1), side=side)
-        clipped: np.ndarray = np.clip(found, self.runs.offsets[masks], self.runs.offsets[masks + 1])
+    def _search(self, masks: np.ndarray, positions: np.ndarray, side: Literal["left", "right"]) -> np.ndarray:
+        """How many run boundaries lie before (`side` "left") or at most at (`side` "right") each key."""
+        found: np.ndarray = np.searchsorted(self.keys, masks * float(self.stride) + np.clip(positions, -1, self.stride - 1),
+                                            side=side)
+        return found
+
+    def _clipped(self, masks: np.ndarray, runs: np.ndarray) -> np.ndarray:
+        """Global run indices kept within each mask's own runs."""
+        clipped: np.ndarray = np.clip(runs, self.runs.offsets[masks], self.runs.offsets[masks + 1])
         return clipped
 
 

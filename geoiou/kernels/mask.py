@@ -28,7 +28,7 @@ PIXEL_CHUNK = 1 << 25
 LARGE_WINDOW = 1 << 14
 
 #: Runs looked up per step of the run kernel (bounds its temporaries).
-RUN_CHUNK = 1 << 20
+RUN_CHUNK = 1 << 17
 
 #: Packed words compared per step of the Mask×Mask kernel: bounds its temporaries (a few arrays
 #: of this many 8-byte values) without paying NumPy's per-call cost too often.

@@ -575,6 +575,13 @@ def _ragged_arange(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _run_boxes(runs: coco_rle.Runs, height: int) -> np.ndarray:
     """Bounding boxes ``(M, 4)`` of masks given as column-major runs (zeros for an empty mask)."""
+    boxes = np.zeros((len(runs.sizes), 4), dtype=np.int64)
+    for first, stop in runs.stretches():  # temporaries of a stretch stay in cache
+        boxes[first:stop] = _stretch_boxes(runs.slice(first, stop), height)
+    return boxes
+
+
+def _stretch_boxes(runs: coco_rle.Runs, height: int) -> np.ndarray:
     # Where each run starts and stops within the column it starts in; a stop beyond the column's end
     # means the run crosses into the next column, covering the bottom row of one and the top row of the other.
     start_row = runs.starts % max(height, 1)

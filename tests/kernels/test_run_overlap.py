@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hypothesis.strategies as st
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 import geoiou
@@ -35,6 +36,36 @@ def test_counts_from_runs_equal_counts_of_decoded_pixels(batches, data):
     width = min(dense_a.shape[2], dense_b.shape[2])
     expected = [int((dense_a[i][:, :width] & dense_b[j][:, :width]).sum()) for i, j in zip(masks_a, masks_b)]
     np.testing.assert_array_equal(run_overlap_counts(index_a, masks_a, index_b, masks_b), np.array(expected, dtype=np.int64))
+
+
+def _touching_runs(masks: np.ndarray, rng: np.random.Generator) -> list[dict]:
+    """Uncompressed RLEs of `masks` with true runs cut in two by an empty false run (two runs that touch)."""
+    rles = []
+    for mask in masks:
+        counts = rle.decompress(rle.encode(mask)["counts"]).tolist()
+        cut = []
+        for k, count in enumerate(counts):
+            if k % 2 == 1 and count >= 2 and rng.random() < 0.7:
+                part = int(rng.integers(1, count))
+                cut += [part, 0, count - part]
+            else:
+                cut.append(count)
+        rles.append({"size": list(mask.shape), "counts": cut})
+    return rles
+
+
+@pytest.mark.parametrize("stretch", [1, 3, 1 << 18])
+def test_counts_from_touching_runs_and_from_stretched_indexes_equal_counts_of_pixels(monkeypatch, stretch):
+    # A run's stop equal to the next run's start, and an index built a few runs at a time, count alike.
+    monkeypatch.setattr(rle, "_STRETCH_RUNS", stretch)
+    rng = np.random.default_rng(5)
+    dense_a, dense_b = rng.random((6, 7, 5)) < 0.6, rng.random((4, 7, 5)) < 0.4
+    index_a, index_b = rle.RunIndex(rle.to_runs(_touching_runs(dense_a, rng))), rle.RunIndex(rle.to_runs(rle.encode_batch(dense_b)))
+    assert (index_a.keys[1:] == index_a.keys[:-1]).any()  # some runs do touch
+    masks_a, masks_b = np.repeat(np.arange(6), 4), np.tile(np.arange(4), 6)
+    expected = [int((dense_a[i] & dense_b[j]).sum()) for i, j in zip(masks_a, masks_b)]
+    np.testing.assert_array_equal(run_overlap_counts(index_a, masks_a, index_b, masks_b), expected)
+    np.testing.assert_array_equal(run_overlap_counts(index_b, masks_b, index_a, masks_a), expected)
 
 
 def test_masks_read_as_runs_are_measured_without_windows_or_pixels():
