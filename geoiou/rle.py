@@ -88,6 +88,21 @@ class Runs(NamedTuple):
         np.cumsum(self.stops - self.starts, out=before[1:])
         return before
 
+    def pixel_counts(self) -> np.ndarray:
+        """(n,) int64: the true pixels of each mask.
+
+        Examples
+        --------
+        >>> from geoiou import rle
+        >>> rle.to_runs([{"size": [2, 2], "counts": [1, 2, 1]}, {"size": [1, 3], "counts": [3]}]).pixel_counts()
+        array([2, 0])
+        """
+        counts = np.zeros(len(self.sizes), dtype=np.int64)
+        for first, stop in self.stretches():
+            piece = self.slice(first, stop)
+            counts[first:stop] = np.diff(piece.pixels_before()[piece.offsets])
+        return counts
+
     def stretches(self, runs: int | None = None) -> list[tuple[int, int]]:
         """Consecutive ranges ``(first, stop)`` of masks holding about `runs` runs each (at least one mask each).
 
@@ -622,21 +637,35 @@ def _parse(rles: list[Any], param: str) -> Runs:
     sizes = _sizes(size_values, rles, names)
     # Stretches of about `_CHUNK_CHARACTERS` are decoded one after another: their temporaries stay
     # in cache and in memory the allocator reuses, instead of a fresh mapping per array.
-    bounds = _stretch_bounds(count_values)
-    return Runs.concatenate([_parse_stretch(sizes[first:stop], count_values[first:stop], names.after(first))
-                             for first, stop in zip(bounds[:-1], bounds[1:])])
+    bounds, length = _stretch_bounds(count_values)
+    if len(bounds) == 2:
+        return _parse_stretch(sizes, count_values, names)
+    # Each stretch's runs are copied out while still in cache. An RLE of L counts (at least L
+    # characters) holds at most L // 2 true runs: the arrays are sized for that, and only the
+    # part written is ever touched.
+    starts, stops = np.empty(length // 2 + 1, dtype=np.int64), np.empty(length // 2 + 1, dtype=np.int64)
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    for first, stop in zip(bounds[:-1], bounds[1:]):
+        piece = _parse_stretch(sizes[first:stop], count_values[first:stop], names.after(first))
+        at, count = int(offsets[first]), len(piece.starts)
+        starts[at:at + count], stops[at:at + count] = piece.starts, piece.stops
+        offsets[first + 1:stop + 1] = piece.offsets[1:] + at
+    return Runs(sizes, starts[:offsets[-1]], stops[:offsets[-1]], offsets)
 
 
-def _stretch_bounds(count_values: list[Any]) -> list[int]:
-    """Where stretches of RLEs of about `_CHUNK_CHARACTERS` begin, and the end (one stretch if a count has no length)."""
+def _stretch_bounds(count_values: list[Any]) -> tuple[list[int], int]:
+    """Where stretches of RLEs of about `_CHUNK_CHARACTERS` begin, and the end; the length of all counts.
+
+    One stretch if some count has no length (its reading names it).
+    """
     try:
         ends = np.cumsum(np.fromiter(map(len, count_values), np.int64, len(count_values)))
-    except TypeError:  # not a string or a list: the stretch's reading names it
-        return [0, len(count_values)]
+    except TypeError:
+        return [0, len(count_values)], 0
     total = int(ends[-1]) if ends.size else 0
     cuts = np.searchsorted(ends, np.arange(_CHUNK_CHARACTERS, total, _CHUNK_CHARACTERS)) + 1
     inner = {cut for cut in cuts.tolist() if cut < len(count_values)}
-    return [0, *sorted(inner - {0}), len(count_values)]  # no RLEs: one empty stretch
+    return [0, *sorted(inner - {0}), len(count_values)], total  # no RLEs: one empty stretch
 
 
 #: Characters (or uncompressed counts) of the RLEs decoded in one stretch.

@@ -647,7 +647,7 @@ class _PixelStore:
         """True pixels of each mask, (M,) int64: summed from the runs when held as runs (no windows built)."""
         if self._runs is None:
             return self.windows().counts
-        return np.diff(self._runs.pixels_before()[self._runs.offsets])
+        return self._runs.pixel_counts()
 
     @functools.cached_property
     def boxes(self) -> np.ndarray:
