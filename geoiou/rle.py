@@ -88,6 +88,33 @@ class Runs(NamedTuple):
         np.cumsum(self.stops - self.starts, out=before[1:])
         return before
 
+    def spans(self, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each mask's first true position and the position after its last (``0, 0`` for an empty mask)."""
+        first, last = self.offsets[masks], self.offsets[masks + 1]
+        filled = last > first
+        if not len(self.starts):
+            return np.zeros(len(masks), dtype=np.int64), np.zeros(len(masks), dtype=np.int64)
+        return (np.where(filled, self.starts[np.minimum(first, len(self.starts) - 1)], 0),
+                np.where(filled, self.stops[np.maximum(last - 1, 0)], 0))
+
+    def overlapping(self, masks: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The global range ``[low, high)`` of each mask's runs that meet positions ``start <= p < stop``.
+
+        A binary search within each mask's own runs, all masks in step: as many rounds as the
+        longest mask has runs in bits, each a few operations over all masks.
+
+        Examples
+        --------
+        >>> from geoiou import rle
+        >>> runs = rle.to_runs([{"size": [1, 10], "counts": [1, 2, 1, 2, 1, 2, 1]}])  # runs [1, 3), [4, 6), [7, 9)
+        >>> runs.overlapping(np.array([0, 0]), np.array([2, 6]), np.array([5, 7]))  # [2, 5) meets two; [6, 7) none
+        (array([0, 2]), array([2, 2]))
+        """
+        first, last = self.offsets[masks], self.offsets[masks + 1]
+        low = _first_above(self.stops, first, last, start)  # runs that stop at or before `start` are out
+        high = _first_above(self.starts, low, last, stop - 1)  # as are runs that start at or after `stop`
+        return low, high
+
     def pixel_counts(self) -> np.ndarray:
         """(n,) int64: the true pixels of each mask.
 
@@ -187,11 +214,11 @@ class Runs(NamedTuple):
 
 
 class RunIndex:
-    """Runs of a batch of masks made searchable all at once: each run keyed by ``mask · stride + position``.
+    """Runs of a batch of masks made countable all at once: each run keyed by ``mask · stride + position``.
 
-    Runs of each mask are sorted, so with masks laid end to end the keys are sorted too: one
-    binary search over all masks finds a position within any mask's runs. Built once per batch
-    and reused by every pair that batch takes part in.
+    Runs of each mask are sorted, so with masks laid end to end the keys are sorted too, and the
+    true pixels before any key are one interpolation over all masks. Built on first use, once per
+    batch, and reused by every pair that batch takes part in.
 
     Examples
     --------
@@ -206,29 +233,26 @@ class RunIndex:
         self.stride = int(runs.stops.max(initial=0)) + 2
         if len(runs.sizes) * self.stride >= 2**53:  # pragma: no cover - a batch beyond any image set
             raise OverflowError("too many pixels to key the runs of this batch exactly in float64")
-        #: (2R,) float64: the keys ``mask · stride + position`` of every run's start and stop, in
-        #: order (non-decreasing: a stop may equal the next start), and the true pixels before each.
-        self.keys, self.counted = np.empty(2 * len(runs.starts)), np.empty(2 * len(runs.starts))
+
+    @property
+    def keys(self) -> np.ndarray:
+        """(2R,) float64: the keys of every run's start and stop, in order (a stop may equal the next start)."""
+        return self._boundaries[0]
+
+    @functools.cached_property
+    def _boundaries(self) -> tuple[np.ndarray, np.ndarray]:
+        """`keys`, and the true pixels of all masks before each."""
+        runs = self.runs
+        keys, counted = np.empty(2 * len(runs.starts)), np.empty(2 * len(runs.starts))
         counted_so_far = 0
         for first, stop in runs.stretches():  # temporaries of a stretch stay in cache
             piece, at = runs.slice(first, stop), slice(2 * int(runs.offsets[first]), 2 * int(runs.offsets[stop]))
             mask_keys = np.repeat(np.arange(first, stop) * float(self.stride), np.diff(piece.offsets))
-            self.keys[at][0::2], self.keys[at][1::2] = mask_keys + piece.starts, mask_keys + piece.stops
+            keys[at][0::2], keys[at][1::2] = mask_keys + piece.starts, mask_keys + piece.stops
             before = piece.pixels_before() + counted_so_far
-            self.counted[at][0::2], self.counted[at][1::2] = before[:-1], before[1:]
+            counted[at][0::2], counted[at][1::2] = before[:-1], before[1:]
             counted_so_far = int(before[-1])
-
-    def within(self, masks: np.ndarray, other: RunIndex, masks_other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """For each pair, the global range ``[low, high)`` of this mask's runs that can meet the other mask's span."""
-        first, last = other.runs.offsets[masks_other], other.runs.offsets[masks_other + 1]
-        filled = last > first
-        span_start = np.where(filled, other.runs.starts[np.minimum(first, max(len(other.runs.starts) - 1, 0))]
-                              if len(other.runs.starts) else 0, 0)
-        span_stop = np.where(filled, other.runs.stops[np.maximum(last - 1, 0)] if len(other.runs.stops) else 0, 0)
-        # Boundaries alternate start, stop: of the first j, j // 2 are stops and (j + 1) // 2 starts.
-        low = self._clipped(masks, self._search(masks, span_start, "right") // 2)  # runs ending at or before the span: out
-        high = self._clipped(masks, (self._search(masks, span_stop, "left") + 1) // 2)  # starting at or after its end: out
-        return low, np.where(filled, np.maximum(high, low), low)
+        return keys, counted
 
     def pixels_before(self, masks: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """True pixels of each mask at positions below the given one."""
@@ -254,23 +278,28 @@ class RunIndex:
 
     @functools.cached_property
     def _interpolated(self) -> tuple[np.ndarray, np.ndarray]:
-        """`keys` and `counted` with a run's stop that is the next one's start kept once (``np.interp`` wants increasing keys)."""
-        repeated = self.keys[1:] == self.keys[:-1]
+        """The boundaries with a run's stop that is the next one's start kept once (``np.interp`` wants increasing keys)."""
+        keys, counted = self._boundaries
+        repeated = keys[1:] == keys[:-1]
         if not repeated.any():
-            return self.keys, self.counted
+            return keys, counted
         drop = np.flatnonzero(repeated) + 1  # touching runs: uncompressed counts can hold an empty false run
-        return np.delete(self.keys, drop), np.delete(self.counted, drop)
+        return np.delete(keys, drop), np.delete(counted, drop)
 
-    def _search(self, masks: np.ndarray, positions: np.ndarray, side: Literal["left", "right"]) -> np.ndarray:
-        """How many run boundaries lie before (`side` "left") or at most at (`side` "right") each key."""
-        found: np.ndarray = np.searchsorted(self.keys, masks * float(self.stride) + np.clip(positions, -1, self.stride - 1),
-                                            side=side)
-        return found
 
-    def _clipped(self, masks: np.ndarray, runs: np.ndarray) -> np.ndarray:
-        """Global run indices kept within each mask's own runs."""
-        clipped: np.ndarray = np.clip(runs, self.runs.offsets[masks], self.runs.offsets[masks + 1])
-        return clipped
+def _first_above(values: np.ndarray, low: np.ndarray, high: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """For each k, the first i in ``[low[k], high[k])`` with ``values[i] > limit[k]`` (or ``high[k]``); each range sorted."""
+    low, high = low.copy(), high.copy()
+    if not values.size:
+        return low
+    searching = np.flatnonzero(low < high)
+    while searching.size:
+        middle = (low[searching] + high[searching]) // 2
+        above = values[middle] > limit[searching]
+        high[searching[above]] = middle[above]
+        low[searching[~above]] = middle[~above] + 1
+        searching = searching[low[searching] < high[searching]]
+    return low
 
 
 # --------------------------------------------------------------------------- public API

@@ -576,7 +576,7 @@ def _overlap_function(predicted: _Store, truth: _Store, show_progress: bool | No
 
 
 def _held_as_runs(region: Region) -> bool:
-    return isinstance(region, Mask) and region._store.run_index is not None
+    return isinstance(region, Mask) and region._store.held_as_runs
 
 
 def _by_kind(store: _Store, rows: np.ndarray) -> list[np.ndarray]:

@@ -85,10 +85,11 @@ def run_overlap_counts(index_a: RunIndex, masks_a: np.ndarray, index_b: RunIndex
     """Pixels true in both masks ``masks_a[k]`` of `index_a` and ``masks_b[k]`` of `index_b`, counted from the runs.
 
     Runs are column-major positions on grids of one height, so a position means the same pixel
-    in both. For each pair, the runs of the mask with fewer runs inside the other's span are
-    looked up in the other's runs: with ``F(x)`` the other's true pixels before position x (a
-    binary search and a running sum), a run ``[s, e)`` shares ``F(e) - F(s)`` pixels. The work
-    follows the runs, never the pixels, as pycocotools' ``rleIou`` does, for all pairs at once.
+    in both. The batch with fewer runs is looked up: with ``F(x)`` its mask's true pixels before
+    position x (one interpolation of its running count, small enough to stay in cache), each run
+    ``[s, e)`` of the other mask that lies within the looked-up mask's span shares ``F(e) - F(s)``
+    pixels. The work follows the runs, never the pixels, as pycocotools' ``rleIou`` does, for all
+    pairs at once; the other batch is never indexed.
 
     Examples
     --------
@@ -97,17 +98,15 @@ def run_overlap_counts(index_a: RunIndex, masks_a: np.ndarray, index_b: RunIndex
     >>> run_overlap_counts(runs, np.array([0, 0]), runs, np.array([1, 0]))  # pixels 2, 3 shared; 3 with itself
     array([2, 3])
     """
-    within_a, within_b = index_a.within(masks_a, index_b, masks_b), index_b.within(masks_b, index_a, masks_a)
-    fewer_in_a = within_a[1] - within_a[0] <= within_b[1] - within_b[0]
+    target, masks_t, query, masks_q = index_b, masks_b, index_a.runs, masks_a
+    if len(index_a.runs.starts) < len(index_b.runs.starts):
+        target, masks_t, query, masks_q = index_a, masks_a, index_b.runs, masks_b
+    low, high = query.overlapping(masks_q, *target.runs.spans(masks_t))
     counts = np.zeros(len(masks_a), dtype=np.int64)
-    for query, masks_q, (low, high), target, masks_t, pairs in (
-            (index_a, masks_a, within_a, index_b, masks_b, np.flatnonzero(fewer_in_a)),
-            (index_b, masks_b, within_b, index_a, masks_a, np.flatnonzero(~fewer_in_a))):
-        for step in _steps(high[pairs] - low[pairs], RUN_CHUNK):
-            chosen = pairs[step]
-            run, pair = ragged_arange(low[chosen], high[chosen])
-            shared = target.pixels_between(masks_t[chosen][pair], query.runs.starts[run], query.runs.stops[run])
-            counts[chosen] = np.bincount(pair, weights=shared, minlength=len(chosen)).astype(np.int64)
+    for step in _steps(high - low, RUN_CHUNK):
+        run, pair = ragged_arange(low[step], high[step])
+        shared = target.pixels_between(masks_t[step][pair], query.starts[run], query.stops[run])
+        counts[step] = np.bincount(pair, weights=shared, minlength=len(masks_t[step])).astype(np.int64)
     return counts
 
 

@@ -682,9 +682,14 @@ class _PixelStore:
         window: np.ndarray = columns.T[rows]
         return window
 
+    @property
+    def held_as_runs(self) -> bool:
+        """Whether the store was built from COCO runs (then `run_index` is not None)."""
+        return self._runs is not None
+
     @functools.cached_property
     def run_index(self) -> coco_rle.RunIndex | None:
-        """The runs the store was built from, made searchable; None for dense pixels."""
+        """The runs the store was built from, made countable (on first use); None for dense pixels."""
         return None if self._runs is None else coco_rle.RunIndex(self._runs)
 
     def _held_runs(self) -> coco_rle.Runs:
