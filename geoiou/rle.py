@@ -39,6 +39,9 @@ from geoiou._validation import fail
 
 __all__ = ["RunIndex", "Runs", "compress", "compress_runs", "decode", "decode_batch", "decompress", "encode", "encode_batch", "to_runs"]
 
+#: Keys ``mask · stride + position`` of a `RunIndex` stay below this: integers float64 holds exactly.
+KEY_LIMIT = 2**53
+
 #: Runs of the masks that array work over millions of runs takes at a time (`Runs.stretches`).
 _STRETCH_RUNS = 1 << 18
 
@@ -231,8 +234,8 @@ class RunIndex:
     def __init__(self, runs: Runs) -> None:
         self.runs = runs
         self.stride = int(runs.stops.max(initial=0)) + 2
-        if len(runs.sizes) * self.stride >= 2**53:  # pragma: no cover - a batch beyond any image set
-            raise OverflowError("too many pixels to key the runs of this batch exactly in float64")
+        #: Whether every key is an integer float64 holds exactly (else index fewer masks at a time).
+        self.keyable = len(runs.sizes) * self.stride < KEY_LIMIT
 
     @property
     def keys(self) -> np.ndarray:
@@ -243,6 +246,8 @@ class RunIndex:
     def _boundaries(self) -> tuple[np.ndarray, np.ndarray]:
         """`keys`, and the true pixels of all masks before each."""
         runs = self.runs
+        if not self.keyable:
+            raise OverflowError("too many pixels to key the runs of this batch exactly in float64; index fewer masks")
         keys, counted = np.empty(2 * len(runs.starts)), np.empty(2 * len(runs.starts))
         counted_so_far = 0
         for first, stop in runs.stretches():  # temporaries of a stretch stay in cache

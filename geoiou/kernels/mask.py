@@ -17,7 +17,8 @@ from geoiou.regions.ragged import ragged_arange
 from geoiou.kernels.pairs import over_candidates
 from geoiou.regions import Box, Mask, Polygon
 from geoiou.regions.mask import WORD_BITS, _Windows
-from geoiou.rle import RunIndex
+from geoiou import rle as coco_rle
+from geoiou.rle import RunIndex, Runs
 
 __all__ = ["mask_box_intersection_area", "mask_intersection_area", "mask_polygon_intersection_area"]
 
@@ -101,8 +102,23 @@ def run_overlap_counts(index_a: RunIndex, masks_a: np.ndarray, index_b: RunIndex
     target, masks_t, query, masks_q = index_b, masks_b, index_a.runs, masks_a
     if len(index_a.runs.starts) < len(index_b.runs.starts):
         target, masks_t, query, masks_q = index_a, masks_a, index_b.runs, masks_b
-    low, high = query.overlapping(masks_q, *target.runs.spans(masks_t))
+    if target.keyable:
+        return _shared_pixels(target, masks_t, query, masks_q)
+    # Keys of so many pixels would pass 2**53: index the masks the pairs ask for, a group at a time.
     counts = np.zeros(len(masks_a), dtype=np.int64)
+    wanted, renumbered = np.unique(masks_t, return_inverse=True)
+    group = max(1, coco_rle.KEY_LIMIT // target.stride - 1)
+    for start in range(0, len(wanted), group):
+        pairs = np.flatnonzero((renumbered >= start) & (renumbered < start + group))
+        part = RunIndex(target.runs.take(wanted[start:start + group]))
+        counts[pairs] = _shared_pixels(part, renumbered[pairs] - start, query, masks_q[pairs])
+    return counts
+
+
+def _shared_pixels(target: RunIndex, masks_t: np.ndarray, query: Runs, masks_q: np.ndarray) -> np.ndarray:
+    """`run_overlap_counts` with the looked-up side chosen: its masks `masks_t`, the other's `masks_q`."""
+    low, high = query.overlapping(masks_q, *target.runs.spans(masks_t))
+    counts = np.zeros(len(masks_t), dtype=np.int64)
     for step in _steps(high - low, RUN_CHUNK):
         run, pair = ragged_arange(low[step], high[step])
         shared = target.pixels_between(masks_t[step][pair], query.starts[run], query.stops[run])

@@ -68,6 +68,22 @@ def test_counts_from_touching_runs_and_from_stretched_indexes_equal_counts_of_pi
     np.testing.assert_array_equal(run_overlap_counts(index_b, masks_b, index_a, masks_a), expected)
 
 
+def test_an_index_whose_keys_would_pass_2_53_is_built_a_few_masks_at_a_time(monkeypatch):
+    # Keys mask · stride + position must stay integers in float64: beyond the limit, the looked-up
+    # masks are indexed in groups. A small limit stands for masks of 2**40 pixels and more.
+    rng = np.random.default_rng(11)
+    dense_a, dense_b = rng.random((5, 6, 4)) < 0.5, rng.random((7, 6, 4)) < 0.5
+    index_a, index_b = rle.RunIndex(rle.to_runs(rle.encode_batch(dense_a))), rle.RunIndex(rle.to_runs(rle.encode_batch(dense_b)))
+    masks_a, masks_b = np.repeat(np.arange(5), 7), np.tile(np.arange(7), 5)
+    expected = [int((dense_a[i] & dense_b[j]).sum()) for i, j in zip(masks_a, masks_b)]
+    monkeypatch.setattr(rle, "KEY_LIMIT", 2 * index_a.stride)  # two masks at a time
+    index_a, index_b = rle.RunIndex(index_a.runs), rle.RunIndex(index_b.runs)
+    assert not index_a.keyable and not index_b.keyable
+    np.testing.assert_array_equal(run_overlap_counts(index_a, masks_a, index_b, masks_b), expected)
+    with pytest.raises(OverflowError, match="index fewer masks"):
+        index_a.pixels_before(np.array([0]), np.array([3]))
+
+
 def test_masks_read_as_runs_are_measured_without_windows_or_pixels():
     # 2 masks of a 1000 x 1000 grid held as runs: IoU from the runs alone; nothing the size of the grid is built.
     square = np.zeros((1000, 1000), dtype=bool)
