@@ -266,7 +266,8 @@ class RunIndex:
     def pixels_between(self, masks: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
         """True pixels of each mask at positions ``start <= p < stop``."""
         counted = self._counted_before(masks, stops) - self._counted_before(masks, starts)
-        return np.maximum(counted, 0).astype(np.int64)  # an empty or reversed range counts nothing
+        pixels: np.ndarray = np.maximum(counted, 0).astype(np.int64)  # an empty or reversed range counts nothing
+        return pixels
 
     def _counted_before(self, masks: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """True pixels of all masks before key ``mask · stride + position`` (positions clipped to the mask's keys).
@@ -279,7 +280,8 @@ class RunIndex:
         if not keys.size:
             return np.zeros(len(masks))
         at = masks * float(self.stride) + np.clip(positions, 0, self.stride - 1)
-        return np.interp(at, keys, counted)
+        before: np.ndarray = np.interp(at, keys, counted)
+        return before
 
     @functools.cached_property
     def _interpolated(self) -> tuple[np.ndarray, np.ndarray]:
@@ -886,16 +888,16 @@ def _read_strings(joined: bytes, lengths: np.ndarray, string_of: Callable[[int],
     continued = np.zeros(groups.size, dtype=bool)  # whether the group before this one continues into it
     np.logical_not(last[:-1], out=continued[1:])
     longer = np.flatnonzero(continued[ends])
-    at = ends[longer]
+    group = ends[longer]  # the group each longer number reads next, walking down from its end
     for _ in range(1, _MAX_GROUPS):
         if not longer.size:
             break
-        at -= 1
-        values[longer] = (values[longer] << 5) + digits[at]
-        more = continued[at]
-        longer, at = longer[more], at[more]
+        group -= 1
+        values[longer] = (values[longer] << 5) + digits[group]
+        more = continued[group]
+        longer, group = longer[more], group[more]
     if longer.size:
-        k, _ = _locate(at[0], lengths)
+        k, _ = _locate(group[0], lengths)
         raise fail(names[k], f"a COCO string of counts of at most {_MAX_GROUPS} characters", string_of(k))
     # Numbers per string: the numbers that end before each string's end (none spans two strings).
     return values, np.diff(np.searchsorted(ends, string_stops), prepend=0)
