@@ -160,6 +160,17 @@ class ConvexHulls:
         np.add.at(hashes, hull, mixed)
         return hashes
 
+    def supports(self, rows: np.ndarray, slot: np.ndarray, angle: np.ndarray) -> np.ndarray:
+        """Whether slot `slot` of ``hulls[rows]`` is the vertex `support` finds for pseudo-angle `angle`.
+
+        It is when the normal of the edge before it points below `angle` and that of its own edge
+        does not: `support` counts the normals below the angle.
+        """
+        at = self.offsets[rows] + slot
+        before = np.where(slot > 0, self.angle[np.maximum(at - 1, 0)], -np.inf)
+        found: np.ndarray = (before < angle) & (self.angle[at] >= angle)
+        return found
+
     def support(self, rows: np.ndarray, angle: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Slot (from each hull's start) of the vertex of ``hulls[rows]`` furthest in the direction of pseudo-angle `angle`.
 
@@ -254,15 +265,19 @@ def _bridge(a: ConvexHulls, index_a: np.ndarray, shift_a: np.ndarray, b: ConvexH
     for _ in range(BRIDGE_ITERATIONS):
         if not pending.size:
             break
-        ax, ay = _vertex(a, index_a[pending], shift_a[pending], slot_a[pending])
-        bx, by = _vertex(b, index_b[pending], shift_b[pending], slot_b[pending])
+        rows_a, rows_b = index_a[pending], index_b[pending]
+        ax, ay = _vertex(a, rows_a, shift_a[pending], slot_a[pending])
+        bx, by = _vertex(b, rows_b, shift_b[pending], slot_b[pending])
         angle = pseudo_angle(ay - by, bx - ax)  # the left normal of a -> b
+        # Settled when both vertices are still the furthest in the line's own normal: a test of
+        # the two edges at each vertex, cheaper than looking the furthest vertices up again.
+        settled = a.supports(rows_a, slot_a[pending], angle) & b.supports(rows_b, slot_b[pending], angle)
+        found[pending[settled]] = True
+        pending, angle = pending[~settled], angle[~settled]
         next_a, ok_a = a.support(index_a[pending], angle)
         next_b, ok_b = b.support(index_b[pending], angle)
-        settled = (next_a == slot_a[pending]) & (next_b == slot_b[pending]) & ok_a & ok_b
-        found[pending[settled]] = True
         slot_a[pending], slot_b[pending] = next_a, next_b
-        pending = pending[~settled & ok_a & ok_b]
+        pending = pending[ok_a & ok_b]
     return slot_a, slot_b, found
 
 
