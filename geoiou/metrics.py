@@ -287,14 +287,18 @@ def _gatherable(region: Region) -> bool:
 def _empty_pairs_divide(zero_division: float) -> Disjoint:
     """IoU of pairs that share nothing: 0, but `zero_division` where both regions are empty (0/0)."""
     def write(rows: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) -> None:
-        rows[np.ix_(area_a == 0, area_b == 0)] = zero_division
+        empty_a = area_a == 0
+        if empty_a.any():  # most batches hold no empty region: no index to build
+            rows[np.ix_(empty_a, area_b == 0)] = zero_division
     return write
 
 
 def _empty_a_divides(zero_division: float) -> Disjoint:
     """IoF of pairs that share nothing: 0, but `zero_division` where `a` is empty (0/0)."""
     def write(rows: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) -> None:
-        rows[area_a == 0, :] = zero_division
+        empty_a = area_a == 0
+        if empty_a.any():
+            rows[empty_a, :] = zero_division
     return write
 
 
