@@ -145,10 +145,8 @@ class Runs(NamedTuple):
         >>> rle.to_runs([{"size": [1, 4], "counts": [0, 1, 1, 1, 1]}] * 3).stretches(runs=3)
         [(0, 2), (2, 3)]
         """
-        n, runs = len(self.sizes), runs or _STRETCH_RUNS
-        cuts = np.searchsorted(self.offsets, np.arange(runs, int(self.offsets[-1]), runs), side="right")
-        bounds = [0, *sorted({int(cut) for cut in cuts if 0 < cut < n}), n]
-        return list(zip(bounds[:-1], bounds[1:])) if n else [(0, 0)]
+        bounds = _stretch_bounds(self.offsets[1:], runs or _STRETCH_RUNS)
+        return list(zip(bounds[:-1], bounds[1:]))
 
     def take(self, index: ArrayLike) -> Runs:
         """The runs of masks `index` (1-D), in that order.
@@ -673,9 +671,14 @@ def _parse(rles: list[Any], param: str) -> Runs:
     sizes = _sizes(size_values, rles, names)
     # Stretches of about `_CHUNK_CHARACTERS` are decoded one after another: their temporaries stay
     # in cache and in memory the allocator reuses, instead of a fresh mapping per array.
-    bounds, length = _stretch_bounds(count_values)
+    try:
+        ends = np.cumsum(np.fromiter(map(len, count_values), np.int64, len(count_values)))
+    except TypeError:  # some count has no length: reading it in one stretch names it
+        return _parse_stretch(sizes, count_values, names)
+    bounds = _stretch_bounds(ends, _CHUNK_CHARACTERS)
     if len(bounds) == 2:
         return _parse_stretch(sizes, count_values, names)
+    length = int(ends[-1])
     # Each stretch's runs are copied out while still in cache. An RLE of L counts (at least L
     # characters) holds at most L // 2 true runs: the arrays are sized for that, and only the
     # part written is ever touched.
@@ -689,19 +692,14 @@ def _parse(rles: list[Any], param: str) -> Runs:
     return Runs(sizes, starts[:offsets[-1]], stops[:offsets[-1]], offsets)
 
 
-def _stretch_bounds(count_values: list[Any]) -> tuple[list[int], int]:
-    """Where stretches of RLEs of about `_CHUNK_CHARACTERS` begin, and the end; the length of all counts.
+def _stretch_bounds(ends: np.ndarray, size: int) -> list[int]:
+    """``[0, ..., n]``: where stretches of about `size` begin, for n items ending at the running totals `ends`.
 
-    One stretch if some count has no length (its reading names it).
+    A stretch closes after the item that reaches each multiple of `size`; no items make one empty stretch.
     """
-    try:
-        ends = np.cumsum(np.fromiter(map(len, count_values), np.int64, len(count_values)))
-    except TypeError:
-        return [0, len(count_values)], 0
     total = int(ends[-1]) if ends.size else 0
-    cuts = np.searchsorted(ends, np.arange(_CHUNK_CHARACTERS, total, _CHUNK_CHARACTERS)) + 1
-    inner = {cut for cut in cuts.tolist() if cut < len(count_values)}
-    return [0, *sorted(inner - {0}), len(count_values)], total  # no RLEs: one empty stretch
+    cuts = np.searchsorted(ends, np.arange(size, total, size)) + 1
+    return [0, *sorted({cut for cut in cuts.tolist() if 0 < cut < len(ends)}), len(ends)]
 
 
 #: Characters (or uncompressed counts) of the RLEs decoded in one stretch.
