@@ -41,8 +41,6 @@ PENDING = {
     "geoiou/kernels/box.py": 5,
     "geoiou/kernels/convex.py": 4,
     "geoiou/kernels/coverage.py": 7,
-    "geoiou/kernels/hull.py": 4,
-    "geoiou/kernels/hull_pair.py": 10,
     "geoiou/kernels/mask.py": 8,
     "geoiou/kernels/pairs.py": 1,
     "geoiou/kernels/polygon.py": 5,

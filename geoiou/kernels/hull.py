@@ -1,19 +1,26 @@
 """The area of the convex hull of two convex polygons (the GIoU enclosure), without building it.
 
-Both polygons are walked together in the order of their edges' outward normals, as rotating
-calipers do: between two consecutive normal directions each polygon has one extreme vertex, and
-the hull of the union passes through whichever is further out. Listing, at every normal
-direction, the extreme points in order gives the vertices of the hull of the union (a bridge
-joins a point of one polygon to the next point of the other), and the shoelace formula over
-that list is twice the hull's area. Repeated points and points along one line add nothing to a
-shoelace sum, so ties need no care. Every pair takes ``n + m`` steps of fixed work, all pairs at
-once, in a frame centred on the pair (the shoelace loses digits far from its origin).
+Hulls whose bounds are apart (most pairs of a pairwise matrix) are measured from their two
+bridges, the outer tangents: each is found from a first guess in a small table per hull (the
+vertex furthest in the direction normal to the line between the centres), checked, and turned
+to its own normal when wrong. The area is then a handful of terms per pair (`_bridged_area`).
+
+Other pairs, and the rare bridge not found, are walked: both polygons together in the order of
+their edges' outward normals, as rotating calipers do. Between two consecutive normal
+directions each polygon has one extreme vertex, and the hull of the union passes through
+whichever is further out. Listing, at every normal direction, the extreme points in order gives
+the vertices of the hull of the union (a bridge joins a point of one polygon to the next point
+of the other), and the shoelace formula over that list is twice the hull's area. Repeated points
+and points along one line add nothing to a shoelace sum, so ties need no care. Every pair takes
+``n + m`` steps of fixed work, all pairs at once, in a frame centred on the pair (the shoelace
+loses digits far from its origin).
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import shapely
@@ -21,16 +28,16 @@ import shapely
 from geoiou.kernels.polygon_overlap import TURN, pseudo_angle
 from geoiou.regions.ragged import offsets_of, ragged_arange
 
-__all__ = ["ConvexHulls", "union_hull_area"]
+__all__ = ["ConvexHulls", "guess_bucket", "union_hull_area"]
 
 #: Pairs handled at once: large enough to pay NumPy's per-call cost rarely, small enough for the CPU cache.
-PAIR_BLOCK = 1 << 14
-#: Directions of the support lookup table of each hull (see `ConvexHulls.support`).
-BUCKETS = 64
-#: Steps from a bucket's first support vertex to the one of the direction asked for.
-CORRECTIONS = 2
-#: Refinements of a bridge before the pair is left to the walk.
-BRIDGE_ITERATIONS = 6
+PAIR_BLOCK = 1 << 15
+#: Directions of the first-guess table of each hull (see `ConvexHulls.guess`).
+GUESS_DIRECTIONS = 64
+#: Refinements of a bridge whose first guess was wrong before the pair is left to the walk.
+BRIDGE_ITERATIONS = 3
+#: Walked pairs are grouped by their number of steps, this many to a group at most.
+WALK_GROUP = 1 << 13
 
 
 @dataclass(frozen=True)
@@ -134,19 +141,48 @@ class ConvexHulls:
         table = np.zeros((len(self.count), int(np.diff(self.offsets).max(initial=0)) + 1))
         table[hull, rank + 1] = cross
         running = np.cumsum(table, axis=1)
-        return running[hull, rank]
+        chain: np.ndarray = running[hull, rank]
+        return chain
 
     @functools.cached_property
-    def _lookup(self) -> np.ndarray:
-        """For hull k and bucket b, at ``k·BUCKETS + b``: how many of its normals point below direction ``TURN·b/BUCKETS``.
+    def total(self) -> np.ndarray:
+        """Twice each hull's area in its local frame: the running shoelace sum once around (`chain` at slot ``count``)."""
+        total: np.ndarray = self.chain[self.offsets[:-1] + self.count]
+        return total
 
-        Small integers in one flat array: the table of a few thousand hulls stays in the CPU cache.
+    @functools.cached_property
+    def before(self) -> np.ndarray:
+        """By slot: the pseudo-angle of the normal of the edge before it (-inf at slot 0)."""
+        before = np.empty_like(self.angle)
+        before[1:] = self.angle[:-1]
+        before[self.offsets[:-1]] = -np.inf
+        return before
+
+    @functools.cached_property
+    def columns(self) -> dict[str, np.ndarray]:
+        """The centre and bounds of each hull as contiguous columns (gathered pair by pair)."""
+        names = ("centre_x", "centre_y", "min_x", "min_y", "max_x", "max_y")
+        values = np.concatenate([self.centre, self.bounds], axis=1)
+        return {name: np.ascontiguousarray(values[:, k]) for k, name in enumerate(names)}
+
+    @functools.cached_property
+    def _guesses(self) -> tuple[np.ndarray, np.ndarray]:
+        """For hull k and direction bucket j, at ``k·(GUESS_DIRECTIONS + 1) + j``: a slot and a pseudo-angle.
+
+        The slot is that of the first normal at or past the bucket's start ``TURN·j/GUESS_DIRECTIONS``
+        (counted from the start of the flat table), the pseudo-angle that normal's. Bucket
+        ``GUESS_DIRECTIONS`` holds the pseudo-angle `TURN` itself.
         """
-        starts = np.arange(BUCKETS) * (TURN / BUCKETS)
-        index, hull = ragged_arange(self.offsets[:-1], self.offsets[:-1] + self.count)
-        below = np.zeros((len(self.count), BUCKETS), dtype=np.int16 if self.count.max(initial=0) < 1 << 15 else np.int64)
-        np.add.at(below, hull, self.angle[index][:, None] < starts)
-        return below.ravel()
+        width = GUESS_DIRECTIONS + 1
+        starts = np.arange(width) * (TURN / GUESS_DIRECTIONS)  # exact: TURN / GUESS_DIRECTIONS is a power of two
+        first = self.offsets[:-1]
+        index, hull = ragged_arange(first, first + self.count)
+        # Each normal counts in the buckets that start past it: a histogram of its first such bucket, summed up.
+        past = np.searchsorted(starts, self.angle[index], side="right")
+        histogram = np.bincount(hull * (width + 1) + past, minlength=len(self.count) * (width + 1))
+        below = np.cumsum(histogram.reshape(len(self.count), width + 1), axis=1)[:, :width]
+        slots = (below + first[:, None]).ravel()
+        return slots, self.angle[slots]
 
     @functools.cached_property
     def fingerprint(self) -> np.ndarray:
@@ -158,38 +194,70 @@ class ConvexHulls:
         mixed = (bits[:, 0] * np.uint64(0x9E3779B97F4A7C15) + bits[:, 1]) * (rank * np.uint64(2) + np.uint64(1))
         hashes = self.count.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F)
         np.add.at(hashes, hull, mixed)
-        return hashes
+        fingerprints: np.ndarray = hashes
+        return fingerprints
 
-    def supports(self, rows: np.ndarray, slot: np.ndarray, angle: np.ndarray) -> np.ndarray:
-        """Whether slot `slot` of ``hulls[rows]`` is the vertex `support` finds for pseudo-angle `angle`.
+    def guess_rows(self, rows: np.ndarray) -> np.ndarray:
+        """Where the first-guess table of each of ``hulls[rows]`` starts (add a `guess_bucket` to it for `guess`)."""
+        return rows * (GUESS_DIRECTIONS + 1)
 
-        It is when the normal of the edge before it points below `angle` and that of its own edge
-        does not: `support` counts the normals below the angle.
+    def guess(self, bucket: np.ndarray, angle: np.ndarray) -> np.ndarray:
+        """A first guess at the slot of the vertex furthest in the direction of pseudo-angle `angle`.
+
+        `bucket` is the direction's `guess_bucket` added to the hull's `guess_rows`. The guess is
+        right unless two normals of the hull fall between the direction and the start of its
+        bucket, and never past the right slot (`support` goes on from it).
         """
-        at = self.offsets[rows] + slot
-        before = np.where(slot > 0, self.angle[np.maximum(at - 1, 0)], -np.inf)
-        found: np.ndarray = (before < angle) & (self.angle[at] >= angle)
+        slots, thresholds = self._guesses
+        at: np.ndarray = slots[bucket]
+        at += thresholds[bucket] < angle
+        return at
+
+    def support(self, rows: np.ndarray, angle: np.ndarray) -> np.ndarray:
+        """Slot (in the flat table) of the vertex of ``hulls[rows]`` furthest in the direction of pseudo-angle `angle`.
+
+        The vertex after every normal that points below the angle: the first guess, then steps
+        along the hull while the next normal still does.
+        """
+        bucket = guess_bucket(angle)
+        bucket += self.guess_rows(rows)
+        at = self.guess(bucket, angle)
+        while True:
+            step = self.angle[at] < angle
+            if not step.any():
+                return at
+            at += step
+
+    def supports(self, at: np.ndarray, angle: np.ndarray) -> np.ndarray:
+        """Whether slot `at` holds the vertex furthest in the direction of pseudo-angle `angle` (the one `support` finds).
+
+        It does when the normal of the edge before it points below `angle` and that of its own
+        edge does not.
+        """
+        found: np.ndarray = self.before[at] < angle
+        found &= self.angle[at] >= angle
         return found
 
-    def support(self, rows: np.ndarray, angle: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Slot (from each hull's start) of the vertex of ``hulls[rows]`` furthest in the direction of pseudo-angle `angle`.
 
-        Returns the slots and whether each was found: a bucket table gives a first guess, and a
-        few steps along the hull finish it; a hull with more normals in one bucket is not found.
-        """
-        bucket = np.minimum((angle * (BUCKETS / TURN)).astype(np.int64), BUCKETS - 1)
-        slot = self._lookup[rows * BUCKETS + bucket].astype(np.int64)
-        first = self.offsets[rows]
-        for _ in range(CORRECTIONS):
-            slot += self.angle[first + slot] < angle
-        return slot, self.angle[first + slot] >= angle
+def guess_bucket(angle: np.ndarray) -> np.ndarray:
+    """The bucket of the first-guess tables (`ConvexHulls.guess`) that holds each pseudo-angle.
+
+    Examples
+    --------
+    >>> guess_bucket(np.array([0.0, 1.0, 3.99, TURN, np.nan]))
+    array([ 0, 16, 63, 64, 64])
+    """
+    # fmin: a NaN direction (from an overflow) takes the last bucket; its pair is then not settled.
+    bucket: np.ndarray = np.fmin(angle * (GUESS_DIRECTIONS / TURN), GUESS_DIRECTIONS).astype(np.int64)
+    return bucket
 
 
 def union_hull_area(a: ConvexHulls, index_a: np.ndarray, b: ConvexHulls, index_b: np.ndarray) -> np.ndarray:
     """Area of the convex hull of ``a[index_a[k]] ∪ b[index_b[k]]`` for every k.
 
-    The two hulls of a pair are taken in a canonical order (by a fingerprint of their vertices),
-    so swapping `a` and `b` gives the same bits.
+    Swapping `a` and `b` gives the same bits: the bridges are found and summed alike from either
+    side, and a walked pair takes its two hulls in a canonical order (by a fingerprint of their
+    vertices).
 
     Examples
     --------
@@ -200,108 +268,147 @@ def union_hull_area(a: ConvexHulls, index_a: np.ndarray, b: ConvexHulls, index_b
     """
     index_a, index_b = np.asarray(index_a, dtype=np.int64), np.asarray(index_b, dtype=np.int64)
     area = np.empty(len(index_a))
-    # Pairs left to walk, by which side comes first: (pair positions, rows of the first side, of the second).
-    walks: dict[bool, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {False: [], True: []}
+    walked = [np.zeros(0, dtype=np.int64)]
     for start in range(0, len(index_a), PAIR_BLOCK):
-        block = np.arange(start, min(start + PAIR_BLOCK, len(index_a)))
-        ia, ib = index_a[block], index_b[block]
-        swap = b.fingerprint[ib] < a.fingerprint[ia]
-        for swapped in (False, True):
-            first, first_rows, second, second_rows = (b, ib, a, ia) if swapped else (a, ia, b, ib)
-            rows = np.flatnonzero(swap == swapped)
-            # Hulls apart are measured from their bridges; the rest (and any bridge not found) by walking.
-            bounds_1, bounds_2 = first.bounds[first_rows[rows]], second.bounds[second_rows[rows]]
-            apart = ((bounds_1[:, 2] < bounds_2[:, 0]) | (bounds_2[:, 2] < bounds_1[:, 0])
-                     | (bounds_1[:, 3] < bounds_2[:, 1]) | (bounds_2[:, 3] < bounds_1[:, 1]))
-            bridged_rows = rows[apart]
-            bridged, found = _bridged_area(first, first_rows[bridged_rows], second, second_rows[bridged_rows])
-            area[block[bridged_rows[found]]] = bridged[found]
-            rest = np.concatenate([rows[~apart], bridged_rows[~found]])
-            walks[swapped].append((block[rest], first_rows[rest], second_rows[rest]))
-    # Walked in large batches: a step costs about the same for a few pairs as for thousands.
-    for swapped, pieces in walks.items():
-        if not pieces:
-            continue
-        first, second = (b, a) if swapped else (a, b)
-        at, rows_1, rows_2 = (np.concatenate([piece[k] for piece in pieces]) for k in range(3))
-        for start in range(0, len(at), PAIR_BLOCK):
-            part = slice(start, start + PAIR_BLOCK)
-            area[at[part]] = _walked_area(first, rows_1[part], second, rows_2[part])
+        rows_a, rows_b = index_a[start:start + PAIR_BLOCK], index_b[start:start + PAIR_BLOCK]
+        # Hulls whose bounds are apart are measured from their two bridges; the rest (and any
+        # bridge not found) by walking both hulls.
+        apart = np.flatnonzero(_bounds_apart(a, rows_a, b, rows_b))
+        bridged, found = _bridged_area(a, rows_a[apart], b, rows_b[apart])
+        settled = apart[found]
+        area[start + settled] = bridged[found]
+        left = np.ones(len(rows_a), dtype=bool)
+        left[settled] = False
+        walked.append(start + np.flatnonzero(left))
+    rest = np.concatenate(walked)
+    if rest.size:
+        area[rest] = _walked_in_canonical_order(a, index_a[rest], b, index_b[rest])
     return area
 
 
-def _bridged_area(a: ConvexHulls, index_a: np.ndarray, b: ConvexHulls, index_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Hull areas of pairs of disjoint hulls from their two outer tangents (bridges), and where those were found.
+def _bounds_apart(a: ConvexHulls, rows_a: np.ndarray, b: ConvexHulls, rows_b: np.ndarray) -> np.ndarray:
+    """Whether the bounds of each pair are apart (an empty hull's NaN bounds never are)."""
+    columns_a, columns_b = a.columns, b.columns
+    apart: np.ndarray = columns_a["max_x"][rows_a] < columns_b["min_x"][rows_b]
+    apart |= columns_b["max_x"][rows_b] < columns_a["min_x"][rows_a]
+    apart |= columns_a["max_y"][rows_a] < columns_b["min_y"][rows_b]
+    apart |= columns_b["max_y"][rows_b] < columns_a["min_y"][rows_a]
+    return apart
 
-    With centres c_a, c_b, the bridge on the left of c_b - c_a joins u_a to u_b and the one on
-    the right joins l_a to l_b; the hull runs u_b -> u_a, along a from u_a to l_a, l_a -> l_b,
-    along b from l_b to u_b (counter-clockwise), so its shoelace sum is made of two running sums
-    along the hulls (`ConvexHulls.chain`) and two bridge terms.
+
+class _End(NamedTuple):
+    """Where a bridge touches one hull: the slots, and the vertices in the hull's own frame."""
+
+    at: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Bridged:
+    """One side of a block of pairs whose hulls are apart: the hull rows."""
+
+    hulls: ConvexHulls
+    rows: np.ndarray
+
+    @functools.cached_property
+    def guess_rows(self) -> np.ndarray:
+        return self.hulls.guess_rows(self.rows)
+
+    def end(self, at: np.ndarray) -> _End:
+        return _End(at, self.hulls.x[at], self.hulls.y[at])
+
+    def cap(self, start: _End, stop: _End) -> np.ndarray:
+        """Twice the area cut off each hull by the chord from `stop` to `start`: the hull from `start` to `stop`, closed.
+
+        The running shoelace sum along the hull from `start` to `stop` counter-clockwise, and the
+        chord's term, in the hull's own frame.
+        """
+        chain = self.hulls.chain
+        twice: np.ndarray = chain[stop.at] - chain[start.at]
+        twice += self.hulls.total[self.rows] * (stop.at < start.at)  # around past vertex 0
+        twice += stop.x * start.y - stop.y * start.x
+        return twice
+
+
+def _bridged_area(a: ConvexHulls, rows_a: np.ndarray, b: ConvexHulls, rows_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Hull areas of pairs of hulls whose bounds are apart, from their two outer tangents (bridges), and where found.
+
+    With centres c_a, c_b, the bridge on the left of t = c_b - c_a joins U_a to U_b and the one on
+    the right joins L_b to L_a; the hull runs U_b -> U_a, along a to L_a, L_a -> L_b, along b back
+    to U_b (counter-clockwise). It is the cap of a cut off by the chord L_a U_a, the cap of b cut
+    off by U_b L_b (each from running sums along its hull, `ConvexHulls.chain`), and the
+    quadrilateral U_a L_a L_b U_b between them. Twice the quadrilateral's area is the cross
+    product of its diagonals, (t + p) × (t + q) with p = l_b - u_a and q = u_b - l_a from the
+    hulls' own frames, which is t × (q - p) + p × q: no product of the distance with itself, so
+    far-apart hulls keep their digits. From (b, a) the same bridges come out, as the other one
+    of each, and the same terms: the same bits.
     """
-    origin = a.centre[index_a] / 2 + b.centre[index_b] / 2
-    shift_a, shift_b = a.centre[index_a] - origin, b.centre[index_b] - origin
-    towards = shift_b - shift_a
-    left = np.stack([-towards[:, 1], towards[:, 0]], axis=1)
-    upper_a, upper_b, found_upper = _bridge(a, index_a, shift_a, b, index_b, shift_b, left)
-    lower_b, lower_a, found_lower = _bridge(b, index_b, shift_b, a, index_a, shift_a, -left)
-    twice = (_chain(a, index_a, shift_a, upper_a, lower_a) + _chain(b, index_b, shift_b, lower_b, upper_b)
-             + _cross_of_vertices(a, index_a, shift_a, lower_a, b, index_b, shift_b, lower_b)
-             + _cross_of_vertices(b, index_b, shift_b, upper_b, a, index_a, shift_a, upper_a))
-    return np.maximum(0.5 * twice, 0.0), found_upper & found_lower
+    towards_x = b.columns["centre_x"][rows_b] - a.columns["centre_x"][rows_a]
+    towards_y = b.columns["centre_y"][rows_b] - a.columns["centre_y"][rows_a]  # exactly negated from (b, a)
+    side_a, side_b = _Bridged(a, rows_a), _Bridged(b, rows_b)
+    upper_a, upper_b, found = _bridge(side_a, side_b, towards_x, towards_y)
+    lower_b, lower_a, found_lower = _bridge(side_b, side_a, -towards_x, -towards_y)
+    found &= found_lower
+    twice = side_a.cap(upper_a, lower_a)
+    twice += side_b.cap(lower_b, upper_b)
+    px, py = lower_b.x - upper_a.x, lower_b.y - upper_a.y
+    qx, qy = upper_b.x - lower_a.x, upper_b.y - lower_a.y
+    twice += towards_x * (qy - py) - towards_y * (qx - px)
+    twice += px * qy - py * qx
+    twice *= 0.5
+    return np.maximum(twice, 0.0, out=twice), found
 
 
-def _bridge(a: ConvexHulls, index_a: np.ndarray, shift_a: np.ndarray, b: ConvexHulls, index_b: np.ndarray,
-            shift_b: np.ndarray, direction: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The outer tangent of disjoint hulls a, b whose normal is near `direction`: its two vertex slots, and whether found.
+def _bridge(first: _Bridged, second: _Bridged, towards_x: np.ndarray, towards_y: np.ndarray) -> tuple[_End, _End, np.ndarray]:
+    """The outer tangent of apart hulls on the left of the line from the first's centre towards the second's.
 
-    The line through both hulls' furthest vertices in a direction is turned to its own normal
-    (on the left of a -> b) until the furthest vertices no longer change: then it touches both.
+    Returns where it touches each hull, and whether it was found. The first guess joins both
+    hulls' furthest vertices in the left normal of that line. A guess is settled when both
+    vertices are still the furthest in the normal of the line through them: then it touches
+    both. Until then the line is turned to its own normal.
     """
-    angle = pseudo_angle(direction[:, 0], direction[:, 1])
-    slot_a, ok_a = a.support(index_a, angle)
-    slot_b, ok_b = b.support(index_b, angle)
-    found = np.zeros(len(index_a), dtype=bool)
-    pending = np.flatnonzero(ok_a & ok_b)
+    angle = pseudo_angle(-towards_y, towards_x)
+    bucket = guess_bucket(angle)  # the tables of both hulls have the same buckets
+    end_1 = first.end(first.hulls.guess(first.guess_rows + bucket, angle))
+    end_2 = second.end(second.hulls.guess(second.guess_rows + bucket, angle))
+    normal = _left_normal(end_1, end_2, towards_x, towards_y)
+    found = first.hulls.supports(end_1.at, normal) & second.hulls.supports(end_2.at, normal)
+    pending = np.flatnonzero(~found)
+    normal = normal[pending]
     for _ in range(BRIDGE_ITERATIONS):
         if not pending.size:
             break
-        rows_a, rows_b = index_a[pending], index_b[pending]
-        ax, ay = _vertex(a, rows_a, shift_a[pending], slot_a[pending])
-        bx, by = _vertex(b, rows_b, shift_b[pending], slot_b[pending])
-        angle = pseudo_angle(ay - by, bx - ax)  # the left normal of a -> b
-        # Settled when both vertices are still the furthest in the line's own normal: a test of
-        # the two edges at each vertex, cheaper than looking the furthest vertices up again.
-        settled = a.supports(rows_a, slot_a[pending], angle) & b.supports(rows_b, slot_b[pending], angle)
+        moved_1 = first.end(first.hulls.support(first.rows[pending], normal))
+        moved_2 = second.end(second.hulls.support(second.rows[pending], normal))
+        for end, moved in ((end_1, moved_1), (end_2, moved_2)):
+            for name in _End._fields:
+                getattr(end, name)[pending] = getattr(moved, name)
+        normal = _left_normal(moved_1, moved_2, towards_x[pending], towards_y[pending])
+        settled = first.hulls.supports(moved_1.at, normal) & second.hulls.supports(moved_2.at, normal)
         found[pending[settled]] = True
-        pending, angle = pending[~settled], angle[~settled]
-        next_a, ok_a = a.support(index_a[pending], angle)
-        next_b, ok_b = b.support(index_b[pending], angle)
-        slot_a[pending], slot_b[pending] = next_a, next_b
-        pending = pending[ok_a & ok_b]
-    return slot_a, slot_b, found
+        pending, normal = pending[~settled], normal[~settled]
+    return end_1, end_2, found
 
 
-def _vertex(hulls: ConvexHulls, rows: np.ndarray, shift: np.ndarray, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    at = hulls.offsets[rows] + slot
-    return hulls.x[at] + shift[:, 0], hulls.y[at] + shift[:, 1]
+def _left_normal(end_1: _End, end_2: _End, towards_x: np.ndarray, towards_y: np.ndarray) -> np.ndarray:
+    """Pseudo-angle of the left normal of the line from `end_1` to `end_2` (on hulls whose centres are `towards` apart)."""
+    return pseudo_angle((end_1.y - end_2.y) - towards_y, (end_2.x - end_1.x) + towards_x)
 
 
-def _chain(hulls: ConvexHulls, rows: np.ndarray, shift: np.ndarray, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
-    """Shoelace sum along each hull from slot `start` to slot `stop` counter-clockwise, in the pair's frame."""
-    first = hulls.offsets[rows]
-    running = hulls.chain[first + stop] - hulls.chain[first + start]
-    running += np.where(stop < start, hulls.chain[first + hulls.count[rows]], 0.0)  # around past vertex 0
-    # Moving the frame by `shift` adds shift × (end - start) to a chain's sum.
-    sx, sy = _vertex(hulls, rows, np.zeros_like(shift), start)
-    ex, ey = _vertex(hulls, rows, np.zeros_like(shift), stop)
-    return running + shift[:, 0] * (ey - sy) - shift[:, 1] * (ex - sx)
-
-
-def _cross_of_vertices(a: ConvexHulls, index_a: np.ndarray, shift_a: np.ndarray, slot_a: np.ndarray,
-                       b: ConvexHulls, index_b: np.ndarray, shift_b: np.ndarray, slot_b: np.ndarray) -> np.ndarray:
-    ax, ay = _vertex(a, index_a, shift_a, slot_a)
-    bx, by = _vertex(b, index_b, shift_b, slot_b)
-    return ax * by - ay * bx
+def _walked_in_canonical_order(a: ConvexHulls, index_a: np.ndarray, b: ConvexHulls, index_b: np.ndarray) -> np.ndarray:
+    """`_walked_area` of each pair, its hulls taken in the order of their fingerprints, in groups of like length."""
+    area = np.empty(len(index_a))
+    swap = b.fingerprint[index_b] < a.fingerprint[index_a]
+    for swapped in (False, True):
+        first, rows_1, second, rows_2 = (b, index_b, a, index_a) if swapped else (a, index_a, b, index_b)
+        pairs = np.flatnonzero(swap == swapped)
+        # A group walks as many steps as its longest pair: pairs of like length go together.
+        pairs = pairs[np.argsort(first.count[rows_1[pairs]] + second.count[rows_2[pairs]], kind="stable")]
+        for start in range(0, len(pairs), WALK_GROUP):
+            group = pairs[start:start + WALK_GROUP]
+            area[group] = _walked_area(first, rows_1[group], second, rows_2[group])
+    return area
 
 
 class _Side:
@@ -314,10 +421,23 @@ class _Side:
         # An empty hull has no centre; it never reaches anywhere (see `_walked_area`), any shift will do.
         self.shift_x = np.where(self.present, hulls.centre[index, 0] - origin[:, 0], 0.0)
         self.shift_y = np.where(self.present, hulls.centre[index, 1] - origin[:, 1], 0.0)
-        self.steps = int(hulls.count[index].max(initial=0))
+
+        # Added to how far this side reaches in a direction: an empty hull reaches nowhere.
+        self.unreachable = np.where(self.present, 0.0, -np.inf)
 
     def vertex(self, step: int = 0) -> tuple[np.ndarray, np.ndarray]:
         return self.hulls.x[self.at + step] + self.shift_x, self.hulls.y[self.at + step] + self.shift_y
+
+
+def _pick(weight: np.ndarray, if_one: np.ndarray, if_zero: np.ndarray) -> np.ndarray:
+    """``np.where(weight == 1, if_one, if_zero)`` for finite values and weights of 1.0 or 0.0, without a branch per element.
+
+    ``x·1 + y·0`` is x exactly, up to the sign of a zero: a hull's shoelace sum can only be
+    touched by that when it is zero, and its area is then ``max(0, ±0) = +0`` either way.
+    """
+    picked: np.ndarray = if_one * weight
+    picked += if_zero * (1.0 - weight)
+    return picked
 
 
 def _walked_area(a: ConvexHulls, index_a: np.ndarray, b: ConvexHulls, index_b: np.ndarray) -> np.ndarray:
@@ -334,28 +454,32 @@ def _walked_area(a: ConvexHulls, index_a: np.ndarray, b: ConvexHulls, index_b: n
     start_x, start_y = np.where(a_first, vx, wx), np.where(a_first, vy, wy)
     previous_x, previous_y = start_x, start_y
     twice = np.zeros(len(index_a))
-    for _ in range(side_a.steps + side_b.steps):
+    for _ in range(int((a.count[index_a] + b.count[index_b]).max(initial=0))):
         angle_a, angle_b = a.angle[side_a.at], b.angle[side_b.at]
         take_a = angle_a <= angle_b
         active = np.isfinite(np.minimum(angle_a, angle_b))
-        nx = np.where(take_a, a.nx[side_a.at], b.nx[side_b.at])
-        ny = np.where(take_a, a.ny[side_a.at], b.ny[side_b.at])
+        of_a = take_a * 1.0
+        nx, ny = _pick(of_a, a.nx[side_a.at], b.nx[side_b.at]), _pick(of_a, a.ny[side_a.at], b.ny[side_b.at])
         vx, vy = side_a.vertex()
         wx, wy = side_b.vertex()
-        reach_a = np.where(side_a.present, vx * nx + vy * ny, -np.inf)
-        reach_b = np.where(side_b.present, wx * nx + wy * ny, -np.inf)
+        reach_a, reach_b = vx * nx + vy * ny, wx * nx + wy * ny
+        reach_a += side_a.unreachable
+        reach_b += side_b.unreachable
         # The side this edge belongs to keeps it on the hull if it reaches at least as far.
-        wins = np.where(take_a, reach_a >= reach_b, reach_b >= reach_a)
-        from_a = take_a == wins  # the point at this direction is a's vertex: a's edge wins or b's loses to a
-        first_x, first_y = np.where(from_a, vx, wx), np.where(from_a, vy, wy)
+        wins = take_a & (reach_a >= reach_b)
+        wins |= ~take_a & (reach_b >= reach_a)
+        from_a = (take_a == wins) * 1.0  # the point at this direction is a's vertex: a's edge wins or b's loses to a
+        first_x, first_y = _pick(from_a, vx, wx), _pick(from_a, vy, wy)
         next_ax, next_ay = side_a.vertex(1)
         next_bx, next_by = side_b.vertex(1)
-        second_x = np.where(wins, np.where(take_a, next_ax, next_bx), first_x)
-        second_y = np.where(wins, np.where(take_a, next_ay, next_by), first_y)
+        kept = wins * 1.0
+        second_x = _pick(kept, _pick(of_a, next_ax, next_bx), first_x)
+        second_y = _pick(kept, _pick(of_a, next_ay, next_by), first_y)
         step = (previous_x * first_y - previous_y * first_x) + (first_x * second_y - first_y * second_x)
-        twice += np.where(active, step, 0.0)
-        previous_x = np.where(active, second_x, previous_x)
-        previous_y = np.where(active, second_y, previous_y)
+        moves = active * 1.0
+        step *= moves
+        twice += step
+        previous_x, previous_y = _pick(moves, second_x, previous_x), _pick(moves, second_y, previous_y)
         side_a.at += active & take_a
         side_b.at += active & ~take_a
     twice += previous_x * start_y - previous_y * start_x

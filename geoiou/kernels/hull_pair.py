@@ -15,7 +15,7 @@ import struct
 
 import numpy as np
 
-from geoiou.kernels.hull import BRIDGE_ITERATIONS, BUCKETS, CORRECTIONS
+from geoiou.kernels.hull import BRIDGE_ITERATIONS, GUESS_DIRECTIONS
 from geoiou.kernels.polygon_overlap import TURN
 from geoiou.kernels.scalar import maximum, minimum, pseudo_angle
 
@@ -29,6 +29,7 @@ class HullTable:
     """One convex hull as `hull.ConvexHulls` holds it (one row), as Python lists."""
 
     __slots__ = ("x", "y", "nx", "ny", "angle", "count", "centre", "bounds", "fingerprint", "_chain")
+    _chain: list[float] | None
 
     def __init__(self, coords: np.ndarray) -> None:
         """`coords`: the hull's vertices ``(k, 2)`` as `shapely.get_coordinates` gives them (closed or not)."""
@@ -98,80 +99,87 @@ class HullTable:
             self._chain = sums[:self.count + 2]
         return self._chain
 
-    def support(self, angle: float) -> tuple[int, bool]:
-        """`ConvexHulls.support`: the bucket's first guess, a few steps along the hull, and whether it was found."""
-        bucket = min(int(angle * (BUCKETS / TURN)), BUCKETS - 1)
-        start = bucket * (TURN / BUCKETS)
+    def guess(self, angle: float) -> int:
+        """`ConvexHulls.guess`: the slot of the first normal at or past the direction's bucket, or the one after."""
+        bucket = int(GUESS_DIRECTIONS if angle != angle else minimum(angle * (GUESS_DIRECTIONS / TURN), GUESS_DIRECTIONS))
+        start = bucket * (TURN / GUESS_DIRECTIONS)
         slot = sum(1 for value in self.angle[:self.count] if value < start)
-        for _ in range(CORRECTIONS):
-            slot += self.angle[slot] < angle
-        return slot, self.angle[slot] >= angle
+        return slot + (self.angle[slot] < angle)
+
+    def support(self, angle: float) -> int:
+        """`ConvexHulls.support`: from the guess, on along the hull while the next normal points below the angle."""
+        slot = self.guess(angle)
+        while self.angle[slot] < angle:
+            slot += 1
+        return slot
+
+    def supports(self, slot: int, angle: float) -> bool:
+        """`ConvexHulls.supports`: whether the slot holds the vertex furthest in the direction."""
+        before = self.angle[slot - 1] if slot > 0 else -math.inf
+        return before < angle <= self.angle[slot]
 
 
 def pair_hull_area(a: HullTable, b: HullTable) -> float:
     """Area of the convex hull of two hulls' union, as `hull.union_hull_area` computes it for the pair."""
-    if b.fingerprint < a.fingerprint:
-        a, b = b, a
-    if a.count and b.count and _apart(a.bounds, b.bounds):
+    if _apart(a.bounds, b.bounds):
         area, found = _bridged_area(a, b)
         if found:
             return area
+    if b.fingerprint < a.fingerprint:
+        a, b = b, a
     return _walked_area(a, b)
 
 
-def _apart(a: tuple, b: tuple) -> bool:
-    return a[2] < b[0] or b[2] < a[0] or a[3] < b[1] or b[3] < a[1]
+def _apart(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return bool(a[2] < b[0] or b[2] < a[0] or a[3] < b[1] or b[3] < a[1])
 
 
 def _bridged_area(a: HullTable, b: HullTable) -> tuple[float, bool]:
-    origin = (a.centre[0] / 2 + b.centre[0] / 2, a.centre[1] / 2 + b.centre[1] / 2)
-    shift_a = (a.centre[0] - origin[0], a.centre[1] - origin[1])
-    shift_b = (b.centre[0] - origin[0], b.centre[1] - origin[1])
-    towards = (shift_b[0] - shift_a[0], shift_b[1] - shift_a[1])
-    left = (-towards[1], towards[0])
-    upper_a, upper_b, found_upper = _bridge(a, shift_a, b, shift_b, left)
-    lower_b, lower_a, found_lower = _bridge(b, shift_b, a, shift_a, (-left[0], -left[1]))
-    twice = (_chain(a, shift_a, upper_a, lower_a) + _chain(b, shift_b, lower_b, upper_b)
-             + _cross(_vertex(a, shift_a, lower_a), _vertex(b, shift_b, lower_b))
-             + _cross(_vertex(b, shift_b, upper_b), _vertex(a, shift_a, upper_a)))
-    return maximum(0.5 * twice, 0.0), found_upper and found_lower
+    towards = (b.centre[0] - a.centre[0], b.centre[1] - a.centre[1])
+    (upper_a, upper_a_point), (upper_b, upper_b_point), found_upper = _bridge(a, b, towards)
+    (lower_b, lower_b_point), (lower_a, lower_a_point), found_lower = _bridge(b, a, (-towards[0], -towards[1]))
+    twice = _cap(a, upper_a, lower_a)
+    twice += _cap(b, lower_b, upper_b)
+    px, py = lower_b_point[0] - upper_a_point[0], lower_b_point[1] - upper_a_point[1]
+    qx, qy = upper_b_point[0] - lower_a_point[0], upper_b_point[1] - lower_a_point[1]
+    twice += towards[0] * (qy - py) - towards[1] * (qx - px)
+    twice += px * qy - py * qx
+    twice *= 0.5
+    return maximum(twice, 0.0), found_upper and found_lower
 
 
-def _bridge(a: HullTable, shift_a: tuple, b: HullTable, shift_b: tuple, direction: tuple) -> tuple[int, int, bool]:
-    angle = pseudo_angle(*direction)
-    slot_a, ok_a = a.support(angle)
-    slot_b, ok_b = b.support(angle)
-    pending, found = ok_a and ok_b, False
-    for _ in range(BRIDGE_ITERATIONS):
-        if not pending:
-            break
-        ax, ay = _vertex(a, shift_a, slot_a)
-        bx, by = _vertex(b, shift_b, slot_b)
-        angle = pseudo_angle(ay - by, bx - ax)
-        next_a, ok_a = a.support(angle)
-        next_b, ok_b = b.support(angle)
-        settled = next_a == slot_a and next_b == slot_b and ok_a and ok_b
-        found = found or settled
-        slot_a, slot_b = next_a, next_b
-        pending = not settled and ok_a and ok_b
-    return slot_a, slot_b, found
+Point = tuple[float, float]
+_End = tuple[int, Point]
 
 
-def _vertex(hull: HullTable, shift: tuple, slot: int) -> tuple[float, float]:
+def _bridge(a: HullTable, b: HullTable, towards: Point) -> tuple[_End, _End, bool]:
+    angle = normal = pseudo_angle(-towards[1], towards[0])
+    slot_a, slot_b = a.guess(angle), b.guess(angle)
+    for iteration in range(BRIDGE_ITERATIONS + 1):
+        if iteration:
+            slot_a, slot_b = a.support(normal), b.support(normal)
+        ax, ay = a.x[slot_a], a.y[slot_a]
+        bx, by = b.x[slot_b], b.y[slot_b]
+        normal = pseudo_angle((ay - by) - towards[1], (bx - ax) + towards[0])
+        if a.supports(slot_a, normal) and b.supports(slot_b, normal):
+            return (slot_a, (ax, ay)), (slot_b, (bx, by)), True
+    return (slot_a, (ax, ay)), (slot_b, (bx, by)), False
+
+
+def _cap(hull: HullTable, start: int, stop: int) -> float:
+    chain = hull.chain
+    twice = chain[stop] - chain[start]
+    twice += chain[hull.count] * (stop < start)
+    twice += hull.x[stop] * hull.y[start] - hull.y[stop] * hull.x[start]
+    return twice
+
+
+def _vertex(hull: HullTable, shift: Point, slot: int) -> Point:
     return hull.x[slot] + shift[0], hull.y[slot] + shift[1]
 
 
-def _cross(p: tuple, q: tuple) -> float:
-    return p[0] * q[1] - p[1] * q[0]
-
-
-def _chain(hull: HullTable, shift: tuple, start: int, stop: int) -> float:
-    chain = hull.chain
-    running = chain[stop] - chain[start]
-    running += chain[hull.count] if stop < start else 0.0
-    sx, sy = _vertex(hull, (0.0, 0.0), start)
-    ex, ey = _vertex(hull, (0.0, 0.0), stop)
-    return running + shift[0] * (ey - sy) - shift[1] * (ex - sx)
+def _cross(p: Point, q: Point) -> float:
+    return float(p[0] * q[1] - p[1] * q[0])
 
 
 def _walked_area(a: HullTable, b: HullTable) -> float:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 import shapely
@@ -55,16 +57,53 @@ def test_random_pairs_far_apart_and_overlapping_match_shapely():
     assert_hulls_match(geoms[index_a.ravel()], geoms[index_b.ravel()])
 
 
-def test_every_pair_is_walked_when_bridges_are_turned_off(monkeypatch):
-    monkeypatch.setattr(hull_module, "BRIDGE_ITERATIONS", 0)
+def test_every_pair_is_walked_when_no_bounds_are_apart(monkeypatch):
+    monkeypatch.setattr(hull_module, "_bounds_apart", lambda a, rows_a, b, rows_b: np.zeros(len(rows_a), dtype=bool))
     geoms = random_polygons(rng(4), 80, span=20).to_shapely()
     index_a, index_b = np.meshgrid(np.arange(80), np.arange(80), indexing="ij")
     assert_hulls_match(geoms[index_a.ravel()], geoms[index_b.ravel()])
 
 
+def test_bridges_left_unsettled_by_the_guess_go_to_the_walk(monkeypatch):
+    monkeypatch.setattr(hull_module, "BRIDGE_ITERATIONS", 0)
+    geoms = random_polygons(rng(5), 80, span=20).to_shapely()
+    index_a, index_b = np.meshgrid(np.arange(80), np.arange(80), indexing="ij")
+    assert_hulls_match(geoms[index_a.ravel()], geoms[index_b.ravel()])
+
+
+def test_the_guess_is_never_past_the_support_and_the_support_is_the_furthest_vertex():
+    """Brute force: the furthest vertex in each direction (ties to the later normal, as the table has them)."""
+    gen = rng(6)
+    geoms = shapely.convex_hull(random_polygons(gen, 40, span=20).to_shapely())
+    hulls = hulls_of(geoms)
+    rows = np.repeat(np.arange(40), 50)
+    angle = gen.uniform(0, hull_module.TURN, rows.size)
+    angle[::7] = hulls.angle[hulls.offsets[rows[::7]] + 1]  # exactly on a normal
+    guess = hulls.guess(hulls.guess_rows(rows) + hull_module.guess_bucket(angle), angle)
+    support = hulls.support(rows, angle)
+    assert np.all(guess <= support)
+    assert hulls.supports(support, angle).all()
+    first = hulls.offsets[rows]
+    for k in range(rows.size):
+        normals = hulls.angle[first[k]:first[k] + hulls.count[rows[k]]]
+        assert support[k] - first[k] == np.count_nonzero(normals < angle[k])
+
+
+def test_far_apart_hulls_keep_every_digit():
+    """Exact rational areas of the hulls of the union: relative error near one rounding, at any distance."""
+    gen = rng(7)
+    for distance in (1e2, 1e5, 1e8):
+        a = shapely.convex_hull(shapely.MultiPoint(gen.normal(size=(8, 2))))
+        b = shapely.convex_hull(shapely.MultiPoint(gen.normal(size=(8, 2)) * 2 + gen.normal(size=2) * distance))
+        corners = [(Fraction(x), Fraction(y)) for x, y in shapely.get_coordinates(shapely.convex_hull(shapely.union(a, b)))]
+        exact = abs(sum(p[0] * q[1] - p[1] * q[0] for p, q in zip(corners, corners[1:]))) / 2
+        ours = union_hull_area(hulls_of([a]), [0], hulls_of([b]), [0])[0]
+        assert abs(Fraction(ours) - exact) <= 2e-15 * exact
+
+
 def test_hulls_with_many_normals_per_lookup_bucket_are_still_exact():
-    # A fine regular 400-gon has several normals in every bucket of the lookup table: bridges are
-    # then not found by the table and such pairs fall back to the walk.
+    # A fine regular 400-gon has several normals in every bucket of the guess table: first
+    # guesses are then often short, and `support` steps on from them.
     theta = np.linspace(0, 2 * np.pi, 400, endpoint=False)
     circle = shapely.Polygon(np.stack([np.cos(theta), np.sin(theta)], axis=1))
     others = [shapely.affinity.translate(circle, dx, dy) for dx, dy in [(5, 0), (0, 7), (-3, -4), (0.5, 0.2)]]
