@@ -273,13 +273,12 @@ def union_hull_area(a: ConvexHulls, index_a: np.ndarray, b: ConvexHulls, index_b
         rows_a, rows_b = index_a[start:start + PAIR_BLOCK], index_b[start:start + PAIR_BLOCK]
         # Hulls whose bounds are apart are measured from their two bridges; the rest (and any
         # bridge not found) by walking both hulls.
-        apart = np.flatnonzero(_bounds_apart(a, rows_a, b, rows_b))
-        bridged, found = _bridged_area(a, rows_a[apart], b, rows_b[apart])
-        settled = apart[found]
-        area[start + settled] = bridged[found]
-        left = np.ones(len(rows_a), dtype=bool)
-        left[settled] = False
-        walked.append(start + np.flatnonzero(left))
+        # Every pair of the block is bridged (cheaper than picking out the few others first, and
+        # harmless for them: a NaN direction settles nothing, and the walk overwrites them).
+        with np.errstate(invalid="ignore", over="ignore"):
+            area[start:start + len(rows_a)], found = _bridged_area(a, rows_a, b, rows_b)
+        found &= _bounds_apart(a, rows_a, b, rows_b)
+        walked.append(start + np.flatnonzero(~found))
     rest = np.concatenate(walked)
     if rest.size:
         area[rest] = _walked_in_canonical_order(a, index_a[rest], b, index_b[rest])
@@ -347,8 +346,9 @@ def _bridged_area(a: ConvexHulls, rows_a: np.ndarray, b: ConvexHulls, rows_b: np
     towards_x = b.columns["centre_x"][rows_b] - a.columns["centre_x"][rows_a]
     towards_y = b.columns["centre_y"][rows_b] - a.columns["centre_y"][rows_a]  # exactly negated from (b, a)
     side_a, side_b = _Bridged(a, rows_a), _Bridged(b, rows_b)
-    upper_a, upper_b, found = _bridge(side_a, side_b, towards_x, towards_y)
-    lower_b, lower_a, found_lower = _bridge(side_b, side_a, -towards_x, -towards_y)
+    upper, lower = _opposite_pseudo_angles(-towards_y, towards_x)  # the left normal of t, and the right one
+    upper_a, upper_b, found = _bridge(side_a, side_b, towards_x, towards_y, upper)
+    lower_b, lower_a, found_lower = _bridge(side_b, side_a, -towards_x, -towards_y, lower)
     found &= found_lower
     twice = side_a.cap(upper_a, lower_a)
     twice += side_b.cap(lower_b, upper_b)
@@ -360,15 +360,40 @@ def _bridged_area(a: ConvexHulls, rows_a: np.ndarray, b: ConvexHulls, rows_b: np
     return np.maximum(twice, 0.0, out=twice), found
 
 
-def _bridge(first: _Bridged, second: _Bridged, towards_x: np.ndarray, towards_y: np.ndarray) -> tuple[_End, _End, np.ndarray]:
+def _opposite_pseudo_angles(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``pseudo_angle(x, y)`` and ``pseudo_angle(-x, -y)``, the same bits, sharing the division.
+
+    Negating both coordinates negates the ratio exactly; only the half-plane changes.
+
+    Examples
+    --------
+    >>> _opposite_pseudo_angles(np.array([1.0, 0.0, 1.0]), np.array([0.0, 1.0, -1.0]))
+    (array([0. , 1. , 3.5]), array([2. , 3. , 1.5]))
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = x / (np.abs(x) + np.abs(y))
+    angles = []
+    for below, sign in ((y < 0, 1.0), (y > 0, -1.0)):  # -y < 0 where y > 0
+        c = below * 2.0
+        c += 1.0
+        angle = c - 2.0
+        angle *= sign
+        angle *= ratio
+        angle += c
+        angles.append(angle)
+    return angles[0], angles[1]
+
+
+def _bridge(first: _Bridged, second: _Bridged, towards_x: np.ndarray, towards_y: np.ndarray,
+            angle: np.ndarray) -> tuple[_End, _End, np.ndarray]:
     """The outer tangent of apart hulls on the left of the line from the first's centre towards the second's.
 
-    Returns where it touches each hull, and whether it was found. The first guess joins both
-    hulls' furthest vertices in the left normal of that line. A guess is settled when both
-    vertices are still the furthest in the normal of the line through them: then it touches
-    both. Until then the line is turned to its own normal.
+    `angle` is the pseudo-angle of that line's left normal. Returns where the tangent touches
+    each hull, and whether it was found. The first guess joins both hulls' furthest vertices in
+    that direction. A guess is settled when both vertices are still the furthest in the normal
+    of the line through them: then it touches both. Until then the line is turned to its own
+    normal.
     """
-    angle = pseudo_angle(-towards_y, towards_x)
     bucket = guess_bucket(angle)  # the tables of both hulls have the same buckets
     end_1 = first.end(first.hulls.guess(first.guess_rows + bucket, angle))
     end_2 = second.end(second.hulls.guess(second.guess_rows + bucket, angle))
