@@ -169,9 +169,10 @@ class ConvexHulls:
     def _guesses(self) -> tuple[np.ndarray, np.ndarray]:
         """For hull k and direction bucket j, at ``k·(GUESS_DIRECTIONS + 1) + j``: a slot and a pseudo-angle.
 
-        The slot is that of the first normal at or past the bucket's start ``TURN·j/GUESS_DIRECTIONS``
-        (counted from the start of the flat table), the pseudo-angle that normal's. Bucket
-        ``GUESS_DIRECTIONS`` holds the pseudo-angle `TURN` itself.
+        The slot is that of the first normal at or past the bucket's start ``TURN·j/GUESS_DIRECTIONS``,
+        counted from the hull's first slot; the pseudo-angle is that normal's, rounded up to float32.
+        Bucket ``GUESS_DIRECTIONS`` holds the pseudo-angle `TURN` itself. Small types keep the table
+        at 6 bytes an entry (390 a hull), about the size of the hull's own vertices.
         """
         width = GUESS_DIRECTIONS + 1
         starts = np.arange(width) * (TURN / GUESS_DIRECTIONS)  # exact: TURN / GUESS_DIRECTIONS is a power of two
@@ -181,8 +182,8 @@ class ConvexHulls:
         past = np.searchsorted(starts, self.angle[index], side="right")
         histogram = np.bincount(hull * (width + 1) + past, minlength=len(self.count) * (width + 1))
         below = np.cumsum(histogram.reshape(len(self.count), width + 1), axis=1)[:, :width]
-        slots = (below + first[:, None]).ravel()
-        return slots, self.angle[slots]
+        return below.astype(np.int16 if self.count.max(initial=0) < 1 << 15 else np.int64).ravel(), \
+            _rounded_up_to_float32(self.angle[(below + first[:, None]).ravel()])
 
     @functools.cached_property
     def fingerprint(self) -> np.ndarray:
@@ -201,15 +202,16 @@ class ConvexHulls:
         """Where the first-guess table of each of ``hulls[rows]`` starts (add a `guess_bucket` to it for `guess`)."""
         return rows * (GUESS_DIRECTIONS + 1)
 
-    def guess(self, bucket: np.ndarray, angle: np.ndarray) -> np.ndarray:
+    def guess(self, bucket: np.ndarray, first: np.ndarray, angle: np.ndarray) -> np.ndarray:
         """A first guess at the slot of the vertex furthest in the direction of pseudo-angle `angle`.
 
-        `bucket` is the direction's `guess_bucket` added to the hull's `guess_rows`. The guess is
-        right unless two normals of the hull fall between the direction and the start of its
-        bucket, and never past the right slot (`support` goes on from it).
+        `bucket` is the direction's `guess_bucket` added to the hull's `guess_rows`, `first` the
+        hull's first slot. The guess is right unless two normals of the hull fall between the
+        direction and the start of its bucket, or the direction is within float32 rounding
+        above one; it is never past the right slot (`support` goes on from it).
         """
         slots, thresholds = self._guesses
-        at: np.ndarray = slots[bucket]
+        at: np.ndarray = first + slots[bucket]
         at += thresholds[bucket] < angle
         return at
 
@@ -221,7 +223,7 @@ class ConvexHulls:
         """
         bucket = guess_bucket(angle)
         bucket += self.guess_rows(rows)
-        at = self.guess(bucket, angle)
+        at = self.guess(bucket, self.offsets[rows], angle)
         while True:
             step = self.angle[at] < angle
             if not step.any():
@@ -237,6 +239,20 @@ class ConvexHulls:
         found: np.ndarray = self.before[at] < angle
         found &= self.angle[at] >= angle
         return found
+
+
+def _rounded_up_to_float32(values: np.ndarray) -> np.ndarray:
+    """`values` as float32, each rounded up: a float32 threshold below a float64 angle is then below the exact one too.
+
+    Examples
+    --------
+    >>> _rounded_up_to_float32(np.array([0.1, 0.5, np.inf])) >= np.array([0.1, 0.5, np.inf])
+    array([ True,  True,  True])
+    """
+    rounded = values.astype(np.float32)
+    low = rounded < values
+    rounded[low] = np.nextafter(rounded[low], np.float32(np.inf))
+    return rounded
 
 
 def guess_bucket(angle: np.ndarray) -> np.ndarray:
@@ -313,6 +329,11 @@ class _Bridged:
     @functools.cached_property
     def guess_rows(self) -> np.ndarray:
         return self.hulls.guess_rows(self.rows)
+
+    @functools.cached_property
+    def first(self) -> np.ndarray:
+        first: np.ndarray = self.hulls.offsets[self.rows]
+        return first
 
     def end(self, at: np.ndarray) -> _End:
         return _End(at, self.hulls.x[at], self.hulls.y[at])
@@ -395,8 +416,8 @@ def _bridge(first: _Bridged, second: _Bridged, towards_x: np.ndarray, towards_y:
     normal.
     """
     bucket = guess_bucket(angle)  # the tables of both hulls have the same buckets
-    end_1 = first.end(first.hulls.guess(first.guess_rows + bucket, angle))
-    end_2 = second.end(second.hulls.guess(second.guess_rows + bucket, angle))
+    end_1 = first.end(first.hulls.guess(first.guess_rows + bucket, first.first, angle))
+    end_2 = second.end(second.hulls.guess(second.guess_rows + bucket, second.first, angle))
     normal = _left_normal(end_1, end_2, towards_x, towards_y)
     found = first.hulls.supports(end_1.at, normal) & second.hulls.supports(end_2.at, normal)
     pending = np.flatnonzero(~found)

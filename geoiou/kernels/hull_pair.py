@@ -104,7 +104,7 @@ class HullTable:
         bucket = int(GUESS_DIRECTIONS if angle != angle else minimum(angle * (GUESS_DIRECTIONS / TURN), GUESS_DIRECTIONS))
         start = bucket * (TURN / GUESS_DIRECTIONS)
         slot = sum(1 for value in self.angle[:self.count] if value < start)
-        return slot + (self.angle[slot] < angle)
+        return slot + (_rounded_up_to_float32(self.angle[slot]) < angle)
 
     def support(self, angle: float) -> int:
         """`ConvexHulls.support`: from the guess, on along the hull while the next normal points below the angle."""
@@ -117,6 +117,14 @@ class HullTable:
         """`ConvexHulls.supports`: whether the slot holds the vertex furthest in the direction."""
         before = self.angle[slot - 1] if slot > 0 else -math.inf
         return before < angle <= self.angle[slot]
+
+
+def _rounded_up_to_float32(value: float) -> float:
+    """`hull._rounded_up_to_float32` of one value."""
+    rounded = np.float32(value)
+    if rounded < value:
+        rounded = np.nextafter(rounded, np.float32(np.inf))
+    return float(rounded)
 
 
 def pair_hull_area(a: HullTable, b: HullTable) -> float:

@@ -79,7 +79,7 @@ def test_the_guess_is_never_past_the_support_and_the_support_is_the_furthest_ver
     rows = np.repeat(np.arange(40), 50)
     angle = gen.uniform(0, hull_module.TURN, rows.size)
     angle[::7] = hulls.angle[hulls.offsets[rows[::7]] + 1]  # exactly on a normal
-    guess = hulls.guess(hulls.guess_rows(rows) + hull_module.guess_bucket(angle), angle)
+    guess = hulls.guess(hulls.guess_rows(rows) + hull_module.guess_bucket(angle), hulls.offsets[rows], angle)
     support = hulls.support(rows, angle)
     assert np.all(guess <= support)
     assert hulls.supports(support, angle).all()
