@@ -288,9 +288,9 @@ def union_hull_area(a: ConvexHulls, index_a: np.ndarray, b: ConvexHulls, index_b
     for start in range(0, len(index_a), PAIR_BLOCK):
         rows_a, rows_b = index_a[start:start + PAIR_BLOCK], index_b[start:start + PAIR_BLOCK]
         # Hulls whose bounds are apart are measured from their two bridges; the rest (and any
-        # bridge not found) by walking both hulls.
-        # Every pair of the block is bridged (cheaper than picking out the few others first, and
-        # harmless for them: a NaN direction settles nothing, and the walk overwrites them).
+        # bridge not found) by walking both hulls. The whole block is bridged: cheaper than
+        # picking out the apart pairs first, and harmless for the others (a NaN direction
+        # settles nothing, and the walk overwrites them).
         with np.errstate(invalid="ignore", over="ignore"):
             area[start:start + len(rows_a)], found = _bridged_area(a, rows_a, b, rows_b)
         found &= _bounds_apart(a, rows_a, b, rows_b)
