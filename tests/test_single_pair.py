@@ -118,3 +118,13 @@ def test_rotated_single_pair_golden_values():
     # Two unit squares two apart: the hull is the 1 x 3 rectangle.
     assert single_hull_area(square, np.array([2.5, 0.5, 1, 1, 0])) == 3.0
     assert geoiou.iou(geoiou.RotatedBox([3, 4, 2, 1, 33]), geoiou.RotatedBox([3, 4, 2, 1, 33])) == 1.0
+
+
+def test_a_rotated_pair_built_for_giou_is_not_reused_after_its_coordinates_change():
+    """GIoU reuses the pair it built for the intersection; a box over a caller's array that changed is built anew."""
+    coords = np.array([0.5, 0.5, 1.0, 1.0, 0.0])
+    box, other = geoiou.RotatedBox(coords), geoiou.RotatedBox([2.5, 0.5, 1, 1, 0])
+    # Side by side one apart: no overlap, hull 1 x 3 (GIoU 0 - (3 - 2) / 3).
+    assert geoiou.giou(box, other) == pytest.approx(-1 / 3, rel=1e-15)
+    coords[0] = 1.5  # the box now touches the other one: hull 1 x 2, the union itself
+    assert geoiou.giou(box, other) == 0.0

@@ -52,8 +52,24 @@ class _Box(NamedTuple):
     y_max: float
 
 
+#: The last pair `_boxes` built, by the bytes of its coordinates: GIoU asks for the intersection
+#: and then the hull of the same pair. One tuple, rebound whole, so threads never see half of one.
+_last_pair: tuple[bytes, tuple[_Box, _Box]] | None = None
+
+
 def _boxes(a: np.ndarray, b: np.ndarray) -> tuple[_Box, _Box]:
     """`rotated._BoxTable.build` of two boxes ``(cx, cy, w, h, angle)``."""
+    global _last_pair
+    key = a.tobytes() + b.tobytes()
+    last = _last_pair
+    if last is not None and last[0] == key:
+        return last[1]
+    boxes = _built_boxes(a, b)
+    _last_pair = (key, boxes)
+    return boxes
+
+
+def _built_boxes(a: np.ndarray, b: np.ndarray) -> tuple[_Box, _Box]:
     (cx_a, cy_a, w_a, h_a, angle_a), (cx_b, cy_b, w_b, h_b, angle_b) = a.tolist(), b.tolist()
     turns = (rint(angle_a / 90.0), rint(angle_b / 90.0))
     residuals = [(angle - 90.0 * turn) * _RADIANS_PER_DEGREE for angle, turn in zip((angle_a, angle_b), turns)]
