@@ -120,11 +120,11 @@ class HullTable:
 
 
 def _rounded_up_to_float32(value: float) -> float:
-    """`hull._rounded_up_to_float32` of one value."""
-    rounded = np.float32(value)
-    if rounded < value:
-        rounded = np.nextafter(rounded, np.float32(np.inf))
-    return float(rounded)
+    """`hull._rounded_up_to_float32` of one pseudo-angle (never negative), without NumPy's per-call cost."""
+    rounded: float = struct.unpack("<f", struct.pack("<f", value))[0]
+    if rounded < value:  # one float32 step up: the next bit pattern, for a positive number
+        rounded = struct.unpack("<f", struct.pack("<I", struct.unpack("<I", struct.pack("<f", rounded))[0] + 1))[0]
+    return rounded
 
 
 def pair_hull_area(a: HullTable, b: HullTable) -> float:
