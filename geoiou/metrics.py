@@ -173,8 +173,10 @@ PAIRWISE_CHUNK = 15_000
 
 
 #: Pairs whose enclosure (or centre distance) is measured per step when the intersections came from the
-#: sweep: the hull kernel's own steps are costly per call, so it gets more pairs per call than a dense block.
-PAIRS_PER_ENCLOSURE_STEP = 1 << 16
+#: sweep: the hull kernel walks the pairs whose bounds overlap once per call, at a cost per step of the
+#: walk whatever their number, so it gets many pairs per call (the kernel itself works in cache-sized
+#: blocks; the temporaries of the formula here stay near 20 MB).
+PAIRS_PER_ENCLOSURE_STEP = 1 << 18
 
 
 #: Take the sparse path when the sweep inspects at most this fraction of all pairs.

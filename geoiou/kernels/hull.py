@@ -19,6 +19,7 @@ loses digits far from its origin).
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -269,8 +270,10 @@ def guess_bucket(angle: np.ndarray) -> np.ndarray:
 
 
 def union_hull_area(a: ConvexHulls, index_a: np.ndarray, b: ConvexHulls, index_b: np.ndarray) -> np.ndarray:
-    """Area of the convex hull of ``a[index_a[k]] ∪ b[index_b[k]]`` for every k.
+    """Area of the convex hull of ``a[index_a[k]] ∪ b[index_b[k]]`` for every k of the indices broadcast together.
 
+    A column ``(n, 1)`` against a row ``(1, m)`` (a pairwise matrix) is measured in that form:
+    what belongs to one hull is looked up once per row or column, not once per pair.
     Swapping `a` and `b` gives the same bits: the bridges are found and summed alike from either
     side, and a walked pair takes its two hulls in a canonical order (by a fingerprint of their
     vertices).
@@ -283,22 +286,45 @@ def union_hull_area(a: ConvexHulls, index_a: np.ndarray, b: ConvexHulls, index_b
     array([3., 1.])
     """
     index_a, index_b = np.asarray(index_a, dtype=np.int64), np.asarray(index_b, dtype=np.int64)
-    area = np.empty(len(index_a))
-    walked = [np.zeros(0, dtype=np.int64)]
-    for start in range(0, len(index_a), PAIR_BLOCK):
-        rows_a, rows_b = index_a[start:start + PAIR_BLOCK], index_b[start:start + PAIR_BLOCK]
+    shape = np.broadcast_shapes(index_a.shape, index_b.shape)
+    area = np.empty(shape)
+    flat_area = area.reshape(-1)
+    walked: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for start, rows_a, rows_b in _pair_blocks(index_a, index_b):
         # Hulls whose bounds are apart are measured from their two bridges; the rest (and any
         # bridge not found) by walking both hulls. The whole block is bridged: cheaper than
         # picking out the apart pairs first, and harmless for the others (a NaN direction
         # settles nothing, and the walk overwrites them).
         with np.errstate(invalid="ignore", over="ignore"):
-            area[start:start + len(rows_a)], found = _bridged_area(a, rows_a, b, rows_b)
+            bridged, found = _bridged_area(a, rows_a, b, rows_b)
         found &= _bounds_apart(a, rows_a, b, rows_b)
-        walked.append(start + np.flatnonzero(~found))
-    rest = np.concatenate(walked)
-    if rest.size:
-        area[rest] = _walked_in_canonical_order(a, index_a[rest], b, index_b[rest])
+        flat_area[start:start + bridged.size] = bridged.reshape(-1)
+        left = np.unravel_index(np.flatnonzero(~found), found.shape)
+        walked.append((start + np.ravel_multi_index(left, found.shape),
+                       np.broadcast_to(rows_a, found.shape)[left], np.broadcast_to(rows_b, found.shape)[left]))
+    if walked:
+        at, walked_a, walked_b = (np.concatenate([piece[k] for piece in walked]) for k in range(3))
+        if at.size:
+            flat_area[at] = _walked_in_canonical_order(a, walked_a, b, walked_b)
     return area
+
+
+def _pair_blocks(index_a: np.ndarray, index_b: np.ndarray) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """Blocks of about `PAIR_BLOCK` pairs: (flat position of the first, the rows of each side).
+
+    The rows of a matrix (an ``(n, 1)`` column against a ``(1, m)`` row, as pairwise metrics ask)
+    stay in that form, so per-hull values broadcast instead of being gathered pair by pair.
+    """
+    if index_a.ndim == 2 and index_b.ndim == 2 and index_a.shape[1] == 1 and index_b.shape[0] == 1:
+        width = index_b.shape[1]
+        step = max(1, PAIR_BLOCK // max(1, width))
+        for row in range(0, index_a.shape[0], step):
+            yield row * width, index_a[row:row + step], index_b
+        return
+    shape = np.broadcast_shapes(index_a.shape, index_b.shape)
+    flat_a, flat_b = np.broadcast_to(index_a, shape).reshape(-1), np.broadcast_to(index_b, shape).reshape(-1)
+    for start in range(0, flat_a.size, PAIR_BLOCK):
+        yield start, flat_a[start:start + PAIR_BLOCK], flat_b[start:start + PAIR_BLOCK]
 
 
 def _bounds_apart(a: ConvexHulls, rows_a: np.ndarray, b: ConvexHulls, rows_b: np.ndarray) -> np.ndarray:
@@ -337,6 +363,23 @@ class _Bridged:
 
     def end(self, at: np.ndarray) -> _End:
         return _End(at, self.hulls.x[at], self.hulls.y[at])
+
+    def rows_at(self, pairs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        """The hull rows of some pairs of a block of `shape`, by their flat positions.
+
+        A block (`_pair_blocks`) is flat, or a column of rows ``(h, 1)`` against a row ``(1, m)``.
+        """
+        flat = self.rows.reshape(-1)
+        if self.rows.shape == shape:
+            position = pairs
+        elif flat.size == 1:  # one hull against all
+            position = np.zeros_like(pairs)
+        elif self.rows.shape[1] == 1:  # a column: one hull per row of the block
+            position = pairs // shape[1]
+        else:  # a row: one hull per column
+            position = pairs % shape[1]
+        rows: np.ndarray = flat[position]
+        return rows
 
     def cap(self, start: _End, stop: _End) -> np.ndarray:
         """Twice the area cut off each hull by the chord from `stop` to `start`: the hull from `start` to `stop`, closed.
@@ -420,19 +463,21 @@ def _bridge(first: _Bridged, second: _Bridged, towards_x: np.ndarray, towards_y:
     end_2 = second.end(second.hulls.guess(second.guess_rows + bucket, second.first, angle))
     normal = _left_normal(end_1, end_2, towards_x, towards_y)
     found = first.hulls.supports(end_1.at, normal) & second.hulls.supports(end_2.at, normal)
+    # The pairs left are few: they are handled by flat positions in the block (views of its arrays).
+    shape = found.shape
     pending = np.flatnonzero(~found)
-    normal = normal[pending]
+    normal = normal.reshape(-1)[pending]
     for _ in range(BRIDGE_ITERATIONS):
         if not pending.size:
             break
-        moved_1 = first.end(first.hulls.support(first.rows[pending], normal))
-        moved_2 = second.end(second.hulls.support(second.rows[pending], normal))
+        moved_1 = first.end(first.hulls.support(first.rows_at(pending, shape), normal))
+        moved_2 = second.end(second.hulls.support(second.rows_at(pending, shape), normal))
         for end, moved in ((end_1, moved_1), (end_2, moved_2)):
             for name in _End._fields:
-                getattr(end, name)[pending] = getattr(moved, name)
-        normal = _left_normal(moved_1, moved_2, towards_x[pending], towards_y[pending])
+                getattr(end, name).reshape(-1)[pending] = getattr(moved, name)
+        normal = _left_normal(moved_1, moved_2, towards_x.reshape(-1)[pending], towards_y.reshape(-1)[pending])
         settled = first.hulls.supports(moved_1.at, normal) & second.hulls.supports(moved_2.at, normal)
-        found[pending[settled]] = True
+        found.reshape(-1)[pending[settled]] = True
         pending, normal = pending[~settled], normal[~settled]
     return end_1, end_2, found
 

@@ -14,7 +14,7 @@ import numpy as np
 from geoiou.dispatch import register
 from geoiou.kernels.hull import union_hull_area
 from geoiou.kernels.hull_pair import HullTable, pair_hull_area
-from geoiou.kernels.pairs import broadcast_indices, over_candidates
+from geoiou.kernels.pairs import over_candidates
 from geoiou.kernels.polygon_overlap import shared_area
 from geoiou.kernels.polygon_pair import RingPolygon, pair_shared_area
 from geoiou.regions import Mask, Polygon, Region
@@ -84,5 +84,4 @@ def hull_area(a: Region, b: Region) -> np.ndarray:
     """
     hulls_a, rows_a = a._hull_table()
     hulls_b, rows_b = b._hull_table()
-    index_a, index_b, shape = broadcast_indices(a.shape, b.shape)
-    return union_hull_area(hulls_a, rows_a.ravel()[index_a], hulls_b, rows_b.ravel()[index_b]).reshape(shape)
+    return union_hull_area(hulls_a, rows_a, hulls_b, rows_b)

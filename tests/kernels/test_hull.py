@@ -57,6 +57,22 @@ def test_random_pairs_far_apart_and_overlapping_match_shapely():
     assert_hulls_match(geoms[index_a.ravel()], geoms[index_b.ravel()])
 
 
+def test_a_column_against_a_row_gives_the_matrix_of_the_flat_pairs(monkeypatch):
+    """The matrix form (per-hull values broadcast) in blocks of a few rows: the flat pairs' bits, walks included."""
+    monkeypatch.setattr(hull_module, "PAIR_BLOCK", 100)
+    hulls = hulls_of(random_polygons(rng(9), 60, span=15).to_shapely())
+    rows, columns = np.arange(60), np.arange(60)[::-1].copy()
+    matrix = union_hull_area(hulls, rows[:, None], hulls, columns[None, :])
+    index_a, index_b = np.meshgrid(rows, columns, indexing="ij")
+    flat = union_hull_area(hulls, index_a.ravel(), hulls, index_b.ravel())
+    assert matrix.shape == (60, 60)
+    np.testing.assert_array_equal(matrix.ravel(), flat)
+    np.testing.assert_array_equal(union_hull_area(hulls, columns[None, :], hulls, rows[:, None]), matrix[::-1, ::-1].T)
+    # One hull against a column, a row against one hull.
+    np.testing.assert_array_equal(union_hull_area(hulls, rows[:, None], hulls, np.array([[columns[7]]])), matrix[:, 7:8])
+    np.testing.assert_array_equal(union_hull_area(hulls, np.array([[rows[3]]]), hulls, columns[None, :]), matrix[3:4])
+
+
 def test_every_pair_is_walked_when_no_bounds_are_apart(monkeypatch):
     monkeypatch.setattr(hull_module, "_bounds_apart", lambda a, rows_a, b, rows_b: np.zeros(len(rows_a), dtype=bool))
     geoms = random_polygons(rng(4), 80, span=20).to_shapely()
