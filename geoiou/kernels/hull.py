@@ -299,9 +299,8 @@ def union_hull_area(a: ConvexHulls, index_a: np.ndarray, b: ConvexHulls, index_b
             bridged, found = _bridged_area(a, rows_a, b, rows_b)
         found &= _bounds_apart(a, rows_a, b, rows_b)
         flat_area[start:start + bridged.size] = bridged.reshape(-1)
-        left = np.unravel_index(np.flatnonzero(~found), found.shape)
-        walked.append((start + np.ravel_multi_index(left, found.shape),
-                       np.broadcast_to(rows_a, found.shape)[left], np.broadcast_to(rows_b, found.shape)[left]))
+        left = np.flatnonzero(~found)
+        walked.append((start + left, _rows_at(rows_a, left, found.shape), _rows_at(rows_b, left, found.shape)))
     if walked:
         at, walked_a, walked_b = (np.concatenate([piece[k] for piece in walked]) for k in range(3))
         if at.size:
@@ -325,6 +324,24 @@ def _pair_blocks(index_a: np.ndarray, index_b: np.ndarray) -> Iterator[tuple[int
     flat_a, flat_b = np.broadcast_to(index_a, shape).reshape(-1), np.broadcast_to(index_b, shape).reshape(-1)
     for start in range(0, flat_a.size, PAIR_BLOCK):
         yield start, flat_a[start:start + PAIR_BLOCK], flat_b[start:start + PAIR_BLOCK]
+
+
+def _rows_at(rows: np.ndarray, pairs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The hull rows of one side for some pairs of a block of `shape`, by the pairs' flat positions.
+
+    A block (`_pair_blocks`) is flat, or a column of rows ``(h, 1)`` against a row ``(1, m)``.
+    """
+    flat = rows.reshape(-1)
+    if rows.shape == shape:
+        position = pairs
+    elif flat.size == 1:  # one hull against all
+        position = np.zeros_like(pairs)
+    elif rows.shape[1] == 1:  # a column: one hull per row of the block
+        position = pairs // shape[1]
+    else:  # a row: one hull per column
+        position = pairs % shape[1]
+    picked: np.ndarray = flat[position]
+    return picked
 
 
 def _bounds_apart(a: ConvexHulls, rows_a: np.ndarray, b: ConvexHulls, rows_b: np.ndarray) -> np.ndarray:
@@ -364,23 +381,6 @@ class _Bridged:
     def end(self, at: np.ndarray) -> _End:
         return _End(at, self.hulls.x[at], self.hulls.y[at])
 
-    def rows_at(self, pairs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        """The hull rows of some pairs of a block of `shape`, by their flat positions.
-
-        A block (`_pair_blocks`) is flat, or a column of rows ``(h, 1)`` against a row ``(1, m)``.
-        """
-        flat = self.rows.reshape(-1)
-        if self.rows.shape == shape:
-            position = pairs
-        elif flat.size == 1:  # one hull against all
-            position = np.zeros_like(pairs)
-        elif self.rows.shape[1] == 1:  # a column: one hull per row of the block
-            position = pairs // shape[1]
-        else:  # a row: one hull per column
-            position = pairs % shape[1]
-        rows: np.ndarray = flat[position]
-        return rows
-
     def cap(self, start: _End, stop: _End) -> np.ndarray:
         """Twice the area cut off each hull by the chord from `stop` to `start`: the hull from `start` to `stop`, closed.
 
@@ -410,7 +410,7 @@ def _bridged_area(a: ConvexHulls, rows_a: np.ndarray, b: ConvexHulls, rows_b: np
     towards_x = b.columns["centre_x"][rows_b] - a.columns["centre_x"][rows_a]
     towards_y = b.columns["centre_y"][rows_b] - a.columns["centre_y"][rows_a]  # exactly negated from (b, a)
     side_a, side_b = _Bridged(a, rows_a), _Bridged(b, rows_b)
-    upper, lower = _opposite_pseudo_angles(-towards_y, towards_x)  # the left normal of t, and the right one
+    upper, lower = pseudo_angle(-towards_y, towards_x), pseudo_angle(towards_y, -towards_x)  # left and right of t
     upper_a, upper_b, found = _bridge(side_a, side_b, towards_x, towards_y, upper)
     lower_b, lower_a, found_lower = _bridge(side_b, side_a, -towards_x, -towards_y, lower)
     found &= found_lower
@@ -422,30 +422,6 @@ def _bridged_area(a: ConvexHulls, rows_a: np.ndarray, b: ConvexHulls, rows_b: np
     twice += px * qy - py * qx
     twice *= 0.5
     return np.maximum(twice, 0.0, out=twice), found
-
-
-def _opposite_pseudo_angles(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``pseudo_angle(x, y)`` and ``pseudo_angle(-x, -y)``, the same bits, sharing the division.
-
-    Negating both coordinates negates the ratio exactly; only the half-plane changes.
-
-    Examples
-    --------
-    >>> _opposite_pseudo_angles(np.array([1.0, 0.0, 1.0]), np.array([0.0, 1.0, -1.0]))
-    (array([0. , 1. , 3.5]), array([2. , 3. , 1.5]))
-    """
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = x / (np.abs(x) + np.abs(y))
-    angles = []
-    for below, sign in ((y < 0, 1.0), (y > 0, -1.0)):  # -y < 0 where y > 0
-        c = below * 2.0
-        c += 1.0
-        angle = c - 2.0
-        angle *= sign
-        angle *= ratio
-        angle += c
-        angles.append(angle)
-    return angles[0], angles[1]
 
 
 def _bridge(first: _Bridged, second: _Bridged, towards_x: np.ndarray, towards_y: np.ndarray,
@@ -470,8 +446,8 @@ def _bridge(first: _Bridged, second: _Bridged, towards_x: np.ndarray, towards_y:
     for _ in range(BRIDGE_ITERATIONS):
         if not pending.size:
             break
-        moved_1 = first.end(first.hulls.support(first.rows_at(pending, shape), normal))
-        moved_2 = second.end(second.hulls.support(second.rows_at(pending, shape), normal))
+        moved_1 = first.end(first.hulls.support(_rows_at(first.rows, pending, shape), normal))
+        moved_2 = second.end(second.hulls.support(_rows_at(second.rows, pending, shape), normal))
         for end, moved in ((end_1, moved_1), (end_2, moved_2)):
             for name in _End._fields:
                 getattr(end, name).reshape(-1)[pending] = getattr(moved, name)

@@ -105,15 +105,6 @@ def test_the_guess_is_never_past_the_support_and_the_support_is_the_furthest_ver
         assert support[k] - first[k] == np.count_nonzero(normals < angle[k])
 
 
-def test_opposite_pseudo_angles_are_those_of_the_negated_directions():
-    gen = rng(8)
-    x = np.concatenate([gen.normal(size=2000), [0.0, -0.0, 1.0, -1.0, 0.0, 0.0, 1e-300, -1e-300, 3.0, -3.0]])
-    y = np.concatenate([gen.normal(size=2000), [0.0, 0.0, -0.0, -0.0, 1.0, -1.0, -0.0, 0.0, 0.0, -0.0]])
-    forward, backward = hull_module._opposite_pseudo_angles(x, y)
-    np.testing.assert_array_equal(forward, hull_module.pseudo_angle(x, y))
-    np.testing.assert_array_equal(backward, hull_module.pseudo_angle(-x, -y))
-
-
 def test_far_apart_hulls_keep_every_digit():
     """Exact rational areas of the hulls of the union: relative error near one rounding, at any distance."""
     gen = rng(7)
