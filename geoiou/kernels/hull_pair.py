@@ -15,11 +15,11 @@ import struct
 
 import numpy as np
 
-from geoiou.kernels.hull import BRIDGE_ITERATIONS, GUESS_DIRECTIONS
+from geoiou.kernels.hull import BRIDGE_ITERATIONS, GUESS_DIRECTIONS, ConvexHulls
 from geoiou.kernels.polygon_overlap import TURN
 from geoiou.kernels.scalar import maximum, minimum, pseudo_angle
 
-__all__ = ["HullTable", "pair_hull_area"]
+__all__ = ["HullTable", "pair_hull_area", "walked_pair_areas"]
 
 _MASK = (1 << 64) - 1
 _MIX, _COUNT_MIX = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F
@@ -79,6 +79,21 @@ class HullTable:
         self.fingerprint = self._fingerprint()
         self._chain = None
 
+    @classmethod
+    def of_row(cls, hulls: ConvexHulls, row: int) -> HullTable:
+        """Hull `row` of the batch tables, as they are (the constructor computes the same values from vertices)."""
+        table = cls.__new__(cls)
+        start, count = int(hulls.offsets[row]), int(hulls.count[row])
+        stop = start + count + 2  # the hull's vertices, vertex 0 again, and the spare slot
+        table.x, table.y, table.nx, table.ny, table.angle = (
+            column[start:stop].tolist() for column in (hulls.x, hulls.y, hulls.nx, hulls.ny, hulls.angle))
+        table.count = count
+        table.centre = (float(hulls.centre[row, 0]), float(hulls.centre[row, 1]))
+        table.bounds = tuple(hulls.bounds[row].tolist())
+        table.fingerprint = int(hulls.fingerprint[row])
+        table._chain = None
+        return table
+
     def _fingerprint(self) -> int:
         hashes = (self.count * _COUNT_MIX) & _MASK
         for rank in range(self.count):
@@ -136,6 +151,36 @@ def pair_hull_area(a: HullTable, b: HullTable) -> float:
     if b.fingerprint < a.fingerprint:
         a, b = b, a
     return _walked_area(a, b)
+
+
+def walked_pair_areas(a: ConvexHulls, index_a: np.ndarray, b: ConvexHulls, index_b: np.ndarray) -> np.ndarray:
+    """The batch kernel's walk (`hull._walked_in_canonical_order`) of a few pairs of hull rows, pair by pair.
+
+    For a few pairs the batch walk's NumPy calls (a few dozen per step of the longest pair) cost
+    far more than walking each pair here (about 0.6 µs a step); the bits are the same.
+
+    Examples
+    --------
+    >>> from geoiou.kernels.hull import ConvexHulls
+    >>> square = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float)
+    >>> hulls = ConvexHulls.from_rings(np.concatenate([square, square + [0.5, 0.5]]), np.array([0, 4, 8]))
+    >>> walked_pair_areas(hulls, np.array([0]), hulls, np.array([1]))  # the 1.5 x 1.5 bounds less two corners of 1/8
+    array([2.])
+    """
+    tables: dict[tuple[int, int], HullTable] = {}
+
+    def table(side: int, hulls: ConvexHulls, row: int) -> HullTable:
+        if (side, row) not in tables:
+            tables[side, row] = HullTable.of_row(hulls, row)
+        return tables[side, row]
+
+    areas = []
+    for row_a, row_b in zip(index_a.tolist(), index_b.tolist()):
+        first, second = table(0, a, row_a), table(1, b, row_b)
+        if second.fingerprint < first.fingerprint:
+            first, second = second, first
+        areas.append(_walked_area(first, second))
+    return np.array(areas, dtype=np.float64)
 
 
 def _apart(a: tuple[float, ...], b: tuple[float, ...]) -> bool:

@@ -15,10 +15,14 @@ from geoiou.dispatch import register
 from geoiou.kernels.hull import union_hull_area
 from geoiou.kernels.hull_pair import HullTable, pair_hull_area
 from geoiou.kernels.pairs import over_candidates
-from geoiou.kernels.polygon_overlap import shared_area
+from geoiou.kernels.polygon_overlap import JoinedEdges, shared_area
 from geoiou.kernels.polygon_pair import RingPolygon, pair_shared_area
 from geoiou.regions import Mask, Polygon, Region
 from geoiou.regions.ragged import RaggedPolygons
+
+#: Two stores of at most this many edges together are joined for one `shared_area` call: copying them
+#: costs less than a second call's fixed cost.
+JOIN_EDGES = 1 << 15
 
 __all__ = ["hull_area", "pair_hull_measure", "polygon_intersection_area", "polygon_pair_measures"]
 
@@ -52,13 +56,20 @@ def canonical_shared_area(store_a: RaggedPolygons, geometry_a: np.ndarray, store
     """`shared_area` of each pair, with the two polygons of a pair in a canonical order.
 
     The order comes from a fingerprint of each polygon's vertices, so measuring (b, a) runs the
-    same arithmetic as (a, b) and gives the same bits.
+    same arithmetic as (a, b) and gives the same bits. Pairs in either order go to one call
+    when the two stores are one, or small enough to join (`JoinedEdges`); a pair's bits do not
+    depend on the pairs measured with it.
     """
     swap = store_b.fingerprint[geometry_b] < store_a.fingerprint[geometry_a]
     if not swap.any():
         return shared_area(store_a, store_b, geometry_a, geometry_b)
     if swap.all():
         return shared_area(store_b, store_a, geometry_b, geometry_a)
+    if store_a is store_b or len(store_a.edges.x0) + len(store_b.edges.x0) <= JOIN_EDGES:
+        shift = 0 if store_a is store_b else store_a.size
+        both = store_a if store_a is store_b else JoinedEdges.of(store_a, store_b)
+        geometry_b = geometry_b + shift
+        return shared_area(both, both, np.where(swap, geometry_b, geometry_a), np.where(swap, geometry_a, geometry_b))
     area = np.empty(len(geometry_a))
     area[~swap] = shared_area(store_a, store_b, geometry_a[~swap], geometry_b[~swap])
     area[swap] = shared_area(store_b, store_a, geometry_b[swap], geometry_a[swap])

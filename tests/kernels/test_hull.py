@@ -171,3 +171,43 @@ def test_mask_and_polygon_hulls_match_shapely(seed):
     expected = shapely.convex_hull(shapely.union(pixels, polygon.to_shapely())).area
     assert geoiou.enclosure_area(mask, polygon) == pytest.approx(expected, rel=1e-12)
     assert geoiou.enclosure_area(polygon, mask) == geoiou.enclosure_area(mask, polygon)
+
+
+DEGENERATE_HULLS = [shapely.Point(1, 1), shapely.LineString([(0, 0), (3, 3)]), shapely.LineString([(2, -1), (2, 4)]),
+                    shapely.Polygon(), shapely.box(0, 0, 2, 2), shapely.box(2, 0, 4, 2), shapely.box(0.5, 0.5, 1, 1),
+                    shapely.Polygon([(0, 0), (4, 0), (2, 3)])]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_walking_a_few_pairs_in_python_gives_the_batch_walks_bits(monkeypatch, seed):
+    """The plain-Python walk of a few pairs (`hull_pair.walked_pair_areas`) against the batch walk, on every pair.
+
+    Bounds-overlapping random polygons, and degenerate hulls (points, segments, empties, nested,
+    touching, identical), all walked: the two routes must agree bit for bit.
+    """
+    geoms = np.concatenate([random_polygons(rng(seed), 40, span=6).to_shapely(), np.array(DEGENERATE_HULLS, dtype=object)])
+    hulls = hulls_of(geoms)
+    index_a, index_b = (part.ravel() for part in np.meshgrid(np.arange(len(geoms)), np.arange(len(geoms))))
+    monkeypatch.setattr(hull_module, "_bounds_apart", lambda a, rows_a, b, rows_b: np.zeros(np.shape(rows_a), dtype=bool))
+    monkeypatch.setattr(hull_module, "PYTHON_WALK_STEPS", 0)
+    batch = union_hull_area(hulls, index_a, hulls, index_b)
+    monkeypatch.setattr(hull_module, "PYTHON_WALK_STEPS", 10 ** 9)
+    python = union_hull_area(hulls, index_a, hulls, index_b)
+    np.testing.assert_array_equal(np.signbit(python), np.signbit(batch))
+    np.testing.assert_array_equal(python, batch)
+    np.testing.assert_allclose(python, expected_hull_areas(geoms[index_a], geoms[index_b]), rtol=1e-12, atol=1e-300)
+
+
+@ci_settings(40)
+@given(polygon_strategy(span=4.0), polygon_strategy(span=4.0))
+def test_few_walked_pairs_take_the_python_walk_with_the_same_bits(a, b):
+    hulls = hulls_of(np.array([a.to_shapely(), b.to_shapely()], dtype=object))
+    index_a, index_b = np.array([0, 1, 0, 1]), np.array([1, 0, 0, 1])
+    few = union_hull_area(hulls, index_a, hulls, index_b)  # a handful of walks: the Python route
+    saved = hull_module.PYTHON_WALK_STEPS
+    hull_module.PYTHON_WALK_STEPS = 0
+    try:
+        batch = union_hull_area(hulls, index_a, hulls, index_b)
+    finally:
+        hull_module.PYTHON_WALK_STEPS = saved
+    np.testing.assert_array_equal(few, batch)
