@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import geoiou
+import geoiou.kernels.rotated_pairs as rotated_pairs_module
 from geoiou.dispatch import find_kernel
 from geoiou.kernels.rotated import rotated_box_hull_area, rotated_box_intersection_area
 from geoiou.kernels.rotated_single import single_hull_area, single_intersection_area
@@ -128,3 +129,37 @@ def test_a_rotated_pair_built_for_giou_is_not_reused_after_its_coordinates_chang
     assert geoiou.giou(box, other) == pytest.approx(-1 / 3, rel=1e-15)
     coords[0] = 1.5  # the box now touches the other one: hull 1 x 2, the union itself
     assert geoiou.giou(box, other) == 0.0
+
+
+SPECIAL_ROTATED = [[0, 0, 0, 3, 30], [0, 0, 2, 2, 0], [0, 0, 2, 2, 90], [0.5, 0, 2, 2, 0], [1, 0, 2, 2, 180],
+                   [1, 1, 0, 0, 0], [3, 3, 2, 1, 33], [3, 3, 2, 1, 33]]
+
+
+def assert_same_matrix_bits(ours: np.ndarray, reference: np.ndarray) -> None:
+    nan = np.isnan(reference)
+    np.testing.assert_array_equal(np.isnan(ours), nan)
+    np.testing.assert_array_equal(ours[~nan].view(np.uint64), reference[~nan].view(np.uint64))
+
+
+@ci_settings(60)
+@given(st.integers(0, 10_000), st.integers(1, 12), st.integers(1, 12), st.sampled_from([0.0, 1.0, math.nan]))
+def test_small_pairwise_batches_give_the_bits_of_the_sweep_and_batch_kernels(seed, n, m, zero_division):
+    """Small rotated batches test every pair's bounds at once, and measure a few pairs in plain Python.
+
+    Against the sweep and the batch kernels (the route of larger batches), the matrices must be the
+    same bits; special boxes (a segment, parallel, turned and half-turned squares, a point, twins)
+    are mixed in.
+    """
+    gen = np.random.default_rng(seed)
+    coords = np.concatenate([gen.uniform([-6, -6, 0.5, 0.5, -180], [6, 6, 6, 6, 180], (n + m, 5)), SPECIAL_ROTATED])
+    gen.shuffle(coords)
+    a, b = geoiou.RotatedBox(coords[:n + 4]), geoiou.RotatedBox(coords[n + 4:])
+    metrics = (geoiou.pairwise_iou, geoiou.pairwise_iof)
+    small = [metric(a, b, zero_division=zero_division) for metric in metrics]
+    saved = rotated_pairs_module.DENSE_TEST_PAIRS
+    rotated_pairs_module.DENSE_TEST_PAIRS = 0  # every batch takes the sweep
+    try:
+        for metric, ours in zip(metrics, small):
+            assert_same_matrix_bits(ours, metric(a, b, zero_division=zero_division))
+    finally:
+        rotated_pairs_module.DENSE_TEST_PAIRS = saved
