@@ -658,6 +658,35 @@ def workload_d_giou(settings: Settings) -> list[Table]:
     return [table]
 
 
+def workload_small(settings: Settings) -> list[Table]:
+    """The sets of one image or tile (10 to 100 regions a side), where a call's fixed cost decides: no target, reported.
+
+    The same scenes as D and B (star polygons, sparse rotated boxes), fewer regions.
+    """
+    tables = []
+    for n in (10, 30, 100):
+        rng = np.random.default_rng(SEED + 4)
+        poly_a = geoiou.Polygon.from_rings(star_polygons(rng, n))
+        poly_b = geoiou.Polygon.from_rings(star_polygons(rng, n))
+        geoms_a, geoms_b = np.asarray(poly_a.to_shapely(), dtype=object), np.asarray(poly_b.to_shapely(), dtype=object)
+        iou = Table("SM", f"Polygon {n}x{n} pairwise_iou, the scene of D", label=f"Polygon {n}x{n}")
+        iou.add("geoiou pairwise_iou", lambda: geoiou.pairwise_iou(poly_a, poly_b), settings, kind="geoiou")
+        iou.add("shapely 2 STRtree + intersection", lambda: shapely_strtree_iou(geoms_a, geoms_b), settings, exact=True)
+        giou = Table("SM", f"Polygon {n}x{n} pairwise_giou (hull enclosure), the scene of D",
+                     label=f"Polygon {n}x{n} GIoU")
+        giou.add("geoiou pairwise_giou", lambda: geoiou.pairwise_giou(poly_a, poly_b), settings, kind="geoiou")
+        giou.add("shapely 2 hull of union + intersection, every pair", lambda: shapely_giou(geoms_a, geoms_b),
+                 settings, exact=True)
+        tables += [iou, giou]
+    for n in (10, 30):
+        rng = np.random.default_rng(SEED + 2)
+        a, b = rotated_scene(rng, n, False), rotated_scene(rng, n, False)
+        table = rotated_tables(f"RotatedBox {n}x{n} pairwise_iou, sparse (the scene of B)", "SM", a, b, settings)
+        table.label = f"RotatedBox {n}x{n}"
+        tables.append(table)
+    return tables
+
+
 def shapely_giou(geoms_a: np.ndarray, geoms_b: np.ndarray) -> np.ndarray:
     """GIoU matrix with shapely 2: every pair's hull (no pruning can skip it), intersections from an STRtree."""
     iou = shapely_strtree_iou(geoms_a, geoms_b)
@@ -1051,6 +1080,7 @@ WORKLOADS: dict[str, Callable[[Settings], list[Table]]] = {
     "F": workload_f,
     "DOTA": workload_dota,
     "S": workload_s,
+    "SM": workload_small,
 }
 
 
