@@ -167,16 +167,17 @@ def walked_pair_areas(a: ConvexHulls, index_a: np.ndarray, b: ConvexHulls, index
     >>> walked_pair_areas(hulls, np.array([0]), hulls, np.array([1]))  # the 1.5 x 1.5 bounds less two corners of 1/8
     array([2.])
     """
-    tables: dict[tuple[int, int], HullTable] = {}
+    tables: dict[tuple[int, int], HullTable] = {}  # by (id of the hulls, row): a hull in several pairs is read once
 
-    def table(side: int, hulls: ConvexHulls, row: int) -> HullTable:
-        if (side, row) not in tables:
-            tables[side, row] = HullTable.of_row(hulls, row)
-        return tables[side, row]
+    def table(hulls: ConvexHulls, row: int) -> HullTable:
+        key = (id(hulls), row)
+        if key not in tables:
+            tables[key] = HullTable.of_row(hulls, row)
+        return tables[key]
 
     areas = []
     for row_a, row_b in zip(index_a.tolist(), index_b.tolist()):
-        first, second = table(0, a, row_a), table(1, b, row_b)
+        first, second = table(a, row_a), table(b, row_b)
         if second.fingerprint < first.fingerprint:
             first, second = second, first
         areas.append(_walked_area(first, second))

@@ -66,8 +66,7 @@ def canonical_shared_area(store_a: RaggedPolygons, geometry_a: np.ndarray, store
     if swap.all():
         return shared_area(store_b, store_a, geometry_b, geometry_a)
     if store_a is store_b or len(store_a.edges.x0) + len(store_b.edges.x0) <= JOIN_EDGES:
-        shift = 0 if store_a is store_b else store_a.size
-        both = store_a if store_a is store_b else JoinedEdges.of(store_a, store_b)
+        both, shift = (store_a, 0) if store_a is store_b else (JoinedEdges.of(store_a, store_b), store_a.size)
         geometry_b = geometry_b + shift
         return shared_area(both, both, np.where(swap, geometry_b, geometry_a), np.where(swap, geometry_a, geometry_b))
     area = np.empty(len(geometry_a))

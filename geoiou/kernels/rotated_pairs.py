@@ -14,6 +14,7 @@ import numpy as np
 
 from geoiou.dispatch import register
 from geoiou.kernels.box import AlignedPairs, Extents
+from geoiou.kernels.pairs import bounds_overlap
 from geoiou.kernels.rotated import RotatedBoxPairs, rotated_box_hull_area, rotated_box_intersection_area
 from geoiou.kernels.rotated_single import single_hull_area, single_intersection_area
 from geoiou.regions import RotatedBox
@@ -91,11 +92,10 @@ class RotatedPairBlocks:
                 for part in (slice(start, start + self.block_pairs) for start in range(0, len(index_a), self.block_pairs)))
 
     def _overlapping_by_one_test(self) -> tuple[np.ndarray, np.ndarray]:
-        """Indices of the pairs whose bounds overlap with positive area (`rotated._bounds_overlap`), all tested at once."""
-        table_a, table_b = self.pairs.table_a, self.pairs.table_b
-        overlap = np.maximum(table_a.x_min[:, None], table_b.x_min) < np.minimum(table_a.x_max[:, None], table_b.x_max)
-        overlap &= np.maximum(table_a.y_min[:, None], table_b.y_min) < np.minimum(table_a.y_max[:, None], table_b.y_max)
-        index_a, index_b = np.nonzero(overlap)
+        """Indices of the pairs whose bounds overlap with positive area (`pairs.bounds_overlap`), all tested at once."""
+        bounds_a, bounds_b = (np.stack([table.x_min, table.y_min, table.x_max, table.y_max], axis=1)
+                              for table in (self.pairs.table_a, self.pairs.table_b))
+        index_a, index_b = np.nonzero(bounds_overlap(bounds_a[:, None], bounds_b[None, :]))
         return index_a, index_b
 
     def dense_blocks(self) -> Iterator[_RotatedBlock]:
@@ -134,9 +134,6 @@ class _RotatedBlock:
 
 class _PythonBlock(_RotatedBlock):
     """A few pairs by index, measured one by one by the plain-Python kernels (`rotated_single`): the same bits."""
-
-    def __init__(self, blocks: RotatedPairBlocks, rows: np.ndarray, columns: np.ndarray) -> None:
-        super().__init__(blocks, rows, columns)
 
     @functools.cached_property
     def intersection(self) -> np.ndarray:
