@@ -40,6 +40,7 @@ from geoiou.metrics import (
 from geoiou.regions import Box, Interval, Mask, Polygon, Region, RotatedBox
 from geoiou.signed import pairwise_siou, siou
 from geoiou.sparse import Overlaps, overlaps
+from geoiou.threads import get_threads, set_threads
 from geoiou.threshold_score import threshold_score
 from geoiou.matching import Matching, match  # noqa: E402  (after overlaps, which it builds on)
 
@@ -66,6 +67,7 @@ __all__ = [
     "ciou",
     "diou",
     "enclosure_area",
+    "get_threads",
     "giou",
     "intersection_area",
     "iof",
@@ -80,6 +82,7 @@ __all__ = [
     "pairwise_iou",
     "pairwise_siou",
     "rle",
+    "set_threads",
     "siou",
     "threshold_score",
     "union_area",

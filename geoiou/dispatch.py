@@ -3,10 +3,11 @@
 A kernel computes, for two regions with broadcastable batch shapes, one measure of each pair as an
 array of the broadcast shape: the measure of their intersection (``"intersection"``) or of the convex
 hull of their union (``"hull"``, the GIoU enclosure). Kernels are registered per measure and
-ordered pair of kinds, each in up to three forms: the batch kernel (required), a single-pair form
-that computes one pair in plain Python floats by the same operations (the scalar fast path of the
-metrics), and a blocks form that hands out the pairs of two flat batches as cache-sized blocks
-(the fused pairwise path of kinds whose metrics are a few arithmetic passes).
+ordered pair of kinds. The compiled kernels take the ``"pairs"`` form: two flat batches and the
+indices of the pairs to measure, one compiled loop over those pairs that serves a single pair, the
+elementwise metrics and the candidates of a pairwise matrix alike. Kernels not yet compiled take
+the ``"batch"`` form (broadcasting batches), optionally with a single-pair form in plain Python
+floats and a blocks form for fused pairwise matrices.
 Lookup tries the exact pair, then the swapped pair (intersection is symmetric), then promotes a
 kind along the exact tower ``Box < RotatedBox < Polygon`` and tries again. A new geometry plugs in
 by registering kernels; the metrics never grow an if/elif.
@@ -15,6 +16,7 @@ by registering kernels; the metrics never grow an if/elif.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -28,8 +30,10 @@ __all__ = ["Kernel", "PairKernel", "find_kernel", "register", "supported_pairs"]
 Kernel = Callable[[Region, Region], np.ndarray]
 
 Measure = str  # "intersection" or "hull"
-Form = str  # "batch", "single" or "blocks"
-FORMS = ("batch", "single", "blocks")
+Form = str  # "pairs", "batch", "single" or "blocks"
+FORMS = ("pairs", "batch", "single", "blocks")
+#: The forms a pair can be found by (a complete kernel on its own).
+_PRIMARY_FORMS = ("pairs", "batch")
 _TABLE: dict[tuple[Measure, type[Region], type[Region]], dict[Form, Callable]] = {}
 #: Kernels that measure candidate pairs one by one after pruning by bounds (see `register`).
 _PER_CANDIDATE: set[Kernel] = set()
@@ -47,6 +51,9 @@ def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "int
              form: Form = "batch", *, per_candidate: bool = False) -> Callable[[Callable], Callable]:
     """Register the decorated function as the `measure` kernel of ``(kind_a, kind_b)`` in `form`.
 
+    ``"pairs"``: ``kernel(a, b, index_a, index_b) -> ndarray`` of shape ``(n,)``: the measure of
+    the pairs ``(a[index_a[k]], b[index_b[k]])`` of two flat (1-D) batches, with `index_a` and
+    `index_b` int64 arrays of length n. A kernel in this form prunes pairs by bounds itself.
     ``"batch"``: ``kernel(a, b) -> ndarray`` of the broadcast batch shape. ``"single"``:
     ``kernel(a, b)`` of two single regions, the same algorithm in Python floats (a Hypothesis test
     holds the two equal bit for bit): for ``"intersection"`` it returns ``(measure, measure of a,
@@ -77,7 +84,7 @@ def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "int
 class PairKernel:
     """A kernel bound to a pair of kinds, with the conversions that bring the arguments to it."""
 
-    kernel: Kernel
+    kernel: Kernel | None
     convert_a: tuple[Callable[[Region], Region], ...]
     convert_b: tuple[Callable[[Region], Region], ...]
     swapped: bool
@@ -85,6 +92,8 @@ class PairKernel:
     blocks_form: Callable | None = None
     #: The measure the kernel computes ("intersection" or "hull").
     measure: Measure = "intersection"
+    #: The kernel in the "pairs" form (flat batches and pair indices), if it has one.
+    pairs_form: Callable | None = None
 
     @property
     def per_candidate(self) -> bool:
@@ -92,12 +101,30 @@ class PairKernel:
         return self.kernel in _PER_CANDIDATE
 
     def __call__(self, a: Region, b: Region) -> np.ndarray:
+        """The measure of each pair of two batches with broadcastable shapes, as an array of the broadcast shape."""
+        if self.pairs_form is not None:
+            index_a, index_b, shape = _broadcast_pairs(a.shape, b.shape)
+            return self.pairs(a.reshape(a.size), b.reshape(b.size), index_a, index_b).reshape(shape)
+        assert self.kernel is not None
         converted_a, converted_b = self._converted(a, b)
         result = self.kernel(converted_b, converted_a) if self.swapped else self.kernel(converted_a, converted_b)
         if self._promoted:
             # A promoted region's corners are rounded: its polygon may enclose a few ulps more than
             # the region itself. The intersection is bounded by the regions' own measures.
             result = np.minimum(result, np.minimum(a._area_array(), b._area_array()))
+        return result
+
+    def pairs(self, a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
+        """The measure of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two flat batches, shape ``(n,)``."""
+        if self.pairs_form is None:
+            return self(a[index_a], b[index_b])
+        converted_a, converted_b = self._converted(a, b)
+        if self.swapped:
+            result = self.pairs_form(converted_b, converted_a, index_b, index_a)
+        else:
+            result = self.pairs_form(converted_a, converted_b, index_a, index_b)
+        if self._promoted:  # as in `__call__`
+            result = np.minimum(result, np.minimum(a._area_array()[index_a], b._area_array()[index_b]))
         return result
 
     @property
@@ -135,6 +162,21 @@ class PairKernel:
         return a, b
 
 
+#: The pair indices of two single regions (shape ``()`` each), read-only so no caller can change them.
+_ONE_PAIR = np.zeros(1, dtype=np.int64)
+_ONE_PAIR.flags.writeable = False
+
+
+def _broadcast_pairs(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    """Flat indices into each batch for every element of their broadcast shape, and that shape."""
+    if not shape_a and not shape_b:
+        return _ONE_PAIR, _ONE_PAIR, ()
+    shape = np.broadcast_shapes(shape_a, shape_b)
+    index_a = np.broadcast_to(np.arange(math.prod(shape_a), dtype=np.int64).reshape(shape_a), shape)
+    index_b = np.broadcast_to(np.arange(math.prod(shape_b), dtype=np.int64).reshape(shape_b), shape)
+    return index_a.ravel(), index_b.ravel(), shape
+
+
 def _promotion_chain(kind: type[Region]) -> list[tuple[type[Region], tuple[Callable, ...]]]:
     """`kind` and each kind above it in the tower, with the conversion that reaches it."""
     return [(kind, ())] + [(target, (convert,)) for target, convert in PROMOTIONS.get(kind, ())]
@@ -159,9 +201,9 @@ def find_kernel(kind_a: type[Region], kind_b: type[Region], measure: Measure = "
     for _, target_a, conv_a, target_b, conv_b in sorted(candidates, key=lambda c: c[0]):
         for key, swapped in (((measure, target_a, target_b), False), ((measure, target_b, target_a), True)):
             forms = _TABLE.get(key, {})
-            if "batch" in forms:
-                return PairKernel(forms["batch"], conv_a, conv_b, swapped, forms.get("single"), forms.get("blocks"),
-                                  measure)
+            if any(form in forms for form in _PRIMARY_FORMS):
+                return PairKernel(forms.get("batch"), conv_a, conv_b, swapped, forms.get("single"), forms.get("blocks"),
+                                  measure, forms.get("pairs"))
     what = "compare" if measure == "intersection" else f"compute the {measure} measure of"
     raise UnsupportedPairError(
         f"cannot {what} {kind_a.__name__} with {kind_b.__name__}; supported pairs: "
@@ -172,5 +214,6 @@ def find_kernel(kind_a: type[Region], kind_b: type[Region], measure: Measure = "
 
 def supported_pairs(measure: Measure = "intersection") -> list[tuple[type[Region], type[Region]]]:
     """Pairs of kinds with a registered `measure` kernel (each pair once; promotion covers more)."""
-    pairs = [(a, b) for (m, a, b), forms in _TABLE.items() if m == measure and "batch" in forms]
+    pairs = [(a, b) for (m, a, b), forms in _TABLE.items()
+             if m == measure and any(form in forms for form in _PRIMARY_FORMS)]
     return sorted(pairs, key=lambda pair: (pair[0].__name__, pair[1].__name__))

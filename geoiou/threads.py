@@ -1,0 +1,100 @@
+"""How many threads geoiou's compiled kernels use: every core by default, fewer when asked.
+
+The limit is process-wide: `set_threads` or the ``GEOIOU_THREADS`` environment variable (read at
+import). Every kernel computes each pair on its own, so a result has the same bits for any number
+of threads. With Dask, each worker process runs its kernels on this many threads; give a worker
+``nthreads=1`` and ``GEOIOU_THREADS=1`` when its cores are already shared out among processes.
+"""
+
+from __future__ import annotations
+
+import os
+
+from geoiou.errors import InvalidArgumentError
+
+__all__ = ["get_threads", "set_threads"]
+
+ENVIRONMENT_VARIABLE = "GEOIOU_THREADS"
+
+_limit: int | None = None
+
+
+def set_threads(n: int | None) -> None:
+    """Limit the compiled kernels to `n` threads (None: every core the process may use).
+
+    Parameters
+    ----------
+    n : int or None
+        Threads per kernel call, from 1 to the number of cores numba found (``numba.config.NUMBA_NUM_THREADS``).
+
+    Raises
+    ------
+    InvalidArgumentError
+        If `n` is not a whole number from 1 to the number of cores.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> geoiou.set_threads(1)
+    >>> geoiou.get_threads()
+    1
+    >>> geoiou.set_threads(None)  # back to every core
+    """
+    global _limit
+    if n is None:
+        _limit = None
+        return
+    _limit = _checked(n, "n")
+
+
+def get_threads() -> int:
+    """Return the number of threads a kernel call uses.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> geoiou.get_threads() >= 1
+    True
+    """
+    chosen = limit()
+    return chosen if chosen is not None else _available()
+
+
+def _available() -> int:
+    import numba  # only here and in the kernels: `import geoiou` does not load numba
+
+    return int(numba.config.NUMBA_NUM_THREADS)
+
+
+def _checked(n: object, name: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise InvalidArgumentError(f"'{name}' must be a whole number of threads (got {n!r})")
+    available = _available()
+    if not 1 <= n <= available:
+        raise InvalidArgumentError(f"'{name}' must be from 1 to {available}, the cores numba can use (got {n})")
+    return n
+
+
+def _from_environment() -> int | None:
+    value = os.environ.get(ENVIRONMENT_VARIABLE)
+    if value is None or not value.strip():
+        return None
+    try:
+        n = int(value)
+    except ValueError:
+        raise InvalidArgumentError(f"the environment variable {ENVIRONMENT_VARIABLE} must be a whole number of "
+                                   f"threads (got {value!r})") from None
+    return _checked(n, ENVIRONMENT_VARIABLE)
+
+
+def limit() -> int | None:
+    """The limit set by `set_threads` or ``GEOIOU_THREADS``, or None (every core); read by the kernels."""
+    global _limit, _environment_read
+    if not _environment_read:
+        _environment_read = True
+        if _limit is None:
+            _limit = _from_environment()
+    return _limit
+
+
+_environment_read = False
