@@ -1,4 +1,4 @@
-"""Polygon kernels on coordinate arrays: the shared area of any two polygons, and the GIoU hull.
+"""Polygon kernels on coordinate arrays: the shared area of any two polygons.
 
 Polygon×Polygon runs `polygon_overlap.shared_area` over the candidate pairs (those whose bounds
 overlap).
@@ -12,19 +12,17 @@ from __future__ import annotations
 import numpy as np
 
 from geoiou.dispatch import register
-from geoiou.kernels.hull import union_hull_area
-from geoiou.kernels.hull_pair import HullTable, pair_hull_area
 from geoiou.kernels.pairs import over_candidates
 from geoiou.kernels.polygon_overlap import JoinedEdges, shared_area
 from geoiou.kernels.polygon_pair import RingPolygon, pair_shared_area
-from geoiou.regions import Mask, Polygon, Region
+from geoiou.regions import Polygon
 from geoiou.regions.ragged import RaggedPolygons
 
 #: Two stores of at most this many edges together are joined for one `shared_area` call: copying them
 #: costs less than a second call's fixed cost.
 JOIN_EDGES = 1 << 15
 
-__all__ = ["hull_area", "pair_hull_measure", "polygon_intersection_area", "polygon_pair_measures"]
+__all__ = ["polygon_intersection_area", "polygon_pair_measures"]
 
 
 @register(Polygon, Polygon, per_candidate=True)
@@ -73,25 +71,3 @@ def canonical_shared_area(store_a: RaggedPolygons, geometry_a: np.ndarray, store
     area[~swap] = shared_area(store_a, store_b, geometry_a[~swap], geometry_b[~swap])
     area[swap] = shared_area(store_b, store_a, geometry_b[swap], geometry_a[swap])
     return area
-
-
-@register(Polygon, Polygon, measure="hull", form="single")
-@register(Mask, Polygon, measure="hull", form="single")
-@register(Mask, Mask, measure="hull", form="single")
-def pair_hull_measure(a: Region, b: Region) -> float:
-    """One pair's hull area by the plain-Python rendering of the hull kernel (`hull_pair`, the same bits)."""
-    return pair_hull_area(HullTable(a._hull_vertices()), HullTable(b._hull_vertices()))
-
-
-@register(Polygon, Polygon, measure="hull")
-@register(Mask, Polygon, measure="hull")
-@register(Mask, Mask, measure="hull")
-def hull_area(a: Region, b: Region) -> np.ndarray:
-    """Area of the convex hull of the union of each pair (the GIoU enclosure), with broadcasting.
-
-    Each region's hull is computed once; every pair then walks the two hulls together
-    (`hull.union_hull_area`), with no geometry built per pair.
-    """
-    hulls_a, rows_a = a._hull_table()
-    hulls_b, rows_b = b._hull_table()
-    return union_hull_area(hulls_a, rows_a, hulls_b, rows_b)
