@@ -38,8 +38,14 @@ __all__ = ["BRIDGE_TURNS", "hull_tables", "union_hull_areas"]
 
 #: Turns of a bridge towards the normal of the line through its ends before the pair is walked instead.
 BRIDGE_TURNS = 8
+#: Directions of the first-guess table of each hull: one per 1/16 of pseudo-angle (a turn is 4).
+GUESS_BUCKETS = 64
+#: Pairs with a hull of more vertices than this are walked: the search on from a guess would take long steps.
+STEPPED_VERTICES = 256
 #: Calls with at most this many pairs run on the calling thread: waking the other threads costs more.
 SERIAL_PAIRS = 256
+#: Pairs per iteration of the parallel loop (each run calls the per-pair loop once).
+PAIR_RUN = 512
 #: The key under which `hull_tables` caches its tables on a `ConvexHulls`.
 _TABLES = "union_hull"
 
@@ -50,24 +56,26 @@ X, Y, ANGLE, RUNNING = 0, 1, 2, 3
 CENTRE_X, CENTRE_Y, MIN_X, MIN_Y, MAX_X, MAX_Y = range(6)
 
 
-def hull_tables(hulls: ConvexHulls) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The kernel's tables of `hulls` (derived on first use, then cached on them): vertices, frames, slots.
+def hull_tables(hulls: ConvexHulls) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's tables of `hulls` (derived on first use, then cached on them): vertices, frames, slots, guesses.
 
     Hull k owns the rows ``slots[k] .. slots[k + 1] - 1`` of ``vertices`` ``(V, 4)``: its
     ``count`` vertices counter-clockwise, then vertex 0 again (with an infinite angle and the
     whole running sum, twice the hull's area). ``frames[k]`` ``(6,)`` holds its centre and bounds
-    (NaN for an empty hull).
+    (NaN for an empty hull). ``guesses[k, d]`` is the number of the hull's normals whose
+    pseudo-angle is below ``d / 16``: where the search for the vertex furthest in a direction of
+    that bucket starts.
 
     Examples
     --------
     >>> import shapely
     >>> square = ConvexHulls.from_shapely(np.array([shapely.box(0, 0, 2, 2)], dtype=object))
-    >>> vertices, frames, slots = hull_tables(square)
+    >>> vertices, frames, slots, guesses = hull_tables(square)
     >>> vertices.tolist(), frames.tolist(), slots.tolist()  # doctest: +NORMALIZE_WHITESPACE
     ([[1.0, -1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 2.0], [-1.0, 1.0, 2.0, 4.0], [-1.0, -1.0, 3.0, 6.0],
       [1.0, -1.0, inf, 8.0]], [[1.0, 1.0, 0.0, 0.0, 2.0, 2.0]], [0, 5])
     """
-    tables: tuple[np.ndarray, np.ndarray, np.ndarray] | None = hulls.derived.get(_TABLES)
+    tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = hulls.derived.get(_TABLES)
     if tables is None:
         tables = _derive_tables(np.ascontiguousarray(hulls.coords, dtype=np.float64),
                                 np.ascontiguousarray(hulls.offsets, dtype=np.int64))
@@ -89,16 +97,17 @@ def union_hull_areas(hulls_a: ConvexHulls, rows_a: np.ndarray, index_a: np.ndarr
     >>> union_hull_areas(squares, rows, np.array([0, 0]), squares, rows, np.array([1, 0]))  # side by side; itself
     array([3., 1.])
     """
-    vertices_a, frames_a, slots_a = hull_tables(hulls_a)
-    vertices_b, frames_b, slots_b = hull_tables(hulls_b)
+    vertices_a, frames_a, slots_a, guesses_a = hull_tables(hulls_a)
+    vertices_b, frames_b, slots_b, guesses_b = hull_tables(hulls_b)
     out = np.empty(len(index_a))
+    rows_a, index_a, rows_b, index_b = _int64(rows_a), _int64(index_a), _int64(rows_b), _int64(index_b)
     if len(out) > SERIAL_PAIRS:
         use_threads()
-        driver = _union_hull_areas
+        _union_hull_areas(vertices_a, frames_a, slots_a, guesses_a, rows_a, index_a,
+                          vertices_b, frames_b, slots_b, guesses_b, rows_b, index_b, out)
     else:
-        driver = _union_hull_areas_here
-    driver(vertices_a, frames_a, slots_a, _int64(rows_a), _int64(index_a),
-           vertices_b, frames_b, slots_b, _int64(rows_b), _int64(index_b), out)
+        _measure_pairs(vertices_a, frames_a, slots_a, guesses_a, rows_a, index_a,
+                       vertices_b, frames_b, slots_b, guesses_b, rows_b, index_b, out, 0, len(out))
     return out
 
 
@@ -115,7 +124,7 @@ def _pseudo_angle(x: float, y: float) -> float:
 
 
 @jit
-def _derive_tables(coords: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _derive_tables(coords: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """`hull_tables` of the hulls ``coords[offsets[k]:offsets[k + 1]]``."""
     size = len(offsets) - 1
     counts = np.empty(size, dtype=np.int64)
@@ -129,9 +138,16 @@ def _derive_tables(coords: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
     slots[1:] = np.cumsum(counts + 1)
     vertices = np.empty((slots[size], 4))
     frames = np.empty((size, 6))
+    guesses = np.zeros((size, GUESS_BUCKETS), dtype=np.int32)
     for k in range(size):
-        _derive_hull(coords[offsets[k]:offsets[k] + counts[k]], vertices[slots[k]:slots[k + 1]], frames[k])
-    return vertices, frames, slots
+        table = vertices[slots[k]:slots[k + 1]]
+        _derive_hull(coords[offsets[k]:offsets[k] + counts[k]], table, frames[k])
+        below = 0
+        for bucket in range(GUESS_BUCKETS):
+            while below < counts[k] and table[below, ANGLE] < bucket * (4.0 / GUESS_BUCKETS):
+                below += 1
+            guesses[k, bucket] = below
+    return vertices, frames, slots, guesses
 
 
 @jit
@@ -189,132 +205,158 @@ def _source(rank: int, count: int, backwards: bool) -> int:
 
 # --------------------------------------------------------------------------- the pairs
 @jit(parallel=True)
-def _union_hull_areas(vertices_a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, rows_a: np.ndarray,
-                      index_a: np.ndarray, vertices_b: np.ndarray, frames_b: np.ndarray, slots_b: np.ndarray,
-                      rows_b: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
-    for k in prange(len(out)):
-        out[k] = _pair_area(vertices_a, frames_a, slots_a, rows_a[index_a[k]],
-                            vertices_b, frames_b, slots_b, rows_b[index_b[k]])
+def _union_hull_areas(vertices_a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, guesses_a: np.ndarray,
+                      rows_a: np.ndarray, index_a: np.ndarray, vertices_b: np.ndarray, frames_b: np.ndarray,
+                      slots_b: np.ndarray, guesses_b: np.ndarray, rows_b: np.ndarray, index_b: np.ndarray,
+                      out: np.ndarray) -> None:
+    """`_measure_pairs` over all pairs, a run of `PAIR_RUN` pairs per iteration of the parallel loop."""
+    runs = (len(out) + PAIR_RUN - 1) // PAIR_RUN
+    for run in prange(runs):
+        _measure_pairs(vertices_a, frames_a, slots_a, guesses_a, rows_a, index_a,
+                       vertices_b, frames_b, slots_b, guesses_b, rows_b, index_b,
+                       out, run * PAIR_RUN, min(len(out), (run + 1) * PAIR_RUN))
 
 
 @jit
-def _union_hull_areas_here(vertices_a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, rows_a: np.ndarray,
-                           index_a: np.ndarray, vertices_b: np.ndarray, frames_b: np.ndarray, slots_b: np.ndarray,
-                           rows_b: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
-    """`_union_hull_areas` on the calling thread alone (the same function of each pair, the same bits)."""
-    for k in range(len(out)):
-        out[k] = _pair_area(vertices_a, frames_a, slots_a, rows_a[index_a[k]],
-                            vertices_b, frames_b, slots_b, rows_b[index_b[k]])
+def _measure_pairs(a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, guesses_a: np.ndarray,
+                   rows_a: np.ndarray, index_a: np.ndarray, b: np.ndarray, frames_b: np.ndarray,
+                   slots_b: np.ndarray, guesses_b: np.ndarray, rows_b: np.ndarray, index_b: np.ndarray,
+                   out: np.ndarray, begin: int, end: int) -> None:
+    """Area of the convex hull of the union of each pair ``begin <= k < end``, into ``out[k]``.
+
+    Each pair is measured on its own, by the same operations whatever the run it is in. The
+    common path (bounds apart, bridges settled) is written out in this loop and calls no function
+    that takes an array: numba counts references to the arrays it passes on (atomic operations
+    on counters all threads share), which would cost more than the geometry. That path is
+    symmetric by construction: from (b, a), t is exactly negated, each bridge comes out as the
+    other one, and every group of the sum has the same terms. The walk takes the pair in a
+    canonical order (vertex count, centre, then vertices).
+    """
+    for k in range(begin, end):
+        row_a, row_b = rows_a[index_a[k]], rows_b[index_b[k]]
+        start_a, start_b = slots_a[row_a], slots_b[row_b]
+        count_a, count_b = slots_a[row_a + 1] - start_a - 1, slots_b[row_b + 1] - start_b - 1
+        if count_a == 0 or count_b == 0:  # an empty hull adds nothing
+            twice = a[start_a + count_a, RUNNING] + b[start_b + count_b, RUNNING]
+            out[k] = 0.5 * twice if twice > 0 else 0.0
+            continue
+        t_x = frames_b[row_b, CENTRE_X] - frames_a[row_a, CENTRE_X]
+        t_y = frames_b[row_b, CENTRE_Y] - frames_a[row_a, CENTRE_Y]
+        apart = (frames_a[row_a, MAX_X] < frames_b[row_b, MIN_X] or frames_b[row_b, MAX_X] < frames_a[row_a, MIN_X]
+                 or frames_a[row_a, MAX_Y] < frames_b[row_b, MIN_Y] or frames_b[row_b, MAX_Y] < frames_a[row_a, MIN_Y])
+        settled = apart and count_a <= STEPPED_VERTICES and count_b <= STEPPED_VERTICES
+        if settled:
+            # Bounds apart: the bridges. The lower one runs from a's vertex L_a to b's L_b (both
+            # hulls on its left: its outward normal points right of t), the upper one from b's U_b
+            # to a's U_a. Each starts from both hulls' furthest vertices in the normal of t: the
+            # one after every normal below its angle, found from the hull's guess for the angle's
+            # bucket and a step or two. The four searches are written out side by side so that
+            # the processor overlaps them.
+            angle_l, angle_u = _pseudo_angle(t_y, -t_x), _pseudo_angle(-t_y, t_x)
+            bucket_l, bucket_u = _bucket(angle_l), _bucket(angle_u)
+            lower_a, upper_a = guesses_a[row_a, bucket_l], guesses_a[row_a, bucket_u]
+            lower_b, upper_b = guesses_b[row_b, bucket_l], guesses_b[row_b, bucket_u]
+            lower_a += a[start_a + lower_a, ANGLE] < angle_l  # the row after the last vertex has an infinite angle
+            upper_a += a[start_a + upper_a, ANGLE] < angle_u
+            lower_b += b[start_b + lower_b, ANGLE] < angle_l
+            upper_b += b[start_b + upper_b, ANGLE] < angle_u
+            while a[start_a + lower_a, ANGLE] < angle_l:  # rare: more normals in the bucket
+                lower_a += 1
+            while a[start_a + upper_a, ANGLE] < angle_u:
+                upper_a += 1
+            while b[start_b + lower_b, ANGLE] < angle_l:
+                lower_b += 1
+            while b[start_b + upper_b, ANGLE] < angle_u:
+                upper_b += 1
+            # Past the last normal: vertex 0.
+            lower_a, upper_a = lower_a if lower_a < count_a else 0, upper_a if upper_a < count_a else 0
+            lower_b, upper_b = lower_b if lower_b < count_b else 0, upper_b if upper_b < count_b else 0
+            side = 1.0
+            while settled and side > -2.0:
+                i, j = (lower_a, lower_b) if side > 0 else (upper_a, upper_b)
+                settled = False
+                for _ in range(BRIDGE_TURNS):
+                    # Turned to the normal of the line through its ends, the bridge is settled when
+                    # both ends are still the furthest vertices: both hulls then lie on one side of it.
+                    # Vertex i is furthest in n when the edge before it runs towards n and the one after not.
+                    e_x = t_x + (b[start_b + j, X] - a[start_a + i, X])  # from a's end to b's
+                    e_y = t_y + (b[start_b + j, Y] - a[start_a + i, Y])
+                    n_x, n_y = side * e_y, -side * e_x
+                    before = start_a + (i - 1 if i > 0 else count_a - 1)
+                    at = start_a + i
+                    settled = count_a == 1 or (
+                        (a[at, X] - a[before, X]) * n_x + (a[at, Y] - a[before, Y]) * n_y > 0
+                        and (a[at + 1, X] - a[at, X]) * n_x + (a[at + 1, Y] - a[at, Y]) * n_y <= 0)
+                    if settled:
+                        before = start_b + (j - 1 if j > 0 else count_b - 1)
+                        at = start_b + j
+                        settled = count_b == 1 or (
+                            (b[at, X] - b[before, X]) * n_x + (b[at, Y] - b[before, Y]) * n_y > 0
+                            and (b[at + 1, X] - b[at, X]) * n_x + (b[at + 1, Y] - b[at, Y]) * n_y <= 0)
+                    if settled:
+                        break
+                    angle = _pseudo_angle(n_x, n_y)
+                    bucket = _bucket(angle)
+                    i, j = guesses_a[row_a, bucket], guesses_b[row_b, bucket]
+                    while a[start_a + i, ANGLE] < angle:
+                        i += 1
+                    while b[start_b + j, ANGLE] < angle:
+                        j += 1
+                    i, j = i if i < count_a else 0, j if j < count_b else 0
+                if side > 0:
+                    lower_a, lower_b = i, j
+                else:
+                    upper_a, upper_b = i, j
+                side -= 2.0
+        if not settled:  # not apart, or a bridge not settled: the walk, in the canonical order
+            if count_a != count_b:
+                after = count_a > count_b
+            else:
+                after = _comes_after(a, frames_a, row_a, start_a, b, frames_b, row_b, start_b, count_a)
+            if after:
+                twice = _walked(b, start_b, count_b, a, start_a, count_a, -t_x, -t_y)
+            else:
+                twice = _walked(a, start_a, count_a, b, start_b, count_b, t_x, t_y)
+            out[k] = 0.5 * twice if twice > 0 else 0.0
+            continue
+        # The hull runs U_a -> (along a) -> L_a -> L_b -> (along b) -> U_b -> U_a. With a's vertices
+        # w and b's t + z, its shoelace sum is the two chains, each in its hull's frame (running sums),
+        # plus t × (z_U - z_L + w_U - w_L) + w_L × z_L + z_U × w_U.
+        chain_a = a[start_a + lower_a, RUNNING] - a[start_a + upper_a, RUNNING]
+        if lower_a < upper_a:  # around past vertex 0
+            chain_a += a[start_a + count_a, RUNNING]
+        chain_b = b[start_b + upper_b, RUNNING] - b[start_b + lower_b, RUNNING]
+        if upper_b < lower_b:
+            chain_b += b[start_b + count_b, RUNNING]
+        w_lx, w_ly = a[start_a + lower_a, X], a[start_a + lower_a, Y]
+        w_ux, w_uy = a[start_a + upper_a, X], a[start_a + upper_a, Y]
+        z_lx, z_ly = b[start_b + lower_b, X], b[start_b + lower_b, Y]
+        z_ux, z_uy = b[start_b + upper_b, X], b[start_b + upper_b, Y]
+        q_x, q_y = (z_ux - z_lx) + (w_ux - w_lx), (z_uy - z_ly) + (w_uy - w_ly)
+        twice = (chain_a + chain_b) + (t_x * q_y - t_y * q_x) + ((w_lx * z_ly - w_ly * z_lx) + (z_ux * w_uy - z_uy * w_ux))
+        out[k] = 0.5 * twice if twice > 0 else 0.0
 
 
 @jit
-def _pair_area(vertices_a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, row_a: int,
-               vertices_b: np.ndarray, frames_b: np.ndarray, slots_b: np.ndarray, row_b: int) -> float:
-    """Area of the convex hull of the union of hull `row_a` of the first tables and hull `row_b` of the second."""
-    a = vertices_a[slots_a[row_a]:slots_a[row_a + 1]]
-    b = vertices_b[slots_b[row_b]:slots_b[row_b + 1]]
-    frame_a, frame_b = frames_a[row_a], frames_b[row_b]
-    if _comes_after(a, frame_a, b, frame_b):
-        a, b, frame_a, frame_b = b, a, frame_b, frame_a
-    count_a, count_b = len(a) - 1, len(b) - 1
-    if count_a == 0 or count_b == 0:  # an empty hull adds nothing
-        twice = a[count_a, RUNNING] + b[count_b, RUNNING]
-    else:
-        twice = np.nan
-        t_x, t_y = frame_b[CENTRE_X] - frame_a[CENTRE_X], frame_b[CENTRE_Y] - frame_a[CENTRE_Y]
-        if (frame_a[MAX_X] < frame_b[MIN_X] or frame_b[MAX_X] < frame_a[MIN_X]
-                or frame_a[MAX_Y] < frame_b[MIN_Y] or frame_b[MAX_Y] < frame_a[MIN_Y]):
-            twice = _bridged(a, b, t_x, t_y)
-        if twice != twice:  # not apart, or a bridge not settled
-            twice = _walked(a, b, t_x, t_y)
-    return 0.5 * twice if twice > 0 else 0.0
+def _bucket(angle: float) -> int:
+    """The guess bucket of a pseudo-angle: the last one for NaN (no direction) and for a whole turn (rounded up)."""
+    return int(angle * (GUESS_BUCKETS / 4.0)) if 0.0 <= angle < 4.0 else GUESS_BUCKETS - 1
 
 
 @jit
-def _comes_after(a: np.ndarray, frame_a: np.ndarray, b: np.ndarray, frame_b: np.ndarray) -> bool:
-    """Whether hull `a` comes after hull `b` in the canonical order: vertex count, centre, then vertices."""
-    if len(a) != len(b):
-        return len(a) > len(b)
-    for column in (CENTRE_X, CENTRE_Y):
-        if frame_a[column] != frame_b[column]:
-            return frame_a[column] > frame_b[column]
-    for rank in range(len(a) - 1):
-        for column in (X, Y):
-            if a[rank, column] != b[rank, column]:
-                return a[rank, column] > b[rank, column]
+def _comes_after(a: np.ndarray, frames_a: np.ndarray, row_a: int, start_a: int,
+                 b: np.ndarray, frames_b: np.ndarray, row_b: int, start_b: int, count: int) -> bool:
+    """Whether hull a comes after hull b (both of `count` vertices) in the canonical order: centre, then vertices."""
+    if frames_a[row_a, CENTRE_X] != frames_b[row_b, CENTRE_X]:
+        return frames_a[row_a, CENTRE_X] > frames_b[row_b, CENTRE_X]
+    if frames_a[row_a, CENTRE_Y] != frames_b[row_b, CENTRE_Y]:
+        return frames_a[row_a, CENTRE_Y] > frames_b[row_b, CENTRE_Y]
+    for rank in range(count):
+        if a[start_a + rank, X] != b[start_b + rank, X]:
+            return a[start_a + rank, X] > b[start_b + rank, X]
+        if a[start_a + rank, Y] != b[start_b + rank, Y]:
+            return a[start_a + rank, Y] > b[start_b + rank, Y]
     return False  # the same hull
-
-
-@jit
-def _support(hull: np.ndarray, angle: float) -> int:
-    """The vertex furthest in the direction of pseudo-angle `angle`: the one after every normal below it."""
-    low, high = 0, len(hull) - 1
-    while low < high:
-        middle = (low + high) >> 1
-        if hull[middle, ANGLE] < angle:
-            low = middle + 1
-        else:
-            high = middle
-    return low if low < len(hull) - 1 else 0
-
-
-@jit
-def _supports(hull: np.ndarray, i: int, angle: float) -> bool:
-    """Whether vertex `i` is the one `_support` finds for `angle` (two comparisons instead of a search)."""
-    if i == 0:  # past the last normal, or up to the first
-        return angle <= hull[0, ANGLE] or hull[len(hull) - 2, ANGLE] < angle
-    return hull[i - 1, ANGLE] < angle <= hull[i, ANGLE]
-
-
-@jit
-def _bridge(a: np.ndarray, b: np.ndarray, t_x: float, t_y: float, side: float) -> tuple[int, int, bool]:
-    """The outer tangent of two apart hulls on the right (`side` 1) or left (-1) of the line from a's centre to b's.
-
-    Returns where it touches each hull, and whether it settled: both ends the furthest vertices
-    of their hulls in the normal of the line through them.
-    """
-    angle = _pseudo_angle(side * t_y, -side * t_x)
-    i, j = _support(a, angle), _support(b, angle)
-    for _ in range(BRIDGE_TURNS):
-        e_x, e_y = t_x + (b[j, X] - a[i, X]), t_y + (b[j, Y] - a[i, Y])  # from a's end to b's
-        angle = _pseudo_angle(side * e_y, -side * e_x)
-        if _supports(a, i, angle) and _supports(b, j, angle):
-            return i, j, True
-        i, j = _support(a, angle), _support(b, angle)
-    return i, j, False
-
-
-@jit
-def _chain(hull: np.ndarray, start: int, stop: int) -> float:
-    """The shoelace sum along `hull` from vertex `start` counter-clockwise to vertex `stop`, in its frame."""
-    running = hull[stop, RUNNING] - hull[start, RUNNING]
-    if stop < start:  # around past vertex 0
-        running += hull[len(hull) - 1, RUNNING]
-    return running
-
-
-@jit
-def _bridged(a: np.ndarray, b: np.ndarray, t_x: float, t_y: float) -> float:
-    """Twice the hull's area for hulls whose bounds are apart (`t` joins a's centre to b's), or NaN if a bridge did not settle.
-
-    The lower bridge runs from a's vertex L_a to b's L_b, the upper one from b's U_b to a's U_a;
-    the hull runs U_a -> (along a) -> L_a -> L_b -> (along b) -> U_b -> U_a. With a's vertices
-    ``w`` and b's ``t + z``, its shoelace sum is the two chains in their hulls' frames, plus
-    ``t × (z_U - z_L + w_U - w_L) + w_L × z_L + z_U × w_U``.
-    """
-    lower_a, lower_b, settled = _bridge(a, b, t_x, t_y, 1.0)
-    if not settled:
-        return np.nan
-    upper_a, upper_b, settled = _bridge(a, b, t_x, t_y, -1.0)
-    if not settled:
-        return np.nan
-    twice = _chain(a, upper_a, lower_a) + _chain(b, lower_b, upper_b)
-    q_x = (b[upper_b, X] - b[lower_b, X]) + (a[upper_a, X] - a[lower_a, X])
-    q_y = (b[upper_b, Y] - b[lower_b, Y]) + (a[upper_a, Y] - a[lower_a, Y])
-    twice += t_x * q_y - t_y * q_x
-    twice += a[lower_a, X] * b[lower_b, Y] - a[lower_a, Y] * b[lower_b, X]
-    twice += b[upper_b, X] * a[upper_a, Y] - b[upper_b, Y] * a[upper_a, X]
-    return twice
 
 
 @jit
@@ -331,7 +373,8 @@ def _cross(p_of_b: bool, p_x: float, p_y: float, q_of_b: bool, q_x: float, q_y: 
 
 
 @jit
-def _walked(a: np.ndarray, b: np.ndarray, t_x: float, t_y: float) -> float:
+def _walked(a: np.ndarray, start_a: int, count_a: int, b: np.ndarray, start_b: int, count_b: int,
+            t_x: float, t_y: float) -> float:
     """Twice the hull's area by walking both hulls in the order of their normals (rotating calipers).
 
     At each edge, taken in the order of the normals' angles, each hull's current vertex is its
@@ -339,28 +382,33 @@ def _walked(a: np.ndarray, b: np.ndarray, t_x: float, t_y: float) -> float:
     far (its two ends are listed), else the other hull's vertex is (listed once). The list starts
     at the vertex further along +x.
     """
-    count_a, count_b = len(a) - 1, len(b) - 1
-    start_of_b = not a[0, X] >= t_x + b[0, X]
-    start_x, start_y = (b[0, X], b[0, Y]) if start_of_b else (a[0, X], a[0, Y])
+    start_of_b = not a[start_a, X] >= t_x + b[start_b, X]
+    start_x = b[start_b, X] if start_of_b else a[start_a, X]
+    start_y = b[start_b, Y] if start_of_b else a[start_a, Y]
     previous_of_b, previous_x, previous_y = start_of_b, start_x, start_y
     twice = 0.0
-    i = j = 0
+    i, j = start_a, start_b  # rows of the current vertices
     for _ in range(count_a + count_b):
         angle_a, angle_b = a[i, ANGLE], b[j, ANGLE]
         take_a = angle_a <= angle_b
         if not (angle_a if take_a else angle_b) < np.inf:
             break
-        edge, at = (a, i) if take_a else (b, j)
-        n_x, n_y = edge[at + 1, Y] - edge[at, Y], edge[at, X] - edge[at + 1, X]
+        if take_a:
+            n_x, n_y = a[i + 1, Y] - a[i, Y], a[i, X] - a[i + 1, X]
+        else:
+            n_x, n_y = b[j + 1, Y] - b[j, Y], b[j, X] - b[j + 1, X]
         reach_a = a[i, X] * n_x + a[i, Y] * n_y
         reach_b = (t_x * n_x + t_y * n_y) + (b[j, X] * n_x + b[j, Y] * n_y)
         wins = reach_a >= reach_b if take_a else reach_b >= reach_a
         first_of_b = take_a != wins  # a's vertex when a's edge wins or b's edge loses to a
-        first_x, first_y = (b[j, X], b[j, Y]) if first_of_b else (a[i, X], a[i, Y])
-        if wins:
-            second_of_b, second_x, second_y = not take_a, edge[at + 1, X], edge[at + 1, Y]
-        else:
+        first_x = b[j, X] if first_of_b else a[i, X]
+        first_y = b[j, Y] if first_of_b else a[i, Y]
+        if not wins:
             second_of_b, second_x, second_y = first_of_b, first_x, first_y
+        elif take_a:
+            second_of_b, second_x, second_y = False, a[i + 1, X], a[i + 1, Y]
+        else:
+            second_of_b, second_x, second_y = True, b[j + 1, X], b[j + 1, Y]
         twice += (_cross(previous_of_b, previous_x, previous_y, first_of_b, first_x, first_y, t_x, t_y)
                   + _cross(first_of_b, first_x, first_y, second_of_b, second_x, second_y, t_x, t_y))
         previous_of_b, previous_x, previous_y = second_of_b, second_x, second_y
