@@ -170,7 +170,7 @@ def _derive_hull(points: np.ndarray, table: np.ndarray, frame: np.ndarray) -> No
     local = np.empty((count, 2))
     for i in range(count):
         local[i, 0], local[i, 1] = points[i, 0] - centre_x, points[i, 1] - centre_y
-    twice = 0.0
+    twice: float = 0.0
     for i in range(count):
         following = i + 1 if i + 1 < count else 0
         twice += local[i, 0] * local[following, 1] - local[i, 1] * local[following, 0]
@@ -204,8 +204,7 @@ def _source(rank: int, count: int, backwards: bool) -> int:
 
 
 # --------------------------------------------------------------------------- the pairs
-@jit(parallel=True)
-def _union_hull_areas(vertices_a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, guesses_a: np.ndarray,
+def _union_hull_areas_loop(vertices_a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, guesses_a: np.ndarray,
                       rows_a: np.ndarray, index_a: np.ndarray, vertices_b: np.ndarray, frames_b: np.ndarray,
                       slots_b: np.ndarray, guesses_b: np.ndarray, rows_b: np.ndarray, index_b: np.ndarray,
                       out: np.ndarray) -> None:
@@ -215,6 +214,9 @@ def _union_hull_areas(vertices_a: np.ndarray, frames_a: np.ndarray, slots_a: np.
         _measure_pairs(vertices_a, frames_a, slots_a, guesses_a, rows_a, index_a,
                        vertices_b, frames_b, slots_b, guesses_b, rows_b, index_b,
                        out, run * PAIR_RUN, min(len(out), (run + 1) * PAIR_RUN))
+
+
+_union_hull_areas = jit(_union_hull_areas_loop, parallel=True)
 
 
 @jit
@@ -348,14 +350,14 @@ def _comes_after(a: np.ndarray, frames_a: np.ndarray, row_a: int, start_a: int,
                  b: np.ndarray, frames_b: np.ndarray, row_b: int, start_b: int, count: int) -> bool:
     """Whether hull a comes after hull b (both of `count` vertices) in the canonical order: centre, then vertices."""
     if frames_a[row_a, CENTRE_X] != frames_b[row_b, CENTRE_X]:
-        return frames_a[row_a, CENTRE_X] > frames_b[row_b, CENTRE_X]
+        return bool(frames_a[row_a, CENTRE_X] > frames_b[row_b, CENTRE_X])
     if frames_a[row_a, CENTRE_Y] != frames_b[row_b, CENTRE_Y]:
-        return frames_a[row_a, CENTRE_Y] > frames_b[row_b, CENTRE_Y]
+        return bool(frames_a[row_a, CENTRE_Y] > frames_b[row_b, CENTRE_Y])
     for rank in range(count):
         if a[start_a + rank, X] != b[start_b + rank, X]:
-            return a[start_a + rank, X] > b[start_b + rank, X]
+            return bool(a[start_a + rank, X] > b[start_b + rank, X])
         if a[start_a + rank, Y] != b[start_b + rank, Y]:
-            return a[start_a + rank, Y] > b[start_b + rank, Y]
+            return bool(a[start_a + rank, Y] > b[start_b + rank, Y])
     return False  # the same hull
 
 
@@ -386,7 +388,7 @@ def _walked(a: np.ndarray, start_a: int, count_a: int, b: np.ndarray, start_b: i
     start_x = b[start_b, X] if start_of_b else a[start_a, X]
     start_y = b[start_b, Y] if start_of_b else a[start_a, Y]
     previous_of_b, previous_x, previous_y = start_of_b, start_x, start_y
-    twice = 0.0
+    twice: float = 0.0
     i, j = start_a, start_b  # rows of the current vertices
     for _ in range(count_a + count_b):
         angle_a, angle_b = a[i, ANGLE], b[j, ANGLE]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -15,7 +16,13 @@ import geoiou
 from geoiou.kernels import hull as hull_module
 from geoiou.kernels.hull import hull_tables, union_hull_areas
 from geoiou.regions.hulls import ConvexHulls
-from tests.strategies import ci_settings, polygon_strategy, random_masks, random_polygons, rng
+from tests.strategies import (
+    ci_settings,
+    polygon_strategy,
+    random_masks,
+    random_polygons,
+    rng,
+)
 
 
 def hulls_of(geoms: np.ndarray | list[shapely.Geometry]) -> ConvexHulls:
@@ -84,7 +91,7 @@ def test_hand_worked_hulls(a, b, expected):
 
 def test_the_tables_are_counter_clockwise_from_the_smallest_normal_and_hold_running_sums():
     clockwise = shapely.Polygon([(0, 0), (0, 2), (3, 2), (3, 0)])  # GEOS keeps a polygon's direction
-    vertices, frames, slots, guesses = hull_tables(ConvexHulls.from_shapely(np.array([clockwise], dtype=object)))
+    vertices, frames, _, guesses = hull_tables(ConvexHulls.from_shapely(np.array([clockwise], dtype=object)))
     assert frames[0].tolist() == [1.5, 1.0, 0.0, 0.0, 3.0, 2.0]
     assert vertices[:, :2].tolist() == [[1.5, -1], [1.5, 1], [-1.5, 1], [-1.5, -1], [1.5, -1]]
     assert vertices[:, 2].tolist() == [0.0, 1.0, 2.0, 3.0, np.inf]
@@ -119,7 +126,7 @@ def test_far_apart_hulls_keep_every_digit():
         a = shapely.convex_hull(shapely.MultiPoint(gen.normal(size=(8, 2))))
         b = shapely.convex_hull(shapely.MultiPoint(gen.normal(size=(8, 2)) * 2 + gen.normal(size=2) * distance))
         corners = [(Fraction(x), Fraction(y)) for x, y in shapely.get_coordinates(shapely.convex_hull(shapely.union(a, b)))]
-        exact = abs(sum(p[0] * q[1] - p[1] * q[0] for p, q in zip(corners, corners[1:]))) / 2
+        exact = abs(sum(p[0] * q[1] - p[1] * q[0] for p, q in itertools.pairwise(corners))) / 2
         ours = hull_areas([a], [b])[0]
         assert abs(Fraction(ours) - exact) <= 2e-15 * exact
         walked, _, _ = walked_and_measured(np.array([a, b], dtype=object))
