@@ -125,82 +125,68 @@ def _pseudo_angle(x: float, y: float) -> float:
 
 @jit
 def _derive_tables(coords: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """`hull_tables` of the hulls ``coords[offsets[k]:offsets[k + 1]]``."""
+    """`hull_tables` of the hulls ``coords[offsets[k]:offsets[k + 1]]`` (rings in either direction, closed or not)."""
     size = len(offsets) - 1
-    counts = np.empty(size, dtype=np.int64)
-    for k in range(size):
-        start, stop = offsets[k], offsets[k + 1]
-        count = stop - start
-        if count > 1 and coords[start, 0] == coords[stop - 1, 0] and coords[start, 1] == coords[stop - 1, 1]:
-            count -= 1  # a closed ring
-        counts[k] = count
     slots = np.zeros(size + 1, dtype=np.int64)
-    slots[1:] = np.cumsum(counts + 1)
-    vertices = np.empty((slots[size], 4))
-    frames = np.empty((size, 6))
-    guesses = np.zeros((size, GUESS_BUCKETS), dtype=np.int32)
+    longest = 0
     for k in range(size):
-        table = vertices[slots[k]:slots[k + 1]]
-        _derive_hull(coords[offsets[k]:offsets[k] + counts[k]], table, frames[k])
+        first, stop = offsets[k], offsets[k + 1]
+        count = stop - first
+        if count > 1 and coords[first, 0] == coords[stop - 1, 0] and coords[first, 1] == coords[stop - 1, 1]:
+            count -= 1  # a closed ring
+        slots[k + 1] = slots[k] + count + 1
+        longest = max(longest, count)
+    vertices = np.zeros((slots[size], 4))
+    frames = np.full((size, 6), np.nan)
+    guesses = np.zeros((size, GUESS_BUCKETS), dtype=np.int32)
+    local = np.empty((longest, 2))
+    for k in range(size):
+        first, start = offsets[k], slots[k]
+        count = slots[k + 1] - start - 1
+        vertices[start + count, ANGLE] = np.inf  # past the last edge (an empty hull's only row)
+        if count == 0:
+            continue
+        min_x = max_x = coords[first, 0]
+        min_y = max_y = coords[first, 1]
+        for i in range(first + 1, first + count):
+            min_x, max_x = min(min_x, coords[i, 0]), max(max_x, coords[i, 0])
+            min_y, max_y = min(min_y, coords[i, 1]), max(max_y, coords[i, 1])
+        centre_x, centre_y = min_x / 2 + max_x / 2, min_y / 2 + max_y / 2  # halves first: no overflow
+        frames[k, CENTRE_X], frames[k, CENTRE_Y] = centre_x, centre_y
+        frames[k, MIN_X], frames[k, MIN_Y], frames[k, MAX_X], frames[k, MAX_Y] = min_x, min_y, max_x, max_y
+        twice = 0.0
+        for i in range(count):
+            local[i, 0], local[i, 1] = coords[first + i, 0] - centre_x, coords[first + i, 1] - centre_y
+        for i in range(count):
+            following = i + 1 if i + 1 < count else 0
+            twice += local[i, 0] * local[following, 1] - local[i, 1] * local[following, 0]
+        # Counter-clockwise: vertex `rank` is input vertex `rank`, or, for a clockwise ring, input
+        # vertex `-rank` (read backwards from vertex 0). Start at the edge whose outward normal has
+        # the smallest angle: the angles then rise along the hull.
+        step = -1 if twice < 0 else 1
+        shift, smallest = 0, np.inf
+        for rank in range(count if count > 1 else 0):
+            i, following = (step * rank) % count, (step * (rank + 1)) % count
+            angle = _pseudo_angle(local[following, 1] - local[i, 1], local[i, 0] - local[following, 0])
+            if angle < smallest:
+                shift, smallest = rank, angle
+        for rank in range(count + 1):
+            i = (step * (rank + shift)) % count
+            vertices[start + rank, X], vertices[start + rank, Y] = local[i, 0], local[i, 1]
+        running = 0.0
+        for rank in range(count):
+            x0, y0 = vertices[start + rank, X], vertices[start + rank, Y]
+            x1, y1 = vertices[start + rank + 1, X], vertices[start + rank + 1, Y]
+            vertices[start + rank, ANGLE] = _pseudo_angle(y1 - y0, x0 - x1) if count > 1 else np.inf
+            vertices[start + rank, RUNNING] = running
+            running += x0 * y1 - y0 * x1
+        vertices[start + count, RUNNING] = running
         below = 0
         for bucket in range(GUESS_BUCKETS):
-            while below < counts[k] and table[below, ANGLE] < bucket * (4.0 / GUESS_BUCKETS):
+            while below < count and vertices[start + below, ANGLE] < bucket * (4.0 / GUESS_BUCKETS):
                 below += 1
             guesses[k, bucket] = below
     return vertices, frames, slots, guesses
-
-
-@jit
-def _derive_hull(points: np.ndarray, table: np.ndarray, frame: np.ndarray) -> None:
-    """Fill one hull's rows of the vertex table and its frame from its vertices (a ring in either direction)."""
-    count = len(points)
-    if count == 0:
-        frame[:] = np.nan
-        table[0, X] = table[0, Y] = table[0, RUNNING] = 0.0
-        table[0, ANGLE] = np.inf
-        return
-    min_x = max_x = points[0, 0]
-    min_y = max_y = points[0, 1]
-    for i in range(1, count):
-        min_x, max_x = min(min_x, points[i, 0]), max(max_x, points[i, 0])
-        min_y, max_y = min(min_y, points[i, 1]), max(max_y, points[i, 1])
-    centre_x, centre_y = min_x / 2 + max_x / 2, min_y / 2 + max_y / 2  # halves first: no overflow
-    frame[CENTRE_X], frame[CENTRE_Y] = centre_x, centre_y
-    frame[MIN_X], frame[MIN_Y], frame[MAX_X], frame[MAX_Y] = min_x, min_y, max_x, max_y
-    local = np.empty((count, 2))
-    for i in range(count):
-        local[i, 0], local[i, 1] = points[i, 0] - centre_x, points[i, 1] - centre_y
-    twice: float = 0.0
-    for i in range(count):
-        following = i + 1 if i + 1 < count else 0
-        twice += local[i, 0] * local[following, 1] - local[i, 1] * local[following, 0]
-    backwards = twice < 0  # clockwise: read it backwards
-    # Start at the edge whose outward normal has the smallest angle: the angles then rise along the hull.
-    first, smallest = 0, np.inf
-    if count > 1:
-        for rank in range(count):
-            i = _source(rank, count, backwards)
-            following = _source(rank + 1 if rank + 1 < count else 0, count, backwards)
-            angle = _pseudo_angle(local[following, 1] - local[i, 1], local[i, 0] - local[following, 0])
-            if angle < smallest:
-                first, smallest = rank, angle
-    for rank in range(count + 1):
-        i = _source((rank + first) % count, count, backwards)
-        table[rank, X], table[rank, Y] = local[i, 0], local[i, 1]
-    running = 0.0
-    for rank in range(count):
-        x0, y0, x1, y1 = table[rank, X], table[rank, Y], table[rank + 1, X], table[rank + 1, Y]
-        table[rank, ANGLE] = _pseudo_angle(y1 - y0, x0 - x1) if count > 1 else np.inf
-        table[rank, RUNNING] = running
-        running += x0 * y1 - y0 * x1
-    table[count, ANGLE] = np.inf
-    table[count, RUNNING] = running
-
-
-@jit
-def _source(rank: int, count: int, backwards: bool) -> int:
-    """The input vertex at `rank` counter-clockwise: vertex `rank`, or read backwards from vertex 0."""
-    return (count - rank) % count if backwards else rank
 
 
 # --------------------------------------------------------------------------- the pairs
