@@ -1,11 +1,14 @@
-"""The GIoU enclosure of polygons and masks: the area of the convex hull of each pair's union."""
+"""The GIoU enclosure of polygons and masks: the area of the convex hull of each pair's union.
+
+The registrations only: the compiled kernel (`geoiou.kernels.hull`, and with it numba) is
+imported on the first call, so that ``import geoiou`` does not load numba.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from geoiou.dispatch import register
-from geoiou.kernels.hull import union_hull_areas
 from geoiou.regions import Mask, Polygon
 
 __all__ = ["hull_area"]
@@ -20,6 +23,8 @@ def hull_area(a: Polygon | Mask, b: Polygon | Mask, index_a: np.ndarray, index_b
     Each region's hull is computed once (per polygon store; for masks, per call and only for the
     masks the pairs name); every pair is then measured from the two hulls (`hull.union_hull_areas`).
     """
+    from geoiou.kernels.hull import union_hull_areas
+
     hulls_a, rows_a = a._hull_table(index_a)
     hulls_b, rows_b = b._hull_table(index_b)
     return union_hull_areas(hulls_a, rows_a, index_a, hulls_b, rows_b, index_b)
