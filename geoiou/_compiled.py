@@ -12,7 +12,10 @@ Conventions every kernel follows:
   float operations happen exactly as written.
 - A parallel loop (``prange``) computes each pair (row, candidate) on its own and writes only its
   own output cells: the result has the same bits for any number of threads.
-- Before calling a parallel loop, a kernel calls `use_threads` (numba's thread count is per
+- Starting the thread pool costs about 2 µs, more than a few pairs' work: a driver loop runs
+  ``for k in range(n)`` below `PARALLEL_MIN` items and ``for k in prange(n)`` from there, both
+  calling the same per-item function (so the bits do not depend on the branch).
+- Before calling a parallel loop, a kernel calls ``use_threads(n)`` (numba's thread count is per
   calling thread).
 """
 
@@ -25,7 +28,10 @@ import numba
 
 from geoiou import threads
 
-__all__ = ["jit", "prange", "use_threads"]
+__all__ = ["PARALLEL_MIN", "jit", "prange", "use_threads"]
+
+#: Items from which a driver loop runs on every core (below it, on the calling thread).
+PARALLEL_MIN = 64
 
 prange = numba.prange
 
@@ -43,8 +49,10 @@ def jit(function: F | None = None, *, parallel: bool = False) -> Any:
     return decorator if function is None else decorator(function)
 
 
-def use_threads() -> None:
-    """Apply geoiou's thread limit (`geoiou.set_threads`) to the parallel loops the calling thread runs next."""
+def use_threads(items: int) -> None:
+    """Apply geoiou's thread limit (`geoiou.set_threads`) to the parallel loop over `items` the calling thread runs next."""
+    if items < PARALLEL_MIN:
+        return  # the loop runs on the calling thread
     wanted = threads.limit()
     if wanted is None:
         wanted = numba.config.NUMBA_NUM_THREADS

@@ -91,6 +91,7 @@ class Mask(Region):
     """
 
     _fields = {"_index": 0, "_origin": 1}
+    _shared = ("_store",)  # the pixels of every mask of the batch: indexing moves indices only
     _index: np.ndarray  # (...) int64: each mask's position in the store
     _origin: np.ndarray  # (..., 2) float64
     _store: _PixelStore
@@ -215,11 +216,6 @@ class Mask(Region):
             return _masks_from_runs, (runs.take(index), self._origin, self.shape)
         pixels = self._store.select(index)
         return _masks_from_bits, (np.packbits(pixels, axis=-1), self._store.grid, self._origin, self.shape)
-
-    def _take(self, flat_index: np.ndarray) -> Mask:
-        taken = super()._take(flat_index)  # gathers the fields; the pixels stay in the shared store
-        object.__setattr__(taken, "_store", self._store)
-        return taken
 
     # ----------------------------------------------------------------- export
     def to_rle(self) -> dict[str, Any] | list[Any]:
