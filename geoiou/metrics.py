@@ -490,6 +490,40 @@ def _ciou_of(m: Measures, zero_division: float) -> Result:
     return overlap - _centre_penalty(m) - alpha * v
 
 
+def iou_of_pairs(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray, *,
+                 zero_division: float = math.nan) -> np.ndarray:
+    """Return the IoU of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two flat batches.
+
+    The route of every metric, for callers that found their pairs themselves (`overlaps`, `match`):
+    no region is gathered per pair.
+
+    Parameters
+    ----------
+    a, b : Region
+        Batches of shape ``(N,)`` and ``(M,)``.
+    index_a, index_b : ndarray of int64, shape (n,)
+        The pairs to measure.
+    zero_division : float, default NaN
+        The result where the union is empty.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np, geoiou
+    >>> boxes = geoiou.Box([[0, 0, 2, 2], [1, 1, 3, 3]])
+    >>> iou_of_pairs(boxes, boxes, np.array([0, 0]), np.array([0, 1]))
+    array([1.        , 0.14285714])
+    """
+    _require_regions(a, b)
+    zero_division = zero_division_value(zero_division)
+    measures = _PairMeasures(find_kernel(type(a), type(b)), a, b, np.asarray(index_a, dtype=np.int64),
+                             np.asarray(index_b, dtype=np.int64))
+    return _iou_of(measures, zero_division)
+
+
 def pairwise_intersection_area(a: Region, b: Region, *, dtype: DTypeLike = np.float64) -> np.ndarray:
     """Return the intersection measure of every region of `a` with every region of `b`.
 

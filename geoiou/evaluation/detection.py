@@ -44,7 +44,6 @@ from typing import Any, Iterable, Literal, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-import geoiou.kernels  # noqa: F401  (registers the kernels)
 from geoiou._validation import invalid_argument as _fail
 from geoiou.dispatch import find_kernel
 from geoiou.errors import FrozenRegionError
