@@ -14,7 +14,7 @@ from geoiou.dispatch import register
 from geoiou.kernels.box import overlap_length
 from geoiou.kernels.coverage import Edges, rasterize_canvases
 from geoiou.regions.ragged import ragged_arange
-from geoiou.kernels.pairs import over_candidates
+from geoiou.kernels.pairs import pruned
 from geoiou.regions import Box, Mask, Polygon
 from geoiou.regions.mask import WORD_BITS, _Windows
 from geoiou import rle as coco_rle
@@ -36,22 +36,22 @@ RUN_CHUNK = 1 << 17
 WORD_CHUNK = 1 << 16
 
 
-@register(Mask, Mask, per_candidate=True)
-def mask_intersection_area(a: Mask, b: Mask) -> np.ndarray:
-    """Area shared by masks, elementwise with broadcasting; grids may differ in shape and origin."""
-    return over_candidates(a, b, _mask_pairs)
+@register(Mask, Mask, form="pairs")
+def mask_intersection_area(a: Mask, b: Mask, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
+    """Area shared by the masks of each pair; grids may differ in shape and origin."""
+    return _pruned_mask_pairs(a, b, index_a, index_b)
 
 
-@register(Mask, Box, per_candidate=True)
-def mask_box_intersection_area(a: Mask, b: Box) -> np.ndarray:
+@register(Mask, Box, form="pairs")
+def mask_box_intersection_area(a: Mask, b: Box, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area of each mask inside each box: the box covers pixel (r, c) by row weight × column weight."""
-    return over_candidates(a, b, _mask_box_pairs)
+    return _pruned_mask_box_pairs(a, b, index_a, index_b)
 
 
-@register(Mask, Polygon, per_candidate=True)
-def mask_polygon_intersection_area(a: Mask, b: Polygon) -> np.ndarray:
+@register(Mask, Polygon, form="pairs")
+def mask_polygon_intersection_area(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area of each mask inside each polygon, from the polygon's exact coverage of every pixel."""
-    return over_candidates(a, b, _mask_polygon_pairs)
+    return _pruned_mask_polygon_pairs(a, b, index_a, index_b)
 
 
 def _mask_pairs(a: Mask, b: Mask, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
@@ -318,3 +318,8 @@ def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.nd
                                          rows[0][chosen], cols[0][chosen], heights[chosen], widths[chosen])
     # Each pixel's coverage is at most 1, so only the polygon's side can be overshot, by rounding.
     return np.minimum(result, b._store.area[b._index[index_b]])
+
+
+_pruned_mask_pairs = pruned(_mask_pairs)
+_pruned_mask_box_pairs = pruned(_mask_box_pairs)
+_pruned_mask_polygon_pairs = pruned(_mask_polygon_pairs)

@@ -43,6 +43,29 @@ def bounds_overlap(bounds_a: np.ndarray, bounds_b: np.ndarray) -> np.ndarray:
 PairMeasure = Callable[[Region, Region, np.ndarray, np.ndarray], np.ndarray]
 
 
+def pruned(measure_pairs: PairMeasure) -> PairMeasure:
+    """A kernel in the "pairs" form that hands `measure_pairs` only the pairs whose bounds overlap; the rest measure 0.
+
+    For kernels not (yet) compiled, which cannot prune a pair in a few comparisons inside a loop:
+    the bounds of the asked pairs are tested a chunk at a time (bounded memory), and
+    `measure_pairs(a, b, index_a, index_b)` gathers what it needs itself, so a large region (a
+    mask) is never copied once per pair.
+    """
+    def kernel(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
+        width = 2 * a.ndim  # explicit: reshape cannot infer the bounds width of an empty batch
+        bounds_a, bounds_b = a.bounds.reshape(a.size, width), b.bounds.reshape(b.size, width)
+        result = np.zeros(len(index_a))
+        for start in range(0, len(index_a), CANDIDATE_CHUNK):
+            ia, ib = index_a[start:start + CANDIDATE_CHUNK], index_b[start:start + CANDIDATE_CHUNK]
+            hits = np.flatnonzero(bounds_overlap(bounds_a[ia], bounds_b[ib]))
+            if hits.size:
+                result[start + hits] = measure_pairs(a, b, ia[hits], ib[hits])
+        return result
+
+    kernel.__doc__ = measure_pairs.__doc__
+    return kernel
+
+
 def over_candidates(a: Region, b: Region, measure_pairs: PairMeasure) -> np.ndarray:
     """Evaluate `measure_pairs` only on the pairs whose bounds overlap; the rest measure 0.
 
