@@ -22,7 +22,7 @@ Conventions every kernel follows:
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar, cast, overload
 
 import numba
 
@@ -37,15 +37,30 @@ prange = numba.prange
 
 # numba's default "workqueue" layer aborts when two Python threads (a Dask worker's, a user's) run
 # parallel loops at once; "threadsafe" takes TBB or OpenMP, both safe for concurrent callers.
+#: numba's settings (untyped: numba declares them at run time).
+config: Any = numba.config
+
 if "NUMBA_THREADING_LAYER" not in os.environ:
-    numba.config.THREADING_LAYER = "threadsafe"
+    config.THREADING_LAYER = "threadsafe"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def jit(function: F | None = None, *, parallel: bool = False) -> Any:
-    """Compile `function` with geoiou's conventions (see the module docstring); use as ``@jit`` or ``@jit(parallel=True)``."""
-    decorator = numba.njit(cache=True, nogil=True, parallel=parallel, error_model="numpy", fastmath=False)
+@overload
+def jit(function: F) -> F: ...
+
+
+@overload
+def jit(*, parallel: bool = False) -> Callable[[F], F]: ...
+
+
+def jit(function: F | None = None, *, parallel: bool = False) -> F | Callable[[F], F]:
+    """Compile `function` with geoiou's conventions (see the module docstring); use as ``@jit`` or ``@jit(parallel=True)``.
+
+    The compiled function keeps the Python function's signature for the type checker.
+    """
+    decorator = cast(Callable[[F], F], numba.njit(cache=True, nogil=True, parallel=parallel, error_model="numpy",
+                                                  fastmath=False))
     return decorator if function is None else decorator(function)
 
 
@@ -55,6 +70,6 @@ def use_threads(items: int) -> None:
         return  # the loop runs on the calling thread
     wanted = threads.limit()
     if wanted is None:
-        wanted = numba.config.NUMBA_NUM_THREADS
+        wanted = config.NUMBA_NUM_THREADS
     if numba.get_num_threads() != wanted:
         numba.set_num_threads(wanted)

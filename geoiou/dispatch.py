@@ -19,7 +19,7 @@ import functools
 import importlib
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
@@ -48,8 +48,11 @@ PROMOTIONS: dict[type[Region], tuple[tuple[type[Region], Callable[[Region], Regi
 }
 
 
+K = TypeVar("K", bound=Callable[..., Any])
+
+
 def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "intersection",
-             form: Form = "batch", *, per_candidate: bool = False) -> Callable[[Callable], Callable]:
+             form: Form = "batch", *, per_candidate: bool = False) -> Callable[[K], K]:
     """Register the decorated function as the `measure` kernel of ``(kind_a, kind_b)`` in `form`.
 
     ``"pairs"``: ``kernel(a, b, index_a, index_b) -> ndarray`` of shape ``(n,)``: the measure of
@@ -71,7 +74,7 @@ def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "int
     if form not in FORMS:
         raise ValueError(f"'form' must be one of {FORMS} (got {form!r})")
 
-    def decorator(kernel: Callable) -> Callable:
+    def decorator(kernel: K) -> K:
         _TABLE.setdefault((measure, kind_a, kind_b), {})[form] = kernel
         if per_candidate:
             _PER_CANDIDATE.add(kernel)

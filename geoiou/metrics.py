@@ -7,8 +7,6 @@ and return an array of shape ``a.shape + b.shape``.
 
 from __future__ import annotations
 
-import functools
-import importlib
 import math
 from typing import Any, Callable, Literal
 
@@ -84,18 +82,16 @@ class _PairMeasures:
     def enclosure(self, enclosure: Enclosure) -> np.ndarray:
         """The measure of GIoU's C of each pair: the enclosing axis-aligned box, or the convex hull of the union."""
         if enclosure == "box":
-            return _formulas().box_enclosures(self.a, self.b, self.index_a, self.index_b)
+            from geoiou.kernels.formulas import box_enclosures
+
+            return box_enclosures(self.a, self.b, self.index_a, self.index_b)
         hull = find_kernel(type(self.a), type(self.b), measure="hull")
         return hull.pairs(self.a, self.b, self.index_a, self.index_b)
 
     def union(self) -> np.ndarray:
-        return _formulas().union_values(self.intersection, self.areas_a, self.areas_b, self.index_a, self.index_b)
+        from geoiou.kernels.formulas import union_values
 
-
-@functools.cache
-def _formulas() -> Any:
-    """`geoiou.kernels.formulas`, loaded on first use: it is compiled, and ``import geoiou`` does not load numba."""
-    return importlib.import_module("geoiou.kernels.formulas")
+        return union_values(self.intersection, self.areas_a, self.areas_b, self.index_a, self.index_b)
 
 
 def _elementwise(formula: Callable[[_PairMeasures], np.ndarray], a: Region, b: Region) -> Result:
@@ -128,7 +124,9 @@ def _broadcast(a: Region, b: Region) -> tuple[np.ndarray, np.ndarray, tuple[int,
 # results all go through the same lines.
 def _ratio(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
     """``numerator / denominator``, and `zero_division` where the denominator is 0 (0/0: NaN by default)."""
-    return _formulas().ratios(numerator, denominator, zero_division)
+    from geoiou.kernels.formulas import ratios
+
+    return ratios(numerator, denominator, zero_division)
 
 
 def _union_of(m: _PairMeasures) -> np.ndarray:
@@ -136,17 +134,24 @@ def _union_of(m: _PairMeasures) -> np.ndarray:
     return m.union()
 
 
+# The formulas are compiled (geoiou.kernels.formulas): imported on first use, so `import geoiou` does not load numba.
 def _iou_of(m: _PairMeasures, zero_division: float) -> np.ndarray:
-    return _formulas().iou_values(m.intersection, m.areas_a, m.areas_b, m.index_a, m.index_b, zero_division)
+    from geoiou.kernels.formulas import iou_values
+
+    return iou_values(m.intersection, m.areas_a, m.areas_b, m.index_a, m.index_b, zero_division)
 
 
 def _iof_of(m: _PairMeasures, zero_division: float) -> np.ndarray:
-    return _formulas().iof_values(m.intersection, m.areas_a, m.index_a, zero_division)
+    from geoiou.kernels.formulas import iof_values
+
+    return iof_values(m.intersection, m.areas_a, m.index_a, zero_division)
 
 
 def _giou_of(m: _PairMeasures, zero_division: float, enclosure: Enclosure) -> np.ndarray:
-    return _formulas().giou_values(m.intersection, m.areas_a, m.areas_b, m.index_a, m.index_b,
-                                   m.enclosure(enclosure), zero_division)
+    from geoiou.kernels.formulas import giou_values
+
+    return giou_values(m.intersection, m.areas_a, m.areas_b, m.index_a, m.index_b, m.enclosure(enclosure),
+                       zero_division)
 
 
 #: Pairs measured per step of a pairwise matrix: the temporaries of a step (a dozen float64 arrays of
@@ -437,7 +442,7 @@ def diou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     return _elementwise(lambda m: _diou_of(m, zero_division), a, b)
 
 
-def _diou_of(m: Measures, zero_division: float) -> Result:
+def _diou_of(m: _PairMeasures, zero_division: float) -> np.ndarray:
     return _iou_of(m, zero_division) - _centre_penalty(m)
 
 
@@ -480,7 +485,7 @@ def _require_boxes(a: Region, b: Region) -> None:
         raise UnsupportedPairError(f"ciou is defined for Box×Box only (got {type(a).__name__}×{type(b).__name__})")
 
 
-def _ciou_of(m: Measures, zero_division: float) -> Result:
+def _ciou_of(m: _PairMeasures, zero_division: float) -> np.ndarray:
     overlap = _iou_of(m, zero_division)
     width_a, width_b = m.gathered("width")
     height_a, height_b = m.gathered("height")

@@ -61,9 +61,9 @@ def get_threads() -> int:
 
 
 def _available() -> int:
-    import numba  # only here and in the kernels: `import geoiou` does not load numba
+    from geoiou._compiled import config  # numba: loaded here and by the kernels, not by `import geoiou`
 
-    return int(numba.config.NUMBA_NUM_THREADS)
+    return int(config.NUMBA_NUM_THREADS)
 
 
 def _checked(n: object, name: str) -> int:

@@ -114,7 +114,7 @@ def _run_of(xmin: float, xmax: float, low_b: np.ndarray, reach: np.ndarray) -> t
     """The positions of sorted `b` that can meet ``[xmin, xmax]`` on x (empty for NaN or flat bounds)."""
     if not xmin < xmax:
         return 0, 0
-    return np.searchsorted(reach, xmin, side="right"), np.searchsorted(low_b[0], xmax, side="left")
+    return int(np.searchsorted(reach, xmin, side="right")), int(np.searchsorted(low_b[0], xmax, side="left"))
 
 
 @jit(parallel=True)

@@ -21,7 +21,7 @@ __all__ = ["box_enclosures", "giou_values", "iof_values", "iou_values", "ratios"
 @jit
 def ratio(numerator: float, denominator: float, zero_division: float) -> float:
     """``numerator / denominator``, or `zero_division` where the denominator is 0."""
-    return zero_division if denominator == 0.0 else numerator / denominator
+    return zero_division if denominator == 0.0 else float(numerator / denominator)
 
 
 @jit

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -40,7 +40,8 @@ def bounds_overlap(bounds_a: np.ndarray, bounds_b: np.ndarray) -> np.ndarray:
     return overlap
 
 
-PairMeasure = Callable[[Region, Region, np.ndarray, np.ndarray], np.ndarray]
+#: ``measure(a, b, index_a, index_b)`` of two flat batches of some kinds (Any: each kernel names its own).
+PairMeasure = Callable[[Any, Any, np.ndarray, np.ndarray], np.ndarray]
 
 
 def pruned(measure_pairs: PairMeasure) -> PairMeasure:
