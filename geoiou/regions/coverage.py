@@ -1,6 +1,6 @@
 """Exact per-pixel area coverage of vector regions.
 
-Pixel model (a contract shared by all kernels): a raster of shape ``(H, W)``
+Pixel model (a contract shared by the regions and all kernels): a raster of shape ``(H, W)``
 with origin ``(x0, y0)`` has pixel ``(r, c)`` equal to the unit square
 ``[x0 + c, x0 + c + 1) x [y0 + r, y0 + r + 1)``.  The *coverage* of a region
 in a pixel is the exact area of the region inside that square, so a polygon
@@ -28,11 +28,9 @@ from numpy.typing import ArrayLike, NDArray
 __all__ = [
     "Edges",
     "box_coverage",
-    "coverage_of_window",
     "polygon_coverage",
     "polygon_coverage_window",
     "rasterize_canvases",
-    "window_of_edges",
 ]
 
 def polygon_coverage(
@@ -241,16 +239,15 @@ def _window_edges(
     _require_polygonal(geometry)
     if geometry.is_empty:
         return None
-    return window_of_edges(_oriented_edges(geometry), geometry.bounds, shape, origin)
+    return _window_of_edges(_oriented_edges(geometry), geometry.bounds, shape, origin)
 
 
-def window_of_edges(
+def _window_of_edges(
     edges: Edges, bounds: tuple[float, float, float, float], shape: tuple[int, int], origin: tuple[float, float]
 ) -> tuple[slice, slice, Edges] | None:
     """The window of pixels that `bounds` touch and `edges` moved into its pixel units (None if it misses the canvas).
 
-    `edges` are a polygon's ring edges weighted as `_oriented_edges` does; the polygon kernels
-    pass them straight from a polygon store, with no shapely object in between.
+    `edges` are a polygon's ring edges weighted as `_oriented_edges` does.
     """
     x_origin, y_origin = origin
     min_x, min_y, max_x, max_y = bounds
@@ -267,12 +264,6 @@ def window_of_edges(
         (edges.y1 - y_origin) - rows.start,
         edges.weight,
     )
-
-
-def coverage_of_window(window: tuple[slice, slice, Edges]) -> NDArray[np.float64]:
-    """The exact coverage of the pixels of a window given by `window_of_edges`."""
-    rows, cols, edges = window
-    return _rasterize(edges, (rows.stop - rows.start, cols.stop - cols.start))
 
 
 def _interval_overlaps(
@@ -330,7 +321,7 @@ def rasterize_canvases(
     """Exact coverage of many canvases at once: ``edges.canvas[k]`` says on which canvas edge k lies.
 
     Canvas c has ``heights[c]`` rows and ``widths[c]`` columns, and each edge is in the pixel
-    units of its canvas (as `window_of_edges` gives them). The result is one table of rows:
+    units of its canvas (as `_window_of_edges` gives them). The result is one table of rows:
     canvas c's rows start at ``row_offsets[c]``, each row as wide as the widest canvas (columns
     past a canvas's width hold 0). Every step runs once for all canvases; the arithmetic of each
     canvas is the one `polygon_coverage_window` does for it alone.
