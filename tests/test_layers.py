@@ -60,6 +60,7 @@ LAYER_OF: dict[str, str] = {
     "geoiou.signed": "metrics",  # signed IoU of boxes and intervals: a metric without the kernel table
     "geoiou.sparse": "metrics",  # overlaps(): the sparse pairwise metric, on the kernels like pairwise_*
     "geoiou.kernels": "kernels",
+    "geoiou._compiled": "kernels",  # how the kernels are compiled (numba): nothing below them loads numba
     "geoiou.dispatch": "dispatch",
     "geoiou.tables": "tables",  # Annotations, TemporalSegments: what readers build and evaluations take
     "geoiou.rle_rasterize": "tables",  # beside the RLE codec, but it rasterizes Polygon batches (their ragged store)
@@ -68,7 +69,6 @@ LAYER_OF: dict[str, str] = {
     "geoiou._validation": "foundation",
     "geoiou.rle": "foundation",
     "geoiou.threads": "foundation",
-    "geoiou._compiled": "foundation",  # numba's jit and its threads; only the kernels import it
     "geoiou._progress": "foundation",
     "geoiou.threshold_score": "foundation",  # a function of IoU arrays: it needs no region
 }
