@@ -48,7 +48,6 @@ PENDING = {
     "geoiou/matching.py": 2,
     "geoiou/metrics.py": 17,
     "geoiou/plot.py": 5,
-    "geoiou/regions/coverage.py": 7,
     "geoiou/regions/mask.py": 2,
     "geoiou/regions/polygon.py": 12,
     "geoiou/regions/ragged.py": 3,

@@ -19,7 +19,7 @@ below or right of the canvas are never cut into pieces.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import shapely
@@ -224,7 +224,8 @@ class Edges(NamedTuple):
 
     def take(self, index: NDArray[np.intp] | NDArray[np.bool_] | slice) -> Edges:
         """Return the segments selected by an index or boolean mask."""
-        return Edges(*(None if array is None else array[index] for array in self))
+        canvas = None if self.canvas is None else self.canvas[index]
+        return Edges(self.x0[index], self.y0[index], self.x1[index], self.y1[index], self.weight[index], canvas)
 
 
 def _window_edges(
@@ -275,7 +276,8 @@ def _interval_overlaps(
     """
     cells = np.arange(n_cells, dtype=np.float64)
     overlap = np.minimum(hi[..., None], cells + 1.0) - np.maximum(lo[..., None], cells)
-    return np.maximum(overlap, 0.0)
+    result: NDArray[np.float64] = np.maximum(overlap, 0.0)
+    return result
 
 
 def _touched_cells(lo: float, hi: float, n_cells: int) -> slice:
@@ -359,7 +361,7 @@ def _trim_to_rows(edges: Edges, n_rows: int | NDArray[np.intp]) -> Edges:
     y_low, y_high = np.minimum(edges.y0, edges.y1), np.maximum(edges.y0, edges.y1)
     keep = (edges.y0 != edges.y1) & (y_high > 0) & (y_low < n_rows)
     edges = edges.take(keep)
-    n_rows = n_rows[keep] if np.ndim(n_rows) else n_rows
+    n_rows = n_rows[keep] if isinstance(n_rows, np.ndarray) and n_rows.ndim else n_rows
     x0, y0 = _slide_into_rows(edges.x0, edges.y0, edges.x1, edges.y1, n_rows)
     x1, y1 = _slide_into_rows(edges.x1, edges.y1, edges.x0, edges.y0, n_rows)
     return Edges(x0, y0, x1, y1, edges.weight, edges.canvas)
@@ -380,7 +382,7 @@ def _slide_into_rows(
     return np.where(clipped_y != y, x + fraction * (x_other - x), x), clipped_y
 
 
-def _split_at_grid_lines(edges: Edges, shape: tuple) -> Edges:
+def _split_at_grid_lines(edges: Edges, shape: tuple[Any, Any]) -> Edges:
     """Cut every edge at the grid lines it crosses into single-cell pieces.
 
     Edges are cut at vertical lines first, then each part at horizontal
@@ -394,7 +396,7 @@ def _split_at_grid_lines(edges: Edges, shape: tuple) -> Edges:
     # would be wasted work.
     keep = np.minimum(edges.x0, edges.x1) < n_cols
     edges = edges.take(keep)
-    n_rows = n_rows[keep] if np.ndim(n_rows) else n_rows
+    n_rows = n_rows[keep] if isinstance(n_rows, np.ndarray) and n_rows.ndim else n_rows
     return _swap_axes(_split_at_lines(_swap_axes(edges), n_rows)[0])
 
 
@@ -403,7 +405,8 @@ def _swap_axes(edges: Edges) -> Edges:
     return Edges(edges.y0, edges.x0, edges.y1, edges.x1, edges.weight, edges.canvas)
 
 
-def _split_at_lines(edges: Edges, n_lines: int | NDArray[np.intp], per_edge: tuple = ()) -> tuple[Edges, tuple]:
+def _split_at_lines(edges: Edges, n_lines: int | NDArray[np.intp], per_edge: tuple[Any, ...] = ()
+                    ) -> tuple[Edges, tuple[Any, ...]]:
     """Cut segments where they cross the vertical lines ``x = k``, ``0 <= k <= n_lines``.
 
     `n_lines` is one number or one per segment; `per_edge` are more per-segment arrays (or
@@ -451,7 +454,8 @@ def _crossed_lines(
     return first, np.maximum(last - first + 1, 0)
 
 
-def _accumulate_pieces(pieces: Edges, shape: tuple, table: tuple | None = None) -> NDArray[np.float64]:
+def _accumulate_pieces(pieces: Edges, shape: tuple[Any, Any], table: tuple[Any, int, int] | None = None
+                       ) -> NDArray[np.float64]:
     """Deposit single-cell pieces into a row accumulator and integrate along rows.
 
     A piece in row ``r``, column ``c`` with signed height ``dy`` and mean x
