@@ -112,7 +112,7 @@ def _region_pieces(region: Any, param: str) -> list[Region]:
     return result
 
 
-# --------------------------------------------------------------------------- input records
+# --------------------------------------------------------------------------- the table
 class Annotations:
     """Ground truths or predictions of a detection task: one row per object.
 

@@ -18,7 +18,7 @@ from geoiou._validation import invalid_argument as _invalid
 __all__ = ["TemporalSegments", "as_segments"]
 
 
-# --------------------------------------------------------------------------- input
+# --------------------------------------------------------------------------- the table
 class TemporalSegments:
     """Labelled time segments ``[start, end)`` of a set of videos: ground truth, or scored predictions.
 
