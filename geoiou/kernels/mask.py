@@ -12,7 +12,7 @@ import numpy as np
 
 from geoiou.dispatch import register
 from geoiou.kernels.box import overlap_length
-from geoiou.kernels.coverage import Edges, rasterize_canvases
+from geoiou.regions.coverage import Edges, rasterize_canvases
 from geoiou.regions.ragged import ragged_arange
 from geoiou.kernels.pairs import pruned
 from geoiou.regions import Box, Mask, Polygon
