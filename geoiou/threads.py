@@ -61,9 +61,9 @@ def get_threads() -> int:
 
 
 def _available() -> int:
-    from geoiou._compiled import config  # numba: loaded here and by the kernels, not by `import geoiou`
+    import numba  # loaded here and by the kernels, not by `import geoiou`
 
-    return int(config.NUMBA_NUM_THREADS)
+    return int(getattr(numba.config, "NUMBA_NUM_THREADS"))  # numba declares its settings at run time
 
 
 def _checked(n: object, name: str) -> int:
