@@ -172,7 +172,11 @@ def _pairwise(formula: Formula, a: Region, b: Region, dtype: DTypeLike, disjoint
     """
     _require_regions(a, b)
     pair = find_kernel(type(a), type(b))  # an unsupported pair fails even when a batch is empty
-    dtype = np.dtype(dtype)
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        raise InvalidArgumentError(f"'dtype' must be a floating-point type such as float64 or float32 (got {dtype!r})"
+                                   ) from None
     if dtype.kind != "f":
         raise InvalidArgumentError(f"'dtype' must be a floating-point type such as float64 or float32 (got {dtype})")
     flat_a, flat_b = a.reshape(a.size), b.reshape(b.size)

@@ -46,6 +46,9 @@ def test_non_float_dtype_is_refused():
     box = geoiou.Box([[0, 0, 1, 1]])
     with pytest.raises(geoiou.InvalidArgumentError, match=r"'dtype' must be a floating-point type .* \(got int64\)"):
         geoiou.pairwise_iou(box, box, dtype=np.int64)
+    # Not a dtype at all: NumPy's TypeError becomes a refusal naming the parameter.
+    with pytest.raises(geoiou.InvalidArgumentError, match=r"'dtype' must be a floating-point type .* \(got 'banana'\)"):
+        geoiou.pairwise_iou(box, box, dtype="banana")
 
 
 @pytest.mark.parametrize(
