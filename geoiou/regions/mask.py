@@ -680,13 +680,13 @@ class _PixelStore:
 
     @property
     def held_as_runs(self) -> bool:
-        """Whether the store was built from COCO runs (then `run_index` is not None)."""
+        """Whether the store was built from COCO runs (then `runs` is not None)."""
         return self._runs is not None
 
-    @functools.cached_property
-    def run_index(self) -> coco_rle.RunIndex | None:
-        """The runs the store was built from, made countable (on first use); None for dense pixels."""
-        return None if self._runs is None else coco_rle.RunIndex(self._runs)
+    @property
+    def runs(self) -> coco_rle.Runs | None:
+        """The COCO runs the store was built from; None for dense pixels."""
+        return self._runs
 
     def _held_runs(self) -> coco_rle.Runs:
         """The runs of a store built from runs (callers know it was: dense stores never ask)."""

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from geoiou.kernels.candidates import Candidates, candidate_pairs
 from geoiou.kernels.pairs import bounds_overlap
-from strategies import ci_settings
+from tests.strategies import ci_settings
 
 
 def random_bounds(rng, n, ndim, extent, size):
