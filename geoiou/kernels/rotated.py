@@ -151,13 +151,18 @@ def _overlap_length(centre: float, reach: float, half: float) -> float:
 
 
 @jit
-def _crossings(coordinate: float, edge: float) -> tuple[float, float]:
-    """The parameters t where ``coordinate + t * edge`` is -1 and where it is 1.
+def _slope(edge: float) -> float:
+    """``1 / edge``, with a huge finite slope standing in for the infinite one of an edge of length 0 along the axis.
 
-    An edge parallel to those lines gets a huge finite slope instead of an infinite one, so that
-    ``0 * slope`` stays 0 rather than NaN; every use clamps t into [0, 1].
+    So ``0 * slope`` stays 0 rather than NaN; every use clamps its parameters into [0, 1]. The
+    slope of ``-edge`` is exactly minus that of `edge`.
     """
-    slope = min(max(1.0 / edge, -_HUGE), _HUGE)
+    return min(max(1.0 / edge, -_HUGE), _HUGE)
+
+
+@jit
+def _crossings(coordinate: float, slope: float) -> tuple[float, float]:
+    """The parameters t where ``coordinate + t * edge`` is -1 and where it is 1, `slope` being `_slope` of the edge."""
     at_low = (-1.0 - coordinate) * slope
     return at_low, 2.0 * slope + at_low
 
@@ -168,14 +173,14 @@ def _clamped(value: float) -> float:
 
 
 @jit
-def _edge_integral(x: float, y: float, edge_x: float, edge_y: float) -> float:
+def _edge_integral(x: float, y: float, edge_x: float, edge_y: float, slope_x: float, slope_y: float) -> float:
     """``∫ clamp(y) dx`` along one edge, over its part in the strip ``-1 <= x <= 1``, y clamped into [-1, 1].
 
     Within the strip ``[enter, leave]`` the clamped y is constant before `first` and after `second`
     and linear in between: three pieces, each integrated exactly.
     """
-    at_left, at_right = _crossings(x, edge_x)
-    at_bottom, at_top = _crossings(y, edge_y)
+    at_left, at_right = _crossings(x, slope_x)
+    at_bottom, at_top = _crossings(y, slope_y)
     enter = min(max(min(at_left, at_right), 0.0), 1.0)
     leave = max(min(max(max(at_left, at_right), 0.0), 1.0), enter)
     first = min(max(min(at_bottom, at_top), enter), leave)
@@ -198,10 +203,12 @@ def _square_clipped_area(x: float, y: float, ux: float, uy: float, vx: float, vy
     exactly.
     """
     plus_x, plus_y, minus_x, minus_y = ux + vx, uy + vy, ux - vx, uy - vy
-    total = _edge_integral(-plus_x + x, -plus_y + y, 2.0 * ux, 2.0 * uy)
-    total += _edge_integral(minus_x + x, minus_y + y, 2.0 * vx, 2.0 * vy)
-    total += _edge_integral(plus_x + x, plus_y + y, -(2.0 * ux), -(2.0 * uy))
-    total += _edge_integral(-minus_x + x, -minus_y + y, -(2.0 * vx), -(2.0 * vy))
+    # Opposite edges have opposite slopes: four divisions for the four edges.
+    slope_ux, slope_uy, slope_vx, slope_vy = _slope(2.0 * ux), _slope(2.0 * uy), _slope(2.0 * vx), _slope(2.0 * vy)
+    total = _edge_integral(-plus_x + x, -plus_y + y, 2.0 * ux, 2.0 * uy, slope_ux, slope_uy)
+    total += _edge_integral(minus_x + x, minus_y + y, 2.0 * vx, 2.0 * vy, slope_vx, slope_vy)
+    total += _edge_integral(plus_x + x, plus_y + y, -(2.0 * ux), -(2.0 * uy), -slope_ux, -slope_uy)
+    total += _edge_integral(-minus_x + x, -minus_y + y, -(2.0 * vx), -(2.0 * vy), -slope_vx, -slope_vy)
     return -total
 
 
@@ -227,35 +234,32 @@ def _clipped_area(x: float, y: float, cos: float, sin: float, a_hw: float, a_hh:
 
 
 @jit
-def intersection_area(ax: float, ay: float, aw: float, ah: float, a_angle: float,
-                      bx: float, by: float, bw: float, bh: float, b_angle: float) -> float:
-    """The area of the intersection of two rotated boxes ``(cx, cy, w, h, angle)``.
+def _certainly_empty(ax: float, ay: float, aw: float, ah: float, bx: float, by: float, bw: float, bh: float) -> bool:
+    """Whether the intersection is 0 for a reason that needs no cos or sin: no area, or apart beyond any turn.
 
-    In ``[0, min(w_a h_a, w_b h_b)]``, exactly the smaller area when a box is inside the other (so
-    a box has IoU exactly 1 with itself), exactly 0 when the boxes' bounds do not overlap with
-    positive area; NaN when a number is NaN.
+    A box's bounds reach at most its half width plus its half height from its centre, so boxes
+    further apart than the sum of those along x or y (with a margin for rounding) have bounds apart.
     """
-    if math.isnan(ax + ay + aw + ah + a_angle + bx + by + bw + bh + b_angle):
-        return np.nan
-    a_area, b_area = aw * ah, bw * bh
-    if a_area == 0.0 or b_area == 0.0:
-        return 0.0
-    # Apart by more than the sum of the half sizes along x or y: certainly apart bounds, no cos/sin needed.
+    if aw * ah == 0.0 or bw * bh == 0.0:
+        return True
     reach = 1.000001 * ((0.5 * aw + 0.5 * ah) + (0.5 * bw + 0.5 * bh))
-    if abs(bx - ax) > reach or abs(by - ay) > reach:
-        return 0.0
+    return abs(bx - ax) > reach or abs(by - ay) > reach
+
+
+@jit
+def _intersection_of_turned(ax: float, ay: float, aw: float, ah: float, a_angle: float, a_cos: float, a_sin: float,
+                            bx: float, by: float, bw: float, bh: float, b_angle: float, b_cos: float,
+                            b_sin: float) -> float:
+    """`intersection_area`, the unit vectors of both boxes given."""
     if _comes_first(ax, ay, aw, ah, a_angle, bx, by, bw, bh, b_angle):
-        ax, ay, aw, ah, a_angle, bx, by, bw, bh, b_angle = bx, by, bw, bh, b_angle, ax, ay, aw, ah, a_angle
-        a_area, b_area = b_area, a_area
-    a_cos, a_sin = unit_vector(a_angle)
-    b_cos, b_sin = unit_vector(b_angle)
+        ax, ay, aw, ah, a_cos, a_sin, bx, by, bw, bh, b_cos, b_sin = bx, by, bw, bh, b_cos, b_sin, ax, ay, aw, ah, a_cos, a_sin
     if _bounds_apart(ax, ay, aw, ah, a_cos, a_sin, bx, by, bw, bh, b_cos, b_sin):
         return 0.0
     a_hw, a_hh, b_hw, b_hh = 0.5 * aw, 0.5 * ah, 0.5 * bw, 0.5 * bh
     # The centre difference comes first, so far-away pairs keep the precision of their sizes.
     x, y = _turn_back(bx - ax, by - ay, a_cos, a_sin)
     cos, sin = _relative_direction(a_cos, a_sin, b_cos, b_sin)
-    smaller = min(a_area, b_area)
+    smaller = min(aw * ah, bw * bh)
     if _contained(x, y, cos, sin, a_hw, a_hh, b_hw, b_hh):
         return smaller
     if sin == 0.0 or cos == 0.0:
@@ -274,6 +278,24 @@ def intersection_area(ax: float, ay: float, aw: float, ah: float, a_angle: float
     if not area > 0.0:
         return 0.0
     return min(area, smaller) + 0.0
+
+
+@jit
+def intersection_area(ax: float, ay: float, aw: float, ah: float, a_angle: float,
+                      bx: float, by: float, bw: float, bh: float, b_angle: float) -> float:
+    """The area of the intersection of two rotated boxes ``(cx, cy, w, h, angle)``.
+
+    In ``[0, min(w_a h_a, w_b h_b)]``, exactly the smaller area when a box is inside the other (so
+    a box has IoU exactly 1 with itself), exactly 0 when the boxes' bounds do not overlap with
+    positive area; NaN when a number is NaN.
+    """
+    if math.isnan(ax + ay + aw + ah + a_angle + bx + by + bw + bh + b_angle):
+        return np.nan
+    if _certainly_empty(ax, ay, aw, ah, bx, by, bw, bh):
+        return 0.0
+    a_cos, a_sin = unit_vector(a_angle)
+    b_cos, b_sin = unit_vector(b_angle)
+    return _intersection_of_turned(ax, ay, aw, ah, a_angle, a_cos, a_sin, bx, by, bw, bh, b_angle, b_cos, b_sin)
 
 
 @jit
@@ -308,56 +330,55 @@ def _twice_hull_area(x: float, y: float, cos: float, sin: float, a_hw: float, a_
         cos, sin, b_hw, b_hh = abs(sin), abs(cos), b_hh, b_hw
     ux, uy, vx, vy = b_hw * cos, b_hw * sin, -(b_hh * sin), b_hh * cos
     plus_x, plus_y, minus_x, minus_y = ux + vx, uy + vy, ux - vx, uy - vy
-    # Corners i of `b` and i + 1 of `a` (corner i + 1 ends edge i of `a`), and the outward normals
-    # of the edges of `b`: those of `a`, (0, -1), (1, 0), (0, 1), (-1, 0), turned by phi.
-    b_x = (-plus_x + x, minus_x + x, plus_x + x, -minus_x + x)
-    b_y = (-plus_y + y, minus_y + y, plus_y + y, -minus_y + y)
-    a_x = (a_hw, a_hw, -a_hw, -a_hw)
-    a_y = (-a_hh, a_hh, a_hh, -a_hh)
-    normal_x = (sin, cos, -sin, -cos)
-    normal_y = (-cos, sin, cos, -sin)
-    a_wins = [0.0, 0.0, 0.0, 0.0]
-    a_wins_b = [0.0, 0.0, 0.0, 0.0]
-    for i in range(4):
-        beyond_x, beyond_y = a_x[i] - b_x[i], a_y[i] - b_y[i]
-        # Does `a` reach at least as far along normal i of `a` (bottom, right, top, left) ...
-        if i == 0:
-            reach = -beyond_y
-        elif i == 1:
-            reach = beyond_x
-        elif i == 2:
-            reach = beyond_y
-        else:
-            reach = -beyond_x
-        a_wins[i] = 1.0 if reach >= 0.0 else 0.0
-        # ... and along normal i of `b`?
-        a_wins_b[i] = 1.0 if normal_x[i] * beyond_x + normal_y[i] * beyond_y >= 0.0 else 0.0
-    total = 0.0
-    for i in range(4):
-        j = (i + 1) % 4
-        term = (a_wins[i] - a_wins_b[i]) * (a_x[i] * b_y[i] - a_y[i] * b_x[i])
-        term += (1.0 - a_wins_b[i]) * (b_x[i] * b_y[j] - b_y[i] * b_x[j])
-        term += (a_wins_b[i] - a_wins[j]) * (a_x[i] * b_y[j] - a_y[i] * b_x[j])
-        total += term
+    # The corners b_i of `b`; corner i + 1 of `a` is (a_hw, -a_hh), (a_hw, a_hh), (-a_hw, a_hh), (-a_hw, -a_hh).
+    b0x, b0y = -plus_x + x, -plus_y + y
+    b1x, b1y = minus_x + x, minus_y + y
+    b2x, b2y = plus_x + x, plus_y + y
+    b3x, b3y = -minus_x + x, -minus_y + y
+    # How far corner i + 1 of `a` is beyond corner i of `b`.
+    e0x, e0y = a_hw - b0x, -a_hh - b0y
+    e1x, e1y = a_hw - b1x, a_hh - b1y
+    e2x, e2y = -a_hw - b2x, a_hh - b2y
+    e3x, e3y = -a_hw - b3x, -a_hh - b3y
+    # Does `a` reach at least as far along normal i of `a` (bottom, right, top, left) ...
+    w0, w1, w2, w3 = _at_least_zero(-e0y), _at_least_zero(e1x), _at_least_zero(e2y), _at_least_zero(-e3x)
+    # ... and along normal i of `b`: those of `a` turned by phi, (sin, -cos), (cos, sin), (-sin, cos), (-cos, -sin)?
+    v0 = _at_least_zero(sin * e0x + -cos * e0y)
+    v1 = _at_least_zero(cos * e1x + sin * e1y)
+    v2 = _at_least_zero(-sin * e2x + cos * e2y)
+    v3 = _at_least_zero(-cos * e3x + -sin * e3y)
+    # The shoelace sum, term by term, unrolled (a loop over tuples indexes them through memory: 3x slower).
+    total = ((w0 - v0) * _cross(a_hw, -a_hh, b0x, b0y) + (1.0 - v0) * _cross(b0x, b0y, b1x, b1y)
+             + (v0 - w1) * _cross(a_hw, -a_hh, b1x, b1y))
+    total += ((w1 - v1) * _cross(a_hw, a_hh, b1x, b1y) + (1.0 - v1) * _cross(b1x, b1y, b2x, b2y)
+              + (v1 - w2) * _cross(a_hw, a_hh, b2x, b2y))
+    total += ((w2 - v2) * _cross(-a_hw, a_hh, b2x, b2y) + (1.0 - v2) * _cross(b2x, b2y, b3x, b3y)
+              + (v2 - w3) * _cross(-a_hw, a_hh, b3x, b3y))
+    total += ((w3 - v3) * _cross(-a_hw, -a_hh, b3x, b3y) + (1.0 - v3) * _cross(b3x, b3y, b0x, b0y)
+              + (v3 - w0) * _cross(-a_hw, -a_hh, b0x, b0y))
     # a_i × a_{i+1} is 2 * a_hw * a_hh for every edge of `a`.
-    wins = ((a_wins[0] + a_wins[1]) + a_wins[2]) + a_wins[3]
+    wins = ((w0 + w1) + w2) + w3
     return total + wins * ((a_hw * a_hh) * 2.0)
 
 
 @jit
-def hull_area(ax: float, ay: float, aw: float, ah: float, a_angle: float,
-              bx: float, by: float, bw: float, bh: float, b_angle: float) -> float:
-    """The area of the convex hull of two rotated boxes ``(cx, cy, w, h, angle)`` (GIoU's enclosure).
+def _at_least_zero(value: float) -> float:
+    """1.0 where `value` >= 0, else 0.0: the walk's choices as factors of the shoelace terms."""
+    return 1.0 if value >= 0.0 else 0.0
 
-    At least ``max(w_a h_a, w_b h_b)``, exactly that when a box is inside the other; NaN when a
-    number is NaN.
-    """
-    if math.isnan(ax + ay + aw + ah + a_angle + bx + by + bw + bh + b_angle):
-        return np.nan
+
+@jit
+def _cross(ux: float, uy: float, vx: float, vy: float) -> float:
+    """The z component of the cross product ``u × v``."""
+    return ux * vy - uy * vx
+
+
+@jit
+def _hull_of_turned(ax: float, ay: float, aw: float, ah: float, a_angle: float, a_cos: float, a_sin: float,
+                    bx: float, by: float, bw: float, bh: float, b_angle: float, b_cos: float, b_sin: float) -> float:
+    """`hull_area`, the unit vectors of both boxes given."""
     if _comes_first(ax, ay, aw, ah, a_angle, bx, by, bw, bh, b_angle):
-        ax, ay, aw, ah, a_angle, bx, by, bw, bh, b_angle = bx, by, bw, bh, b_angle, ax, ay, aw, ah, a_angle
-    a_cos, a_sin = unit_vector(a_angle)
-    b_cos, b_sin = unit_vector(b_angle)
+        ax, ay, aw, ah, a_cos, a_sin, bx, by, bw, bh, b_cos, b_sin = bx, by, bw, bh, b_cos, b_sin, ax, ay, aw, ah, a_cos, a_sin
     a_hw, a_hh, b_hw, b_hh = 0.5 * aw, 0.5 * ah, 0.5 * bw, 0.5 * bh
     x, y = _turn_back(bx - ax, by - ay, a_cos, a_sin)
     cos, sin = _relative_direction(a_cos, a_sin, b_cos, b_sin)
@@ -374,48 +395,135 @@ def hull_area(ax: float, ay: float, aw: float, ah: float, a_angle: float,
 
 
 @jit
-def _intersection_serial(a: np.ndarray, b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray,
-                         out: np.ndarray) -> None:
-    for k in range(index_a.size):
-        i, j = index_a[k], index_b[k]
-        out[k] = intersection_area(a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4], b[j, 0], b[j, 1], b[j, 2], b[j, 3], b[j, 4])
+def hull_area(ax: float, ay: float, aw: float, ah: float, a_angle: float,
+              bx: float, by: float, bw: float, bh: float, b_angle: float) -> float:
+    """The area of the convex hull of two rotated boxes ``(cx, cy, w, h, angle)`` (GIoU's enclosure).
+
+    At least ``max(w_a h_a, w_b h_b)``, exactly that when a box is inside the other; NaN when a
+    number is NaN.
+    """
+    if math.isnan(ax + ay + aw + ah + a_angle + bx + by + bw + bh + b_angle):
+        return np.nan
+    a_cos, a_sin = unit_vector(a_angle)
+    b_cos, b_sin = unit_vector(b_angle)
+    return _hull_of_turned(ax, ay, aw, ah, a_angle, a_cos, a_sin, bx, by, bw, bh, b_angle, b_cos, b_sin)
 
 
-@jit(parallel=True)
-def _intersection_parallel(a: np.ndarray, b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray,
-                           out: np.ndarray) -> None:
-    for k in prange(index_a.size):
-        i, j = index_a[k], index_b[k]
-        out[k] = intersection_area(a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4], b[j, 0], b[j, 1], b[j, 2], b[j, 3], b[j, 4])
+# --------------------------------------------------------------------------- the loops over pairs
+# A pair's value comes from one call of the functions above, whatever the loop (serial or parallel,
+# unit vectors from a table or not): the same bits for any batch, thread count or position.
 
 
 @jit
-def _hull_serial(a: np.ndarray, b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
+def _unit_vector_of(coords: np.ndarray, table: np.ndarray, i: int) -> tuple[float, float]:
+    """The unit vector of box `i`: from `table` if there is one (rows), else computed."""
+    if table.shape[0] == 0:
+        return unit_vector(coords[i, 4])
+    return table[i, 0], table[i, 1]
+
+
+@jit
+def _intersection_of_rows(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
+                          i: int, j: int) -> float:
+    """`intersection_area` of ``a[i]`` and ``b[j]``."""
+    ax, ay, aw, ah, a_angle = a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4]
+    bx, by, bw, bh, b_angle = b[j, 0], b[j, 1], b[j, 2], b[j, 3], b[j, 4]
+    if math.isnan(ax + ay + aw + ah + a_angle + bx + by + bw + bh + b_angle):
+        return np.nan
+    if _certainly_empty(ax, ay, aw, ah, bx, by, bw, bh):  # before any cos or sin: a few comparisons
+        return 0.0
+    a_cos, a_sin = _unit_vector_of(a, table_a, i)
+    b_cos, b_sin = _unit_vector_of(b, table_b, j)
+    return _intersection_of_turned(ax, ay, aw, ah, a_angle, a_cos, a_sin, bx, by, bw, bh, b_angle, b_cos, b_sin)
+
+
+@jit
+def _hull_of_rows(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray, i: int, j: int) -> float:
+    """`hull_area` of ``a[i]`` and ``b[j]``."""
+    ax, ay, aw, ah, a_angle = a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4]
+    bx, by, bw, bh, b_angle = b[j, 0], b[j, 1], b[j, 2], b[j, 3], b[j, 4]
+    if math.isnan(ax + ay + aw + ah + a_angle + bx + by + bw + bh + b_angle):
+        return np.nan
+    a_cos, a_sin = _unit_vector_of(a, table_a, i)
+    b_cos, b_sin = _unit_vector_of(b, table_b, j)
+    return _hull_of_turned(ax, ay, aw, ah, a_angle, a_cos, a_sin, bx, by, bw, bh, b_angle, b_cos, b_sin)
+
+
+@jit
+def _intersection_serial(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
+                         index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
     for k in range(index_a.size):
-        i, j = index_a[k], index_b[k]
-        out[k] = hull_area(a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4], b[j, 0], b[j, 1], b[j, 2], b[j, 3], b[j, 4])
+        out[k] = _intersection_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
 
 
 @jit(parallel=True)
-def _hull_parallel(a: np.ndarray, b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
+def _intersection_parallel(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
+                           index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
     for k in prange(index_a.size):
-        i, j = index_a[k], index_b[k]
-        out[k] = hull_area(a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4], b[j, 0], b[j, 1], b[j, 2], b[j, 3], b[j, 4])
+        out[k] = _intersection_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
+
+
+@jit
+def _hull_serial(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
+                 index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
+    for k in range(index_a.size):
+        out[k] = _hull_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
+
+
+@jit(parallel=True)
+def _hull_parallel(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
+                   index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
+    for k in prange(index_a.size):
+        out[k] = _hull_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
+
+
+@jit(parallel=True)
+def _unit_vector_table(coords: np.ndarray) -> np.ndarray:
+    """The unit vector ``(cos, sin)`` of every box, shape ``(n, 2)``."""
+    table = np.empty((coords.shape[0], 2))
+    for i in prange(coords.shape[0]):
+        table[i, 0], table[i, 1] = unit_vector(coords[i, 4])
+    return table
+
+
+#: The table of no box: the loops compute each pair's unit vectors.
+_NO_TABLE = np.empty((0, 2))
 
 
 def _measure_pairs(serial: Callable[..., None], parallel: Callable[..., None], a: RotatedBox, b: RotatedBox,
                    index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """Run one of the loops on the flat batches `a`, `b` and the pair indices (the same bits serial or parallel)."""
-    coords_a, coords_b = np.ascontiguousarray(a._coords), np.ascontiguousarray(b._coords)
-    index_a = np.ascontiguousarray(index_a, dtype=np.int64)
-    index_b = np.ascontiguousarray(index_b, dtype=np.int64)
+    """Run one of the loops on the flat batches `a`, `b` and the pair indices.
+
+    When the pairs outnumber the boxes (a pairwise matrix), each box's cos and sin are computed once,
+    into a table, rather than for each of its pairs; with few pairs nothing is computed per box, so a
+    call's cost follows the pairs asked, not the batches.
+    """
+    coords_a, coords_b = _float_rows(a._coords), _float_rows(b._coords)
+    index_a, index_b = _indices(index_a), _indices(index_b)
     out = np.empty(index_a.size)
     if index_a.size < PARALLEL_PAIRS:
-        serial(coords_a, coords_b, index_a, index_b, out)
+        serial(coords_a, coords_b, _NO_TABLE, _NO_TABLE, index_a, index_b, out)
+        return out
+    use_threads()
+    if index_a.size > len(coords_a) + len(coords_b):
+        table_a, table_b = _unit_vector_table(coords_a), _unit_vector_table(coords_b)
     else:
-        use_threads()
-        parallel(coords_a, coords_b, index_a, index_b, out)
+        table_a = table_b = _NO_TABLE
+    parallel(coords_a, coords_b, table_a, table_b, index_a, index_b, out)
     return out
+
+
+def _float_rows(coords: np.ndarray) -> np.ndarray:
+    """`coords` as C-contiguous rows ``(n, 5)``: one array type, so each loop compiles once."""
+    rows = coords.reshape(-1, 5)
+    return rows if rows.flags.c_contiguous else np.ascontiguousarray(rows)
+
+
+def _indices(index: np.ndarray) -> np.ndarray:
+    """`index` as a C-contiguous int64 array (one array type, so each loop compiles once)."""
+    if index.dtype == np.int64 and index.flags.c_contiguous:
+        return index
+    return np.ascontiguousarray(index, dtype=np.int64)
 
 
 @register(RotatedBox, RotatedBox, form="pairs")

@@ -415,6 +415,17 @@ def test_batches_that_do_not_broadcast_are_refused():
         rotated_box_intersection_area(np.zeros((3, 5)), np.zeros((4, 5)))
 
 
+def test_unit_vectors_from_a_table_give_the_same_bits():
+    # Pairs that outnumber their boxes take each box's cos and sin from a table computed once.
+    rng = np.random.default_rng(12)
+    a, b = random_box_pairs(rng, 60)
+    assert 60 * 60 >= kernels.PARALLEL_PAIRS
+    for kernel in (rotated_box_intersection_area, rotated_box_hull_area):
+        matrix = kernel(a[:, None], b[None])
+        rows = np.stack([kernel(box, b) for box in a])  # 60 pairs a call: computed pair by pair
+        assert np.array_equal(matrix, rows)
+
+
 def test_serial_and_parallel_loops_give_the_same_bits():
     # Small calls run the serial loop, large ones the parallel one: a pair's value is the same in both.
     rng = np.random.default_rng(11)
