@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 import geoiou
 from geoiou.dispatch import find_kernel
-from geoiou.kernels.rotated import hull_area, intersection_area
+from geoiou.kernels.rotated_loops import hull_area, intersection_area
 from strategies import ci_settings, region_strategy
 
-#: Pairs of kinds whose single pairs take the scalar path or a compiled kernel (Box × RotatedBox after promoting the box).
+#: Pairs of kinds whose single pairs take the scalar path or a compiled kernel (Box × RotatedBox by promotion).
 SCALAR_PAIRS = [("box", "box"), ("interval", "interval"), ("rotated_box", "rotated_box"), ("box", "rotated_box")]
 
 METRICS = {

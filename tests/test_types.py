@@ -45,7 +45,6 @@ PENDING = {
     "geoiou/kernels/polygon.py": 5,
     "geoiou/kernels/polygon_overlap.py": 19,
     "geoiou/kernels/polygon_pair.py": 8,
-    "geoiou/kernels/rotated.py": 9,
     "geoiou/matching.py": 2,
     "geoiou/metrics.py": 17,
     "geoiou/plot.py": 5,

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import geoiou
 from geoiou import threads
 from geoiou.dispatch import find_kernel
-from geoiou.kernels import rotated as kernels
+from geoiou.kernels import rotated_loops as kernels
 from geoiou.regions import RotatedBox
 from geoiou.regions.rotated_box import corner_bounds, rotated_box_corners, unit_vectors
 
