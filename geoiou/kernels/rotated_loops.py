@@ -527,7 +527,7 @@ def _measure_pairs(serial: Callable[..., None], parallel: Callable[..., None], a
     if index_a.size < PARALLEL_PAIRS:
         serial(coords_a, coords_b, _NO_TABLE, _NO_TABLE, index_a, index_b, out)
         return out
-    use_threads()
+    use_threads(index_a.size)
     if index_a.size > len(coords_a) + len(coords_b):
         table_a, table_b = _unit_vector_table(coords_a), _unit_vector_table(coords_b)
     else:
