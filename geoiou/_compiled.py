@@ -19,7 +19,7 @@ Conventions every kernel follows:
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar, overload
 
 import numba
 
@@ -37,8 +37,19 @@ if "NUMBA_THREADING_LAYER" not in os.environ:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+@overload
+def jit(function: F, *, parallel: bool = False) -> F: ...
+
+
+@overload
+def jit(function: None = None, *, parallel: bool = False) -> Callable[[F], F]: ...
+
+
 def jit(function: F | None = None, *, parallel: bool = False) -> Any:
-    """Compile `function` with geoiou's conventions (see the module docstring); use as ``@jit`` or ``@jit(parallel=True)``."""
+    """Compile `function` with geoiou's conventions (see the module docstring); use as ``@jit`` or ``@jit(parallel=True)``.
+
+    To type checkers the compiled function keeps the signature of the Python one.
+    """
     decorator = numba.njit(cache=True, nogil=True, parallel=parallel, error_model="numpy", fastmath=False)
     return decorator if function is None else decorator(function)
 

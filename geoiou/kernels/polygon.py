@@ -11,14 +11,8 @@ import numpy as np
 
 from geoiou.dispatch import register
 from geoiou.regions import Box, Polygon, RotatedBox
-from geoiou.regions.ragged import RaggedPolygons
 
 __all__ = ["box_polygon_intersection_area", "polygon_intersection_area", "rotated_polygon_intersection_area"]
-
-
-def _store_arrays(store: RaggedPolygons) -> tuple[np.ndarray, ...]:
-    """What the loops read of a store: vertices, ring, part and geometry offsets, and the geometries' areas."""
-    return store.coords, store.ring_offsets, store.part_offsets, store.geometry_offsets, store.area
 
 
 @register(Polygon, Polygon, form="pairs")
@@ -29,7 +23,7 @@ def polygon_intersection_area(a: Polygon, b: Polygon, index_a: np.ndarray, index
     """
     from geoiou.kernels.polygon_loops import polygon_shared_area
 
-    return polygon_shared_area(*_store_arrays(a._store), a._index[index_a], *_store_arrays(b._store), b._index[index_b])
+    return polygon_shared_area(a._store, a._index[index_a], b._store, b._index[index_b])
 
 
 @register(RotatedBox, Polygon, form="pairs")
@@ -37,7 +31,7 @@ def rotated_polygon_intersection_area(a: RotatedBox, b: Polygon, index_a: np.nda
     """Area of ``a[index_a[k]] ∩ b[index_b[k]]`` for each k, the box's edges built in the pair's frame (exact at any offset)."""
     from geoiou.kernels.polygon_loops import rotated_polygon_shared_area
 
-    return rotated_polygon_shared_area(a._coords, *_store_arrays(b._store), index_a, b._index[index_b])
+    return rotated_polygon_shared_area(a._coords, index_a, b._store, b._index[index_b])
 
 
 @register(Box, Polygon, form="pairs")
@@ -45,4 +39,4 @@ def box_polygon_intersection_area(a: Box, b: Polygon, index_a: np.ndarray, index
     """Area of ``a[index_a[k]] ∩ b[index_b[k]]`` for each k, from the box's own corners in the pair's frame."""
     from geoiou.kernels.polygon_loops import box_polygon_shared_area
 
-    return box_polygon_shared_area(a._xyxy, *_store_arrays(b._store), index_a, b._index[index_b])
+    return box_polygon_shared_area(a._xyxy, index_a, b._store, b._index[index_b])

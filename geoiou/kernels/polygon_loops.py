@@ -35,7 +35,9 @@ polygons around O, about ``n + m`` of the ``n · m``) and the closed form runs o
 parallel loop per kind of pair runs that function over the pairs; each pair writes only its own
 output, so the result has the same bits for any number of threads.
 
-The result is within a rounding bound (`ROUNDING` times the sum of the terms' magnitudes) of the
+The terms have both signs and cancel, so they are summed with Neumaier's compensation: the sum
+is the rounded sum of the rounded terms (shared edges on integer grids then come out exact). The
+result is within a rounding bound (`ROUNDING` times the sum of the terms' magnitudes) of the
 true area, which lies in ``[0, min(|a|, |b|)]``; where an end of that range is within the bound
 it is the answer, so nested and identical regions share exactly the smaller area and touching
 ones exactly 0. Two polygons are measured in a canonical order (`_polygon_order`: by their
@@ -50,9 +52,10 @@ import numpy as np
 
 from geoiou._compiled import jit, prange, use_threads
 from geoiou.kernels.polygon_overlap import TURN
+from geoiou.regions.ragged import RaggedPolygons
 
-__all__ = ["ROUNDING", "box_polygon_shared_area", "polygon_shared_area", "region_rows",
-           "rotated_polygon_shared_area"]
+__all__ = ["ROUNDING", "SERIAL_PAIRS", "box_polygon_shared_area", "polygon_shared_area", "pseudo_angle",
+           "region_rows", "rotated_polygon_shared_area"]
 
 #: Bound on the relative rounding error of one term (a generous count of its roundings, times 2^-53).
 ROUNDING = 64 * float(np.finfo(np.float64).eps)
@@ -62,42 +65,41 @@ _UX, _UY, _VX, _VY, _TWICE, _SIGN, _ANGLE, _WIDTH, _REST = range(9)
 #: pool costs more than they do.
 SERIAL_PAIRS = 16
 
+#: A batch of polygons as the loops read it: the vertices of its closed rings ``(V, 2)``, its ring,
+#: part and geometry offsets (`RaggedPolygons`' layout) and each geometry's area.
+Store = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+Bounds = tuple[float, float, float, float]
+Fan = np.ndarray
+
 
 # --------------------------------------------------------------------------- Python entry points
-def polygon_shared_area(coords_a: np.ndarray, ring_offsets_a: np.ndarray, part_offsets_a: np.ndarray,
-                        geometry_offsets_a: np.ndarray, area_a: np.ndarray, geometry_a: np.ndarray,
-                        coords_b: np.ndarray, ring_offsets_b: np.ndarray, part_offsets_b: np.ndarray,
-                        geometry_offsets_b: np.ndarray, area_b: np.ndarray, geometry_b: np.ndarray) -> np.ndarray:
-    """``|a[k] ∩ b[k]|`` of polygon pairs: geometry ``geometry_a[k]`` of the first store with ``geometry_b[k]`` of the second.
-
-    Each store is given by its arrays (`geoiou.regions.ragged.RaggedPolygons`: closed rings'
-    vertices, ring, part and geometry offsets) and its geometries' areas.
+def polygon_shared_area(a: RaggedPolygons, geometry_a: np.ndarray, b: RaggedPolygons,
+                        geometry_b: np.ndarray) -> np.ndarray:
+    """``|a[geometry_a[k]] ∩ b[geometry_b[k]]|`` for every k: the shared area of polygon pairs of two stores.
 
     Examples
     --------
     >>> square = np.array([[0, 0], [2, 0], [2, 2], [0, 2], [0, 0]], dtype=float)
-    >>> one, offsets = np.array([0, 1]), np.array([0, 5])
-    >>> polygon_shared_area(square, offsets, one, one, np.array([4.0]), np.array([0]),
-    ...                     square + 1, offsets, one, one, np.array([4.0]), np.array([0]))
-    array([1.])
+    >>> a = RaggedPolygons.from_closed_rings(square, np.array([0, 5]))
+    >>> b = RaggedPolygons.from_closed_rings(np.concatenate([square + 1, square + 2]), np.array([0, 5, 10]))
+    >>> polygon_shared_area(a, np.array([0, 0]), b, np.array([0, 1]))  # an overlap, and a corner touching
+    array([1., 0.])
     """
-    store_a = (coords_a, ring_offsets_a, part_offsets_a, geometry_offsets_a, _floats(area_a))
-    store_b = (coords_b, ring_offsets_b, part_offsets_b, geometry_offsets_b, _floats(area_b))
+    store_a, store_b = _store(a), _store(b)
     out = np.empty(len(geometry_a))
     if len(out) < SERIAL_PAIRS:
-        _polygon_pairs_serial(*store_a, _indices(geometry_a), *store_b, _indices(geometry_b), out)
+        _polygon_pairs_serial(store_a, _indices(geometry_a), store_b, _indices(geometry_b), out)
         return out
-    which_a, rows_a = region_rows(geometry_a, len(geometry_offsets_a) - 1)
-    which_b, rows_b = region_rows(geometry_b, len(geometry_offsets_b) - 1)
-    bounds_a, bounds_b = _polygon_bounds(*store_a[:4], which_a), _polygon_bounds(*store_b[:4], which_b)
+    which_a, rows_a = region_rows(geometry_a, a.size)
+    which_b, rows_b = region_rows(geometry_b, b.size)
+    bounds_a, bounds_b = _polygon_bounds(store_a, which_a), _polygon_bounds(store_b, which_b)
     use_threads()
-    _polygon_pairs_parallel(*store_a, which_a, bounds_a, rows_a, *store_b, which_b, bounds_b, rows_b, out)
+    _polygon_pairs_parallel(store_a, which_a, bounds_a, rows_a, store_b, which_b, bounds_b, rows_b, out)
     return out
 
 
-def rotated_polygon_shared_area(boxes: np.ndarray, coords: np.ndarray, ring_offsets: np.ndarray,
-                                part_offsets: np.ndarray, geometry_offsets: np.ndarray, area: np.ndarray,
-                                box_index: np.ndarray, geometry: np.ndarray) -> np.ndarray:
+def rotated_polygon_shared_area(boxes: np.ndarray, box_index: np.ndarray, polygons: RaggedPolygons,
+                                geometry: np.ndarray) -> np.ndarray:
     """``|box ∩ polygon|`` of rotated boxes ``boxes[box_index[k]]`` (``cx, cy, w, h, angle``) and polygons.
 
     The box's edges are built in the pair's frame, so the result keeps its precision at any
@@ -105,47 +107,41 @@ def rotated_polygon_shared_area(boxes: np.ndarray, coords: np.ndarray, ring_offs
 
     Examples
     --------
-    >>> square = np.array([[0, 0], [2, 0], [2, 2], [0, 2], [0, 0]], dtype=float)
-    >>> one = np.array([0, 1])
-    >>> rotated_polygon_shared_area(np.array([[2.0, 2.0, 2.0, 2.0, 90.0]]), square, np.array([0, 5]), one, one,
-    ...                             np.array([4.0]), np.array([0]), np.array([0]))
+    >>> square = RaggedPolygons.from_closed_rings(np.array([[0, 0], [2, 0], [2, 2], [0, 2], [0, 0.0]]), np.array([0, 5]))
+    >>> rotated_polygon_shared_area(np.array([[2.0, 2.0, 2.0, 2.0, 90.0]]), np.array([0]), square, np.array([0]))
     array([1.])
     """
-    store = (coords, ring_offsets, part_offsets, geometry_offsets, _floats(area))
+    store = _store(polygons)
     out = np.empty(len(geometry))
     if len(out) < SERIAL_PAIRS:
-        _rotated_pairs_serial(_floats(boxes), _indices(box_index), *store, _indices(geometry), out)
+        _rotated_pairs_serial(_floats(boxes), _indices(box_index), store, _indices(geometry), out)
         return out
     which_box, rows_box = region_rows(box_index, len(boxes))
-    which, rows = region_rows(geometry, len(geometry_offsets) - 1)
+    which, rows = region_rows(geometry, polygons.size)
     table = _rotated_table(_floats(boxes[which_box]))
     use_threads()
-    _rotated_pairs_parallel(table, rows_box, *store, which, _polygon_bounds(*store[:4], which), rows, out)
+    _rotated_pairs_parallel(table, rows_box, store, which, _polygon_bounds(store, which), rows, out)
     return out
 
 
-def box_polygon_shared_area(boxes: np.ndarray, coords: np.ndarray, ring_offsets: np.ndarray,
-                            part_offsets: np.ndarray, geometry_offsets: np.ndarray, area: np.ndarray,
-                            box_index: np.ndarray, geometry: np.ndarray) -> np.ndarray:
+def box_polygon_shared_area(boxes: np.ndarray, box_index: np.ndarray, polygons: RaggedPolygons,
+                            geometry: np.ndarray) -> np.ndarray:
     """``|box ∩ polygon|`` of axis-aligned boxes ``boxes[box_index[k]]`` (``x1, y1, x2, y2``) and polygons.
 
     Examples
     --------
-    >>> square = np.array([[0, 0], [2, 0], [2, 2], [0, 2], [0, 0]], dtype=float)
-    >>> one = np.array([0, 1])
-    >>> box_polygon_shared_area(np.array([[1.0, 1.0, 3.0, 3.0]]), square, np.array([0, 5]), one, one,
-    ...                         np.array([4.0]), np.array([0]), np.array([0]))
+    >>> square = RaggedPolygons.from_closed_rings(np.array([[0, 0], [2, 0], [2, 2], [0, 2], [0, 0.0]]), np.array([0, 5]))
+    >>> box_polygon_shared_area(np.array([[1.0, 1.0, 3.0, 3.0]]), np.array([0]), square, np.array([0]))
     array([1.])
     """
-    store = (coords, ring_offsets, part_offsets, geometry_offsets, _floats(area))
+    store = _store(polygons)
     out = np.empty(len(geometry))
     if len(out) < SERIAL_PAIRS:
-        _box_pairs_serial(_floats(boxes), _indices(box_index), *store, _indices(geometry), out)
+        _box_pairs_serial(_floats(boxes), _indices(box_index), store, _indices(geometry), out)
         return out
-    which, rows = region_rows(geometry, len(geometry_offsets) - 1)
+    which, rows = region_rows(geometry, polygons.size)
     use_threads()
-    _box_pairs_parallel(_floats(boxes), _indices(box_index), *store, which, _polygon_bounds(*store[:4], which), rows,
-                        out)
+    _box_pairs_parallel(_floats(boxes), _indices(box_index), store, which, _polygon_bounds(store, which), rows, out)
     return out
 
 
@@ -160,8 +156,13 @@ def region_rows(index: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     return _indices(index), np.arange(len(index), dtype=np.int64)
 
 
+def _store(polygons: RaggedPolygons) -> Store:
+    return (polygons.coords, polygons.ring_offsets, polygons.part_offsets, polygons.geometry_offsets,
+            _floats(polygons.area))
+
+
 def _indices(index: np.ndarray) -> np.ndarray:
-    # Writable int64 copies: numba compiles a read-only array type apart, and the callers' may be views.
+    # Writable copies: numba compiles a read-only array type apart, and the callers' may be read-only views.
     return np.array(index, dtype=np.int64)
 
 
@@ -171,17 +172,17 @@ def _floats(values: np.ndarray) -> np.ndarray:
 
 # --------------------------------------------------------------------------- per-region tables
 @jit
-def _polygon_bounds(coords, ring_offsets, part_offsets, geometry_offsets, which):
+def _polygon_bounds(store: Store, which: np.ndarray) -> np.ndarray:
     """``(xmin, ymin, xmax, ymax)`` of geometries `which` (NaN for an empty one), as `RaggedPolygons.bounds`."""
     bounds = np.empty((len(which), 4))
     for row in range(len(which)):
-        bounds[row, 0], bounds[row, 1], bounds[row, 2], bounds[row, 3] = _geometry_bounds(
-            coords, ring_offsets, part_offsets, geometry_offsets, which[row])
+        bounds[row, 0], bounds[row, 1], bounds[row, 2], bounds[row, 3] = _geometry_bounds(store, which[row])
     return bounds
 
 
 @jit
-def _geometry_bounds(coords, ring_offsets, part_offsets, geometry_offsets, g):
+def _geometry_bounds(store: Store, g: int) -> Bounds:
+    coords, ring_offsets, part_offsets, geometry_offsets, _ = store
     start = ring_offsets[part_offsets[geometry_offsets[g]]]
     stop = ring_offsets[part_offsets[geometry_offsets[g + 1]]]
     if stop == start:
@@ -196,7 +197,7 @@ def _geometry_bounds(coords, ring_offsets, part_offsets, geometry_offsets, g):
 
 
 @jit
-def _rotated_table(boxes):
+def _rotated_table(boxes: np.ndarray) -> np.ndarray:
     """`_rotated_row` of every box, as rows of a table."""
     table = np.empty((len(boxes), 9))
     for row in range(len(boxes)):
@@ -206,7 +207,7 @@ def _rotated_table(boxes):
 
 
 @jit
-def _rotated_row(box):
+def _rotated_row(box: np.ndarray) -> tuple[float, float, float, float, float, float, float, float, float]:
     """``cx, cy, cos, sin, w/2, h/2``, the half extents along x and y, and the area ``w · h`` of a box."""
     cos, sin = _unit_vector(box[4])
     half_w, half_h = 0.5 * box[2], 0.5 * box[3]
@@ -215,15 +216,15 @@ def _rotated_row(box):
 
 
 @jit
-def _unit_vector(angle):
+def _unit_vector(angle: float) -> tuple[float, float]:
     """``cos, sin`` of `angle` in degrees, exact at multiples of 90 degrees, as `geoiou.kernels.rotated` computes them.
 
     Only the residual after whole quarter turns goes through cos and sin; the quarter turns are
     applied exactly (one of the two products in each sum is a signed zero).
     """
-    turns = np.rint(angle / 90.0)
+    turns: float = np.rint(angle / 90.0)
     residual = (angle - 90.0 * turns) * (np.pi / 180.0)
-    quarter = turns - 4.0 * np.floor(0.25 * turns)
+    quarter: float = turns - 4.0 * np.floor(0.25 * turns)
     quarter_cos = max(1.0 - quarter, quarter - 3.0)
     quarter_sin = min(quarter, 2.0 - quarter)
     cos, sin = math.cos(residual), math.sin(residual)
@@ -234,96 +235,89 @@ def _unit_vector(angle):
 # The parallel loops read per-region tables (bounds, box frames) built once per call; the serial
 # ones, for a few pairs, compute those of each pair on the spot. Both call the same pair function.
 @jit(parallel=True)
-def _polygon_pairs_parallel(coords_a, ring_offsets_a, part_offsets_a, geometry_offsets_a, area_a, which_a, bounds_a,
-                            rows_a, coords_b, ring_offsets_b, part_offsets_b, geometry_offsets_b, area_b, which_b,
-                            bounds_b, rows_b, out):
+def _polygon_pairs_parallel(store_a: Store, which_a: np.ndarray, bounds_a: np.ndarray, rows_a: np.ndarray,
+                            store_b: Store, which_b: np.ndarray, bounds_b: np.ndarray, rows_b: np.ndarray,
+                            out: np.ndarray) -> None:
     for k in prange(len(out)):
         row_a, row_b = rows_a[k], rows_b[k]
-        out[k] = _polygon_pair(coords_a, ring_offsets_a, part_offsets_a, geometry_offsets_a, area_a, which_a[row_a],
-                               (bounds_a[row_a, 0], bounds_a[row_a, 1], bounds_a[row_a, 2], bounds_a[row_a, 3]),
-                               coords_b, ring_offsets_b, part_offsets_b, geometry_offsets_b, area_b, which_b[row_b],
-                               (bounds_b[row_b, 0], bounds_b[row_b, 1], bounds_b[row_b, 2], bounds_b[row_b, 3]))
+        out[k] = _polygon_pair(store_a, which_a[row_a], _row_bounds(bounds_a, row_a),
+                               store_b, which_b[row_b], _row_bounds(bounds_b, row_b))
 
 
 @jit
-def _polygon_pairs_serial(coords_a, ring_offsets_a, part_offsets_a, geometry_offsets_a, area_a, geometry_a,
-                          coords_b, ring_offsets_b, part_offsets_b, geometry_offsets_b, area_b, geometry_b, out):
+def _polygon_pairs_serial(store_a: Store, geometry_a: np.ndarray, store_b: Store, geometry_b: np.ndarray,
+                          out: np.ndarray) -> None:
     for k in range(len(out)):
         g_a, g_b = geometry_a[k], geometry_b[k]
-        out[k] = _polygon_pair(coords_a, ring_offsets_a, part_offsets_a, geometry_offsets_a, area_a, g_a,
-                               _geometry_bounds(coords_a, ring_offsets_a, part_offsets_a, geometry_offsets_a, g_a),
-                               coords_b, ring_offsets_b, part_offsets_b, geometry_offsets_b, area_b, g_b,
-                               _geometry_bounds(coords_b, ring_offsets_b, part_offsets_b, geometry_offsets_b, g_b))
+        out[k] = _polygon_pair(store_a, g_a, _geometry_bounds(store_a, g_a), store_b, g_b, _geometry_bounds(store_b, g_b))
 
 
 @jit(parallel=True)
-def _rotated_pairs_parallel(table, rows_box, coords, ring_offsets, part_offsets, geometry_offsets, area, which,
-                            bounds, rows, out):
+def _rotated_pairs_parallel(table: np.ndarray, rows_box: np.ndarray, store: Store, which: np.ndarray,
+                            bounds: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
     for k in prange(len(out)):
         box, row = rows_box[k], rows[k]
         out[k] = _rotated_polygon_pair(
             (table[box, 0], table[box, 1], table[box, 2], table[box, 3], table[box, 4], table[box, 5], table[box, 6],
-             table[box, 7], table[box, 8]),
-            coords, ring_offsets, part_offsets, geometry_offsets, area, which[row],
-            (bounds[row, 0], bounds[row, 1], bounds[row, 2], bounds[row, 3]))
+             table[box, 7], table[box, 8]), store, which[row], _row_bounds(bounds, row))
 
 
 @jit
-def _rotated_pairs_serial(boxes, box_index, coords, ring_offsets, part_offsets, geometry_offsets, area, geometry, out):
+def _rotated_pairs_serial(boxes: np.ndarray, box_index: np.ndarray, store: Store, geometry: np.ndarray,
+                          out: np.ndarray) -> None:
     for k in range(len(out)):
         g = geometry[k]
-        out[k] = _rotated_polygon_pair(_rotated_row(boxes[box_index[k]]), coords, ring_offsets, part_offsets,
-                                       geometry_offsets, area, g,
-                                       _geometry_bounds(coords, ring_offsets, part_offsets, geometry_offsets, g))
+        out[k] = _rotated_polygon_pair(_rotated_row(boxes[box_index[k]]), store, g, _geometry_bounds(store, g))
 
 
 @jit(parallel=True)
-def _box_pairs_parallel(boxes, box_index, coords, ring_offsets, part_offsets, geometry_offsets, area, which, bounds,
-                        rows, out):
+def _box_pairs_parallel(boxes: np.ndarray, box_index: np.ndarray, store: Store, which: np.ndarray,
+                        bounds: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
     for k in prange(len(out)):
         row = rows[k]
-        out[k] = _box_polygon_pair(boxes[box_index[k]], coords, ring_offsets, part_offsets, geometry_offsets, area,
-                                   which[row], (bounds[row, 0], bounds[row, 1], bounds[row, 2], bounds[row, 3]))
+        out[k] = _box_polygon_pair(boxes[box_index[k]], store, which[row], _row_bounds(bounds, row))
 
 
 @jit
-def _box_pairs_serial(boxes, box_index, coords, ring_offsets, part_offsets, geometry_offsets, area, geometry, out):
+def _box_pairs_serial(boxes: np.ndarray, box_index: np.ndarray, store: Store, geometry: np.ndarray,
+                      out: np.ndarray) -> None:
     for k in range(len(out)):
         g = geometry[k]
-        out[k] = _box_polygon_pair(boxes[box_index[k]], coords, ring_offsets, part_offsets, geometry_offsets, area, g,
-                                   _geometry_bounds(coords, ring_offsets, part_offsets, geometry_offsets, g))
+        out[k] = _box_polygon_pair(boxes[box_index[k]], store, g, _geometry_bounds(store, g))
+
+
+@jit
+def _row_bounds(bounds: np.ndarray, row: int) -> Bounds:
+    return bounds[row, 0], bounds[row, 1], bounds[row, 2], bounds[row, 3]
 
 
 # --------------------------------------------------------------------------- one pair
 @jit
-def _polygon_pair(coords_a, ring_offsets_a, part_offsets_a, geometry_offsets_a, area_a, g_a, bounds_a,
-                  coords_b, ring_offsets_b, part_offsets_b, geometry_offsets_b, area_b, g_b, bounds_b):
+def _polygon_pair(store_a: Store, g_a: int, bounds_a: Bounds, store_b: Store, g_b: int, bounds_b: Bounds) -> float:
     """The shared area of polygon `g_a` of store a and `g_b` of store b (0 when their bounds do not overlap)."""
-    ax0, ay0, ax1, ay1 = bounds_a
-    bx0, by0, bx1, by1 = bounds_b
-    if not _bounds_overlap(ax0, ay0, ax1, ay1, bx0, by0, bx1, by1):
+    if not _bounds_overlap(bounds_a, bounds_b):
         return 0.0
-    ox, oy, scale = _frame(ax0, ay0, ax1, ay1, bx0, by0, bx1, by1)
+    ox, oy, scale = _frame(bounds_a, bounds_b)
     inverse = 1.0 / scale
-    fan_a = _polygon_fan(coords_a, ring_offsets_a, part_offsets_a, geometry_offsets_a, g_a, ox, oy, inverse)
-    fan_b = _polygon_fan(coords_b, ring_offsets_b, part_offsets_b, geometry_offsets_b, g_b, ox, oy, inverse)
-    upper = min(area_a[g_a], area_b[g_b])
-    if _polygon_order(coords_b, ring_offsets_b, part_offsets_b, geometry_offsets_b, g_b,
-                      coords_a, ring_offsets_a, part_offsets_a, geometry_offsets_a, g_a) < 0:
+    fan_a = _polygon_fan(store_a, g_a, ox, oy, inverse)
+    fan_b = _polygon_fan(store_b, g_b, ox, oy, inverse)
+    upper = min(store_a[4][g_a], store_b[4][g_b])
+    if _polygon_order(store_b, g_b, store_a, g_a) < 0:
         return _fan_overlap(fan_b, fan_a, scale, upper)
     return _fan_overlap(fan_a, fan_b, scale, upper)
 
 
 @jit
-def _rotated_polygon_pair(box, coords, ring_offsets, part_offsets, geometry_offsets, area, g, bounds):
+def _rotated_polygon_pair(box: tuple[float, float, float, float, float, float, float, float, float], store: Store,
+                          g: int, bounds: Bounds) -> float:
     """The shared area of a rotated box (`_rotated_row`) and polygon `g`."""
     cx, cy, cos, sin, half_w, half_h, reach_x, reach_y, box_area = box
     x0, y0, x1, y1 = bounds
     # Bounds relative to the box's centre: differences of nearby floats are exact, so a sliver of
     # overlap is not lost to the rounding of the box's absolute bounds far from the origin.
-    if not _bounds_overlap(-reach_x, -reach_y, reach_x, reach_y, x0 - cx, y0 - cy, x1 - cx, y1 - cy):
+    if not _bounds_overlap((-reach_x, -reach_y, reach_x, reach_y), (x0 - cx, y0 - cy, x1 - cx, y1 - cy)):
         return 0.0
-    ox, oy, scale = _frame(cx - reach_x, cy - reach_y, cx + reach_x, cy + reach_y, x0, y0, x1, y1)
+    ox, oy, scale = _frame((cx - reach_x, cy - reach_y, cx + reach_x, cy + reach_y), bounds)
     inverse = 1.0 / scale
     fan_box = np.empty((9, 4))
     count = 0
@@ -337,23 +331,23 @@ def _rotated_polygon_pair(box, coords, ring_offsets, part_offsets, geometry_offs
         qx, qy = _rotated_corner(centre_x, centre_y, cos, sin, sign_x * half_w, sign_y * half_h, inverse)
         count = _add_edge(fan_box, count, px, py, qx, qy, 1.0)
         px, py = qx, qy
-    fan_polygon = _polygon_fan(coords, ring_offsets, part_offsets, geometry_offsets, g, ox, oy, inverse)
-    return _fan_overlap(fan_box[:, :count], fan_polygon, scale, min(box_area, area[g]))
+    fan_polygon = _polygon_fan(store, g, ox, oy, inverse)
+    return _fan_overlap(fan_box[:, :count], fan_polygon, scale, min(box_area, store[4][g]))
 
 
 @jit
-def _rotated_corner(centre_x, centre_y, cos, sin, x, y, inverse):
+def _rotated_corner(centre_x: float, centre_y: float, cos: float, sin: float, x: float, y: float,
+                    inverse: float) -> tuple[float, float]:
     return (centre_x + (cos * x - sin * y)) * inverse, (centre_y + (sin * x + cos * y)) * inverse
 
 
 @jit
-def _box_polygon_pair(box, coords, ring_offsets, part_offsets, geometry_offsets, area, g, bounds):
+def _box_polygon_pair(box: np.ndarray, store: Store, g: int, bounds: Bounds) -> float:
     """The shared area of an axis-aligned box ``x1, y1, x2, y2`` and polygon `g`."""
     x1, y1, x2, y2 = box[0], box[1], box[2], box[3]
-    bx0, by0, bx1, by1 = bounds
-    if not _bounds_overlap(x1, y1, x2, y2, bx0, by0, bx1, by1):
+    if not _bounds_overlap((x1, y1, x2, y2), bounds):
         return 0.0
-    ox, oy, scale = _frame(x1, y1, x2, y2, bx0, by0, bx1, by1)
+    ox, oy, scale = _frame((x1, y1, x2, y2), bounds)
     inverse = 1.0 / scale
     left, right, bottom, top = (x1 - ox) * inverse, (x2 - ox) * inverse, (y1 - oy) * inverse, (y2 - oy) * inverse
     fan_box = np.empty((9, 4))
@@ -361,32 +355,33 @@ def _box_polygon_pair(box, coords, ring_offsets, part_offsets, geometry_offsets,
     count = _add_edge(fan_box, count, right, bottom, right, top, 1.0)
     count = _add_edge(fan_box, count, right, top, left, top, 1.0)
     count = _add_edge(fan_box, count, left, top, left, bottom, 1.0)
-    fan_polygon = _polygon_fan(coords, ring_offsets, part_offsets, geometry_offsets, g, ox, oy, inverse)
+    fan_polygon = _polygon_fan(store, g, ox, oy, inverse)
     # The box's area as `Box.area` computes it, so a box inside the polygon shares exactly its area.
-    return _fan_overlap(fan_box[:, :count], fan_polygon, scale, min((x2 - x1) * (y2 - y1), area[g]))
+    return _fan_overlap(fan_box[:, :count], fan_polygon, scale, min((x2 - x1) * (y2 - y1), store[4][g]))
 
 
 # --------------------------------------------------------------------------- the pieces of a pair
 @jit
-def _bounds_overlap(ax0, ay0, ax1, ay1, bx0, by0, bx1, by1):
+def _bounds_overlap(a: Bounds, b: Bounds) -> bool:
     """Whether two bounds overlap with positive area; touching and NaN (empty) bounds do not."""
-    return max(ax0, bx0) < min(ax1, bx1) and max(ay0, by0) < min(ay1, by1)
+    return max(a[0], b[0]) < min(a[2], b[2]) and max(a[1], b[1]) < min(a[3], b[3])
 
 
 @jit
-def _frame(ax0, ay0, ax1, ay1, bx0, by0, bx1, by1):
+def _frame(a: Bounds, b: Bounds) -> tuple[float, float, float]:
     """Origin (the centre of the common bounds) and power-of-two scale of a pair's frame."""
-    ox = max(ax0, bx0) / 2 + min(ax1, bx1) / 2  # halves first: the sum could overflow near the largest float
-    oy = max(ay0, by0) / 2 + min(ay1, by1) / 2
-    reach = max(max(abs(min(ax0, bx0) - ox), abs(min(ay0, by0) - oy)),
-                max(abs(max(ax1, bx1) - ox), abs(max(ay1, by1) - oy)))
+    ox = max(a[0], b[0]) / 2 + min(a[2], b[2]) / 2  # halves first: the sum could overflow near the largest float
+    oy = max(a[1], b[1]) / 2 + min(a[3], b[3]) / 2
+    reach = max(max(abs(min(a[0], b[0]) - ox), abs(min(a[1], b[1]) - oy)),
+                max(abs(max(a[2], b[2]) - ox), abs(max(a[3], b[3]) - oy)))
     _, exponent = math.frexp(reach if reach > 0 else 1.0)
     return ox, oy, math.ldexp(1.0, exponent)
 
 
 @jit
-def _polygon_fan(coords, ring_offsets, part_offsets, geometry_offsets, g, ox, oy, inverse):
+def _polygon_fan(store: Store, g: int, ox: float, oy: float, inverse: float) -> Fan:
     """The edges of polygon `g` in the frame at ``(ox, oy)`` scaled by `inverse`, as a fan (see `_add_edge`)."""
+    coords, ring_offsets, part_offsets, geometry_offsets, _ = store
     first_ring, stop_ring = part_offsets[geometry_offsets[g]], part_offsets[geometry_offsets[g + 1]]
     fan = np.empty((9, ring_offsets[stop_ring] - ring_offsets[first_ring] - (stop_ring - first_ring)))
     count = 0
@@ -403,7 +398,7 @@ def _polygon_fan(coords, ring_offsets, part_offsets, geometry_offsets, g, ox, oy
 
 
 @jit
-def _ring_weight(coords, start, stop, exterior):
+def _ring_weight(coords: np.ndarray, start: int, stop: int, exterior: bool) -> float:
     """+1 if the ring's direction adds area (counter-clockwise exterior, clockwise hole), else -1.
 
     The direction is the sign of the shoelace sum taken relative to the ring's first vertex, as
@@ -419,7 +414,7 @@ def _ring_weight(coords, start, stop, exterior):
 
 
 @jit
-def _add_edge(fan, count, px, py, qx, qy, weight):
+def _add_edge(fan: Fan, count: int, px: float, py: float, qx: float, qy: float, weight: float) -> int:
     """Add the edge p → q of a ring of `weight` to the fan (column `count`); return the new count.
 
     As a triangle with O, the edge runs counter-clockwise from ray u to ray v: ``twice`` is twice
@@ -431,14 +426,11 @@ def _add_edge(fan, count, px, py, qx, qy, weight):
     if cross == 0:
         return count
     if cross < 0:
-        fan[_UX, count], fan[_UY, count], fan[_VX, count], fan[_VY, count] = qx, qy, px, py
-        fan[_SIGN, count] = -weight
-    else:
-        fan[_UX, count], fan[_UY, count], fan[_VX, count], fan[_VY, count] = px, py, qx, qy
-        fan[_SIGN, count] = weight
-    fan[_TWICE, count] = abs(cross)
-    angle = pseudo_angle(fan[_UX, count], fan[_UY, count])
-    width = pseudo_angle(fan[_VX, count], fan[_VY, count]) - angle
+        px, py, qx, qy, weight = qx, qy, px, py, -weight
+    fan[_UX, count], fan[_UY, count], fan[_VX, count], fan[_VY, count] = px, py, qx, qy
+    fan[_TWICE, count], fan[_SIGN, count] = abs(cross), weight
+    angle = pseudo_angle(px, py)
+    width = pseudo_angle(qx, qy) - angle
     if width < 0:
         width += TURN
     fan[_ANGLE, count], fan[_WIDTH, count], fan[_REST, count] = angle, width, TURN - width
@@ -446,63 +438,74 @@ def _add_edge(fan, count, px, py, qx, qy, weight):
 
 
 @jit
-def pseudo_angle(x, y):
-    """A cheap stand-in for the angle of ``(x, y) != (0, 0)``: increasing counter-clockwise from 0 on +x to `TURN`."""
+def pseudo_angle(x: float, y: float) -> float:
+    """A cheap stand-in for the angle of ``(x, y) != (0, 0)``: increasing counter-clockwise from 0 on +x to `TURN`.
+
+    Examples
+    --------
+    >>> [pseudo_angle(1.0, 0.0), pseudo_angle(0.0, 1.0), pseudo_angle(-1.0, 0.0), pseudo_angle(0.0, -1.0)]
+    [0.0, 1.0, 2.0, 3.0]
+    """
     r = x / (abs(x) + abs(y))
     return 1.0 - r if y >= 0 else 3.0 + r
 
 
 @jit
-def _polygon_order(coords_a, ring_offsets_a, part_offsets_a, geometry_offsets_a, g_a,
-                   coords_b, ring_offsets_b, part_offsets_b, geometry_offsets_b, g_b):
+def _polygon_order(store_a: Store, g_a: int, store_b: Store, g_b: int) -> int:
     """-1, 0 or 1 as polygon a comes before, is the same as, or comes after polygon b in a total order.
 
     The order compares the vertices in turn (the sign of a zero counts), then the layout of rings
     and parts; the first vertex decides almost always. Only equal polygons compare 0.
     """
+    coords_a, ring_offsets_a, part_offsets_a, geometry_offsets_a, _ = store_a
+    coords_b, ring_offsets_b, part_offsets_b, geometry_offsets_b, _ = store_b
     start_a = ring_offsets_a[part_offsets_a[geometry_offsets_a[g_a]]]
     stop_a = ring_offsets_a[part_offsets_a[geometry_offsets_a[g_a + 1]]]
     start_b = ring_offsets_b[part_offsets_b[geometry_offsets_b[g_b]]]
     stop_b = ring_offsets_b[part_offsets_b[geometry_offsets_b[g_b + 1]]]
-    if stop_a - start_a != stop_b - start_b:
-        return -1 if stop_a - start_a < stop_b - start_b else 1
+    order = _int_order(stop_a - start_a, stop_b - start_b)
+    if order != 0:
+        return order
     for k in range(stop_a - start_a):
         for axis in range(2):
             order = _float_order(coords_a[start_a + k, axis], coords_b[start_b + k, axis])
             if order != 0:
                 return order
-    parts_a = geometry_offsets_a[g_a + 1] - geometry_offsets_a[g_a]
-    parts_b = geometry_offsets_b[g_b + 1] - geometry_offsets_b[g_b]
-    if parts_a != parts_b:
-        return -1 if parts_a < parts_b else 1
-    for p in range(parts_a):
+    parts = geometry_offsets_a[g_a + 1] - geometry_offsets_a[g_a]
+    order = _int_order(parts, geometry_offsets_b[g_b + 1] - geometry_offsets_b[g_b])
+    if order != 0:
+        return order
+    for p in range(parts):
         part_a, part_b = geometry_offsets_a[g_a] + p, geometry_offsets_b[g_b] + p
-        rings_a = part_offsets_a[part_a + 1] - part_offsets_a[part_a]
-        rings_b = part_offsets_b[part_b + 1] - part_offsets_b[part_b]
-        if rings_a != rings_b:
-            return -1 if rings_a < rings_b else 1
-        for r in range(rings_a):
+        rings = part_offsets_a[part_a + 1] - part_offsets_a[part_a]
+        order = _int_order(rings, part_offsets_b[part_b + 1] - part_offsets_b[part_b])
+        if order != 0:
+            return order
+        for r in range(rings):
             ring_a, ring_b = part_offsets_a[part_a] + r, part_offsets_b[part_b] + r
-            length_a = ring_offsets_a[ring_a + 1] - ring_offsets_a[ring_a]
-            length_b = ring_offsets_b[ring_b + 1] - ring_offsets_b[ring_b]
-            if length_a != length_b:
-                return -1 if length_a < length_b else 1
+            order = _int_order(ring_offsets_a[ring_a + 1] - ring_offsets_a[ring_a],
+                               ring_offsets_b[ring_b + 1] - ring_offsets_b[ring_b])
+            if order != 0:
+                return order
     return 0
 
 
 @jit
-def _float_order(x, y):
-    if x < y:
-        return -1
-    if x > y:
-        return 1
-    sign_x, sign_y = math.copysign(1.0, x), math.copysign(1.0, y)  # -0.0 before 0.0
-    return -1 if sign_x < sign_y else 1 if sign_x > sign_y else 0
+def _int_order(x: int, y: int) -> int:
+    return -1 if x < y else 1 if x > y else 0
+
+
+@jit
+def _float_order(x: float, y: float) -> int:
+    if x != y:
+        return -1 if x < y else 1
+    # -0.0 before 0.0: equal as numbers, but not the same bits.
+    return _int_order(int(math.copysign(1.0, x)), int(math.copysign(1.0, y)))
 
 
 # --------------------------------------------------------------------------- the sum over edge pairs
 @jit
-def _fan_overlap(fan_a, fan_b, scale, upper):
+def _fan_overlap(fan_a: Fan, fan_b: Fan, scale: float, upper: float) -> float:
     """``|A ∩ B|`` from the two sides' fans in a frame of `scale`, clamped to the ends of ``[0, upper]`` in reach."""
     total, compensation, magnitude = 0.0, 0.0, 0.0
     angle_b, rest_b = fan_b[_ANGLE], fan_b[_REST]
@@ -526,7 +529,7 @@ def _fan_overlap(fan_a, fan_b, scale, upper):
                     compensation += (term - running) + total
                 total = running
                 magnitude += abs(term)
-    area = (total + compensation) * scale * scale
+    area: float = (total + compensation) * scale * scale
     rounding = magnitude * (ROUNDING * scale * scale)
     # The result is within `rounding` of the true area, which lies in [0, upper]. Where an end of
     # that range is within reach, it is the answer: a polygon inside the other (also an identical
@@ -537,7 +540,7 @@ def _fan_overlap(fan_a, fan_b, scale, upper):
 
 
 @jit
-def _triangle_overlap(fan_a, e, fan_b, f, turn, f_starts_in_e):
+def _triangle_overlap(fan_a: Fan, e: int, fan_b: Fan, f: int, turn: float, f_starts_in_e: bool) -> float:
     """Signed ``σ_e σ_f |T_e ∩ T_f|`` of two edges whose angles overlap.
 
     `turn` is the angle from the start of e to the start of f and `f_starts_in_e` whether f's
@@ -545,7 +548,8 @@ def _triangle_overlap(fan_a, e, fan_b, f, turn, f_starts_in_e):
     """
     uex, uey, vex, vey = fan_a[_UX, e], fan_a[_UY, e], fan_a[_VX, e], fan_a[_VY, e]
     ufx, ufy, vfx, vfy = fan_b[_UX, f], fan_b[_UY, f], fan_b[_VX, f], fan_b[_VY, f]
-    twice_e, twice_f = fan_a[_TWICE, e], fan_b[_TWICE, f]
+    twice_e: float = fan_a[_TWICE, e]
+    twice_f: float = fan_b[_TWICE, f]
     # The shared angle runs from s (the later start) to t (the earlier end).
     end_turn = turn + fan_b[_WIDTH, f]
     if end_turn >= TURN:
@@ -572,13 +576,13 @@ def _triangle_overlap(fan_a, e, fan_b, f, turn, f_starts_in_e):
     # line) can make the closed form overflow; its whole area, the most this can be off by, is tiny.
     if not math.isfinite(area):
         return 0.0
-    cap = 0.5 * min(twice_e, twice_f)
-    area = min(max(area, 0.0), cap)
-    return area * (fan_a[_SIGN, e] * fan_b[_SIGN, f])
+    sign: float = fan_a[_SIGN, e] * fan_b[_SIGN, f]
+    return min(max(area, 0.0), 0.5 * min(twice_e, twice_f)) * sign
 
 
 @jit
-def _area_past_crossing(sx, sy, tx, ty, se, sf, te, tf, near_s, near_t):
+def _area_past_crossing(sx: float, sy: float, tx: float, ty: float, se: float, sf: float, te: float, tf: float,
+                        near_s: float, near_t: float) -> float:
     """Area from O to the nearer line when the nearer line changes inside the angle: O, n_s, X, n_t."""
     # The two lines between the rays: e from (se·s) to (te·t), f from (sf·s) to (tf·t); X where they cross.
     ax, ay = se * sx, se * sy
@@ -594,7 +598,7 @@ def _area_past_crossing(sx, sy, tx, ty, se, sf, te, tf, near_s, near_t):
 
 
 @jit
-def _minimum(a, b):
+def _minimum(a: float, b: float) -> float:
     """``np.minimum``: NaN if either is NaN, else the smaller."""
     if a != a or b != b:
         return math.nan

@@ -27,7 +27,7 @@ def pseudo_angle(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     array([ 0.,  1.,  2.,  3., nan])
     """
     with np.errstate(invalid="ignore", divide="ignore"):
-        r = x / (np.abs(x) + np.abs(y))
+        r: np.ndarray = x / (np.abs(x) + np.abs(y))
     # 1 - r above the x axis, 3 + r below, as c + (c - 2)·r with c = 1 or 3: the same roundings
     # (the product is exact), without a branch per element.
     c = (y < 0) * 2.0

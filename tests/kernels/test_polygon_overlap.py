@@ -26,13 +26,6 @@ from tests.strategies import ci_settings, polygon_strategy, random_multipolygons
 RELATIVE = 1e-9
 
 
-def shared_area(store_a: RaggedPolygons, store_b: RaggedPolygons, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """The kernel on the geometries ``index_a[k]`` of `store_a` and ``index_b[k]`` of `store_b`."""
-    return polygon_shared_area(store_a.coords, store_a.ring_offsets, store_a.part_offsets, store_a.geometry_offsets,
-                               store_a.area, index_a, store_b.coords, store_b.ring_offsets, store_b.part_offsets,
-                               store_b.geometry_offsets, store_b.area, index_b)
-
-
 def overlap(a, b) -> float:
     """Shared area of two shapely geometries through the kernel (one pair, as `intersection_area` runs it)."""
     return geoiou.intersection_area(geoiou.Polygon.from_shapely(a), geoiou.Polygon.from_shapely(b))
@@ -144,8 +137,9 @@ def test_power_of_two_scaling_scales_the_result_exactly(power):
     factor = 2.0 ** power
     scaled = np.array([shapely.affinity.scale(g, factor, factor, origin=(0, 0)) for g in geoms], dtype=object)
     pairs = np.arange(20), np.arange(20, 40)
-    base = shared_area(*(RaggedPolygons.from_shapely(geoms),) * 2, *pairs)
-    moved = shared_area(*(RaggedPolygons.from_shapely(scaled),) * 2, *pairs)
+    store, moved_store = RaggedPolygons.from_shapely(geoms), RaggedPolygons.from_shapely(scaled)
+    base = polygon_shared_area(store, pairs[0], store, pairs[1])
+    moved = polygon_shared_area(moved_store, pairs[0], moved_store, pairs[1])
     np.testing.assert_array_equal(moved, base * factor * factor)
 
 
@@ -195,14 +189,14 @@ def test_moved_and_turned_copies_match_shapely(a, shift, quarter_turns):
 # --------------------------------------------------------------------------- the kernel's interface
 def test_pairs_of_empty_and_degenerate_polygons_share_nothing():
     store = RaggedPolygons.from_shapely(np.array([shapely.box(0, 0, 1, 1), shapely.Polygon()], dtype=object))
-    assert shared_area(store, store, np.array([0, 1]), np.array([1, 1])).tolist() == [0.0, 0.0]
+    assert polygon_shared_area(store, np.array([0, 1]), store, np.array([1, 1])).tolist() == [0.0, 0.0]
     flat = geoiou.Box([[0, 0, 0, 5]]).to_polygon()  # a box of zero width as a polygon
     assert geoiou.intersection_area(flat, geoiou.Polygon([(0, 0), (1, 0), (0, 1)])).tolist() == [0.0]
 
 
 def test_no_pairs_give_an_empty_result():
     store = RaggedPolygons.from_shapely(np.array([shapely.box(0, 0, 1, 1)], dtype=object))
-    assert shared_area(store, store, np.array([], dtype=int), np.array([], dtype=int)).shape == (0,)
+    assert polygon_shared_area(store, np.array([], dtype=int), store, np.array([], dtype=int)).shape == (0,)
 
 
 def test_many_pairs_of_mixed_sizes_match_shapely():
