@@ -59,7 +59,7 @@ __all__ = ["ROUNDING", "SERIAL_PAIRS", "box_polygon_shared_area", "polygon_share
 
 #: Bound on the relative rounding error of one term (a generous count of its roundings, times 2^-53).
 ROUNDING = 64 * float(np.finfo(np.float64).eps)
-#: Rows of a fan (the edges of one side of a pair in its frame), one column per edge; see `_add_edge`.
+#: Rows of a fan (the edges of one side of a pair in its frame), one column per edge; see `_add_ring`.
 _UX, _UY, _VX, _VY, _TWICE, _SIGN, _ANGLE, _WIDTH, _REST = range(9)
 #: Pairs below this many run on the calling thread, without per-region tables: starting the thread
 #: pool costs more than they do.
@@ -319,26 +319,18 @@ def _rotated_polygon_pair(box: tuple[float, float, float, float, float, float, f
         return 0.0
     ox, oy, scale = _frame((cx - reach_x, cy - reach_y, cx + reach_x, cy + reach_y), bounds)
     inverse = 1.0 / scale
-    fan_box = np.empty((9, 4))
-    count = 0
-    # The centre relative to O first (exact near O), then the rotated half sizes.
+    # The corners (-, -), (+, -), (+, +), (-, +) of the half sizes and back to the first, counter-clockwise:
+    # the centre relative to O first (exact near O), then the rotated half sizes.
+    corners = np.empty((5, 2))
     centre_x, centre_y = cx - ox, cy - oy
-    px, py = _rotated_corner(centre_x, centre_y, cos, sin, -half_w, -half_h, inverse)
-    for corner in range(1, 5):
-        # The corners (-, -), (+, -), (+, +), (-, +) of the half sizes, back to the first: counter-clockwise.
-        sign_x = -1.0 if corner >= 3 else 1.0
-        sign_y = -1.0 if corner == 1 or corner == 4 else 1.0
-        qx, qy = _rotated_corner(centre_x, centre_y, cos, sin, sign_x * half_w, sign_y * half_h, inverse)
-        count = _add_edge(fan_box, count, px, py, qx, qy, 1.0)
-        px, py = qx, qy
+    for corner in range(5):
+        x = -half_w if corner == 0 or corner >= 3 else half_w
+        y = -half_h if corner <= 1 or corner == 4 else half_h
+        corners[corner, 0], corners[corner, 1] = centre_x + (cos * x - sin * y), centre_y + (sin * x + cos * y)
+    fan_box = np.empty((9, 4))
+    count = _add_ring(fan_box, 0, corners, 0, 5, 0.0, 0.0, inverse, 1.0)
     fan_polygon = _polygon_fan(store, g, ox, oy, inverse)
     return _fan_overlap(fan_box[:, :count], fan_polygon, scale, min(box_area, store[4][g]))
-
-
-@jit
-def _rotated_corner(centre_x: float, centre_y: float, cos: float, sin: float, x: float, y: float,
-                    inverse: float) -> tuple[float, float]:
-    return (centre_x + (cos * x - sin * y)) * inverse, (centre_y + (sin * x + cos * y)) * inverse
 
 
 @jit
@@ -349,12 +341,12 @@ def _box_polygon_pair(box: np.ndarray, store: Store, g: int, bounds: Bounds) -> 
         return 0.0
     ox, oy, scale = _frame((x1, y1, x2, y2), bounds)
     inverse = 1.0 / scale
-    left, right, bottom, top = (x1 - ox) * inverse, (x2 - ox) * inverse, (y1 - oy) * inverse, (y2 - oy) * inverse
+    corners = np.empty((5, 2))
+    corners[0, 0], corners[0, 1], corners[1, 0], corners[1, 1] = x1, y1, x2, y1
+    corners[2, 0], corners[2, 1], corners[3, 0], corners[3, 1] = x2, y2, x1, y2
+    corners[4, 0], corners[4, 1] = x1, y1
     fan_box = np.empty((9, 4))
-    count = _add_edge(fan_box, 0, left, bottom, right, bottom, 1.0)
-    count = _add_edge(fan_box, count, right, bottom, right, top, 1.0)
-    count = _add_edge(fan_box, count, right, top, left, top, 1.0)
-    count = _add_edge(fan_box, count, left, top, left, bottom, 1.0)
+    count = _add_ring(fan_box, 0, corners, 0, 5, ox, oy, inverse, 1.0)
     fan_polygon = _polygon_fan(store, g, ox, oy, inverse)
     # The box's area as `Box.area` computes it, so a box inside the polygon shares exactly its area.
     return _fan_overlap(fan_box[:, :count], fan_polygon, scale, min((x2 - x1) * (y2 - y1), store[4][g]))
@@ -380,7 +372,7 @@ def _frame(a: Bounds, b: Bounds) -> tuple[float, float, float]:
 
 @jit
 def _polygon_fan(store: Store, g: int, ox: float, oy: float, inverse: float) -> Fan:
-    """The edges of polygon `g` in the frame at ``(ox, oy)`` scaled by `inverse`, as a fan (see `_add_edge`)."""
+    """The edges of polygon `g` in the frame at ``(ox, oy)`` scaled by `inverse`, as a fan (see `_add_ring`)."""
     coords, ring_offsets, part_offsets, geometry_offsets, _ = store
     first_ring, stop_ring = part_offsets[geometry_offsets[g]], part_offsets[geometry_offsets[g + 1]]
     fan = np.empty((9, ring_offsets[stop_ring] - ring_offsets[first_ring] - (stop_ring - first_ring)))
@@ -389,11 +381,7 @@ def _polygon_fan(store: Store, g: int, ox: float, oy: float, inverse: float) -> 
         for ring in range(part_offsets[part], part_offsets[part + 1]):
             start, stop = ring_offsets[ring], ring_offsets[ring + 1]
             weight = _ring_weight(coords, start, stop, ring == part_offsets[part])
-            px, py = (coords[start, 0] - ox) * inverse, (coords[start, 1] - oy) * inverse
-            for k in range(start + 1, stop):
-                qx, qy = (coords[k, 0] - ox) * inverse, (coords[k, 1] - oy) * inverse
-                count = _add_edge(fan, count, px, py, qx, qy, weight)
-                px, py = qx, qy
+            count = _add_ring(fan, count, coords, start, stop, ox, oy, inverse, weight)
     return fan[:, :count]
 
 
@@ -414,27 +402,41 @@ def _ring_weight(coords: np.ndarray, start: int, stop: int, exterior: bool) -> f
 
 
 @jit
-def _add_edge(fan: Fan, count: int, px: float, py: float, qx: float, qy: float, weight: float) -> int:
-    """Add the edge p → q of a ring of `weight` to the fan (column `count`); return the new count.
+def _add_ring(fan: Fan, count: int, points: np.ndarray, start: int, stop: int, ox: float, oy: float, inverse: float,
+              weight: float) -> int:
+    """Add the edges of the closed ring ``points[start:stop]`` (of `weight`) to the fan from column `count`.
 
-    As a triangle with O, the edge runs counter-clockwise from ray u to ray v: ``twice`` is twice
-    its area, ``sign`` its sign in the polygon's sum, ``angle`` the pseudo-angle of u, ``width``
-    the triangle's angle (below half a turn) and ``rest`` ``TURN - width``. A flat triangle (O on
-    the edge's line) has no area and shares none: it is left out.
+    The points are taken in the frame at ``(ox, oy)`` scaled by `inverse`. As a triangle with O,
+    each edge runs counter-clockwise from ray u to ray v: ``twice`` is twice its area, ``sign`` its
+    sign in the polygon's sum, ``angle`` the pseudo-angle of u, ``width`` the triangle's angle
+    (below half a turn) and ``rest`` ``TURN - width``. A flat triangle (O on the edge's line) has
+    no area and shares none: it is left out. Returns the new count.
     """
-    cross = px * qy - py * qx
-    if cross == 0:
-        return count
-    if cross < 0:
-        px, py, qx, qy, weight = qx, qy, px, py, -weight
-    fan[_UX, count], fan[_UY, count], fan[_VX, count], fan[_VY, count] = px, py, qx, qy
-    fan[_TWICE, count], fan[_SIGN, count] = abs(cross), weight
-    angle = pseudo_angle(px, py)
-    width = pseudo_angle(qx, qy) - angle
+    px, py = (points[start, 0] - ox) * inverse, (points[start, 1] - oy) * inverse
+    angle_p = pseudo_angle(px, py)  # each vertex's angle serves both its edges
+    for k in range(start + 1, stop):
+        qx, qy = (points[k, 0] - ox) * inverse, (points[k, 1] - oy) * inverse
+        angle_q = pseudo_angle(qx, qy)
+        cross = px * qy - py * qx
+        if cross > 0:
+            _set_edge(fan, count, px, py, qx, qy, angle_p, angle_q, cross, weight)
+            count += 1
+        elif cross < 0:
+            _set_edge(fan, count, qx, qy, px, py, angle_q, angle_p, -cross, -weight)
+            count += 1
+        px, py, angle_p = qx, qy, angle_q
+    return count
+
+
+@jit
+def _set_edge(fan: Fan, column: int, ux: float, uy: float, vx: float, vy: float, angle_u: float, angle_v: float,
+              twice: float, sign: float) -> None:
+    fan[_UX, column], fan[_UY, column], fan[_VX, column], fan[_VY, column] = ux, uy, vx, vy
+    fan[_TWICE, column], fan[_SIGN, column] = twice, sign
+    width = angle_v - angle_u
     if width < 0:
         width += TURN
-    fan[_ANGLE, count], fan[_WIDTH, count], fan[_REST, count] = angle, width, TURN - width
-    return count + 1
+    fan[_ANGLE, column], fan[_WIDTH, column], fan[_REST, column] = angle_u, width, TURN - width
 
 
 @jit
