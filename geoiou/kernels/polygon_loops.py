@@ -31,7 +31,9 @@ How it runs: one compiled function measures one pair (`_polygon_pair`, `_rotated
 edges in that frame (a "fan": per edge its two rays from O, twice its triangle's area, its sign
 and the pseudo-angles the triangle spans), then `_fan_overlap` runs over the edge pairs. A cheap
 test on the pseudo-angles keeps the edge pairs whose triangles share an angle (for two convex
-polygons around O, about ``n + m`` of the ``n · m``) and the closed form runs on those. One
+polygons around O, about ``n + m`` of the ``n · m``) and the closed form runs on those. Large
+polygons (more than `SORTED_CELLS` edge pairs) do not test every pair: with each side's edges
+sorted by angle, short walks find the pairs the test keeps (`_cells_by_angle`). One
 parallel loop per kind of pair runs that function over the pairs; each pair writes only its own
 output, so the result has the same bits for any number of threads.
 
@@ -64,6 +66,13 @@ _UX, _UY, _VX, _VY, _TWICE, _SIGN, _ANGLE, _WIDTH, _REST = range(9)
 #: Pairs below this many run on the calling thread, without per-region tables: starting the thread
 #: pool costs more than they do.
 SERIAL_PAIRS = 16
+#: Edge pairs of a polygon pair above which only those whose angles may overlap are visited (both
+#: sides' edges sorted by angle): below, testing every pair costs less than the sorts (measured on
+#: star polygons: even at 60 × 60 vertices, 1.7x faster at 200 × 200, 2.6x at 1000 × 1000).
+SORTED_CELLS = 1 << 14
+#: How much further than f's width the walk from f goes: covers the rounding of angles reckoned from f
+#: rather than from e (a few units of 2^-52 on angles below TURN).
+ANGLE_SLACK = 1e-12
 
 #: A batch of polygons as the loops read it: the vertices of its closed rings ``(V, 2)``, its ring,
 #: part and geometry offsets (`RaggedPolygons`' layout) and each geometry's area.
@@ -509,28 +518,10 @@ def _float_order(x: float, y: float) -> int:
 @jit
 def _fan_overlap(fan_a: Fan, fan_b: Fan, scale: float, upper: float) -> float:
     """``|A ∩ B|`` from the two sides' fans in a frame of `scale`, clamped to the ends of ``[0, upper]`` in reach."""
-    total, compensation, magnitude = 0.0, 0.0, 0.0
-    angle_b, rest_b = fan_b[_ANGLE], fan_b[_REST]
-    for e in range(fan_a.shape[1]):
-        angle_e, width_e = fan_a[_ANGLE, e], fan_a[_WIDTH, e]
-        for f in range(fan_b.shape[1]):
-            # The angle from the start of e's triangle to the start of f's, in [0, TURN).
-            turn = angle_b[f] - angle_e
-            if turn < 0:
-                turn += TURN
-            # Two angles (each below half a turn) overlap when either starts inside the other.
-            f_starts_in_e = turn < width_e
-            if f_starts_in_e or turn > rest_b[f]:
-                term = _triangle_overlap(fan_a, e, fan_b, f, turn, f_starts_in_e)
-                # Neumaier's summation: the terms cancel (they have both signs), so the rounding of
-                # the running sum is kept and added back at the end.
-                running = total + term
-                if abs(total) >= abs(term):
-                    compensation += (total - running) + term
-                else:
-                    compensation += (term - running) + total
-                total = running
-                magnitude += abs(term)
+    if fan_a.shape[1] * fan_b.shape[1] <= SORTED_CELLS:
+        total, compensation, magnitude = _every_cell(fan_a, fan_b)
+    else:
+        total, compensation, magnitude = _cells_by_angle(fan_a, fan_b)
     area: float = (total + compensation) * scale * scale
     rounding = magnitude * (ROUNDING * scale * scale)
     # The result is within `rounding` of the true area, which lies in [0, upper]. Where an end of
@@ -539,6 +530,84 @@ def _fan_overlap(fan_a: Fan, fan_b: Fan, scale: float, upper: float) -> float:
     if area >= upper - rounding:
         area = upper
     return 0.0 if area <= rounding else area
+
+
+@jit
+def _every_cell(fan_a: Fan, fan_b: Fan) -> tuple[float, float, float]:
+    """The sum of the terms of the edge pairs whose angles overlap, testing every pair: its two parts and magnitude."""
+    total, compensation, magnitude = 0.0, 0.0, 0.0
+    angle_b, rest_b = fan_b[_ANGLE], fan_b[_REST]
+    for e in range(fan_a.shape[1]):
+        angle_e, width_e = fan_a[_ANGLE, e], fan_a[_WIDTH, e]
+        for f in range(fan_b.shape[1]):
+            # The angle from the start of e's triangle to the start of f's, in [0, TURN].
+            turn = angle_b[f] - angle_e
+            if turn < 0:
+                turn += TURN
+            # Two angles (each below half a turn) overlap when either starts inside the other.
+            f_starts_in_e = turn < width_e
+            if f_starts_in_e or turn > rest_b[f]:
+                term = _triangle_overlap(fan_a, e, fan_b, f, turn, f_starts_in_e)
+                total, compensation, magnitude = _add_term(total, compensation, magnitude, term)
+    return total, compensation, magnitude
+
+
+@jit
+def _cells_by_angle(fan_a: Fan, fan_b: Fan) -> tuple[float, float, float]:
+    """`_every_cell`'s sum (in another order), visiting only the edge pairs whose angles may overlap: for large fans.
+
+    A pair's angles overlap when f starts inside e's angle or e inside f's. With each side's edges
+    sorted by their start angle, the edges f that start inside e's angle follow the first one at
+    or after e's start: ``turn`` grows along the sorted order from there (round the turn), so a
+    walk forward from e stops at the first f with ``turn >= width_e``. The edges e that start
+    inside f's angle are found the same way from f, over a's sorted edges; there the walk reckons
+    the turn from f, whose roundings differ from ``TURN - turn``, so it goes a little further
+    (`ANGLE_SLACK`) and the test of `_every_cell` decides. Each kept pair is visited once.
+    """
+    total, compensation, magnitude = 0.0, 0.0, 0.0
+    angle_a, width_a = fan_a[_ANGLE], fan_a[_WIDTH]
+    angle_b, width_b, rest_b = fan_b[_ANGLE], fan_b[_WIDTH], fan_b[_REST]
+    order_a, order_b = np.argsort(angle_a), np.argsort(angle_b)
+    sorted_a, sorted_b = angle_a[order_a], angle_b[order_b]
+    count_a, count_b = len(order_a), len(order_b)
+    for e in range(count_a):
+        first = np.searchsorted(sorted_b, angle_a[e])
+        for step in range(count_b):
+            f = order_b[(first + step) % count_b]
+            turn = angle_b[f] - angle_a[e]
+            if turn < 0:
+                turn += TURN
+            if not turn < width_a[e]:
+                break
+            term = _triangle_overlap(fan_a, e, fan_b, f, turn, True)
+            total, compensation, magnitude = _add_term(total, compensation, magnitude, term)
+    for f in range(count_b):
+        first = np.searchsorted(sorted_a, angle_b[f])
+        for step in range(count_a):
+            e = order_a[(first + step) % count_a]
+            from_f = angle_a[e] - angle_b[f]
+            if from_f < 0:
+                from_f += TURN
+            if not from_f < width_b[f] + ANGLE_SLACK:
+                break
+            turn = angle_b[f] - angle_a[e]
+            if turn < 0:
+                turn += TURN
+            if not turn < width_a[e] and turn > rest_b[f]:
+                term = _triangle_overlap(fan_a, e, fan_b, f, turn, False)
+                total, compensation, magnitude = _add_term(total, compensation, magnitude, term)
+    return total, compensation, magnitude
+
+
+@jit
+def _add_term(total: float, compensation: float, magnitude: float, term: float) -> tuple[float, float, float]:
+    """Add `term` to a sum kept by Neumaier's method: the terms cancel (both signs), so each addition's rounding is kept."""
+    running = total + term
+    if abs(total) >= abs(term):
+        compensation += (total - running) + term
+    else:
+        compensation += (term - running) + total
+    return running, compensation, magnitude + abs(term)
 
 
 @jit

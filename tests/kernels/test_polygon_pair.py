@@ -168,3 +168,58 @@ def test_boxes_inside_polygons_share_exactly_their_area():
     assert geoiou.intersection_area(box, geoiou.Polygon([(2, 0), (5, 0), (5, 5), (2, 5)])) == 0.0  # touching
     turned = geoiou.RotatedBox([1.5, 2, 1, 2, 90])
     assert geoiou.intersection_area(turned, geoiou.Polygon([(0, 0), (5, 0), (5, 5), (0, 5)])) == 2.0
+
+
+# --------------------------------------------------------------------------- large polygons: pairs found by angle
+def fans_of(a: geoiou.Polygon, b: geoiou.Polygon) -> tuple[np.ndarray, np.ndarray]:
+    """Both polygons' fans in the frame of the pair, as the pair function lays them out."""
+    store_a, store_b = polygon_loops._store(a._store), polygon_loops._store(b._store)
+    bounds_a, bounds_b = (polygon_loops._geometry_bounds(store, 0) for store in (store_a, store_b))
+    ox, oy, scale = polygon_loops._frame(bounds_a, bounds_b)
+    return (polygon_loops._polygon_fan(store_a, 0, ox, oy, 1 / scale),
+            polygon_loops._polygon_fan(store_b, 0, ox, oy, 1 / scale))
+
+
+def assert_same_cells(a: geoiou.Polygon, b: geoiou.Polygon) -> None:
+    """The walks by angle keep the pairs that testing every pair keeps: the same terms, in another order."""
+    fan_a, fan_b = fans_of(a, b)
+    every = polygon_loops._every_cell(fan_a, fan_b)
+    walked = polygon_loops._cells_by_angle(fan_a, fan_b)
+    assert walked[2] == pytest.approx(every[2], rel=1e-13, abs=1e-300)  # the sums of magnitudes
+    assert abs((walked[0] + walked[1]) - (every[0] + every[1])) <= 1e-13 * every[2]
+
+
+@ci_settings(80)
+@given(polygon_strategy(span=4.0, holes=True, multi=True), polygon_strategy(span=4.0, holes=True, multi=True))
+def test_walking_by_angle_keeps_the_pairs_of_the_full_test(a, b):
+    assert_same_cells(a, b)
+    assert_same_cells(a, a)
+
+
+@ci_settings(40)
+@given(polygon_strategy(span=2.0, holes=True, multi=True), st.sampled_from([(0, 0), (1, 0), (0.5, 0.5), (0, -2)]),
+       st.integers(0, 3))
+def test_walking_by_angle_keeps_the_pairs_of_moved_and_turned_copies(a, shift, quarter_turns):
+    """Copies share edges, vertices and exact angles with the original: ties of angles in the sorted order."""
+    g = a.to_shapely()
+    other = shapely.affinity.translate(shapely.affinity.rotate(g, 90 * quarter_turns, origin=(0, 0)), *shift)
+    assert_same_cells(a, geoiou.Polygon.from_shapely(other))
+    assert_same_cells(a, geoiou.Polygon.from_shapely(other.reverse()))
+
+
+def test_large_polygons_match_shapely():
+    """Rings of 300 to 1500 vertices: more edge pairs than `SORTED_CELLS`, so the pairs are found by angle."""
+    gen = rng(17)
+    rings = []
+    for count in (300, 700, 1500, 1000):
+        theta = (np.arange(count) + gen.uniform(0.1, 0.9, count)) * (2 * np.pi / count)
+        radius = gen.uniform(5, 10, count)
+        rings.append(np.stack([radius * np.cos(theta), radius * np.sin(theta)], axis=1) + gen.uniform(-4, 4, 2))
+    polygons = geoiou.Polygon.from_rings(rings)
+    assert polygons.size and 300 * 300 > polygon_loops.SORTED_CELLS
+    geoms = polygons.to_shapely()
+    ours = geoiou.pairwise_intersection_area(polygons, polygons)
+    expected = shapely.area(shapely.intersection(geoms[:, None], geoms[None, :]))
+    np.testing.assert_allclose(ours, expected, rtol=1e-12)
+    np.testing.assert_array_equal(np.diag(ours), polygons.area)
+    np.testing.assert_array_equal(ours, ours.T)
