@@ -39,8 +39,6 @@ PENDING = {
     "geoiou/kernels/box.py": 5,
     "geoiou/kernels/mask.py": 8,
     "geoiou/kernels/pairs.py": 1,
-    "geoiou/kernels/polygon_overlap.py": 19,
-    "geoiou/kernels/polygon_pair.py": 8,
     "geoiou/kernels/union_hull.py": 3,
     "geoiou/matching.py": 2,
     "geoiou/metrics.py": 17,
