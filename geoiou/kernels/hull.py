@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import jit, prange, use_threads
+from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
 from geoiou.regions.hulls import ConvexHulls
 
 __all__ = ["BRIDGE_TURNS", "hull_tables", "union_hull_areas"]
@@ -42,8 +42,6 @@ BRIDGE_TURNS = 8
 GUESS_BUCKETS = 64
 #: Pairs with a hull of more vertices than this are walked: the search on from a guess would take long steps.
 STEPPED_VERTICES = 256
-#: Calls with at most this many pairs run on the calling thread: waking the other threads costs more.
-SERIAL_PAIRS = 256
 #: Pairs per iteration of the parallel loop (each run calls the per-pair loop once).
 PAIR_RUN = 512
 #: The key under which `hull_tables` caches its tables on a `ConvexHulls`.
@@ -101,8 +99,8 @@ def union_hull_areas(hulls_a: ConvexHulls, rows_a: np.ndarray, index_a: np.ndarr
     vertices_b, frames_b, slots_b, guesses_b = hull_tables(hulls_b)
     out = np.empty(len(index_a))
     rows_a, index_a, rows_b, index_b = _int64(rows_a), _int64(index_a), _int64(rows_b), _int64(index_b)
-    if len(out) > SERIAL_PAIRS:
-        use_threads()
+    if len(out) >= PARALLEL_MIN:
+        use_threads(len(out))
         _union_hull_areas(vertices_a, frames_a, slots_a, guesses_a, rows_a, index_a,
                           vertices_b, frames_b, slots_b, guesses_b, rows_b, index_b, out)
     else:
@@ -190,7 +188,8 @@ def _derive_tables(coords: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
 
 
 # --------------------------------------------------------------------------- the pairs
-def _union_hull_areas_loop(vertices_a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, guesses_a: np.ndarray,
+@jit(parallel=True)
+def _union_hull_areas(vertices_a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, guesses_a: np.ndarray,
                       rows_a: np.ndarray, index_a: np.ndarray, vertices_b: np.ndarray, frames_b: np.ndarray,
                       slots_b: np.ndarray, guesses_b: np.ndarray, rows_b: np.ndarray, index_b: np.ndarray,
                       out: np.ndarray) -> None:
@@ -200,9 +199,6 @@ def _union_hull_areas_loop(vertices_a: np.ndarray, frames_a: np.ndarray, slots_a
         _measure_pairs(vertices_a, frames_a, slots_a, guesses_a, rows_a, index_a,
                        vertices_b, frames_b, slots_b, guesses_b, rows_b, index_b,
                        out, run * PAIR_RUN, min(len(out), (run + 1) * PAIR_RUN))
-
-
-_union_hull_areas = jit(_union_hull_areas_loop, parallel=True)
 
 
 @jit
