@@ -23,7 +23,7 @@ import numpy as np
 
 from geoiou.dispatch import find_kernel
 from geoiou.errors import UnsupportedPairError
-from geoiou.metrics import iou
+from geoiou.metrics import iou_of_pairs
 from geoiou.regions import Box, Interval, Polygon, Region, RotatedBox
 
 __all__ = ["RowBlocks", "grouped_overlaps"]
@@ -222,5 +222,6 @@ def _measure(a: RowBlocks, b: RowBlocks, row_a: np.ndarray, row_b: np.ndarray) -
         block_a, block_b = a.blocks[key // len(b.blocks)], b.blocks[key % len(b.blocks)]
         for start in range(0, len(pairs), MEASURE_CHUNK):
             chunk = pairs[start:start + MEASURE_CHUNK]
-            values[chunk] = iou(block_a[a.index[row_a[chunk]]], block_b[b.index[row_b[chunk]]], zero_division=0.0)
+            values[chunk] = iou_of_pairs(block_a, block_b, a.index[row_a[chunk]], b.index[row_b[chunk]],
+                                         zero_division=0.0)
     return values

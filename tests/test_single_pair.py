@@ -1,10 +1,7 @@
-"""The path of two single regions gives the bits of the batch path.
+"""Two single regions give the bits of the same pair as batches of one.
 
-`iou`, `giou`, `iof` and friends of two single regions skip the batch machinery: kinds with a
-single-pair form (Box, Interval) compute the pair in Python floats by the same operations as their
-batch kernels; compiled kernels (RotatedBox) measure it as a batch of one. The same pair as batches
-of one goes through the batch kernels; the two must agree bit for bit (a NaN is any NaN: Python's
-0/0 case returns `zero_division` itself).
+A single pair is a batch of one: the metrics hand the kernel index arrays of length one, so the
+two must agree bit for bit (a NaN is any NaN).
 """
 
 from __future__ import annotations
@@ -44,17 +41,6 @@ def assert_same_bits(single: float, batch: np.ndarray) -> None:
         assert math.isnan(single) and math.isnan(value), (single, value)
     else:
         assert np.float64(single).view(np.uint64) == np.float64(value).view(np.uint64), (single, value)
-
-
-def test_the_scalar_path_is_taken():
-    # Golden: the single-pair forms are registered next to the batch kernels.
-    for kind in (geoiou.Box, geoiou.Interval):
-        assert find_kernel(kind, kind).has_single
-    # Rotated boxes: one compiled kernel per measure serves a single pair and a batch alike.
-    for measure in ("intersection", "hull"):
-        rotated = find_kernel(geoiou.RotatedBox, geoiou.RotatedBox, measure=measure)
-        assert rotated.pairs_form is not None and not rotated.has_single
-    assert not find_kernel(geoiou.Mask, geoiou.Mask).has_single
 
 
 @pytest.mark.parametrize("metric", METRICS)

@@ -20,6 +20,7 @@ from typing import Iterator, NamedTuple, Sequence
 
 import numpy as np
 
+from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
 from geoiou.dispatch import register
 from geoiou.kernels.scalar import maximum, minimum
 from geoiou.regions import Box, Interval, Region
@@ -27,11 +28,8 @@ from geoiou.regions import Box, Interval, Region
 __all__ = [
     "AlignedPairs",
     "Extents",
-    "box_intersection_area",
-    "box_pair_intersection",
-    "interval_hull_length",
-    "interval_intersection_length",
-    "interval_pair_intersection",
+    "aligned_intersection",
+    "aligned_enclosures",
     "scalar_enclosing_measure",
 ]
 
@@ -101,45 +99,69 @@ def bound_columns(region: Region) -> tuple[list[np.ndarray], list[np.ndarray]]:
     return bounds[: region.ndim], bounds[region.ndim :]
 
 
-@register(Box, Box)
-def box_intersection_area(a: Box, b: Box) -> np.ndarray:
-    """Area of the intersection of axis-aligned boxes, elementwise with broadcasting."""
-    return overlap_measure(*bound_columns(a), *bound_columns(b))
+@register(Box, Box, form="pairs")
+@register(Interval, Interval, form="pairs")
+def aligned_intersection(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
+    """Measure of the intersection of axis-aligned boxes (or intervals), one per pair ``(a[index_a[k]], b[index_b[k]])``."""
+    use_threads(len(index_a))
+    return _aligned_pairs(_bounds_table(a), _bounds_table(b), index_a, index_b, False)
 
 
-@register(Interval, Interval)
-def interval_intersection_length(a: Interval, b: Interval) -> np.ndarray:
-    """Length of the intersection of intervals, elementwise with broadcasting."""
-    return overlap_measure(*bound_columns(a), *bound_columns(b))
+@register(Interval, Interval, measure="hull", form="pairs")
+def aligned_enclosures(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
+    """Measure of the smallest axis-aligned box holding both regions of each pair (for intervals, their hull).
+
+    Any two regions of one dimension have it (from their bounds): GIoU's box enclosure C.
+    """
+    use_threads(len(index_a))
+    return _aligned_pairs(_bounds_table(a), _bounds_table(b), index_a, index_b, True)
 
 
-@register(Interval, Interval, measure="hull")
-def interval_hull_length(a: Interval, b: Interval) -> np.ndarray:
-    """Length of the smallest interval holding both (the 1-D convex hull)."""
-    return enclosing_measure(*bound_columns(a), *bound_columns(b))
+def _bounds_table(region: Region) -> np.ndarray:
+    """The bounds ``(lows..., highs...)`` of a flat batch as a C-contiguous float64 table."""
+    return np.ascontiguousarray(region.bounds, dtype=np.float64)
 
 
-# --------------------------------------------------------------------------- single pairs
-def _scalar_overlap(low_a: float, high_a: float, low_b: float, high_b: float) -> float:
-    """`overlap_length` of one pair in Python floats, operation for operation."""
-    return maximum(minimum(high_a, high_b) - maximum(low_a, low_b), 0.0)
+@jit
+def _overlap(bounds_a: np.ndarray, i: int, bounds_b: np.ndarray, j: int) -> float:
+    """Measure of the intersection of bounds i of `a` and j of `b`, +0.0 when they share nothing."""
+    half = bounds_a.shape[1] // 2
+    measure = 1.0
+    for axis in range(half):
+        length = min(bounds_a[i, half + axis], bounds_b[j, half + axis]) - max(bounds_a[i, axis], bounds_b[j, axis])
+        if not length > 0.0:
+            return 0.0
+        measure = length if axis == 0 else measure * length
+    return measure
 
 
-@register(Box, Box, form="single")
-def box_pair_intersection(a: Box, b: Box) -> tuple[float, float, float]:
-    """Area of the intersection of two single boxes and their areas, in Python floats."""
-    ax1, ay1, ax2, ay2 = a._xyxy.tolist()
-    bx1, by1, bx2, by2 = b._xyxy.tolist()
-    area = _scalar_overlap(ax1, ax2, bx1, bx2) * _scalar_overlap(ay1, ay2, by1, by2)
-    return area, (ax2 - ax1) * (ay2 - ay1), (bx2 - bx1) * (by2 - by1)
+@jit
+def _enclosing(bounds_a: np.ndarray, i: int, bounds_b: np.ndarray, j: int) -> float:
+    """Measure of the smallest axis-aligned box holding bounds i of `a` and j of `b`."""
+    half = bounds_a.shape[1] // 2
+    measure = 1.0
+    for axis in range(half):
+        extent = max(bounds_a[i, half + axis], bounds_b[j, half + axis]) - min(bounds_a[i, axis], bounds_b[j, axis])
+        measure = extent if axis == 0 else measure * extent
+    return measure
 
 
-@register(Interval, Interval, form="single")
-def interval_pair_intersection(a: Interval, b: Interval) -> tuple[float, float, float]:
-    """Length of the intersection of two single intervals and their lengths, in Python floats."""
-    start_a, end_a = a._coords.tolist()
-    start_b, end_b = b._coords.tolist()
-    return _scalar_overlap(start_a, end_a, start_b, end_b), end_a - start_a, end_b - start_b
+@jit(parallel=True)
+def _aligned_pairs(bounds_a: np.ndarray, bounds_b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray,
+                   enclosing: bool) -> np.ndarray:
+    out = np.empty(index_a.shape[0])
+    if out.shape[0] < PARALLEL_MIN:
+        for k in range(out.shape[0]):
+            out[k] = _aligned_pair(bounds_a, index_a[k], bounds_b, index_b[k], enclosing)
+    else:
+        for k in prange(out.shape[0]):
+            out[k] = _aligned_pair(bounds_a, index_a[k], bounds_b, index_b[k], enclosing)
+    return out
+
+
+@jit
+def _aligned_pair(bounds_a: np.ndarray, i: int, bounds_b: np.ndarray, j: int, enclosing: bool) -> float:
+    return _enclosing(bounds_a, i, bounds_b, j) if enclosing else _overlap(bounds_a, i, bounds_b, j)
 
 
 # --------------------------------------------------------------------------- pairwise blocks
@@ -348,8 +370,6 @@ class _Band:
                 yield slice(index * self.rows, (index + 1) * self.rows), slice(first, stop)
 
 
-@register(Box, Box, form="blocks")
-@register(Interval, Interval, form="blocks")
 def aligned_pairs(a: Region, b: Region, block_pairs: int) -> AlignedPairs:
     """The pairs of two flat batches of boxes (or of intervals) as blocks for the pairwise metrics."""
     return AlignedPairs(Extents.of(a), Extents.of(b), block_pairs)

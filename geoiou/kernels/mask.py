@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
 from geoiou.dispatch import register
 from geoiou.kernels.box import overlap_length
-from geoiou.kernels.coverage import Edges, rasterize_canvases
+from geoiou.regions.coverage import Edges, rasterize_canvases
 from geoiou.regions.ragged import ragged_arange
-from geoiou.kernels.pairs import over_candidates
+from geoiou.kernels.pairs import pruned
 from geoiou.regions import Box, Mask, Polygon
 from geoiou.regions.mask import WORD_BITS, _Windows
-from geoiou import rle as coco_rle
-from geoiou.rle import RunIndex, Runs
+from geoiou.rle import Runs
 
 __all__ = ["mask_box_intersection_area", "mask_intersection_area", "mask_polygon_intersection_area"]
 
@@ -28,30 +28,23 @@ PIXEL_CHUNK = 1 << 25
 #: Windows of at least this many pixels read their mask pixels as one slice (see `_covered_pixels`).
 LARGE_WINDOW = 1 << 14
 
-#: Runs looked up per step of the run kernel (bounds its temporaries).
-RUN_CHUNK = 1 << 17
 
-#: Packed words compared per step of the Mask×Mask kernel: bounds its temporaries (a few arrays
-#: of this many 8-byte values) without paying NumPy's per-call cost too often.
-WORD_CHUNK = 1 << 16
-
-
-@register(Mask, Mask, per_candidate=True)
-def mask_intersection_area(a: Mask, b: Mask) -> np.ndarray:
-    """Area shared by masks, elementwise with broadcasting; grids may differ in shape and origin."""
-    return over_candidates(a, b, _mask_pairs)
+@register(Mask, Mask, form="pairs")
+def mask_intersection_area(a: Mask, b: Mask, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
+    """Area shared by the masks of each pair; grids may differ in shape and origin."""
+    return _pruned_mask_pairs(a, b, index_a, index_b)
 
 
-@register(Mask, Box, per_candidate=True)
-def mask_box_intersection_area(a: Mask, b: Box) -> np.ndarray:
+@register(Mask, Box, form="pairs")
+def mask_box_intersection_area(a: Mask, b: Box, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area of each mask inside each box: the box covers pixel (r, c) by row weight × column weight."""
-    return over_candidates(a, b, _mask_box_pairs)
+    return _pruned_mask_box_pairs(a, b, index_a, index_b)
 
 
-@register(Mask, Polygon, per_candidate=True)
-def mask_polygon_intersection_area(a: Mask, b: Polygon) -> np.ndarray:
+@register(Mask, Polygon, form="pairs")
+def mask_polygon_intersection_area(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area of each mask inside each polygon, from the polygon's exact coverage of every pixel."""
-    return over_candidates(a, b, _mask_polygon_pairs)
+    return _pruned_mask_polygon_pairs(a, b, index_a, index_b)
 
 
 def _mask_pairs(a: Mask, b: Mask, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
@@ -62,7 +55,7 @@ def _mask_pairs(a: Mask, b: Mask, index_a: np.ndarray, index_b: np.ndarray) -> n
     """
     same_grid = (a._origin[index_a] == b._origin[index_b]).all(axis=-1)
     result = np.empty(len(index_a))
-    runs_a, runs_b = a._store.run_index, b._store.run_index
+    runs_a, runs_b = a._store.runs, b._store.runs
     if same_grid.any() and runs_a is not None and runs_b is not None and a._store.grid[0] == b._store.grid[0]:
         # Both held as COCO runs on grids of one height: count from the runs, no pixels or words built.
         result[same_grid] = run_overlap_counts(runs_a, a._index[index_a[same_grid]], runs_b, b._index[index_b[same_grid]])
@@ -82,47 +75,60 @@ def _mask_pairs(a: Mask, b: Mask, index_a: np.ndarray, index_b: np.ndarray) -> n
     return result
 
 
-def run_overlap_counts(index_a: RunIndex, masks_a: np.ndarray, index_b: RunIndex, masks_b: np.ndarray) -> np.ndarray:
-    """Pixels true in both masks ``masks_a[k]`` of `index_a` and ``masks_b[k]`` of `index_b`, counted from the runs.
+def run_overlap_counts(runs_a: Runs, masks_a: np.ndarray, runs_b: Runs, masks_b: np.ndarray) -> np.ndarray:
+    """Pixels true in both masks ``masks_a[k]`` of `runs_a` and ``masks_b[k]`` of `runs_b`, counted from the runs.
 
     Runs are column-major positions on grids of one height, so a position means the same pixel
-    in both. The batch with fewer runs is looked up: with ``F(x)`` its mask's true pixels before
-    position x (one interpolation of its running count, small enough to stay in cache), each run
-    ``[s, e)`` of the other mask that lies within the looked-up mask's span shares ``F(e) - F(s)``
-    pixels. The work follows the runs, never the pixels, as pycocotools' ``rleIou`` does, for all
-    pairs at once; the other batch is never indexed.
+    in both. Each pair walks its two masks' runs together, as pycocotools' ``rleIou`` does, from
+    the first run of each that can meet the other's span (binary searches): the work follows the
+    runs, never the pixels. Pairs run in parallel.
 
     Examples
     --------
     >>> from geoiou import rle
-    >>> runs = rle.RunIndex(rle.to_runs([{"size": [3, 3], "counts": [1, 3, 5]}, {"size": [3, 3], "counts": [2, 4, 3]}]))
+    >>> runs = rle.to_runs([{"size": [3, 3], "counts": [1, 3, 5]}, {"size": [3, 3], "counts": [2, 4, 3]}])
     >>> run_overlap_counts(runs, np.array([0, 0]), runs, np.array([1, 0]))  # pixels 2, 3 shared; 3 with itself
     array([2, 3])
     """
-    target, masks_t, query, masks_q = index_b, masks_b, index_a.runs, masks_a
-    if len(index_a.runs.starts) < len(index_b.runs.starts):
-        target, masks_t, query, masks_q = index_a, masks_a, index_b.runs, masks_b
-    if target.keyable:
-        return _shared_pixels(target, masks_t, query, masks_q)
-    # Keys of so many pixels would pass 2**53: index the masks the pairs ask for, a group at a time.
-    counts = np.zeros(len(masks_a), dtype=np.int64)
-    wanted, renumbered = np.unique(masks_t, return_inverse=True)
-    group = max(1, coco_rle.KEY_LIMIT // target.stride - 1)
-    for start in range(0, len(wanted), group):
-        pairs = np.flatnonzero((renumbered >= start) & (renumbered < start + group))
-        part = RunIndex(target.runs.take(wanted[start:start + group]))
-        counts[pairs] = _shared_pixels(part, renumbered[pairs] - start, query, masks_q[pairs])
-    return counts
+    masks_a, masks_b = np.asarray(masks_a, dtype=np.int64), np.asarray(masks_b, dtype=np.int64)
+    use_threads(len(masks_a))
+    return _run_pair_counts(runs_a.starts, runs_a.stops, runs_a.offsets, masks_a,
+                            runs_b.starts, runs_b.stops, runs_b.offsets, masks_b)
 
 
-def _shared_pixels(target: RunIndex, masks_t: np.ndarray, query: Runs, masks_q: np.ndarray) -> np.ndarray:
-    """`run_overlap_counts` with the looked-up side chosen: its masks `masks_t`, the other's `masks_q`."""
-    low, high = query.overlapping(masks_q, *target.runs.spans(masks_t))
-    counts = np.zeros(len(masks_t), dtype=np.int64)
-    for step in _steps(high - low, RUN_CHUNK):
-        run, pair = ragged_arange(low[step], high[step])
-        shared = target.pixels_between(masks_t[step][pair], query.starts[run], query.stops[run])
-        counts[step] = np.bincount(pair, weights=shared, minlength=len(masks_t[step])).astype(np.int64)
+@jit
+def _shared_run_pixels(starts_a: np.ndarray, stops_a: np.ndarray, first_a: int, last_a: int,
+                       starts_b: np.ndarray, stops_b: np.ndarray, first_b: int, last_b: int) -> int:
+    """Positions covered by a run of mask a (runs ``first_a:last_a``) and a run of mask b; runs sorted, disjoint."""
+    if first_a >= last_a or first_b >= last_b:
+        return 0
+    # Skip the runs that end before the other mask's first run starts.
+    i = first_a + np.searchsorted(stops_a[first_a:last_a], starts_b[first_b], side="right")
+    j = first_b + np.searchsorted(stops_b[first_b:last_b], starts_a[first_a], side="right")
+    shared = 0
+    while i < last_a and j < last_b:
+        low, high = max(starts_a[i], starts_b[j]), min(stops_a[i], stops_b[j])
+        if high > low:
+            shared += high - low
+        if stops_a[i] <= stops_b[j]:
+            i += 1
+        else:
+            j += 1
+    return shared
+
+
+@jit(parallel=True)
+def _run_pair_counts(starts_a: np.ndarray, stops_a: np.ndarray, offsets_a: np.ndarray, masks_a: np.ndarray,
+                     starts_b: np.ndarray, stops_b: np.ndarray, offsets_b: np.ndarray, masks_b: np.ndarray) -> np.ndarray:
+    counts = np.empty(masks_a.shape[0], dtype=np.int64)
+    if counts.shape[0] < PARALLEL_MIN:
+        for k in range(counts.shape[0]):
+            counts[k] = _shared_run_pixels(starts_a, stops_a, offsets_a[masks_a[k]], offsets_a[masks_a[k] + 1],
+                                           starts_b, stops_b, offsets_b[masks_b[k]], offsets_b[masks_b[k] + 1])
+    else:
+        for k in prange(counts.shape[0]):
+            counts[k] = _shared_run_pixels(starts_a, stops_a, offsets_a[masks_a[k]], offsets_a[masks_a[k] + 1],
+                                           starts_b, stops_b, offsets_b[masks_b[k]], offsets_b[masks_b[k] + 1])
     return counts
 
 
@@ -132,26 +138,58 @@ def _window_overlap_counts(windows_a: _Windows, masks_a: np.ndarray,
 
     Both windows are on one grid and in one orientation. Only the overlap of the two bounding
     boxes is compared, line by line, over the words that cover its bits: both windows hold it,
-    aligned to the same words of each line. Pairs go at most `WORD_CHUNK` words per step.
+    aligned to the same words of each line, so a pair is an AND and a bit count per word. Pairs
+    run in parallel.
     """
-    line_lo_a, line_hi_a, bit_lo_a, bit_hi_a = windows_a.spans(masks_a)
-    line_lo_b, line_hi_b, bit_lo_b, bit_hi_b = windows_b.spans(masks_b)
-    line0, line1 = np.maximum(line_lo_a, line_lo_b), np.minimum(line_hi_a, line_hi_b)
-    bit0, bit1 = np.maximum(bit_lo_a, bit_lo_b), np.minimum(bit_hi_a, bit_hi_b)
-    overlap = (line1 > line0) & (bit1 > bit0)
-    n_lines = np.where(overlap, line1 - line0, 0)
-    word0 = bit0 // WORD_BITS
-    n_words = np.where(overlap, -(-bit1 // WORD_BITS) - word0, 0)
-    first_a, stride_a = _first_words(windows_a, masks_a, line0, word0)
-    first_b, stride_b = _first_words(windows_b, masks_b, line0, word0)
-    counts = np.zeros(len(masks_a), dtype=np.int64)
-    for width in np.unique(n_words[n_lines > 0]):
-        # Pairs with as many words per line go together: each word is then one 1-D gather.
-        pairs = np.flatnonzero((n_words == width) & (n_lines > 0))
-        for step in _steps(n_lines[pairs] * width, WORD_CHUNK):
-            chosen = pairs[step]
-            counts[chosen] = _count_shared_words(windows_a.words, first_a[chosen], stride_a[chosen], windows_b.words,
-                                                 first_b[chosen], stride_b[chosen], n_lines[chosen], int(width))
+    use_threads(len(masks_a))
+    return _window_pair_counts(_window_table(windows_a), windows_a.words, np.asarray(masks_a, dtype=np.int64),
+                               _window_table(windows_b), windows_b.words, np.asarray(masks_b, dtype=np.int64))
+
+
+def _window_table(windows: _Windows) -> np.ndarray:
+    """Per mask: first and last line + 1, first and last bit + 1 of its box, first line and word kept, words per line, first word."""
+    boxes = windows.boxes
+    lines, bits = (boxes[:, 2:], boxes[:, :2]) if windows.column_major else (boxes[:, :2], boxes[:, 2:])
+    return np.ascontiguousarray(np.column_stack([lines, bits, windows.line0, windows.word0, windows.stride,
+                                                 windows.offsets]), dtype=np.int64)
+
+
+@jit
+def _bit_count(word: np.uint64) -> int:
+    """Set bits of a 64-bit word (the SWAR count, which LLVM turns into one instruction where there is one)."""
+    word = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    word = (word & np.uint64(0x3333333333333333)) + ((word >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    word = (word + (word >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@jit
+def _shared_window_pixels(table_a: np.ndarray, words_a: np.ndarray, i: int,
+                          table_b: np.ndarray, words_b: np.ndarray, j: int) -> int:
+    line0, line1 = max(table_a[i, 0], table_b[j, 0]), min(table_a[i, 1], table_b[j, 1])
+    bit0, bit1 = max(table_a[i, 2], table_b[j, 2]), min(table_a[i, 3], table_b[j, 3])
+    if line1 <= line0 or bit1 <= bit0:
+        return 0
+    word0, word1 = bit0 // WORD_BITS, -(-bit1 // WORD_BITS)
+    shared = 0
+    for line in range(line0, line1):
+        at_a = table_a[i, 7] + (line - table_a[i, 4]) * table_a[i, 6] + word0 - table_a[i, 5]
+        at_b = table_b[j, 7] + (line - table_b[j, 4]) * table_b[j, 6] + word0 - table_b[j, 5]
+        for word in range(word1 - word0):
+            shared += _bit_count(words_a[at_a + word] & words_b[at_b + word])
+    return shared
+
+
+@jit(parallel=True)
+def _window_pair_counts(table_a: np.ndarray, words_a: np.ndarray, masks_a: np.ndarray,
+                        table_b: np.ndarray, words_b: np.ndarray, masks_b: np.ndarray) -> np.ndarray:
+    counts = np.empty(masks_a.shape[0], dtype=np.int64)
+    if counts.shape[0] < PARALLEL_MIN:
+        for k in range(counts.shape[0]):
+            counts[k] = _shared_window_pixels(table_a, words_a, masks_a[k], table_b, words_b, masks_b[k])
+    else:
+        for k in prange(counts.shape[0]):
+            counts[k] = _shared_window_pixels(table_a, words_a, masks_a[k], table_b, words_b, masks_b[k])
     return counts
 
 
@@ -211,36 +249,6 @@ def _steps(sizes: np.ndarray, budget: int) -> list[slice]:
         steps.append(slice(first, stop))
         first = stop
     return steps
-
-
-def _first_words(windows: _Windows, masks: np.ndarray, line0: np.ndarray,
-                 word0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Position in ``windows.words`` of word `word0` of line `line0` of each mask, and its words per line."""
-    stride = windows.stride[masks]
-    first = windows.offsets[masks] + (line0 - windows.line0[masks]) * stride + word0 - windows.word0[masks]
-    return first, stride
-
-
-def _count_shared_words(words_a: np.ndarray, first_a: np.ndarray, stride_a: np.ndarray, words_b: np.ndarray,
-                        first_b: np.ndarray, stride_b: np.ndarray, n_lines: np.ndarray, width: int) -> np.ndarray:
-    """Shared true pixels of each pair: `n_lines` (> 0) lines of `width` words from each window, ANDed and counted."""
-    at_a, at_b = _line_starts(first_a, stride_a, n_lines), _line_starts(first_b, stride_b, n_lines)
-    shared = np.bitwise_count(words_a[at_a] & words_b[at_b]).astype(np.int64)
-    for word in range(1, width):  # one 1-D gather per word of the lines: much faster than a 2-D fancy index
-        shared += np.bitwise_count(words_a[at_a + word] & words_b[at_b + word])
-    return np.add.reduceat(shared, np.cumsum(n_lines) - n_lines)
-
-
-def _line_starts(first: np.ndarray, stride: np.ndarray, n_lines: np.ndarray) -> np.ndarray:
-    """``first[p] + k·stride[p]`` for ``k < n_lines[p]`` (all > 0), pair after pair: a running sum of steps.
-
-    The step is the stride, except at the first line of a pair, where it jumps there from the
-    last line of the pair before.
-    """
-    steps = np.repeat(stride, n_lines)
-    last = first + (n_lines - 1) * stride
-    steps[np.cumsum(n_lines) - n_lines] = first - np.concatenate([[0], last[:-1]])
-    return np.cumsum(steps)
 
 
 def _overlap_on_offset_grids(data_a: np.ndarray, origin_a: np.ndarray, data_b: np.ndarray,
@@ -318,3 +326,8 @@ def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.nd
                                          rows[0][chosen], cols[0][chosen], heights[chosen], widths[chosen])
     # Each pixel's coverage is at most 1, so only the polygon's side can be overshot, by rounding.
     return np.minimum(result, b._store.area[b._index[index_b]])
+
+
+_pruned_mask_pairs = pruned(_mask_pairs)
+_pruned_mask_box_pairs = pruned(_mask_box_pairs)
+_pruned_mask_polygon_pairs = pruned(_mask_polygon_pairs)

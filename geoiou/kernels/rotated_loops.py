@@ -21,31 +21,16 @@ so ``(a, b)`` and ``(b, a)`` give the same bits. An intersection whose boxes' bo
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, TypeVar, cast
+from typing import Callable
 
 import numpy as np
 
-from geoiou import _compiled
-from geoiou._compiled import prange, use_threads
+from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
 
 __all__ = ["hull_area", "hull_pairs", "intersection_area", "intersection_pairs", "unit_vector"]
 
-#: Below this many pairs a call runs the serial loop: waking the thread pool costs more than it saves.
-PARALLEL_PAIRS = 512
 #: A slope standing in for the infinite one of an edge parallel to a side of the square.
 _HUGE = 1e300
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def jit(function: F) -> F:
-    """`geoiou._compiled.jit`, typed as the function it compiles (it is called with the same arguments)."""
-    return cast(F, _compiled.jit(function))
-
-
-def parallel_jit(function: F) -> F:
-    """`geoiou._compiled.jit` with ``parallel=True``, typed as the function it compiles."""
-    return cast(F, _compiled.jit(function, parallel=True))
 
 
 @jit
@@ -462,35 +447,29 @@ def _hull_of_rows(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np
     return _hull_of_turned(ax, ay, aw, ah, a_angle, a_cos, a_sin, bx, by, bw, bh, b_angle, b_cos, b_sin)
 
 
-@jit
-def _intersection_serial(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
-                         index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
-    for k in range(index_a.size):
-        out[k] = _intersection_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
+@jit(parallel=True)
+def _intersection_loop(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
+                       index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
+    if out.shape[0] < PARALLEL_MIN:
+        for k in range(out.shape[0]):
+            out[k] = _intersection_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
+    else:
+        for k in prange(out.shape[0]):
+            out[k] = _intersection_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
 
 
-@parallel_jit
-def _intersection_parallel(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
-                           index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
-    for k in prange(index_a.size):
-        out[k] = _intersection_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
+@jit(parallel=True)
+def _hull_loop(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
+               index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
+    if out.shape[0] < PARALLEL_MIN:
+        for k in range(out.shape[0]):
+            out[k] = _hull_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
+    else:
+        for k in prange(out.shape[0]):
+            out[k] = _hull_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
 
 
-@jit
-def _hull_serial(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
-                 index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
-    for k in range(index_a.size):
-        out[k] = _hull_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
-
-
-@parallel_jit
-def _hull_parallel(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
-                   index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
-    for k in prange(index_a.size):
-        out[k] = _hull_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
-
-
-@parallel_jit
+@jit(parallel=True)
 def _unit_vector_table(coords: np.ndarray) -> np.ndarray:
     """The unit vector ``(cos, sin)`` of every box, shape ``(n, 2)``."""
     table = np.empty((coords.shape[0], 2))
@@ -505,17 +484,17 @@ _NO_TABLE = np.empty((0, 2))
 
 def intersection_pairs(a: np.ndarray, b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """`intersection_area` of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two batches of boxes ``(..., 5)``."""
-    return _measure_pairs(_intersection_serial, _intersection_parallel, a, b, index_a, index_b)
+    return _measure_pairs(_intersection_loop, a, b, index_a, index_b)
 
 
 def hull_pairs(a: np.ndarray, b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """`hull_area` of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two batches of boxes ``(..., 5)``."""
-    return _measure_pairs(_hull_serial, _hull_parallel, a, b, index_a, index_b)
+    return _measure_pairs(_hull_loop, a, b, index_a, index_b)
 
 
-def _measure_pairs(serial: Callable[..., None], parallel: Callable[..., None], a: np.ndarray, b: np.ndarray,
-                   index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """Run one of the loops on the boxes `a`, `b` (flattened) and the pair indices.
+def _measure_pairs(loop: Callable[..., None], a: np.ndarray, b: np.ndarray, index_a: np.ndarray,
+                   index_b: np.ndarray) -> np.ndarray:
+    """Run `loop` on the boxes `a`, `b` (flattened) and the pair indices.
 
     When the pairs outnumber the boxes (a pairwise matrix), each box's cos and sin are computed once,
     into a table, rather than for each of its pairs; with few pairs nothing is computed per box, so a
@@ -523,16 +502,13 @@ def _measure_pairs(serial: Callable[..., None], parallel: Callable[..., None], a
     """
     coords_a, coords_b = _float_rows(a), _float_rows(b)
     index_a, index_b = _indices(index_a), _indices(index_b)
-    out = np.empty(index_a.size)
-    if index_a.size < PARALLEL_PAIRS:
-        serial(coords_a, coords_b, _NO_TABLE, _NO_TABLE, index_a, index_b, out)
-        return out
-    use_threads()
-    if index_a.size > len(coords_a) + len(coords_b):
+    out = np.empty(index_a.shape[0])
+    use_threads(out.shape[0])
+    if out.shape[0] >= PARALLEL_MIN and out.shape[0] > coords_a.shape[0] + coords_b.shape[0]:
         table_a, table_b = _unit_vector_table(coords_a), _unit_vector_table(coords_b)
     else:
         table_a = table_b = _NO_TABLE
-    parallel(coords_a, coords_b, table_a, table_b, index_a, index_b, out)
+    loop(coords_a, coords_b, table_a, table_b, index_a, index_b, out)
     return out
 
 

@@ -91,6 +91,7 @@ class Mask(Region):
     """
 
     _fields = {"_index": 0, "_origin": 1}
+    _shared = ("_store",)  # the pixels of every mask of the batch: indexing moves indices only
     _index: np.ndarray  # (...) int64: each mask's position in the store
     _origin: np.ndarray  # (..., 2) float64
     _store: _PixelStore
@@ -215,11 +216,6 @@ class Mask(Region):
             return _masks_from_runs, (runs.take(index), self._origin, self.shape)
         pixels = self._store.select(index)
         return _masks_from_bits, (np.packbits(pixels, axis=-1), self._store.grid, self._origin, self.shape)
-
-    def _take(self, flat_index: np.ndarray) -> Mask:
-        taken = super()._take(flat_index)  # gathers the fields; the pixels stay in the shared store
-        object.__setattr__(taken, "_store", self._store)
-        return taken
 
     # ----------------------------------------------------------------- export
     def to_rle(self) -> dict[str, Any] | list[Any]:
@@ -684,13 +680,13 @@ class _PixelStore:
 
     @property
     def held_as_runs(self) -> bool:
-        """Whether the store was built from COCO runs (then `run_index` is not None)."""
+        """Whether the store was built from COCO runs (then `runs` is not None)."""
         return self._runs is not None
 
-    @functools.cached_property
-    def run_index(self) -> coco_rle.RunIndex | None:
-        """The runs the store was built from, made countable (on first use); None for dense pixels."""
-        return None if self._runs is None else coco_rle.RunIndex(self._runs)
+    @property
+    def runs(self) -> coco_rle.Runs | None:
+        """The COCO runs the store was built from; None for dense pixels."""
+        return self._runs
 
     def _held_runs(self) -> coco_rle.Runs:
         """The runs of a store built from runs (callers know it was: dense stores never ask)."""

@@ -156,8 +156,7 @@ def test_chunk_boundaries_are_bit_identical(monkeypatch):
     a, b = random_masks(gen, 23, (50, 140)), random_masks(gen, 19, (50, 140))
     built_a, built_b = builders(a), builders(b)
     whole = {(x, y): geoiou.pairwise_iou(built_a[x], built_b[y]) for x, y in itertools.product(built_a, built_b)}
-    for word_chunk, candidate_chunk, pairwise_chunk in [(1, 7, 5), (3, 1, 1), (17, 64, 3), (500, 3, 40)]:
-        monkeypatch.setattr(mask_kernels, "WORD_CHUNK", word_chunk)
+    for candidate_chunk, pairwise_chunk in [(7, 5), (1, 1), (64, 3), (3, 40)]:
         monkeypatch.setattr(pairs, "CANDIDATE_CHUNK", candidate_chunk)
         monkeypatch.setattr(metrics, "PAIRWISE_CHUNK", pairwise_chunk)
         # Fresh masks, so that nothing cached under the default chunking is reused.
