@@ -28,7 +28,7 @@ def test_promotion_takes_the_fewest_steps():
 
 def test_swapped_pair_reuses_the_kernel():
     pair = dispatch.find_kernel(geoiou.Polygon, geoiou.Mask)
-    assert pair.swapped and pair.kernel is dispatch._TABLE[("intersection", geoiou.Mask, geoiou.Polygon)]["batch"]
+    assert pair.swapped and pair.pairs_form is dispatch._TABLE[("intersection", geoiou.Mask, geoiou.Polygon)]["pairs"]
 
 
 def test_supported_pairs_lists_the_registered_kernels():

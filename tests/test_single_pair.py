@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 import geoiou
 from geoiou.dispatch import find_kernel
 from geoiou.kernels.rotated_loops import hull_area, intersection_area
-from strategies import ci_settings, region_strategy
+from tests.strategies import ci_settings, region_strategy
 
-#: Pairs of kinds whose single pairs take the scalar path or a compiled kernel (Box × RotatedBox by promotion).
+#: Pairs of kinds checked here (Box × RotatedBox by promotion).
 SCALAR_PAIRS = [("box", "box"), ("interval", "interval"), ("rotated_box", "rotated_box"), ("box", "rotated_box")]
 
 METRICS = {
@@ -41,6 +41,14 @@ def assert_same_bits(single: float, batch: np.ndarray) -> None:
         assert math.isnan(single) and math.isnan(value), (single, value)
     else:
         assert np.float64(single).view(np.uint64) == np.float64(value).view(np.uint64), (single, value)
+
+
+def test_one_compiled_kernel_serves_single_pairs_and_batches():
+    # Golden: every built-in kind's kernel is in the pairs form; no single-pair twin exists.
+    for kind in (geoiou.Box, geoiou.Interval, geoiou.RotatedBox, geoiou.Polygon, geoiou.Mask):
+        assert find_kernel(kind, kind).pairs_form is not None
+    for measure in ("intersection", "hull"):
+        assert find_kernel(geoiou.RotatedBox, geoiou.RotatedBox, measure=measure).pairs_form is not None
 
 
 @pytest.mark.parametrize("metric", METRICS)
