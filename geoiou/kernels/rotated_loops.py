@@ -31,6 +31,11 @@ __all__ = ["hull_area", "hull_pairs", "intersection_area", "intersection_pairs",
 
 #: A slope standing in for the infinite one of an edge parallel to a side of the square.
 _HUGE = 1e300
+#: Pairs per box from which each box's cos and sin are computed once, into a table, rather than per
+#: pair (a table costs about a pair's worth of work per box; reading it saves a third of a pair's).
+TABLE_PAIRS_PER_BOX = 4
+#: Boxes from which a table is computed on every core (below it, a few µs on the calling thread).
+TABLE_PARALLEL_MIN = 8192
 
 
 @jit
@@ -473,8 +478,12 @@ def _hull_loop(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.nd
 def _unit_vector_table(coords: np.ndarray) -> np.ndarray:
     """The unit vector ``(cos, sin)`` of every box, shape ``(n, 2)``."""
     table = np.empty((coords.shape[0], 2))
-    for i in prange(coords.shape[0]):
-        table[i, 0], table[i, 1] = unit_vector(coords[i, 4])
+    if coords.shape[0] < TABLE_PARALLEL_MIN:
+        for i in range(coords.shape[0]):
+            table[i, 0], table[i, 1] = unit_vector(coords[i, 4])
+    else:
+        for i in prange(coords.shape[0]):
+            table[i, 0], table[i, 1] = unit_vector(coords[i, 4])
     return table
 
 
@@ -504,7 +513,8 @@ def _measure_pairs(loop: Callable[..., None], a: np.ndarray, b: np.ndarray, inde
     index_a, index_b = _indices(index_a), _indices(index_b)
     out = np.empty(index_a.shape[0])
     use_threads(out.shape[0])
-    if out.shape[0] >= PARALLEL_MIN and out.shape[0] > coords_a.shape[0] + coords_b.shape[0]:
+    boxes = coords_a.shape[0] + coords_b.shape[0]
+    if out.shape[0] >= PARALLEL_MIN and out.shape[0] >= TABLE_PAIRS_PER_BOX * boxes:
         table_a, table_b = _unit_vector_table(coords_a), _unit_vector_table(coords_b)
     else:
         table_a = table_b = _NO_TABLE

@@ -425,6 +425,12 @@ def test_unit_vectors_from_a_table_give_the_same_bits():
         matrix = kernel(a[:, None], b[None])
         rows = np.stack([kernel(box, b) for box in a])  # 60 pairs a call: computed pair by pair
         assert np.array_equal(matrix, rows)
+    # A table of more boxes than `TABLE_PARALLEL_MIN` is computed on every core.
+    many = random_boxes(rng, kernels.TABLE_PARALLEL_MIN + 10)
+    for kernel in (rotated_box_intersection_area, rotated_box_hull_area):
+        matrix = kernel(many[:, None], b[None, :8])
+        columns = np.stack([kernel(many, box) for box in b[:8]], axis=1)
+        assert np.array_equal(matrix, columns)
 
 
 def test_serial_and_parallel_loops_give_the_same_bits():
