@@ -505,9 +505,9 @@ def _measure_pairs(loop: Callable[..., None], a: np.ndarray, b: np.ndarray, inde
                    index_b: np.ndarray) -> np.ndarray:
     """Run `loop` on the boxes `a`, `b` (flattened) and the pair indices.
 
-    When the pairs outnumber the boxes (a pairwise matrix), each box's cos and sin are computed once,
-    into a table, rather than for each of its pairs; with few pairs nothing is computed per box, so a
-    call's cost follows the pairs asked, not the batches.
+    When there are at least `TABLE_PAIRS_PER_BOX` pairs per box (a pairwise matrix), each box's cos
+    and sin are computed once, into a table, rather than for each of its pairs; with fewer pairs
+    nothing is computed per box, so a call's cost follows the pairs asked, not the batches.
     """
     coords_a, coords_b = _float_rows(a), _float_rows(b)
     index_a, index_b = _indices(index_a), _indices(index_b)
@@ -523,16 +523,20 @@ def _measure_pairs(loop: Callable[..., None], a: np.ndarray, b: np.ndarray, inde
 
 
 def _float_rows(coords: np.ndarray) -> np.ndarray:
-    """`coords` as C-contiguous rows ``(n, 5)`` (a region's coordinates are read-only: one array type)."""
+    """`coords` as read-only C-contiguous rows ``(n, 5)``, as a region's usually are: one array type."""
     rows = coords if coords.ndim == 2 else coords.reshape(-1, 5)
-    return rows if rows.flags.c_contiguous else np.ascontiguousarray(rows)
+    return rows if rows.flags.c_contiguous and not rows.flags.writeable else _read_only(np.ascontiguousarray(rows))
 
 
 def _indices(index: np.ndarray) -> np.ndarray:
     """`index` as a read-only C-contiguous int64 array: one array type, so each loop compiles once."""
     if index.dtype != np.int64 or not index.flags.c_contiguous:
         index = np.ascontiguousarray(index, dtype=np.int64)
-    if index.flags.writeable:
-        index = index.view()
-        index.flags.writeable = False
-    return index
+    return index if not index.flags.writeable else _read_only(index)
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of `array` (numba compiles a loop once per array type, and read-only is one)."""
+    view: np.ndarray = array.view()
+    view.flags.writeable = False
+    return view
