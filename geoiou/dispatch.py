@@ -192,6 +192,11 @@ def _broadcast_pairs(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> tupl
     return index_a.ravel(), index_b.ravel(), shape
 
 
+def _tower_rank(kind: type[Region]) -> int:
+    """How high `kind` stands in the tower ``Box < RotatedBox < Polygon`` (0 for kinds outside it)."""
+    return len(_promotion_chain(Box)) - len(_promotion_chain(kind)) if kind in (Box, RotatedBox, Polygon) else 0
+
+
 def _promotion_chain(kind: type[Region]) -> list[tuple[type[Region], tuple[Callable, ...]]]:
     """`kind` and each kind above it in the tower, with the conversion that reaches it."""
     return [(kind, ())] + [(target, (convert,)) for target, convert in PROMOTIONS.get(kind, ())]
@@ -210,10 +215,10 @@ def find_kernel(kind_a: type[Region], kind_b: type[Region], measure: Measure = "
         If no registered kernel covers the pair; the message lists the supported pairs.
     """
     _load_builtin_kernels()
-    # Candidates ordered by how far up the tower they go, so Box×RotatedBox meets its RotatedBox
-    # kernel before anything promotes both to Polygon.
+    # Candidates ordered by how many promotions they take, then by the highest kind they reach, so
+    # Box×RotatedBox meets its RotatedBox kernel before Box×Polygon (also one promotion away).
     candidates = [
-        (step_a + step_b, target_a, conv_a, target_b, conv_b)
+        ((step_a + step_b, max(_tower_rank(target_a), _tower_rank(target_b))), target_a, conv_a, target_b, conv_b)
         for step_a, (target_a, conv_a) in enumerate(_promotion_chain(kind_a))
         for step_b, (target_b, conv_b) in enumerate(_promotion_chain(kind_b))
     ]

@@ -35,6 +35,7 @@ from typing import Any, Callable, Literal, NamedTuple, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from geoiou._ranges import ragged_arange
 from geoiou._validation import fail
 
 __all__ = ["Runs", "compress", "compress_runs", "decode", "decode_batch", "decompress", "encode", "encode_batch", "to_runs"]
@@ -443,7 +444,7 @@ def compress_runs(runs: Runs, selection: ArrayLike) -> list[bytes]:
     selection = np.asarray(selection, dtype=np.int64)
     total = runs.sizes[selection].prod(axis=1)
     first, stop = runs.offsets[selection], runs.offsets[selection + 1]
-    owner, step = _ragged_arange(stop - first)
+    step, owner = ragged_arange(0, stop - first)
     run = first[owner] + step
     boundaries = np.column_stack([runs.starts[run], runs.stops[run]]).ravel()
     boundary_owner = np.repeat(owner, 2)
@@ -455,7 +456,7 @@ def compress_runs(runs: Runs, selection: ArrayLike) -> list[bytes]:
     boundaries, boundary_owner = boundaries[kept], boundary_owner[kept]
     per_mask = np.bincount(boundary_owner, minlength=len(selection))
     # Each mask's edges: 0, its boundaries, total; its counts are the differences of consecutive edges.
-    edge_owner, edge_step = _ragged_arange(per_mask + 2)
+    edge_step, edge_owner = ragged_arange(0, per_mask + 2)
     edges = np.where(edge_step == 0, 0, total[edge_owner])
     edges[(edge_step > 0) & (edge_step <= per_mask[edge_owner])] = boundaries
     same_mask = edge_owner[1:] == edge_owner[:-1]
@@ -467,12 +468,6 @@ def compress_runs(runs: Runs, selection: ArrayLike) -> list[bytes]:
     counts = np.delete(counts, last[ends_on_true])
     lengths = lengths - ends_on_true
     return _compress_all(np.split(counts, np.cumsum(lengths)[:-1]) if len(lengths) else [])
-
-
-def _ragged_arange(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For the ranges ``0 .. lengths[k] - 1`` laid end to end: each element's range k and its value."""
-    owner = np.repeat(np.arange(len(lengths)), lengths)
-    return owner, np.arange(owner.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
 
 
 def _compress_all(counts: list[np.ndarray]) -> list[bytes]:

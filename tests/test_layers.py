@@ -69,6 +69,7 @@ LAYER_OF: dict[str, str] = {
     "geoiou._validation": "foundation",
     "geoiou.rle": "foundation",
     "geoiou.threads": "foundation",
+    "geoiou._ranges": "foundation",
     "geoiou._progress": "foundation",
     "geoiou.threshold_score": "foundation",  # a function of IoU arrays: it needs no region
 }

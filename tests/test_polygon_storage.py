@@ -68,6 +68,14 @@ def test_rings_as_an_array_a_list_open_or_closed_give_the_same_polygons():
     assert geoiou.Polygon.from_rings([]).shape == (0,)
 
 
+def test_a_single_ring_is_copied_and_the_callers_array_left_as_it_was():
+    for ring in (np.array([(0, 0), (2, 0), (0, 2)], dtype=float), np.array([(0, 0), (2, 0), (0, 2), (0, 0)], dtype=float)):
+        polygon = geoiou.Polygon(ring)
+        assert ring.flags.writeable
+        ring[1, 0] = 4.0  # the polygon keeps its own vertices
+        assert polygon.area == 2.0 and polygon.bounds.tolist() == [0.0, 0.0, 2.0, 2.0]
+
+
 def test_rings_of_different_lengths():
     # The pentagon's shoelace sum is 0 + 3 + 5 + 1 + 0 = 9: area 4.5.
     rings = [[(0, 0), (1, 0), (0, 1)], [(0, 0), (3, 0), (3, 1), (1, 2), (0, 1), (0, 0)]]

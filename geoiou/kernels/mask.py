@@ -12,21 +12,12 @@ import numpy as np
 
 from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
 from geoiou.dispatch import register
-from geoiou.kernels.box import overlap_length
-from geoiou.regions.coverage import Edges, rasterize_canvases
-from geoiou.regions.ragged import ragged_arange
 from geoiou.kernels.pairs import pruned
 from geoiou.regions import Box, Mask, Polygon
 from geoiou.regions.mask import WORD_BITS, _Windows
 from geoiou.rle import Runs
 
 __all__ = ["mask_box_intersection_area", "mask_intersection_area", "mask_polygon_intersection_area"]
-
-#: Pixels gathered at once by the batched kernels (bounds the working memory).
-PIXEL_CHUNK = 1 << 25
-
-#: Windows of at least this many pixels read their mask pixels as one slice (see `_covered_pixels`).
-LARGE_WINDOW = 1 << 14
 
 
 @register(Mask, Mask, form="pairs")
@@ -202,55 +193,6 @@ def _touched(low: np.ndarray, high: np.ndarray, box_low: np.ndarray, box_high: n
     return start.astype(np.int64), np.maximum(stop, start).astype(np.int64)
 
 
-def _covered_pixels(a: Mask, store, geometry: np.ndarray, masks: np.ndarray, origin: np.ndarray, row0: np.ndarray,
-                    col0: np.ndarray, heights: np.ndarray, widths: np.ndarray) -> np.ndarray:
-    """Sum of each polygon's exact coverage over its mask's true pixels, for a chunk of pairs (windows given)."""
-    edges = store.edges
-    edge, canvas = ragged_arange(edges.offsets[geometry], edges.offsets[geometry + 1])
-    # Subtract the origin first, then the integer window offset: the offset adds no rounding of its own.
-    shift_x, shift_y = origin[canvas, 0], origin[canvas, 1]
-    window = Edges((edges.x0[edge] - shift_x) - col0[canvas], (edges.y0[edge] - shift_y) - row0[canvas],
-                   (edges.x1[edge] - shift_x) - col0[canvas], (edges.y1[edge] - shift_y) - row0[canvas],
-                   -edges.weight_sign[edge], canvas)  # coverage weights: -1 for rings that add area counter-clockwise
-    coverage, row_offsets = rasterize_canvases(window, heights, widths)
-    result = np.zeros(len(heights))
-    # Large windows read their pixels as a slice (of the dense pixels, or decoded from the runs of
-    # that window only); the many small ones read them all at once from the packed words.
-    large = heights * widths >= LARGE_WINDOW
-    for k in np.flatnonzero(large):
-        rows = slice(int(row0[k]), int(row0[k] + heights[k]))
-        cols = slice(int(col0[k]), int(col0[k] + widths[k]))
-        block = coverage[row_offsets[k]:row_offsets[k] + heights[k], :widths[k]]
-        result[k] = float(np.sum(block, where=a._store.window(int(masks[k]), rows, cols)))
-    small = np.flatnonzero(~large)
-    if small.size:
-        row_at, owner = ragged_arange(row_offsets[small], row_offsets[small] + heights[small])
-        row_canvas = small[owner]
-        row_in_window = row_at - row_offsets[row_canvas]
-        column = np.arange(coverage.shape[1])
-        inside = column < widths[row_canvas][:, None]
-        cell_canvas = np.broadcast_to(row_canvas[:, None], inside.shape)[inside]
-        grid_rows = np.broadcast_to((row0[row_canvas] + row_in_window)[:, None], inside.shape)[inside]
-        grid_cols = (col0[row_canvas][:, None] + column)[inside]
-        true = a._store.windows().pixels(masks[cell_canvas], grid_rows, grid_cols)
-        # bincount sums each pair's cells in order: the same bits whatever else is in the chunk.
-        sums = np.bincount(cell_canvas, weights=np.where(true, coverage[row_at][inside], 0.0), minlength=len(heights))
-        result[small] = sums[small]
-    return result
-
-
-def _steps(sizes: np.ndarray, budget: int) -> list[slice]:
-    """Consecutive slices of the items, each of at most `budget` in total (or of a single larger item)."""
-    ends = np.cumsum(sizes)
-    steps, first = [], 0
-    while first < len(sizes):
-        before = ends[first - 1] if first else 0
-        stop = max(first + 1, int(np.searchsorted(ends, before + budget, side="right")))
-        steps.append(slice(first, stop))
-        first = stop
-    return steps
-
-
 def _overlap_on_offset_grids(data_a: np.ndarray, origin_a: np.ndarray, data_b: np.ndarray,
                              origin_b: np.ndarray) -> float:
     """Shared area of two masks whose grids are offset by any amount.
@@ -285,29 +227,75 @@ def _shifted_count(data_a: np.ndarray, data_b: np.ndarray, shift: tuple[int, int
 
 
 def _mask_box_pairs(a: Mask, b: Box, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """Area of masks inside boxes: ``row_weights @ mask @ col_weights`` for each pair."""
-    height, width = a._data.shape[-2:]
-    origins, boxes = a._origin[index_a], b._xyxy[index_b]
-    x0, y0 = origins[:, :1], origins[:, 1:]
-    x1, y1, x2, y2 = (boxes[:, i : i + 1] for i in range(4))
-    columns, rows = np.arange(width), np.arange(height)
-    result = np.empty(len(index_a))
-    step = max(1, PIXEL_CHUNK // max(1, height * width))
-    for start in range(0, len(index_a), step):
-        part = slice(start, start + step)
-        col_weights = overlap_length(x0[part] + columns, x0[part] + columns + 1, x1[part], x2[part])
-        row_weights = overlap_length(y0[part] + rows, y0[part] + rows + 1, y1[part], y2[part])
-        pixels = a._data[index_a[part]].astype(np.float64)
-        result[part] = np.einsum("kh,khw,kw->k", row_weights, pixels, col_weights)
-    return result
+    """Area of masks inside boxes: each true pixel weighted by the box's share of its row and of its column.
+
+    Read from the masks' packed windows pair by pair in compiled code (masks held as COCO runs are
+    never decoded), pairs in parallel: only the pixels of the mask's bounding box that the box
+    touches are visited.
+    """
+    windows = a._store.windows()
+    use_threads(len(index_a))
+    return _window_box_areas(_window_table(windows), windows.words, windows.column_major,
+                             np.ascontiguousarray(a._index[index_a], dtype=np.int64),
+                             np.ascontiguousarray(a._origin[index_a], dtype=np.float64),
+                             np.ascontiguousarray(b._xyxy[index_b], dtype=np.float64))
+
+
+@jit
+def _cell_share(cell: int, origin: float, low: float, high: float) -> float:
+    """Length of ``[origin + cell, origin + cell + 1) ∩ [low, high)``, 0 when they do not meet."""
+    return max(min(origin + cell + 1.0, high) - max(origin + cell, low), 0.0)
+
+
+@jit
+def _touched_cells(origin: float, low: float, high: float, first: int, stop: int) -> tuple[int, int]:
+    """The cells ``[start, end)`` of ``[first, stop)`` that ``[low, high)`` meets, on a grid starting at `origin`."""
+    # Clamped in floats first: a box's bounds may lie far beyond any integer a cell index can hold.
+    start = int(min(max(float(first), np.floor(low - origin)), float(stop)))
+    end = int(max(min(float(stop), np.ceil(high - origin)), float(start)))
+    return start, end
+
+
+@jit
+def _window_box_area(table: np.ndarray, words: np.ndarray, column_major: bool, mask: int, origin: np.ndarray,
+                     box: np.ndarray) -> float:
+    # Lines are rows (bits are columns), or columns when the window is column-major.
+    line_axis, bit_axis = (0, 1) if column_major else (1, 0)
+    line0, line1 = _touched_cells(origin[line_axis], box[line_axis], box[line_axis + 2], table[mask, 0],
+                                  table[mask, 1])
+    bit0, bit1 = _touched_cells(origin[bit_axis], box[bit_axis], box[bit_axis + 2], table[mask, 2], table[mask, 3])
+    area = 0.0
+    for line in range(line0, line1):
+        line_weight = _cell_share(line, origin[line_axis], box[line_axis], box[line_axis + 2])
+        first_word = table[mask, 7] + (line - table[mask, 4]) * table[mask, 6] - table[mask, 5]
+        covered = 0.0
+        for bit in range(bit0, bit1):
+            if (words[first_word + bit // WORD_BITS] >> np.uint64(bit % WORD_BITS)) & np.uint64(1):
+                covered += _cell_share(bit, origin[bit_axis], box[bit_axis], box[bit_axis + 2])
+        area += line_weight * covered
+    return area
+
+
+@jit(parallel=True)
+def _window_box_areas(table: np.ndarray, words: np.ndarray, column_major: bool, masks: np.ndarray,
+                      origins: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    areas = np.empty(masks.shape[0])
+    if areas.shape[0] < PARALLEL_MIN:
+        for k in range(areas.shape[0]):
+            areas[k] = _window_box_area(table, words, column_major, masks[k], origins[k], boxes[k])
+    else:
+        for k in prange(areas.shape[0]):
+            areas[k] = _window_box_area(table, words, column_major, masks[k], origins[k], boxes[k])
+    return areas
 
 
 def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """Area of masks inside polygons: each polygon's exact pixel coverage summed over true pixels.
+    """Area of masks inside polygons: each polygon's exact pixel coverage summed over the mask's true pixels.
 
-    All pairs are rasterized together (`coverage.rasterize_canvases`), each on the window where
-    its polygon's bounds meet its mask's bounding box, from the polygon's edge arrays; the
-    pixels are read from the masks' packed words (masks from COCO runs are never decoded).
+    Each pair is rasterized on the window where its polygon's bounds meet its mask's bounding box,
+    from the polygon's edge arrays, by signed-area accumulation (exact to rounding: a pixel half
+    covered counts half), and the coverage is read against the mask's packed window (masks held
+    as COCO runs are never decoded). Pairs run in parallel, each on its own scratch window.
     """
     store, windows = b._store, a._store.windows()
     geometry, masks, origin = b._index[index_b], a._index[index_a], a._origin[index_a]
@@ -316,16 +304,108 @@ def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.nd
     bounds = store.bounds[geometry]
     rows = _touched(bounds[:, 1] - origin[:, 1], bounds[:, 3] - origin[:, 1], box[:, 0], box[:, 1], height)
     cols = _touched(bounds[:, 0] - origin[:, 0], bounds[:, 2] - origin[:, 0], box[:, 2], box[:, 3], width)
-    heights, widths = rows[1] - rows[0], cols[1] - cols[0]
-    result = np.zeros(len(index_a))
-    pairs = np.flatnonzero((heights > 0) & (widths > 0))
-    pairs = pairs[np.argsort(widths[pairs], kind="stable")]  # similar widths together: little padding
-    for step in _steps(heights[pairs] * widths[pairs], PIXEL_CHUNK >> 5):
-        chosen = pairs[step]
-        result[chosen] = _covered_pixels(a, store, geometry[chosen], masks[chosen], origin[chosen],
-                                         rows[0][chosen], cols[0][chosen], heights[chosen], widths[chosen])
+    edges = store.edges
+    windows_of_pairs = np.ascontiguousarray(np.column_stack([rows[0], cols[0], rows[1] - rows[0], cols[1] - cols[0]]),
+                                            dtype=np.int64)
+    use_threads(len(index_a))
+    covered = _polygon_window_areas(edges.x0, edges.y0, edges.x1, edges.y1, edges.weight_sign.astype(np.float64),
+                                    edges.offsets, np.ascontiguousarray(geometry, dtype=np.int64),
+                                    np.ascontiguousarray(origin, dtype=np.float64), windows_of_pairs,
+                                    _window_table(windows), windows.words, windows.column_major,
+                                    np.ascontiguousarray(masks, dtype=np.int64))
     # Each pixel's coverage is at most 1, so only the polygon's side can be overshot, by rounding.
-    return np.minimum(result, b._store.area[b._index[index_b]])
+    return np.minimum(covered, store.area[geometry])
+
+
+@jit
+def _add_row_piece(acc: np.ndarray, row: int, x0: float, x1: float, dy: float, width: int) -> None:
+    """Add a piece of edge inside row band `row`, from x0 to x1 carrying `dy`, to the row's accumulation.
+
+    A cell receives the share of `dy` crossing it times the part of the cell right of the piece;
+    the next cell the rest, so that a running sum along the row gives each cell's coverage. The
+    part left of the window covers the whole row (added at column 0); the part right of it, nothing.
+    """
+    left, right = min(x0, x1), max(x0, x1)
+    span = right - left
+    if span == 0.0:
+        cell = int(min(max(np.floor(left), -1.0), float(width)))
+        if cell < 0:
+            acc[row, 0] += dy
+        elif cell < width:
+            inside = dy * (cell + 1.0 - left)
+            acc[row, cell] += inside
+            acc[row, cell + 1] += dy - inside
+        return
+    if left < 0.0:
+        acc[row, 0] += dy * ((min(right, 0.0) - left) / span)
+    first = int(min(max(np.floor(left), 0.0), float(width)))
+    stop = int(min(max(np.ceil(right), 0.0), float(width)))
+    for cell in range(first, stop):
+        low, high = max(left, float(cell)), min(right, cell + 1.0)
+        if high <= low:
+            continue
+        part = dy * ((high - low) / span)
+        inside = part * (cell + 1.0 - 0.5 * (low + high))
+        acc[row, cell] += inside
+        acc[row, cell + 1] += part - inside
+
+
+@jit
+def _add_edge(acc: np.ndarray, ax: float, ay: float, bx: float, by: float, weight: float) -> None:
+    """Add one directed edge (window coordinates) to the accumulation, row band by row band."""
+    if ay == by:
+        return
+    height, width = acc.shape[0], acc.shape[1] - 1
+    low, high = min(ay, by), max(ay, by)
+    direction = weight if by > ay else -weight
+    slope = (bx - ax) / (by - ay)
+    first = int(min(max(np.floor(low), 0.0), float(height)))
+    stop = int(min(max(np.ceil(high), 0.0), float(height)))
+    for row in range(first, stop):
+        y0, y1 = max(low, float(row)), min(high, row + 1.0)
+        if y1 <= y0:
+            continue
+        _add_row_piece(acc, row, ax + (y0 - ay) * slope, ax + (y1 - ay) * slope, direction * (y1 - y0), width)
+
+
+@jit
+def _polygon_window_area(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray, sign: np.ndarray,
+                         first_edge: int, stop_edge: int, origin: np.ndarray, window: np.ndarray, table: np.ndarray,
+                         words: np.ndarray, column_major: bool, mask: int) -> float:
+    row0, col0, height, width = window[0], window[1], window[2], window[3]
+    if height <= 0 or width <= 0:
+        return 0.0
+    acc = np.zeros((height, width + 1))
+    for e in range(first_edge, stop_edge):
+        # The origin first, then the integer window offset: the offset adds no rounding of its own.
+        _add_edge(acc, (x0[e] - origin[0]) - col0, (y0[e] - origin[1]) - row0, (x1[e] - origin[0]) - col0,
+                  (y1[e] - origin[1]) - row0, -sign[e])  # coverage weights: -1 for rings adding area counter-clockwise
+    area = 0.0
+    for row in range(height):
+        coverage = 0.0
+        for col in range(width):
+            coverage += acc[row, col]
+            line, bit = (col0 + col, row0 + row) if column_major else (row0 + row, col0 + col)
+            at = table[mask, 7] + (line - table[mask, 4]) * table[mask, 6] + bit // WORD_BITS - table[mask, 5]
+            if (words[at] >> np.uint64(bit % WORD_BITS)) & np.uint64(1):
+                area += coverage
+    return area
+
+
+@jit(parallel=True)
+def _polygon_window_areas(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray, sign: np.ndarray,
+                          edge_offsets: np.ndarray, geometry: np.ndarray, origins: np.ndarray, windows: np.ndarray,
+                          table: np.ndarray, words: np.ndarray, column_major: bool, masks: np.ndarray) -> np.ndarray:
+    areas = np.empty(masks.shape[0])
+    if areas.shape[0] < PARALLEL_MIN:
+        for k in range(areas.shape[0]):
+            areas[k] = _polygon_window_area(x0, y0, x1, y1, sign, edge_offsets[geometry[k]], edge_offsets[geometry[k] + 1],
+                                            origins[k], windows[k], table, words, column_major, masks[k])
+    else:
+        for k in prange(areas.shape[0]):
+            areas[k] = _polygon_window_area(x0, y0, x1, y1, sign, edge_offsets[geometry[k]], edge_offsets[geometry[k] + 1],
+                                            origins[k], windows[k], table, words, column_major, masks[k])
+    return areas
 
 
 _pruned_mask_pairs = pruned(_mask_pairs)

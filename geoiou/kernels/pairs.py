@@ -1,4 +1,4 @@
-"""Pairing two batches by broadcasting, and pruning pairs whose bounds cannot overlap."""
+"""Pruning the asked pairs whose bounds cannot overlap, for the kernels that are not one compiled pair loop."""
 
 from __future__ import annotations
 
@@ -8,18 +8,10 @@ import numpy as np
 
 from geoiou.regions import Region
 
-__all__ = ["broadcast_indices", "bounds_overlap", "over_candidates"]
+__all__ = ["bounds_overlap", "pruned"]
 
-#: Pairs handed to a per-candidate kernel at once; bounds the working memory of one step.
+#: Pairs whose bounds are tested at once; bounds the working memory of one step.
 CANDIDATE_CHUNK = 1 << 16
-
-
-def broadcast_indices(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
-    """Flat indices into each batch for every element of their broadcast shape, and that shape."""
-    shape = np.broadcast_shapes(shape_a, shape_b)
-    index_a = np.broadcast_to(np.arange(int(np.prod(shape_a, dtype=np.int64))).reshape(shape_a), shape)
-    index_b = np.broadcast_to(np.arange(int(np.prod(shape_b, dtype=np.int64))).reshape(shape_b), shape)
-    return index_a.ravel(), index_b.ravel(), shape
 
 
 def bounds_overlap(bounds_a: np.ndarray, bounds_b: np.ndarray) -> np.ndarray:
@@ -65,24 +57,3 @@ def pruned(measure_pairs: PairMeasure) -> PairMeasure:
 
     kernel.__doc__ = measure_pairs.__doc__
     return kernel
-
-
-def over_candidates(a: Region, b: Region, measure_pairs: PairMeasure) -> np.ndarray:
-    """Evaluate `measure_pairs` only on the pairs whose bounds overlap; the rest measure 0.
-
-    `measure_pairs(flat_a, flat_b, index_a, index_b)` receives both batches flattened and the
-    indices of the candidate pairs (a chunk at a time), and returns one measure per pair; it
-    gathers what it needs itself, so a large region (a mask) is never copied once per pair.
-    """
-    index_a, index_b, shape = broadcast_indices(a.shape, b.shape)
-    flat_a, flat_b = a.reshape(-1), b.reshape(-1)
-    width = 2 * a.ndim  # explicit: reshape cannot infer the bounds width of an empty batch
-    bounds_a, bounds_b = a.bounds.reshape(a.size, width), b.bounds.reshape(b.size, width)
-    result = np.zeros(len(index_a))
-    for start in range(0, len(index_a), CANDIDATE_CHUNK):
-        chunk = slice(start, start + CANDIDATE_CHUNK)
-        ia, ib = index_a[chunk], index_b[chunk]
-        hits = np.flatnonzero(bounds_overlap(bounds_a[ia], bounds_b[ib]))
-        if hits.size:
-            result[start + hits] = measure_pairs(flat_a, flat_b, ia[hits], ib[hits])
-    return result.reshape(shape)

@@ -339,19 +339,28 @@ def _rings_store(vertices: np.ndarray, offsets: np.ndarray, param: str, *, repai
 def _valid_ring_store(vertices: np.ndarray) -> RaggedPolygons | None:
     """The store of one valid ring, built with as few calls as possible (one polygon is often built per call).
 
-    None if the ring is not finite and valid: `_rings_store` then finds the fault.
+    None if the ring is not finite and valid: `_rings_store` then finds the fault. The checks run
+    on Python floats, which cost less than NumPy calls for the few vertices of a typical ring.
     """
-    if len(vertices) < 3 or not (np.abs(vertices) <= LARGEST_COORDINATE).all():
+    count = len(vertices)
+    if count < 3:
         return None
-    if not (vertices[0] == vertices[-1]).all():
-        vertices = np.concatenate([vertices, vertices[:1]])
-    geometry = shapely.Polygon(vertices)
-    if not geometry.is_valid:
+    # The store's own copy, closed (it makes its vertices read-only; the caller's array stays as it was).
+    coords = np.empty((count + 1, 2))
+    coords[:count], coords[count] = vertices, vertices[0]
+    xs, ys = coords[:, 0].tolist(), coords[:, 1].tolist()
+    if xs[0] == xs[-2] and ys[0] == ys[-2]:  # closed already: drop the repeated vertex
+        coords, xs, ys = coords[:count], xs[:count], ys[:count]
+    # max() may step over a NaN, but a NaN anywhere makes the area below NaN, refused there.
+    if not (max(map(abs, xs)) <= LARGEST_COORDINATE and max(map(abs, ys)) <= LARGEST_COORDINATE):
         return None
-    store = RaggedPolygons.from_closed_rings(vertices, np.array([0, len(vertices)], dtype=np.int64))
-    area = 0.0 + abs(ring_signed_area_of(vertices[:, 0].tolist(), vertices[:, 1].tolist()))  # store.area's bits
+    area = 0.0 + abs(ring_signed_area_of(xs, ys))  # store.area's bits
     if not area >= SMALLEST_AREA:
         return None
+    geometry = shapely.polygons(coords)
+    if not shapely.is_valid(geometry):
+        return None
+    store = RaggedPolygons.from_closed_rings(coords, np.array([0, len(coords)], dtype=np.int64))
     store.__dict__["area"] = np.array([area])
     store.__dict__["shapely"] = np.array([geometry], dtype=object)  # the validated object is the store's own
     return store

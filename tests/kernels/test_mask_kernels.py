@@ -10,7 +10,6 @@ import shapely
 
 import geoiou
 from geoiou import metrics, rle
-from geoiou.kernels import mask as mask_kernels
 from geoiou.kernels import pairs
 
 SCALE = 4  # fractional origins below are multiples of 1/SCALE
@@ -213,12 +212,10 @@ def test_giou_of_rle_masks_decodes_only_their_bounding_boxes():
     assert "dense" not in vars(masks._store)
 
 
-@pytest.mark.parametrize("large_window", [1, 1 << 14, 1 << 40])
-def test_mask_polygon_pairs_on_every_window_path_match_the_pixel_oracle(monkeypatch, large_window):
-    """Many masks (dense and from COCO runs) against many polygons, windows read as slices or from packed words."""
+def test_mask_polygon_pairs_match_the_pixel_oracle():
+    """Many masks (dense and from COCO runs) against many polygons, each pair rasterized on its own window."""
     from tests.strategies import pixel_oracle_geometry, random_masks, random_polygons
 
-    monkeypatch.setattr(mask_kernels, "LARGE_WINDOW", large_window)
     gen = np.random.default_rng(31)
     dense = geoiou.Mask.stack(random_masks(gen, 12, max_side=14, origin="float", span=6))
     runs = geoiou.Mask.from_rle(dense.to_rle(), origin=dense.origin)

@@ -46,6 +46,17 @@ def test_candidate_pairs_property(seed, n, m, ndim):
     assert set(zip(index_a.tolist(), index_b.tolist())) == brute_force(a, b)
 
 
+@ci_settings(100)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(0, 30), st.integers(1, 4))
+def test_grouped_candidates_are_the_pairs_of_one_group(seed, n, m, groups):
+    rng = np.random.default_rng(seed)
+    a, b = random_bounds(rng, n, 2, 20, 8), random_bounds(rng, m, 2, 20, 8)
+    group_a, group_b = rng.integers(0, groups, n), rng.integers(0, groups, m)
+    index_a, index_b = candidate_pairs(a, b, group_a, group_b)
+    expected = {(i, j) for i, j in brute_force(a, b) if group_a[i] == group_b[j]}
+    assert set(zip(index_a.tolist(), index_b.tolist())) == expected
+
+
 def test_no_bounds_and_all_empty():
     empty = np.zeros((0, 4))
     assert Candidates(empty, empty).count == 0

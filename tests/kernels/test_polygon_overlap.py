@@ -18,9 +18,7 @@ from hypothesis import strategies as st
 
 import geoiou
 import geoiou.io
-import geoiou.kernels.polygon as polygon_kernels
-import geoiou.kernels.polygon_overlap as overlap_module
-from geoiou.kernels.polygon_overlap import shared_area
+from geoiou.kernels.polygon_loops import polygon_shared_area
 from geoiou.regions.ragged import RaggedPolygons
 from tests.strategies import ci_settings, polygon_strategy, random_multipolygons, random_polygons, \
     random_polygons_with_holes, rng
@@ -134,13 +132,14 @@ def test_scale_and_position_do_not_matter(scale, offset):
 @pytest.mark.parametrize("power", [-60, -3, 1, 40])
 def test_power_of_two_scaling_scales_the_result_exactly(power):
     # The kernel works in a frame scaled by a power of two, so scaling the inputs by one is exact
-    # (for a fixed order of the two sides: the canonical order of `intersection_area` may differ).
+    # (the canonical order of the two sides, by their vertices, does not change either).
     geoms = random_polygons(rng(3), 40, span=4.0).to_shapely()
     factor = 2.0 ** power
     scaled = np.array([shapely.affinity.scale(g, factor, factor, origin=(0, 0)) for g in geoms], dtype=object)
     pairs = np.arange(20), np.arange(20, 40)
-    base = shared_area(*(RaggedPolygons.from_shapely(geoms),) * 2, *pairs)
-    moved = shared_area(*(RaggedPolygons.from_shapely(scaled),) * 2, *pairs)
+    store, moved_store = RaggedPolygons.from_shapely(geoms), RaggedPolygons.from_shapely(scaled)
+    base = polygon_shared_area(store, pairs[0], store, pairs[1])
+    moved = polygon_shared_area(moved_store, pairs[0], moved_store, pairs[1])
     np.testing.assert_array_equal(moved, base * factor * factor)
 
 
@@ -190,18 +189,18 @@ def test_moved_and_turned_copies_match_shapely(a, shift, quarter_turns):
 # --------------------------------------------------------------------------- the kernel's interface
 def test_pairs_of_empty_and_degenerate_polygons_share_nothing():
     store = RaggedPolygons.from_shapely(np.array([shapely.box(0, 0, 1, 1), shapely.Polygon()], dtype=object))
-    assert shared_area(store, store, np.array([0, 1]), np.array([1, 1])).tolist() == [0.0, 0.0]
+    assert polygon_shared_area(store, np.array([0, 1]), store, np.array([1, 1])).tolist() == [0.0, 0.0]
     flat = geoiou.Box([[0, 0, 0, 5]]).to_polygon()  # a box of zero width as a polygon
     assert geoiou.intersection_area(flat, geoiou.Polygon([(0, 0), (1, 0), (0, 1)])).tolist() == [0.0]
 
 
 def test_no_pairs_give_an_empty_result():
     store = RaggedPolygons.from_shapely(np.array([shapely.box(0, 0, 1, 1)], dtype=object))
-    assert shared_area(store, store, np.array([], dtype=int), np.array([], dtype=int)).shape == (0,)
+    assert polygon_shared_area(store, np.array([], dtype=int), store, np.array([], dtype=int)).shape == (0,)
 
 
-def test_many_pairs_of_mixed_sizes_are_blocked_correctly():
-    """Pairs of very different edge counts (3 to 200) in one call: blocks and padding must not mix them up."""
+def test_many_pairs_of_mixed_sizes_match_shapely():
+    """Pairs of very different edge counts (3 to 200) in one call."""
     gen = rng(5)
     rings = []
     for count in gen.integers(3, 200, size=80):
@@ -214,59 +213,3 @@ def test_many_pairs_of_mixed_sizes_are_blocked_correctly():
     ours = geoiou.pairwise_intersection_area(polygons, polygons)
     expected = shapely.area(shapely.intersection(geoms[:, None], geoms[None, :]))
     np.testing.assert_allclose(ours, expected, rtol=0, atol=1e-12 * np.max(polygons.area))
-
-
-def mixed_edge_count_polygons(seed: int, n: int) -> geoiou.Polygon:
-    """Overlapping star polygons of many edge counts (3 to 40), with holes and parts among them."""
-    gen = rng(seed)
-    rings = []
-    for count in gen.integers(3, 40, size=n):
-        theta = np.linspace(0, 2 * np.pi, count, endpoint=False) + gen.uniform(0, 0.5 / count, count)
-        radius = gen.uniform(2, 4, count)
-        rings.append(np.stack([radius * np.cos(theta), radius * np.sin(theta)], axis=1) + gen.uniform(-4, 4, 2))
-    return geoiou.Polygon.from_shapely(np.concatenate([geoiou.Polygon.from_rings(rings).to_shapely(),
-                                                       random_multipolygons(gen, 4, span=4).to_shapely()]))
-
-
-def test_blocks_mixing_edge_counts_keep_every_pair_and_its_bits(monkeypatch):
-    """Few pairs of many edge counts share a block (one block's NumPy calls, not one per count); no pair's bits change.
-
-    A pair's terms are summed in the same order in any block (padding cells are never kept), so
-    the areas must be identical whether blocks mix counts or not.
-    """
-    store = mixed_edge_count_polygons(21, 40)._store
-    index_a, index_b = (part.ravel() for part in np.meshgrid(np.arange(store.size), np.arange(store.size)))
-    mixed = shared_area(store, store, index_a, index_b)
-    monkeypatch.setattr(overlap_module, "PADDING_CELLS", 0)
-    monkeypatch.setattr(overlap_module, "BLOCK_CELLS", 512)
-    np.testing.assert_array_equal(shared_area(store, store, index_a, index_b), mixed)
-
-
-def test_blocks_cover_the_sorted_pairs_within_their_cell_budget():
-    gen = rng(22)
-    count_a = np.sort(gen.integers(3, 60, 3000))
-    count_b = gen.integers(3, 60, 3000)
-    order = np.lexsort((count_b, count_a))
-    count_a, count_b = count_a[order], count_b[order]
-    blocks = overlap_module._blocks(count_a, count_b)
-    assert blocks[0][0] == 0 and blocks[-1][1] == len(count_a)
-    assert all(stop == start for (_, stop), (start, _) in zip(blocks, blocks[1:]))
-    for start, stop in blocks:
-        cells = (stop - start) * count_a[start:stop].max() * count_b[start:stop].max()
-        filled = int((count_a[start:stop] * count_b[start:stop]).sum())
-        assert cells <= overlap_module.BLOCK_CELLS or stop == start + 1
-        assert cells - filled <= max(overlap_module.PADDING_CELLS, cells // 5) or stop == start + 1
-    # A few pairs of many counts: one block.
-    assert overlap_module._blocks(np.arange(3, 30), np.arange(3, 30)) == [(0, 27)]
-
-
-def test_pairs_from_two_stores_in_either_order_give_the_bits_of_separate_calls(monkeypatch):
-    """Pairs whose canonical order starts on either side are measured in one call on the joined stores."""
-    a, b = mixed_edge_count_polygons(23, 30), mixed_edge_count_polygons(24, 25)
-    joined = geoiou.pairwise_intersection_area(a, b)
-    monkeypatch.setattr(polygon_kernels, "JOIN_EDGES", 0)
-    separate = geoiou.pairwise_intersection_area(a, b)
-    np.testing.assert_array_equal(joined, separate)
-    np.testing.assert_array_equal(geoiou.pairwise_intersection_area(b, a), joined.T)
-    expected = shapely.area(shapely.intersection(a.to_shapely()[:, None], b.to_shapely()[None, :]))
-    np.testing.assert_allclose(joined, expected, rtol=0, atol=1e-12 * np.max(a.area))
