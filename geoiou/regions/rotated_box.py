@@ -245,6 +245,11 @@ class RotatedBox(Region):
 
     @property
     def bounds(self) -> np.ndarray:
+        """``xmin, ymin, xmax, ymax`` of the corners, shape ``(*shape, 4)`` (`corner_bounds`).
+
+        A box with area that is narrower than the spacing of floats at its centre (all its corners
+        round to the centre) spans the neighbouring floats, so that it still overlaps itself.
+        """
         return corner_bounds(self._coords)
 
     @property
