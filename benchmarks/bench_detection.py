@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 import geoiou
-from geoiou.evaluation.detection import Annotations, evaluate_coco
+from geoiou.evaluation import Annotations, evaluate_coco
 
 SEED = 20240601
 CATEGORIES = 80

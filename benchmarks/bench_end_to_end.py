@@ -157,8 +157,7 @@ def workload_k(settings: Settings) -> list[Table]:
 MEMORY_CHILD = """
 import resource, sys, time
 from geoiou.io import read_coco_results
-from geoiou.evaluation import evaluate_coco
-from geoiou.evaluation.detection import Annotations
+from geoiou.evaluation import Annotations, evaluate_coco
 import numpy as np
 start = time.perf_counter()
 predicted = read_coco_results(sys.argv[1])

@@ -12,52 +12,69 @@ Conventions every kernel follows:
   float operations happen exactly as written.
 - A parallel loop (``prange``) computes each pair (row, candidate) on its own and writes only its
   own output cells: the result has the same bits for any number of threads.
-- Before calling a parallel loop, a kernel calls `use_threads` (numba's thread count is per
+- Starting the thread pool costs about 2 µs, more than a few pairs' work: a driver loop runs
+  ``for k in range(n)`` below `PARALLEL_MIN` items and ``for k in prange(n)`` from there, both
+  calling the same per-item function (so the bits do not depend on the branch).
+- Before calling a parallel loop, a kernel calls ``use_threads(n)`` (numba's thread count is per
   calling thread).
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, TypeVar, overload
+from typing import Any, Callable, TypeVar, cast, overload
 
 import numba
 
 from geoiou import threads
 
-__all__ = ["jit", "prange", "use_threads"]
+__all__ = ["PARALLEL_MIN", "jit", "prange", "use_threads"]
+
+#: Items from which a driver loop runs on every core (below it, on the calling thread).
+PARALLEL_MIN = 64
 
 prange = numba.prange
 
 # numba's default "workqueue" layer aborts when two Python threads (a Dask worker's, a user's) run
 # parallel loops at once; "threadsafe" takes TBB or OpenMP, both safe for concurrent callers.
+#: numba's settings (untyped: numba declares them at run time).
+config: Any = numba.config
+
 if "NUMBA_THREADING_LAYER" not in os.environ:
-    numba.config.THREADING_LAYER = "threadsafe"
+    config.THREADING_LAYER = "threadsafe"
+# OpenMP's threads spin between parallel loops by default: on a machine whose cores are busy with
+# other work (a Dask worker beside others, a data loader) a loop then waits for descheduled spinners,
+# measured 70x slower than one thread here. Passive threads sleep instead (read when OpenMP loads,
+# at the first parallel loop; a value the user set is kept).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 @overload
-def jit(function: F, *, parallel: bool = False) -> F: ...
+def jit(function: F) -> F: ...
 
 
 @overload
-def jit(function: None = None, *, parallel: bool = False) -> Callable[[F], F]: ...
+def jit(*, parallel: bool = False) -> Callable[[F], F]: ...
 
 
-def jit(function: F | None = None, *, parallel: bool = False) -> Any:
+def jit(function: F | None = None, *, parallel: bool = False) -> F | Callable[[F], F]:
     """Compile `function` with geoiou's conventions (see the module docstring); use as ``@jit`` or ``@jit(parallel=True)``.
 
-    To type checkers the compiled function keeps the signature of the Python one.
+    The compiled function keeps the Python function's signature for the type checker.
     """
-    decorator = numba.njit(cache=True, nogil=True, parallel=parallel, error_model="numpy", fastmath=False)
+    decorator = cast(Callable[[F], F], numba.njit(cache=True, nogil=True, parallel=parallel, error_model="numpy",
+                                                  fastmath=False))
     return decorator if function is None else decorator(function)
 
 
-def use_threads() -> None:
-    """Apply geoiou's thread limit (`geoiou.set_threads`) to the parallel loops the calling thread runs next."""
+def use_threads(items: int) -> None:
+    """Apply geoiou's thread limit (`geoiou.set_threads`) to the parallel loop over `items` the calling thread runs next."""
+    if items < PARALLEL_MIN:
+        return  # the loop runs on the calling thread
     wanted = threads.limit()
     if wanted is None:
-        wanted = numba.config.NUMBA_NUM_THREADS
+        wanted = config.NUMBA_NUM_THREADS
     if numba.get_num_threads() != wanted:
         numba.set_num_threads(wanted)

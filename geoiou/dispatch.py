@@ -16,9 +16,10 @@ by registering kernels; the metrics never grow an if/elif.
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
@@ -47,8 +48,11 @@ PROMOTIONS: dict[type[Region], tuple[tuple[type[Region], Callable[[Region], Regi
 }
 
 
+K = TypeVar("K", bound=Callable[..., Any])
+
+
 def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "intersection",
-             form: Form = "batch", *, per_candidate: bool = False) -> Callable[[Callable], Callable]:
+             form: Form = "batch", *, per_candidate: bool = False) -> Callable[[K], K]:
     """Register the decorated function as the `measure` kernel of ``(kind_a, kind_b)`` in `form`.
 
     ``"pairs"``: ``kernel(a, b, index_a, index_b) -> ndarray`` of shape ``(n,)``: the measure of
@@ -70,7 +74,7 @@ def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "int
     if form not in FORMS:
         raise ValueError(f"'form' must be one of {FORMS} (got {form!r})")
 
-    def decorator(kernel: Callable) -> Callable:
+    def decorator(kernel: K) -> K:
         _TABLE.setdefault((measure, kind_a, kind_b), {})[form] = kernel
         if per_candidate:
             _PER_CANDIDATE.add(kernel)
@@ -162,6 +166,17 @@ class PairKernel:
         return a, b
 
 
+_builtin_loaded = False
+
+
+def _load_builtin_kernels() -> None:
+    """Import `geoiou.kernels` once: its modules register the built-in kernels on import."""
+    global _builtin_loaded
+    if not _builtin_loaded:
+        _builtin_loaded = True
+        importlib.import_module("geoiou.kernels")
+
+
 #: The pair indices of two single regions (shape ``()`` each), read-only so no caller can change them.
 _ONE_PAIR = np.zeros(1, dtype=np.int64)
 _ONE_PAIR.flags.writeable = False
@@ -191,11 +206,15 @@ def _promotion_chain(kind: type[Region]) -> list[tuple[type[Region], tuple[Calla
 def find_kernel(kind_a: type[Region], kind_b: type[Region], measure: Measure = "intersection") -> PairKernel:
     """Return the `measure` kernel for ``(kind_a, kind_b)``, promoting kinds up the tower as little as needed.
 
+    The built-in kernels (`geoiou.kernels`, compiled with numba) are loaded on the first lookup, so
+    ``import geoiou`` does not load numba.
+
     Raises
     ------
     UnsupportedPairError
         If no registered kernel covers the pair; the message lists the supported pairs.
     """
+    _load_builtin_kernels()
     # Candidates ordered by how many promotions they take, then by the highest kind they reach, so
     # Box×RotatedBox meets its RotatedBox kernel before Box×Polygon (also one promotion away).
     candidates = [
@@ -219,6 +238,7 @@ def find_kernel(kind_a: type[Region], kind_b: type[Region], measure: Measure = "
 
 def supported_pairs(measure: Measure = "intersection") -> list[tuple[type[Region], type[Region]]]:
     """Pairs of kinds with a registered `measure` kernel (each pair once; promotion covers more)."""
+    _load_builtin_kernels()
     pairs = [(a, b) for (m, a, b), forms in _TABLE.items()
              if m == measure and any(form in forms for form in _PRIMARY_FORMS)]
     return sorted(pairs, key=lambda pair: (pair[0].__name__, pair[1].__name__))

@@ -3,12 +3,11 @@
 Two sides of an annotation table (one row per region, each with a group such as its image and
 category) overlap only within a group. Searching every image's pairs with its own spatial index
 costs a Python call per image; searching all rows at once with one index would pair regions of
-different images that happen to share coordinates. Here one sweep handles every group at once:
-the rows of ``b`` are sorted by ``(group, xmin)``, and a row of ``a`` meets only the rows of its
-own group whose ``xmin`` lies in ``(xmin_a - widest_b, xmax_a)``, where ``widest_b`` is the widest
-region of ``b`` in that group, found for all rows by one merged sort. The pairs whose bounds then
-overlap with positive measure on every axis are measured exactly with `geoiou.iou`, one call per
-pair of region kinds.
+different images that happen to share coordinates. Here one compiled sweep handles every group
+at once (`geoiou.kernels.candidates`, with group codes): the rows of ``b`` are sorted by
+``(group, xmin)``, and a row of ``a`` meets only the rows of its own group whose x range can reach
+it. The pairs whose bounds then overlap with positive measure on every axis are measured exactly
+by their kernel (`metrics.iou_of_pairs`), one call per pair of region kinds.
 
 The rows of a side may come in several batches of different kinds (COCO polygons with crowd
 masks, masks of images of different sizes): `RowBlocks` indexes them so that the pairs of each
@@ -23,13 +22,11 @@ import numpy as np
 
 from geoiou.dispatch import find_kernel
 from geoiou.errors import UnsupportedPairError
-from geoiou.metrics import iou
+from geoiou.metrics import iou_of_pairs
 from geoiou.regions import Box, Interval, Polygon, Region, RotatedBox
 
 __all__ = ["RowBlocks", "grouped_overlaps"]
 
-#: Candidate pairs formed per step of the sweep; bounds its working memory (a few arrays of this length).
-SWEEP_CHUNK = 1 << 18
 #: Pairs measured per call of `iou`; bounds the memory of the gathered regions.
 MEASURE_CHUNK = 1 << 16
 #: Kinds whose batches join into one batch per kind (their data are plain arrays); masks of
@@ -142,75 +139,14 @@ def grouped_overlaps(a: RowBlocks, b: RowBlocks, group_a: np.ndarray, group_b: n
     >>> grouped_overlaps(boxes, boxes, np.array([0, 1]), np.array([1, 1]), 0.5)  # a's row 0 is alone in group 0
     (array([1, 1]), array([0, 1]), array([1., 1.]))
     """
-    row_a, row_b = _candidates(a.bounds(), b.bounds(), group_a, group_b)
+    from geoiou.kernels.candidates import candidate_pairs  # compiled: loaded on first use, not at `import geoiou`
+
+    row_a, row_b = candidate_pairs(a.bounds(), b.bounds(), group_a, group_b)
     values = _measure(a, b, row_a, row_b)
     keep = (values > 0) & (values >= min_iou)
     row_a, row_b, values = row_a[keep], row_b[keep], values[keep]
     order = np.lexsort((row_b, row_a))
     return row_a[order], row_b[order], values[order]
-
-
-def _candidates(bounds_a: np.ndarray, bounds_b: np.ndarray, group_a: np.ndarray,
-                group_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs of rows of one group whose bounds overlap with positive measure on every axis."""
-    low_a, high_a = _columns(bounds_a)
-    low_b, high_b = _columns(bounds_b)
-    valid_a, valid_b = _with_extent(low_a, high_a), _with_extent(low_b, high_b)
-    group_b = group_b[valid_b]
-    widest = np.zeros(int(max(group_a.max(initial=-1), group_b.max(initial=-1))) + 1)
-    np.maximum.at(widest, group_b, high_b[0][valid_b] - low_b[0][valid_b])
-    # A row of b can overlap a row of a only if xmin_b > xmin_a - width_b: start at xmin_a minus the
-    # group's widest width, widened and stepped one float down so that rounding never loses a pair.
-    query_group = group_a[valid_a]
-    start_x = np.nextafter(low_a[0][valid_a] - widest[query_group] * (1 + 1e-12), -np.inf)
-    # Sort b by (group, xmin) and search both ends of each run, on integer keys: the group, then the
-    # rank of x among all the values involved (equal values share a rank, so the search stays exact).
-    distinct, rank = np.unique(np.r_[low_b[0][valid_b], start_x, high_a[0][valid_a]], return_inverse=True)
-    rank = rank.ravel()
-    count_b, count_a = len(valid_b), len(valid_a)
-    key_b = group_b * len(distinct) + rank[:count_b]
-    sorted_order = np.argsort(key_b, kind="stable")
-    order_b, sorted_key = valid_b[sorted_order], key_b[sorted_order]
-    first = np.searchsorted(sorted_key, query_group * len(distinct) + rank[count_b:count_b + count_a], side="left")
-    stop = np.searchsorted(sorted_key, query_group * len(distinct) + rank[count_b + count_a:], side="left")
-    counts = stop - first
-    found_a, found_b = [], []
-    ends = np.cumsum(counts)
-    start = 0
-    while start < len(counts):
-        done = ends[start - 1] if start else 0
-        stop_row = max(start + 1, int(np.searchsorted(ends, done + SWEEP_CHUNK, side="right")))
-        rows = slice(start, stop_row)
-        index_a = np.repeat(valid_a[rows], counts[rows])
-        offsets = np.repeat(np.cumsum(counts[rows]) - counts[rows], counts[rows])
-        index_b = order_b[np.arange(len(index_a)) - offsets + np.repeat(first[rows], counts[rows])]
-        # x's upper side holds by the search; the other sides, axis by axis, on ever fewer pairs.
-        keep = high_b[0][index_b] > low_a[0][index_a]
-        for axis in range(1, len(low_a)):
-            index_a, index_b = index_a[keep], index_b[keep]
-            keep = np.maximum(low_a[axis][index_a], low_b[axis][index_b]) < np.minimum(high_a[axis][index_a],
-                                                                                       high_b[axis][index_b])
-        found_a.append(index_a[keep])
-        found_b.append(index_b[keep])
-        start = stop_row
-    if not found_a:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return np.concatenate(found_a).astype(np.int64), np.concatenate(found_b).astype(np.int64)
-
-
-def _columns(bounds: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Lower and upper bounds per axis as contiguous arrays (gathers from them are several times faster)."""
-    half = bounds.shape[1] // 2
-    return [np.ascontiguousarray(bounds[:, i]) for i in range(half)], \
-        [np.ascontiguousarray(bounds[:, half + i]) for i in range(half)]
-
-
-def _with_extent(low: list[np.ndarray], high: list[np.ndarray]) -> np.ndarray:
-    """Rows with positive extent on every axis: empty (NaN) and flat regions overlap nothing."""
-    valid = np.ones(len(low[0]), dtype=bool)
-    for lower, upper in zip(low, high):
-        valid &= lower < upper
-    return np.flatnonzero(valid)
 
 
 def _measure(a: RowBlocks, b: RowBlocks, row_a: np.ndarray, row_b: np.ndarray) -> np.ndarray:
@@ -222,5 +158,6 @@ def _measure(a: RowBlocks, b: RowBlocks, row_a: np.ndarray, row_b: np.ndarray) -
         block_a, block_b = a.blocks[key // len(b.blocks)], b.blocks[key % len(b.blocks)]
         for start in range(0, len(pairs), MEASURE_CHUNK):
             chunk = pairs[start:start + MEASURE_CHUNK]
-            values[chunk] = iou(block_a[a.index[row_a[chunk]]], block_b[b.index[row_b[chunk]]], zero_division=0.0)
+            values[chunk] = iou_of_pairs(block_a, block_b, a.index[row_a[chunk]], b.index[row_b[chunk]],
+                                         zero_division=0.0)
     return values

@@ -36,9 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Sequence
 
 import numpy as np
-import scipy.sparse
 from numpy.typing import ArrayLike
-from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
 
 from geoiou._validation import invalid_argument
 from geoiou.grouped_overlaps import RowBlocks, check_comparable, grouped_overlaps
@@ -348,6 +346,9 @@ def optimal_assignment(row_a: np.ndarray, row_b: np.ndarray, values: np.ndarray)
     """
     if len(values) == 0:
         return np.zeros(0, dtype=np.int64)
+    import scipy.sparse  # scipy.sparse costs about 0.1 s to import: not at `import geoiou`
+    from scipy.sparse.csgraph import connected_components
+
     node_a, node_b = _compact(row_a), _compact(row_b)
     count_a, count_b = int(node_a.max()) + 1, int(node_b.max()) + 1
     graph = scipy.sparse.coo_array((np.ones(len(values)), (node_a, count_a + node_b)),
@@ -370,6 +371,9 @@ def optimal_assignment(row_a: np.ndarray, row_b: np.ndarray, values: np.ndarray)
 
 def _sparse_assignment(node_a: np.ndarray, node_b: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Edges of a maximum-weight matching, by a full matching of the rows with one "unmatched" column per row."""
+    import scipy.sparse
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+
     rows, columns = int(node_a.max()) + 1, int(node_b.max()) + 1
     weights = np.r_[values, np.full(rows, UNMATCHED_WEIGHT)]
     matrix = scipy.sparse.csr_array((weights, (np.r_[node_a, np.arange(rows)], np.r_[node_b, columns + np.arange(rows)])),

@@ -13,13 +13,9 @@ from typing import Any, Callable, Literal
 import numpy as np
 from numpy.typing import DTypeLike
 
-import geoiou.kernels  # noqa: F401  (registers the kernels)
 from geoiou._validation import zero_division_value
 from geoiou.dispatch import PairKernel, find_kernel
-from geoiou.kernels import scalar
-from geoiou.kernels.box import bound_columns, enclosing_extents, scalar_enclosing_measure
 from geoiou.errors import InvalidArgumentError, UnsupportedPairError
-from geoiou.kernels.pairs import SweepCandidates
 from geoiou.regions import Box, Interval, Region
 from geoiou.regions.base import as_measure
 
@@ -63,227 +59,150 @@ def _require_broadcastable(a: Region, b: Region) -> None:
                                    ) from None
 
 
-class _RegionMeasures:
-    """What the metric formulas use of each pair of two broadcastable batches.
+class _PairMeasures:
+    """What the metric formulas use of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two flat batches.
 
-    `intersection` has the broadcast shape, `area_a` and `area_b` the batch shapes (they broadcast).
-    Every kernel keeps ``0 <= intersection <= min(|a|, |b|)`` itself (exact kernels by construction,
-    the others by clamping their rounding), so IoU stays in [0, 1] without a pass here.
+    Every metric goes through this one route: an elementwise metric passes the broadcast pairs (a
+    single pair is a batch of one), a pairwise matrix the candidate pairs or a block of rows. The
+    kernel keeps ``0 <= intersection <= min(|a|, |b|)`` itself, so IoU stays in [0, 1] without a pass here.
     """
 
-    def __init__(self, pair: PairKernel, a: Region, b: Region, intersection: np.ndarray | None = None) -> None:
-        self.a, self.b = a, b
-        self.intersection = pair(a, b) if intersection is None else intersection
-        self.area_a, self.area_b = a._area_array(), b._area_array()
+    def __init__(self, pair: PairKernel, a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> None:
+        self.a, self.b, self.index_a, self.index_b = a, b, index_a, index_b
+        self.intersection = pair.pairs(a, b, index_a, index_b)
+        #: Measures of every region of `a` and `b` (not per pair: the formulas gather them).
+        self.areas_a, self.areas_b = a._area_array(), b._area_array()
+
+    def gathered(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """The attribute `name` of each pair's two regions (per-region arrays such as ``centroid`` or ``width``)."""
+        values_a, values_b = np.asarray(getattr(self.a, name)), np.asarray(getattr(self.b, name))
+        return (values_a.reshape(self.a.size, *values_a.shape[1:])[self.index_a],
+                values_b.reshape(self.b.size, *values_b.shape[1:])[self.index_b])
 
     def enclosure(self, enclosure: Enclosure) -> np.ndarray:
+        """The measure of GIoU's C of each pair: the enclosing axis-aligned box, or the convex hull of the union."""
         if enclosure == "box":
-            return _box_enclosure(self.a, self.b)[0]
-        return find_kernel(type(self.a), type(self.b), measure="hull")(self.a, self.b)
+            from geoiou.kernels.formulas import box_enclosures
 
-
-class _SingleMeasures:
-    """The same measures of two single regions, in Python floats, from the pair's single-pair form.
-
-    No batch machinery (broadcasting checks, chunks, sweeps) runs: a call costs microseconds. The
-    single-pair form repeats the batch kernel's operations in the same order, so the formulas below
-    give the same bits on both paths (Python and NumPy floats round alike).
-    """
-
-    def __init__(self, pair: PairKernel, a: Region, b: Region) -> None:
-        self.a, self.b = a, b
-        self.intersection, self.area_a, self.area_b = pair.single(a, b)
-
-    def enclosure(self, enclosure: Enclosure) -> float:
-        if enclosure == "box":
-            return scalar_enclosing_measure(self.a.bounds.tolist(), self.b.bounds.tolist())
+            return box_enclosures(self.a, self.b, self.index_a, self.index_b)
         hull = find_kernel(type(self.a), type(self.b), measure="hull")
-        return hull.single(self.a, self.b) if hull.has_single else float(hull(self.a, self.b))
+        return hull.pairs(self.a, self.b, self.index_a, self.index_b)
+
+    def union(self) -> np.ndarray:
+        from geoiou.kernels.formulas import union_values
+
+        return union_values(self.intersection, self.areas_a, self.areas_b, self.index_a, self.index_b)
 
 
-Measures = _RegionMeasures | _SingleMeasures
-
-
-def _measures(a: Region, b: Region) -> Measures:
-    """The measures of each pair of `a` and `b`: by the scalar path for two single regions when the pair has one."""
+def _elementwise(formula: Callable[[_PairMeasures], np.ndarray], a: Region, b: Region) -> Result:
+    """`formula` of each pair of two broadcastable batches: a float for two single regions, else an array."""
     _require_regions(a, b)
-    single = not a.shape and not b.shape
-    if not single:
-        _require_broadcastable(a, b)
     pair = find_kernel(type(a), type(b))
-    return _SingleMeasures(pair, a, b) if single and pair.has_single else _RegionMeasures(pair, a, b)
+    index_a, index_b, shape = _broadcast(a, b)
+    values = formula(_PairMeasures(pair, a.reshape(a.size), b.reshape(b.size), index_a, index_b))
+    return as_measure(values.reshape(shape))
+
+
+#: The pair indices of two single regions, read-only so no caller can change them.
+_ONE_PAIR = np.zeros(1, dtype=np.int64)
+_ONE_PAIR.flags.writeable = False
+
+
+def _broadcast(a: Region, b: Region) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    """Flat indices into each batch for every element of their broadcast shape, and that shape."""
+    if not a.shape and not b.shape:
+        return _ONE_PAIR, _ONE_PAIR, ()
+    _require_broadcastable(a, b)
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    index_a = np.broadcast_to(np.arange(a.size, dtype=np.int64).reshape(a.shape), shape)
+    index_b = np.broadcast_to(np.arange(b.size, dtype=np.int64).reshape(b.shape), shape)
+    return index_a.ravel(), index_b.ravel(), shape
 
 
 # --------------------------------------------------------------------------- formulas
-# Each metric is written once, over the measures of its pairs: the arrays of a batch, the floats of a
-# single pair or the blocks of a fused pairwise kernel all go through the same lines.
-def _ratio(numerator: Result, denominator: Result, zero_division: float) -> Result:
-    """``numerator / denominator``, and `zero_division` where the denominator is 0.
+# Each metric is written once, over the measures of its pairs: elementwise, single and pairwise
+# results all go through the same lines.
+def _ratio(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
+    """``numerator / denominator``, and `zero_division` where the denominator is 0 (0/0: NaN by default)."""
+    from geoiou.kernels.formulas import ratios
 
-    Every caller has ``numerator == 0`` wherever ``denominator == 0`` (0/0 is NaN), so the
-    common default NaN needs no extra pass; any other value is written only where it applies.
-    """
-    if isinstance(denominator, float):
-        return numerator / denominator if denominator != 0 else zero_division
-    with np.errstate(invalid="ignore", divide="ignore"):
-        result = np.true_divide(numerator, denominator)
-    if not math.isnan(zero_division):
-        empty = denominator == 0
-        if empty.any():
-            result = np.where(empty, zero_division, result)
-    return result
+    return ratios(numerator, denominator, zero_division)
 
 
-def _larger(x: Result, y: Result) -> Result:
-    """``np.maximum(x, y)``; for floats the same (`geoiou.kernels.scalar`) without NumPy's call."""
-    if isinstance(x, float) and isinstance(y, float):
-        return scalar.maximum(x, y)
-    return np.maximum(x, y)
+def _union_of(m: _PairMeasures) -> np.ndarray:
+    """``|a| + |b| - |a ∩ b|`` of each pair."""
+    return m.union()
 
 
-def _union_of(m: Measures) -> Result:
-    """``|a| + |b| - |a ∩ b|``.
+# The formulas are compiled (geoiou.kernels.formulas): imported on first use, so `import geoiou` does not load numba.
+def _iou_of(m: _PairMeasures, zero_division: float) -> np.ndarray:
+    from geoiou.kernels.formulas import iou_values
 
-    IoU needs no cap at 1: with ``i <= min(|a|, |b|)`` we have ``|a| + |b| >= 2i``, so rounding
-    (monotonic) gives ``fl(|a| + |b|) >= 2i`` and then ``fl(fl(|a| + |b|) - i) >= i``.
-    """
-    return m.area_a + m.area_b - m.intersection
+    return iou_values(m.intersection, m.areas_a, m.areas_b, m.index_a, m.index_b, zero_division)
 
 
-def _iou_of(m: Measures, zero_division: float) -> Result:
-    return _ratio(m.intersection, _union_of(m), zero_division)
+def _iof_of(m: _PairMeasures, zero_division: float) -> np.ndarray:
+    from geoiou.kernels.formulas import iof_values
+
+    return iof_values(m.intersection, m.areas_a, m.index_a, zero_division)
 
 
-def _iof_of(m: Measures, zero_division: float) -> Result:
-    return _ratio(m.intersection, m.area_a, zero_division)
+def _giou_of(m: _PairMeasures, zero_division: float, enclosure: Enclosure) -> np.ndarray:
+    from geoiou.kernels.formulas import giou_values
+
+    return giou_values(m.intersection, m.areas_a, m.areas_b, m.index_a, m.index_b, m.enclosure(enclosure),
+                       zero_division)
 
 
-def _giou_of(m: Measures, zero_division: float, enclosure: Enclosure) -> Result:
-    union = _union_of(m)
-    overlap = _ratio(m.intersection, union, zero_division)
-    # Rounding in the hull could leave it a hair below the union; C >= union always holds exactly.
-    enclosing = _larger(m.enclosure(enclosure), union)
-    return overlap - _ratio(enclosing - union, enclosing, 0.0)
+#: Pairs measured per step of a pairwise matrix: the temporaries of a step (a dozen float64 arrays of
+#: this many pairs) stay in the CPU cache and bound the memory beside the output.
+PAIRWISE_CHUNK = 1 << 16
 
-
-#: Elements of a pairwise result computed per step. The temporaries of one step (a dozen arrays of
-#: this many float64) stay in the CPU cache and bound the memory beside the output. Each stays under
-#: 128 KiB, the size above which glibc's malloc maps fresh pages for every array: measured 4× slower.
-PAIRWISE_CHUNK = 15_000
-
-
-#: Pairs whose enclosure (or centre distance) is measured per step when the intersections came from the
-#: sweep: the hull kernel walks the pairs whose bounds overlap once per call, at a cost per step of the
-#: walk whatever their number, so it gets many pairs per call (the kernel itself works in cache-sized
-#: blocks; the temporaries of the formula here stay near 20 MB).
-PAIRS_PER_ENCLOSURE_STEP = 1 << 18
-
-
-#: Take the sparse path when the sweep inspects at most this fraction of all pairs.
-SPARSE_FRACTION = 0.25
-#: Pairs measured per step of the sparse path.
-CANDIDATE_CHUNK = 1 << 16
-#: The sparse path gathers regions pair by pair: only for kinds this small per region (not masks).
-GATHER_LIMIT_BYTES = 1024
-
-Formula = Callable[[Measures], Result]
+Formula = Callable[[_PairMeasures], np.ndarray]
 Disjoint = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
 
-def _pairwise(formula: Formula, a: Region, b: Region, dtype: DTypeLike, disjoint: Disjoint | None = None,
-              enclosure: Enclosure | None = None, fused: bool = True, from_intersections: bool = False) -> np.ndarray:
+
+def _pairwise(formula: Formula, a: Region, b: Region, dtype: DTypeLike, disjoint: Disjoint | None = None) -> np.ndarray:
     """Apply a metric's `formula` to every pair of ``a × b``; return shape ``a.shape + b.shape``.
 
-    Kinds with a blocks form (boxes, intervals, rotated boxes) compute fused blocks of pairs;
-    `fused` is False for formulas that need the regions themselves, and `enclosure` names the GIoU
-    enclosure the blocks must provide. Otherwise, when most pairs cannot overlap and the metric's
-    value for such pairs is known (`disjoint` writes it), only the pairs found by a sweep over the
-    bounds are measured, and else rows are computed a block at a time. Values are computed in
-    float64 and stored as `dtype`.
-
-    `from_intersections` (GIoU, DIoU): for kinds measured candidate by candidate, the
-    intersections come from the sweep and only the rest of the metric (an enclosure, a distance)
-    is computed for every pair, in row blocks.
+    Where the metric's value for pairs that share nothing is known (`disjoint` writes it: 0, or
+    `zero_division` for 0/0), only the candidate pairs (bounds overlapping) are measured; otherwise
+    (GIoU, DIoU) every pair is, a block of rows at a time, and the kernel prunes the disjoint ones
+    itself. Values are computed in float64 and stored as `dtype`.
     """
     _require_regions(a, b)
     pair = find_kernel(type(a), type(b))  # an unsupported pair fails even when a batch is empty
-    dtype = np.dtype(dtype)
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        raise InvalidArgumentError(f"'dtype' must be a floating-point type such as float64 or float32 (got {dtype!r})"
+                                   ) from None
     if dtype.kind != "f":
         raise InvalidArgumentError(f"'dtype' must be a floating-point type such as float64 or float32 (got {dtype})")
-    if from_intersections and pair.per_candidate:
-        return _pairwise_from_intersections(formula, pair, a, b, dtype)
     flat_a, flat_b = a.reshape(a.size), b.reshape(b.size)
-    blocks = pair.blocks(flat_a, flat_b, PAIRWISE_CHUNK) if fused else None
-    if blocks is not None and (enclosure is None or enclosure in blocks.enclosures):
-        return _pairwise_blocks(formula, blocks, flat_a, flat_b, a.shape + b.shape, dtype, disjoint)
-    sweep = _sparse_sweep(flat_a, flat_b, always=pair.per_candidate) if disjoint is not None else None
-    # Zeros come from the allocator as untouched zero pages, so the sparse path pays only for what it writes.
-    result = (np.empty if sweep is None else np.zeros)(a.shape + b.shape, dtype=dtype)
+    # Zeros come from the allocator as untouched pages, so the candidate path pays only for what it writes.
+    result = (np.empty if disjoint is None else np.zeros)(a.shape + b.shape, dtype=dtype)
     rows = result.reshape(a.size, b.size)
-    if sweep is None:
-        _fill_dense(formula, pair, flat_a, flat_b, rows)
-    else:
+    if disjoint is not None:
         disjoint(rows, flat_a._area_array(), flat_b._area_array())
-        for index_a, index_b in sweep.chunks(CANDIDATE_CHUNK):
-            rows[index_a, index_b] = formula(_RegionMeasures(pair, flat_a[index_a], flat_b[index_b]))
-    return result
-
-
-def _pairwise_blocks(formula: Formula, blocks: Any, a: Region, b: Region, shape: tuple[int, ...],
-                     dtype: np.dtype, disjoint: Disjoint | None) -> np.ndarray:
-    """The pairwise result from a kernel's blocks: only the band of pairs that can meet when `disjoint` applies."""
-    pairs = a.size * b.size
-    band = blocks.band_blocks(SPARSE_FRACTION * pairs) if disjoint is not None and pairs else None
-    result = (np.empty if band is None else np.zeros)(shape, dtype=dtype)
-    rows = result.reshape(a.size, b.size)
-    if band is not None:
-        disjoint(rows, a._area_array(), b._area_array())
-    for block in blocks.dense_blocks() if band is None else band:
-        block.write(rows, formula(block))
-    return result
-
-
-def _pairwise_from_intersections(formula: Formula, pair: PairKernel, a: Region, b: Region,
-                                 dtype: np.dtype) -> np.ndarray:
-    """A metric of every pair from the sparse pairwise intersections and, block by block, the rest of it.
-
-    Each block runs the same formula as the elementwise metric, so the values are the same bits.
-    """
-    intersections = _pairwise(lambda m: m.intersection, a, b, np.float64, disjoint=_nothing_to_add)
-    result = intersections if dtype == np.float64 else np.empty(a.shape + b.shape, dtype=dtype)
-    rows, values = intersections.reshape(a.size, b.size), result.reshape(a.size, b.size)
-    column_a, row_b = a.reshape(a.size, 1), b.reshape(1, b.size)
-    step = max(1, PAIRS_PER_ENCLOSURE_STEP // max(1, b.size))
-    for start in range(0, a.size, step):
-        block = slice(start, start + step)
-        values[block] = formula(_RegionMeasures(pair, column_a[block], row_b, intersection=rows[block]))
-    return result
-
-
-def _fill_dense(formula: Formula, pair: PairKernel, a: Region, b: Region, rows: np.ndarray) -> None:
-    """Fill ``rows[i, j] = formula(a[i], b[j])`` a block of rows at a time, by broadcasting."""
-    column_a, row_b = a.reshape(a.size, 1), b.reshape(1, b.size)
+        for index_a, index_b in _candidates(flat_a, flat_b).chunks(PAIRWISE_CHUNK):
+            rows[index_a, index_b] = formula(_PairMeasures(pair, flat_a, flat_b, index_a, index_b))
+        return result
     step = max(1, PAIRWISE_CHUNK // max(1, b.size))
+    columns = np.arange(b.size, dtype=np.int64)
     for start in range(0, a.size, step):
-        rows[start : start + step] = formula(_RegionMeasures(pair, column_a[start : start + step], row_b))
+        stop = min(start + step, a.size)
+        index_a = np.repeat(np.arange(start, stop, dtype=np.int64), b.size)
+        index_b = np.tile(columns, stop - start)
+        rows[start:stop] = formula(_PairMeasures(pair, flat_a, flat_b, index_a, index_b)).reshape(stop - start, b.size)
+    return result
 
 
-def _sparse_sweep(a: Region, b: Region, *, always: bool) -> SweepCandidates | None:
-    """The sweep's candidates if the sparse path pays off for these batches, else None.
+def _candidates(a: Region, b: Region) -> Any:
+    """The pairs of two flat batches whose bounds overlap (`geoiou.kernels.candidates`, loaded on first use)."""
+    from geoiou.kernels.candidates import Candidates  # compiled: not loaded by `import geoiou`
 
-    It does when few pairs can overlap, and `always` for kernels that measure candidates one by
-    one anyway (the sweep finds the same candidates faster than their own pruning).
-    """
-    if not (_gatherable(a) and _gatherable(b)):
-        return None
-    sweep = SweepCandidates(a.bounds.reshape(a.size, 2 * a.ndim), b.bounds.reshape(b.size, 2 * b.ndim))
-    return sweep if always or sweep.upper_bound <= SPARSE_FRACTION * a.size * b.size else None
-
-
-def _gatherable(region: Region) -> bool:
-    if region.size == 0:
-        return False
-    nbytes = sum(getattr(region, name).nbytes for name in region._fields)
-    return nbytes <= GATHER_LIMIT_BYTES * region.size
+    return Candidates(a.bounds.reshape(a.size, 2 * a.ndim), b.bounds.reshape(b.size, 2 * b.ndim))
 
 
 def _empty_pairs_divide(zero_division: float) -> Disjoint:
@@ -308,14 +227,15 @@ def _nothing_to_add(rows: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) ->
     """Intersection of pairs that share nothing: 0, already written."""
 
 
-def _box_enclosure(a: Region, b: Region) -> tuple[np.ndarray, np.ndarray]:
-    """Measure and squared diagonal of the smallest axis-aligned box (or interval) holding both."""
-    extents = enclosing_extents(*bound_columns(a), *bound_columns(b))
-    measure, diagonal2 = extents[0], extents[0] * extents[0]
-    for extent in extents[1:]:
-        measure = measure * extent
-        diagonal2 = diagonal2 + extent * extent
-    return measure, diagonal2
+def _box_diagonal2(bounds_a: np.ndarray, bounds_b: np.ndarray) -> np.ndarray:
+    """Squared diagonal of the smallest axis-aligned box (or interval) holding both bounds of each pair."""
+    half = bounds_a.shape[-1] // 2
+    diagonal2 = np.zeros(bounds_a.shape[:-1])
+    for axis in range(half):
+        extent = np.maximum(bounds_a[..., half + axis], bounds_b[..., half + axis])
+        extent -= np.minimum(bounds_a[..., axis], bounds_b[..., axis])
+        diagonal2 += extent * extent
+    return diagonal2
 
 
 def default_enclosure(a: Region, b: Region) -> Enclosure:
@@ -363,7 +283,7 @@ def intersection_area(a: Region, b: Region) -> Result:
     >>> geoiou.intersection_area(geoiou.Box([0, 0, 1, 1]), geoiou.Box([1, 0, 2, 1]))  # shared edge
     0.0
     """
-    return as_measure(_measures(a, b).intersection)
+    return _elementwise(lambda m: m.intersection, a, b)
 
 
 def union_area(a: Region, b: Region) -> Result:
@@ -377,7 +297,7 @@ def union_area(a: Region, b: Region) -> Result:
     >>> geoiou.union_area(geoiou.Interval([0, 0]), geoiou.Interval([5, 5]))  # two empty intervals
     0.0
     """
-    return as_measure(_union_of(_measures(a, b)))
+    return _elementwise(_union_of, a, b)
 
 
 def iou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
@@ -416,7 +336,8 @@ def iou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     >>> geoiou.iou(geoiou.Interval([3, 3]), geoiou.Interval([3, 3]), zero_division=1.0)
     1.0
     """
-    return as_measure(_iou_of(_measures(a, b), zero_division_value(zero_division)))
+    zero_division = zero_division_value(zero_division)
+    return _elementwise(lambda m: _iou_of(m, zero_division), a, b)
 
 
 def iof(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
@@ -433,7 +354,8 @@ def iof(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     >>> geoiou.iof(geoiou.Box([0, 0, 0, 0]), geoiou.Box([0, 0, 10, 10]))  # empty `a`
     nan
     """
-    return as_measure(_iof_of(_measures(a, b), zero_division_value(zero_division)))
+    zero_division = zero_division_value(zero_division)
+    return _elementwise(lambda m: _iof_of(m, zero_division), a, b)
 
 
 def giou(a: Region, b: Region, *, enclosure: Enclosure | None = None, zero_division: float = math.nan) -> Result:
@@ -463,8 +385,9 @@ def giou(a: Region, b: Region, *, enclosure: Enclosure | None = None, zero_divis
     >>> geoiou.giou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([2, 0, 3, 1]), enclosure="hull")
     -0.3333333333333333
     """
-    measures = _measures(a, b)
-    return as_measure(_giou_of(measures, zero_division_value(zero_division), _resolved_enclosure(a, b, enclosure)))
+    zero_division = zero_division_value(zero_division)
+    enclosure = _resolved_enclosure(a, b, enclosure)
+    return _elementwise(lambda m: _giou_of(m, zero_division, enclosure), a, b)
 
 
 def enclosure_area(a: Region, b: Region, *, enclosure: Enclosure | None = None) -> Result:
@@ -493,8 +416,8 @@ def enclosure_area(a: Region, b: Region, *, enclosure: Enclosure | None = None) 
     >>> geoiou.enclosure_area(geoiou.Interval([0, 1]), geoiou.Interval([4, 5]))
     5.0
     """
-    measures = _measures(a, b)
-    return as_measure(_larger(measures.enclosure(_resolved_enclosure(a, b, enclosure)), _union_of(measures)))
+    enclosure = _resolved_enclosure(a, b, enclosure)
+    return _elementwise(lambda m: np.maximum(m.enclosure(enclosure), m.union()), a, b)
 
 
 def _resolved_enclosure(a: Region, b: Region, enclosure: Enclosure | None) -> Enclosure:
@@ -519,17 +442,19 @@ def diou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     >>> round(geoiou.diou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([1, 0, 2, 1])), 6)  # d=1, c²=5
     -0.2
     """
-    return as_measure(_diou_of(_measures(a, b), zero_division_value(zero_division)))
+    zero_division = zero_division_value(zero_division)
+    return _elementwise(lambda m: _diou_of(m, zero_division), a, b)
 
 
-def _diou_of(m: Measures, zero_division: float) -> Result:
-    return _iou_of(m, zero_division) - _centre_penalty(m.a, m.b)
+def _diou_of(m: _PairMeasures, zero_division: float) -> np.ndarray:
+    return _iou_of(m, zero_division) - _centre_penalty(m)
 
 
-def _centre_penalty(a: Region, b: Region) -> np.ndarray:
+def _centre_penalty(m: _PairMeasures) -> np.ndarray:
     """``d² / c²`` of DIoU; 0 when the enclosing box is a single point."""
-    distance2 = np.sum((a.centroid - b.centroid) ** 2, axis=-1)
-    diagonal2 = _box_enclosure(a, b)[1]
+    centroid_a, centroid_b = m.gathered("centroid")
+    distance2 = np.sum((centroid_a - centroid_b) ** 2, axis=-1)
+    diagonal2 = _box_diagonal2(*m.gathered("bounds"))
     return _ratio(distance2, diagonal2, 0.0)
 
 
@@ -555,7 +480,8 @@ def ciou(a: Box, b: Box, *, zero_division: float = math.nan) -> Result:
     0.237082
     """
     _require_boxes(a, b)
-    return as_measure(_ciou_of(_measures(a, b), zero_division_value(zero_division)))
+    zero_division = zero_division_value(zero_division)
+    return _elementwise(lambda m: _ciou_of(m, zero_division), a, b)
 
 
 def _require_boxes(a: Region, b: Region) -> None:
@@ -563,13 +489,48 @@ def _require_boxes(a: Region, b: Region) -> None:
         raise UnsupportedPairError(f"ciou is defined for Box×Box only (got {type(a).__name__}×{type(b).__name__})")
 
 
-def _ciou_of(m: Measures, zero_division: float) -> Result:
+def _ciou_of(m: _PairMeasures, zero_division: float) -> np.ndarray:
     overlap = _iou_of(m, zero_division)
-    aspect_a = np.arctan2(m.a.width, m.a.height)
-    aspect_b = np.arctan2(m.b.width, m.b.height)
+    width_a, width_b = m.gathered("width")
+    height_a, height_b = m.gathered("height")
+    aspect_a, aspect_b = np.arctan2(width_a, height_a), np.arctan2(width_b, height_b)
     v = (4 / np.pi**2) * (aspect_b - aspect_a) ** 2
     alpha = _ratio(v, 1 - overlap + v, 0.0)
-    return overlap - _centre_penalty(m.a, m.b) - alpha * v
+    return overlap - _centre_penalty(m) - alpha * v
+
+
+def iou_of_pairs(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray, *,
+                 zero_division: float = math.nan) -> np.ndarray:
+    """Return the IoU of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two flat batches.
+
+    The route of every metric, for callers that found their pairs themselves (`overlaps`, `match`):
+    no region is gathered per pair.
+
+    Parameters
+    ----------
+    a, b : Region
+        Batches of shape ``(N,)`` and ``(M,)``.
+    index_a, index_b : ndarray of int64, shape (n,)
+        The pairs to measure.
+    zero_division : float, default NaN
+        The result where the union is empty.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np, geoiou
+    >>> boxes = geoiou.Box([[0, 0, 2, 2], [1, 1, 3, 3]])
+    >>> iou_of_pairs(boxes, boxes, np.array([0, 0]), np.array([0, 1]))
+    array([1.        , 0.14285714])
+    """
+    _require_regions(a, b)
+    zero_division = zero_division_value(zero_division)
+    measures = _PairMeasures(find_kernel(type(a), type(b)), a, b, np.asarray(index_a, dtype=np.int64),
+                             np.asarray(index_b, dtype=np.int64))
+    return _iou_of(measures, zero_division)
 
 
 def pairwise_intersection_area(a: Region, b: Region, *, dtype: DTypeLike = np.float64) -> np.ndarray:
@@ -647,8 +608,7 @@ def pairwise_giou(a: Region, b: Region, *, enclosure: Enclosure | None = None,
     zero_division = zero_division_value(zero_division)
     _require_regions(a, b)
     enclosure = _resolved_enclosure(a, b, enclosure)
-    return _pairwise(lambda m: _giou_of(m, zero_division, enclosure), a, b, dtype, enclosure=enclosure,
-                     from_intersections=True)
+    return _pairwise(lambda m: _giou_of(m, zero_division, enclosure), a, b, dtype)
 
 
 def pairwise_diou(a: Region, b: Region, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
@@ -661,7 +621,7 @@ def pairwise_diou(a: Region, b: Region, *, zero_division: float = math.nan, dtyp
     array([[ 1. , -0.2]])
     """
     zero_division = zero_division_value(zero_division)
-    return _pairwise(lambda m: _diou_of(m, zero_division), a, b, dtype, fused=False, from_intersections=True)
+    return _pairwise(lambda m: _diou_of(m, zero_division), a, b, dtype)
 
 
 def pairwise_ciou(a: Box, b: Box, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
@@ -675,4 +635,4 @@ def pairwise_ciou(a: Box, b: Box, *, zero_division: float = math.nan, dtype: DTy
     """
     _require_boxes(a, b)
     zero_division = zero_division_value(zero_division)
-    return _pairwise(lambda m: _ciou_of(m, zero_division), a, b, dtype, fused=False)
+    return _pairwise(lambda m: _ciou_of(m, zero_division), a, b, dtype)

@@ -35,12 +35,11 @@ from typing import Any, Callable, Literal, NamedTuple, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from geoiou._ranges import ragged_arange
 from geoiou._validation import fail
 
-__all__ = ["RunIndex", "Runs", "compress", "compress_runs", "decode", "decode_batch", "decompress", "encode", "encode_batch", "to_runs"]
+__all__ = ["Runs", "compress", "compress_runs", "decode", "decode_batch", "decompress", "encode", "encode_batch", "to_runs"]
 
-#: Keys ``mask · stride + position`` of a `RunIndex` stay below this: integers float64 holds exactly.
-KEY_LIMIT = 2**53
 
 #: Runs of the masks that array work over millions of runs takes at a time (`Runs.stretches`).
 _STRETCH_RUNS = 1 << 18
@@ -90,33 +89,6 @@ class Runs(NamedTuple):
         before = np.zeros(len(self.starts) + 1, dtype=np.int64)
         np.cumsum(self.stops - self.starts, out=before[1:])
         return before
-
-    def spans(self, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each mask's first true position and the position after its last (``0, 0`` for an empty mask)."""
-        first, last = self.offsets[masks], self.offsets[masks + 1]
-        filled = last > first
-        if not len(self.starts):
-            return np.zeros(len(masks), dtype=np.int64), np.zeros(len(masks), dtype=np.int64)
-        return (np.where(filled, self.starts[np.minimum(first, len(self.starts) - 1)], 0),
-                np.where(filled, self.stops[np.maximum(last - 1, 0)], 0))
-
-    def overlapping(self, masks: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The global range ``[low, high)`` of each mask's runs that meet positions ``start <= p < stop``.
-
-        A binary search within each mask's own runs, all masks in step: as many rounds as the
-        longest mask has runs in bits, each a few operations over all masks.
-
-        Examples
-        --------
-        >>> from geoiou import rle
-        >>> runs = rle.to_runs([{"size": [1, 10], "counts": [1, 2, 1, 2, 1, 2, 1]}])  # runs [1, 3), [4, 6), [7, 9)
-        >>> runs.overlapping(np.array([0, 0]), np.array([2, 6]), np.array([5, 7]))  # [2, 5) meets two; [6, 7) none
-        (array([0, 2]), array([2, 2]))
-        """
-        first, last = self.offsets[masks], self.offsets[masks + 1]
-        low = _first_above(self.stops, first, last, start)  # runs that stop at or before `start` are out
-        high = _first_above(self.starts, low, last, stop - 1)  # as are runs that start at or after `stop`
-        return low, high
 
     def pixel_counts(self) -> np.ndarray:
         """(n,) int64: the true pixels of each mask.
@@ -214,100 +186,6 @@ class Runs(NamedTuple):
         return np.repeat(np.arange(lengths.size) % 2 == 1, lengths)  # false, true, ... between the boundaries
 
 
-class RunIndex:
-    """Runs of a batch of masks made countable all at once: each run keyed by ``mask · stride + position``.
-
-    Runs of each mask are sorted, so with masks laid end to end the keys are sorted too, and the
-    true pixels before any key are one interpolation over all masks. Built on first use, once per
-    batch, and reused by every pair that batch takes part in.
-
-    Examples
-    --------
-    >>> from geoiou import rle
-    >>> index = rle.RunIndex(rle.to_runs([{"size": [3, 3], "counts": [1, 3, 5]}]))
-    >>> index.pixels_before(np.array([0, 0, 0]), np.array([0, 2, 9]))  # true pixels 1, 2, 3 lie below 9
-    array([0, 1, 3])
-    """
-
-    def __init__(self, runs: Runs) -> None:
-        self.runs = runs
-        self.stride = int(runs.stops.max(initial=0)) + 2
-        #: Whether every key is an integer float64 holds exactly (else index fewer masks at a time).
-        self.keyable = len(runs.sizes) * self.stride < KEY_LIMIT
-
-    @property
-    def keys(self) -> np.ndarray:
-        """(2R,) float64: the keys of every run's start and stop, in order (a stop may equal the next start)."""
-        return self._boundaries[0]
-
-    @functools.cached_property
-    def _boundaries(self) -> tuple[np.ndarray, np.ndarray]:
-        """`keys`, and the true pixels of all masks before each."""
-        runs = self.runs
-        if not self.keyable:
-            raise OverflowError("too many pixels to key the runs of this batch exactly in float64; index fewer masks")
-        keys, counted = np.empty(2 * len(runs.starts)), np.empty(2 * len(runs.starts))
-        counted_so_far = 0
-        for first, stop in runs.stretches():  # temporaries of a stretch stay in cache
-            piece, at = runs.slice(first, stop), slice(2 * int(runs.offsets[first]), 2 * int(runs.offsets[stop]))
-            mask_keys = np.repeat(np.arange(first, stop) * float(self.stride), np.diff(piece.offsets))
-            keys[at][0::2], keys[at][1::2] = mask_keys + piece.starts, mask_keys + piece.stops
-            before = piece.pixels_before() + counted_so_far
-            counted[at][0::2], counted[at][1::2] = before[:-1], before[1:]
-            counted_so_far = int(before[-1])
-        return keys, counted
-
-    def pixels_before(self, masks: np.ndarray, positions: np.ndarray) -> np.ndarray:
-        """True pixels of each mask at positions below the given one."""
-        return self.pixels_between(masks, np.zeros_like(positions), positions)
-
-    def pixels_between(self, masks: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
-        """True pixels of each mask at positions ``start <= p < stop``."""
-        counted = self._counted_before(masks, stops) - self._counted_before(masks, starts)
-        pixels: np.ndarray = np.maximum(counted, 0).astype(np.int64)  # an empty or reversed range counts nothing
-        return pixels
-
-    def _counted_before(self, masks: np.ndarray, positions: np.ndarray) -> np.ndarray:
-        """True pixels of all masks before key ``mask · stride + position`` (positions clipped to the mask's keys).
-
-        Counting is piecewise linear in the key: slope 1 inside a run, 0 between runs. ``np.interp``
-        reads it at every key in one pass that follows sorted queries, and it is exact: keys,
-        counts and slopes (0 or 1) are integers below 2**53.
-        """
-        keys, counted = self._interpolated
-        if not keys.size:
-            return np.zeros(len(masks))
-        at = masks * float(self.stride) + np.clip(positions, 0, self.stride - 1)
-        before: np.ndarray = np.interp(at, keys, counted)
-        return before
-
-    @functools.cached_property
-    def _interpolated(self) -> tuple[np.ndarray, np.ndarray]:
-        """The boundaries with a run's stop that is the next one's start kept once (``np.interp`` wants increasing keys)."""
-        keys, counted = self._boundaries
-        repeated = keys[1:] == keys[:-1]
-        if not repeated.any():
-            return keys, counted
-        drop = np.flatnonzero(repeated) + 1  # touching runs: uncompressed counts can hold an empty false run
-        return np.delete(keys, drop), np.delete(counted, drop)
-
-
-def _first_above(values: np.ndarray, low: np.ndarray, high: np.ndarray, limit: np.ndarray) -> np.ndarray:
-    """For each k, the first i in ``[low[k], high[k])`` with ``values[i] > limit[k]`` (or ``high[k]``); each range sorted."""
-    low, high = low.copy(), high.copy()
-    if not values.size:
-        return low
-    searching = np.flatnonzero(low < high)
-    while searching.size:
-        middle = (low[searching] + high[searching]) // 2
-        above = values[middle] > limit[searching]
-        high[searching[above]] = middle[above]
-        low[searching[~above]] = middle[~above] + 1
-        searching = searching[low[searching] < high[searching]]
-    return low
-
-
-# --------------------------------------------------------------------------- public API
 def encode(mask: ArrayLike) -> dict[str, Any]:
     """Encode one binary mask as compressed COCO RLE, exactly as ``pycocotools.mask.encode``.
 
@@ -566,7 +444,7 @@ def compress_runs(runs: Runs, selection: ArrayLike) -> list[bytes]:
     selection = np.asarray(selection, dtype=np.int64)
     total = runs.sizes[selection].prod(axis=1)
     first, stop = runs.offsets[selection], runs.offsets[selection + 1]
-    owner, step = _ragged_arange(stop - first)
+    step, owner = ragged_arange(0, stop - first)
     run = first[owner] + step
     boundaries = np.column_stack([runs.starts[run], runs.stops[run]]).ravel()
     boundary_owner = np.repeat(owner, 2)
@@ -578,7 +456,7 @@ def compress_runs(runs: Runs, selection: ArrayLike) -> list[bytes]:
     boundaries, boundary_owner = boundaries[kept], boundary_owner[kept]
     per_mask = np.bincount(boundary_owner, minlength=len(selection))
     # Each mask's edges: 0, its boundaries, total; its counts are the differences of consecutive edges.
-    edge_owner, edge_step = _ragged_arange(per_mask + 2)
+    edge_step, edge_owner = ragged_arange(0, per_mask + 2)
     edges = np.where(edge_step == 0, 0, total[edge_owner])
     edges[(edge_step > 0) & (edge_step <= per_mask[edge_owner])] = boundaries
     same_mask = edge_owner[1:] == edge_owner[:-1]
@@ -590,12 +468,6 @@ def compress_runs(runs: Runs, selection: ArrayLike) -> list[bytes]:
     counts = np.delete(counts, last[ends_on_true])
     lengths = lengths - ends_on_true
     return _compress_all(np.split(counts, np.cumsum(lengths)[:-1]) if len(lengths) else [])
-
-
-def _ragged_arange(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For the ranges ``0 .. lengths[k] - 1`` laid end to end: each element's range k and its value."""
-    owner = np.repeat(np.arange(len(lengths)), lengths)
-    return owner, np.arange(owner.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
 
 
 def _compress_all(counts: list[np.ndarray]) -> list[bytes]:

@@ -12,8 +12,7 @@ from geoiou._progress import progress_steps
 from geoiou._validation import not_a_region
 from geoiou.dispatch import find_kernel
 from geoiou.errors import InvalidArgumentError
-from geoiou.kernels.pairs import bounds_overlap
-from geoiou.metrics import iou
+from geoiou.metrics import iou_of_pairs
 from geoiou.regions import Region
 
 __all__ = ["Overlaps", "overlaps"]
@@ -83,7 +82,7 @@ def overlaps(a: Region, b: Region, *, min_iou: float = 0.0, progress: bool = Fal
     starts = range(0, len(index_a), CANDIDATE_CHUNK)
     for start in progress_steps(starts, enabled=progress, rows=len(index_a), label="overlaps", unit="pair"):
         part = slice(start, start + CANDIDATE_CHUNK)
-        values[part] = iou(a[index_a[part]], b[index_b[part]])
+        values[part] = iou_of_pairs(a, b, index_a[part], index_b[part])
     keep = (values > 0) & (values >= min_iou)
     return Overlaps(index_a[keep], index_b[keep], values[keep], (a.size, b.size))
 
@@ -95,6 +94,8 @@ def _candidate_pairs(a: Region, b: Region) -> tuple[np.ndarray, np.ndarray]:
     between its sparse and dense paths inspects every x-overlapping pair, 20× more here for 100,000
     boxes (measured: 1.6 s against 1.1 s end to end).
     """
+    from geoiou.kernels.pairs import bounds_overlap  # the kernels load numba: not at `import geoiou`
+
     bounds_a, bounds_b = _planar_bounds(a), _planar_bounds(b)
     tree = shapely.STRtree(shapely.box(*bounds_b.T))
     index_a, index_b = tree.query(shapely.box(*bounds_a.T), predicate="intersects")

@@ -61,9 +61,9 @@ def get_threads() -> int:
 
 
 def _available() -> int:
-    import numba  # only here and in the kernels: `import geoiou` does not load numba
+    import numba  # loaded here and by the kernels, not by `import geoiou`
 
-    return int(numba.config.NUMBA_NUM_THREADS)
+    return int(getattr(numba.config, "NUMBA_NUM_THREADS"))  # numba declares its settings at run time
 
 
 def _checked(n: object, name: str) -> int:

@@ -1,9 +1,7 @@
-"""The scalar path of two single regions gives the bits of the batch path.
+"""Two single regions give the bits of the same pair as batches of one.
 
-`iou`, `giou`, `iof` and friends of two single regions skip the batch machinery: kinds with a
-single-pair form (Box, Interval, RotatedBox) compute the pair in Python floats by the same
-operations as their batch kernels. The same pair as batches of one goes through the batch kernels;
-the two must agree bit for bit (a NaN is any NaN: Python's 0/0 case returns `zero_division` itself).
+A single pair is a batch of one: the metrics hand the kernel index arrays of length one, so the
+two must agree bit for bit (a NaN is any NaN).
 """
 
 from __future__ import annotations
@@ -16,13 +14,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import geoiou
-import geoiou.kernels.rotated_pairs as rotated_pairs_module
 from geoiou.dispatch import find_kernel
-from geoiou.kernels.rotated import rotated_box_hull_area, rotated_box_intersection_area
-from geoiou.kernels.rotated_single import single_hull_area, single_intersection_area
-from strategies import ci_settings, region_strategy
+from geoiou.kernels.rotated_loops import hull_area, intersection_area
+from tests.strategies import ci_settings, region_strategy
 
-#: Pairs of kinds whose single pairs take the scalar path (Box × RotatedBox after promoting the box).
+#: Pairs of kinds checked here (Box × RotatedBox by promotion).
 SCALAR_PAIRS = [("box", "box"), ("interval", "interval"), ("rotated_box", "rotated_box"), ("box", "rotated_box")]
 
 METRICS = {
@@ -47,12 +43,12 @@ def assert_same_bits(single: float, batch: np.ndarray) -> None:
         assert np.float64(single).view(np.uint64) == np.float64(value).view(np.uint64), (single, value)
 
 
-def test_the_scalar_path_is_taken():
-    # Golden: the single-pair forms are registered next to the batch kernels.
-    for kind in (geoiou.Box, geoiou.Interval, geoiou.RotatedBox):
-        assert find_kernel(kind, kind).has_single
-    assert find_kernel(geoiou.RotatedBox, geoiou.RotatedBox, measure="hull").has_single
-    assert not find_kernel(geoiou.Mask, geoiou.Mask).has_single
+def test_one_compiled_kernel_serves_single_pairs_and_batches():
+    # Golden: every built-in kind's kernel is in the pairs form; no single-pair twin exists.
+    for kind in (geoiou.Box, geoiou.Interval, geoiou.RotatedBox, geoiou.Polygon, geoiou.Mask):
+        assert find_kernel(kind, kind).pairs_form is not None
+    for measure in ("intersection", "hull"):
+        assert find_kernel(geoiou.RotatedBox, geoiou.RotatedBox, measure=measure).pairs_form is not None
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -118,27 +114,34 @@ def rotated_pairs(draw) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
+def unchecked_boxes(coords: np.ndarray) -> geoiou.RotatedBox:
+    """Rotated boxes over `coords` without the constructor's checks (the strategy draws subnormal sizes too)."""
+    return geoiou.RotatedBox._from_fields(_coords=np.array(coords, dtype=np.float64))
+
+
 @ci_settings(300)
 @given(pair=rotated_pairs())
-def test_rotated_single_pair_kernels_equal_the_batch_kernels(pair):
+def test_rotated_pairs_give_the_same_bits_alone_swapped_and_anywhere_in_a_batch(pair):
     a, b = pair
-    # In a batch of several pairs, so the batch value comes out of whole chunks (SIMD bodies and tails).
-    batch_a, batch_b = np.stack([a, b, a, b, a]), np.stack([b, a, a, b, b])
-    intersections = rotated_box_intersection_area(batch_a, batch_b)
-    hulls = rotated_box_hull_area(batch_a, batch_b)
-    for k in range(len(batch_a)):
-        assert_same_bits(single_intersection_area(batch_a[k], batch_b[k]), intersections[k : k + 1])
-        assert_same_bits(single_hull_area(batch_a[k], batch_b[k]), hulls[k : k + 1])
+    batch_a, batch_b = np.stack([a, b, a, b, a] * 200), np.stack([b, a, a, b, b] * 200)  # the parallel loop too
+    for measure, single in (("intersection", intersection_area), ("hull", hull_area)):
+        kernel = find_kernel(geoiou.RotatedBox, geoiou.RotatedBox, measure=measure)
+        batch = kernel(unchecked_boxes(batch_a), unchecked_boxes(batch_b))
+        for k in range(5):
+            assert_same_bits(single(*batch_a[k], *batch_b[k]), batch[k : len(batch) : 5])
+            assert np.unique(batch[k : len(batch) : 5].view(np.uint64)).size == 1
+            assert_same_bits(float(kernel(unchecked_boxes(batch_a[k]), unchecked_boxes(batch_b[k]))), batch[k : k + 1])
+        assert_same_bits(single(*a, *b), batch[1 : 2])  # (a, b) and (b, a)
 
 
 def test_rotated_single_pair_golden_values():
-    square = np.array([0.5, 0.5, 1, 1, 0])
+    square = [0.5, 0.5, 1, 1, 0]
     # Half of the unit square: the shifted square covers x in [0.5, 1.5].
-    assert single_intersection_area(square, np.array([1.0, 0.5, 1, 1, 0])) == 0.5
+    assert intersection_area(*square, 1.0, 0.5, 1, 1, 0) == 0.5
     # A square turned by 45 degrees about the same centre: the octagon of area 2(sqrt 2 - 1).
-    assert single_intersection_area(square, np.array([0.5, 0.5, 1, 1, 45])) == pytest.approx(2 * (math.sqrt(2) - 1))
+    assert intersection_area(*square, 0.5, 0.5, 1, 1, 45) == pytest.approx(2 * (math.sqrt(2) - 1))
     # Two unit squares two apart: the hull is the 1 x 3 rectangle.
-    assert single_hull_area(square, np.array([2.5, 0.5, 1, 1, 0])) == 3.0
+    assert hull_area(*square, 2.5, 0.5, 1, 1, 0) == 3.0
     assert geoiou.iou(geoiou.RotatedBox([3, 4, 2, 1, 33]), geoiou.RotatedBox([3, 4, 2, 1, 33])) == 1.0
 
 
@@ -164,23 +167,17 @@ def assert_same_matrix_bits(ours: np.ndarray, reference: np.ndarray) -> None:
 
 @ci_settings(60)
 @given(st.integers(0, 10_000), st.integers(1, 12), st.integers(1, 12), st.sampled_from([0.0, 1.0, math.nan]))
-def test_small_pairwise_batches_give_the_bits_of_the_sweep_and_batch_kernels(seed, n, m, zero_division):
-    """Small rotated batches test every pair's bounds at once, and measure a few pairs in plain Python.
+def test_small_pairwise_batches_give_the_bits_of_elementwise_pairs(seed, n, m, zero_division):
+    """Pairwise matrices of small rotated batches (pruned by bounds or not) are the bits of the same pairs elementwise.
 
-    Against the sweep and the batch kernels (the route of larger batches), the matrices must be the
-    same bits; special boxes (a segment, parallel, turned and half-turned squares, a point, twins)
-    are mixed in.
+    Special boxes (a segment, parallel, turned and half-turned squares, a point, twins) are mixed in.
     """
     gen = np.random.default_rng(seed)
     coords = np.concatenate([gen.uniform([-6, -6, 0.5, 0.5, -180], [6, 6, 6, 6, 180], (n + m, 5)), SPECIAL_ROTATED])
     gen.shuffle(coords)
     a, b = geoiou.RotatedBox(coords[:n + 4]), geoiou.RotatedBox(coords[n + 4:])
     metrics = (geoiou.pairwise_iou, geoiou.pairwise_iof)
-    small = [metric(a, b, zero_division=zero_division) for metric in metrics]
-    saved = rotated_pairs_module.DENSE_TEST_PAIRS
-    rotated_pairs_module.DENSE_TEST_PAIRS = 0  # every batch takes the sweep
-    try:
-        for metric, ours in zip(metrics, small):
-            assert_same_matrix_bits(ours, metric(a, b, zero_division=zero_division))
-    finally:
-        rotated_pairs_module.DENSE_TEST_PAIRS = saved
+    elementwise = (geoiou.iou, geoiou.iof)
+    for metric, pairs in zip(metrics, elementwise):
+        ours = metric(a, b, zero_division=zero_division)
+        assert_same_matrix_bits(ours, pairs(a[:, None], b[None, :], zero_division=zero_division))

@@ -16,21 +16,18 @@ from typing import Any, Callable, Literal, Sequence, TypeVar
 
 import numpy as np
 
+from geoiou._progress import progress
 from geoiou._validation import invalid_argument
 from geoiou.dask.cluster import connected, part_count
 from geoiou.evaluation.agreement import AgreementEvaluation, AgreementResult
 from geoiou.evaluation.coco import CocoResult
-from geoiou.evaluation.detection import Annotations, CocoEvaluation, VocEvaluation, _as_annotations, _id_list
+from geoiou.evaluation.detection import CocoEvaluation, VocEvaluation
 from geoiou.evaluation.mergeable import MergeableEvaluation, joined_ids, merge_states, part_starts
-from geoiou.evaluation.progress import progress
-from geoiou.evaluation.temporal import (
-    TemporalDetectionEvaluation,
-    TemporalDetectionResult,
-    TemporalSegments,
-    _as_segments,
-)
+from geoiou.evaluation.temporal import TemporalDetectionEvaluation, TemporalDetectionResult
 from geoiou.evaluation.voc import VocResult
 from geoiou.grouped_overlaps import runs_by_key
+from geoiou.tables.annotations import Annotations, as_annotations, id_list
+from geoiou.tables.segments import TemporalSegments, as_segments
 
 import dask
 import distributed
@@ -149,7 +146,7 @@ def _code(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 def split_detection(truth: Annotations, predictions: Annotations, images: Any, n_parts: int) -> list[dict[str, Any]]:
     """`update` arguments of each part: the images cut into runs of about equal rows, with their annotations."""
-    image_ids = np.unique(truth.image_id) if images is None else _id_list(list(images), "images")
+    image_ids = np.unique(truth.image_id) if images is None else id_list(list(images), "images")
     truth_image, predicted_image = _code(image_ids, truth.image_id), _code(image_ids, predictions.image_id)
     weights = np.bincount(truth_image, minlength=len(image_ids)) + np.bincount(predicted_image, minlength=len(image_ids))
     part_of_image = image_parts(weights, n_parts)
@@ -172,7 +169,7 @@ def split_detection(truth: Annotations, predictions: Annotations, images: Any, n
 def _partitioned(make: Callable[[], MergeableEvaluation[ResultT]], truth: Any, predictions: Any, images: Any,
                  partitions: int | None, client: distributed.Client | None, workers: int | None,
                  scheduler: str | None) -> ResultT:
-    truth, predictions = _as_annotations(truth, "ground_truth"), _as_annotations(predictions, "predictions")
+    truth, predictions = as_annotations(truth, "ground_truth"), as_annotations(predictions, "predictions")
     evaluation = make()  # settings checked before any cluster starts
     with connected(client, workers=workers, scheduler=scheduler) as active:
         parts = split_detection(truth, predictions, images, part_count(partitions, active))
@@ -297,7 +294,7 @@ def evaluate_coco_files(ground_truth: str | Path, results: Sequence[str | Path],
     annotations = truth.annotations
     with connected(client, workers=workers, scheduler=scheduler) as active:
         n_parts = part_count(partitions, active)
-        image_ids = _id_list(list(truth.images), "images")
+        image_ids = id_list(list(truth.images), "images")
         weights = np.bincount(_code(image_ids, annotations.image_id), minlength=len(image_ids)) + 1
         part_of_image = image_parts(weights, n_parts)
         n_parts = int(part_of_image.max(initial=0)) + 1
@@ -365,7 +362,7 @@ def evaluate_temporal_detection(ground_truth: Any, predictions: Any, *, partitio
     >>> evaluate_temporal_detection(truth, predictions, tiou_thresholds=[0.5], workers=1).mean_ap
     array([0.5])
     """
-    truth, predicted = _as_segments(ground_truth, "ground_truth"), _as_segments(predictions, "predictions")
+    truth, predicted = as_segments(ground_truth, "ground_truth"), as_segments(predictions, "predictions")
     evaluation = TemporalDetectionEvaluation(**options)
     with connected(client, workers=workers, scheduler=scheduler) as active:
         parts = split_videos(truth, predicted, part_count(partitions, active))
@@ -389,12 +386,12 @@ def evaluate_agreement(a: Any, b: Any, *, images: Any = None, partitions: int | 
     evaluation = AgreementEvaluation(**options)
     if isinstance(a, TemporalSegments) or isinstance(b, TemporalSegments):
         with connected(client, workers=workers, scheduler=scheduler) as active:
-            parts = split_videos(_as_segments(a, "a"), _as_segments(b, "b"), part_count(partitions, active))
+            parts = split_videos(as_segments(a, "a"), as_segments(b, "b"), part_count(partitions, active))
             return evaluate(evaluation, parts, client=active)
-    side_a, side_b = _as_annotations(a, "a"), _as_annotations(b, "b")
+    side_a, side_b = as_annotations(a, "a"), as_annotations(b, "b")
     with connected(client, workers=workers, scheduler=scheduler) as active:
         every = np.unique(np.concatenate([side_a.image_id, side_b.image_id, *(
-            [] if images is None else [_id_list(list(images), "images")])]))
+            [] if images is None else [id_list(list(images), "images")])]))
         split = split_detection(side_a, side_b, every, part_count(partitions, active))
         sides = [{"a": part["ground_truth"], "b": part["predictions"], "images": part["images"]} for part in split]
         return evaluate(evaluation, sides, client=active)

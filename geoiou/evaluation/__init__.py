@@ -1,5 +1,10 @@
 """Evaluations built on IoU: detection AP for any geometry, agreement of two annotation sets,
-temporal action detection and segmentation, semantic-segmentation mIoU and multi-label Jaccard."""
+temporal action detection and segmentation, semantic-segmentation mIoU and multi-label Jaccard.
+
+The tables the evaluations take (`Annotations`, `TemporalSegments`) live in `geoiou.tables` and the
+pycocotools rasterizer in `geoiou.rle_rasterize`, below both the evaluations and the readers of
+`geoiou.io`; they are imported from here.
+"""
 
 from geoiou.evaluation.action_segmentation import (
     ActionSegmentationEvaluation,
@@ -9,9 +14,7 @@ from geoiou.evaluation.action_segmentation import (
     frame_segments,
 )
 from geoiou.evaluation.agreement import AgreementEvaluation, AgreementResult, evaluate_agreement
-from geoiou.evaluation.coco_rasterize import coco_compat_rasterize
 from geoiou.evaluation.detection import (
-    Annotations,
     CocoEvaluation,
     CocoResult,
     VocEvaluation,
@@ -28,9 +31,10 @@ from geoiou.evaluation.temporal import (
     THUMOS14_TIOU_THRESHOLDS,
     TemporalDetectionEvaluation,
     TemporalDetectionResult,
-    TemporalSegments,
     evaluate_temporal_detection,
 )
+from geoiou.rle_rasterize import coco_compat_rasterize
+from geoiou.tables import Annotations, TemporalSegments
 
 __all__ = [
     "ActionSegmentationEvaluation",

@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from geoiou._progress import progress
 from geoiou._validation import invalid_argument as _invalid
 from geoiou.evaluation.mergeable import MergeableEvaluation, refuse_shared
-from geoiou.evaluation.progress import progress
 from geoiou.metrics import iou
 from geoiou.regions import Interval
 

@@ -36,11 +36,11 @@ import numpy as np
 
 from geoiou._validation import invalid_argument, zero_division_value
 from geoiou.evaluation.coco import _plain
-from geoiou.evaluation.detection import Annotations, _as_annotations
 from geoiou.evaluation.mergeable import MergeableEvaluation, part_starts, refuse_shared
-from geoiou.evaluation.temporal import TemporalSegments
 from geoiou.matching import METHODS, Matching, joint_keys, match
 from geoiou.regions import Interval, Region
+from geoiou.tables.annotations import Annotations, as_annotations
+from geoiou.tables.segments import TemporalSegments
 
 __all__ = ["AgreementEvaluation", "AgreementResult", "evaluate_agreement"]
 
@@ -61,7 +61,7 @@ class _Side:
     def of(cls, value: Any, param: str) -> _Side:
         if isinstance(value, TemporalSegments):
             return cls(value.video_id, value.label, [Interval(np.c_[value.start, value.end])], tuple(value.videos))
-        annotations = _as_annotations(value, param)
+        annotations = as_annotations(value, param)
         return cls(annotations.image_id, annotations.category_id, list(annotations.regions))
 
     def __len__(self) -> int:

@@ -27,9 +27,9 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from geoiou._progress import progress
 from geoiou.errors import UnknownNameError
 from geoiou.evaluation.matches import ObjectMatches
-from geoiou.evaluation.progress import progress
 
 __all__ = ["COCO_AREA_RANGES", "COCO_IOU_THRESHOLDS", "COCO_MAX_DETECTIONS", "COCO_RECALL_THRESHOLDS", "CocoResult"]
 
@@ -361,7 +361,7 @@ class CocoResult:
     Examples
     --------
     >>> import geoiou
-    >>> from geoiou.evaluation.detection import Annotations, evaluate_coco
+    >>> from geoiou.evaluation import Annotations, evaluate_coco
     >>> truth = Annotations(image_id=[1, 1], category_id=[7, 7], region=geoiou.Box([[0, 0, 10, 10], [20, 20, 30, 30]]))
     >>> preds = Annotations(image_id=[1], category_id=[7], region=geoiou.Box([[0, 0, 10, 9]]), score=[0.9])
     >>> result = evaluate_coco(truth, preds)
@@ -443,7 +443,7 @@ class CocoResult:
         Examples
         --------
         >>> import geoiou
-        >>> from geoiou.evaluation.detection import Annotations, evaluate_coco
+        >>> from geoiou.evaluation import Annotations, evaluate_coco
         >>> truth = Annotations(image_id=[1], category_id=[1], region=geoiou.Box([[0, 0, 10, 10]]))
         >>> preds = Annotations(image_id=[1], category_id=[1], region=geoiou.Box([[0, 0, 10, 10]]), score=[1.0])
         >>> print(evaluate_coco(truth, preds).summary().splitlines()[0])

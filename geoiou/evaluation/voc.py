@@ -189,7 +189,7 @@ class VocResult:
     Examples
     --------
     >>> import geoiou
-    >>> from geoiou.evaluation.detection import Annotations, evaluate_voc
+    >>> from geoiou.evaluation import Annotations, evaluate_voc
     >>> truth = Annotations(image_id=["a", "a"], category_id=["ship", "ship"], region=geoiou.RotatedBox([[10, 10, 8, 4, 30], [40, 40, 8, 4, 0]]))
     >>> preds = Annotations(image_id=["a", "a"], category_id=["ship", "ship"], score=[0.9, 0.8],
     ...                     region=geoiou.RotatedBox([[10, 10, 8, 4, 35], [10, 10, 8, 4, 30]]))

@@ -28,10 +28,10 @@ import numpy as np
 
 from geoiou._validation import describe, invalid_argument
 from geoiou.errors import FormatError
-from geoiou.evaluation.temporal import TemporalSegments
 from geoiou.io.columns import all_of_type, json_columns, number_column, number_rows, object_keys
 from geoiou.io.json_documents import load_json_document
 from geoiou.io.report import ReadReport, RecordReader, invalid
+from geoiou.tables.segments import TemporalSegments
 
 __all__ = ["ActivityNetFile", "read_activitynet", "write_activitynet_results"]
 

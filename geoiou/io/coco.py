@@ -41,16 +41,16 @@ import numpy as np
 import shapely
 
 from geoiou import rle as coco_rle
+from geoiou._progress import Phases
 from geoiou._validation import describe, invalid_argument
 from geoiou.errors import InvalidRegionError
-from geoiou.evaluation.coco_rasterize import coco_compat_counts, coco_compat_parts_runs
-from geoiou.evaluation.detection import Annotations
 from geoiou.io.columns import all_of_type, integer_column, json_columns, number_column, number_rows, object_keys
-from geoiou.evaluation.progress import Phases
 from geoiou.io.json_documents import load_json_document, reading_phases
 from geoiou.io.folders import parse_records, settle
 from geoiou.io.report import ReadReport, RecordReader, invalid
 from geoiou.regions import Box, Mask, Polygon, Region, RotatedBox
+from geoiou.rle_rasterize import coco_compat_counts, coco_compat_parts_runs
+from geoiou.tables.annotations import Annotations
 
 __all__ = ["CocoDataset", "CocoPredictions", "read_coco", "read_coco_results", "write_coco_results"]
 

@@ -23,6 +23,7 @@ from geoiou.io.folders import FileColumns, LabelSet, label_files, label_set, lin
 from geoiou.io.line_columns import field_table, finite_numbers
 from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, source_name
 from geoiou.regions import Box, Polygon, RotatedBox
+from geoiou.tables.annotations import Annotations
 
 __all__ = ["DotaObjects", "quadrilateral_faults", "read_dota", "read_dota_folder", "read_dota_task1", "write_dota",
            "write_dota_task1"]
@@ -457,8 +458,6 @@ def write_dota_task1(folder: str | os.PathLike[str], predictions: Any) -> list[P
     >>> read_dota_task1(paths).annotations.score.tolist()
     [0.5, 0.9]
     """
-    from geoiou.evaluation import Annotations
-
     if not isinstance(predictions, Annotations):
         raise invalid_argument("predictions", "Annotations", type(predictions).__name__)
     if predictions.score is None:

@@ -22,9 +22,9 @@ from typing import Any, TypeVar
 import numpy as np
 
 from geoiou.errors import FormatError
-from geoiou.evaluation.detection import Annotations
 from geoiou.io.report import ReadReport, RecordReader, invalid, read_text, source_name
 from geoiou.regions import Region
+from geoiou.tables.annotations import Annotations
 
 __all__ = ["FileColumns", "LabelSet", "label_files", "label_set", "line_records", "parse_records", "settle"]
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from geoiou.evaluation.progress import Phases
+from geoiou._progress import Phases
 from geoiou.io.columns import object_keys
 from geoiou.io.report import RecordReader
 

@@ -33,12 +33,12 @@ import numpy as np
 
 from geoiou._validation import invalid_argument
 from geoiou.errors import FormatError, InvalidArgumentError
-from geoiou.evaluation.detection import Annotations
 from geoiou.io.dota import CORNER_NAMES, quadrilateral_faults, settled_quadrilaterals, settled_rings
 from geoiou.io.folders import FileColumns, LabelSet, label_files, label_set, line_records, parse_records, settle
 from geoiou.io.line_columns import class_indices, field_table, finite_numbers, split_lines, table_of
 from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, source_name
 from geoiou.regions import Box, Polygon
+from geoiou.tables.annotations import Annotations
 
 __all__ = ["YoloObjects", "read_yolo", "read_yolo_folder"]
 

@@ -10,48 +10,32 @@ from __future__ import annotations
 
 import numpy as np
 
+from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
 from geoiou.dispatch import register
-from geoiou.kernels.box import overlap_length
-from geoiou.kernels.coverage import Edges, rasterize_canvases
-from geoiou.regions.ragged import ragged_arange
-from geoiou.kernels.pairs import over_candidates
+from geoiou.kernels.pairs import pruned
 from geoiou.regions import Box, Mask, Polygon
 from geoiou.regions.mask import WORD_BITS, _Windows
-from geoiou import rle as coco_rle
-from geoiou.rle import RunIndex, Runs
+from geoiou.rle import Runs
 
 __all__ = ["mask_box_intersection_area", "mask_intersection_area", "mask_polygon_intersection_area"]
 
-#: Pixels gathered at once by the batched kernels (bounds the working memory).
-PIXEL_CHUNK = 1 << 25
 
-#: Windows of at least this many pixels read their mask pixels as one slice (see `_covered_pixels`).
-LARGE_WINDOW = 1 << 14
-
-#: Runs looked up per step of the run kernel (bounds its temporaries).
-RUN_CHUNK = 1 << 17
-
-#: Packed words compared per step of the Mask×Mask kernel: bounds its temporaries (a few arrays
-#: of this many 8-byte values) without paying NumPy's per-call cost too often.
-WORD_CHUNK = 1 << 16
+@register(Mask, Mask, form="pairs")
+def mask_intersection_area(a: Mask, b: Mask, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
+    """Area shared by the masks of each pair; grids may differ in shape and origin."""
+    return _pruned_mask_pairs(a, b, index_a, index_b)
 
 
-@register(Mask, Mask, per_candidate=True)
-def mask_intersection_area(a: Mask, b: Mask) -> np.ndarray:
-    """Area shared by masks, elementwise with broadcasting; grids may differ in shape and origin."""
-    return over_candidates(a, b, _mask_pairs)
-
-
-@register(Mask, Box, per_candidate=True)
-def mask_box_intersection_area(a: Mask, b: Box) -> np.ndarray:
+@register(Mask, Box, form="pairs")
+def mask_box_intersection_area(a: Mask, b: Box, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area of each mask inside each box: the box covers pixel (r, c) by row weight × column weight."""
-    return over_candidates(a, b, _mask_box_pairs)
+    return _pruned_mask_box_pairs(a, b, index_a, index_b)
 
 
-@register(Mask, Polygon, per_candidate=True)
-def mask_polygon_intersection_area(a: Mask, b: Polygon) -> np.ndarray:
+@register(Mask, Polygon, form="pairs")
+def mask_polygon_intersection_area(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area of each mask inside each polygon, from the polygon's exact coverage of every pixel."""
-    return over_candidates(a, b, _mask_polygon_pairs)
+    return _pruned_mask_polygon_pairs(a, b, index_a, index_b)
 
 
 def _mask_pairs(a: Mask, b: Mask, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
@@ -62,7 +46,7 @@ def _mask_pairs(a: Mask, b: Mask, index_a: np.ndarray, index_b: np.ndarray) -> n
     """
     same_grid = (a._origin[index_a] == b._origin[index_b]).all(axis=-1)
     result = np.empty(len(index_a))
-    runs_a, runs_b = a._store.run_index, b._store.run_index
+    runs_a, runs_b = a._store.runs, b._store.runs
     if same_grid.any() and runs_a is not None and runs_b is not None and a._store.grid[0] == b._store.grid[0]:
         # Both held as COCO runs on grids of one height: count from the runs, no pixels or words built.
         result[same_grid] = run_overlap_counts(runs_a, a._index[index_a[same_grid]], runs_b, b._index[index_b[same_grid]])
@@ -82,47 +66,60 @@ def _mask_pairs(a: Mask, b: Mask, index_a: np.ndarray, index_b: np.ndarray) -> n
     return result
 
 
-def run_overlap_counts(index_a: RunIndex, masks_a: np.ndarray, index_b: RunIndex, masks_b: np.ndarray) -> np.ndarray:
-    """Pixels true in both masks ``masks_a[k]`` of `index_a` and ``masks_b[k]`` of `index_b`, counted from the runs.
+def run_overlap_counts(runs_a: Runs, masks_a: np.ndarray, runs_b: Runs, masks_b: np.ndarray) -> np.ndarray:
+    """Pixels true in both masks ``masks_a[k]`` of `runs_a` and ``masks_b[k]`` of `runs_b`, counted from the runs.
 
     Runs are column-major positions on grids of one height, so a position means the same pixel
-    in both. The batch with fewer runs is looked up: with ``F(x)`` its mask's true pixels before
-    position x (one interpolation of its running count, small enough to stay in cache), each run
-    ``[s, e)`` of the other mask that lies within the looked-up mask's span shares ``F(e) - F(s)``
-    pixels. The work follows the runs, never the pixels, as pycocotools' ``rleIou`` does, for all
-    pairs at once; the other batch is never indexed.
+    in both. Each pair walks its two masks' runs together, as pycocotools' ``rleIou`` does, from
+    the first run of each that can meet the other's span (binary searches): the work follows the
+    runs, never the pixels. Pairs run in parallel.
 
     Examples
     --------
     >>> from geoiou import rle
-    >>> runs = rle.RunIndex(rle.to_runs([{"size": [3, 3], "counts": [1, 3, 5]}, {"size": [3, 3], "counts": [2, 4, 3]}]))
+    >>> runs = rle.to_runs([{"size": [3, 3], "counts": [1, 3, 5]}, {"size": [3, 3], "counts": [2, 4, 3]}])
     >>> run_overlap_counts(runs, np.array([0, 0]), runs, np.array([1, 0]))  # pixels 2, 3 shared; 3 with itself
     array([2, 3])
     """
-    target, masks_t, query, masks_q = index_b, masks_b, index_a.runs, masks_a
-    if len(index_a.runs.starts) < len(index_b.runs.starts):
-        target, masks_t, query, masks_q = index_a, masks_a, index_b.runs, masks_b
-    if target.keyable:
-        return _shared_pixels(target, masks_t, query, masks_q)
-    # Keys of so many pixels would pass 2**53: index the masks the pairs ask for, a group at a time.
-    counts = np.zeros(len(masks_a), dtype=np.int64)
-    wanted, renumbered = np.unique(masks_t, return_inverse=True)
-    group = max(1, coco_rle.KEY_LIMIT // target.stride - 1)
-    for start in range(0, len(wanted), group):
-        pairs = np.flatnonzero((renumbered >= start) & (renumbered < start + group))
-        part = RunIndex(target.runs.take(wanted[start:start + group]))
-        counts[pairs] = _shared_pixels(part, renumbered[pairs] - start, query, masks_q[pairs])
-    return counts
+    masks_a, masks_b = np.asarray(masks_a, dtype=np.int64), np.asarray(masks_b, dtype=np.int64)
+    use_threads(len(masks_a))
+    return _run_pair_counts(runs_a.starts, runs_a.stops, runs_a.offsets, masks_a,
+                            runs_b.starts, runs_b.stops, runs_b.offsets, masks_b)
 
 
-def _shared_pixels(target: RunIndex, masks_t: np.ndarray, query: Runs, masks_q: np.ndarray) -> np.ndarray:
-    """`run_overlap_counts` with the looked-up side chosen: its masks `masks_t`, the other's `masks_q`."""
-    low, high = query.overlapping(masks_q, *target.runs.spans(masks_t))
-    counts = np.zeros(len(masks_t), dtype=np.int64)
-    for step in _steps(high - low, RUN_CHUNK):
-        run, pair = ragged_arange(low[step], high[step])
-        shared = target.pixels_between(masks_t[step][pair], query.starts[run], query.stops[run])
-        counts[step] = np.bincount(pair, weights=shared, minlength=len(masks_t[step])).astype(np.int64)
+@jit
+def _shared_run_pixels(starts_a: np.ndarray, stops_a: np.ndarray, first_a: int, last_a: int,
+                       starts_b: np.ndarray, stops_b: np.ndarray, first_b: int, last_b: int) -> int:
+    """Positions covered by a run of mask a (runs ``first_a:last_a``) and a run of mask b; runs sorted, disjoint."""
+    if first_a >= last_a or first_b >= last_b:
+        return 0
+    # Skip the runs that end before the other mask's first run starts.
+    i = first_a + np.searchsorted(stops_a[first_a:last_a], starts_b[first_b], side="right")
+    j = first_b + np.searchsorted(stops_b[first_b:last_b], starts_a[first_a], side="right")
+    shared = 0
+    while i < last_a and j < last_b:
+        low, high = max(starts_a[i], starts_b[j]), min(stops_a[i], stops_b[j])
+        if high > low:
+            shared += high - low
+        if stops_a[i] <= stops_b[j]:
+            i += 1
+        else:
+            j += 1
+    return shared
+
+
+@jit(parallel=True)
+def _run_pair_counts(starts_a: np.ndarray, stops_a: np.ndarray, offsets_a: np.ndarray, masks_a: np.ndarray,
+                     starts_b: np.ndarray, stops_b: np.ndarray, offsets_b: np.ndarray, masks_b: np.ndarray) -> np.ndarray:
+    counts = np.empty(masks_a.shape[0], dtype=np.int64)
+    if counts.shape[0] < PARALLEL_MIN:
+        for k in range(counts.shape[0]):
+            counts[k] = _shared_run_pixels(starts_a, stops_a, offsets_a[masks_a[k]], offsets_a[masks_a[k] + 1],
+                                           starts_b, stops_b, offsets_b[masks_b[k]], offsets_b[masks_b[k] + 1])
+    else:
+        for k in prange(counts.shape[0]):
+            counts[k] = _shared_run_pixels(starts_a, stops_a, offsets_a[masks_a[k]], offsets_a[masks_a[k] + 1],
+                                           starts_b, stops_b, offsets_b[masks_b[k]], offsets_b[masks_b[k] + 1])
     return counts
 
 
@@ -132,26 +129,58 @@ def _window_overlap_counts(windows_a: _Windows, masks_a: np.ndarray,
 
     Both windows are on one grid and in one orientation. Only the overlap of the two bounding
     boxes is compared, line by line, over the words that cover its bits: both windows hold it,
-    aligned to the same words of each line. Pairs go at most `WORD_CHUNK` words per step.
+    aligned to the same words of each line, so a pair is an AND and a bit count per word. Pairs
+    run in parallel.
     """
-    line_lo_a, line_hi_a, bit_lo_a, bit_hi_a = windows_a.spans(masks_a)
-    line_lo_b, line_hi_b, bit_lo_b, bit_hi_b = windows_b.spans(masks_b)
-    line0, line1 = np.maximum(line_lo_a, line_lo_b), np.minimum(line_hi_a, line_hi_b)
-    bit0, bit1 = np.maximum(bit_lo_a, bit_lo_b), np.minimum(bit_hi_a, bit_hi_b)
-    overlap = (line1 > line0) & (bit1 > bit0)
-    n_lines = np.where(overlap, line1 - line0, 0)
-    word0 = bit0 // WORD_BITS
-    n_words = np.where(overlap, -(-bit1 // WORD_BITS) - word0, 0)
-    first_a, stride_a = _first_words(windows_a, masks_a, line0, word0)
-    first_b, stride_b = _first_words(windows_b, masks_b, line0, word0)
-    counts = np.zeros(len(masks_a), dtype=np.int64)
-    for width in np.unique(n_words[n_lines > 0]):
-        # Pairs with as many words per line go together: each word is then one 1-D gather.
-        pairs = np.flatnonzero((n_words == width) & (n_lines > 0))
-        for step in _steps(n_lines[pairs] * width, WORD_CHUNK):
-            chosen = pairs[step]
-            counts[chosen] = _count_shared_words(windows_a.words, first_a[chosen], stride_a[chosen], windows_b.words,
-                                                 first_b[chosen], stride_b[chosen], n_lines[chosen], int(width))
+    use_threads(len(masks_a))
+    return _window_pair_counts(_window_table(windows_a), windows_a.words, np.asarray(masks_a, dtype=np.int64),
+                               _window_table(windows_b), windows_b.words, np.asarray(masks_b, dtype=np.int64))
+
+
+def _window_table(windows: _Windows) -> np.ndarray:
+    """Per mask: first and last line + 1, first and last bit + 1 of its box, first line and word kept, words per line, first word."""
+    boxes = windows.boxes
+    lines, bits = (boxes[:, 2:], boxes[:, :2]) if windows.column_major else (boxes[:, :2], boxes[:, 2:])
+    return np.ascontiguousarray(np.column_stack([lines, bits, windows.line0, windows.word0, windows.stride,
+                                                 windows.offsets]), dtype=np.int64)
+
+
+@jit
+def _bit_count(word: np.uint64) -> int:
+    """Set bits of a 64-bit word (the SWAR count, which LLVM turns into one instruction where there is one)."""
+    word = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    word = (word & np.uint64(0x3333333333333333)) + ((word >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    word = (word + (word >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@jit
+def _shared_window_pixels(table_a: np.ndarray, words_a: np.ndarray, i: int,
+                          table_b: np.ndarray, words_b: np.ndarray, j: int) -> int:
+    line0, line1 = max(table_a[i, 0], table_b[j, 0]), min(table_a[i, 1], table_b[j, 1])
+    bit0, bit1 = max(table_a[i, 2], table_b[j, 2]), min(table_a[i, 3], table_b[j, 3])
+    if line1 <= line0 or bit1 <= bit0:
+        return 0
+    word0, word1 = bit0 // WORD_BITS, -(-bit1 // WORD_BITS)
+    shared = 0
+    for line in range(line0, line1):
+        at_a = table_a[i, 7] + (line - table_a[i, 4]) * table_a[i, 6] + word0 - table_a[i, 5]
+        at_b = table_b[j, 7] + (line - table_b[j, 4]) * table_b[j, 6] + word0 - table_b[j, 5]
+        for word in range(word1 - word0):
+            shared += _bit_count(words_a[at_a + word] & words_b[at_b + word])
+    return shared
+
+
+@jit(parallel=True)
+def _window_pair_counts(table_a: np.ndarray, words_a: np.ndarray, masks_a: np.ndarray,
+                        table_b: np.ndarray, words_b: np.ndarray, masks_b: np.ndarray) -> np.ndarray:
+    counts = np.empty(masks_a.shape[0], dtype=np.int64)
+    if counts.shape[0] < PARALLEL_MIN:
+        for k in range(counts.shape[0]):
+            counts[k] = _shared_window_pixels(table_a, words_a, masks_a[k], table_b, words_b, masks_b[k])
+    else:
+        for k in prange(counts.shape[0]):
+            counts[k] = _shared_window_pixels(table_a, words_a, masks_a[k], table_b, words_b, masks_b[k])
     return counts
 
 
@@ -162,85 +191,6 @@ def _touched(low: np.ndarray, high: np.ndarray, box_low: np.ndarray, box_high: n
     stop = np.clip(np.ceil(high), start, cells)
     start, stop = np.maximum(start, box_low), np.minimum(stop, box_high)
     return start.astype(np.int64), np.maximum(stop, start).astype(np.int64)
-
-
-def _covered_pixels(a: Mask, store, geometry: np.ndarray, masks: np.ndarray, origin: np.ndarray, row0: np.ndarray,
-                    col0: np.ndarray, heights: np.ndarray, widths: np.ndarray) -> np.ndarray:
-    """Sum of each polygon's exact coverage over its mask's true pixels, for a chunk of pairs (windows given)."""
-    edges = store.edges
-    edge, canvas = ragged_arange(edges.offsets[geometry], edges.offsets[geometry + 1])
-    # Subtract the origin first, then the integer window offset: the offset adds no rounding of its own.
-    shift_x, shift_y = origin[canvas, 0], origin[canvas, 1]
-    window = Edges((edges.x0[edge] - shift_x) - col0[canvas], (edges.y0[edge] - shift_y) - row0[canvas],
-                   (edges.x1[edge] - shift_x) - col0[canvas], (edges.y1[edge] - shift_y) - row0[canvas],
-                   -edges.weight_sign[edge], canvas)  # coverage weights: -1 for rings that add area counter-clockwise
-    coverage, row_offsets = rasterize_canvases(window, heights, widths)
-    result = np.zeros(len(heights))
-    # Large windows read their pixels as a slice (of the dense pixels, or decoded from the runs of
-    # that window only); the many small ones read them all at once from the packed words.
-    large = heights * widths >= LARGE_WINDOW
-    for k in np.flatnonzero(large):
-        rows = slice(int(row0[k]), int(row0[k] + heights[k]))
-        cols = slice(int(col0[k]), int(col0[k] + widths[k]))
-        block = coverage[row_offsets[k]:row_offsets[k] + heights[k], :widths[k]]
-        result[k] = float(np.sum(block, where=a._store.window(int(masks[k]), rows, cols)))
-    small = np.flatnonzero(~large)
-    if small.size:
-        row_at, owner = ragged_arange(row_offsets[small], row_offsets[small] + heights[small])
-        row_canvas = small[owner]
-        row_in_window = row_at - row_offsets[row_canvas]
-        column = np.arange(coverage.shape[1])
-        inside = column < widths[row_canvas][:, None]
-        cell_canvas = np.broadcast_to(row_canvas[:, None], inside.shape)[inside]
-        grid_rows = np.broadcast_to((row0[row_canvas] + row_in_window)[:, None], inside.shape)[inside]
-        grid_cols = (col0[row_canvas][:, None] + column)[inside]
-        true = a._store.windows().pixels(masks[cell_canvas], grid_rows, grid_cols)
-        # bincount sums each pair's cells in order: the same bits whatever else is in the chunk.
-        sums = np.bincount(cell_canvas, weights=np.where(true, coverage[row_at][inside], 0.0), minlength=len(heights))
-        result[small] = sums[small]
-    return result
-
-
-def _steps(sizes: np.ndarray, budget: int) -> list[slice]:
-    """Consecutive slices of the items, each of at most `budget` in total (or of a single larger item)."""
-    ends = np.cumsum(sizes)
-    steps, first = [], 0
-    while first < len(sizes):
-        before = ends[first - 1] if first else 0
-        stop = max(first + 1, int(np.searchsorted(ends, before + budget, side="right")))
-        steps.append(slice(first, stop))
-        first = stop
-    return steps
-
-
-def _first_words(windows: _Windows, masks: np.ndarray, line0: np.ndarray,
-                 word0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Position in ``windows.words`` of word `word0` of line `line0` of each mask, and its words per line."""
-    stride = windows.stride[masks]
-    first = windows.offsets[masks] + (line0 - windows.line0[masks]) * stride + word0 - windows.word0[masks]
-    return first, stride
-
-
-def _count_shared_words(words_a: np.ndarray, first_a: np.ndarray, stride_a: np.ndarray, words_b: np.ndarray,
-                        first_b: np.ndarray, stride_b: np.ndarray, n_lines: np.ndarray, width: int) -> np.ndarray:
-    """Shared true pixels of each pair: `n_lines` (> 0) lines of `width` words from each window, ANDed and counted."""
-    at_a, at_b = _line_starts(first_a, stride_a, n_lines), _line_starts(first_b, stride_b, n_lines)
-    shared = np.bitwise_count(words_a[at_a] & words_b[at_b]).astype(np.int64)
-    for word in range(1, width):  # one 1-D gather per word of the lines: much faster than a 2-D fancy index
-        shared += np.bitwise_count(words_a[at_a + word] & words_b[at_b + word])
-    return np.add.reduceat(shared, np.cumsum(n_lines) - n_lines)
-
-
-def _line_starts(first: np.ndarray, stride: np.ndarray, n_lines: np.ndarray) -> np.ndarray:
-    """``first[p] + k·stride[p]`` for ``k < n_lines[p]`` (all > 0), pair after pair: a running sum of steps.
-
-    The step is the stride, except at the first line of a pair, where it jumps there from the
-    last line of the pair before.
-    """
-    steps = np.repeat(stride, n_lines)
-    last = first + (n_lines - 1) * stride
-    steps[np.cumsum(n_lines) - n_lines] = first - np.concatenate([[0], last[:-1]])
-    return np.cumsum(steps)
 
 
 def _overlap_on_offset_grids(data_a: np.ndarray, origin_a: np.ndarray, data_b: np.ndarray,
@@ -277,29 +227,75 @@ def _shifted_count(data_a: np.ndarray, data_b: np.ndarray, shift: tuple[int, int
 
 
 def _mask_box_pairs(a: Mask, b: Box, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """Area of masks inside boxes: ``row_weights @ mask @ col_weights`` for each pair."""
-    height, width = a._data.shape[-2:]
-    origins, boxes = a._origin[index_a], b._xyxy[index_b]
-    x0, y0 = origins[:, :1], origins[:, 1:]
-    x1, y1, x2, y2 = (boxes[:, i : i + 1] for i in range(4))
-    columns, rows = np.arange(width), np.arange(height)
-    result = np.empty(len(index_a))
-    step = max(1, PIXEL_CHUNK // max(1, height * width))
-    for start in range(0, len(index_a), step):
-        part = slice(start, start + step)
-        col_weights = overlap_length(x0[part] + columns, x0[part] + columns + 1, x1[part], x2[part])
-        row_weights = overlap_length(y0[part] + rows, y0[part] + rows + 1, y1[part], y2[part])
-        pixels = a._data[index_a[part]].astype(np.float64)
-        result[part] = np.einsum("kh,khw,kw->k", row_weights, pixels, col_weights)
-    return result
+    """Area of masks inside boxes: each true pixel weighted by the box's share of its row and of its column.
+
+    Read from the masks' packed windows pair by pair in compiled code (masks held as COCO runs are
+    never decoded), pairs in parallel: only the pixels of the mask's bounding box that the box
+    touches are visited.
+    """
+    windows = a._store.windows()
+    use_threads(len(index_a))
+    return _window_box_areas(_window_table(windows), windows.words, windows.column_major,
+                             np.ascontiguousarray(a._index[index_a], dtype=np.int64),
+                             np.ascontiguousarray(a._origin[index_a], dtype=np.float64),
+                             np.ascontiguousarray(b._xyxy[index_b], dtype=np.float64))
+
+
+@jit
+def _cell_share(cell: int, origin: float, low: float, high: float) -> float:
+    """Length of ``[origin + cell, origin + cell + 1) ∩ [low, high)``, 0 when they do not meet."""
+    return max(min(origin + cell + 1.0, high) - max(origin + cell, low), 0.0)
+
+
+@jit
+def _touched_cells(origin: float, low: float, high: float, first: int, stop: int) -> tuple[int, int]:
+    """The cells ``[start, end)`` of ``[first, stop)`` that ``[low, high)`` meets, on a grid starting at `origin`."""
+    # Clamped in floats first: a box's bounds may lie far beyond any integer a cell index can hold.
+    start = int(min(max(float(first), np.floor(low - origin)), float(stop)))
+    end = int(max(min(float(stop), np.ceil(high - origin)), float(start)))
+    return start, end
+
+
+@jit
+def _window_box_area(table: np.ndarray, words: np.ndarray, column_major: bool, mask: int, origin: np.ndarray,
+                     box: np.ndarray) -> float:
+    # Lines are rows (bits are columns), or columns when the window is column-major.
+    line_axis, bit_axis = (0, 1) if column_major else (1, 0)
+    line0, line1 = _touched_cells(origin[line_axis], box[line_axis], box[line_axis + 2], table[mask, 0],
+                                  table[mask, 1])
+    bit0, bit1 = _touched_cells(origin[bit_axis], box[bit_axis], box[bit_axis + 2], table[mask, 2], table[mask, 3])
+    area = 0.0
+    for line in range(line0, line1):
+        line_weight = _cell_share(line, origin[line_axis], box[line_axis], box[line_axis + 2])
+        first_word = table[mask, 7] + (line - table[mask, 4]) * table[mask, 6] - table[mask, 5]
+        covered = 0.0
+        for bit in range(bit0, bit1):
+            if (words[first_word + bit // WORD_BITS] >> np.uint64(bit % WORD_BITS)) & np.uint64(1):
+                covered += _cell_share(bit, origin[bit_axis], box[bit_axis], box[bit_axis + 2])
+        area += line_weight * covered
+    return area
+
+
+@jit(parallel=True)
+def _window_box_areas(table: np.ndarray, words: np.ndarray, column_major: bool, masks: np.ndarray,
+                      origins: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    areas = np.empty(masks.shape[0])
+    if areas.shape[0] < PARALLEL_MIN:
+        for k in range(areas.shape[0]):
+            areas[k] = _window_box_area(table, words, column_major, masks[k], origins[k], boxes[k])
+    else:
+        for k in prange(areas.shape[0]):
+            areas[k] = _window_box_area(table, words, column_major, masks[k], origins[k], boxes[k])
+    return areas
 
 
 def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """Area of masks inside polygons: each polygon's exact pixel coverage summed over true pixels.
+    """Area of masks inside polygons: each polygon's exact pixel coverage summed over the mask's true pixels.
 
-    All pairs are rasterized together (`coverage.rasterize_canvases`), each on the window where
-    its polygon's bounds meet its mask's bounding box, from the polygon's edge arrays; the
-    pixels are read from the masks' packed words (masks from COCO runs are never decoded).
+    Each pair is rasterized on the window where its polygon's bounds meet its mask's bounding box,
+    from the polygon's edge arrays, by signed-area accumulation (exact to rounding: a pixel half
+    covered counts half), and the coverage is read against the mask's packed window (masks held
+    as COCO runs are never decoded). Pairs run in parallel, each on its own scratch window.
     """
     store, windows = b._store, a._store.windows()
     geometry, masks, origin = b._index[index_b], a._index[index_a], a._origin[index_a]
@@ -308,13 +304,110 @@ def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.nd
     bounds = store.bounds[geometry]
     rows = _touched(bounds[:, 1] - origin[:, 1], bounds[:, 3] - origin[:, 1], box[:, 0], box[:, 1], height)
     cols = _touched(bounds[:, 0] - origin[:, 0], bounds[:, 2] - origin[:, 0], box[:, 2], box[:, 3], width)
-    heights, widths = rows[1] - rows[0], cols[1] - cols[0]
-    result = np.zeros(len(index_a))
-    pairs = np.flatnonzero((heights > 0) & (widths > 0))
-    pairs = pairs[np.argsort(widths[pairs], kind="stable")]  # similar widths together: little padding
-    for step in _steps(heights[pairs] * widths[pairs], PIXEL_CHUNK >> 5):
-        chosen = pairs[step]
-        result[chosen] = _covered_pixels(a, store, geometry[chosen], masks[chosen], origin[chosen],
-                                         rows[0][chosen], cols[0][chosen], heights[chosen], widths[chosen])
+    edges = store.edges
+    windows_of_pairs = np.ascontiguousarray(np.column_stack([rows[0], cols[0], rows[1] - rows[0], cols[1] - cols[0]]),
+                                            dtype=np.int64)
+    use_threads(len(index_a))
+    covered = _polygon_window_areas(edges.x0, edges.y0, edges.x1, edges.y1, edges.weight_sign.astype(np.float64),
+                                    edges.offsets, np.ascontiguousarray(geometry, dtype=np.int64),
+                                    np.ascontiguousarray(origin, dtype=np.float64), windows_of_pairs,
+                                    _window_table(windows), windows.words, windows.column_major,
+                                    np.ascontiguousarray(masks, dtype=np.int64))
     # Each pixel's coverage is at most 1, so only the polygon's side can be overshot, by rounding.
-    return np.minimum(result, b._store.area[b._index[index_b]])
+    return np.minimum(covered, store.area[geometry])
+
+
+@jit
+def _add_row_piece(acc: np.ndarray, row: int, x0: float, x1: float, dy: float, width: int) -> None:
+    """Add a piece of edge inside row band `row`, from x0 to x1 carrying `dy`, to the row's accumulation.
+
+    A cell receives the share of `dy` crossing it times the part of the cell right of the piece;
+    the next cell the rest, so that a running sum along the row gives each cell's coverage. The
+    part left of the window covers the whole row (added at column 0); the part right of it, nothing.
+    """
+    left, right = min(x0, x1), max(x0, x1)
+    span = right - left
+    if span == 0.0:
+        cell = int(min(max(np.floor(left), -1.0), float(width)))
+        if cell < 0:
+            acc[row, 0] += dy
+        elif cell < width:
+            inside = dy * (cell + 1.0 - left)
+            acc[row, cell] += inside
+            acc[row, cell + 1] += dy - inside
+        return
+    if left < 0.0:
+        acc[row, 0] += dy * ((min(right, 0.0) - left) / span)
+    first = int(min(max(np.floor(left), 0.0), float(width)))
+    stop = int(min(max(np.ceil(right), 0.0), float(width)))
+    for cell in range(first, stop):
+        low, high = max(left, float(cell)), min(right, cell + 1.0)
+        if high <= low:
+            continue
+        part = dy * ((high - low) / span)
+        inside = part * (cell + 1.0 - 0.5 * (low + high))
+        acc[row, cell] += inside
+        acc[row, cell + 1] += part - inside
+
+
+@jit
+def _add_edge(acc: np.ndarray, ax: float, ay: float, bx: float, by: float, weight: float) -> None:
+    """Add one directed edge (window coordinates) to the accumulation, row band by row band."""
+    if ay == by:
+        return
+    height, width = acc.shape[0], acc.shape[1] - 1
+    low, high = min(ay, by), max(ay, by)
+    direction = weight if by > ay else -weight
+    slope = (bx - ax) / (by - ay)
+    first = int(min(max(np.floor(low), 0.0), float(height)))
+    stop = int(min(max(np.ceil(high), 0.0), float(height)))
+    for row in range(first, stop):
+        y0, y1 = max(low, float(row)), min(high, row + 1.0)
+        if y1 <= y0:
+            continue
+        _add_row_piece(acc, row, ax + (y0 - ay) * slope, ax + (y1 - ay) * slope, direction * (y1 - y0), width)
+
+
+@jit
+def _polygon_window_area(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray, sign: np.ndarray,
+                         first_edge: int, stop_edge: int, origin: np.ndarray, window: np.ndarray, table: np.ndarray,
+                         words: np.ndarray, column_major: bool, mask: int) -> float:
+    row0, col0, height, width = window[0], window[1], window[2], window[3]
+    if height <= 0 or width <= 0:
+        return 0.0
+    acc = np.zeros((height, width + 1))
+    for e in range(first_edge, stop_edge):
+        # The origin first, then the integer window offset: the offset adds no rounding of its own.
+        _add_edge(acc, (x0[e] - origin[0]) - col0, (y0[e] - origin[1]) - row0, (x1[e] - origin[0]) - col0,
+                  (y1[e] - origin[1]) - row0, -sign[e])  # coverage weights: -1 for rings adding area counter-clockwise
+    area = 0.0
+    for row in range(height):
+        coverage = 0.0
+        for col in range(width):
+            coverage += acc[row, col]
+            line, bit = (col0 + col, row0 + row) if column_major else (row0 + row, col0 + col)
+            at = table[mask, 7] + (line - table[mask, 4]) * table[mask, 6] + bit // WORD_BITS - table[mask, 5]
+            if (words[at] >> np.uint64(bit % WORD_BITS)) & np.uint64(1):
+                area += coverage
+    return area
+
+
+@jit(parallel=True)
+def _polygon_window_areas(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray, sign: np.ndarray,
+                          edge_offsets: np.ndarray, geometry: np.ndarray, origins: np.ndarray, windows: np.ndarray,
+                          table: np.ndarray, words: np.ndarray, column_major: bool, masks: np.ndarray) -> np.ndarray:
+    areas = np.empty(masks.shape[0])
+    if areas.shape[0] < PARALLEL_MIN:
+        for k in range(areas.shape[0]):
+            areas[k] = _polygon_window_area(x0, y0, x1, y1, sign, edge_offsets[geometry[k]], edge_offsets[geometry[k] + 1],
+                                            origins[k], windows[k], table, words, column_major, masks[k])
+    else:
+        for k in prange(areas.shape[0]):
+            areas[k] = _polygon_window_area(x0, y0, x1, y1, sign, edge_offsets[geometry[k]], edge_offsets[geometry[k] + 1],
+                                            origins[k], windows[k], table, words, column_major, masks[k])
+    return areas
+
+
+_pruned_mask_pairs = pruned(_mask_pairs)
+_pruned_mask_box_pairs = pruned(_mask_box_pairs)
+_pruned_mask_polygon_pairs = pruned(_mask_polygon_pairs)

@@ -102,7 +102,7 @@ def polygon_shared_area(a: RaggedPolygons, geometry_a: np.ndarray, b: RaggedPoly
     which_a, rows_a = region_rows(geometry_a, a.size)
     which_b, rows_b = region_rows(geometry_b, b.size)
     bounds_a, bounds_b = _polygon_bounds(store_a, which_a), _polygon_bounds(store_b, which_b)
-    use_threads()
+    use_threads(len(out))
     _polygon_pairs_parallel(store_a, which_a, bounds_a, rows_a, store_b, which_b, bounds_b, rows_b, out)
     return out
 
@@ -128,7 +128,7 @@ def rotated_polygon_shared_area(boxes: np.ndarray, box_index: np.ndarray, polygo
     which_box, rows_box = region_rows(box_index, len(boxes))
     which, rows = region_rows(geometry, polygons.size)
     table = _rotated_table(_floats(boxes[which_box]))
-    use_threads()
+    use_threads(len(out))
     _rotated_pairs_parallel(table, rows_box, store, which, _polygon_bounds(store, which), rows, out)
     return out
 
@@ -149,7 +149,7 @@ def box_polygon_shared_area(boxes: np.ndarray, box_index: np.ndarray, polygons: 
         _box_pairs_serial(_floats(boxes), _indices(box_index), store, _indices(geometry), out)
         return out
     which, rows = region_rows(geometry, polygons.size)
-    use_threads()
+    use_threads(len(out))
     _box_pairs_parallel(_floats(boxes), _indices(box_index), store, which, _polygon_bounds(store, which), rows, out)
     return out
 

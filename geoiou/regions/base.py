@@ -53,6 +53,9 @@ class Region(abc.ABC):
     ndim: ClassVar[int] = 2
     #: Attribute name -> number of trailing (per-region) axes of that array.
     _fields: ClassVar[dict[str, int]] = {}
+    #: Attributes shared by every region of a batch (a store that the fields index into): kept as they
+    #: are by indexing and reshaping.
+    _shared: ClassVar[tuple[str, ...]] = ()
 
     # ----------------------------------------------------------------- batch structure
     @property
@@ -133,11 +136,15 @@ class Region(abc.ABC):
         if tuple(new_shape) == self.shape:
             return self  # immutable: the same regions need no copy
         try:
-            flat_index = np.arange(self.size).reshape(new_shape)
+            batch_shape = np.empty(self.shape, dtype=np.bool_).reshape(new_shape).shape
         except (TypeError, ValueError):
             raise InvalidArgumentError(f"'shape' must hold the batch's {self.size} regions (got {new_shape!r} for a "
                                        f"{type(self).__name__} batch of shape {self.shape})") from None
-        return self._take(flat_index)
+        arrays = {}
+        for name, trailing in self._fields.items():
+            array = getattr(self, name)
+            arrays[name] = array.reshape((*batch_shape, *array.shape[array.ndim - trailing :]))  # a view where it can be
+        return self._with_shared(self._from_fields(**arrays))
 
     def _take(self: R, flat_index: np.ndarray) -> R:
         """Return the regions at `flat_index` (an integer array; its shape becomes the batch shape)."""
@@ -148,7 +155,13 @@ class Region(abc.ABC):
             # Index with a 1-D array and reshape: a 0-d index would return a bare object from object arrays.
             taken = array.reshape((self.size, *per_region))[flat_index.ravel()]
             arrays[name] = taken.reshape((*flat_index.shape, *per_region))
-        return self._from_fields(**arrays)
+        return self._with_shared(self._from_fields(**arrays))
+
+    def _with_shared(self: R, region: R) -> R:
+        """`region` with this batch's shared attributes (`_shared`) set on it."""
+        for name in self._shared:
+            object.__setattr__(region, name, getattr(self, name))
+        return region
 
     @classmethod
     def _from_fields(cls: type[R], **arrays: np.ndarray) -> R:

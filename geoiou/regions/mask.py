@@ -38,6 +38,7 @@ import numpy as np
 import shapely
 from numpy.typing import ArrayLike
 
+from geoiou._ranges import ragged_arange
 from geoiou import rle as coco_rle
 from geoiou._validation import as_float_array, as_numpy, fail
 from geoiou.regions.base import Region, as_measure, readonly
@@ -91,6 +92,7 @@ class Mask(Region):
     """
 
     _fields = {"_index": 0, "_origin": 1}
+    _shared = ("_store",)  # the pixels of every mask of the batch: indexing moves indices only
     _index: np.ndarray  # (...) int64: each mask's position in the store
     _origin: np.ndarray  # (..., 2) float64
     _store: _PixelStore
@@ -215,11 +217,6 @@ class Mask(Region):
             return _masks_from_runs, (runs.take(index), self._origin, self.shape)
         pixels = self._store.select(index)
         return _masks_from_bits, (np.packbits(pixels, axis=-1), self._store.grid, self._origin, self.shape)
-
-    def _take(self, flat_index: np.ndarray) -> Mask:
-        taken = super()._take(flat_index)  # gathers the fields; the pixels stay in the shared store
-        object.__setattr__(taken, "_store", self._store)
-        return taken
 
     # ----------------------------------------------------------------- export
     def to_rle(self) -> dict[str, Any] | list[Any]:
@@ -481,8 +478,8 @@ class _Windows:
     def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For every word, in storage order: its mask, its line within the window and its word within the line."""
         line_lo, line_hi, _, _ = self.spans(np.arange(len(self.boxes)))
-        owner, line = _ragged_arange(np.where(self.stride > 0, line_hi - line_lo, 0))
-        cell, word = _ragged_arange(self.stride[owner])  # each line holds stride words
+        line, owner = ragged_arange(0, np.where(self.stride > 0, line_hi - line_lo, 0))
+        word, cell = ragged_arange(0, self.stride[owner])  # each line holds stride words
         return owner[cell], line[cell], word
 
 
@@ -515,12 +512,12 @@ def _run_column_windows(runs: coco_rle.Runs, height: int) -> _Windows:
     mask_of_run = np.repeat(np.arange(len(windows.boxes)), np.diff(runs.offsets))
     # Cut every run into pieces within one column: column `col`, rows low <= r < high.
     first_col, last_col = runs.starts // height, (runs.stops - 1) // height
-    run, step = _ragged_arange(last_col - first_col + 1)
+    step, run = ragged_arange(0, last_col - first_col + 1)
     col = first_col[run] + step
     low = np.maximum(runs.starts[run] - col * height, 0)
     high = np.minimum(runs.stops[run] - col * height, height)
     # Cut every piece into the words it touches.
-    piece, step = _ragged_arange((high - 1) // WORD_BITS - low // WORD_BITS + 1)
+    step, piece = ragged_arange(0, (high - 1) // WORD_BITS - low // WORD_BITS + 1)
     word = low[piece] // WORD_BITS + step
     first_bit = np.maximum(low[piece] - word * WORD_BITS, 0)
     stop_bit = np.minimum(high[piece] - word * WORD_BITS, WORD_BITS)
@@ -565,12 +562,6 @@ def _pack_lines(pixels: np.ndarray, stride: int) -> np.ndarray:
     if packed.shape[1] != 8 * stride:
         packed = np.pad(packed, ((0, 0), (0, 8 * stride - packed.shape[1])))
     return packed.view("<u8").reshape(-1)
-
-
-def _ragged_arange(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For the ranges ``0 .. lengths[k] - 1`` laid end to end: each element's range k and its value."""
-    owner = np.repeat(np.arange(len(lengths)), lengths)
-    return owner, np.arange(owner.size) - (np.cumsum(lengths) - lengths)[owner]
 
 
 def _run_boxes(runs: coco_rle.Runs, height: int) -> np.ndarray:
@@ -684,13 +675,13 @@ class _PixelStore:
 
     @property
     def held_as_runs(self) -> bool:
-        """Whether the store was built from COCO runs (then `run_index` is not None)."""
+        """Whether the store was built from COCO runs (then `runs` is not None)."""
         return self._runs is not None
 
-    @functools.cached_property
-    def run_index(self) -> coco_rle.RunIndex | None:
-        """The runs the store was built from, made countable (on first use); None for dense pixels."""
-        return None if self._runs is None else coco_rle.RunIndex(self._runs)
+    @property
+    def runs(self) -> coco_rle.Runs | None:
+        """The COCO runs the store was built from; None for dense pixels."""
+        return self._runs
 
     def _held_runs(self) -> coco_rle.Runs:
         """The runs of a store built from runs (callers know it was: dense stores never ask)."""

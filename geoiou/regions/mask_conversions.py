@@ -3,7 +3,7 @@
 Rasterizing (`rasterize`) is a choice, so it is named: a pixel is inside when its centre is
 (``"centre"``), when the region covers any of it (``"any"``), or when it covers at least a
 fraction of it (``"coverage"``). The coverage is the exact area of the region in the pixel
-(`geoiou.kernels.coverage`), so "any" and "coverage" have no sampling error.
+(`geoiou.regions.coverage`), so "any" and "coverage" have no sampling error.
 
 Tracing (`outline`) is exact: the outline of a mask's pixel squares, as polygons with holes and
 several parts, so a mask and its outline are the same region. The whole batch is traced at once:
@@ -30,6 +30,7 @@ import numpy as np
 from scipy import ndimage
 
 from geoiou._validation import fail, invalid_argument
+from geoiou.regions.coverage import polygon_coverage_window
 
 if TYPE_CHECKING:
     from geoiou.regions.mask import Mask
@@ -95,8 +96,6 @@ def _grid(regions: Any, shape: tuple[int, int] | None, origin: Any) -> tuple[tup
 
 
 def _rasterize_one(polygon: Polygon, out: np.ndarray, origin: np.ndarray, rule: str, fraction: float) -> None:
-    from geoiou.kernels.coverage import polygon_coverage_window
-
     geometry = polygon.to_shapely()
     if rule != "centre":
         rows, cols, coverage = polygon_coverage_window(geometry, out.shape, tuple(origin))

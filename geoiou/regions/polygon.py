@@ -71,6 +71,7 @@ class Polygon(Region):
     """
 
     _fields = {"_index": 0}
+    _shared = ("_store",)  # the vertices of every polygon of the batch: indexing moves indices only
     _index: np.ndarray
     _store: RaggedPolygons
 
@@ -225,11 +226,6 @@ class Polygon(Region):
         index = self._index.ravel()
         store = self._store if np.array_equal(index, np.arange(self._store.size)) else self._store.take(index)
         return Polygon._attached, (store, np.arange(self.size).reshape(self.shape))
-
-    def _take(self, flat_index: np.ndarray) -> Polygon:
-        taken = super()._take(flat_index)  # gathers the indices; the vertices stay in the shared store
-        object.__setattr__(taken, "_store", self._store)
-        return taken
 
     # ----------------------------------------------------------------- export
     def to_shapely(self) -> Any:

@@ -26,24 +26,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import shapely
 
+from geoiou._ranges import ragged_arange
+
 if TYPE_CHECKING:
     from geoiou.kernels.hull import ConvexHulls
 
 __all__ = ["Edges", "RaggedPolygons", "offsets_of", "ragged_arange", "ring_signed_area_of"]
-
-
-def ragged_arange(starts: np.ndarray, stops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The ranges ``starts[k] .. stops[k] - 1`` laid end to end, and the range each element belongs to.
-
-    Examples
-    --------
-    >>> ragged_arange(np.array([5, 0]), np.array([7, 3]))
-    (array([5, 6, 0, 1, 2]), array([0, 0, 1, 1, 1]))
-    """
-    lengths = np.maximum(np.asarray(stops, dtype=np.int64) - starts, 0)
-    owner = np.repeat(np.arange(len(lengths)), lengths)
-    firsts = np.cumsum(lengths) - lengths
-    return np.arange(owner.size, dtype=np.int64) - firsts[owner] + np.asarray(starts, dtype=np.int64)[owner], owner
 
 
 def ring_signed_area_of(xs: list[float], ys: list[float]) -> float:

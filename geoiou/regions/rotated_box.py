@@ -16,7 +16,7 @@ from geoiou.regions.base import Region, as_measure, readonly
 if TYPE_CHECKING:
     from geoiou.regions.polygon import Polygon
 
-__all__ = ["RotatedBox"]
+__all__ = ["RotatedBox", "corner_bounds", "rotated_box_corners", "unit_vectors"]
 
 MmrotateVersion = Literal["oc", "le90", "le135"]
 # The range (radians) each mmrotate version keeps its angle in: "oc" (0, pi/2], "le90" [-pi/2, pi/2),
@@ -217,8 +217,6 @@ class RotatedBox(Region):
 
         The order is the images of ``(-w/2, -h/2), (w/2, -h/2), (w/2, h/2), (-w/2, h/2)``.
         """
-        from geoiou.kernels.rotated import rotated_box_corners
-
         return rotated_box_corners(self._coords)
 
     def to_polygon(self) -> Polygon:
@@ -243,8 +241,7 @@ class RotatedBox(Region):
 
     @property
     def bounds(self) -> np.ndarray:
-        corners = self.to_corners()
-        return np.concatenate([corners.min(axis=-2), corners.max(axis=-2)], axis=-1)
+        return corner_bounds(self._coords)
 
     @property
     def centroid(self) -> np.ndarray:
@@ -252,6 +249,89 @@ class RotatedBox(Region):
 
     def _describe_one(self) -> str:
         return ", ".join(f"{v:g}" for v in self._coords)
+
+
+# Corner signs of (w/2, h/2) in the order of the convention (counter-clockwise).
+_CORNER_SIGNS = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+
+
+def unit_vectors(angle: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``cos(angle), sin(angle)`` (degrees), exact at multiples of 90 degrees.
+
+    The angle is split as ``90 * turns + residual`` with ``residual`` in [-45, 45]. The quarter
+    turns are applied exactly and only the residual goes through cos/sin, which are exactly 1
+    and 0 at residual 0. ``angle - 90 * turns`` is exact (for ``turns != 0`` the two terms are
+    within a factor 2 of each other: Sterbenz's lemma), so small angles such as -1e-10 keep
+    their full precision, unlike a reduction modulo 360. The rotated-box kernels
+    (`geoiou.kernels.rotated_loops.unit_vector`) do the same operations, so their frames and bounds are
+    those of these corners.
+    """
+    turns = np.rint(angle / 90.0)
+    residual = (angle - 90.0 * turns) * (np.pi / 180.0)  # np.deg2rad, bit for bit, but faster
+    # cos and sin of 90 * quarter for quarter in {0, 1, 2, 3}: (1, 0), (0, 1), (-1, 0), (0, -1).
+    quarter = turns - 4.0 * np.floor(0.25 * turns)  # turns mod 4 (np.mod is much slower)
+    quarter_cos = np.maximum(1.0 - quarter, quarter - 3.0)
+    quarter_sin = np.minimum(quarter, 2.0 - quarter)
+    cos, sin = np.cos(residual), np.sin(residual)
+    # R(90 * quarter) R(residual): one of the two products in each sum is a signed zero, so
+    # the sums are exact (quarter 1 maps (cos, sin) to (-sin, cos), and so on).
+    return quarter_cos * cos - quarter_sin * sin, quarter_sin * cos + quarter_cos * sin
+
+
+def rotated_box_corners(coords: ArrayLike) -> np.ndarray:
+    """Return the four corners ``(..., 4, 2)`` of each rotated box of `coords` ``(..., 5)``.
+
+    In the order ``(-w/2, -h/2), (+w/2, -h/2), (+w/2, +h/2), (-w/2, +h/2)`` relative to the box,
+    rotated and moved to its centre. Angles that are multiples of 90 degrees give exact corners
+    (``cos`` and ``sin`` exactly 0 or ±1), so an unrotated box has the same corners as its
+    axis-aligned twin, and boxes whose angles differ by 180 degrees have exactly the same corner set.
+
+    Examples
+    --------
+    >>> rotated_box_corners([10, 20, 4, 2, 90])
+    array([[11., 18.],
+           [11., 22.],
+           [ 9., 22.],
+           [ 9., 18.]])
+    """
+    coords = np.asarray(coords, dtype=np.float64)
+    cos, sin = (value[..., None] for value in unit_vectors(coords[..., 4]))
+    x = _CORNER_SIGNS[:, 0] * (0.5 * coords[..., 2:3])
+    y = _CORNER_SIGNS[:, 1] * (0.5 * coords[..., 3:4])
+    offsets = np.stack([cos * x - sin * y, sin * x + cos * y], axis=-1)
+    return coords[..., None, 0:2] + offsets
+
+
+def corner_bounds(coords: ArrayLike) -> np.ndarray:
+    """Return ``xmin, ymin, xmax, ymax`` ``(..., 4)`` of each rotated box of `coords` ``(..., 5)``.
+
+    The extreme corner coordinates of `rotated_box_corners`, without the corners: the corner
+    offsets along x are ``±fl(cos w/2) ∓ fl(sin h/2)``, so the largest is ``fl(|cos w/2| + |sin h/2|)``
+    and, rounding being monotonic, the centre plus it is exactly the largest corner coordinate. A box
+    with area whose corners all round to its centre along an axis (a size below half a unit in the
+    last place of the centre) would have bounds of zero extent there, and no overlap with anything,
+    itself included: its bounds span the neighbouring floats of the centre instead.
+
+    Examples
+    --------
+    >>> corner_bounds([10, 20, 4, 2, 90])
+    array([ 9., 18., 11., 22.])
+    >>> corner_bounds([1, 1, 1e-17, 1e-17, 30]) - 1  # one float on either side of 1
+    array([-1.11022302e-16, -1.11022302e-16,  2.22044605e-16,  2.22044605e-16])
+    """
+    coords = np.asarray(coords, dtype=np.float64)
+    cos, sin = unit_vectors(coords[..., 4])
+    half_w, half_h = 0.5 * coords[..., 2], 0.5 * coords[..., 3]
+    reach_x = np.abs(cos * half_w) + np.abs(sin * half_h)
+    reach_y = np.abs(sin * half_w) + np.abs(cos * half_h)
+    centre_x, centre_y = coords[..., 0], coords[..., 1]
+    bounds = np.stack([centre_x - reach_x, centre_y - reach_y, centre_x + reach_x, centre_y + reach_y], axis=-1)
+    collapsed = (bounds[..., :2] == bounds[..., 2:]) & ((coords[..., 2] > 0) & (coords[..., 3] > 0))[..., None]
+    if collapsed.any():
+        centres = coords[..., :2]
+        bounds[..., :2] = np.where(collapsed, np.nextafter(centres, -np.inf), bounds[..., :2])
+        bounds[..., 2:] = np.where(collapsed, np.nextafter(centres, np.inf), bounds[..., 2:])
+    return bounds
 
 
 def _with_angle(coords: np.ndarray, angle: np.ndarray) -> np.ndarray:

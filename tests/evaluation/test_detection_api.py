@@ -11,7 +11,7 @@ import shapely
 
 import geoiou
 from geoiou.errors import InvalidArgumentError, UnsupportedPairError
-from geoiou.evaluation.detection import Annotations, evaluate_coco, evaluate_voc
+from geoiou.evaluation import Annotations, evaluate_coco, evaluate_voc
 
 
 def boxes(*coords: list[float]) -> geoiou.Box:

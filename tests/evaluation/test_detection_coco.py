@@ -13,8 +13,8 @@ import shapely
 
 import geoiou
 from geoiou import rle
-from geoiou.evaluation.coco_rasterize import coco_compat_rasterize
-from geoiou.evaluation.detection import Annotations, evaluate_coco
+from geoiou.rle_rasterize import coco_compat_rasterize
+from geoiou.evaluation import Annotations, evaluate_coco
 from tests.peers import run_cocoeval
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
@@ -360,7 +360,7 @@ def test_rasterized_polygons_for_evaluation_stay_runs_and_equal_the_dense_raster
     # Two objects on a 3000 x 4000 image, one of two overlapping parts, and one on a small image: all
     # rasterized together from the coordinate arrays, as runs only (no 12-MB array per object), each
     # at its own size, decoding to coco_compat_rasterize's pixels.
-    from geoiou.evaluation.coco_rasterize import coco_compat_polygon_runs
+    from geoiou.rle_rasterize import coco_compat_polygon_runs
 
     parts = [[(100.3, 200.7), (180.2, 210.1), (150.5, 290.9)], [(150, 250), (260, 240), (200, 330)]]
     square = [[(2990.5, 10.2), (3999.0, 10.2), (3999.0, 20.8), (2990.5, 20.8)]]
@@ -379,9 +379,9 @@ def test_rasterized_polygons_for_evaluation_stay_runs_and_equal_the_dense_raster
 
 @pytest.mark.parametrize("chunk", [1 << 21, 64])  # one chunk, and many chunks of a few objects each
 def test_batch_rasterizer_matches_frpyobjects_for_every_object_at_its_own_size(monkeypatch, chunk) -> None:
-    from geoiou.evaluation import coco_rasterize
+    from geoiou import rle_rasterize
 
-    monkeypatch.setattr(coco_rasterize, "RASTER_CHUNK", chunk)
+    monkeypatch.setattr(rle_rasterize, "RASTER_CHUNK", chunk)
     rng = np.random.default_rng(7)
     rings, sizes = [], []
     for k in range(60):
@@ -391,7 +391,7 @@ def test_batch_rasterizer_matches_frpyobjects_for_every_object_at_its_own_size(m
         ring = np.round(centre + radius * np.c_[np.cos(angles), np.sin(angles)], int(rng.integers(0, 3)))
         rings.append(ring)
         sizes.append((height, width))
-    runs = coco_rasterize.coco_compat_polygon_runs(geoiou.Polygon.from_rings(np.array(rings)), np.array(sizes), "rings")
+    runs = rle_rasterize.coco_compat_polygon_runs(geoiou.Polygon.from_rings(np.array(rings)), np.array(sizes), "rings")
     for k, (ring, (height, width)) in enumerate(zip(rings, sizes)):
         expected = mask_utils.decode(mask_utils.frPyObjects([ring.ravel().tolist()], height, width))[:, :, 0]
         decoded = rle.decode({"size": [height, width], "counts": rle.compress_runs(runs, [k])[0]})

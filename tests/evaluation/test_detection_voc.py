@@ -10,7 +10,7 @@ import pytest
 import shapely
 
 import geoiou
-from geoiou.evaluation.detection import Annotations, evaluate_voc
+from geoiou.evaluation import Annotations, evaluate_voc
 from geoiou.evaluation.voc import voc_average_precision
 from geoiou.io import read_dota
 

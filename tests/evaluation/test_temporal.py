@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from geoiou import InvalidArgumentError
-from geoiou.evaluation.temporal import (
+from geoiou.evaluation import (
     ACTIVITYNET_TIOU_THRESHOLDS,
     THUMOS14_TIOU_THRESHOLDS,
     TemporalSegments,
     evaluate_temporal_detection,
-    interpolated_average_precision,
 )
+from geoiou.evaluation.temporal import interpolated_average_precision
 
 
 def ap_of(truth, predictions, **options):

@@ -11,7 +11,7 @@ maximum pass. Ties are broken by input order (Python's sort is stable), the docu
 import numpy as np
 import pytest
 
-from geoiou.evaluation.temporal import TemporalSegments, evaluate_temporal_detection
+from geoiou.evaluation import TemporalSegments, evaluate_temporal_detection
 
 
 def oracle_tiou(a, b, zero_division):

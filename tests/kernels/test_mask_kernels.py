@@ -10,7 +10,6 @@ import shapely
 
 import geoiou
 from geoiou import metrics, rle
-from geoiou.kernels import mask as mask_kernels
 from geoiou.kernels import pairs
 
 SCALE = 4  # fractional origins below are multiples of 1/SCALE
@@ -156,8 +155,7 @@ def test_chunk_boundaries_are_bit_identical(monkeypatch):
     a, b = random_masks(gen, 23, (50, 140)), random_masks(gen, 19, (50, 140))
     built_a, built_b = builders(a), builders(b)
     whole = {(x, y): geoiou.pairwise_iou(built_a[x], built_b[y]) for x, y in itertools.product(built_a, built_b)}
-    for word_chunk, candidate_chunk, pairwise_chunk in [(1, 7, 5), (3, 1, 1), (17, 64, 3), (500, 3, 40)]:
-        monkeypatch.setattr(mask_kernels, "WORD_CHUNK", word_chunk)
+    for candidate_chunk, pairwise_chunk in [(7, 5), (1, 1), (64, 3), (3, 40)]:
         monkeypatch.setattr(pairs, "CANDIDATE_CHUNK", candidate_chunk)
         monkeypatch.setattr(metrics, "PAIRWISE_CHUNK", pairwise_chunk)
         # Fresh masks, so that nothing cached under the default chunking is reused.
@@ -214,12 +212,10 @@ def test_giou_of_rle_masks_decodes_only_their_bounding_boxes():
     assert "dense" not in vars(masks._store)
 
 
-@pytest.mark.parametrize("large_window", [1, 1 << 14, 1 << 40])
-def test_mask_polygon_pairs_on_every_window_path_match_the_pixel_oracle(monkeypatch, large_window):
-    """Many masks (dense and from COCO runs) against many polygons, windows read as slices or from packed words."""
+def test_mask_polygon_pairs_match_the_pixel_oracle():
+    """Many masks (dense and from COCO runs) against many polygons, each pair rasterized on its own window."""
     from tests.strategies import pixel_oracle_geometry, random_masks, random_polygons
 
-    monkeypatch.setattr(mask_kernels, "LARGE_WINDOW", large_window)
     gen = np.random.default_rng(31)
     dense = geoiou.Mask.stack(random_masks(gen, 12, max_side=14, origin="float", span=6))
     runs = geoiou.Mask.from_rle(dense.to_rle(), origin=dense.origin)

@@ -1,9 +1,13 @@
-"""Candidate pairs: the x-sweep finds exactly the pairs whose bounds overlap with positive measure."""
+"""Candidate pairs: the compiled sweep finds exactly the pairs whose bounds overlap with positive measure."""
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from geoiou.kernels.pairs import SweepCandidates, bounds_overlap
+from geoiou.kernels.candidates import Candidates, candidate_pairs
+from geoiou.kernels.pairs import bounds_overlap
+from tests.strategies import ci_settings
 
 
 def random_bounds(rng, n, ndim, extent, size):
@@ -11,7 +15,11 @@ def random_bounds(rng, n, ndim, extent, size):
     high = low + rng.uniform(0, size, (n, ndim))
     bounds = np.hstack([low, high])
     bounds[rng.random(n) < 0.05] = np.nan  # empty regions
-    return np.round(bounds)  # integer bounds make touching pairs common
+    return np.round(bounds)  # integer bounds make touching and flat bounds common
+
+
+def brute_force(a, b):
+    return set(zip(*np.nonzero(bounds_overlap(a[:, None], b[None, :]))))
 
 
 @pytest.mark.parametrize("ndim", [1, 2])
@@ -20,17 +28,40 @@ def random_bounds(rng, n, ndim, extent, size):
 def test_sweep_equals_brute_force(ndim, extent, size, chunk):
     rng = np.random.default_rng(ndim * 1000 + extent + chunk)
     a, b = random_bounds(rng, 80, ndim, extent, size), random_bounds(rng, 60, ndim, extent, size)
-    sweep = SweepCandidates(a, b)
-    pairs = [pair for pair in sweep.chunks(chunk)]
-    found = set(zip(np.concatenate([p[0] for p in pairs]).tolist(), np.concatenate([p[1] for p in pairs]).tolist()))
-    expected = set(zip(*np.nonzero(bounds_overlap(a[:, None], b[None, :]))))
-    assert found == expected
-    assert sweep.upper_bound >= len(expected)
+    found = Candidates(a, b)
+    pairs = list(found.chunks(chunk))
+    index_a = np.concatenate([p[0] for p in pairs]) if pairs else np.empty(0, int)
+    index_b = np.concatenate([p[1] for p in pairs]) if pairs else np.empty(0, int)
+    assert set(zip(index_a.tolist(), index_b.tolist())) == brute_force(a, b)
+    assert len(index_a) == found.count
+    assert np.all(np.diff(index_a) >= 0)  # rows in order, chunk after chunk
+
+
+@ci_settings(100)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(0, 30), st.sampled_from([1, 2]))
+def test_candidate_pairs_property(seed, n, m, ndim):
+    rng = np.random.default_rng(seed)
+    a, b = random_bounds(rng, n, ndim, 20, 8), random_bounds(rng, m, ndim, 20, 8)
+    index_a, index_b = candidate_pairs(a, b)
+    assert set(zip(index_a.tolist(), index_b.tolist())) == brute_force(a, b)
+
+
+@ci_settings(100)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(0, 30), st.integers(1, 4))
+def test_grouped_candidates_are_the_pairs_of_one_group(seed, n, m, groups):
+    rng = np.random.default_rng(seed)
+    a, b = random_bounds(rng, n, 2, 20, 8), random_bounds(rng, m, 2, 20, 8)
+    group_a, group_b = rng.integers(0, groups, n), rng.integers(0, groups, m)
+    index_a, index_b = candidate_pairs(a, b, group_a, group_b)
+    expected = {(i, j) for i, j in brute_force(a, b) if group_a[i] == group_b[j]}
+    assert set(zip(index_a.tolist(), index_b.tolist())) == expected
 
 
 def test_no_bounds_and_all_empty():
     empty = np.zeros((0, 4))
-    assert SweepCandidates(empty, empty).upper_bound == 0
+    assert Candidates(empty, empty).count == 0
     nan = np.full((3, 4), np.nan)
-    sweep = SweepCandidates(nan, np.array([[0.0, 0, 1, 1]]))
-    assert sweep.upper_bound == 0 and all(len(p[0]) == 0 for p in sweep.chunks(10))
+    found = Candidates(nan, np.array([[0.0, 0, 1, 1]]))
+    assert found.count == 0 and all(len(p[0]) == 0 for p in found.chunks(10))
+    # Golden: two boxes that only share an edge have no candidate pair (their intersection has no area).
+    assert Candidates(np.array([[0.0, 0, 1, 1]]), np.array([[1.0, 0, 2, 1]])).count == 0

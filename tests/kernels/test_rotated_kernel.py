@@ -1,4 +1,8 @@
-"""Tests of the rotated-box kernels: convention, golden values, published bugs, shapely, broadcasting."""
+"""Tests of the rotated-box kernels: convention, golden values, published bugs, shapely, broadcasting.
+
+The kernels are reached as the metrics reach them (`find_kernel`), on regions built without the
+constructor's checks, so that NaN and sizes beyond the constructor's range can be given too.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +16,35 @@ import shapely
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from geoiou.kernels.convex import polygon_area
-from geoiou.kernels.rotated import rotated_box_corners, rotated_box_hull_area, rotated_box_intersection_area
+import geoiou
+from geoiou import threads
+from geoiou.dispatch import find_kernel
+from geoiou.kernels import rotated_loops as kernels
+from geoiou.regions import RotatedBox
+from geoiou.regions.rotated_box import corner_bounds, rotated_box_corners, unit_vectors
 
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, derandomize=True)
+
+
+def unchecked(coords) -> RotatedBox:
+    """Rotated boxes over `coords` (..., 5), without the constructor's checks."""
+    return RotatedBox._from_fields(_coords=np.array(coords, dtype=np.float64))
+
+
+def rotated_box_intersection_area(a, b) -> np.ndarray:
+    """The intersection kernel on two broadcasting batches of coordinates (..., 5)."""
+    return find_kernel(RotatedBox, RotatedBox)(unchecked(a), unchecked(b))
+
+
+def rotated_box_hull_area(a, b) -> np.ndarray:
+    """The hull kernel on two broadcasting batches of coordinates (..., 5)."""
+    return find_kernel(RotatedBox, RotatedBox, measure="hull")(unchecked(a), unchecked(b))
+
+
+def polygon_area(corners: np.ndarray) -> float:
+    """The shoelace area of one polygon (n, 2)."""
+    x, y = corners[:, 0], corners[:, 1]
+    return 0.5 * float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
 
 
 def naive_corners(box) -> np.ndarray:
@@ -106,11 +135,9 @@ def test_corners_of_boxes_half_a_turn_apart_are_the_same_set_exactly():
     np.testing.assert_array_equal(rotated_box_corners(turned), expected)
 
 
-def test_corners_keep_batch_shape_and_validate():
+def test_corners_keep_batch_shape():
     assert rotated_box_corners(np.zeros((2, 3, 5))).shape == (2, 3, 4, 2)
     assert rotated_box_corners(np.zeros((0, 5))).shape == (0, 4, 2)
-    with pytest.raises(ValueError, match=r"\(\.\.\., 5\)"):
-        rotated_box_corners(np.zeros((3, 4)))
 
 
 def test_corners_keep_tiny_negative_angles():
@@ -383,23 +410,30 @@ def test_output_has_the_broadcast_batch_shape(shape_a, shape_b, expected):
         assert isinstance(result, np.ndarray) and result.shape == expected and result.dtype == np.float64
 
 
-def test_bad_shapes_and_chunk_sizes_are_refused():
+def test_batches_that_do_not_broadcast_are_refused():
     with pytest.raises(ValueError):
-        rotated_box_intersection_area(np.zeros((3, 5)), np.zeros((4, 5)))  # batches do not broadcast
-    with pytest.raises(ValueError, match=r"\(\.\.\., 5\)"):
-        rotated_box_intersection_area(np.zeros((3, 4)), np.zeros((3, 5)))
-    with pytest.raises(ValueError, match="chunk_size"):
-        rotated_box_hull_area(np.zeros(5), np.zeros(5), chunk_size=0)
+        rotated_box_intersection_area(np.zeros((3, 5)), np.zeros((4, 5)))
 
 
-def test_chunk_boundaries_do_not_change_a_single_bit():
-    rng = np.random.default_rng(11)
-    a, b = random_box_pairs(rng, 16)
-    pairs_a, pairs_b = a[:, None, :], b[None, :, :]
+def test_unit_vectors_from_a_table_give_the_same_bits():
+    # Pairs that outnumber their boxes take each box's cos and sin from a table computed once.
+    rng = np.random.default_rng(12)
+    a, b = random_box_pairs(rng, 60)
+    assert 60 * 60 >= kernels.PARALLEL_PAIRS
     for kernel in (rotated_box_intersection_area, rotated_box_hull_area):
-        reference = kernel(pairs_a, pairs_b)
-        for chunk_size in (1, 7, 64, 255, 256, 10**6):
-            assert np.array_equal(kernel(pairs_a, pairs_b, chunk_size=chunk_size), reference)
+        matrix = kernel(a[:, None], b[None])
+        rows = np.stack([kernel(box, b) for box in a])  # 60 pairs a call: computed pair by pair
+        assert np.array_equal(matrix, rows)
+
+
+def test_serial_and_parallel_loops_give_the_same_bits():
+    # Small calls run the serial loop, large ones the parallel one: a pair's value is the same in both.
+    rng = np.random.default_rng(11)
+    a, b = random_box_pairs(rng, 3 * kernels.PARALLEL_PAIRS)
+    for kernel in (rotated_box_intersection_area, rotated_box_hull_area):
+        whole = kernel(a, b)
+        parts = np.concatenate([kernel(a[start:start + 7], b[start:start + 7]) for start in range(0, len(a), 7)])
+        assert np.array_equal(whole, parts)
 
 
 # --- adversarial cross-checks: coincident edges, shared corners, parallel and degenerate boxes ---
@@ -521,23 +555,27 @@ def test_pairs_whose_bounds_do_not_overlap_are_exactly_zero():
     high = np.minimum(corners_a.max(axis=-2)[:, None], corners_b.max(axis=-2)[None])
     apart = (low >= high).any(axis=-1)
     assert apart.any() and not apart.all()
-    for chunk_size in (7, 4096):  # sparse blocks and dense ones
-        matrix = rotated_box_intersection_area(a[:, None], b[None], chunk_size=chunk_size)
-        assert np.all(matrix[apart] == 0.0)
+    matrix = rotated_box_intersection_area(a[:, None], b[None])
+    assert np.all(matrix[apart] == 0.0)
 
 
-def test_box_table_bounds_are_those_of_the_corners():
-    from geoiou.kernels.rotated import _BoxTable
-
+def test_bounds_are_those_of_the_corners():
     rng = np.random.default_rng(43)
     boxes = random_boxes(rng, 5000, span=1e6)
     boxes[::5, 4] = 90.0 * rng.integers(-8, 9, 1000)
     boxes[::7, 2] = 0.0
-    table, corners = _BoxTable.build(boxes), rotated_box_corners(boxes)
-    assert np.array_equal(table.x_min, corners[..., 0].min(axis=-1))
-    assert np.array_equal(table.x_max, corners[..., 0].max(axis=-1))
-    assert np.array_equal(table.y_min, corners[..., 1].min(axis=-1))
-    assert np.array_equal(table.y_max, corners[..., 1].max(axis=-1))
+    bounds, corners = corner_bounds(boxes), rotated_box_corners(boxes)
+    assert np.array_equal(bounds[:, :2], corners.min(axis=-2))
+    assert np.array_equal(bounds[:, 2:], corners.max(axis=-2))
+    assert np.array_equal(RotatedBox(boxes).bounds, bounds)
+
+
+def test_bounds_of_boxes_below_the_resolution_of_their_centre_span_the_neighbouring_floats():
+    # At x = 1 a box 1e-17 wide has corners that all round to 1: bounds of zero extent would
+    # overlap nothing, itself included, and every pruning by bounds would drop its pairs.
+    bounds = corner_bounds([[1.0, 2.0**40, 1e-17, 3.0, 180.0], [1.0, 1.0, 0.0, 1e-17, 0.0]])
+    assert bounds[0].tolist() == [np.nextafter(1.0, 0.0), 2.0**40 - 1.5, np.nextafter(1.0, 2.0), 2.0**40 + 1.5]
+    assert bounds[1].tolist() == [1.0, 1.0, 1.0, 1.0]  # no area: the corners' bounds stay as they are
 
 
 def test_extreme_sizes_stay_in_range_without_warnings():
@@ -568,8 +606,7 @@ def test_extreme_sizes_stay_in_range_without_warnings():
     ((12,), (12,)),  # elementwise: no gather at all
     ((3, 4), (3, 1)),
 ])
-@pytest.mark.parametrize("chunk_size", [1, 5, 16, 4096])
-def test_every_batch_layout_and_chunking_gives_the_same_bits(shape_a, shape_b, chunk_size):
+def test_every_batch_layout_gives_the_same_bits(shape_a, shape_b):
     rng = np.random.default_rng(44)
     a = random_boxes(rng, math.prod(shape_a), span=8.0).reshape(shape_a + (5,))
     b = random_boxes(rng, math.prod(shape_b), span=8.0).reshape(shape_b + (5,))
@@ -579,7 +616,7 @@ def test_every_batch_layout_and_chunking_gives_the_same_bits(shape_a, shape_b, c
     flat_a = np.broadcast_to(a, batch + (5,)).reshape(-1, 5)
     flat_b = np.broadcast_to(b, batch + (5,)).reshape(-1, 5)
     for kernel in (rotated_box_intersection_area, rotated_box_hull_area):
-        result = kernel(a, b, chunk_size=chunk_size)
+        result = kernel(a, b)
         singles = np.array([kernel(x, y) for x, y in zip(flat_a, flat_b)]).reshape(batch)
         np.testing.assert_array_equal(result, singles)  # NaN where a box is NaN, equal bits elsewhere
         assert np.isnan(result).any() and (result > 0).any()
@@ -591,7 +628,7 @@ def test_sparse_batches_collect_candidates_across_blocks():
     rng = np.random.default_rng(45)
     a = random_boxes(rng, 300, span=400.0, size=(1, 20))
     b = random_boxes(rng, 200, span=400.0, size=(1, 20))
-    matrix = rotated_box_intersection_area(a[:, None], b[None], chunk_size=64)
+    matrix = rotated_box_intersection_area(a[:, None], b[None])
     rows, columns = np.nonzero(matrix)
     assert 0 < len(rows) < 0.05 * matrix.size
     np.testing.assert_array_equal(matrix[rows, columns], rotated_box_intersection_area(a[rows], b[columns]))
@@ -616,12 +653,114 @@ def test_threads_share_nothing():
 
 
 def test_unit_vectors_are_exact_at_quarter_turns_and_nan_for_nan():
-    from geoiou.kernels.rotated import _unit_vectors
-
     angles = 90.0 * np.arange(-12, 13)
-    cos, sin = _unit_vectors(angles)
+    cos, sin = unit_vectors(angles)
     quarter = np.arange(-12, 13) % 4
     assert np.array_equal(cos, np.array([1.0, 0.0, -1.0, 0.0])[quarter])
     assert np.array_equal(sin, np.array([0.0, 1.0, 0.0, -1.0])[quarter])
-    cos, sin = _unit_vectors(np.array([np.nan, 30.0]))
+    cos, sin = unit_vectors(np.array([np.nan, 30.0]))
     assert np.isnan(cos[0]) and np.isnan(sin[0]) and cos[1] == pytest.approx(math.sqrt(3) / 2, rel=1e-15)
+
+
+def test_the_kernels_turn_boxes_as_the_regions_do():
+    # The kernels' frames and bounds come from the same cos and sin as the regions' corners.
+    rng = np.random.default_rng(47)
+    angles = np.concatenate([rng.uniform(-720, 720, 2000), 90.0 * rng.integers(-40, 40, 100),
+                             [1e-10, -1e-300, 45.0, -45.0, 135.0, 1e15, -3e20, 2.0**60 + 90.0]])
+    cos, sin = unit_vectors(angles)
+    compiled = np.array([kernels.unit_vector(angle) for angle in angles])
+    assert np.array_equal(compiled[:, 0], cos) and np.array_equal(compiled[:, 1], sin)
+
+
+# --- the degenerate suite, through the public metrics --------------------------------------------
+
+OFFSETS = [0.0, 1e6, 1e9, 2.0**40]
+
+
+@pytest.mark.parametrize("offset", OFFSETS)
+@pytest.mark.parametrize("angle", [0.0, 30.0, 90.0, -127.5, 1e-12])
+def test_degenerate_pairs_at_any_offset(offset, angle):
+    box = np.array([offset + 0.25, -offset, 4.0, 2.5, angle])
+
+    def iou(first, second) -> float:
+        forward = geoiou.iou(geoiou.RotatedBox(first), geoiou.RotatedBox(second))
+        backward = geoiou.iou(geoiou.RotatedBox(second), geoiou.RotatedBox(first))
+        assert np.float64(forward).view(np.uint64) == np.float64(backward).view(np.uint64)  # symmetric, bit for bit
+        return forward
+
+    # Identical, half a turn on, a quarter turn on with the sides swapped: the same rectangle
+    # (exactly when the turned angle is exact; 1e-12 + 90 rounds the angle by 1e-14 degrees).
+    assert iou(box, box) == 1.0
+    for turn, sides in ((180.0, [2, 3]), (90.0, [3, 2]), (-270.0, [3, 2])):
+        twin = np.array([box[0], box[1], box[sides[0]], box[sides[1]], angle + turn])
+        exact = twin[4] - turn == angle
+        assert iou(box, twin) == (1.0 if exact else pytest.approx(1.0, abs=1e-12))
+    # Nested: a smaller box about the same centre, turned anyhow, gives exactly its area over the larger one's.
+    inner = np.array([box[0], box[1], 1.0, 0.5, angle + 17.0])
+    assert iou(box, inner) == 0.5 / 10.0
+    # Nearly parallel: turned by 1e-12 degrees about its centre, the box loses O(1e-14) of its area.
+    assert iou(box, box + [0, 0, 0, 0, 1e-12]) == pytest.approx(1.0, abs=1e-12)
+    # The quarter-turned twin of a 4 x 1 bar crosses it in a 1 x 1 square: 1 / (4 + 4 - 1).
+    bar = np.array([box[0], box[1], 4.0, 1.0, angle])
+    assert iou(bar, bar + [0, 0, 0, 0, 90]) == pytest.approx(1 / 7, rel=1e-12)
+    if angle % 90 == 0:  # exact corners: a shared edge or a touching corner is exactly 0
+        w, h = (4.0, 2.5) if angle % 180 == 0 else (2.5, 4.0)
+        assert iou(box, box + [w, 0, 0, 0, 0]) == 0.0
+        assert iou(box, box + [w, h, 0, 0, 0]) == 0.0
+        assert iou(box, box + [w / 2, 0, 0, 0, 0]) == 1 / 3
+
+
+TINY_OR_ANY_SIZE = st.one_of(
+    st.floats(1e-3, 1e3),
+    st.builds(lambda mantissa, exponent: mantissa * 2.0**exponent, st.floats(1, 2), st.integers(-480, 20)),
+)
+FAR_COORDINATE = st.one_of(st.floats(-100, 100), st.floats(-(2.0**40), 2.0**40),
+                           st.sampled_from([1.0, 1e6, -1e9, 2.0**40, -(2.0**40)]))
+ANGLE = st.one_of(st.floats(-720, 720), st.sampled_from([0.0, 90.0, -180.0, 45.0, 1e-12]))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(FAR_COORDINATE, FAR_COORDINATE, TINY_OR_ANY_SIZE, TINY_OR_ANY_SIZE, ANGLE)
+@example(1.0, 1.0, 1e-17, 1e-17, 30.0)  # the issue's example: all corners round to the centre
+@example(2.0**40, -(2.0**40), 2.0**-60, 3.0, 10.0)
+def test_property_a_box_has_iou_1_with_itself(cx, cy, w, h, angle):
+    if w * h < 2.0**-1000:  # below the constructor's range (it refuses such boxes)
+        return
+    box = geoiou.RotatedBox([cx, cy, w, h, angle])
+    assert geoiou.iou(box, box) == 1.0
+    assert geoiou.giou(box, box) == 1.0
+    assert geoiou.iof(box, box) == 1.0
+    assert geoiou.pairwise_iou(box.reshape(1), box.reshape(1)).tolist() == [[1.0]]
+    # Inside a box 1.5 times its size (and turned), it is measured exactly.
+    outer = geoiou.RotatedBox([cx, cy, 1.5 * math.hypot(w, h), 1.5 * math.hypot(w, h), angle + 33.0])
+    assert geoiou.intersection_area(box, outer) == box.area
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(FAR_COORDINATE, FAR_COORDINATE,
+       st.tuples(*[st.floats(-20, 20)] * 2, *[st.one_of(st.just(0.0), st.floats(1e-6, 15))] * 4),
+       ANGLE, ANGLE)
+def test_property_symmetric_bit_for_bit(cx, cy, numbers, angle_a, angle_b):
+    dx, dy, w_a, h_a, w_b, h_b = numbers
+    a = geoiou.RotatedBox([cx, cy, w_a, h_a, angle_a])
+    b = geoiou.RotatedBox([cx + dx, cy + dy, w_b, h_b, angle_b])
+    for metric in (geoiou.intersection_area, geoiou.iou, geoiou.giou):
+        forward, backward = metric(a, b), metric(b, a)
+        assert np.float64(forward).view(np.uint64) == np.float64(backward).view(np.uint64) or (
+            math.isnan(forward) and math.isnan(backward))
+
+
+def test_results_do_not_depend_on_the_number_of_threads():
+    rng = np.random.default_rng(48)
+    a, b = (geoiou.RotatedBox(random_boxes(rng, 400, span=60.0, size=(1, 20))) for _ in range(2))
+    previous = threads.limit()  # None when unset
+    try:
+        geoiou.set_threads(1)
+        one = [geoiou.pairwise_iou(a, b), geoiou.pairwise_giou(a, b), geoiou.iou(a, b[::-1])]
+        geoiou.set_threads(2)
+        two = [geoiou.pairwise_iou(a, b), geoiou.pairwise_giou(a, b), geoiou.iou(a, b[::-1])]
+    finally:
+        geoiou.set_threads(previous)
+    for single, parallel in zip(one, two):
+        assert np.array_equal(single, parallel)
+    assert (one[0] > 0).mean() > 0.05

@@ -27,8 +27,8 @@ def mask_batches(draw):
 @given(batches=mask_batches(), data=st.data())
 def test_counts_from_runs_equal_counts_of_decoded_pixels(batches, data):
     dense_a, dense_b = batches
-    index_a = rle.RunIndex(rle.to_runs(rle.encode_batch(dense_a)))
-    index_b = rle.RunIndex(rle.to_runs(rle.encode_batch(dense_b)))
+    index_a = rle.to_runs(rle.encode_batch(dense_a))
+    index_b = rle.to_runs(rle.encode_batch(dense_b))
     n_pairs = data.draw(st.integers(0, 12))
     masks_a = np.array(data.draw(st.lists(st.integers(0, len(dense_a) - 1), min_size=n_pairs, max_size=n_pairs)), dtype=np.int64)
     masks_b = np.array(data.draw(st.lists(st.integers(0, len(dense_b) - 1), min_size=n_pairs, max_size=n_pairs)), dtype=np.int64)
@@ -54,34 +54,26 @@ def _touching_runs(masks: np.ndarray, rng: np.random.Generator) -> list[dict]:
     return rles
 
 
-@pytest.mark.parametrize("stretch", [1, 3, 1 << 18])
-def test_counts_from_touching_runs_and_from_stretched_indexes_equal_counts_of_pixels(monkeypatch, stretch):
-    # A run's stop equal to the next run's start, and an index built a few runs at a time, count alike.
-    monkeypatch.setattr(rle, "_STRETCH_RUNS", stretch)
+def test_counts_from_touching_runs_equal_counts_of_pixels():
+    # A run's stop equal to the next run's start (uncompressed counts can hold an empty false run) counts alike.
     rng = np.random.default_rng(5)
     dense_a, dense_b = rng.random((6, 7, 5)) < 0.6, rng.random((4, 7, 5)) < 0.4
-    index_a, index_b = rle.RunIndex(rle.to_runs(_touching_runs(dense_a, rng))), rle.RunIndex(rle.to_runs(rle.encode_batch(dense_b)))
-    assert (index_a.keys[1:] == index_a.keys[:-1]).any()  # some runs do touch
+    runs_a, runs_b = rle.to_runs(_touching_runs(dense_a, rng)), rle.to_runs(rle.encode_batch(dense_b))
+    assert (runs_a.starts[1:] == runs_a.stops[:-1]).any()  # some runs do touch
     masks_a, masks_b = np.repeat(np.arange(6), 4), np.tile(np.arange(4), 6)
     expected = [int((dense_a[i] & dense_b[j]).sum()) for i, j in zip(masks_a, masks_b)]
-    np.testing.assert_array_equal(run_overlap_counts(index_a, masks_a, index_b, masks_b), expected)
-    np.testing.assert_array_equal(run_overlap_counts(index_b, masks_b, index_a, masks_a), expected)
+    np.testing.assert_array_equal(run_overlap_counts(runs_a, masks_a, runs_b, masks_b), expected)
+    np.testing.assert_array_equal(run_overlap_counts(runs_b, masks_b, runs_a, masks_a), expected)
 
 
-def test_an_index_whose_keys_would_pass_2_53_is_built_a_few_masks_at_a_time(monkeypatch):
-    # Keys mask · stride + position must stay integers in float64: beyond the limit, the looked-up
-    # masks are indexed in groups. A small limit stands for masks of 2**40 pixels and more.
-    rng = np.random.default_rng(11)
-    dense_a, dense_b = rng.random((5, 6, 4)) < 0.5, rng.random((7, 6, 4)) < 0.5
-    index_a, index_b = rle.RunIndex(rle.to_runs(rle.encode_batch(dense_a))), rle.RunIndex(rle.to_runs(rle.encode_batch(dense_b)))
-    masks_a, masks_b = np.repeat(np.arange(5), 7), np.tile(np.arange(7), 5)
+def test_many_pairs_in_parallel_count_as_one_at_a_time():
+    # Past PARALLEL_MIN pairs the loop runs on every core: each pair's count is its own.
+    rng = np.random.default_rng(8)
+    dense_a, dense_b = rng.random((30, 9, 7)) < 0.5, rng.random((20, 9, 7)) < 0.5
+    runs_a, runs_b = rle.to_runs(rle.encode_batch(dense_a)), rle.to_runs(rle.encode_batch(dense_b))
+    masks_a, masks_b = np.repeat(np.arange(30), 20), np.tile(np.arange(20), 30)
     expected = [int((dense_a[i] & dense_b[j]).sum()) for i, j in zip(masks_a, masks_b)]
-    monkeypatch.setattr(rle, "KEY_LIMIT", 2 * index_a.stride)  # two masks at a time
-    index_a, index_b = rle.RunIndex(index_a.runs), rle.RunIndex(index_b.runs)
-    assert not index_a.keyable and not index_b.keyable
-    np.testing.assert_array_equal(run_overlap_counts(index_a, masks_a, index_b, masks_b), expected)
-    with pytest.raises(OverflowError, match="index fewer masks"):
-        index_a.pixels_before(np.array([0]), np.array([3]))
+    np.testing.assert_array_equal(run_overlap_counts(runs_a, masks_a, runs_b, masks_b), expected)
 
 
 def test_masks_read_as_runs_are_measured_without_windows_or_pixels():

@@ -17,9 +17,13 @@ floating-point operations:
 
 Several rings of one object are rasterized separately and united, as ``annToRLE`` merges them.
 
+The rasterizer sits beside the RLE codec (`geoiou.rle`), below both of its users: the COCO reader
+of `geoiou.io` (``polygons="pycocotools"``) and the COCO evaluation (``polygon_iou="pycocotools"``).
+`coco_compat_rasterize` is also importable from `geoiou.evaluation`.
+
 Examples
 --------
->>> from geoiou.evaluation.coco_rasterize import coco_compat_rasterize
+>>> from geoiou.rle_rasterize import coco_compat_rasterize
 >>> coco_compat_rasterize([[1, 1, 4, 1, 4, 3, 1, 3]], height=4, width=6).astype(int)  # [1, 4) x [1, 3)
 array([[0, 0, 0, 0, 0, 0],
        [0, 1, 1, 1, 0, 0],
@@ -32,11 +36,10 @@ from __future__ import annotations
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
-import shapely
 
 from geoiou import rle as coco_rle
 from geoiou._validation import invalid_argument as _fail
-from geoiou.regions import Mask, Polygon
+from geoiou.regions import Polygon
 from geoiou.regions.ragged import ragged_arange
 
 __all__ = ["coco_compat_counts", "coco_compat_polygon_masks", "coco_compat_rasterize"]
@@ -428,4 +431,5 @@ def coco_compat_counts(rings: Sequence[np.ndarray], height: int, width: int) -> 
     """
     starts, stops = _single_object_runs([np.asarray(ring, dtype=np.float64) for ring in rings], height, width)
     edges = np.concatenate([[0], np.column_stack([starts, stops]).ravel(), [height * width]])
-    return np.diff(edges).tolist()
+    counts: list[int] = np.diff(edges).tolist()
+    return counts

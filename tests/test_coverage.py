@@ -1,4 +1,4 @@
-"""Tests for geoiou.kernels.coverage: exact per-pixel area coverage."""
+"""Tests for geoiou.regions.coverage: exact per-pixel area coverage."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from shapely import MultiPolygon, Polygon, box
 
-from geoiou.kernels.coverage import box_coverage, polygon_coverage, polygon_coverage_window
+from geoiou.regions.coverage import box_coverage, polygon_coverage, polygon_coverage_window
 
 ABS_TOL = 1e-9
 

@@ -1,6 +1,6 @@
 """Exact per-pixel area coverage of vector regions.
 
-Pixel model (a contract shared by all kernels): a raster of shape ``(H, W)``
+Pixel model (a contract shared by the regions and all kernels): a raster of shape ``(H, W)``
 with origin ``(x0, y0)`` has pixel ``(r, c)`` equal to the unit square
 ``[x0 + c, x0 + c + 1) x [y0 + r, y0 + r + 1)``.  The *coverage* of a region
 in a pixel is the exact area of the region inside that square, so a polygon
@@ -19,7 +19,7 @@ below or right of the canvas are never cut into pieces.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import shapely
@@ -28,11 +28,9 @@ from numpy.typing import ArrayLike, NDArray
 __all__ = [
     "Edges",
     "box_coverage",
-    "coverage_of_window",
     "polygon_coverage",
     "polygon_coverage_window",
     "rasterize_canvases",
-    "window_of_edges",
 ]
 
 def polygon_coverage(
@@ -226,7 +224,8 @@ class Edges(NamedTuple):
 
     def take(self, index: NDArray[np.intp] | NDArray[np.bool_] | slice) -> Edges:
         """Return the segments selected by an index or boolean mask."""
-        return Edges(*(None if array is None else array[index] for array in self))
+        canvas = None if self.canvas is None else self.canvas[index]
+        return Edges(self.x0[index], self.y0[index], self.x1[index], self.y1[index], self.weight[index], canvas)
 
 
 def _window_edges(
@@ -241,16 +240,15 @@ def _window_edges(
     _require_polygonal(geometry)
     if geometry.is_empty:
         return None
-    return window_of_edges(_oriented_edges(geometry), geometry.bounds, shape, origin)
+    return _window_of_edges(_oriented_edges(geometry), geometry.bounds, shape, origin)
 
 
-def window_of_edges(
+def _window_of_edges(
     edges: Edges, bounds: tuple[float, float, float, float], shape: tuple[int, int], origin: tuple[float, float]
 ) -> tuple[slice, slice, Edges] | None:
     """The window of pixels that `bounds` touch and `edges` moved into its pixel units (None if it misses the canvas).
 
-    `edges` are a polygon's ring edges weighted as `_oriented_edges` does; the polygon kernels
-    pass them straight from a polygon store, with no shapely object in between.
+    `edges` are a polygon's ring edges weighted as `_oriented_edges` does.
     """
     x_origin, y_origin = origin
     min_x, min_y, max_x, max_y = bounds
@@ -269,12 +267,6 @@ def window_of_edges(
     )
 
 
-def coverage_of_window(window: tuple[slice, slice, Edges]) -> NDArray[np.float64]:
-    """The exact coverage of the pixels of a window given by `window_of_edges`."""
-    rows, cols, edges = window
-    return _rasterize(edges, (rows.stop - rows.start, cols.stop - cols.start))
-
-
 def _interval_overlaps(
     lo: NDArray[np.float64], hi: NDArray[np.float64], n_cells: int
 ) -> NDArray[np.float64]:
@@ -284,7 +276,8 @@ def _interval_overlaps(
     """
     cells = np.arange(n_cells, dtype=np.float64)
     overlap = np.minimum(hi[..., None], cells + 1.0) - np.maximum(lo[..., None], cells)
-    return np.maximum(overlap, 0.0)
+    result: NDArray[np.float64] = np.maximum(overlap, 0.0)
+    return result
 
 
 def _touched_cells(lo: float, hi: float, n_cells: int) -> slice:
@@ -330,7 +323,7 @@ def rasterize_canvases(
     """Exact coverage of many canvases at once: ``edges.canvas[k]`` says on which canvas edge k lies.
 
     Canvas c has ``heights[c]`` rows and ``widths[c]`` columns, and each edge is in the pixel
-    units of its canvas (as `window_of_edges` gives them). The result is one table of rows:
+    units of its canvas (as `_window_of_edges` gives them). The result is one table of rows:
     canvas c's rows start at ``row_offsets[c]``, each row as wide as the widest canvas (columns
     past a canvas's width hold 0). Every step runs once for all canvases; the arithmetic of each
     canvas is the one `polygon_coverage_window` does for it alone.
@@ -368,7 +361,7 @@ def _trim_to_rows(edges: Edges, n_rows: int | NDArray[np.intp]) -> Edges:
     y_low, y_high = np.minimum(edges.y0, edges.y1), np.maximum(edges.y0, edges.y1)
     keep = (edges.y0 != edges.y1) & (y_high > 0) & (y_low < n_rows)
     edges = edges.take(keep)
-    n_rows = n_rows[keep] if np.ndim(n_rows) else n_rows
+    n_rows = n_rows[keep] if isinstance(n_rows, np.ndarray) and n_rows.ndim else n_rows
     x0, y0 = _slide_into_rows(edges.x0, edges.y0, edges.x1, edges.y1, n_rows)
     x1, y1 = _slide_into_rows(edges.x1, edges.y1, edges.x0, edges.y0, n_rows)
     return Edges(x0, y0, x1, y1, edges.weight, edges.canvas)
@@ -389,7 +382,7 @@ def _slide_into_rows(
     return np.where(clipped_y != y, x + fraction * (x_other - x), x), clipped_y
 
 
-def _split_at_grid_lines(edges: Edges, shape: tuple) -> Edges:
+def _split_at_grid_lines(edges: Edges, shape: tuple[Any, Any]) -> Edges:
     """Cut every edge at the grid lines it crosses into single-cell pieces.
 
     Edges are cut at vertical lines first, then each part at horizontal
@@ -403,7 +396,7 @@ def _split_at_grid_lines(edges: Edges, shape: tuple) -> Edges:
     # would be wasted work.
     keep = np.minimum(edges.x0, edges.x1) < n_cols
     edges = edges.take(keep)
-    n_rows = n_rows[keep] if np.ndim(n_rows) else n_rows
+    n_rows = n_rows[keep] if isinstance(n_rows, np.ndarray) and n_rows.ndim else n_rows
     return _swap_axes(_split_at_lines(_swap_axes(edges), n_rows)[0])
 
 
@@ -412,7 +405,8 @@ def _swap_axes(edges: Edges) -> Edges:
     return Edges(edges.y0, edges.x0, edges.y1, edges.x1, edges.weight, edges.canvas)
 
 
-def _split_at_lines(edges: Edges, n_lines: int | NDArray[np.intp], per_edge: tuple = ()) -> tuple[Edges, tuple]:
+def _split_at_lines(edges: Edges, n_lines: int | NDArray[np.intp], per_edge: tuple[Any, ...] = ()
+                    ) -> tuple[Edges, tuple[Any, ...]]:
     """Cut segments where they cross the vertical lines ``x = k``, ``0 <= k <= n_lines``.
 
     `n_lines` is one number or one per segment; `per_edge` are more per-segment arrays (or
@@ -460,7 +454,8 @@ def _crossed_lines(
     return first, np.maximum(last - first + 1, 0)
 
 
-def _accumulate_pieces(pieces: Edges, shape: tuple, table: tuple | None = None) -> NDArray[np.float64]:
+def _accumulate_pieces(pieces: Edges, shape: tuple[Any, Any], table: tuple[Any, int, int] | None = None
+                       ) -> NDArray[np.float64]:
     """Deposit single-cell pieces into a row accumulator and integrate along rows.
 
     A piece in row ``r``, column ``c`` with signed height ``dy`` and mean x

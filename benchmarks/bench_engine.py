@@ -1,0 +1,161 @@
+"""The compiled engine: threads, start-up and compile costs, a mask pair against NumPy.
+
+Four tables, each printed with the command that reproduces it:
+
+1. **Threads**: each workload timed on one thread (``geoiou.set_threads(1)``) and on every core
+   numba found, in one process, with the speed-up; the two results are checked equal bit for bit.
+2. **Start-up**: ``import geoiou`` in a fresh interpreter, and the command
+   ``geoiou iou box:0,0,10,10 rbox:5,5,10,10,45`` end to end with a warm cache (best of 5 each).
+3. **First call on a fresh install**: each kernel family's first call in a new process whose numba
+   cache directory is empty (``NUMBA_CACHE_DIR``), so it compiles; then the same call in another new
+   process, which loads the machine code from that cache.
+4. **A 512² mask pair** per call, construction included, against NumPy's
+   ``(a & b).sum() / (a | b).sum()`` on the same arrays.
+
+Benchmarks are not tests: nothing asserts on speed.
+
+    python benchmarks/bench_engine.py            # every table (about 2 minutes on 2 cores)
+    python benchmarks/bench_engine.py --only threads,startup
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import run as workloads  # noqa: E402  (the seeded scenes of benchmarks/run.py)
+
+import geoiou  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def best_of(fn: Callable[[], Any], repeats: int = 5) -> float:
+    fn()  # warm-up: compiles or loads the kernels
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+# --------------------------------------------------------------------------- 1. threads
+def thread_workloads() -> dict[str, Callable[[], Any]]:
+    rng = np.random.default_rng(workloads.SEED)
+    boxes_a, boxes_b = (geoiou.Box(workloads.random_boxes(rng, 4000)) for _ in range(2))
+    rotated_a, rotated_b = (geoiou.RotatedBox(workloads.rotated_scene(rng, 1000, dense=True)) for _ in range(2))
+    polygons_a, polygons_b = (geoiou.Polygon.from_rings(workloads.star_polygons(rng, 1000)) for _ in range(2))
+    large_a, large_b = (geoiou.Box(workloads.random_boxes(rng, 100_000, extent=30_000.0)) for _ in range(2))
+    masks_a, masks_b = (geoiou.Mask(workloads.blob_masks(rng, 100, 512)) for _ in range(2))
+    return {
+        "Box 4000² pairwise_giou": lambda: geoiou.pairwise_giou(boxes_a, boxes_b),
+        "RotatedBox 1000² pairwise_iou, dense": lambda: geoiou.pairwise_iou(rotated_a, rotated_b),
+        "Polygon 1000² pairwise_iou": lambda: geoiou.pairwise_iou(polygons_a, polygons_b),
+        "Polygon 1000² pairwise_giou": lambda: geoiou.pairwise_giou(polygons_a, polygons_b),
+        "overlaps of 100k × 100k boxes": lambda: geoiou.overlaps(large_a, large_b).iou,
+        "Mask 100×100 at 512² pairwise_iou": lambda: geoiou.pairwise_iou(masks_a, masks_b),
+    }
+
+
+def table_threads() -> list[str]:
+    every = geoiou.get_threads()
+    lines = ["| workload | 1 thread | {} threads | speed-up | same bits |".format(every), "|---|---|---|---|---|"]
+    for name, fn in thread_workloads().items():
+        geoiou.set_threads(1)
+        one, result_one = best_of(fn, 3), fn()
+        geoiou.set_threads(None)
+        all_cores, result_all = best_of(fn, 3), fn()
+        same = np.array_equal(result_one, result_all, equal_nan=True)
+        lines.append(f"| {name} | {one * 1e3:.1f} ms | {all_cores * 1e3:.1f} ms | {one / all_cores:.2f}x | {same} |")
+    return lines
+
+
+# --------------------------------------------------------------------------- 2. start-up
+def fresh_process(code: str, environment: dict[str, str] | None = None) -> float:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(environment or {})}
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, capture_output=True)
+    return time.perf_counter() - start
+
+
+def table_startup() -> list[str]:
+    bare = min(fresh_process("pass") for _ in range(5))
+    imported = min(fresh_process("import geoiou") for _ in range(5))
+    command = ("import sys; from geoiou.cli import main; "
+               "sys.argv = ['geoiou', 'iou', 'box:0,0,10,10', 'rbox:5,5,10,10,45']; main()")
+    cli = min(fresh_process(command) for _ in range(5))
+    return ["| what | wall time |", "|---|---|",
+            f"| a bare interpreter (`python -c pass`) | {bare * 1e3:.0f} ms |",
+            f"| `import geoiou` (interpreter included) | {imported * 1e3:.0f} ms ({(imported - bare) * 1e3:.0f} ms more) |",
+            f"| `geoiou iou box:0,0,10,10 rbox:5,5,10,10,45`, warm cache | {cli * 1e3:.0f} ms |"]
+
+
+# --------------------------------------------------------------------------- 3. first calls
+FAMILIES = {
+    "Box and Interval (with the formulas and candidates)":
+        "a = geoiou.Box([[0, 0, 2, 2], [1, 1, 3, 3]]); geoiou.pairwise_iou(a, a); geoiou.pairwise_giou(a, a)",
+    "RotatedBox (intersection and hull)":
+        "a = geoiou.RotatedBox([[0, 0, 2, 1, 30], [1, 1, 3, 2, 60]]); geoiou.pairwise_giou(a, a)",
+    "Polygon (intersection)":
+        "a = geoiou.Polygon.from_rings([[(0, 0), (2, 0), (0, 2)], [(1, 1), (3, 1), (1, 3)]]); geoiou.pairwise_iou(a, a)",
+    "Polygon and Mask hulls (GIoU)":
+        "a = geoiou.Polygon.from_rings([[(0, 0), (2, 0), (0, 2)], [(1, 1), (3, 1), (1, 3)]]); geoiou.pairwise_giou(a, a)",
+    "Mask (intersection)":
+        "import numpy as np; a = geoiou.Mask(np.eye(8, dtype=bool)[None].repeat(2, 0)); geoiou.pairwise_iou(a, a)",
+}
+
+
+def table_first_calls() -> list[str]:
+    lines = ["| kernel family | first call, empty cache | first call, cache filled |", "|---|---|---|"]
+    baseline_code = "import geoiou"
+    for name, code in FAMILIES.items():
+        with tempfile.TemporaryDirectory() as cache:
+            environment = {"NUMBA_CACHE_DIR": cache}
+            start_only = fresh_process(baseline_code, environment)
+            compiling = fresh_process(f"import geoiou; {code}", environment) - start_only
+            cached = fresh_process(f"import geoiou; {code}", environment) - start_only
+        lines.append(f"| {name} | {compiling:.2f} s | {cached:.2f} s |")
+    return lines
+
+
+# --------------------------------------------------------------------------- 4. one mask pair
+def table_mask_pair() -> list[str]:
+    rng = np.random.default_rng(workloads.SEED + 1)
+    pixels = workloads.blob_masks(rng, 2, 512)
+    a, b = pixels[0], pixels[1]
+    ours = best_of(lambda: geoiou.iou(geoiou.Mask(a), geoiou.Mask(b)), 50)
+    numpy = best_of(lambda: (a & b).sum() / (a | b).sum(), 50)
+    assert geoiou.iou(geoiou.Mask(a), geoiou.Mask(b)) == (a & b).sum() / (a | b).sum()
+    return ["| one 512² mask pair per call | time | ratio to NumPy |", "|---|---|---|",
+            f"| geoiou `iou(Mask(a), Mask(b))` | {ours * 1e6:.0f} µs | {ours / numpy:.2f}x |",
+            f"| NumPy `(a & b).sum() / (a \\| b).sum()` | {numpy * 1e6:.0f} µs | 1x |"]
+
+
+TABLES = {"threads": table_threads, "startup": table_startup, "first": table_first_calls, "mask": table_mask_pair}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", help="comma-separated tables: " + ",".join(TABLES))
+    arguments = parser.parse_args()
+    chosen = arguments.only.split(",") if arguments.only else list(TABLES)
+    print(f"# geoiou engine benchmark: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}, "
+          f"{geoiou.get_threads()} threads")
+    for name in chosen:
+        print(f"\n## {name}  (python benchmarks/bench_engine.py --only {name})\n")
+        print("\n".join(TABLES[name]()))
+    print(f"\nload average at the end {os.getloadavg()[0]:.2f}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

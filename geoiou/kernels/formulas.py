@@ -1,0 +1,175 @@
+"""The metric formulas over the measures of pairs, compiled: one pass per metric, on every core.
+
+`geoiou.metrics` computes each pair's intersection (and enclosure) with the pair's kernel and
+hands the measures here with the per-region areas and the pair indices, so the areas are gathered
+inside the loop. Each formula is written once, as a scalar function, and the loops only call it.
+
+Divisions follow NumPy (``error_model="numpy"``); `ratio` returns `zero_division` where the
+denominator is 0 (where the numerator is 0 too: 0/0 is NaN by default).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+from geoiou.kernels.box import aligned_enclosures
+from geoiou.regions import Region
+
+__all__ = ["box_enclosures", "giou_values", "iof_values", "iou_values", "ratios", "union_values"]
+
+@jit
+def ratio(numerator: float, denominator: float, zero_division: float) -> float:
+    """``numerator / denominator``, or `zero_division` where the denominator is 0."""
+    return zero_division if denominator == 0.0 else float(numerator / denominator)
+
+
+@jit
+def _union(intersection: float, area_a: float, area_b: float) -> float:
+    # IoU needs no cap at 1: with i <= min(|a|, |b|), |a| + |b| >= 2i, so rounding (monotonic) gives
+    # fl(|a| + |b|) >= 2i and then fl(fl(|a| + |b|) - i) >= i.
+    return area_a + area_b - intersection
+
+
+@jit
+def _giou(intersection: float, area_a: float, area_b: float, enclosure: float, zero_division: float) -> float:
+    union = _union(intersection, area_a, area_b)
+    overlap = ratio(intersection, union, zero_division)
+    # Rounding in a hull could leave it a hair below the union; C >= union always holds exactly.
+    enclosing = np.maximum(enclosure, union)
+    return overlap - ratio(enclosing - union, enclosing, 0.0)
+
+
+@jit(parallel=True)
+def _iou_loop(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
+              index_b: np.ndarray, zero_division: float) -> np.ndarray:
+    out = np.empty(intersection.shape[0])
+    if out.shape[0] < PARALLEL_MIN:
+        for k in range(out.shape[0]):
+            out[k] = ratio(intersection[k], _union(intersection[k], area_a[index_a[k]], area_b[index_b[k]]), zero_division)
+    else:
+        for k in prange(out.shape[0]):
+            out[k] = ratio(intersection[k], _union(intersection[k], area_a[index_a[k]], area_b[index_b[k]]), zero_division)
+    return out
+
+
+@jit(parallel=True)
+def _union_loop(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
+                index_b: np.ndarray) -> np.ndarray:
+    out = np.empty(intersection.shape[0])
+    if out.shape[0] < PARALLEL_MIN:
+        for k in range(out.shape[0]):
+            out[k] = _union(intersection[k], area_a[index_a[k]], area_b[index_b[k]])
+    else:
+        for k in prange(out.shape[0]):
+            out[k] = _union(intersection[k], area_a[index_a[k]], area_b[index_b[k]])
+    return out
+
+
+@jit(parallel=True)
+def _giou_loop(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
+               index_b: np.ndarray, enclosure: np.ndarray, zero_division: float) -> np.ndarray:
+    out = np.empty(intersection.shape[0])
+    if out.shape[0] < PARALLEL_MIN:
+        for k in range(out.shape[0]):
+            out[k] = _giou(intersection[k], area_a[index_a[k]], area_b[index_b[k]], enclosure[k], zero_division)
+    else:
+        for k in prange(out.shape[0]):
+            out[k] = _giou(intersection[k], area_a[index_a[k]], area_b[index_b[k]], enclosure[k], zero_division)
+    return out
+
+
+@jit(parallel=True)
+def _ratio_loop(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
+    out = np.empty(numerator.shape[0])
+    if out.shape[0] < PARALLEL_MIN:
+        for k in range(out.shape[0]):
+            out[k] = ratio(numerator[k], denominator[k], zero_division)
+    else:
+        for k in prange(out.shape[0]):
+            out[k] = ratio(numerator[k], denominator[k], zero_division)
+    return out
+
+
+def iou_values(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
+               index_b: np.ndarray, zero_division: float) -> np.ndarray:
+    """IoU of each pair from its intersection and the areas ``area_a[index_a]``, ``area_b[index_b]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pairs = np.array([0, 1])
+    >>> iou_values(np.array([1.0, 0.0]), np.array([4.0, 0.0]), np.array([4.0, 0.0]), pairs, pairs, np.nan)
+    array([0.14285714,        nan])
+    """
+    use_threads(len(intersection))
+    return _iou_loop(intersection, area_a, area_b, index_a, index_b, float(zero_division))
+
+
+def union_values(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
+                 index_b: np.ndarray) -> np.ndarray:
+    """``|a| + |b| - |a ∩ b|`` of each pair.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> union_values(np.array([1.0]), np.array([4.0]), np.array([4.0]), np.array([0]), np.array([0]))
+    array([7.])
+    """
+    use_threads(len(intersection))
+    return _union_loop(intersection, area_a, area_b, index_a, index_b)
+
+
+def iof_values(intersection: np.ndarray, area_a: np.ndarray, index_a: np.ndarray, zero_division: float) -> np.ndarray:
+    """Intersection over the measure of `a` of each pair.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> iof_values(np.array([1.0, 0.0]), np.array([2.0, 0.0]), np.array([0, 1]), 1.0)
+    array([0.5, 1. ])
+    """
+    use_threads(len(intersection))
+    return _ratio_loop(intersection, area_a[index_a], float(zero_division))
+
+
+def giou_values(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
+                index_b: np.ndarray, enclosure: np.ndarray, zero_division: float) -> np.ndarray:
+    """GIoU of each pair from its intersection, the areas and the measure of its enclosure C.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pair = np.array([0])
+    >>> giou_values(np.array([0.0]), np.array([1.0]), np.array([1.0]), pair, pair, np.array([3.0]), np.nan)
+    array([-0.33333333])
+    """
+    use_threads(len(intersection))
+    return _giou_loop(intersection, area_a, area_b, index_a, index_b, enclosure, float(zero_division))
+
+
+def ratios(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
+    """``numerator / denominator`` elementwise, `zero_division` where the denominator is 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ratios(np.array([1.0, 0.0]), np.array([2.0, 0.0]), 0.0)
+    array([0.5, 0. ])
+    """
+    use_threads(len(numerator))
+    return _ratio_loop(np.ascontiguousarray(numerator, dtype=np.float64),
+                       np.ascontiguousarray(denominator, dtype=np.float64), float(zero_division))
+
+
+def box_enclosures(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
+    """Measure of the smallest axis-aligned box (interval) holding both regions of each pair: GIoU's box C.
+
+    Examples
+    --------
+    >>> import numpy as np, geoiou
+    >>> pair = np.array([0])
+    >>> box_enclosures(geoiou.Box([[0, 0, 1, 1]]), geoiou.Box([[2, 0, 3, 1]]), pair, pair)
+    array([3.])
+    """
+    return aligned_enclosures(a, b, index_a, index_b)

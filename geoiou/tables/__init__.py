@@ -1,0 +1,10 @@
+"""The tables that readers build and evaluations consume: `Annotations` (detection) and `TemporalSegments`.
+
+They sit below both `geoiou.io` and `geoiou.evaluation`, so a reader hands over a table without
+knowing the protocols that take it. Users import them from `geoiou.evaluation`.
+"""
+
+from geoiou.tables.annotations import Annotations
+from geoiou.tables.segments import TemporalSegments
+
+__all__ = ["Annotations", "TemporalSegments"]

@@ -1,0 +1,112 @@
+"""The compiled engine: threads, identical bits for any thread count, concurrent callers, the on-disk cache."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import geoiou
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _scenes() -> dict[str, tuple[geoiou.Region, geoiou.Region]]:
+    rng = np.random.default_rng(3)
+
+    def boxes(n: int) -> np.ndarray:
+        xy = rng.uniform(0, 200, (n, 2))
+        return np.hstack([xy, xy + rng.uniform(5, 40, (n, 2))])
+
+    def rotated(n: int) -> np.ndarray:
+        return np.column_stack([rng.uniform(0, 200, (n, 2)), rng.uniform(5, 40, (n, 2)), rng.uniform(-90, 90, n)])
+
+    masks = rng.random((12, 40, 40)) > 0.5
+    return {
+        "box": (geoiou.Box(boxes(300)), geoiou.Box(boxes(200))),
+        "interval": (geoiou.Interval(np.sort(rng.uniform(0, 500, (400, 2)), axis=1)),
+                     geoiou.Interval(np.sort(rng.uniform(0, 500, (300, 2)), axis=1))),
+        "rotated": (geoiou.RotatedBox(rotated(150)), geoiou.RotatedBox(rotated(120))),
+        "polygon": (geoiou.RotatedBox(rotated(80)).to_polygon(), geoiou.Box(boxes(70)).to_polygon()),
+        "mask": (geoiou.Mask(masks[:6]), geoiou.Mask(masks[6:], origin=(3.5, 2))),
+    }
+
+
+@pytest.fixture
+def threads_restored():
+    yield
+    geoiou.set_threads(None)
+
+
+@pytest.mark.parametrize("kind", ["box", "interval", "rotated", "polygon", "mask"])
+def test_results_are_identical_for_any_number_of_threads(kind, threads_restored):
+    # Every kernel computes each pair on its own: the split of pairs among threads cannot change a bit.
+    a, b = _scenes()[kind]
+    metrics = (geoiou.pairwise_iou, geoiou.pairwise_giou, geoiou.pairwise_iof)
+    geoiou.set_threads(1)
+    one = [metric(a, b) for metric in metrics]
+    geoiou.set_threads(None)
+    every = [metric(a, b) for metric in metrics]
+    for single_threaded, threaded in zip(one, every):
+        np.testing.assert_array_equal(single_threaded, threaded)
+
+
+def test_several_python_threads_may_call_the_kernels_at_once():
+    # numba's default threading layer aborts the process when two Python threads run parallel loops
+    # at once (a Dask worker's threads, a user's pool); geoiou selects a thread-safe layer.
+    scenes = _scenes()
+    expected = {kind: geoiou.pairwise_iou(*pair) for kind, pair in scenes.items()}
+    jobs = [kind for kind in scenes for _ in range(4)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda kind: geoiou.pairwise_iou(*scenes[kind]), jobs))
+    for kind, result in zip(jobs, results):
+        np.testing.assert_array_equal(result, expected[kind])
+
+
+@pytest.mark.parametrize("value", [0, -1, 1.5, "2", True, 10_000])
+def test_set_threads_refuses_what_is_not_a_thread_count(value, threads_restored):
+    with pytest.raises(geoiou.InvalidArgumentError, match=r"'n' must be"):
+        geoiou.set_threads(value)
+
+
+def _python(code: str, **environment: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **environment}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600,
+                          cwd=str(ROOT))
+
+
+def test_the_environment_variable_limits_the_threads():
+    done = _python("import geoiou; print(geoiou.get_threads())", GEOIOU_THREADS="1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"
+    refused = _python("import geoiou; geoiou.get_threads()", GEOIOU_THREADS="many")
+    assert refused.returncode != 0
+    assert "GEOIOU_THREADS must be a whole number of threads (got 'many')" in refused.stderr
+
+
+def test_importing_geoiou_does_not_load_numba():
+    # numba costs about 0.1 s to import: it is loaded by the first kernel call, not by `import geoiou`.
+    done = _python("import sys, geoiou; print('numba' in sys.modules)")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
+def test_kernels_are_compiled_once_into_the_cache_and_loaded_from_it(tmp_path):
+    # The cache may live anywhere numba is told (NUMBA_CACHE_DIR), as for a read-only install; a second
+    # process loads the machine code instead of compiling it again.
+    code = ("import geoiou, numpy as np; from geoiou.kernels import box; "
+            "a = geoiou.Box([[0, 0, 2, 2], [1, 1, 3, 3]]); print(geoiou.pairwise_iou(a, a).sum()); "
+            "print(sum(box._aligned_pairs.stats.cache_hits.values()))")
+    first = _python(code, NUMBA_CACHE_DIR=str(tmp_path))
+    assert first.returncode == 0, first.stderr
+    assert list(tmp_path.rglob("*.nbi")), "no index file was written to the cache directory"
+    second = _python(code, NUMBA_CACHE_DIR=str(tmp_path))
+    assert second.returncode == 0, second.stderr
+    total, hits = second.stdout.split()
+    assert float(total) == pytest.approx(2 + 2 / 7)
+    assert int(hits) >= 1
