@@ -37,6 +37,8 @@ def as_numpy(value: Any, param: str) -> np.ndarray:
     """
     if isinstance(value, np.ndarray):
         return value
+    if isinstance(value, (list, tuple)):  # plain sequences have no device or grad to ask about
+        return np.asarray(value)
     if getattr(value, "requires_grad", False) is True:
         raise InvalidTypeError(f"{param!r} must be an array that does not require grad (got a {type(value).__name__} "
                                "with requires_grad=True): geoiou computes in NumPy and returns no gradient; pass "

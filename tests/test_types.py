@@ -36,7 +36,6 @@ PENDING = {
     "geoiou/io/json_documents.py": 2,
     "geoiou/io/report.py": 1,
     "geoiou/io/yolo.py": 9,
-    "geoiou/kernels/box.py": 5,
     "geoiou/kernels/mask.py": 8,
     "geoiou/kernels/pairs.py": 1,
     "geoiou/kernels/union_hull.py": 3,

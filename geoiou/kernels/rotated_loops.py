@@ -21,12 +21,11 @@ so ``(a, b)`` and ``(b, a)`` give the same bits. An intersection whose boxes' bo
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, TypeVar, cast
+from typing import Callable
 
 import numpy as np
 
-from geoiou import _compiled
-from geoiou._compiled import prange, use_threads
+from geoiou._compiled import jit, prange, use_threads
 
 __all__ = ["hull_area", "hull_pairs", "intersection_area", "intersection_pairs", "unit_vector"]
 
@@ -34,19 +33,6 @@ __all__ = ["hull_area", "hull_pairs", "intersection_area", "intersection_pairs",
 PARALLEL_PAIRS = 512
 #: A slope standing in for the infinite one of an edge parallel to a side of the square.
 _HUGE = 1e300
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def jit(function: F) -> F:
-    """`geoiou._compiled.jit`, typed as the function it compiles (it is called with the same arguments)."""
-    return cast(F, _compiled.jit(function))
-
-
-def parallel_jit(function: F) -> F:
-    """`geoiou._compiled.jit` with ``parallel=True``, typed as the function it compiles."""
-    return cast(F, _compiled.jit(function, parallel=True))
-
 
 @jit
 def unit_vector(angle: float) -> tuple[float, float]:
@@ -469,7 +455,7 @@ def _intersection_serial(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, tabl
         out[k] = _intersection_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
 
 
-@parallel_jit
+@jit(parallel=True)
 def _intersection_parallel(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
                            index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
     for k in prange(index_a.size):
@@ -483,14 +469,14 @@ def _hull_serial(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.
         out[k] = _hull_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
 
 
-@parallel_jit
+@jit(parallel=True)
 def _hull_parallel(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
                    index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
     for k in prange(index_a.size):
         out[k] = _hull_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
 
 
-@parallel_jit
+@jit(parallel=True)
 def _unit_vector_table(coords: np.ndarray) -> np.ndarray:
     """The unit vector ``(cos, sin)`` of every box, shape ``(n, 2)``."""
     table = np.empty((coords.shape[0], 2))
