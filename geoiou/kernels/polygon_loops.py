@@ -123,7 +123,7 @@ def rotated_polygon_shared_area(boxes: np.ndarray, box_index: np.ndarray, polygo
     store = _store(polygons)
     out = np.empty(len(geometry))
     if len(out) < SERIAL_PAIRS:
-        _rotated_pairs_serial(_floats(boxes), _indices(box_index), store, _indices(geometry), out)
+        _rotated_pairs_serial(_floats(boxes[box_index]), store, _indices(geometry), out)
         return out
     which_box, rows_box = region_rows(box_index, len(boxes))
     which, rows = region_rows(geometry, polygons.size)
@@ -146,11 +146,12 @@ def box_polygon_shared_area(boxes: np.ndarray, box_index: np.ndarray, polygons: 
     store = _store(polygons)
     out = np.empty(len(geometry))
     if len(out) < SERIAL_PAIRS:
-        _box_pairs_serial(_floats(boxes), _indices(box_index), store, _indices(geometry), out)
+        _box_pairs_serial(_floats(boxes[box_index]), store, _indices(geometry), out)
         return out
+    which_box, rows_box = region_rows(box_index, len(boxes))
     which, rows = region_rows(geometry, polygons.size)
     use_threads(len(out))
-    _box_pairs_parallel(_floats(boxes), _indices(box_index), store, which, _polygon_bounds(store, which), rows, out)
+    _box_pairs_parallel(_floats(boxes[which_box]), rows_box, store, which, _polygon_bounds(store, which), rows, out)
     return out
 
 
@@ -166,12 +167,15 @@ def region_rows(index: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _store(polygons: RaggedPolygons) -> Store:
-    return (polygons.coords, polygons.ring_offsets, polygons.part_offsets, polygons.geometry_offsets,
-            _floats(polygons.area))
+    area = polygons.area
+    if not (area.dtype == np.float64 and area.flags.c_contiguous and area.flags.writeable):
+        area = _floats(area)
+    return polygons.coords, polygons.ring_offsets, polygons.part_offsets, polygons.geometry_offsets, area
 
 
+# numba compiles a read-only or non-contiguous array type apart, and the callers' arrays may be such
+# views: the loops get writable contiguous copies of what is gathered per call (pairs, their boxes).
 def _indices(index: np.ndarray) -> np.ndarray:
-    # Writable copies: numba compiles a read-only array type apart, and the callers' may be read-only views.
     return np.array(index, dtype=np.int64)
 
 
@@ -242,7 +246,8 @@ def _unit_vector(angle: float) -> tuple[float, float]:
 
 # --------------------------------------------------------------------------- drivers: one loop over the pairs
 # The parallel loops read per-region tables (bounds, box frames) built once per call; the serial
-# ones, for a few pairs, compute those of each pair on the spot. Both call the same pair function.
+# ones, for a few pairs, take each pair's box and compute its bounds on the spot. Both call the
+# same pair function.
 @jit(parallel=True)
 def _polygon_pairs_parallel(store_a: Store, which_a: np.ndarray, bounds_a: np.ndarray, rows_a: np.ndarray,
                             store_b: Store, which_b: np.ndarray, bounds_b: np.ndarray, rows_b: np.ndarray,
@@ -272,27 +277,25 @@ def _rotated_pairs_parallel(table: np.ndarray, rows_box: np.ndarray, store: Stor
 
 
 @jit
-def _rotated_pairs_serial(boxes: np.ndarray, box_index: np.ndarray, store: Store, geometry: np.ndarray,
-                          out: np.ndarray) -> None:
+def _rotated_pairs_serial(boxes: np.ndarray, store: Store, geometry: np.ndarray, out: np.ndarray) -> None:
     for k in range(len(out)):
         g = geometry[k]
-        out[k] = _rotated_polygon_pair(_rotated_row(boxes[box_index[k]]), store, g, _geometry_bounds(store, g))
+        out[k] = _rotated_polygon_pair(_rotated_row(boxes[k]), store, g, _geometry_bounds(store, g))
 
 
 @jit(parallel=True)
-def _box_pairs_parallel(boxes: np.ndarray, box_index: np.ndarray, store: Store, which: np.ndarray,
+def _box_pairs_parallel(boxes: np.ndarray, rows_box: np.ndarray, store: Store, which: np.ndarray,
                         bounds: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
     for k in prange(len(out)):
         row = rows[k]
-        out[k] = _box_polygon_pair(boxes[box_index[k]], store, which[row], _row_bounds(bounds, row))
+        out[k] = _box_polygon_pair(boxes[rows_box[k]], store, which[row], _row_bounds(bounds, row))
 
 
 @jit
-def _box_pairs_serial(boxes: np.ndarray, box_index: np.ndarray, store: Store, geometry: np.ndarray,
-                      out: np.ndarray) -> None:
+def _box_pairs_serial(boxes: np.ndarray, store: Store, geometry: np.ndarray, out: np.ndarray) -> None:
     for k in range(len(out)):
         g = geometry[k]
-        out[k] = _box_polygon_pair(boxes[box_index[k]], store, g, _geometry_bounds(store, g))
+        out[k] = _box_polygon_pair(boxes[k], store, g, _geometry_bounds(store, g))
 
 
 @jit
