@@ -23,7 +23,7 @@ import numpy as np
 from geoiou.errors import UnsupportedPairError
 from geoiou.regions import Box, Polygon, Region, RotatedBox
 
-__all__ = ["Kernel", "PairKernel", "find_kernel", "register", "supported_pairs"]
+__all__ = ["Kernel", "PairKernel", "broadcast_pairs", "find_kernel", "register", "supported_pairs"]
 
 #: ``kernel(a, b, index_a, index_b) -> ndarray (n,)``: the measure of the pairs ``(a[index_a[k]], b[index_b[k]])``.
 Kernel = Callable[[Any, Any, np.ndarray, np.ndarray], np.ndarray]
@@ -86,7 +86,7 @@ class PairKernel:
 
     def __call__(self, a: Region, b: Region) -> np.ndarray:
         """The measure of each pair of two batches with broadcastable shapes, as an array of the broadcast shape."""
-        index_a, index_b, shape = _broadcast_pairs(a.shape, b.shape)
+        index_a, index_b, shape = broadcast_pairs(a.shape, b.shape)
         return self.pairs(a.reshape(a.size), b.reshape(b.size), index_a, index_b).reshape(shape)
 
     def _converted(self, a: Region, b: Region) -> tuple[Region, Region]:
@@ -108,19 +108,18 @@ def _load_builtin_kernels() -> None:
         importlib.import_module("geoiou.kernels")
 
 
-#: The pair indices of two single regions (shape ``()`` each), read-only so no caller can change them.
-_ONE_PAIR = np.zeros(1, dtype=np.int64)
-_ONE_PAIR.flags.writeable = False
+def broadcast_pairs(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    """Flat indices into each batch for every element of their broadcast shape, and that shape.
 
-
-def _broadcast_pairs(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
-    """Flat indices into each batch for every element of their broadcast shape, and that shape."""
+    The indices are fresh, writable int64 arrays (`flatten` copies): the compiled loops then see
+    one array type, and compile once.
+    """
     if not shape_a and not shape_b:
-        return _ONE_PAIR, _ONE_PAIR, ()
+        return np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), ()
     shape = np.broadcast_shapes(shape_a, shape_b)
-    index_a = np.broadcast_to(np.arange(math.prod(shape_a), dtype=np.int64).reshape(shape_a), shape)
-    index_b = np.broadcast_to(np.arange(math.prod(shape_b), dtype=np.int64).reshape(shape_b), shape)
-    return index_a.ravel(), index_b.ravel(), shape
+    index_a = np.broadcast_to(np.arange(math.prod(shape_a), dtype=np.int64).reshape(shape_a), shape).flatten()
+    index_b = np.broadcast_to(np.arange(math.prod(shape_b), dtype=np.int64).reshape(shape_b), shape).flatten()
+    return index_a, index_b, shape
 
 
 def _tower_rank(kind: type[Region]) -> int:
