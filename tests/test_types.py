@@ -38,7 +38,6 @@ PENDING = {
     "geoiou/io/yolo.py": 9,
     "geoiou/kernels/mask.py": 8,
     "geoiou/kernels/pairs.py": 1,
-    "geoiou/kernels/union_hull.py": 3,
     "geoiou/matching.py": 2,
     "geoiou/metrics.py": 17,
     "geoiou/plot.py": 5,

@@ -42,9 +42,9 @@ from geoiou._ranges import ragged_arange
 from geoiou import rle as coco_rle
 from geoiou._validation import as_float_array, as_numpy, fail
 from geoiou.regions.base import Region, as_measure, readonly
+from geoiou.regions.hulls import ConvexHulls
 
 if TYPE_CHECKING:
-    from geoiou.kernels.hull import ConvexHulls
     from geoiou.regions.box import Box
     from geoiou.regions.polygon import Polygon
     from geoiou.regions.rotated_box import RotatedBox
@@ -380,15 +380,19 @@ class Mask(Region):
         pixels, grid_origin = rasterize(polygon, shape, origin, rule, fraction)
         return cls(pixels, origin=grid_origin)
 
-    def _hull_vertices(self) -> np.ndarray:
-        """The vertices ``(k, 2)`` of one mask's convex hull (the GIoU hull kernel's input for one pair)."""
-        return shapely.get_coordinates(self._convex_hulls()[()])
+    def _hull_table(self, needed: np.ndarray | None = None) -> tuple[ConvexHulls, np.ndarray]:
+        """The convex hulls of the masks and each mask's row in them, by flat index (the GIoU hull kernel's input).
 
-    def _hull_table(self) -> tuple[ConvexHulls, np.ndarray]:
-        """The convex hulls of the masks and each mask's row in them (the GIoU hull kernel's input)."""
-        from geoiou.kernels.hull import ConvexHulls
-
-        return ConvexHulls.from_shapely(self._convex_hulls().ravel()), np.arange(self.size).reshape(self.shape)
+        With `needed` (flat indices), only the hulls of those masks are computed: a few pairs of a
+        large batch cost a few hulls.
+        """
+        flat = self.reshape(self.size)
+        if needed is None:
+            return ConvexHulls.from_shapely(flat._convex_hulls()), np.arange(self.size)
+        used = np.unique(needed)
+        rows = np.zeros(self.size, dtype=np.int64)
+        rows[used] = np.arange(len(used))
+        return ConvexHulls.from_shapely((flat if len(used) == self.size else flat[used])._convex_hulls()), rows
 
     def _convex_hulls(self) -> np.ndarray:
         """Convex hull of the true pixel squares of each mask, as shapely geometries (empty for an empty mask).

@@ -14,7 +14,7 @@ a check fails.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import shapely
@@ -24,10 +24,8 @@ from geoiou._validation import (LARGEST_COORDINATE, SMALLEST_AREA, arrays_as_num
                                 require_measurable, require_within_range)
 from geoiou.errors import InvalidRegionError
 from geoiou.regions.base import Region, as_measure, readonly
+from geoiou.regions.hulls import ConvexHulls
 from geoiou.regions.ragged import RaggedPolygons, offsets_of, ragged_arange, ring_signed_area_of
-
-if TYPE_CHECKING:
-    from geoiou.kernels.hull import ConvexHulls
 
 __all__ = ["Polygon"]
 
@@ -269,12 +267,12 @@ class Polygon(Region):
     def centroid(self) -> np.ndarray:
         return self._store.centroid[self._index]
 
-    def _hull_vertices(self) -> np.ndarray:
-        """The vertices ``(k, 2)`` of one polygon's convex hull, as the store's hull tables are built from."""
-        return shapely.get_coordinates(shapely.convex_hull(self._store.shapely[int(self._index)]))
+    def _hull_table(self, needed: np.ndarray | None = None) -> tuple[ConvexHulls, np.ndarray]:
+        """The convex hulls of the store (computed once) and each polygon's row in them (the GIoU hull kernel's input).
 
-    def _hull_table(self) -> tuple[ConvexHulls, np.ndarray]:
-        """The convex hulls of the store (computed once) and each polygon's row in them (the GIoU hull kernel's input)."""
+        `needed` (flat indices of the polygons to be measured) makes no difference: the store's
+        hulls serve every polygon indexed from it.
+        """
         return self._store.convex_hulls, self._index
 
     def _describe_one(self) -> str:

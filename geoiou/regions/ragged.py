@@ -21,15 +21,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import shapely
 
 from geoiou._ranges import ragged_arange
-
-if TYPE_CHECKING:
-    from geoiou.kernels.hull import ConvexHulls
+from geoiou.regions.hulls import ConvexHulls
 
 __all__ = ["Edges", "RaggedPolygons", "offsets_of", "ragged_arange", "ring_signed_area_of"]
 
@@ -279,10 +276,8 @@ class RaggedPolygons:
 
     @functools.cached_property
     def convex_hulls(self) -> ConvexHulls:
-        """The convex hull of each geometry, as tables for the GIoU hull kernel."""
-        from geoiou.kernels.hull import ConvexHulls
-
-        return ConvexHulls.from_shapely(shapely.convex_hull(self.shapely))
+        """The convex hull of each geometry (the GIoU hull kernel's input)."""
+        return ConvexHulls.of_geometries(self.shapely)
 
     # ----------------------------------------------------------------- shapely at the edges
     @functools.cached_property
