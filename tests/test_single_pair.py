@@ -46,9 +46,9 @@ def assert_same_bits(single: float, batch: np.ndarray) -> None:
 def test_one_compiled_kernel_serves_single_pairs_and_batches():
     # Golden: every built-in kind's kernel is in the pairs form; no single-pair twin exists.
     for kind in (geoiou.Box, geoiou.Interval, geoiou.RotatedBox, geoiou.Polygon, geoiou.Mask):
-        assert find_kernel(kind, kind).pairs_form is not None
+        assert find_kernel(kind, kind).kernel is not None
     for measure in ("intersection", "hull"):
-        assert find_kernel(geoiou.RotatedBox, geoiou.RotatedBox, measure=measure).pairs_form is not None
+        assert find_kernel(geoiou.RotatedBox, geoiou.RotatedBox, measure=measure).kernel is not None
 
 
 @pytest.mark.parametrize("metric", METRICS)

@@ -55,11 +55,12 @@ import numpy as np
 from geoiou._compiled import jit, prange, use_threads
 from geoiou.regions.ragged import RaggedPolygons
 
-__all__ = ["ROUNDING", "SERIAL_PAIRS", "TURN", "box_polygon_shared_area", "polygon_shared_area", "pseudo_angle",
+__all__ = ["ROUNDING", "SERIAL_PAIRS", "box_polygon_shared_area", "polygon_shared_area", "pseudo_angle",
            "region_rows", "rotated_polygon_shared_area"]
 
 #: One turn in pseudo-angle units (see `pseudo_angle`).
 TURN = 4.0
+
 #: Bound on the relative rounding error of one term (a generous count of its roundings, times 2^-53).
 ROUNDING = 64 * float(np.finfo(np.float64).eps)
 #: Rows of a fan (the edges of one side of a pair in its frame), one column per edge; see `_add_ring`.

@@ -106,7 +106,7 @@ def test_the_order_of_a_pair_is_total_and_reversible():
 def test_mixed_pairs_have_their_own_kernels():
     for kind in (geoiou.RotatedBox, geoiou.Box):
         pair = find_kernel(kind, geoiou.Polygon)
-        assert pair.pairs_form is not None and not pair.convert_a and not pair.convert_b
+        assert pair.kernel is not None and not pair.convert_a and not pair.convert_b
         assert find_kernel(geoiou.Polygon, kind).swapped
 
 
