@@ -572,11 +572,10 @@ def _cells_by_angle(fan_a: Fan, fan_b: Fan) -> tuple[float, float, float]:
     total, compensation, magnitude = 0.0, 0.0, 0.0
     angle_a, width_a = fan_a[_ANGLE], fan_a[_WIDTH]
     angle_b, width_b, rest_b = fan_b[_ANGLE], fan_b[_WIDTH], fan_b[_REST]
-    order_a, order_b = np.argsort(angle_a), np.argsort(angle_b)
-    sorted_a, sorted_b = angle_a[order_a], angle_b[order_b]
+    (order_a, sorted_a), (order_b, sorted_b) = _sorted(angle_a), _sorted(angle_b)
     count_a, count_b = len(order_a), len(order_b)
     for e in range(count_a):
-        first = np.searchsorted(sorted_b, angle_a[e])
+        first = _first_not_below(sorted_b, angle_a[e])
         for step in range(count_b):
             f = order_b[(first + step) % count_b]
             turn = angle_b[f] - angle_a[e]
@@ -587,7 +586,7 @@ def _cells_by_angle(fan_a: Fan, fan_b: Fan) -> tuple[float, float, float]:
             term = _triangle_overlap(fan_a, e, fan_b, f, turn, True)
             total, compensation, magnitude = _add_term(total, compensation, magnitude, term)
     for f in range(count_b):
-        first = np.searchsorted(sorted_a, angle_b[f])
+        first = _first_not_below(sorted_a, angle_b[f])
         for step in range(count_a):
             e = order_a[(first + step) % count_a]
             from_f = angle_a[e] - angle_b[f]
@@ -602,6 +601,50 @@ def _cells_by_angle(fan_a: Fan, fan_b: Fan) -> tuple[float, float, float]:
                 term = _triangle_overlap(fan_a, e, fan_b, f, turn, False)
                 total, compensation, magnitude = _add_term(total, compensation, magnitude, term)
     return total, compensation, magnitude
+
+
+# A heap sort and a binary search of our own: numba's np.argsort and np.searchsorted took seconds
+# more to compile than the rest of the kernel.
+@jit
+def _sorted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The indices that sort `keys` (no NaN among them) in ascending order, and the sorted keys."""
+    count = len(keys)
+    order = np.arange(count)
+    for root in range(count // 2 - 1, -1, -1):
+        _sift_down(keys, order, root, count)
+    for end in range(count - 1, 0, -1):
+        order[0], order[end] = order[end], order[0]
+        _sift_down(keys, order, 0, end)
+    sorted_keys = np.empty(count)
+    for k in range(count):
+        sorted_keys[k] = keys[order[k]]
+    return order, sorted_keys
+
+
+@jit
+def _sift_down(keys: np.ndarray, order: np.ndarray, root: int, end: int) -> None:
+    """Restore the max-heap of ``order[:end]`` (by key) below `root`."""
+    while 2 * root + 1 < end:
+        child = 2 * root + 1
+        if child + 1 < end and keys[order[child]] < keys[order[child + 1]]:
+            child += 1
+        if not keys[order[root]] < keys[order[child]]:
+            return
+        order[root], order[child] = order[child], order[root]
+        root = child
+
+
+@jit
+def _first_not_below(sorted_keys: np.ndarray, key: float) -> int:
+    """The first position whose key is not below `key` (``np.searchsorted(sorted_keys, key)``)."""
+    low, high = 0, len(sorted_keys)
+    while low < high:
+        middle = (low + high) // 2
+        if sorted_keys[middle] < key:
+            low = middle + 1
+        else:
+            high = middle
+    return low
 
 
 @jit
