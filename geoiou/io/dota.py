@@ -18,7 +18,7 @@ import numpy as np
 import shapely
 from numpy.typing import ArrayLike
 
-from geoiou._validation import describe, invalid_argument
+from geoiou._validation import describe, invalid_argument, shapely_range_faults
 from geoiou.io.folders import FileColumns, LabelSet, label_files, label_set, line_records, parse_records, settle
 from geoiou.io.line_columns import field_table, finite_numbers
 from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, source_name
@@ -233,7 +233,8 @@ def quadrilateral_faults(corners: np.ndarray) -> tuple[np.ndarray, dict[int, str
       all on one line or repeated)
     """
     geoms = shapely.polygons(corners)
-    flat = ~(shapely.area(shapely.convex_hull(geoms)) > 0)
+    with np.errstate(over="ignore", invalid="ignore"):  # coordinates beyond float64's range are refused below
+        flat = ~(shapely.area(shapely.convex_hull(geoms)) > 0)
     # A flat quadrilateral is also invalid for shapely, as a "self-intersection": name the real fault.
     crossing = ~shapely.is_valid(geoms) & ~flat
     faults = {int(index): f"'corners' must enclose a positive area (got {describe(corners[index])}: "
@@ -243,6 +244,9 @@ def quadrilateral_faults(corners: np.ndarray) -> tuple[np.ndarray, dict[int, str
         faults[int(index)] = ("'corners' must be a simple quadrilateral: its edges must not cross "
                               f"(got {_describe_reason(shapely.is_valid_reason(geoms[index]))}; "
                               "are the corners out of order?)")
+    # What Polygon would refuse (areas that overflow or underflow float64), named by record rather than batch index.
+    for index, reason in shapely_range_faults(geoms, "corners").items():
+        faults.setdefault(index, reason)
     return geoms, faults
 
 
@@ -296,13 +300,16 @@ def settled_rings(reader: RecordReader, records: list[Any], parsed: list[Any], *
         points = points * scale
     geoms = shapely.polygons(shapely.linearrings(points, indices=np.repeat(np.arange(len(lengths)), lengths))) \
         if len(lengths) else np.empty(0, dtype=object)
-    flat = ~(shapely.area(shapely.convex_hull(geoms)) > 0)  # a bow tie has area 0 but crosses: name that
+    with np.errstate(over="ignore", invalid="ignore"):  # coordinates beyond float64's range are refused below
+        flat = ~(shapely.area(shapely.convex_hull(geoms)) > 0)  # a bow tie has area 0 but crosses: name that
     crossing = ~shapely.is_valid(geoms) & ~flat
     ring_faults = {parsed_rows[int(row)]: "'points' must enclose a positive area (got all on one line or repeated)"
                    for row in np.flatnonzero(flat)}
     for row in np.flatnonzero(crossing):
         ring_faults[parsed_rows[int(row)]] = ("'points' must make a simple polygon: its edges must not cross "
                                               f"(got {_describe_reason(shapely.is_valid_reason(geoms[row]))})")
+    for row, reason in shapely_range_faults(geoms, "points").items():
+        ring_faults.setdefault(parsed_rows[row], reason)
     kept = settle(reader, records, parsed, ring_faults | (faults or {}))
     keep_rows = np.searchsorted(parsed_rows, kept).astype(np.int64)
     return Polygon.from_shapely(geoms[keep_rows]), kept

@@ -176,7 +176,7 @@ BAD_LINES = [
     ("0 0.5 0.5 -0.2 0.2", None, r"'w' must be a normalised coordinate in \[0, 1\] \(got '-0.2'\)"),
     ("0 0.5 0.5 0.2 0.2 1.5", None, r"'conf' must be a confidence in \[0, 1\] \(got '1.5'\)"),
     ("0 0.5 0.5 0.2 0.2 -0", None, None),  # -0 is a valid conf of 0: no error (used as a control)
-    ("0 0.1 0.1 0.3 0.1 0.3 0.3 1.1 0.3", True, r"'x4' must be a normalised coordinate in \[0, 1\] \(got '1.1'\)"),
+    ("0 0.1 0.1 0.3 0.1 0.3 0.3 x 0.3", True, r"'x4' must be a number \(got 'x'\)"),
     ("0 0.1 0.1 0.3 0.3 0.3 0.1 0.1 0.3", True, r"'corners' must be a simple quadrilateral: its edges must not cross"),
     ("0 0.1 0.1 0.2 0.2 0.3 0.3 0.4 0.4", True, r"'corners' must enclose a positive area"),
 ]
