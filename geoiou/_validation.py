@@ -75,16 +75,24 @@ def as_real_array(value: Any, param: str) -> np.ndarray:
         array = as_numpy(value, param)
     except InvalidTypeError:
         raise
+    except OverflowError:  # a Python int beyond float64 (2**1100) in a list NumPy makes an object array of
+        raise fail(param, "numbers within float64's range (coordinates within ±2**508)", value) from None
     except (TypeError, ValueError):
         raise fail(param, "an array of numbers", value) from None
     if array.dtype.kind in "cb":
         what = "complex" if array.dtype.kind == "c" else "boolean"
         raise fail(param, "an array of real numbers", f"{what} values, dtype {array.dtype}")
+    if array.dtype.kind in "US" or (array.dtype.kind == "O" and any(isinstance(item, (str, bytes))
+                                                                     for item in array.flat)):
+        # "2" is not a coordinate: NumPy would convert it, but it is a file read as text, or a mistake.
+        raise fail(param, "an array of numbers, not strings (convert text with float(...) first)", value)
     if array.dtype.kind not in "iuf":
         if _is_shapely(value):
             raise fail(param, "an array of numbers (for a shapely polygon, use geoiou.Polygon.from_shapely)", value)
         try:
             array = np.asarray(array, dtype=np.float64)
+        except OverflowError:  # an int beyond float64, such as 2**1100
+            raise fail(param, "numbers within float64's range (coordinates within ±2**508)", value) from None
         except (TypeError, ValueError):
             raise fail(param, "an array of numbers", value) from None
     return array.astype(np.float64, copy=False)
@@ -132,12 +140,12 @@ def _any(flags: np.ndarray | np.bool_) -> bool:
     return bool(flags) if flags.ndim == 0 else bool(flags.any())
 
 
-def require_ordered(low: np.ndarray, high: np.ndarray, param: str, what: str) -> None:
-    """Raise unless ``low <= high`` everywhere; `what` names the pair, e.g. ``'x1 <= x2'``."""
+def require_ordered(low: np.ndarray, high: np.ndarray, param: str, what: str, hint: str = "") -> None:
+    """Raise unless ``low <= high`` everywhere; `what` names the pair, e.g. ``'x1 <= x2'``; `hint` follows it."""
     bad = low > high
     if _any(bad):
         index = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise fail(param, f"ordered with {what}", f"{low[index]} > {high[index]} at batch index {index}")
+        raise fail(param, f"ordered with {what}{hint}", f"{low[index]} > {high[index]} at batch index {index}")
 
 
 def require_nonnegative(values: np.ndarray, param: str, what: str) -> None:
@@ -277,10 +285,19 @@ def not_a_region(param: str, value: Any) -> InvalidTypeError:
     """The error for a value that is not a region, naming the constructor that would make one of it."""
     if _is_shapely(value):
         hint = "convert it with geoiou.Polygon.from_shapely(...)"
+    elif isinstance(value, (list, tuple)) and value and all(_is_region(item) for item in value):
+        kind = type(value[0]).__name__
+        hint = (f"a list of regions is not a batch: join them with geoiou.{kind}.concatenate(regions) "
+                f"(or geoiou.{kind}.stack for regions of one shape)")
     else:
         shape = np.shape(value) if isinstance(value, (list, tuple, np.ndarray)) or hasattr(value, "__array__") else None
         hint = _constructor_hint(shape)
     return InvalidTypeError(f"{param!r} must be a geoiou Region such as Box or Polygon (got {type(value).__name__}): {hint}")
+
+
+def _is_region(value: Any) -> bool:
+    """Whether `value` is a geoiou region (by its class's ancestry: this module sits below the regions)."""
+    return any(cls.__name__ == "Region" and cls.__module__ == "geoiou.regions.base" for cls in type(value).__mro__)
 
 
 def _constructor_hint(shape: tuple[int, ...] | None) -> str:

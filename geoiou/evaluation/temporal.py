@@ -157,6 +157,12 @@ def _object_column(values: ArrayLike, param: str, size: int | None = None) -> np
 
 
 def _float_column(values: ArrayLike, param: str, size: int, video_id: np.ndarray) -> np.ndarray:
+    raw = values if isinstance(values, np.ndarray) else np.asarray(values) if isinstance(values, (list, tuple)) \
+        else None
+    if raw is not None and (raw.dtype.kind in "US" or (raw.dtype.kind == "O" and any(
+            isinstance(item, (str, bytes)) for item in raw.flat))):
+        # "3.5" is not a time: NumPy would convert it, but it is a file read as text, or a mistake.
+        raise _invalid(param, "an array of numbers, not strings (convert text with float(...) first)", values)
     try:
         column = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):

@@ -64,8 +64,10 @@ class Box(Region):
                 return
         array = as_float_array(coords, "coords", trailing=4)
         xyxy = _to_xyxy(array, fmt)
-        require_ordered(xyxy[..., 0], xyxy[..., 2], "coords", "x1 <= x2")
-        require_ordered(xyxy[..., 1], xyxy[..., 3], "coords", "y1 <= y2")
+        # [x, y, w, h] read as corners is the usual cause (a COCO box): say so when the values read as one.
+        hint = "; a COCO [x, y, w, h] box? pass fmt='xywh'" if fmt == "xyxy" and (array[..., 2:] >= 0).all() else ""
+        require_ordered(xyxy[..., 0], xyxy[..., 2], "coords", "x1 <= x2", hint)
+        require_ordered(xyxy[..., 1], xyxy[..., 3], "coords", "y1 <= y2", hint)
         require_within_range(np.abs(xyxy).max(axis=-1, initial=0.0), "coords")
         width, height = xyxy[..., 2] - xyxy[..., 0], xyxy[..., 3] - xyxy[..., 1]
         require_measurable(width * height, (width > 0) & (height > 0), "coords")
