@@ -163,10 +163,10 @@ def file_head(path: str) -> str:
 
 def _detect_label_files(folder: str, names: list[str]) -> str:
     """DOTA labels, DOTA Task1 or YOLO labels, from the names and the first object line of the files `names`."""
-    if any(name.startswith("Task1_") and name.endswith(".txt") for name in names):
+    if any(name.startswith("Task1_") and name.lower().endswith(".txt") for name in names):
         return "dota-task1"
     for name in names:
-        if not name.endswith(".txt"):
+        if not name.lower().endswith(".txt"):  # P0002.TXT is a label file too, as the readers take it
             continue
         with open(os.path.join(folder, name), encoding="utf-8") as handle:
             for line in handle:

@@ -385,7 +385,7 @@ def _task1_paths(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.Pat
     if not paths:
         raise invalid_argument("paths_or_folder", "a folder or at least one Task1_<class>.txt file", "no files")
     for path in paths:
-        if not (path.name.startswith(TASK1_PREFIX) and path.suffix == ".txt" and len(path.stem) > len(TASK1_PREFIX)):
+        if not (path.name.startswith(TASK1_PREFIX) and path.suffix.lower() == ".txt" and len(path.stem) > len(TASK1_PREFIX)):
             raise invalid_argument("paths_or_folder", "files named Task1_<class>.txt (the class comes from the name)",
                                    os.fspath(path))
         if not path.is_file():

@@ -419,3 +419,13 @@ def test_task1_columns_and_lines_read_the_same_predictions(monkeypatch):
     np.testing.assert_array_equal(np.concatenate([r.area for r in fast.annotations.regions]),
                                   np.concatenate([r.area for r in slow.annotations.regions]))
     assert fast.report.read == slow.report.read and len(fast.annotations) > 1000
+
+
+def test_a_folder_reads_label_files_whatever_the_case_of_their_suffix(tmp_path):
+    # Issue 24, item 8: P0002.TXT (a folder made on Windows) was dropped without a word.
+    from geoiou.io import read_dota_folder
+
+    (tmp_path / "P0001.txt").write_text("0 0 4 0 4 4 0 4 plane 0\n")
+    (tmp_path / "P0002.TXT").write_text("0 0 4 0 4 4 0 4 ship 0\n")
+    truth = read_dota_folder(tmp_path)
+    assert truth.images == ("P0001", "P0002") and truth.annotations.category_id.tolist() == ["plane", "ship"]
