@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import math
 import sys
 from typing import Any, Literal
 
 from geoiou.cli.eval_inputs import FORMATS, EvaluationInputs, detect_format, load_inputs
-from geoiou.cli.options import add_cluster_options, add_reader_options, cluster_of, json_value, pyplot_for_files
+from geoiou.cli.options import (add_cluster_options, add_reader_options, check_outputs, cluster_of, json_text,
+                                pyplot_for_files, write_outputs)
 from geoiou.errors import InvalidArgumentError
 
 __all__ = ["evaluate", "per_category_rows", "register"]
@@ -74,6 +74,7 @@ def run(arguments: argparse.Namespace) -> int:
     """Read, evaluate, print and write what was asked for; return the exit status."""
     from geoiou.evaluation import VocResult
 
+    check_outputs({"--json": arguments.json, "--csv": arguments.csv, "--pr-curve": arguments.pr_curve})
     fmt = detect_format(arguments.ground_truth) if arguments.format == "auto" else arguments.format
     geometry = {"auto": "auto", "bbox": "bbox", "segm": "segmentation"}[arguments.iou_type]
     inputs = load_inputs(fmt, arguments.ground_truth, arguments.predictions, geometry=geometry,
@@ -172,22 +173,33 @@ def _cell(value: Any, digits: int) -> str:
 
 def _write_outputs(arguments: argparse.Namespace, inputs: EvaluationInputs, result: Any,
                    rows: list[dict[str, Any]]) -> None:
+    """Write the files asked for, all or none (see `write_outputs`)."""
+    writers = []
     if arguments.json:
         document = {"format": inputs.format, "geometry": inputs.geometry, "ground_truth": arguments.ground_truth,
                     "predictions": arguments.predictions, "result": result.to_dict(),
                     "skipped": {report.source: report.counts() for report in inputs.reports if report.skipped}}
-        with open(arguments.json, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, indent=2, default=json_value)
-        print(f"\nwrote {arguments.json}")
+        writers.append((arguments.json, lambda path: _write_text(path, json_text(document))))
     if arguments.csv:
-        with open(arguments.csv, "w", encoding="utf-8", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["category"])
-            writer.writeheader()
-            writer.writerows(rows)
-        print(f"wrote {arguments.csv}")
+        writers.append((arguments.csv, lambda path: _write_csv(path, rows)))
     if arguments.pr_curve:
-        _save_curve(arguments.pr_curve, result, inputs)
-        print(f"wrote {arguments.pr_curve}")
+        writers.append((arguments.pr_curve, lambda path: _save_curve(path, result, inputs)))
+    write_outputs(writers)
+    if writers:
+        print()
+        print("\n".join(f"wrote {path}" for path, _ in writers))
+
+
+def _write_text(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def _write_csv(path: str, rows: list[dict[str, Any]]) -> None:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["category"])
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def _save_curve(path: str, result: Any, inputs: EvaluationInputs) -> None:

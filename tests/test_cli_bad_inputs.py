@@ -1,0 +1,129 @@
+"""The command line over bad inputs (issue 24, items 5-7): exit status 1 or 2, one readable line, no file written.
+
+Each case is a command a red team ran; it must end with a line naming what was wrong, never a
+Python traceback, and leave the folder as it was: a command that fails writes no partial output.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib.resources import files
+
+import pytest
+
+from geoiou.cli import main
+
+TOUR = files("geoiou") / "data" / "tour"
+DOTA = files("geoiou") / "data" / "dota"
+INSTANCES, RESULTS = TOUR / "coco" / "instances.json", TOUR / "coco" / "results-bbox.json"
+
+
+def write(path, text):
+    path.write_text(text if isinstance(text, str) else json.dumps(text))
+    return str(path)
+
+
+def bad_commands(tmp):
+    """(argv, words expected in the error line) of each bad command, in a folder `tmp`."""
+    huge = [{"image_id": 1, "category_id": 1, "score": 0.5, "segmentation": [[0, 0, 1e300, 0, 0, 1e300]]}]
+    return [
+        (["eval", str(tmp / "none.json"), str(RESULTS)], "none.json"),
+        (["eval", write(tmp / "bad.json", '{"images": [1, 2'), str(RESULTS)], "bad.json"),
+        (["eval", write(tmp / "empty.json", ""), str(RESULTS)], "empty.json"),
+        (["eval", write(tmp / "binary.json", "\x89PNG\x00\x01"), str(RESULTS)], "binary.json"),
+        (["eval", str(INSTANCES), write(tmp / "huge.json", huge)], "must hold coordinates within"),
+        (["eval", str(INSTANCES), write(tmp / "string.json", [{"image_id": 1, "category_id": 1, "score": "0.5",
+                                                                 "bbox": [0, 0, 1, 1]}])], "'score'"),
+        (["eval", str(RESULTS), str(INSTANCES)], ""),  # swapped
+        # Outputs that cannot be written: nothing at all is written, not even the --json that could be.
+        (["eval", str(INSTANCES), str(RESULTS), "--json", str(tmp / "out.json"), "--csv", str(tmp / "missing" / "x.csv")],
+         "'--csv' must be a file in an existing folder"),
+        (["eval", str(INSTANCES), str(RESULTS), "--json", str(tmp / "out.json"), "--pr-curve", str(tmp / "pr.xyz")],
+         "'--pr-curve' must be a picture file whose suffix matplotlib writes"),
+        (["eval", str(INSTANCES), str(RESULTS), "--json", str(tmp)], "'--json' must be a file, not a folder"),
+        (["eval", str(DOTA), str(TOUR / "dota-task1"), "--tiou-thresholds", "a,b", "--format", "activitynet"], ""),
+        (["eval", str(DOTA), str(TOUR / "dota-task1"), "--format", "coco"], ""),
+        (["compare", str(DOTA), str(DOTA), "--json", str(tmp / "c.json"), "--csv", str(tmp / "missing" / "c.csv")],
+         "'--csv' must be a file in an existing folder"),
+        (["compare", str(DOTA), str(DOTA), "--picture", write(tmp / "a-file", "x")], "'--picture' must be a folder"),
+        (["iou", "box:0,0,1", "box:0,0,1,1"], "box:0,0,1"),
+        (["iou", "box:0,0,1e300,1", "box:0,0,1,1"], "within"),
+        (["iou", str(tmp / "none.wkt"), "box:0,0,1,1"], "none.wkt"),
+        (["eval", str(INSTANCES), str(RESULTS), "--digits", "99"], "--digits"),
+        (["eval", str(INSTANCES), str(RESULTS), "--workers", "0"], "--workers"),
+    ]
+
+
+def test_bad_commands_fail_with_one_line_and_write_nothing(tmp_path, capsys):
+    for argv, words in bad_commands(tmp_path):
+        before = sorted(path.name for path in tmp_path.rglob("*"))
+        try:
+            status = main([*argv, "--no-progress"] if argv[0] == "eval" else argv)
+        except SystemExit as exit:  # argparse's refusal of a bad option value
+            status = exit.code
+        error = capsys.readouterr().err
+        assert status in (1, 2), (argv, status, error)
+        lines = [line for line in error.strip().splitlines() if line]
+        last = lines[-1] if lines else ""
+        assert "Traceback" not in error and last.startswith("geoiou"), (argv, error)
+        if status == 1:  # our own refusal: one line (argparse's also prints its usage first)
+            assert len(lines) == 1 or all(line.startswith(("geoiou", " ", "huge.json", "string.json"))
+                                          for line in lines), (argv, error)
+        assert words in last or words in error, (argv, words, error)
+        assert sorted(path.name for path in tmp_path.rglob("*")) == before, (argv, "wrote a file")
+
+
+def test_the_process_prints_no_traceback_for_an_output_it_cannot_write(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "geoiou.cli", "eval", str(INSTANCES), str(RESULTS), "--json",
+                             str(tmp_path / "out.json"), "--csv", str(tmp_path / "missing_dir" / "x.csv")],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_iou_json_writes_null_for_nan():
+    # Two empty boxes: IoU 0/0 is NaN, which JSON has no word for; eval and compare write null (item 6).
+    result = subprocess.run([sys.executable, "-m", "geoiou.cli", "iou", "box:0,0,0,0", "box:0,0,0,0", "--json"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["IoU"] is None and "NaN" not in result.stdout
+
+
+def test_outputs_are_all_written_when_all_can_be(tmp_path):
+    status = main(["eval", str(INSTANCES), str(RESULTS), "--no-progress", "--json", str(tmp_path / "r.json"),
+                   "--csv", str(tmp_path / "r.csv")])
+    assert status == 0
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["r.csv", "r.json"]  # no temporary file left
+    json.loads((tmp_path / "r.json").read_text())
+
+
+def test_merge_of_states_with_different_settings_names_the_setting():
+    from geoiou import InvalidArgumentError
+    from geoiou.evaluation import TemporalDetectionEvaluation
+
+    # Item 7: the message names the one setting that differs, with both values.
+    with pytest.raises(InvalidArgumentError, match=r"this state's tiou_thresholds=\[0.5, .*\] \(got "
+                                                   r"'tiou_thresholds=\[0.5\]'\)"):
+        TemporalDetectionEvaluation().merge(TemporalDetectionEvaluation(tiou_thresholds=[0.5]))
+
+
+def test_an_error_in_a_dask_worker_is_one_line(tmp_path):
+    """Item 7: with --workers, a worker's error is the caller's one line, without the worker's log and traceback."""
+    pytest.importorskip("distributed")
+    script = tmp_path / "worker_error.py"
+    script.write_text(
+        "from geoiou.dask.cluster import connected\n"
+        "from geoiou.errors import InvalidArgumentError\n"
+        "def bad(x):\n"
+        "    raise InvalidArgumentError(\"'x' must be good (got 1)\")\n"
+        "if __name__ == '__main__':\n"
+        "    with connected(workers=1) as client:\n"
+        "        try:\n"
+        "            client.submit(bad, 1).result()\n"
+        "        except InvalidArgumentError as error:\n"
+        "            print('caught', error)\n")
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert "caught 'x' must be good (got 1)" in result.stdout, result.stderr
+    assert "Compute Failed" not in result.stderr and "Traceback" not in result.stderr, result.stderr
