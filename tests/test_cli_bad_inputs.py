@@ -127,3 +127,44 @@ def test_an_error_in_a_dask_worker_is_one_line(tmp_path):
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert "caught 'x' must be good (got 1)" in result.stdout, result.stderr
     assert "Compute Failed" not in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+# --------------------------------------------------------------------------- hints and warnings (items 9, 10, 15)
+def run_eval(*args):
+    return subprocess.run([sys.executable, "-m", "geoiou.cli", "eval", *map(str, args), "--no-progress"],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_task1_image_names_with_an_extension_name_the_file_line_and_stem(tmp_path):
+    lines = (TOUR / "dota-task1" / "Task1_ship.txt").read_text().splitlines()
+    (tmp_path / "Task1_ship.txt").write_text("\n".join(line.replace("P0706 ", "P0706.png ", 1) for line in lines))
+    result = run_eval(DOTA, tmp_path)
+    number = next(k for k, line in enumerate(lines, start=1) if line.startswith("P0706 "))
+    assert result.returncode == 1
+    assert (f"Task1_ship.txt, line {number}: 'image_name' must be an image of the ground truth (got 'P0706.png'; "
+            "did you mean 'P0706'?") in result.stderr
+
+
+def test_one_label_file_as_ground_truth_evaluates_that_image_alone(tmp_path):
+    # docs/howto/dota.md: `geoiou eval P0706.txt task1/` evaluates that image alone (item 15).
+    result = run_eval(DOTA / "P0706.txt", TOUR / "dota-task1", "--json", tmp_path / "r.json")
+    assert result.returncode == 0, result.stderr
+    assert "DOTA: evaluating the image 'P0706' alone" in result.stderr and "other images left out" in result.stderr
+    # P0706 holds 531 ships and 5 harbours (the tour's README): 536 ground truths.
+    assert "536 ground truths" in result.stdout
+
+
+def test_voc_options_given_to_a_coco_evaluation_are_reported_as_ignored():
+    result = run_eval(INSTANCES, RESULTS, "--iou-threshold", "0.7", "--interpolation", "11point")
+    assert result.returncode == 0, result.stderr
+    assert "warning: --iou-threshold and --interpolation are not used by the coco evaluation" in result.stderr
+
+
+def test_predictions_in_frames_against_durations_in_seconds_are_warned_about(tmp_path):
+    truth = write(tmp_path / "gt.json", {"database": {"v_a": {"subset": "validation", "duration": 10.0,
+                                                              "annotations": [{"segment": [1, 5], "label": "x"}]}}})
+    # At 25 frames a second, [1, 5] s is [25, 125] frames: past the 10 s video, a unit mistake.
+    results = write(tmp_path / "res.json", {"results": {"v_a": [{"segment": [25, 125], "label": "x", "score": 0.5}]}})
+    result = run_eval(truth, results)
+    assert result.returncode == 0, result.stderr
+    assert "warning: 1 of 1 predictions end after their video's duration" in result.stderr

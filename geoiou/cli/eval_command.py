@@ -46,7 +46,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                         help="COCO: compare boxes or segmentations (default: what the results file holds)")
     parser.add_argument("--protocol", choices=PROTOCOLS, default=None,
                         help="detection protocol (default: coco for COCO and YOLO, voc for DOTA)")
-    parser.add_argument("--iou-threshold", type=float, default=0.5, help="voc: the IoU a match must exceed (default 0.5)")
+    parser.add_argument("--iou-threshold", type=float, default=None,
+                        help="voc: the IoU a match must exceed (default 0.5)")
     parser.add_argument("--interpolation", choices=("all", "11point"), default=None,
                         help="voc: all-point or 11-point AP (default: 11point for DOTA, all otherwise)")
     parser.add_argument("--polygon-iou", choices=("exact", "pycocotools"), default="exact",
@@ -80,7 +81,7 @@ def run(arguments: argparse.Namespace) -> int:
     inputs = load_inputs(fmt, arguments.ground_truth, arguments.predictions, geometry=geometry,
                          image_size=arguments.image_size, subset=arguments.subset, skip_invalid=arguments.skip_invalid,
                          polygons=arguments.polygon_iou)
-    for note in inputs.notes:
+    for note in [*inputs.notes, *_ignored_options(inputs, arguments)]:
         print(note, file=sys.stderr)
     for report in inputs.reports:
         if report.skipped:
@@ -112,10 +113,29 @@ def evaluate(inputs: EvaluationInputs, arguments: argparse.Namespace) -> Any:
     if protocol == "voc":
         options = {key: value for key, value in inputs.options.items() if key in ("images", "categories")}
         interpolation: Literal["all", "11point"] = arguments.interpolation or DEFAULT_INTERPOLATION.get(inputs.format, "all")
-        return functions.evaluate_voc(inputs.ground_truth, inputs.predictions, iou_threshold=arguments.iou_threshold,
+        threshold = 0.5 if arguments.iou_threshold is None else arguments.iou_threshold
+        return functions.evaluate_voc(inputs.ground_truth, inputs.predictions, iou_threshold=threshold,
                                       interpolation=interpolation, **options, **here, **cluster)
     return functions.evaluate_coco(inputs.ground_truth, inputs.predictions, polygon_iou=arguments.polygon_iou,
                                    **inputs.options, **here, **cluster)
+
+
+def _ignored_options(inputs: EvaluationInputs, arguments: argparse.Namespace) -> list[str]:
+    """Warnings for options the evaluation that runs does not use (the number printed would not reflect them)."""
+    if inputs.format == "activitynet":
+        protocol = "activitynet"
+    else:
+        protocol = arguments.protocol or DEFAULT_PROTOCOL[inputs.format]
+    unused = {"--iou-threshold": arguments.iou_threshold, "--interpolation": arguments.interpolation}
+    if protocol == "voc":
+        return []
+    given = [option for option, value in unused.items() if value is not None]
+    if not given:
+        return []
+    instead = ("COCO's AP averages IoU 0.50:0.95 with 101-point interpolation; --protocol voc uses them"
+               if protocol == "coco" else "--tiou-thresholds sets the thresholds")
+    return [f"warning: {' and '.join(given)} {'are' if len(given) > 1 else 'is'} not used by the {protocol} evaluation "
+            f"and ignored ({instead})"]
 
 
 def _tiou_thresholds(text: str) -> str | list[float]:

@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
+import numpy as np
+
 from geoiou.errors import FormatError
 from geoiou.io.report import ReadReport
 
@@ -219,9 +221,49 @@ def _dota(ground_truth: str, predictions: str, *, skip_invalid: bool, **_: Any) 
 
     truth = read_dota_folder(ground_truth, skip_invalid=skip_invalid)
     predicted = read_dota_task1(predictions, skip_invalid=skip_invalid)
-    categories = sorted(set(truth.annotations.category_id.tolist()) | set(predicted.annotations.category_id.tolist()))
-    return EvaluationInputs("dota", truth.annotations, predicted.annotations, [truth.report, predicted.report],
-                            options={"images": list(truth.images), "categories": categories}, geometry="polygon")
+    rows, notes = _task1_rows_of(truth.images, predicted.annotations.image_id, ground_truth, predictions)
+    kept = predicted.annotations if rows is None else predicted.annotations.take(rows)
+    categories = sorted(set(truth.annotations.category_id.tolist()) | set(kept.category_id.tolist()))
+    return EvaluationInputs("dota", truth.annotations, kept, [truth.report, predicted.report],
+                            options={"images": list(truth.images), "categories": categories}, geometry="polygon",
+                            notes=notes)
+
+
+def _task1_rows_of(images: tuple[str, ...], image_ids: np.ndarray, ground_truth: str,
+                   predictions: str) -> tuple[np.ndarray | None, list[str]]:
+    """The Task1 predictions on the ground truth's images: all (None), or, for one label file given as the
+    ground truth, the rows of its image, with a note of what is left out (docs/howto/dota.md).
+
+    An image name of the predictions that is not a ground-truth image is refused naming its file and
+    line, with the stem when the name only adds an extension (``P1088.png``).
+    """
+    inside = np.isin(image_ids, np.array(images, dtype=str))
+    if inside.all():
+        return None, []
+    unknown = [name for name in dict.fromkeys(image_ids[~inside].tolist())]
+    with_suffix = [name for name in unknown if os.path.splitext(name)[0] in images and os.path.splitext(name)[1]]
+    if with_suffix or not os.path.isfile(ground_truth):
+        name = with_suffix[0] if with_suffix else unknown[0]
+        path, line = _task1_line_of(predictions, name)
+        hint = (f"; did you mean {os.path.splitext(name)[0]!r}? Task1 names images by their stem, without the "
+                "extension" if with_suffix else f"; the ground truth has {len(images)} images, such as {images[0]!r}")
+        raise FormatError(path, line, f"'image_name' must be an image of the ground truth (got {name!r}{hint})")
+    others = len(unknown)
+    note = (f"DOTA: evaluating the image {images[0]!r} alone (the ground truth is one label file); "
+            f"{int((~inside).sum())} predictions on {others} other image{'s' if others > 1 else ''} left out")
+    return np.flatnonzero(inside), [note]
+
+
+def _task1_line_of(predictions: str, name: str) -> tuple[str, str]:
+    """The Task1 file and line where the image `name` first occurs (for an error message)."""
+    from geoiou.io.folders import label_files
+
+    for path in label_files(predictions, "Task1_*.txt"):
+        with open(path, encoding="utf-8-sig") as handle:
+            for number, text in enumerate(handle, start=1):
+                if text.split()[:1] == [name]:
+                    return str(path), f"line {number}"
+    return predictions, ""
 
 
 def _yolo(ground_truth: str, predictions: str, *, image_size: tuple[int, int] | None, skip_invalid: bool,
@@ -249,12 +291,26 @@ def _activitynet(ground_truth: str, predictions: str, *, subset: str | None, ski
     for source, read, expected in ((ground_truth, truth, "database"), (predictions, predicted, "results")):
         if read.kind != expected:
             raise FormatError(source, "", f"expected an ActivityNet {expected} file (got a {read.kind} file)")
-    notes = []
+    notes = _beyond_duration(predicted.segments, truth.durations)
     if subset is None and truth.subset is not None:
         notes.append(f"ActivityNet: evaluating the {truth.subset!r} subset of the ground truth ({len(truth.segments.videos)} "
                      "videos), as ActivityNet's evaluation does; --subset all evaluates every video")
     return EvaluationInputs("activitynet", _with_videos_of(truth.segments, predicted.segments), predicted.segments,
                             [truth.report, predicted.report], geometry="interval", notes=notes)
+
+
+def _beyond_duration(predictions: Any, durations: dict[str, float]) -> list[str]:
+    """A warning when most predictions end after their video's duration: times in frames against seconds?"""
+    known = np.array([video in durations for video in predictions.video_id.tolist()], dtype=bool)
+    if not known.any():
+        return []
+    duration = np.array([durations[video] for video in predictions.video_id[known].tolist()], dtype=np.float64)
+    beyond = predictions.end[known] > duration * 1.01 + 1e-9  # a little past the end is rounding, not units
+    if beyond.sum() * 2 <= known.sum():
+        return []
+    return [f"warning: {int(beyond.sum())} of {int(known.sum())} predictions end after their video's duration "
+            "(the ground truth's 'duration', in seconds): are the predictions in frames? Every such prediction "
+            "is compared as it is"]
 
 
 def _with_videos_of(truth: Any, predictions: Any) -> Any:

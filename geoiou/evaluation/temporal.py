@@ -212,10 +212,13 @@ def _parse_record(record: Any, video: Hashable) -> tuple[Any, Any, Any, Any]:
             start, end = record["segment"]
             return start, end, record["label"], record.get("score")
         start, end, label, *score = record
-        if len(score) <= 1:
+        if len(score) <= 1 and not (isinstance(start, str) and not isinstance(label, str)):
             return start, end, label, score[0] if score else None
     except (KeyError, TypeError, ValueError):
         pass
+    if isinstance(record, (tuple, list)) and record and isinstance(record[0], str):  # ("run", 0, 5): label first
+        raise _invalid("records", "(start, end, label[, score]) in this order, the label third", record,
+                       f" in video {video!r}: the label comes after the times")
     expected = "{'segment': [start, end], 'label': ..., 'score': ...} or (start, end, label[, score])"
     raise _invalid("records", expected, record, f" in video {video!r}")
 
@@ -246,7 +249,21 @@ def _codes(values: np.ndarray, index: dict, param: str, what: str) -> np.ndarray
     try:
         return np.array([index[value] for value in values.tolist()], dtype=np.intp)
     except KeyError as error:
-        raise _invalid(param, f"{what} of the ground truth", error.args[0]) from None
+        raise _invalid(param, f"{what} of the ground truth", error.args[0], _near_miss(error.args[0], index)) from None
+
+
+def _near_miss(value: Any, index: dict) -> str:
+    """Why `value` is not among the keys of `index` when it nearly is: another type, or ActivityNet's ``v_`` prefix."""
+    same_text = [key for key in index if str(key) == str(value)]
+    if same_text:
+        return (f": the types differ, the ground truth has {same_text[0]!r} ({type(same_text[0]).__name__}) and this "
+                f"is {value!r} ({type(value).__name__})")
+    if isinstance(value, str):
+        for key in (f"v_{value}", value[2:] if value.startswith("v_") else None):
+            if key is not None and key in index:
+                return f": the ground truth has {key!r}; ActivityNet's video ids start with 'v_' in both files or in neither"
+    examples = [key for key in list(index)[:3]]
+    return f"; the ground truth has, for example, {', '.join(map(repr, examples))}" if examples else ""
 
 
 def _class_labels(labels: np.ndarray) -> tuple:

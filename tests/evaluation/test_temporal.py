@@ -9,6 +9,7 @@ from geoiou import InvalidArgumentError
 from geoiou.evaluation.temporal import (
     ACTIVITYNET_TIOU_THRESHOLDS,
     THUMOS14_TIOU_THRESHOLDS,
+    TemporalDetectionEvaluation,
     TemporalSegments,
     evaluate_temporal_detection,
     interpolated_average_precision,
@@ -182,9 +183,10 @@ TRUTH = {"v": [(0, 10, "a")]}
         ({"v": [(0, 1, "a", 0.1), (0, float("inf"), "a", 0.5)]},
          r"^'end' must be finite \(got inf at segment 1, video 'v'\)$"),
         ({"v": [(5, 2, "a", 0.5)]}, r"^'end' must be >= start \(got '\[5, 2\]' at segment 0, video 'v'\)$"),
-        ({"x": [(0, 10, "a", 0.5)]}, r"^'predictions' must be for videos of the ground truth \(got 'x'\)$"),
+        ({"x": [(0, 10, "a", 0.5)]}, r"^'predictions' must be for videos of the ground truth \(got 'x'; the ground truth has, for example, 'v'\)$"),
         ({"v": [(0, 10, "dance", 0.5)]},
-         r"^'predictions' must be labelled with classes of the ground truth \(got 'dance'\)$"),
+         r"^'predictions' must be labelled with classes of the ground truth \(got 'dance'; the ground truth has, for "
+         r"example, 'a'\)$"),
         ({"v": [(0, 10, "a")]},
          r"^'predictions' must be scored \(each prediction needs a 'score'\) \(got 'no scores'\)$"),
         ({"v": [(0, 10, "a", 0.5), (0, 10, "a")]}, r"'records' must be all scored or all without scores"),
@@ -274,3 +276,28 @@ def test_per_object_matches_say_which_segment_each_prediction_claimed():
     assert [r["outcome"] for r in records] == ["true positive", "false positive", "found", "missed"]
     # The flags are what the AP was computed from.
     assert matches.true_positive.sum() == 10 + 3
+
+
+# --------------------------------------------------------------------------- hints (issue 24, items 9 and 10)
+@pytest.mark.parametrize(("truth", "predictions", "message"), [
+    # The label 3 against "3": equal as text, different as values, so no prediction could match.
+    ({"v1": [(0, 5, 3)]}, {"v1": [(0, 4, "3", 0.9)]}, r"the types differ, the ground truth has 3 \(int\) and this "
+                                                       r"is '3' \(str\)"),
+    # ActivityNet's ids carry a "v_" prefix, which prediction files made from video names often lack.
+    ({"v_abc": [(0, 5, "run")]}, {"abc": [(0, 4, "run", 0.9)]}, r"\(got 'abc': the ground truth has 'v_abc'"),
+    ({"v1": [(0, 5, "run")]}, {"v1": [("run", 0, 4, 0.9)]}, r"'records' must be \(start, end, label\[, score\]\) in "
+                                                             r"this order, the label third"),
+])
+def test_common_mistakes_are_named(truth, predictions, message):
+    with pytest.raises(InvalidArgumentError, match=message):
+        TemporalDetectionEvaluation().update(truth, predictions).compute()
+
+
+def test_integer_frame_labels_with_the_default_background_are_warned_about():
+    from geoiou.evaluation.action_segmentation import frame_segments
+
+    # No integer equals "background": frame 0's class 0 would count as an action (item 10).
+    with pytest.warns(UserWarning, match=r"'background' \(the default\) cannot occur among integer frame labels"):
+        labels, _ = frame_segments([0, 0, 1, 1, 0, 2])
+    assert labels.tolist() == [0, 1, 0, 2]
+    assert frame_segments([0, 0, 1, 1, 0, 2], background=0)[0].tolist() == [1, 2]
