@@ -279,8 +279,9 @@ def _greedy_match(tiou: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
     """The ground truth (column of `tiou`) each prediction claims, ``(T, P)``, -1 for none (a false positive).
 
     Predictions are the rows of `tiou`, by decreasing score. Each claims the unclaimed ground
-    truth with the highest tIoU (the first of equal ones) if that reaches the threshold:
-    ActivityNet's walk down the tIoU-sorted ground truth, skipping claimed ones and stopping at
+    truth with the highest tIoU (the last of equal ones) if that reaches the threshold:
+    ActivityNet's walk down the tIoU-sorted ground truth (``argsort()[::-1]``, a stable sort
+    reversed, so of equal tIoUs the later segment first), skipping claimed ones and stopping at
     the first tIoU below the threshold, claims the same one. Every threshold keeps its own claims.
     """
     reaches = tiou[None, :, :] >= thresholds[:, None, None]
@@ -294,7 +295,7 @@ def _greedy_match(tiou: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
     every_threshold = np.arange(len(thresholds))
     for row in np.flatnonzero(reaches.any(axis=(0, 2))):  # the others are false positives everywhere
         available = np.where(claimed, -np.inf, tiou[row])
-        best = available.argmax(axis=1)
+        best = available.shape[1] - 1 - available[:, ::-1].argmax(axis=1)  # the last of equal maxima
         hit = available[every_threshold, best] >= thresholds
         claims[hit, row] = best[hit]
         claimed[every_threshold[hit], best[hit]] = True
@@ -521,10 +522,11 @@ def evaluate_temporal_detection(
 
     Notes
     -----
-    ActivityNet sorts with ``argsort()[::-1]``, whose order among equal scores (and equal tIoUs)
-    depends on NumPy's sort algorithm and the array size; here ties are broken by input order
-    (the earlier prediction first, the earlier ground truth first), so results are reproducible.
-    With distinct scores the two agree exactly.
+    Of ground-truth segments with equal tIoU, the later one (in input order) is claimed first, as
+    ActivityNet's ``argsort()[::-1]`` walk does: so a prediction overlapping two segments equally
+    leaves the earlier one to the next prediction. Predictions of equal score keep their input
+    order (the earlier first); ActivityNet's own sort orders such ties by its sort algorithm, so
+    with tied scores its numbers may differ. With distinct scores the two agree exactly.
 
     Examples
     --------

@@ -70,12 +70,13 @@ def test_equal_scores_keep_their_input_order():
     assert ap_of({"v": [(0, 10, "a")]}, hit_first)[0] == 1.0
 
 
-def test_equal_tious_go_to_the_earlier_truth():
-    # P1 = [5, 15) has tIoU 1/3 with both A = [0, 10) and B = [10, 20) and claims A (the earlier one) at
-    # threshold 0.3; P2 = [0, 10) then finds A taken (B: 0) and is a false positive. AP = 1 * 1/2 / 2.
+def test_equal_tious_go_to_the_later_truth():
+    # P1 = [5, 15) has tIoU 1/3 with both A = [0, 10) and B = [10, 20) and claims B (the later one, as
+    # ActivityNet's reversed argsort walks them) at threshold 0.3; P2 = [0, 10) then claims A: AP 1.
+    # (Claiming A first, as geoiou did before issue 24, left P2 a false positive: AP 0.5.)
     truth = {"v": [(0, 10, "a"), (10, 20, "a")]}
     ap = ap_of(truth, {"v": [(5, 15, "a", 0.9), (0, 10, "a", 0.8)]}, tiou_thresholds=[0.3])
-    assert ap[0] == 0.5
+    assert ap[0] == 1.0
 
 
 def test_a_zero_length_truth_is_never_matched_by_default_but_counts_as_a_miss():
