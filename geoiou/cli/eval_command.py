@@ -60,7 +60,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add_reader_options(parser)
     add_cluster_options(parser)
     parser.add_argument("--digits", type=int, default=4, choices=range(1, 18), metavar="N",
-                        help="decimals of the per-category table (default 4; the JSON and CSV files keep every digit)")
+                        help="decimals of the per-category table, COCO's and VOC/DOTA's (default 4; the JSON and CSV "
+                        "files keep every digit)")
     parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one row per category as CSV")
     parser.add_argument("--pr-curve", metavar="FILE", help="save a precision-recall picture (needs matplotlib)")
@@ -89,7 +90,7 @@ def run(arguments: argparse.Namespace) -> int:
     result = evaluate(inputs, arguments)
     rows = per_category_rows(result, inputs.names)
     print(_header(inputs, arguments))
-    print(result.summary())
+    print(result.summary(digits=arguments.digits) if isinstance(result, VocResult) else result.summary())
     if not isinstance(result, VocResult):  # VOC's summary is already one line per category
         print()
         print(_table(rows, arguments.digits))
@@ -170,7 +171,12 @@ def per_category_rows(result: Any, names: dict[Any, str]) -> list[dict[str, Any]
 
 def _header(inputs: EvaluationInputs, arguments: argparse.Namespace) -> str:
     counts = f"{len(inputs.ground_truth)} ground truths, {len(inputs.predictions)} predictions"
-    return f"geoiou eval: {inputs.format} ({inputs.geometry}), {counts}\n"
+    geometry = inputs.geometry
+    if inputs.format == "coco" and geometry == "segmentation":
+        # The exact default differs from pycocotools' numbers on small objects: say which model was used.
+        geometry += (", polygons rasterized as pycocotools does" if arguments.polygon_iou == "pycocotools"
+                     else ", exact polygons; --polygon-iou pycocotools for pycocotools' raster")
+    return f"geoiou eval: {inputs.format} ({geometry}), {counts}\n"
 
 
 def _table(rows: list[dict[str, Any]], digits: int = 4) -> str:

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from geoiou._validation import invalid_argument
 from geoiou.evaluation.coco import OverlapFunction, _plain, block_pairs, runs, stable_order
 from geoiou.evaluation.matches import ObjectMatches
 
@@ -228,16 +229,22 @@ class VocResult:
                                         "num_detections": int(self.num_detections[k])}
         return result
 
-    def summary(self) -> str:
-        """A table: one line per category (ground truths, predictions, final recall, AP) and the mAP."""
+    def summary(self, *, digits: int = 4) -> str:
+        """A table: one line per category (ground truths, predictions, final recall, AP) and the mAP.
+
+        `digits` is the decimals of AP and mAP (recall has one fewer).
+        """
+        if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 17:
+            raise invalid_argument("digits", "an integer from 1 to 17", digits)
         rows = self.per_category()
         width = max([len(str(c)) for c in rows] + [8])
-        lines = [f"{'category':<{width}}  {'gts':>6}  {'dets':>6}  {'recall':>6}  {'AP':>6}"]
+        cell = max(6, digits + 2)
+        lines = [f"{'category':<{width}}  {'gts':>6}  {'dets':>6}  {'recall':>{cell}}  {'AP':>{cell}}"]
         for category, values in rows.items():
             lines.append(f"{str(category):<{width}}  {values['num_ground_truths']:>6d}  {values['num_detections']:>6d}  "
-                         f"{values['recall']:>6.3f}  {values['AP']:>6.4f}")
+                         f"{values['recall']:>{cell}.{max(1, digits - 1)}f}  {values['AP']:>{cell}.{digits}f}")
         label = "all points" if self.interpolation == "all" else "11 points"
-        lines.append(f"mAP ({label}, IoU > {self.iou_threshold:g}) = {self.mAP:.4f}")
+        lines.append(f"mAP ({label}, IoU > {self.iou_threshold:g}) = {self.mAP:.{digits}f}")
         return "\n".join(lines)
 
     def to_dict(self, *, arrays: bool = False) -> dict[str, Any]:
