@@ -168,3 +168,15 @@ def test_predictions_in_frames_against_durations_in_seconds_are_warned_about(tmp
     result = run_eval(truth, results)
     assert result.returncode == 0, result.stderr
     assert "warning: 1 of 1 predictions end after their video's duration" in result.stderr
+
+
+def test_skip_invalid_that_leaves_no_prediction_says_so(tmp_path):
+    # Issue 24, item 14: the evaluation's own complaint was "'predictions.score' must be one score per prediction".
+    (tmp_path / "gt").mkdir()
+    (tmp_path / "pred").mkdir()
+    (tmp_path / "gt" / "a.txt").write_text("0 0.5 0.5 0.2 0.2\n")
+    (tmp_path / "pred" / "a.txt").write_text("0 0.5 0.5 0.2 0.2 nan\n")
+    result = run_eval(tmp_path / "gt", tmp_path / "pred", "--skip-invalid")
+    assert result.returncode == 1
+    assert ("the predictions must keep at least one valid record (got none: --skip-invalid skipped all 1"
+            in result.stderr) and "predictions.score" not in result.stderr

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from geoiou.cli.eval_inputs import FORMATS, EvaluationInputs, detect_format, load_inputs
 from geoiou.cli.options import (add_cluster_options, add_reader_options, check_outputs, cluster_of, json_text,
                                 pyplot_for_files, write_outputs)
-from geoiou.errors import InvalidArgumentError
+from geoiou.errors import FormatError, InvalidArgumentError
 
 __all__ = ["evaluate", "per_category_rows", "register"]
 
@@ -87,6 +87,7 @@ def run(arguments: argparse.Namespace) -> int:
     for report in inputs.reports:
         if report.skipped:
             print(report.summary(), file=sys.stderr)
+    _require_something_left(inputs)
     result = evaluate(inputs, arguments)
     rows = per_category_rows(result, inputs.names)
     print(_header(inputs, arguments))
@@ -96,6 +97,16 @@ def run(arguments: argparse.Namespace) -> int:
         print(_table(rows, arguments.digits))
     _write_outputs(arguments, inputs, result, rows)
     return 0
+
+
+def _require_something_left(inputs: EvaluationInputs) -> None:
+    """Refuse a side that --skip-invalid emptied: the evaluation's own complaint would be about a missing column."""
+    for side, table, report in (("ground truth", inputs.ground_truth, inputs.reports[0]),
+                                ("predictions", inputs.predictions, inputs.reports[-1])):
+        if len(table) == 0 and report.skipped:
+            raise FormatError(report.source, "", f"the {side} must keep at least one valid record (got none: "
+                                                 f"--skip-invalid skipped all {len(report.skipped)}, for the reasons "
+                                                 "above)")
 
 
 def evaluate(inputs: EvaluationInputs, arguments: argparse.Namespace) -> Any:

@@ -338,9 +338,7 @@ def _task1_fields(fields: list[str]) -> tuple[list[float], str, float]:
     if len(fields) != 10:
         raise invalid(f"expected an image name, a score and 8 coordinates "
                       f"(got {len(fields)} fields: {' '.join(fields)!r})")
-    score = float_field(fields[1], "score")
-    if not 0.0 <= score <= 1.0:  # DOTA's Task1 evaluation ranks confidences; a logit would rank the same but say otherwise
-        raise invalid(f"'score' must be a confidence in [0, 1] (got {fields[1]})")
+    score = float_field(fields[1], "score")  # any finite number: the DOTA devkit only ranks them
     return _corner_values(fields[2:]), fields[0], score
 
 
@@ -350,7 +348,7 @@ def _task1_columns(path: Path) -> tuple[np.ndarray, Polygon, np.ndarray] | None:
     if fields is None:
         return None
     numbers = finite_numbers(fields[:, 1:])
-    if numbers is None or not ((numbers[:, 0] >= 0) & (numbers[:, 0] <= 1)).all():
+    if numbers is None:
         return None
     geoms, faults = quadrilateral_faults(numbers[:, 1:].reshape(-1, 4, 2))
     if faults:
@@ -444,7 +442,7 @@ def write_dota_task1(folder: str | os.PathLike[str], predictions: Any) -> list[P
     folder : path-like
         Where to write the files (created if missing).
     predictions : Annotations
-        With a score per row (in [0, 1], as DOTA's evaluation expects), image ids (the image
+        With a finite score per row (any range: DOTA's evaluation only ranks them), image ids (the image
         names), class names as category ids, and quadrilateral regions (as in `write_dota`).
 
     Returns
@@ -471,10 +469,9 @@ def write_dota_task1(folder: str | os.PathLike[str], predictions: Any) -> list[P
     if predictions.score is None:
         raise invalid_argument("predictions.score", "a score per row", "no scores")
     scores = predictions.score
-    outside = np.flatnonzero(~((scores >= 0) & (scores <= 1)))
-    if outside.size:
-        raise invalid_argument("predictions.score", "confidences in [0, 1] (DOTA's Task1 evaluation ranks them)",
-                               f"{scores[outside[0]]} at row {outside[0]}")
+    outside = np.flatnonzero(~np.isfinite(scores))
+    if outside.size:  # any finite score is written: the DOTA devkit only ranks them
+        raise invalid_argument("predictions.score", "finite scores", f"{scores[outside[0]]} at row {outside[0]}")
     corners = np.concatenate([_written_corners(piece, "predictions.region").reshape(-1, 8)
                               for piece in predictions.regions]) if predictions.regions else np.zeros((0, 8))
     images = _class_names(predictions.image_id.astype(str), len(corners), "predictions.image_id")

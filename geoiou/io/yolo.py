@@ -114,7 +114,7 @@ def read_yolo(path: str | os.PathLike[str], *, image_size: tuple[int, int] | Non
         non-negative integer; a box or segmentation coordinate that is not a finite number in
         [0, 1] (as ultralytics, coordinates outside the image are refused, not clipped; YOLO-OBB
         corners may lie outside [0, 1], as ultralytics writes them unclipped); a box whose size
-        rounds away in float64; a conf outside [0, 1]; a conf
+        rounds away in float64; a conf that is not a finite number (any finite score is taken); a conf
         column on some lines only; corners whose edges cross or that enclose no area. Also, never
         skipped, a file mixing boxes and YOLO-OBB lines when ``obb=None``.
     InvalidArgumentError
@@ -170,7 +170,7 @@ _PLAIN_WIDTHS = {None: (5, 6, 9, 10), False: (5, 6), True: (9, 10)}
 
 def _yolo_columns(path: str | os.PathLike[str], obb: bool | None, scale: np.ndarray | None) -> YoloObjects | None:
     """A file of boxes or of YOLO-OBB quadrilaterals read as columns, all lines at once; None unless every line is
-    plain (one layout, a conf column on all lines or none, coordinates and confs in [0, 1]) and every
+    plain (one layout, a conf column on all lines or none, box coordinates in [0, 1]) and every
     quadrilateral valid. The report is left for the caller to fill."""
     fields = field_table(path, _PLAIN_WIDTHS[obb])
     return None if fields is None else _plain_objects(fields, scale, source_name(path))
@@ -180,8 +180,9 @@ def _plain_objects(fields: np.ndarray, scale: np.ndarray | None, source: str) ->
     """The objects of a table of plain lines (`scale`: one ``(x, y)`` for all rows, or one per row)."""
     classes, values = class_indices(fields[:, 0]), finite_numbers(fields[:, 1:])
     width = fields.shape[1]
-    # Box coordinates and confs lie in [0, 1]; YOLO-OBB corners may not (ultralytics does not clip xyxyxyxyn).
-    unit = None if values is None else values if width in (5, 6) else values[:, 8:]
+    # Box coordinates lie in [0, 1]; YOLO-OBB corners may not (ultralytics does not clip xyxyxyxyn), and a conf
+    # is any finite score (a ranking is all an evaluation needs of it).
+    unit = None if values is None else values[:, :4] if width in (5, 6) else values[:, :0]
     if classes is None or values is None or not ((unit >= 0) & (unit <= 1)).all():
         return None
     scores = values[:, -1] if width in (6, 10) else None
@@ -312,7 +313,7 @@ def _yolo_fields(fields: list[str], obb: bool | None) -> tuple[list[float], int,
         values = [float_field(text, name) for text, name in zip(fields[1:], CORNER_NAMES)]
     else:
         values = [_unit_field(text, name) for text, name in zip(fields[1:], BOX_NAMES)]
-    conf = _unit_field(fields[-1], "conf") if len(fields) == LAYOUTS[layout][0][1] else None
+    conf = float_field(fields[-1], "conf") if len(fields) == LAYOUTS[layout][0][1] else None
     return values, int(fields[0]), conf
 
 
@@ -324,7 +325,7 @@ def _segment_fields(fields: list[str]) -> tuple[list[float], int, float | None]:
     coordinates = fields[1:-1] if has_conf else fields[1:]
     names = [f"{axis}{k // 2 + 1}" for k, axis in enumerate("xy" * (len(coordinates) // 2))]
     values = [_unit_field(text, name) for text, name in zip(coordinates, names)]
-    return values, int(fields[0]), _unit_field(fields[-1], "conf") if has_conf else None
+    return values, int(fields[0]), float_field(fields[-1], "conf") if has_conf else None
 
 
 def _segment_hint(obb: bool | None) -> str:
@@ -334,8 +335,7 @@ def _segment_hint(obb: bool | None) -> str:
 def _unit_field(text: str, name: str) -> float:
     value = float_field(text, name)
     if not 0 <= value <= 1:
-        what = "a confidence" if name == "conf" else "a normalised coordinate"
-        raise invalid(f"'{name}' must be {what} in [0, 1] (got {text!r})")
+        raise invalid(f"'{name}' must be a normalised coordinate in [0, 1] (got {text!r})")
     return value
 
 

@@ -355,14 +355,15 @@ def test_voc_hand_computed_golden_case(tmp_path):
     assert result.mAP == pytest.approx(brute_force_voc_11point(truth.annotations, predictions.annotations)["plane"])
 
 
-def test_task1_scores_outside_zero_one_are_refused_or_reported(tmp_path):
+def test_task1_scores_are_any_finite_number(tmp_path):
+    # Issue 24, item 18: the DOTA devkit only ranks scores, so logits (1.7, -0.1) are read as written.
     path = tmp_path / "Task1_ship.txt"
-    path.write_text("P1 0.9 0 0 4 0 4 4 0 4\nP1 1.7 0 0 2 0 2 2 0 2\nP1 -0.1 1 1 3 1 3 3 1 3\n")
-    with pytest.raises(FormatError, match=r"line 2: 'score' must be a confidence in \[0, 1\] \(got 1.7\)"):
+    path.write_text("P1 0.9 0 0 4 0 4 4 0 4\nP1 1.7 0 0 2 0 2 2 0 2\nP1 -0.1 1 1 3 1 3 3 1 3\nP1 nan 1 1 3 1 3 3 1 3\n")
+    with pytest.raises(FormatError, match=r"line 4: 'score' must be a finite number \(got 'nan'\)"):
         read_dota_task1(path)
     read = read_dota_task1(path, skip_invalid=True)
-    assert read.annotations.score.tolist() == [0.9] and read.report.counts() == {
-        "'score' must be a confidence in [0, 1]": 2}
+    assert read.annotations.score.tolist() == [0.9, 1.7, -0.1] and read.report.counts() == {
+        "'score' must be a finite number": 1}
 
 
 def test_labels_written_and_read_back_are_the_same_objects(tmp_path):
@@ -389,9 +390,11 @@ def test_writers_refuse_what_dota_cannot_hold(tmp_path):
         write_dota(tmp_path / "a.txt", pentagon, ["ship"])
     with pytest.raises(geoiou.InvalidArgumentError, match="names without white space.*'small vehicle'"):
         write_dota(tmp_path / "a.txt", geoiou.Box([[0, 0, 1, 1]]), ["small vehicle"])
+    endless = Annotations(image_id=["P1"], category_id=["ship"], score=[np.inf], region=geoiou.Box([[0, 0, 1, 1]]))
+    with pytest.raises(geoiou.InvalidArgumentError, match=r"'predictions.score' must be finite scores"):
+        write_dota_task1(tmp_path, endless)
     logits = Annotations(image_id=["P1"], category_id=["ship"], score=[3.2], region=geoiou.Box([[0, 0, 1, 1]]))
-    with pytest.raises(geoiou.InvalidArgumentError, match=r"confidences in \[0, 1\]"):
-        write_dota_task1(tmp_path, logits)
+    assert read_dota_task1(write_dota_task1(tmp_path, logits)).annotations.score.tolist() == [3.2]  # any finite
 
 
 @pytest.mark.parametrize("name", ["P0706.txt", "P0770.txt", "P1088.txt"])
