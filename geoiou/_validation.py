@@ -53,7 +53,8 @@ def as_numpy(value: Any, param: str) -> np.ndarray:
 
 def arrays_as_numpy(value: Any, param: str) -> Any:
     """`value` as a NumPy array if it is an array object (``__array__``, ``__dlpack__``); a Python sequence as it is."""
-    if isinstance(value, (list, tuple, np.ndarray)) or not (hasattr(value, "__array__") or hasattr(value, "__dlpack__")):
+    if isinstance(value, (list, tuple, np.ndarray)) or not (hasattr(value, "__array__")
+                                                             or hasattr(value, "__dlpack__")):
         return value
     return as_numpy(value, param)
 
@@ -240,7 +241,7 @@ def boxes_lost_size(xyxy: np.ndarray, w: np.ndarray, h: np.ndarray) -> np.ndarra
 
     A box of area 0 keeps its measure 0 whatever the rounding, so only boxes of positive area are refused.
     """
-    lost = xywh_lost_size(xyxy[..., 0], w, xyxy[..., 2]) | xywh_lost_size(xyxy[..., 1], h, xyxy[..., 3])
+    lost: np.ndarray = xywh_lost_size(xyxy[..., 0], w, xyxy[..., 2]) | xywh_lost_size(xyxy[..., 1], h, xyxy[..., 3])
     return lost & (w > 0) & (h > 0)
 
 
@@ -254,7 +255,8 @@ def xywh_lost_size(start: np.ndarray, size: np.ndarray, end: np.ndarray) -> np.n
     """
     with np.errstate(invalid="ignore", over="ignore"):
         in_range = (np.abs(start) <= LARGEST_COORDINATE) & (np.abs(end) <= LARGEST_COORDINATE)  # else: range check
-        return in_range & (size > 0) & ~(np.abs((end - start) - size) <= 1e-6 * size)
+        lost: np.ndarray = in_range & (size > 0) & ~(np.abs((end - start) - size) <= 1e-6 * size)
+    return lost
 
 
 def plain_region_fits(magnitude: float, width: float, height: float) -> bool:
@@ -265,7 +267,7 @@ def plain_region_fits(magnitude: float, width: float, height: float) -> bool:
 
 
 def require_within_range(magnitude: np.ndarray, param: str) -> None:
-    """Raise unless every entry of `magnitude` (the largest coordinate of each region) is at most `LARGEST_COORDINATE`."""
+    """Raise unless every entry of `magnitude` (each region's largest coordinate) is at most `LARGEST_COORDINATE`."""
     bad = ~(magnitude <= LARGEST_COORDINATE)
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -292,7 +294,8 @@ def not_a_region(param: str, value: Any) -> InvalidTypeError:
     else:
         shape = np.shape(value) if isinstance(value, (list, tuple, np.ndarray)) or hasattr(value, "__array__") else None
         hint = _constructor_hint(shape)
-    return InvalidTypeError(f"{param!r} must be a geoiou Region such as Box or Polygon (got {type(value).__name__}): {hint}")
+    return InvalidTypeError(f"{param!r} must be a geoiou Region such as Box or Polygon "
+                            f"(got {type(value).__name__}): {hint}")
 
 
 def _is_region(value: Any) -> bool:

@@ -38,7 +38,8 @@ def bad_commands(tmp):
                                                                  "bbox": [0, 0, 1, 1]}])], "'score'"),
         (["eval", str(RESULTS), str(INSTANCES)], ""),  # swapped
         # Outputs that cannot be written: nothing at all is written, not even the --json that could be.
-        (["eval", str(INSTANCES), str(RESULTS), "--json", str(tmp / "out.json"), "--csv", str(tmp / "missing" / "x.csv")],
+        (["eval", str(INSTANCES), str(RESULTS), "--json", str(tmp / "out.json"),
+          "--csv", str(tmp / "missing" / "x.csv")],
          "'--csv' must be a file in an existing folder"),
         (["eval", str(INSTANCES), str(RESULTS), "--json", str(tmp / "out.json"), "--pr-curve", str(tmp / "pr.xyz")],
          "'--pr-curve' must be a picture file whose suffix matplotlib writes"),

@@ -28,7 +28,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Read a ground truth and predictions, run the evaluation that fits them and print its table.\n\n"
         "  format       GT                                  PRED                                 evaluation\n"
-        "  coco         instances JSON                      results JSON                         COCO AP (bbox or segm)\n"
+        "  coco         instances JSON                      results JSON                         COCO AP (bbox, segm)\n"
         "  dota         folder of DOTA label files          folder of Task1_<class>.txt files    VOC AP, 11 points\n"
         "  yolo         folder of YOLO(-OBB) label files    folder of label files with conf      COCO AP\n"
         "  activitynet  ActivityNet JSON ('database')       ActivityNet JSON ('results')         temporal mAP\n\n"
@@ -53,8 +53,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--polygon-iou", choices=("exact", "pycocotools"), default="exact",
                         help="coco segm: exact polygon overlaps, or rasterize polygons as pycocotools does "
                         "(for official COCO numbers)")
-    parser.add_argument("--subset", default=None, help="activitynet: evaluate only this subset of the ground truth, or 'all'; by default 'validation' when "
-                             "the file has several subsets, as ActivityNet's evaluation does")
+    parser.add_argument("--subset", default=None,
+                        help="activitynet: evaluate only this subset of the ground truth, or 'all'; by default "
+                        "'validation' when the file has several subsets, as ActivityNet's evaluation does")
     parser.add_argument("--tiou-thresholds", default="activitynet",
                         help="activitynet: 'activitynet' (0.5:0.95), 'thumos14' (0.3:0.7) or a comma-separated list")
     add_reader_options(parser)
@@ -124,7 +125,8 @@ def evaluate(inputs: EvaluationInputs, arguments: argparse.Namespace) -> Any:
     protocol = arguments.protocol or DEFAULT_PROTOCOL[inputs.format]
     if protocol == "voc":
         options = {key: value for key, value in inputs.options.items() if key in ("images", "categories")}
-        interpolation: Literal["all", "11point"] = arguments.interpolation or DEFAULT_INTERPOLATION.get(inputs.format, "all")
+        default = DEFAULT_INTERPOLATION.get(inputs.format, "all")
+        interpolation: Literal["all", "11point"] = arguments.interpolation or default
         threshold = 0.5 if arguments.iou_threshold is None else arguments.iou_threshold
         return functions.evaluate_voc(inputs.ground_truth, inputs.predictions, iou_threshold=threshold,
                                       interpolation=interpolation, **options, **here, **cluster)

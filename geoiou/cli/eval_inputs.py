@@ -179,7 +179,8 @@ def _detect_label_files(folder: str, names: list[str]) -> str:
                     return "dota"
                 if all(_is_number(f) for f in fields) and len(fields) in (5, 6, 9, 10):
                     return "yolo"
-                raise FormatError(os.path.join(folder, name), "", f"a line that is neither DOTA nor YOLO: {line.strip()!r}; "
+                raise FormatError(os.path.join(folder, name), "",
+                                  f"a line that is neither DOTA nor YOLO: {line.strip()!r}; "
                                   "pass --format")
     where = os.path.join(folder, names[0]) if len(names) == 1 else folder
     raise FormatError(where, "", "no label file with an object here (expected DOTA or YOLO *.txt files)")
@@ -293,7 +294,8 @@ def _activitynet(ground_truth: str, predictions: str, *, subset: str | None, ski
             raise FormatError(source, "", f"expected an ActivityNet {expected} file (got a {read.kind} file)")
     notes = _beyond_duration(predicted.segments, truth.durations)
     if subset is None and truth.subset is not None:
-        notes.append(f"ActivityNet: evaluating the {truth.subset!r} subset of the ground truth ({len(truth.segments.videos)} "
+        notes.append(f"ActivityNet: evaluating the {truth.subset!r} subset of the ground truth "
+                     f"({len(truth.segments.videos)} "
                      "videos), as ActivityNet's evaluation does; --subset all evaluates every video")
     return EvaluationInputs("activitynet", _with_videos_of(truth.segments, predicted.segments), predicted.segments,
                             [truth.report, predicted.report], geometry="interval", notes=notes)

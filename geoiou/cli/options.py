@@ -72,7 +72,8 @@ def cluster_of(arguments: argparse.Namespace) -> Any:
         import geoiou.dask
     except ImportError:
         option = "--workers" if arguments.workers is not None else "--scheduler"
-        raise InvalidArgumentError(f"{option!r} needs Dask, which is not installed: pip install 'geoiou[dask]'") from None
+        raise InvalidArgumentError(f"{option!r} needs Dask, which is not installed: "
+                                   "pip install 'geoiou[dask]'") from None
     return geoiou.dask
 
 

@@ -265,6 +265,10 @@ class ActionSegmentationResult:
     def to_dict(self) -> dict[str, Any]:
         """Plain Python values (percentages), ready for JSON."""
         return {
+            "protocol": "action_segmentation",
+            "headline": {"accuracy": self.accuracy, "edit": self.edit,
+                         **{f"F1@{overlap:0.2f}": float(value) for overlap, value in zip(self.overlaps, self.f1)}},
+            "per_image": [{"video_id": video, **values} for video, values in self.per_video().items()],
             "accuracy": self.accuracy,
             "edit": self.edit,
             "f1": {f"{overlap:g}": float(value) for overlap, value in zip(self.overlaps, self.f1)},

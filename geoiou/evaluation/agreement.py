@@ -441,6 +441,7 @@ class AgreementResult:
     def to_dict(self, *, pairs: bool = False) -> dict[str, Any]:
         """A JSON-ready dict (NaN written as None); `pairs` adds one entry per matched pair and unmatched region."""
         result: dict[str, Any] = {
+            "protocol": "agreement", "headline": _json_row(self.overall()),
             "min_iou": self.matching.min_iou, "method": self.matching.method,
             "ignore_category": self.ignore_category, "overall": _json_row(self.overall()),
             "per_category": [{"category_id": category, **_json_row(values)}

@@ -252,7 +252,7 @@ def _codes(values: np.ndarray, index: dict, param: str, what: str) -> np.ndarray
         raise _invalid(param, f"{what} of the ground truth", error.args[0], _near_miss(error.args[0], index)) from None
 
 
-def _near_miss(value: Any, index: dict) -> str:
+def _near_miss(value: Any, index: dict[Any, int]) -> str:
     """Why `value` is not among the keys of `index` when it nearly is: another type, or ActivityNet's ``v_`` prefix."""
     same_text = [key for key in index if str(key) == str(value)]
     if same_text:
@@ -448,7 +448,16 @@ class TemporalDetectionResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain Python values (fractions in ``[0, 1]``), ready for JSON."""
+        names = [f"mAP@{threshold:.2f}" for threshold in self.tiou_thresholds]
         return {
+            "protocol": "activitynet",
+            "headline": {"average_mAP": self.average_mean_ap, **dict(zip(names, self.mean_ap.tolist()))},
+            "per_category": [
+                {"category_id": label, "AP": float(self.ap[:, column].mean()),
+                 **dict(zip((f"AP@{threshold:.2f}" for threshold in self.tiou_thresholds),
+                            self.ap[:, column].tolist()))}
+                for column, label in enumerate(self.labels)
+            ],
             "tiou_thresholds": self.tiou_thresholds.tolist(),
             "mAP": self.mean_ap.tolist(),
             "average_mAP": self.average_mean_ap,

@@ -254,6 +254,7 @@ class VocResult:
 
         result: dict[str, Any] = {
             "protocol": "voc",
+            "headline": {"mAP": number(self.mAP)},
             "mAP": number(self.mAP),
             "per_category": [{"category_id": category, **{key: number(v) if isinstance(v, float) else v
                                                            for key, v in values.items()}}

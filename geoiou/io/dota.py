@@ -245,8 +245,8 @@ def quadrilateral_faults(corners: np.ndarray) -> tuple[np.ndarray, dict[int, str
                               f"(got {_describe_reason(shapely.is_valid_reason(geoms[index]))}; "
                               "are the corners out of order?)")
     # What Polygon would refuse (areas that overflow or underflow float64), named by record rather than batch index.
-    for index, reason in shapely_range_faults(geoms, "corners").items():
-        faults.setdefault(index, reason)
+    for position, reason in shapely_range_faults(geoms, "corners").items():
+        faults.setdefault(position, reason)
     return geoms, faults
 
 
@@ -308,8 +308,8 @@ def settled_rings(reader: RecordReader, records: list[Any], parsed: list[Any], *
     for row in np.flatnonzero(crossing):
         ring_faults[parsed_rows[int(row)]] = ("'points' must make a simple polygon: its edges must not cross "
                                               f"(got {_describe_reason(shapely.is_valid_reason(geoms[row]))})")
-    for row, reason in shapely_range_faults(geoms, "points").items():
-        ring_faults.setdefault(parsed_rows[row], reason)
+    for position, reason in shapely_range_faults(geoms, "points").items():
+        ring_faults.setdefault(parsed_rows[position], reason)
     kept = settle(reader, records, parsed, ring_faults | (faults or {}))
     keep_rows = np.searchsorted(parsed_rows, kept).astype(np.int64)
     return Polygon.from_shapely(geoms[keep_rows]), kept

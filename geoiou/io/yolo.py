@@ -182,8 +182,10 @@ def _plain_objects(fields: np.ndarray, scale: np.ndarray | None, source: str) ->
     width = fields.shape[1]
     # Box coordinates lie in [0, 1]; YOLO-OBB corners may not (ultralytics does not clip xyxyxyxyn), and a conf
     # is any finite score (a ranking is all an evaluation needs of it).
-    unit = None if values is None else values[:, :4] if width in (5, 6) else values[:, :0]
-    if classes is None or values is None or not ((unit >= 0) & (unit <= 1)).all():
+    if classes is None or values is None:
+        return None
+    unit = values[:, :4] if width in (5, 6) else values[:, :0]
+    if not ((unit >= 0) & (unit <= 1)).all():
         return None
     scores = values[:, -1] if width in (6, 10) else None
     if width in (5, 6):

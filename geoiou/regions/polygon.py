@@ -328,8 +328,9 @@ def _rings_store(vertices: np.ndarray, offsets: np.ndarray, param: str, *, repai
     vertices, offsets = _opened(vertices, offsets)
     empty = np.flatnonzero(np.diff(offsets) == 0)
     if empty.size:  # shapely's ragged-array reader would fail on it with a message about offsets
-        raise fail(name(int(empty[0])), "a ring of at least 3 vertices (x, y); for an empty polygon use "
-                                        "Polygon.from_shapely(shapely.Polygon())", "no vertices")
+        where = param if single else f"{param}[{int(empty[0])}]"
+        raise fail(where, "a ring of at least 3 vertices (x, y); for an empty polygon use "
+                          "Polygon.from_shapely(shapely.Polygon())", "no vertices")
     coords, ring_offsets = _closed(vertices, offsets)
     store = RaggedPolygons.from_closed_rings(coords, ring_offsets)
     invalid = ~shapely.is_valid(store.shapely)

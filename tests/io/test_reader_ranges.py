@@ -60,7 +60,8 @@ def test_coco_results_refuse_and_skip_out_of_range_records(tmp_path, key, bad, m
 @pytest.mark.parametrize("polygons", ["exact", "pycocotools"])
 def test_coco_dataset_refuses_out_of_range_polygons(polygons):
     dataset = {"images": [{"id": 1, "height": 10, "width": 10}], "categories": [{"id": 1, "name": "a"}],
-               "annotations": [{"id": 5, "image_id": 1, "category_id": 1, "iscrowd": 0, "area": 1.0, "bbox": [0, 0, 1, 1],
+               "annotations": [{"id": 5, "image_id": 1, "category_id": 1, "iscrowd": 0, "area": 1.0,
+                                "bbox": [0, 0, 1, 1],
                                 "segmentation": [[0, 0, 1e300, 0, 0, 1e300]]}]}
     with pytest.raises(FormatError, match=r"annotations\[0\] \(id 5\): 'segmentation\[0\]' must hold coordinates"):
         read_coco(dataset, geometry="segmentation", polygons=polygons)
@@ -106,7 +107,8 @@ def test_geojson_and_wkt_refuse_and_skip_out_of_range_polygons(tmp_path):
     huge = {"type": "Polygon", "coordinates": [[[0, 0], [1e300, 0], [0, 1e300], [0, 0]]]}
     good = {"type": "Polygon", "coordinates": [[[0, 0], [2, 0], [0, 2], [0, 0]]]}
     path = write(tmp_path / "f.geojson", {"type": "FeatureCollection", "features": [
-        {"type": "Feature", "properties": {}, "geometry": huge}, {"type": "Feature", "properties": {}, "geometry": good}]})
+        {"type": "Feature", "properties": {}, "geometry": huge},
+        {"type": "Feature", "properties": {}, "geometry": good}]})
     with pytest.raises(FormatError, match=r"f.geojson, features\[0\]: 'geometry' must be coordinates within"):
         read_geojson(path)
     assert read_geojson(path, skip_invalid=True).regions.area.tolist() == [2.0]
@@ -136,9 +138,11 @@ def test_yolo_boxes_whose_size_rounds_away_are_named_by_line(tmp_path):
 def test_cli_eval_of_identical_files_with_a_huge_polygon_is_refused_not_ap_0(tmp_path):
     """Today `geoiou eval` of two identical files reports AP 0.000: the polygon's area is inf, IoU NaN."""
     dataset = {"images": [{"id": 1, "height": 10, "width": 10}], "categories": [{"id": 1, "name": "a"}],
-               "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "iscrowd": 0, "area": 1.0, "bbox": [0, 0, 1, 1],
+               "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "iscrowd": 0, "area": 1.0,
+                                "bbox": [0, 0, 1, 1],
                                 "segmentation": [[0, 0, 1e300, 0, 0, 1e300]]},
-                               {"id": 2, "image_id": 1, "category_id": 1, "iscrowd": 0, "area": 2.0, "bbox": [0, 0, 2, 2],
+                               {"id": 2, "image_id": 1, "category_id": 1, "iscrowd": 0, "area": 2.0,
+                                "bbox": [0, 0, 2, 2],
                                 "segmentation": [GOOD_TRIANGLE]}]}
     gt = write(tmp_path / "gt.json", dataset)
     results = write(tmp_path / "res.json", [{"image_id": 1, "category_id": 1, "score": 0.9, "segmentation": [part]}
@@ -150,4 +154,5 @@ def test_cli_eval_of_identical_files_with_a_huge_polygon_is_refused_not_ap_0(tmp
     assert "Traceback" not in failing.stderr and "batch index" not in failing.stderr
     skipping = subprocess.run([*run, "--skip-invalid"], capture_output=True, text=True, timeout=300)
     assert skipping.returncode == 0, skipping.stderr
-    assert "skipped 1" in skipping.stderr and "AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = 1.000" in skipping.stdout
+    assert "skipped 1" in skipping.stderr
+    assert "AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = 1.000" in skipping.stdout
