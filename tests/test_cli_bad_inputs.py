@@ -181,3 +181,20 @@ def test_skip_invalid_that_leaves_no_prediction_says_so(tmp_path):
     assert result.returncode == 1
     assert ("the predictions must keep at least one valid record (got none: --skip-invalid skipped all 1"
             in result.stderr) and "predictions.score" not in result.stderr
+
+
+def test_every_protocols_json_has_protocol_headline_and_per_category(tmp_path):
+    """Issue 24, item 18: one JSON layout for all protocols (docs/cli.md, "The JSON layout")."""
+    coco = tmp_path / "coco.json"
+    assert main(["eval", str(INSTANCES), str(RESULTS), "--no-progress", "--json", str(coco)]) == 0
+    voc = tmp_path / "voc.json"
+    assert main(["eval", str(DOTA), str(TOUR / "dota-task1"), "--no-progress", "--json", str(voc)]) == 0
+    temporal = tmp_path / "temporal.json"
+    activitynet = TOUR / "activitynet"
+    assert main(["eval", str(activitynet / "ground_truth.json"), str(activitynet / "results.json"),
+                 "--no-progress", "--json", str(temporal)]) == 0
+    for path, protocol, headline in ((coco, "coco", "AP"), (voc, "voc", "mAP"),
+                                     (temporal, "activitynet", "average_mAP")):
+        result = json.loads(path.read_text())["result"]
+        assert result["protocol"] == protocol and headline in result["headline"]
+        assert all("category_id" in row for row in result["per_category"])
