@@ -198,3 +198,13 @@ def test_every_protocols_json_has_protocol_headline_and_per_category(tmp_path):
         result = json.loads(path.read_text())["result"]
         assert result["protocol"] == protocol and headline in result["headline"]
         assert all("category_id" in row for row in result["per_category"])
+
+
+def test_eval_pictures_draw_the_worst_dota_images(tmp_path):
+    pytest.importorskip("matplotlib")
+    result = run_eval(DOTA, TOUR / "dota-task1", "--picture", tmp_path / "worst", "--pictures", "2")
+    assert result.returncode == 0, result.stderr
+    assert sorted(path.name for path in (tmp_path / "worst").iterdir()) == ["01-P0770.png", "02-P2598.png"]
+    refused = run_eval(INSTANCES, RESULTS, "--picture", tmp_path / "coco")
+    assert refused.returncode == 1 and "'--picture' must be used with a VOC evaluation" in refused.stderr
+    assert not (tmp_path / "coco").exists()

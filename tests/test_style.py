@@ -44,7 +44,7 @@ PENDING = {
     "geoiou/evaluation/detection.py": 13,
     "geoiou/evaluation/matches.py": 2,
     "geoiou/evaluation/temporal.py": 1,
-    "geoiou/evaluation/voc.py": 3,
+    "geoiou/evaluation/voc.py": 2,
     "geoiou/io/activitynet.py": 2,
     "geoiou/io/coco.py": 4,
     "geoiou/io/dota.py": 3,

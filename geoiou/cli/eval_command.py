@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+import re
 import sys
+from pathlib import Path
 from typing import Any, Literal
+
+import numpy as np
 
 from geoiou.cli.eval_inputs import FORMATS, EvaluationInputs, detect_format, load_inputs
 from geoiou.cli.options import (add_cluster_options, add_reader_options, check_outputs, cluster_of, json_text,
@@ -19,6 +23,8 @@ PROTOCOLS = ("coco", "voc")
 #: The protocol each detection format is usually reported with (DOTA's devkit: VOC 2007's 11 points).
 DEFAULT_PROTOCOL = {"coco": "coco", "yolo": "coco", "dota": "voc"}
 DEFAULT_INTERPOLATION: dict[str, Literal["all", "11point"]] = {"dota": "11point"}
+#: Images drawn by --picture unless --pictures says otherwise.
+DEFAULT_PICTURES = 6
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -66,6 +72,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one row per category as CSV")
     parser.add_argument("--pr-curve", metavar="FILE", help="save a precision-recall picture (needs matplotlib)")
+    parser.add_argument("--picture", metavar="DIR", help="voc/dota: draw the images with the lowest F1 into DIR, "
+                        "ground truth against predictions (needs matplotlib)")
+    parser.add_argument("--pictures", metavar="N", type=int, default=DEFAULT_PICTURES,
+                        help=f"how many images --picture draws (default {DEFAULT_PICTURES})")
     progress = parser.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None,
                           help="always draw a progress bar (default: only when stderr is a terminal)")
@@ -77,8 +87,17 @@ def run(arguments: argparse.Namespace) -> int:
     """Read, evaluate, print and write what was asked for; return the exit status."""
     from geoiou.evaluation import VocResult
 
-    check_outputs({"--json": arguments.json, "--csv": arguments.csv, "--pr-curve": arguments.pr_curve})
+    check_outputs({"--json": arguments.json, "--csv": arguments.csv, "--pr-curve": arguments.pr_curve},
+                  {"--picture": arguments.picture})
+    if arguments.picture:
+        if arguments.pictures < 1:
+            raise InvalidArgumentError(f"'--pictures' must be a positive number of images (got {arguments.pictures})")
+        pyplot_for_files("--picture")  # matplotlib missing: say so before the work, not after
     fmt = detect_format(arguments.ground_truth) if arguments.format == "auto" else arguments.format
+    protocol = "activitynet" if fmt == "activitynet" else arguments.protocol or DEFAULT_PROTOCOL[fmt]
+    if arguments.picture and protocol != "voc":
+        raise InvalidArgumentError(f"'--picture' must be used with a VOC evaluation (DOTA, or --protocol voc), which "
+                                   f"has per-image results (got the {protocol} evaluation of {fmt} files)")
     geometry = {"auto": "auto", "bbox": "bbox", "segm": "segmentation"}[arguments.iou_type]
     inputs = load_inputs(fmt, arguments.ground_truth, arguments.predictions, geometry=geometry,
                          image_size=arguments.image_size, subset=arguments.subset, skip_invalid=arguments.skip_invalid,
@@ -224,9 +243,12 @@ def _write_outputs(arguments: argparse.Namespace, inputs: EvaluationInputs, resu
     if arguments.pr_curve:
         writers.append((arguments.pr_curve, lambda path: _save_curve(path, result, inputs)))
     write_outputs(writers)
-    if writers:
+    written = [path for path, _ in writers]
+    if arguments.picture:
+        written += _save_pictures(arguments, inputs, result)
+    if written:
         print()
-        print("\n".join(f"wrote {path}" for path, _ in writers))
+        print("\n".join(f"wrote {path}" for path in written))
 
 
 def _write_text(path: str, text: str) -> None:
@@ -239,6 +261,31 @@ def _write_csv(path: str, rows: list[dict[str, Any]]) -> None:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["category"])
         writer.writeheader()
         writer.writerows(rows)
+
+
+def _save_pictures(arguments: argparse.Namespace, inputs: EvaluationInputs, result: Any) -> list[str]:
+    """Draw the images with the lowest F1 (`VocResult.worst_images`), ground truth against predictions."""
+    plt = pyplot_for_files("--picture")
+    from geoiou.plot import plot_matching
+
+    folder = Path(arguments.picture)
+    folder.mkdir(parents=True, exist_ok=True)
+    saved = []
+    for rank, image in enumerate(result.worst_images(arguments.pictures), start=1):
+        truth = inputs.ground_truth.take(np.flatnonzero(inputs.ground_truth.image_id == image))
+        predicted = inputs.predictions.take(np.flatnonzero(inputs.predictions.image_id == image))
+        figure, axes = plt.subplots(figsize=(9, 7.5), layout="constrained")
+        plot_matching(list(truth.regions), list(predicted.regions), min_iou=result.iou_threshold, ax=axes,
+                      labels=("ground truth", "predictions"))
+        values = result.per_image()[image]
+        axes.set_title(f"image {image}: F1 {values['f1']:.3f} within categories at IoU > {result.iou_threshold:g} "
+                       f"({values['true_positives']} found, {values['missed']} missed, "
+                       f"{values['false_positives']} false)\ndrawn matched across categories: {axes.get_title()}")
+        path = folder / f"{rank:02d}-{re.sub(r'[^A-Za-z0-9._-]+', '_', str(image))}.png"
+        figure.savefig(path, dpi=100)
+        plt.close(figure)
+        saved.append(str(path))
+    return saved
 
 
 def _save_curve(path: str, result: Any, inputs: EvaluationInputs) -> None:
