@@ -37,7 +37,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "  coco         instances JSON                      results JSON                         COCO AP (bbox, segm)\n"
         "  dota         folder of DOTA label files          folder of Task1_<class>.txt files    VOC AP, 11 points\n"
         "  yolo         folder of YOLO(-OBB) label files    folder of label files with conf      COCO AP\n"
-        "  activitynet  ActivityNet JSON ('database')       ActivityNet JSON ('results')         temporal mAP\n\n"
+        "  activitynet  ActivityNet JSON ('database')       ActivityNet JSON ('results')         temporal mAP\n"
+        "  mstcn        MS-TCN groundTruth/ folder          folder of recognition files          Acc, Edit, F1@k\n\n"
         "The format is detected from GT unless --format is given. Overlaps are exact for every geometry:\n"
         "a polygon ground truth against mask predictions counts the exact covered area of each pixel.",
         epilog="examples:\n"
@@ -62,6 +63,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--subset", default=None,
                         help="activitynet: evaluate only this subset of the ground truth, or 'all'; by default "
                         "'validation' when the file has several subsets, as ActivityNet's evaluation does")
+    parser.add_argument("--mstcn-2019", action="store_true",
+                        help="mstcn: cut segments as the 2019 MS-TCN script did, to reproduce published numbers")
     parser.add_argument("--tiou-thresholds", default="activitynet",
                         help="activitynet: 'activitynet' (0.5:0.95), 'thumos14' (0.3:0.7) or a comma-separated list")
     add_reader_options(parser)
@@ -94,7 +97,10 @@ def run(arguments: argparse.Namespace) -> int:
             raise InvalidArgumentError(f"'--pictures' must be a positive number of images (got {arguments.pictures})")
         pyplot_for_files("--picture")  # matplotlib missing: say so before the work, not after
     fmt = detect_format(arguments.ground_truth) if arguments.format == "auto" else arguments.format
-    protocol = "activitynet" if fmt == "activitynet" else arguments.protocol or DEFAULT_PROTOCOL[fmt]
+    protocol = fmt if fmt in ("activitynet", "mstcn") else arguments.protocol or DEFAULT_PROTOCOL[fmt]
+    if arguments.pr_curve and protocol == "mstcn":
+        raise InvalidArgumentError("'--pr-curve' must be used with a detection evaluation (got MS-TCN frame labels, "
+                                   "which have no precision-recall curve)")
     if arguments.picture and protocol != "voc":
         raise InvalidArgumentError(f"'--picture' must be used with a VOC evaluation (DOTA, or --protocol voc), which "
                                    f"has per-image results (got the {protocol} evaluation of {fmt} files)")
@@ -114,7 +120,7 @@ def run(arguments: argparse.Namespace) -> int:
     print(result.summary(digits=arguments.digits) if isinstance(result, VocResult) else result.summary())
     if not isinstance(result, VocResult):  # VOC's summary is already one line per category
         print()
-        print(_table(rows, arguments.digits))
+        print(_table(rows, arguments.digits, "video" if inputs.format == "mstcn" else "category"))
     _write_outputs(arguments, inputs, result, rows)
     return 0
 
@@ -134,6 +140,13 @@ def evaluate(inputs: EvaluationInputs, arguments: argparse.Namespace) -> Any:
     from geoiou import evaluation
 
     dask = cluster_of(arguments)
+    if inputs.format == "mstcn":
+        if dask is not None:
+            raise InvalidArgumentError("'--workers' and '--scheduler' must not be given for MS-TCN files (their "
+                                       "evaluation runs here: frame labels are quick to compare)")
+        return evaluation.evaluate_action_segmentation(inputs.ground_truth, inputs.predictions,
+                                                       mstcn_2019_compat=arguments.mstcn_2019,
+                                                       show_progress=arguments.progress)
     cluster = {} if dask is None else {"workers": arguments.workers, "scheduler": arguments.scheduler}
     here = {"show_progress": arguments.progress} if dask is None else {}
     functions = evaluation if dask is None else dask
@@ -155,8 +168,8 @@ def evaluate(inputs: EvaluationInputs, arguments: argparse.Namespace) -> Any:
 
 def _ignored_options(inputs: EvaluationInputs, arguments: argparse.Namespace) -> list[str]:
     """Warnings for options the evaluation that runs does not use (the number printed would not reflect them)."""
-    if inputs.format == "activitynet":
-        protocol = "activitynet"
+    if inputs.format in ("activitynet", "mstcn"):
+        protocol = inputs.format
     else:
         protocol = arguments.protocol or DEFAULT_PROTOCOL[inputs.format]
     unused = {"--iou-threshold": arguments.iou_threshold, "--interpolation": arguments.interpolation}
@@ -165,8 +178,9 @@ def _ignored_options(inputs: EvaluationInputs, arguments: argparse.Namespace) ->
     given = [option for option, value in unused.items() if value is not None]
     if not given:
         return []
-    instead = ("COCO's AP averages IoU 0.50:0.95 with 101-point interpolation; --protocol voc uses them"
-               if protocol == "coco" else "--tiou-thresholds sets the thresholds")
+    instead = {"coco": "COCO's AP averages IoU 0.50:0.95 with 101-point interpolation; --protocol voc uses them",
+               "activitynet": "--tiou-thresholds sets the thresholds"}.get(protocol, "F1@k uses MS-TCN's overlaps "
+                                                                             "0.10, 0.25 and 0.50")
     return [f"warning: {' and '.join(given)} {'are' if len(given) > 1 else 'is'} not used by the {protocol} evaluation "
             f"and ignored ({instead})"]
 
@@ -193,6 +207,8 @@ def per_category_rows(result: Any, names: dict[Any, str]) -> list[dict[str, Any]
     >>> per_category_rows(evaluate_voc(truth, preds), {3: "ship"})
     [{'category': 3, 'name': 'ship', 'AP': 1.0, 'recall': 1.0, 'num_ground_truths': 1, 'num_detections': 1}]
     """
+    if hasattr(result, "per_video"):  # action segmentation: accuracy and edit per video
+        return [{"category": video, "name": str(video), **values} for video, values in result.per_video().items()]
     if hasattr(result, "ap_per_class"):  # temporal detection: AP per class at each tIoU threshold
         thresholds = [f"AP@{t:.2f}" for t in result.tiou_thresholds]
         return [{"category": label, "name": str(label), "AP": float(values.mean()),
@@ -203,6 +219,8 @@ def per_category_rows(result: Any, names: dict[Any, str]) -> list[dict[str, Any]
 
 def _header(inputs: EvaluationInputs, arguments: argparse.Namespace) -> str:
     counts = f"{len(inputs.ground_truth)} ground truths, {len(inputs.predictions)} predictions"
+    if inputs.format == "mstcn":
+        counts = f"{len(inputs.ground_truth)} videos, {sum(map(len, inputs.ground_truth.values()))} frames"
     geometry = inputs.geometry
     if inputs.format == "coco" and geometry == "segmentation":
         # The exact default differs from pycocotools' numbers on small objects: say which model was used.
@@ -211,12 +229,12 @@ def _header(inputs: EvaluationInputs, arguments: argparse.Namespace) -> str:
     return f"geoiou eval: {inputs.format} ({geometry}), {counts}\n"
 
 
-def _table(rows: list[dict[str, Any]], digits: int = 4) -> str:
+def _table(rows: list[dict[str, Any]], digits: int = 4, heading: str = "category") -> str:
     if not rows:
         return "(no categories)"
     columns = [key for key in rows[0] if key not in ("category", "name")]
-    width = max(len("category"), *(len(row["name"]) for row in rows))
-    lines = [f"{'category':<{width}} " + " ".join(f"{c:>{max(len(c), digits + 4)}}" for c in columns)]
+    width = max(len(heading), *(len(row["name"]) for row in rows))
+    lines = [f"{heading:<{width}} " + " ".join(f"{c:>{max(len(c), digits + 4)}}" for c in columns)]
     for row in rows:
         lines.append(f"{row['name']:<{width}} " + " ".join(f"{_cell(row[c], digits):>{max(len(c), digits + 4)}}"
                                                             for c in columns))

@@ -26,8 +26,8 @@ from geoiou.io.report import ReadReport
 
 __all__ = ["FORMATS", "SOURCE_KINDS", "EvaluationInputs", "detect_format", "detect_source", "load_inputs"]
 
-FORMATS = ("coco", "dota", "yolo", "activitynet")
-FORMAT_NAMES = {"coco": "COCO", "dota": "DOTA", "yolo": "YOLO", "activitynet": "ActivityNet"}
+FORMATS = ("coco", "dota", "yolo", "activitynet", "mstcn")
+FORMAT_NAMES = {"coco": "COCO", "dota": "DOTA", "yolo": "YOLO", "activitynet": "ActivityNet", "mstcn": "MS-TCN"}
 #: Sources that hold predictions, with how to name them when one is given as the ground truth.
 PREDICTION_KINDS = {"coco-results": "COCO results (a list of scored objects)",
                     "dota-task1": "DOTA Task1 predictions (Task1_<class>.txt files)"}
@@ -130,6 +130,8 @@ def _is_activitynet_database(path: str) -> bool:
 
 def _refuse_swapped(format: str, ground_truth: str, predictions: str) -> None:
     """Refuse predictions that read as a ground truth of `format` (and, for YOLO, scores on the wrong side)."""
+    if format == "mstcn":
+        return  # predictions may be written as the ground truth is, one label per line
     if format == "yolo":
         truth_fields, predicted_fields = _object_fields(ground_truth), _object_fields(predictions)
         if truth_fields in (6, 10) and predicted_fields in (5, 9):  # a confidence column only on the truth's side
@@ -179,6 +181,8 @@ def _detect_label_files(folder: str, names: list[str]) -> str:
                     return "dota"
                 if all(_is_number(f) for f in fields) and len(fields) in (5, 6, 9, 10):
                     return "yolo"
+                if len(fields) == 1 and not _is_number(fields[0]):  # one frame label per line: MS-TCN's groundTruth
+                    return "mstcn"
                 raise FormatError(os.path.join(folder, name), "",
                                   f"a line that is neither DOTA nor YOLO: {line.strip()!r}; "
                                   "pass --format")
@@ -198,7 +202,7 @@ def load_inputs(format: str, ground_truth: str, predictions: str, *, geometry: s
                 subset: str | None, skip_invalid: bool, polygons: str = "exact") -> EvaluationInputs:
     """Read both sides in `format` (one of `FORMATS`); `polygons` as in `geoiou.io.read_coco`."""
     loaders: dict[str, Callable[..., EvaluationInputs]] = {"coco": _coco, "dota": _dota, "yolo": _yolo,
-                                                           "activitynet": _activitynet}
+                                                           "activitynet": _activitynet, "mstcn": _mstcn}
     _refuse_swapped(format, ground_truth, predictions)
     return loaders[format](ground_truth, predictions, geometry=geometry, image_size=image_size, subset=subset,
                            skip_invalid=skip_invalid, polygons=polygons)
@@ -313,6 +317,36 @@ def _beyond_duration(predictions: Any, durations: dict[str, float]) -> list[str]
     return [f"warning: {int(beyond.sum())} of {int(known.sum())} predictions end after their video's duration "
             "(the ground truth's 'duration', in seconds): are the predictions in frames? Every such prediction "
             "is compared as it is"]
+
+
+def _mstcn(ground_truth: str, predictions: str, **_: Any) -> EvaluationInputs:
+    """MS-TCN's frame labels: the videos of the predictions, each against its ``groundTruth/`` file.
+
+    ``mapping.txt`` (in the ground-truth folder or beside it, as in MS-TCN's data layout) lists the
+    classes: a label outside it is refused on either side.
+    """
+    from geoiou.io.mstcn import read_mstcn_labels, read_mstcn_mapping
+
+    folder = ground_truth if os.path.isdir(ground_truth) else os.path.dirname(ground_truth)
+    candidates = [os.path.join(folder, "mapping.txt"), os.path.join(os.path.dirname(os.path.abspath(folder)),
+                                                                    "mapping.txt")]
+    mapping_path = next((path for path in candidates if os.path.isfile(path)), None)
+    mapping = read_mstcn_mapping(mapping_path) if mapping_path else None
+    truth = read_mstcn_labels(ground_truth, mapping=mapping)
+    predicted = read_mstcn_labels(predictions, mapping=mapping)
+    missing = [video for video in predicted.labels if video not in truth.labels]
+    if missing:
+        raise FormatError(predictions, "", f"'video' must have a ground-truth file in {ground_truth} (got "
+                                           f"{missing[0]!r}{f' and {len(missing) - 1} more' if len(missing) > 1 else ''})")
+    videos = list(predicted.labels)
+    notes = [] if mapping_path else ["MS-TCN: no mapping.txt beside the ground truth; labels are not checked "
+                                     "against a class list"]
+    left_out = len(truth.labels) - len(videos)
+    if left_out:
+        notes.append(f"MS-TCN: evaluating the {len(videos)} videos of the predictions; {left_out} ground-truth "
+                     "videos without predictions are left out (as MS-TCN evaluates one split's videos)")
+    return EvaluationInputs("mstcn", {video: truth.labels[video] for video in videos}, predicted.labels,
+                            [truth.report, predicted.report], geometry="frames", notes=notes)
 
 
 def _with_videos_of(truth: Any, predictions: Any) -> Any:
