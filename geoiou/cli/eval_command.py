@@ -38,7 +38,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "  dota         folder of DOTA label files          folder of Task1_<class>.txt files    VOC AP, 11 points\n"
         "  yolo         folder of YOLO(-OBB) label files    folder of label files with conf      COCO AP\n"
         "  activitynet  ActivityNet JSON ('database')       ActivityNet JSON ('results')         temporal mAP\n"
-        "  mstcn        MS-TCN groundTruth/ folder          folder of recognition files          Acc, Edit, F1@k\n\n"
+        "  mstcn        MS-TCN groundTruth/ folder          folder of recognition files          Acc, Edit, F1@k\n"
+        "  thumos14     folder of <Class>_val.txt files     ActivityNet JSON ('results')         temporal mAP\n\n"
         "The format is detected from GT unless --format is given. Overlaps are exact for every geometry:\n"
         "a polygon ground truth against mask predictions counts the exact covered area of each pixel.",
         epilog="examples:\n"
@@ -65,8 +66,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                         "'validation' when the file has several subsets, as ActivityNet's evaluation does")
     parser.add_argument("--mstcn-2019", action="store_true",
                         help="mstcn: cut segments as the 2019 MS-TCN script did, to reproduce published numbers")
-    parser.add_argument("--tiou-thresholds", default="activitynet",
-                        help="activitynet: 'activitynet' (0.5:0.95), 'thumos14' (0.3:0.7) or a comma-separated list")
+    parser.add_argument("--tiou-thresholds", default=None,
+                        help="activitynet, thumos14: 'activitynet' (0.5:0.95, ActivityNet's default), 'thumos14' "
+                        "(0.3:0.7, THUMOS14's default) or a comma-separated list")
     add_reader_options(parser)
     add_cluster_options(parser)
     parser.add_argument("--digits", type=int, default=4, choices=range(1, 18), metavar="N",
@@ -97,7 +99,7 @@ def run(arguments: argparse.Namespace) -> int:
             raise InvalidArgumentError(f"'--pictures' must be a positive number of images (got {arguments.pictures})")
         pyplot_for_files("--picture")  # matplotlib missing: say so before the work, not after
     fmt = detect_format(arguments.ground_truth) if arguments.format == "auto" else arguments.format
-    protocol = fmt if fmt in ("activitynet", "mstcn") else arguments.protocol or DEFAULT_PROTOCOL[fmt]
+    protocol = fmt if fmt in ("activitynet", "mstcn", "thumos14") else arguments.protocol or DEFAULT_PROTOCOL[fmt]
     if arguments.pr_curve and protocol == "mstcn":
         raise InvalidArgumentError("'--pr-curve' must be used with a detection evaluation (got MS-TCN frame labels, "
                                    "which have no precision-recall curve)")
@@ -150,10 +152,10 @@ def evaluate(inputs: EvaluationInputs, arguments: argparse.Namespace) -> Any:
     cluster = {} if dask is None else {"workers": arguments.workers, "scheduler": arguments.scheduler}
     here = {"show_progress": arguments.progress} if dask is None else {}
     functions = evaluation if dask is None else dask
-    if inputs.format == "activitynet":
+    if inputs.format in ("activitynet", "thumos14"):
+        thresholds = arguments.tiou_thresholds or ("thumos14" if inputs.format == "thumos14" else "activitynet")
         return functions.evaluate_temporal_detection(inputs.ground_truth, inputs.predictions,
-                                                     tiou_thresholds=_tiou_thresholds(arguments.tiou_thresholds),
-                                                     **here, **cluster)
+                                                     tiou_thresholds=_tiou_thresholds(thresholds), **here, **cluster)
     protocol = arguments.protocol or DEFAULT_PROTOCOL[inputs.format]
     if protocol == "voc":
         options = {key: value for key, value in inputs.options.items() if key in ("images", "categories")}
@@ -168,7 +170,7 @@ def evaluate(inputs: EvaluationInputs, arguments: argparse.Namespace) -> Any:
 
 def _ignored_options(inputs: EvaluationInputs, arguments: argparse.Namespace) -> list[str]:
     """Warnings for options the evaluation that runs does not use (the number printed would not reflect them)."""
-    if inputs.format in ("activitynet", "mstcn"):
+    if inputs.format in ("activitynet", "mstcn", "thumos14"):
         protocol = inputs.format
     else:
         protocol = arguments.protocol or DEFAULT_PROTOCOL[inputs.format]
@@ -179,7 +181,8 @@ def _ignored_options(inputs: EvaluationInputs, arguments: argparse.Namespace) ->
     if not given:
         return []
     instead = {"coco": "COCO's AP averages IoU 0.50:0.95 with 101-point interpolation; --protocol voc uses them",
-               "activitynet": "--tiou-thresholds sets the thresholds"}.get(protocol, "F1@k uses MS-TCN's overlaps "
+               "activitynet": "--tiou-thresholds sets the thresholds",
+               "thumos14": "--tiou-thresholds sets the thresholds"}.get(protocol, "F1@k uses MS-TCN's overlaps "
                                                                              "0.10, 0.25 and 0.50")
     return [f"warning: {' and '.join(given)} {'are' if len(given) > 1 else 'is'} not used by the {protocol} evaluation "
             f"and ignored ({instead})"]
@@ -311,7 +314,7 @@ def _save_curve(path: str, result: Any, inputs: EvaluationInputs) -> None:
     from geoiou.plot import plot_pr_curve, plot_threshold_curve
 
     figure, axes = plt.subplots(figsize=(6, 4.5))
-    if inputs.format == "activitynet":
+    if inputs.format in ("activitynet", "thumos14"):
         plot_threshold_curve(result, ax=axes)
     else:
         plot_pr_curve(result, ax=axes)

@@ -26,8 +26,9 @@ from geoiou.io.report import ReadReport
 
 __all__ = ["FORMATS", "SOURCE_KINDS", "EvaluationInputs", "detect_format", "detect_source", "load_inputs"]
 
-FORMATS = ("coco", "dota", "yolo", "activitynet", "mstcn")
-FORMAT_NAMES = {"coco": "COCO", "dota": "DOTA", "yolo": "YOLO", "activitynet": "ActivityNet", "mstcn": "MS-TCN"}
+FORMATS = ("coco", "dota", "yolo", "activitynet", "mstcn", "thumos14")
+FORMAT_NAMES = {"coco": "COCO", "dota": "DOTA", "yolo": "YOLO", "activitynet": "ActivityNet", "mstcn": "MS-TCN",
+                "thumos14": "THUMOS14"}
 #: Sources that hold predictions, with how to name them when one is given as the ground truth.
 PREDICTION_KINDS = {"coco-results": "COCO results (a list of scored objects)",
                     "dota-task1": "DOTA Task1 predictions (Task1_<class>.txt files)"}
@@ -130,8 +131,8 @@ def _is_activitynet_database(path: str) -> bool:
 
 def _refuse_swapped(format: str, ground_truth: str, predictions: str) -> None:
     """Refuse predictions that read as a ground truth of `format` (and, for YOLO, scores on the wrong side)."""
-    if format == "mstcn":
-        return  # predictions may be written as the ground truth is, one label per line
+    if format in ("mstcn", "thumos14"):
+        return  # MS-TCN predictions may be written as the ground truth is; THUMOS14's are ActivityNet JSON
     if format == "yolo":
         truth_fields, predicted_fields = _object_fields(ground_truth), _object_fields(predictions)
         if truth_fields in (6, 10) and predicted_fields in (5, 9):  # a confidence column only on the truth's side
@@ -183,6 +184,8 @@ def _detect_label_files(folder: str, names: list[str]) -> str:
                     return "yolo"
                 if len(fields) == 1 and not _is_number(fields[0]):  # one frame label per line: MS-TCN's groundTruth
                     return "mstcn"
+                if len(fields) == 3 and not _is_number(fields[0]) and all(map(_is_number, fields[1:])):
+                    return "thumos14"  # video start end: THUMOS14's <Class>_val.txt
                 raise FormatError(os.path.join(folder, name), "",
                                   f"a line that is neither DOTA nor YOLO: {line.strip()!r}; "
                                   "pass --format")
@@ -202,7 +205,8 @@ def load_inputs(format: str, ground_truth: str, predictions: str, *, geometry: s
                 subset: str | None, skip_invalid: bool, polygons: str = "exact") -> EvaluationInputs:
     """Read both sides in `format` (one of `FORMATS`); `polygons` as in `geoiou.io.read_coco`."""
     loaders: dict[str, Callable[..., EvaluationInputs]] = {"coco": _coco, "dota": _dota, "yolo": _yolo,
-                                                           "activitynet": _activitynet, "mstcn": _mstcn}
+                                                           "activitynet": _activitynet, "mstcn": _mstcn,
+                                                           "thumos14": _thumos14}
     _refuse_swapped(format, ground_truth, predictions)
     return loaders[format](ground_truth, predictions, geometry=geometry, image_size=image_size, subset=subset,
                            skip_invalid=skip_invalid, polygons=polygons)
@@ -319,6 +323,25 @@ def _beyond_duration(predictions: Any, durations: dict[str, float]) -> list[str]
             "is compared as it is"]
 
 
+def _thumos14(ground_truth: str, predictions: str, *, skip_invalid: bool, **_: Any) -> EvaluationInputs:
+    """THUMOS14's per-class annotation files against ActivityNet results JSON (class names as labels)."""
+    from geoiou.io.activitynet import read_activitynet
+    from geoiou.io.thumos import read_thumos14
+
+    truth = read_thumos14(ground_truth, skip_invalid=skip_invalid)
+    predicted = read_activitynet(predictions, skip_invalid=skip_invalid)
+    if predicted.kind != "results":
+        raise FormatError(predictions, "", "expected ActivityNet results JSON ({'results': {video: [{'segment', "
+                                           "'label', 'score'}]}}) as THUMOS14 predictions "
+                                           f"(got a {predicted.kind} file)")
+    notes = []
+    if len(truth.ambiguous):
+        notes.append(f"THUMOS14: {len(truth.ambiguous)} Ambiguous segments are read apart and not used: a "
+                     "prediction on them counts as any other (THUMOS14's own evaluation ignores such predictions)")
+    return EvaluationInputs("thumos14", _with_videos_of(truth.segments, predicted.segments), predicted.segments,
+                            [truth.report, predicted.report], geometry="interval", notes=notes)
+
+
 def _mstcn(ground_truth: str, predictions: str, **_: Any) -> EvaluationInputs:
     """MS-TCN's frame labels: the videos of the predictions, each against its ``groundTruth/`` file.
 
@@ -336,8 +359,9 @@ def _mstcn(ground_truth: str, predictions: str, **_: Any) -> EvaluationInputs:
     predicted = read_mstcn_labels(predictions, mapping=mapping)
     missing = [video for video in predicted.labels if video not in truth.labels]
     if missing:
+        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
         raise FormatError(predictions, "", f"'video' must have a ground-truth file in {ground_truth} (got "
-                                           f"{missing[0]!r}{f' and {len(missing) - 1} more' if len(missing) > 1 else ''})")
+                                           f"{missing[0]!r}{more})")
     videos = list(predicted.labels)
     notes = [] if mapping_path else ["MS-TCN: no mapping.txt beside the ground truth; labels are not checked "
                                      "against a class list"]
