@@ -64,6 +64,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--subset", default=None,
                         help="activitynet: evaluate only this subset of the ground truth, or 'all'; by default "
                         "'validation' when the file has several subsets, as ActivityNet's evaluation does")
+    parser.add_argument("--proposals", action="store_true",
+                        help="activitynet: the predictions are proposals (no labels): AR@AN and AUC, as "
+                        "ActivityNet's proposal task")
     parser.add_argument("--mstcn-2019", action="store_true",
                         help="mstcn: cut segments as the 2019 MS-TCN script did, to reproduce published numbers")
     parser.add_argument("--tiou-thresholds", default=None,
@@ -90,7 +93,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run(arguments: argparse.Namespace) -> int:
     """Read, evaluate, print and write what was asked for; return the exit status."""
-    from geoiou.evaluation import VocResult
+    from geoiou.evaluation import TemporalProposalResult, VocResult
 
     check_outputs({"--json": arguments.json, "--csv": arguments.csv, "--pr-curve": arguments.pr_curve},
                   {"--picture": arguments.picture})
@@ -109,7 +112,7 @@ def run(arguments: argparse.Namespace) -> int:
     geometry = {"auto": "auto", "bbox": "bbox", "segm": "segmentation"}[arguments.iou_type]
     inputs = load_inputs(fmt, arguments.ground_truth, arguments.predictions, geometry=geometry,
                          image_size=arguments.image_size, subset=arguments.subset, skip_invalid=arguments.skip_invalid,
-                         polygons=arguments.polygon_iou)
+                         polygons=arguments.polygon_iou, proposals=arguments.proposals)
     for note in [*inputs.notes, *_ignored_options(inputs, arguments)]:
         print(note, file=sys.stderr)
     for report in inputs.reports:
@@ -120,7 +123,7 @@ def run(arguments: argparse.Namespace) -> int:
     rows = per_category_rows(result, inputs.names)
     print(_header(inputs, arguments))
     print(result.summary(digits=arguments.digits) if isinstance(result, VocResult) else result.summary())
-    if not isinstance(result, VocResult):  # VOC's summary is already one line per category
+    if not isinstance(result, (VocResult, TemporalProposalResult)):  # summaries that are the table already
         print()
         print(_table(rows, arguments.digits, "video" if inputs.format == "mstcn" else "category"))
     _write_outputs(arguments, inputs, result, rows)
@@ -152,6 +155,13 @@ def evaluate(inputs: EvaluationInputs, arguments: argparse.Namespace) -> Any:
     cluster = {} if dask is None else {"workers": arguments.workers, "scheduler": arguments.scheduler}
     here = {"show_progress": arguments.progress} if dask is None else {}
     functions = evaluation if dask is None else dask
+    if arguments.proposals:
+        if dask is not None:
+            raise InvalidArgumentError("'--workers' and '--scheduler' must not be given with '--proposals' (the "
+                                       "proposal evaluation runs here)")
+        return evaluation.evaluate_temporal_proposals(inputs.ground_truth, inputs.predictions,
+                                                      tiou_thresholds=_tiou_thresholds(arguments.tiou_thresholds
+                                                                                       or "activitynet"))
     if inputs.format in ("activitynet", "thumos14"):
         thresholds = arguments.tiou_thresholds or ("thumos14" if inputs.format == "thumos14" else "activitynet")
         return functions.evaluate_temporal_detection(inputs.ground_truth, inputs.predictions,
@@ -210,6 +220,12 @@ def per_category_rows(result: Any, names: dict[Any, str]) -> list[dict[str, Any]
     >>> per_category_rows(evaluate_voc(truth, preds), {3: "ship"})
     [{'category': 3, 'name': 'ship', 'AP': 1.0, 'recall': 1.0, 'num_ground_truths': 1, 'num_detections': 1}]
     """
+    if hasattr(result, "average_recall"):  # proposals: AR at each number of proposals per video, no categories
+        return [{"category": "all", "name": "all", **{f"AR@{int(round(an))}": float(ar)
+                                                       for an, ar in zip(result.proposals_per_video,
+                                                                         result.average_recall)
+                                                       if abs(an - round(an)) < 1e-9 and round(an) in (1, 5, 10, 100)},
+                 "AUC": result.auc}]
     if hasattr(result, "per_video"):  # action segmentation: accuracy and edit per video
         return [{"category": video, "name": str(video), **values} for video, values in result.per_video().items()]
     if hasattr(result, "ap_per_class"):  # temporal detection: AP per class at each tIoU threshold

@@ -21,7 +21,7 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
-from geoiou.errors import FormatError
+from geoiou.errors import FormatError, InvalidArgumentError
 from geoiou.io.report import ReadReport
 
 __all__ = ["FORMATS", "SOURCE_KINDS", "EvaluationInputs", "detect_format", "detect_source", "load_inputs"]
@@ -202,14 +202,18 @@ def _is_number(text: str) -> bool:
 
 
 def load_inputs(format: str, ground_truth: str, predictions: str, *, geometry: str, image_size: tuple[int, int] | None,
-                subset: str | None, skip_invalid: bool, polygons: str = "exact") -> EvaluationInputs:
-    """Read both sides in `format` (one of `FORMATS`); `polygons` as in `geoiou.io.read_coco`."""
+                subset: str | None, skip_invalid: bool, polygons: str = "exact",
+                proposals: bool = False) -> EvaluationInputs:
+    """Read both sides in `format` (one of `FORMATS`); `polygons` as in `geoiou.io.read_coco`; `proposals`:
+    ActivityNet predictions without labels (the proposal task)."""
     loaders: dict[str, Callable[..., EvaluationInputs]] = {"coco": _coco, "dota": _dota, "yolo": _yolo,
                                                            "activitynet": _activitynet, "mstcn": _mstcn,
                                                            "thumos14": _thumos14}
     _refuse_swapped(format, ground_truth, predictions)
+    if proposals and format != "activitynet":
+        raise InvalidArgumentError(f"'--proposals' must be used with ActivityNet files (got {format} files)")
     return loaders[format](ground_truth, predictions, geometry=geometry, image_size=image_size, subset=subset,
-                           skip_invalid=skip_invalid, polygons=polygons)
+                           skip_invalid=skip_invalid, polygons=polygons, proposals=proposals)
 
 
 def _coco(ground_truth: str, predictions: str, *, geometry: Literal["auto", "bbox", "segmentation"],
@@ -292,11 +296,12 @@ def _yolo(ground_truth: str, predictions: str, *, image_size: tuple[int, int] | 
 
 
 def _activitynet(ground_truth: str, predictions: str, *, subset: str | None, skip_invalid: bool,
-                 **_: Any) -> EvaluationInputs:
+                 proposals: bool = False, **_: Any) -> EvaluationInputs:
     from geoiou.io.activitynet import read_activitynet
 
     truth = read_activitynet(ground_truth, subset=subset, skip_invalid=skip_invalid)
-    predicted = read_activitynet(predictions, skip_invalid=skip_invalid)
+    predicted = _proposals(predictions, skip_invalid) if proposals else read_activitynet(predictions,
+                                                                                           skip_invalid=skip_invalid)
     for source, read, expected in ((ground_truth, truth, "database"), (predictions, predicted, "results")):
         if read.kind != expected:
             raise FormatError(source, "", f"expected an ActivityNet {expected} file (got a {read.kind} file)")
@@ -307,6 +312,29 @@ def _activitynet(ground_truth: str, predictions: str, *, subset: str | None, ski
                      "videos), as ActivityNet's evaluation does; --subset all evaluates every video")
     return EvaluationInputs("activitynet", _with_videos_of(truth.segments, predicted.segments), predicted.segments,
                             [truth.report, predicted.report], geometry="interval", notes=notes)
+
+
+def _proposals(path: str, skip_invalid: bool) -> Any:
+    """An ActivityNet proposals file (``results`` of ``segment`` and ``score``, no ``label``), read as results."""
+    import json
+
+    from geoiou.io.activitynet import read_activitynet
+
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            document = json.load(handle)
+    except json.JSONDecodeError as error:
+        raise FormatError(path, f"line {error.lineno}", f"not JSON ({error.msg})") from None
+    results = document.get("results") if isinstance(document, dict) else None
+    if isinstance(results, dict):
+        for records in results.values():
+            for record in records if isinstance(records, list) else []:
+                if isinstance(record, dict):
+                    record.setdefault("label", "")  # the proposal task has no classes
+    try:
+        return read_activitynet(document, skip_invalid=skip_invalid)
+    except FormatError as error:  # read from the parsed document: name the file, not "<dict>"
+        raise FormatError(path, error.location, error.reason) from None
 
 
 def _beyond_duration(predictions: Any, durations: dict[str, float]) -> list[str]:
