@@ -32,7 +32,7 @@ __all__ = ["register"]
 DEFAULT_PICTURES = 6
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``compare`` subcommand to `commands`."""
     parser = commands.add_parser(
         "compare", help="match two annotation sets one-to-one and report their agreement (F1, IoU), with pictures",
@@ -157,7 +157,7 @@ def _write_pairs_csv(path: str, sources: list[Source], result: Any) -> None:
         writer.writerows(zip(*(_csv_column(table[name]) for name in columns)))
 
 
-def _csv_column(values: np.ndarray) -> list:
+def _csv_column(values: np.ndarray) -> list[Any]:
     """Cells of one column: None and NaN (the side a row lacks) as empty cells."""
     cells = values.tolist()
     return ["" if cell is None or (isinstance(cell, float) and cell != cell) else cell for cell in cells]
@@ -197,7 +197,7 @@ def _save_pictures(folder: Path, sources: list[Source], result: Any, arguments: 
     return saved
 
 
-def _batches(table: Any) -> list:
+def _batches(table: Any) -> list[Any]:
     """The regions of a table, in row order."""
     from geoiou import Interval
     from geoiou.evaluation import TemporalSegments
@@ -207,7 +207,7 @@ def _batches(table: Any) -> list:
     return list(table.regions)
 
 
-def _take_rows(batches: list, rows: np.ndarray) -> list:
+def _take_rows(batches: list[Any], rows: np.ndarray) -> list[Any]:
     """The regions of sorted `rows` of a side made of `batches`, as batches in row order."""
     taken, start = [], 0
     for batch in batches:

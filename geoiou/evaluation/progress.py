@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import IO, Iterable, Iterator, TypeVar
+from typing import IO, Iterable, Iterator, Sized, TypeVar
 
 __all__ = ["Phases", "progress"]
 
@@ -41,7 +41,7 @@ def progress(items: Iterable[T], *, total: int | None = None, label: str = "", e
     if enabled is None:
         enabled = bool(getattr(stream, "isatty", lambda: False)())
     if total is None:
-        total = len(items) if hasattr(items, "__len__") else None
+        total = len(items) if isinstance(items, Sized) else None
     if not enabled or not total:
         yield from items
         return

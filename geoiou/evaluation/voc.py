@@ -142,7 +142,7 @@ def voc_match(data: VocArrays, overlap: OverlapFunction, *, iou_threshold: float
 
 def voc_curves(num_categories: int, dt_category: np.ndarray, dt_score: np.ndarray, tp_row: np.ndarray,
                fp_row: np.ndarray, positives: np.ndarray, interpolation: Interpolation
-               ) -> tuple[np.ndarray, np.ndarray, list, list]:
+               ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], list[np.ndarray]]:
     """Per category, predictions in decreasing score across images (ties in input order): AP, the number of
     predictions, and the precision and recall curves."""
     class_order = stable_order(dt_category, -dt_score)

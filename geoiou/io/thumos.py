@@ -89,7 +89,9 @@ def read_thumos14(folder: str | os.PathLike[str], *, skip_invalid: bool = False)
     subsets = sorted({subset for _, subset, _ in classes})
     if len(subsets) > 1:
         raise FormatError(source_name(folder), "", f"the folder must hold one subset's files (got both {subsets})")
-    reports, labelled, ambiguous = [], [], []
+    reports: list[ReadReport] = []
+    labelled: list[tuple[str, str, float, float]] = []
+    ambiguous: list[tuple[str, str, float, float]] = []
     for label, _, path in sorted(classes):
         rows, report = _class_file(path, label, skip_invalid)
         reports.append(report)

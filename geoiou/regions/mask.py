@@ -381,7 +381,8 @@ class Mask(Region):
 
     def _hull_vertices(self) -> np.ndarray:
         """The vertices ``(k, 2)`` of one mask's convex hull (the GIoU hull kernel's input for one pair)."""
-        return shapely.get_coordinates(self._convex_hulls()[()])
+        vertices: np.ndarray = shapely.get_coordinates(self._convex_hulls()[()])
+        return vertices
 
     def _hull_table(self) -> tuple[ConvexHulls, np.ndarray]:
         """The convex hulls of the masks and each mask's row in them (the GIoU hull kernel's input)."""
@@ -472,7 +473,8 @@ class _Windows:
         inside = (line >= line_lo) & (line < line_hi) & (bit >= bit_lo) & (bit < bit_hi)
         at = self.offsets[masks] + (line - self.line0[masks]) * self.stride[masks] + bit // WORD_BITS - self.word0[masks]
         words = self.words[np.where(inside, at, 0)] if self.words.size else np.zeros(len(at), dtype="<u8")
-        return inside & ((words >> (bit % WORD_BITS).astype(np.uint64)) & np.uint64(1)).astype(bool)
+        bits: np.ndarray = inside & ((words >> (bit % WORD_BITS).astype(np.uint64)) & np.uint64(1)).astype(bool)
+        return bits
 
     def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For every word, in storage order: its mask, its line within the window and its word within the line."""
