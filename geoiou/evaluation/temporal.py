@@ -150,6 +150,10 @@ def _object_column(values: ArrayLike, param: str, size: int | None = None) -> np
     except TypeError:
         unhashable = next(item for item in items if not isinstance(item, Hashable))
         raise _invalid(param, "a 1-D sequence of hashable values such as str or int", unhashable) from None
+    texts = {item for item in items if isinstance(item, str)}
+    twin = next((item for item in items if not isinstance(item, str) and str(item) in texts), None)
+    if twin is not None:  # 1 and "1": two ids that read the same, a file read as text on one side
+        raise _invalid(param, "ids of one type for equal names", f"both {twin!r} and {str(twin)!r}")
     column = np.empty(len(items), dtype=object)
     column[:] = items
     _require_size(column, param, size)

@@ -302,3 +302,10 @@ def test_integer_frame_labels_with_the_default_background_are_warned_about():
         labels, _ = frame_segments([0, 0, 1, 1, 0, 2])
     assert labels.tolist() == [0, 1, 0, 2]
     assert frame_segments([0, 0, 1, 1, 0, 2], background=0)[0].tolist() == [1, 2]
+
+
+def test_ids_that_read_the_same_in_two_types_are_refused():
+    # Issue 24, item 10: video 1 and video "1" would be two videos; one side was read as text.
+    with pytest.raises(InvalidArgumentError, match=r"'video_id' must be ids of one type for equal names \(got "
+                                                   r"\"both 1 and '1'\"\)"):
+        TemporalSegments(video_id=[1, "1"], label=["a", "a"], start=[0, 1], end=[1, 2])
