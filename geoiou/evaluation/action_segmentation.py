@@ -228,7 +228,8 @@ class ActionSegmentationResult:
 
         Examples
         --------
-        >>> result = evaluate_action_segmentation({"a": [0, 0, 1, 1], "b": [2, 2, 2]}, {"a": [0, 1, 1, 1], "b": [2, 2, 2]})
+        >>> result = evaluate_action_segmentation({"a": [0, 0, 1, 1], "b": [2, 2, 2]}, {"a": [0, 1, 1, 1], "b": [2, 2, 2]},
+        ...                                       background=())  # integer labels, none of them background
         >>> result.per_video()["a"]
         {'accuracy': 75.0, 'edit': 100.0}
         """
