@@ -208,3 +208,20 @@ def test_eval_pictures_draw_the_worst_dota_images(tmp_path):
     refused = run_eval(INSTANCES, RESULTS, "--picture", tmp_path / "coco")
     assert refused.returncode == 1 and "'--picture' must be used with a VOC evaluation" in refused.stderr
     assert not (tmp_path / "coco").exists()
+
+
+def test_files_of_a_label_folder_that_are_not_read_are_named(tmp_path):
+    # Issue 24, item 8: no file of a folder is dropped without a word (here a README and a stray picture).
+    truth = tmp_path / "labelTxt"
+    truth.mkdir()
+    (truth / "P0001.txt").write_text("0 0 4 0 4 4 0 4 plane 0\n")
+    (truth / "P0002.TXT").write_text("0 0 4 0 4 4 0 4 ship 0\n")
+    (truth / "README.md").write_text("labels\n")
+    (truth / "P0001.png").write_bytes(b"\x89PNG")
+    predictions = tmp_path / "task1"
+    predictions.mkdir()
+    (predictions / "Task1_plane.txt").write_text("P0001 0.9 0 0 4 0 4 4 0 4\n")
+    result = run_eval(truth, predictions)
+    assert result.returncode == 0, result.stderr
+    assert "labelTxt: 2 files not read as labels (*.txt only): P0001.png, README.md" in result.stderr
+    assert "2 ground truths" in result.stdout  # P0002.TXT is read

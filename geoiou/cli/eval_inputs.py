@@ -14,6 +14,7 @@ activitynet  ActivityNet JSON with ``database``               ActivityNet JSON w
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from dataclasses import dataclass, field
@@ -235,6 +236,7 @@ def _dota(ground_truth: str, predictions: str, *, skip_invalid: bool, **_: Any) 
     truth = read_dota_folder(ground_truth, skip_invalid=skip_invalid)
     predicted = read_dota_task1(predictions, skip_invalid=skip_invalid)
     rows, notes = _task1_rows_of(truth.images, predicted.annotations.image_id, ground_truth, predictions)
+    notes += _files_not_read(ground_truth, "*.txt") + _files_not_read(predictions, "Task1_*.txt")
     kept = predicted.annotations if rows is None else predicted.annotations.take(rows)
     categories = sorted(set(truth.annotations.category_id.tolist()) | set(kept.category_id.tolist()))
     return EvaluationInputs("dota", truth.annotations, kept, [truth.report, predicted.report],
@@ -267,6 +269,19 @@ def _task1_rows_of(images: tuple[str, ...], image_ids: np.ndarray, ground_truth:
     return np.flatnonzero(inside), [note]
 
 
+def _files_not_read(folder: str, pattern: str) -> list[str]:
+    """A note naming the files of a label folder that its reader passes over (no file is dropped unsaid)."""
+    if not os.path.isdir(folder):
+        return []
+    skipped = sorted(name for name in os.listdir(folder) if os.path.isfile(os.path.join(folder, name))
+                     and not name.startswith(".") and not fnmatch.fnmatchcase(name.lower(), pattern.lower()))
+    if not skipped:
+        return []
+    shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+    return [f"{folder}: {len(skipped)} file{'s' if len(skipped) > 1 else ''} not read as labels ({pattern} only): "
+            f"{shown}"]
+
+
 def _task1_line_of(predictions: str, name: str) -> tuple[str, str]:
     """The Task1 file and line where the image `name` first occurs (for an error message)."""
     from geoiou.io.folders import label_files
@@ -286,11 +301,13 @@ def _yolo(ground_truth: str, predictions: str, *, image_size: tuple[int, int] | 
     truth = read_yolo_folder(ground_truth, image_sizes=image_size, skip_invalid=skip_invalid)
     predicted = read_yolo_folder(predictions, image_sizes=image_size, skip_invalid=skip_invalid)
     options: dict[str, Any] = {"images": list(truth.images)}
+    notes = _files_not_read(ground_truth, "*.txt") + _files_not_read(predictions, "*.txt")
     if image_size is None:
         # Normalised coordinates: IoU is unchanged (it is invariant under scaling x and y), but
         # COCO's small/medium/large ranges are in pixels, so only "all" is meaningful.
         options["area_ranges"] = {"all": (0.0, 1e10)}
     return EvaluationInputs("yolo", truth.annotations, predicted.annotations, [truth.report, predicted.report],
+                            notes=notes,
                             names=truth.class_names or predicted.class_names,
                             options=options, geometry="obb" if "Polygon" in truth.annotations.kinds else "bbox")
 
