@@ -55,7 +55,8 @@ def as_numpy(value: Any, param: str) -> np.ndarray:
 
 def arrays_as_numpy(value: Any, param: str) -> Any:
     """`value` as a NumPy array if it is an array object (``__array__``, ``__dlpack__``); a Python sequence as it is."""
-    if isinstance(value, (list, tuple, np.ndarray)) or not (hasattr(value, "__array__") or hasattr(value, "__dlpack__")):
+    if isinstance(value, (list, tuple, np.ndarray)) or not (hasattr(value, "__array__")
+                                                             or hasattr(value, "__dlpack__")):
         return value
     return as_numpy(value, param)
 
@@ -77,16 +78,24 @@ def as_real_array(value: Any, param: str) -> np.ndarray:
         array = as_numpy(value, param)
     except InvalidTypeError:
         raise
+    except OverflowError:  # a Python int beyond float64 (2**1100) in a list NumPy makes an object array of
+        raise fail(param, "numbers within float64's range (coordinates within ±2**508)", value) from None
     except (TypeError, ValueError):
         raise fail(param, "an array of numbers", value) from None
     if array.dtype.kind in "cb":
         what = "complex" if array.dtype.kind == "c" else "boolean"
         raise fail(param, "an array of real numbers", f"{what} values, dtype {array.dtype}")
+    if array.dtype.kind in "US" or (array.dtype.kind == "O" and any(isinstance(item, (str, bytes))
+                                                                     for item in array.flat)):
+        # "2" is not a coordinate: NumPy would convert it, but it is a file read as text, or a mistake.
+        raise fail(param, "an array of numbers, not strings (convert text with float(...) first)", value)
     if array.dtype.kind not in "iuf":
         if _is_shapely(value):
             raise fail(param, "an array of numbers (for a shapely polygon, use geoiou.Polygon.from_shapely)", value)
         try:
             array = np.asarray(array, dtype=np.float64)
+        except OverflowError:  # an int beyond float64, such as 2**1100
+            raise fail(param, "numbers within float64's range (coordinates within ±2**508)", value) from None
         except (TypeError, ValueError):
             raise fail(param, "an array of numbers", value) from None
     return array.astype(np.float64, copy=False)
@@ -134,12 +143,12 @@ def _any(flags: np.ndarray | np.bool_) -> bool:
     return bool(flags) if flags.ndim == 0 else bool(flags.any())
 
 
-def require_ordered(low: np.ndarray, high: np.ndarray, param: str, what: str) -> None:
-    """Raise unless ``low <= high`` everywhere; `what` names the pair, e.g. ``'x1 <= x2'``."""
+def require_ordered(low: np.ndarray, high: np.ndarray, param: str, what: str, hint: str = "") -> None:
+    """Raise unless ``low <= high`` everywhere; `what` names the pair, e.g. ``'x1 <= x2'``; `hint` follows it."""
     bad = low > high
     if _any(bad):
         index = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise fail(param, f"ordered with {what}", f"{low[index]} > {high[index]} at batch index {index}")
+        raise fail(param, f"ordered with {what}{hint}", f"{low[index]} > {high[index]} at batch index {index}")
 
 
 def require_nonnegative(values: np.ndarray, param: str, what: str) -> None:
@@ -163,6 +172,95 @@ SMALLEST_AREA = 2.0**-1000
 SMALLEST_LENGTH = 2.0**-500
 
 
+#: What `require_within_range` expects, in its messages and in the readers' (`range_faults`).
+WITHIN_RANGE = ("coordinates within ±2**508 (about 8.4e152), where areas, unions and enclosures stay finite in "
+                "float64: scale the data down")
+
+
+def measurable(what: str = "area", smallest: float = SMALLEST_AREA) -> str:
+    """What `require_measurable` expects, in its messages and in the readers' (`range_faults`)."""
+    return (f"regions of {what} 0 or at least {smallest:.3g} (2**{int(np.log2(smallest))}), whose products do not "
+            "underflow in float64: scale the data up")
+
+
+def range_faults(magnitude: np.ndarray, measure: np.ndarray, positive: np.ndarray, param: str, *,
+                 smallest: float = SMALLEST_AREA, what: str = "area") -> dict[int, str]:
+    """Why each region of a flat batch is outside float64's range, by index: the constructors' checks, for readers.
+
+    A reader checks its records with this before building regions, so that a record the
+    constructor would refuse is named (file and record) and can be skipped, rather than raising
+    an `InvalidRegionError` about a batch index. `magnitude` is each region's largest coordinate
+    magnitude, `measure` its area (or length), `positive` where its extent is positive.
+    """
+    with np.errstate(invalid="ignore"):
+        too_large = ~(np.asarray(magnitude) <= LARGEST_COORDINATE)
+        too_small = ~too_large & np.asarray(positive, dtype=bool) & ~(np.asarray(measure) >= smallest)
+    faults = {int(k): f"{param!r} must be {WITHIN_RANGE} (got {magnitude[k]:.6g})" for k in np.flatnonzero(too_large)}
+    faults.update({int(k): f"{param!r} must be {measurable(what, smallest)} (got {what} {measure[k]:.6g})"
+                   for k in np.flatnonzero(too_small)})
+    return faults
+
+
+def shapely_range_faults(geoms: np.ndarray, param: str) -> dict[int, str]:
+    """`range_faults` of a 1-D array of shapely geometries (an empty geometry measures 0 and is in range)."""
+    import shapely  # the regions import it anyway; kept local so this foundation module stays light
+
+    if not len(geoms):
+        return {}
+    with np.errstate(over="ignore", invalid="ignore"):
+        bounds = shapely.bounds(geoms)
+        area = shapely.area(geoms)
+    empty = np.isnan(bounds[:, 0])
+    magnitude = np.where(empty, 0.0, np.abs(np.nan_to_num(bounds, nan=0.0, posinf=np.inf, neginf=np.inf)).max(axis=1))
+    return range_faults(magnitude, area, ~empty, param)
+
+
+def sized_box_faults(boxes: np.ndarray, fmt: str, param: str) -> dict[int, str]:
+    """Why each box of ``(N, 4)`` rows in `fmt` ``"xywh"`` or ``"cxcywh"`` is one `Box` would refuse, by row.
+
+    Out of float64's range (`range_faults`), or a size that the conversion to corners rounds away
+    (``[1e16, 0, 1, 1]`` in xywh would be a box of area 0). Sizes are taken as non-negative.
+    """
+    a, b, w, h = boxes.T
+    with np.errstate(over="ignore", invalid="ignore"):
+        if fmt == "xywh":
+            corners = np.column_stack([a, b, a + w, b + h])
+        else:
+            corners = np.column_stack([a - w / 2, b - h / 2, a + w / 2, b + h / 2])
+        sizes = corners[:, 2:] - corners[:, :2]
+        faults = range_faults(np.abs(corners).max(axis=1, initial=0.0), sizes[:, 0] * sizes[:, 1],
+                              (sizes > 0).all(axis=1), param)
+    lost = boxes_lost_size(corners, w, h)
+    for row in np.flatnonzero(lost).tolist():
+        faults.setdefault(row, f"{param!r} must have a width and height that survive the conversion to corners in "
+                               f"float64 (got {describe(boxes[row])}: the size is below float64's resolution at these "
+                               "coordinates and rounds away)")
+    return faults
+
+
+def boxes_lost_size(xyxy: np.ndarray, w: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Where a box of positive area given by a size (`w`, `h`) lost it in its corners `xyxy` (see `xywh_lost_size`).
+
+    A box of area 0 keeps its measure 0 whatever the rounding, so only boxes of positive area are refused.
+    """
+    lost: np.ndarray = xywh_lost_size(xyxy[..., 0], w, xyxy[..., 2]) | xywh_lost_size(xyxy[..., 1], h, xyxy[..., 3])
+    return lost & (w > 0) & (h > 0)
+
+
+def xywh_lost_size(start: np.ndarray, size: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Where a size given apart from its corner did not survive the conversion to corners (``end - start``).
+
+    ``x + w`` rounds to the nearest float: next to a large coordinate a small width rounds away
+    (``1e16 + 1 == 1e16``, a box of area 0). Refused when the recovered size is off by more than
+    one part in a million of the size given (a conversion that keeps the size within rounding is
+    off by about 1e-16 of the coordinate).
+    """
+    with np.errstate(invalid="ignore", over="ignore"):
+        in_range = (np.abs(start) <= LARGEST_COORDINATE) & (np.abs(end) <= LARGEST_COORDINATE)  # else: range check
+        lost: np.ndarray = in_range & (size > 0) & ~(np.abs((end - start) - size) <= 1e-6 * size)
+    return lost
+
+
 def plain_region_fits(magnitude: float, width: float, height: float) -> bool:
     """For one region of plain Python numbers: within `LARGEST_COORDINATE`, and an area of 0 or at least
     `SMALLEST_AREA`. The same checks as `require_within_range` and `require_measurable`, in Python
@@ -171,12 +269,11 @@ def plain_region_fits(magnitude: float, width: float, height: float) -> bool:
 
 
 def require_within_range(magnitude: np.ndarray, param: str) -> None:
-    """Raise unless every entry of `magnitude` (the largest coordinate of each region) is at most `LARGEST_COORDINATE`."""
+    """Raise unless every entry of `magnitude` (each region's largest coordinate) is at most `LARGEST_COORDINATE`."""
     bad = ~(magnitude <= LARGEST_COORDINATE)
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise fail(param, "coordinates within ±2**508 (about 8.4e152), where areas, unions and enclosures stay "
-                          "finite in float64: scale the data down", f"{magnitude[index]:.6g} at batch index {index}")
+        raise fail(param, WITHIN_RANGE, f"{magnitude[index]:.6g} at batch index {index}")
 
 
 def require_measurable(measure: np.ndarray, positive: np.ndarray, param: str, *, smallest: float = SMALLEST_AREA,
@@ -185,19 +282,27 @@ def require_measurable(measure: np.ndarray, positive: np.ndarray, param: str, *,
     bad = positive & (measure < smallest)
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise fail(param, f"regions of {what} 0 or at least {smallest:.3g} (2**{int(np.log2(smallest))}), whose "
-                          f"products do not underflow in float64: scale the data up", f"{what} {measure[index]:.6g} "
-                          f"at batch index {index}")
+        raise fail(param, measurable(what, smallest), f"{what} {measure[index]:.6g} at batch index {index}")
 
 
 def not_a_region(param: str, value: Any) -> InvalidTypeError:
     """The error for a value that is not a region, naming the constructor that would make one of it."""
     if _is_shapely(value):
         hint = "convert it with geoiou.Polygon.from_shapely(...)"
+    elif isinstance(value, (list, tuple)) and value and all(_is_region(item) for item in value):
+        kind = type(value[0]).__name__
+        hint = (f"a list of regions is not a batch: join them with geoiou.{kind}.concatenate(regions) "
+                f"(or geoiou.{kind}.stack for regions of one shape)")
     else:
         shape = np.shape(value) if isinstance(value, (list, tuple, np.ndarray)) or hasattr(value, "__array__") else None
         hint = _constructor_hint(shape)
-    return InvalidTypeError(f"{param!r} must be a geoiou Region such as Box or Polygon (got {type(value).__name__}): {hint}")
+    return InvalidTypeError(f"{param!r} must be a geoiou Region such as Box or Polygon "
+                            f"(got {type(value).__name__}): {hint}")
+
+
+def _is_region(value: Any) -> bool:
+    """Whether `value` is a geoiou region (by its class's ancestry: this module sits below the regions)."""
+    return any(cls.__name__ == "Region" and cls.__module__ == "geoiou.regions.base" for cls in type(value).__mro__)
 
 
 def _constructor_hint(shape: tuple[int, ...] | None) -> str:

@@ -42,7 +42,7 @@ from geoiou._validation import invalid_argument as _fail
 from geoiou.regions import Polygon
 from geoiou.regions.ragged import ragged_arange
 
-__all__ = ["coco_compat_counts", "coco_compat_polygon_masks", "coco_compat_rasterize"]
+__all__ = ["coco_compat_counts", "coco_compat_rasterize"]
 
 #: pycocotools' upsampling factor.
 SCALE = 5.0

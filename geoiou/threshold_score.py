@@ -24,8 +24,9 @@ def threshold_score(iou: ArrayLike, *, thresholds: ArrayLike | None = None) -> f
     Parameters
     ----------
     iou : array_like
-        IoU values (any shape), such as the result of `geoiou.iou`. NaN (an IoU that is not
-        defined: two empty regions) gives NaN.
+        IoU values in ``[0, 1]`` (any shape), such as the result of `geoiou.iou`. NaN (an IoU
+        that is not defined: two empty regions) gives NaN; a value outside ``[0, 1]`` is refused
+        (`InvalidArgumentError`): it is not an IoU, and 1.5 would reach every threshold.
     thresholds : array_like of float, optional
         The ladder, each in ``[0, 1]``; by default ``DEFAULT_THRESHOLDS``, 0.50, 0.55, ..., 0.95.
 
@@ -43,6 +44,10 @@ def threshold_score(iou: ArrayLike, *, thresholds: ArrayLike | None = None) -> f
     1.0
     """
     values = as_real_array(iou, "iou")
+    outside = ~np.isnan(values) & ~((values >= 0) & (values <= 1))  # an IoU of 1.5 would reach every threshold
+    if outside.any():
+        where = "" if values.ndim == 0 else f" at index {tuple(int(i) for i in np.argwhere(outside)[0])}"
+        raise invalid_argument("iou", "IoU values in [0, 1] (or NaN)", values[outside][0], where)
     ladder = DEFAULT_THRESHOLDS if thresholds is None else as_real_array(thresholds, "thresholds").reshape(-1)
     if ladder.size == 0 or not ((ladder >= 0) & (ladder <= 1)).all():
         raise invalid_argument("thresholds", "a non-empty list of numbers in [0, 1]", ladder)

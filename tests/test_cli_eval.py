@@ -2,6 +2,7 @@
 
 import csv
 import json
+import re
 import subprocess
 import sys
 from importlib.resources import files
@@ -246,3 +247,21 @@ def test_single_label_files_are_evaluated_like_folders_of_one_image(tmp_path):
     yolo = run(truth, predicted, "--json", tmp_path / "yolo.json")
     assert yolo.returncode == 0, yolo.stderr
     assert json.loads((tmp_path / "yolo.json").read_text())["result"]["stats"]["AP50"] == pytest.approx(0.5)
+
+
+def test_segmentation_summary_names_the_polygon_model(small_coco):
+    """Issue 24, item 13: exact polygons by default differ from pycocotools' raster on small objects: say which."""
+    instances, results = small_coco
+    exact = run(instances, results, "--no-progress")
+    assert exact.returncode == 0, exact.stderr
+    assert "(segmentation, exact polygons; --polygon-iou pycocotools for pycocotools' raster)" in exact.stdout
+    raster = run(instances, results, "--no-progress", "--polygon-iou", "pycocotools")
+    assert raster.returncode == 0, raster.stderr
+    assert "(segmentation, polygons rasterized as pycocotools does)" in raster.stdout
+
+
+def test_digits_apply_to_the_voc_table():
+    result = run(DOTA, TOUR / "dota-task1", "--digits", "6", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    # The mAP line with 6 decimals (the default shows 4).
+    assert re.search(r"mAP \(11 points, IoU > 0.5\) = 0\.\d{6}$", result.stdout.strip()), result.stdout

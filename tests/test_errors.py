@@ -34,8 +34,11 @@ def test_non_finite_values_are_refused(build, message):
 @pytest.mark.parametrize(
     ("build", "message"),
     [
-        (lambda: geoiou.Box([5, 0, 1, 1]), r"'coords' must be ordered with x1 <= x2 \(got '5.0 > 1.0 at batch index \(\)'\)"),
-        (lambda: geoiou.Box([[0, 0, 1, 1], [0, 3, 1, 1]]), r"ordered with y1 <= y2 \(got '3.0 > 1.0 at batch index \(1,\)'\)"),
+        # [5, 0, 1, 1] reads as a COCO [x, y, w, h] box (issue 24, item 9): the message says so.
+        (lambda: geoiou.Box([5, 0, 1, 1]), r"'coords' must be ordered with x1 <= x2; a COCO \[x, y, w, h\] box\? pass "
+                                           r"fmt='xywh' \(got '5.0 > 1.0 at batch index \(\)'\)"),
+        (lambda: geoiou.Box([[0, 0, 1, 1], [0, 3, 1, 1]]), r"ordered with y1 <= y2; .* \(got '3.0 > 1.0 at batch index \(1,\)'\)"),
+        (lambda: geoiou.Box([5, 0, 1, -1]), r"ordered with x1 <= x2 \(got '5.0 > 1.0 at batch index \(\)'\)"),  # no hint
         (lambda: geoiou.Box([0, 0, -1, 2], fmt="xywh"), r"'coords' must be a non-negative width and height \(got 'w=-1.0, h=2.0"),
         (lambda: geoiou.Box([0, 0, 1, -2], fmt="cxcywh"), r"non-negative width and height"),
         (lambda: geoiou.Box.from_pixel_indices([3, 0, 2, 0]), r"x1 <= x2 \(inclusive indices\)"),
@@ -199,3 +202,54 @@ def test_batches_that_do_not_broadcast_are_refused_with_both_shapes(metric):
     two = geoiou.Box([[0, 0, 1, 1]] * 2)
     with pytest.raises(InvalidArgumentError, match=r"broadcast.*\(got \(3,\) and \(2,\)\); pairwise_"):
         metric(three, two)
+
+
+# --------------------------------------------------------------------------- issue 24, items 4, 9 and 10
+@pytest.mark.parametrize(("build", "message"), [
+    # Item 4: raw library errors become geoiou errors naming the parameter.
+    # shapely's own message here speaks of "linear offsets", which says nothing about the input.
+    (lambda: geoiou.Polygon(np.zeros((0, 2))), r"'ring' must be a ring of at least 3 vertices .* \(got 'no vertices'\)"),
+    (lambda: geoiou.Polygon.from_rings([np.zeros((0, 2)), [(0, 0), (1, 0), (0, 1)]]), r"'rings\[0\]' must be a ring of"),
+    # 2**1100 is a Python int beyond float64: NumPy raised OverflowError.
+    (lambda: geoiou.Box([0, 0, 2**1100, 1]), r"'coords' must be numbers within float64's range"),
+    (lambda: geoiou.Interval([0, 2**1100]), r"'coords' must be numbers within float64's range"),
+    # Item 9: hints in the errors people hit most.
+    (lambda: geoiou.Mask(np.array([[0, 255], [255, 0]], dtype=np.uint8)), r"0/255 image: use Mask\(array > 0\) \(got 255\)"),
+    (lambda: geoiou.Mask({"size": [2, 2], "counts": "04"}), r"for a COCO RLE dict use geoiou.Mask.from_rle\(rle\)"),
+    (lambda: geoiou.Polygon([0, 0, 1, 0, 0, 1]), r"a flat list x1, y1, x2, y2, ... becomes vertices with "
+                                                 r"np.reshape\(ring, \(-1, 2\)\) \(got 'shape \(6,\)'\)"),
+    (lambda: geoiou.Polygon([[0, 0, 1, 0, 0, 1]]), r"np.reshape\(ring\[0\], \(-1, 2\)\)"),
+    # Item 10: numeric strings are refused as coordinates (NumPy would convert them).
+    (lambda: geoiou.Box(["0", "0", "1", "1"]), r"'coords' must be an array of numbers, not strings"),
+    (lambda: geoiou.Box(np.array([0, 0, "1", 1], dtype=object)), r"'coords' must be an array of numbers, not strings"),
+])
+def test_raw_errors_and_common_mistakes_have_named_messages(build, message):
+    with pytest.raises(geoiou.GeoIoUError, match=message):
+        build()
+
+
+def test_a_list_of_regions_names_the_concatenation():
+    boxes = [geoiou.Box([0, 0, 1, 1]), geoiou.Box([0, 0, 2, 2])]
+    with pytest.raises(geoiou.InvalidTypeError, match=r"join them with geoiou.Box.concatenate\(regions\)"):
+        geoiou.pairwise_iou(boxes, geoiou.Box([[0, 0, 1, 1]]))
+
+
+@pytest.mark.parametrize(("columns", "message"), [
+    ({"score": ["0.9"]}, r"'score' must be an array of numbers, not strings"),  # item 10: a numeric string score
+    # item 10: NumPy would read [1, "1"] as the strings ["1", "1"], merging two different images.
+    ({"image_id": [1, "1"], "category_id": [1, 1], "region": geoiou.Box([[0, 0, 1, 1], [0, 0, 2, 2]])},
+     r"'image_id' must be ids of one type, all integers or all strings \(got 'a mix of int, str'\)"),
+])
+def test_annotations_refuse_string_numbers_and_mixed_ids(columns, message):
+    from geoiou.evaluation import Annotations
+
+    arguments = {"image_id": [1], "category_id": [1], "region": geoiou.Box([[0, 0, 1, 1]])} | columns
+    with pytest.raises(geoiou.InvalidArgumentError, match=message):
+        Annotations(**arguments)
+
+
+def test_temporal_segments_refuse_string_times():
+    from geoiou.evaluation import TemporalSegments
+
+    with pytest.raises(geoiou.InvalidArgumentError, match=r"'start' must be an array of numbers, not strings"):
+        TemporalSegments(video_id=["a"], label=["x"], start=["1"], end=[2])

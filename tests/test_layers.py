@@ -195,6 +195,7 @@ def test_the_walk_sees_lazy_and_type_checking_imports():
     # counted as module level, `from package import module` names the module.
     found = {(f.target, f.lazy) for f in all_imports() if f.module == "geoiou.regions.base"}
     assert ("geoiou.metrics", True) in found and ("geoiou.errors", False) in found
-    found = {(f.target, f.typing_only) for f in all_imports() if f.module == "geoiou.regions.mask_conversions" and not f.lazy}
+    found = {(f.target, f.typing_only) for f in all_imports()
+             if f.module == "geoiou.regions.mask_conversions" and not f.lazy}
     assert {("geoiou.regions.mask", True), ("geoiou.regions.coverage", False)} <= found
     assert ("geoiou.io.coco", "geoiou.rle") in {(f.module, f.target) for f in all_imports()}

@@ -172,3 +172,23 @@ def test_a_mask_against_the_largest_box():
         assert geoiou.iou(mask, box) == 4 / 2.0**1018
         assert geoiou.giou(mask, box) == pytest.approx(4 / 2.0**1018, rel=1e-12)
         assert np.isfinite(geoiou.diou(mask, box))
+
+
+# --------------------------------------------------------------------------- sizes lost in conversions (issue 24, 2)
+@pytest.mark.parametrize("build", [
+    lambda: geoiou.Box([1e16, 0, 1, 1], fmt="xywh"),  # 1e16 + 1 == 1e16: width 0, area 0 today
+    lambda: geoiou.Box([1e16, 0, 1, 1], fmt="cxcywh"),  # 1e16 ± 0.5 rounds to 1e16 both ways
+    lambda: geoiou.Box.from_pixel_indices([2**53, 0, 2**53, 0]),  # 2**53 + 1 == 2**53: one pixel of area 0
+    lambda: geoiou.Box([[0, 0, 1, 1], [1e16, 0, 1, 1]], fmt="xywh"),
+], ids=["xywh", "cxcywh", "pixel-indices", "xywh-batch"])
+def test_conversions_that_lose_the_size_are_refused(build):
+    with pytest.raises(geoiou.InvalidRegionError, match="'coords' must be sizes that survive the conversion to corners"):
+        build()
+
+
+def test_conversions_that_keep_the_size_within_rounding_are_accepted():
+    # 0.1 + 0.3 is 0.4 within one rounding: far inside the tolerance of one part in a million.
+    assert geoiou.Box([0.1, 0.2, 0.3, 0.4], fmt="xywh").area == pytest.approx(0.12)
+    assert geoiou.Box.from_pixel_indices([2**40, 0, 2**40, 0]).area == 1.0
+    # A box of area 0 keeps measure 0 whatever the rounding of its other side: accepted as before.
+    assert geoiou.Box([0, 1, 0, 1e-51], fmt="xywh").area == 0.0

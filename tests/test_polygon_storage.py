@@ -135,7 +135,8 @@ def test_repair_works_for_every_constructor():
 
 def test_non_polygonal_geometries_in_a_batch_are_named():
     geoms = np.array([shapely.box(0, 0, 1, 1), shapely.Point(0, 0)], dtype=object)
-    with pytest.raises(InvalidRegionError, match=r"'geometry\[1\]' must be a shapely Polygon or MultiPolygon \(got 'Point'\)"):
+    expected = r"'geometry\[1\]' must be a shapely Polygon or MultiPolygon \(got 'Point'\)"
+    with pytest.raises(InvalidRegionError, match=expected):
         geoiou.Polygon.from_shapely(geoms)
 
 

@@ -142,3 +142,10 @@ def test_the_wikis_formula_is_not_this_score():
 def test_threshold_score_refuses_thresholds_outside_0_1(thresholds):
     with pytest.raises(geoiou.InvalidArgumentError, match="'thresholds' must be a non-empty list of numbers in"):
         geoiou.threshold_score(0.5, thresholds=thresholds)
+
+
+@pytest.mark.parametrize("value", [1.5, -0.1, [0.2, 1.5]])
+def test_threshold_score_refuses_values_that_are_not_an_iou(value):
+    # An IoU lies in [0, 1]; 1.5 would reach every threshold and score 1 (issue 24, item 3).
+    with pytest.raises(geoiou.InvalidArgumentError, match=r"'iou' must be IoU values in \[0, 1\] \(or NaN\)"):
+        geoiou.threshold_score(value)

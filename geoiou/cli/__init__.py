@@ -78,6 +78,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"geoiou {arguments.command}: interrupted", file=sys.stderr)
         return 130
+    except Exception as error:  # an input no check foresaw, or a fault of geoiou: still one line, not a traceback
+        if arguments.traceback:
+            raise
+        print(f"geoiou {arguments.command}: error: {type(error).__name__}: {_one_line(error)} (unexpected; rerun "
+              "with --traceback to see where, and please report it)", file=sys.stderr)
+        return EXIT_BAD_INPUT
 
 
 def _one_line(error: BaseException) -> str:

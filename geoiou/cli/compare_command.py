@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import csv
 import functools
-import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,8 @@ import numpy as np
 
 from geoiou.cli.compare_inputs import Source, read_source
 from geoiou.cli.eval_inputs import SOURCE_KINDS, detect_source
-from geoiou.cli.options import add_cluster_options, add_reader_options, cluster_of, json_value, pyplot_for_files
+from geoiou.cli.options import (add_cluster_options, add_reader_options, check_outputs, cluster_of, json_text,
+                                pyplot_for_files, write_outputs)
 from geoiou.errors import InvalidArgumentError
 
 __all__ = ["register"]
@@ -31,7 +32,7 @@ __all__ = ["register"]
 DEFAULT_PICTURES = 6
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``compare`` subcommand to `commands`."""
     parser = commands.add_parser(
         "compare", help="match two annotation sets one-to-one and report their agreement (F1, IoU), with pictures",
@@ -88,6 +89,12 @@ def run(arguments: argparse.Namespace) -> int:
     """Read both sides, compare them, print the report and write what was asked for; return the exit status."""
     from geoiou.evaluation import evaluate_agreement
 
+    check_outputs({"--json": arguments.json, "--csv": arguments.csv, "--report-csv": arguments.report_csv},
+                  {"--picture": arguments.picture})
+    if arguments.picture and arguments.pictures < 1:
+        raise InvalidArgumentError(f"'--pictures' must be a positive number of images (got {arguments.pictures})")
+    if arguments.picture:
+        pyplot_for_files("--picture")  # matplotlib missing: say so before the work, not after
     geometry = {"auto": "auto", "bbox": "bbox", "segm": "segmentation"}[arguments.geometry]
     sources = []
     for path, kind, role in ((arguments.a, arguments.format_a, "A"), (arguments.b, arguments.format_b, "B")):
@@ -107,16 +114,15 @@ def run(arguments: argparse.Namespace) -> int:
     print(f"geoiou compare: A = {arguments.a}: {source_a.describe()}\n"
           f"                B = {arguments.b}: {source_b.describe()}\n")
     print(result.summary(category_names={**source_b.names, **source_a.names}))
-    written = []
+    writers: list[tuple[str, Callable[[str], None]]] = []
     if arguments.json:
-        _write_json(arguments.json, arguments, sources, result)
-        written.append(arguments.json)
+        writers.append((arguments.json, lambda path: _write_json(path, arguments, sources, result)))
     if arguments.csv:
-        _write_pairs_csv(arguments.csv, sources, result)
-        written.append(arguments.csv)
+        writers.append((arguments.csv, lambda path: _write_pairs_csv(path, sources, result)))
     if arguments.report_csv:
-        _write_report_csv(arguments.report_csv, result)
-        written.append(arguments.report_csv)
+        writers.append((arguments.report_csv, lambda path: _write_report_csv(path, result)))
+    write_outputs(writers)  # all or none
+    written = [path for path, _ in writers]
     if arguments.picture:
         written += [str(path) for path in _save_pictures(Path(arguments.picture), sources, result, arguments)]
     if written:
@@ -134,7 +140,7 @@ def _write_json(path: str, arguments: argparse.Namespace, sources: list[Source],
         "skipped": {source.report.source: source.report.counts() for source in sources if source.report.skipped},
     }
     with open(path, "w", encoding="utf-8") as handle:
-        json.dump(document, handle, indent=1, default=json_value)
+        handle.write(json_text(document, indent=1))
 
 
 def _write_pairs_csv(path: str, sources: list[Source], result: Any) -> None:
@@ -151,7 +157,7 @@ def _write_pairs_csv(path: str, sources: list[Source], result: Any) -> None:
         writer.writerows(zip(*(_csv_column(table[name]) for name in columns)))
 
 
-def _csv_column(values: np.ndarray) -> list:
+def _csv_column(values: np.ndarray) -> list[Any]:
     """Cells of one column: None and NaN (the side a row lacks) as empty cells."""
     cells = values.tolist()
     return ["" if cell is None or (isinstance(cell, float) and cell != cell) else cell for cell in cells]
@@ -191,7 +197,7 @@ def _save_pictures(folder: Path, sources: list[Source], result: Any, arguments: 
     return saved
 
 
-def _batches(table: Any) -> list:
+def _batches(table: Any) -> list[Any]:
     """The regions of a table, in row order."""
     from geoiou import Interval
     from geoiou.evaluation import TemporalSegments
@@ -201,7 +207,7 @@ def _batches(table: Any) -> list:
     return list(table.regions)
 
 
-def _take_rows(batches: list, rows: np.ndarray) -> list:
+def _take_rows(batches: list[Any], rows: np.ndarray) -> list[Any]:
     """The regions of sorted `rows` of a side made of `batches`, as batches in row order."""
     taken, start = [], 0
     for batch in batches:

@@ -88,6 +88,9 @@ def read_source(path: str, kind: str, *, geometry: str = "auto", image_size: tup
     """
     readers = {"coco": _coco, "coco-results": _coco_results, "dota": _dota, "dota-task1": _dota_task1,
                "yolo": _yolo, "activitynet": _activitynet, "geojson": _geojson}
+    if kind not in readers:  # frame-wise labels (MS-TCN) hold no regions to match
+        raise FormatError(path, "", f"a {kind} source cannot be compared (compare takes {', '.join(readers)}); "
+                                    "geoiou eval evaluates it")
     return readers[kind](path, geometry=geometry, image_size=image_size, subset=subset,
                          category_property=category_property, skip_invalid=skip_invalid)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import re
@@ -12,6 +11,7 @@ from typing import Any, Literal
 import numpy as np
 
 import geoiou
+from geoiou.cli.options import json_text
 from geoiou.errors import FormatError
 from geoiou.io.literals import LITERAL_KINDS, parse_region
 from geoiou.metrics import default_enclosure
@@ -74,7 +74,7 @@ def run(arguments: argparse.Namespace) -> int:
     rows = measure_pairs(a, b, enclosure=arguments.enclosure, all_pairs=arguments.all_pairs)
     single = a.shape == () and b.shape == ()
     if arguments.json:
-        print(json.dumps(rows[0] if single else rows, indent=2, default=_json_number))
+        print(json_text(rows[0] if single else rows))  # NaN (two empty regions) as null: valid JSON
     elif single:
         print(_single_table(rows[0], arguments.digits))
     else:
@@ -164,10 +164,6 @@ def _digits(text: str) -> int:
     if not 1 <= digits <= 17:
         raise argparse.ArgumentTypeError(f"expected a number of digits from 1 to 17 (got {text!r})")
     return digits
-
-
-def _json_number(value: Any) -> Any:
-    return None if isinstance(value, float) and math.isnan(value) else value
 
 
 def _single_table(row: dict[str, Any], digits: int) -> str:

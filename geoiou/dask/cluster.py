@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 from typing import Any, Iterator
 
 from geoiou._validation import invalid_argument
@@ -73,6 +74,8 @@ def local_cluster(workers: int | None = None, **options: Any) -> distributed.Loc
     geoiou's kernels, which work on large temporary arrays, ran 1.7x slower (the COCO evaluation
     of benchmarks/bench_dask.py: 1.8-2.2 s against 1.1-1.4 s on one worker). This cluster's
     workers keep the rest of Dask's settings (one BLAS and OpenMP thread each) but not that one.
+    Its workers log only critical messages: an error in a task is raised in the caller, and the
+    worker's own report of it (a traceback) would repeat it (``silence_logs`` in `options` changes that).
 
     Examples
     --------
@@ -82,8 +85,10 @@ def local_cluster(workers: int | None = None, **options: Any) -> distributed.Loc
     """
     environment = {name: value for name, value in dask.config.get("distributed.nanny.pre-spawn-environ").items()
                    if name != "MALLOC_TRIM_THRESHOLD_"}
+    # A task's error is raised again in the caller, with its message; the workers' own log of it ("Compute
+    # Failed" and a traceback, at level ERROR) only repeats it, so the workers log only what is critical.
     settings = {"n_workers": workers, "threads_per_worker": 1, "processes": True, "dashboard_address": ":0",
-                **options}
+                "silence_logs": logging.CRITICAL, **options}
     with dask.config.set({"distributed.nanny.pre-spawn-environ": environment}):
         return distributed.LocalCluster(**settings)
 

@@ -25,6 +25,7 @@ from geoiou.evaluation.detection import (
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.mergeable import MergeableEvaluation, merge_states
 from geoiou.evaluation.multilabel import JaccardEvaluation, jaccard
+from geoiou.evaluation.proposals import TemporalProposalResult, evaluate_temporal_proposals
 from geoiou.evaluation.semantic import ConfusionMatrix, SemanticSegmentationResult, semantic_iou
 from geoiou.evaluation.temporal import (
     ACTIVITYNET_TIOU_THRESHOLDS,
@@ -53,6 +54,7 @@ __all__ = [
     "SemanticSegmentationResult",
     "TemporalDetectionEvaluation",
     "TemporalDetectionResult",
+    "TemporalProposalResult",
     "TemporalSegments",
     "VocEvaluation",
     "VocResult",
@@ -62,6 +64,7 @@ __all__ = [
     "evaluate_action_segmentation",
     "evaluate_coco",
     "evaluate_temporal_detection",
+    "evaluate_temporal_proposals",
     "evaluate_voc",
     "frame_segments",
     "jaccard",

@@ -19,6 +19,7 @@ sequence one frame early; ``mstcn_2019_compat=True`` reproduces that (see
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +37,7 @@ __all__ = ["ActionSegmentationEvaluation", "ActionSegmentationResult", "edit_sco
 
 #: MS-TCN's default background label.
 DEFAULT_BACKGROUND = ("background",)
+_DEFAULT_BACKGROUND_SET = frozenset(DEFAULT_BACKGROUND)
 #: MS-TCN reports F1 at IoU 0.10, 0.25 and 0.50.
 DEFAULT_OVERLAPS = (0.1, 0.25, 0.5)
 
@@ -80,6 +82,11 @@ def frame_segments(frame_labels: ArrayLike, *, background: Iterable[Hashable] | 
 
 def _segments(labels: np.ndarray, background: frozenset, mstcn_2019_compat: bool) -> tuple[np.ndarray, np.ndarray]:
     """Labels ``(S,)`` and frame bounds ``(S, 2)`` of the non-background runs."""
+    if background == _DEFAULT_BACKGROUND_SET and labels.dtype.kind in "iu":
+        # The default "background" cannot be an integer label: every run, background included, becomes a segment.
+        warnings.warn("the background label 'background' (the default) cannot occur among integer frame labels, so "
+                      "no frame is background and the background class counts as an action; pass background=0 "
+                      "(or the index of your background class, as in MS-TCN's mapping.txt)", UserWarning, stacklevel=3)
     changes = np.flatnonzero(labels[1:] != labels[:-1]) + 1
     starts = np.concatenate(([0], changes))
     ends = np.concatenate((changes, [len(labels)]))
@@ -221,7 +228,8 @@ class ActionSegmentationResult:
 
         Examples
         --------
-        >>> result = evaluate_action_segmentation({"a": [0, 0, 1, 1], "b": [2, 2, 2]}, {"a": [0, 1, 1, 1], "b": [2, 2, 2]})
+        >>> result = evaluate_action_segmentation({"a": [0, 0, 1, 1], "b": [2, 2, 2]}, {"a": [0, 1, 1, 1], "b": [2, 2, 2]},
+        ...                                       background=())  # integer labels, none of them background
         >>> result.per_video()["a"]
         {'accuracy': 75.0, 'edit': 100.0}
         """
@@ -258,6 +266,10 @@ class ActionSegmentationResult:
     def to_dict(self) -> dict[str, Any]:
         """Plain Python values (percentages), ready for JSON."""
         return {
+            "protocol": "action_segmentation",
+            "headline": {"accuracy": self.accuracy, "edit": self.edit,
+                         **{f"F1@{overlap:0.2f}": float(value) for overlap, value in zip(self.overlaps, self.f1)}},
+            "per_image": [{"video_id": video, **values} for video, values in self.per_video().items()],
             "accuracy": self.accuracy,
             "edit": self.edit,
             "f1": {f"{overlap:g}": float(value) for overlap, value in zip(self.overlaps, self.f1)},

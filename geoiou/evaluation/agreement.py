@@ -55,7 +55,7 @@ class _Side:
     image_id: np.ndarray
     category_id: np.ndarray
     regions: list[Region]
-    images: tuple = ()
+    images: tuple[Any, ...] = ()
 
     @classmethod
     def of(cls, value: Any, param: str) -> _Side:
@@ -231,14 +231,14 @@ def _joined_matching(matchings: list[Matching], settings: dict[str, Any]) -> Mat
                     settings["method"])
 
 
-def _listed(images: Any) -> list:
+def _listed(images: Any) -> list[Any]:
     if isinstance(images, (str, bytes)) or not isinstance(images, Iterable):
         raise invalid_argument("images", "an iterable of image ids", images)
     return list(images)
 
 
 def _ids(column_a: np.ndarray, column_b: np.ndarray, names: tuple[str, str],
-         extra: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+         extra: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct ids of both sides (and `extra`), sorted, and each row's position among them."""
     ids, index_a, index_b = joint_keys(column_a, column_b, len(column_a), len(column_b), names=names)
     if extra:
@@ -441,6 +441,7 @@ class AgreementResult:
     def to_dict(self, *, pairs: bool = False) -> dict[str, Any]:
         """A JSON-ready dict (NaN written as None); `pairs` adds one entry per matched pair and unmatched region."""
         result: dict[str, Any] = {
+            "protocol": "agreement", "headline": _json_row(self.overall()),
             "min_iou": self.matching.min_iou, "method": self.matching.method,
             "ignore_category": self.ignore_category, "overall": _json_row(self.overall()),
             "per_category": [{"category_id": category, **_json_row(values)}

@@ -471,6 +471,7 @@ class CocoResult:
         """
         result: dict[str, Any] = {
             "protocol": "coco",
+            "headline": self.stats,  # every protocol's headline numbers by name (docs/cli.md, "JSON layout")
             "stats": self.stats,
             "per_category": [{"category_id": category, **values} for category, values in self.per_category().items()],
             "iou_thresholds": self.iou_thresholds.tolist(),

@@ -598,6 +598,8 @@ class _VocPart:
     matches: ObjectMatches
     num_predictions: int
     num_truths: int
+    #: Per image of `images`: ground truths (not ignored), predictions, true and false positives.
+    image_counts: np.ndarray | None = None
 
 
 class VocEvaluation(MergeableEvaluation[VocResult]):
@@ -646,11 +648,14 @@ class VocEvaluation(MergeableEvaluation[VocResult]):
         overlap = _overlap_function(prepared.predicted_store, prepared.truth_store, self.show_progress)
         true_positive, false_positive, matches = voc_match(data, overlap, iou_threshold=self._settings["iou_threshold"])
         positives = np.bincount(data.gt_category[~data.gt_ignore], minlength=data.num_categories)
+        image_counts = np.stack([np.bincount(codes, minlength=data.num_images) for codes in (
+            data.gt_image[~data.gt_ignore], data.dt_image, data.dt_image[true_positive],
+            data.dt_image[false_positive])], axis=1).astype(np.int64).reshape(-1, 4)
         self._parts.append(_VocPart(
             images=prepared.image_ids, categories=prepared.category_ids, truth_categories=np.unique(truth.category_id),
             deferred=deferred, dt_category=prepared.dt_category, score=np.asarray(predicted.score),
             true_positive=true_positive, false_positive=false_positive, positives=positives, matches=matches,
-            num_predictions=len(predicted), num_truths=len(truth)))
+            num_predictions=len(predicted), num_truths=len(truth), image_counts=image_counts))
         return self
 
     def compute(self) -> VocResult:
@@ -668,9 +673,16 @@ class VocEvaluation(MergeableEvaluation[VocResult]):
                                                        false_positive, positives, settings["interpolation"])
         matches = ObjectMatches.concatenate([part.matches for part in parts], [part.num_predictions for part in parts],
                                             [part.num_truths for part in parts]) if parts else None
+        # Per image: each part's images with their counts, in the order of the sorted image ids.
+        part_images = np.concatenate([np.asarray(part.images) for part in parts]) if parts else np.zeros(0, np.int64)
+        counts = np.concatenate([np.zeros((0, 4), np.int64)] + [part.image_counts for part in parts
+                                                                  if part.image_counts is not None])
+        order = np.argsort(part_images, kind="stable") if len(counts) == len(part_images) else None
         return VocResult(categories=categories, ap=ap, num_ground_truths=positives, num_detections=detections,
                          precision=tuple(precision), recall=tuple(recall), iou_threshold=settings["iou_threshold"],
-                         interpolation=settings["interpolation"], num_images=len(images), matches=matches)
+                         interpolation=settings["interpolation"], num_images=len(images), matches=matches,
+                         image_ids=None if order is None else part_images[order],
+                         image_counts=None if order is None else counts[order])
 
 
 def evaluate_coco(ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],

@@ -69,9 +69,15 @@ class MergeableEvaluation(Generic[ResultT]):
         merged = self.empty()
         merged._parts = list(self._parts)
         for i, other in enumerate(others):
-            if type(other) is not type(self) or not _same_settings(other._settings, self._settings):
-                raise invalid_argument(f"others[{i}]", f"a {type(self).__name__} with the settings {self._settings}",
-                                       other)
+            if type(other) is not type(self):
+                raise invalid_argument(f"others[{i}]", f"a {type(self).__name__} state", other)
+            differing = _differing_setting(self._settings, other._settings)
+            if differing is not None:
+                # Name the setting, not every setting: the states of a run share all but the one at fault.
+                mine, theirs = (_shown(settings.get(differing, "(not set)"))
+                                for settings in (self._settings, other._settings))
+                raise invalid_argument(f"others[{i}]", f"a {type(self).__name__} with this state's {differing}="
+                                                       f"{mine!r}", f"{differing}={theirs!r}")
             merged._parts.extend(other._parts)
         return merged
 
@@ -98,18 +104,24 @@ def merge_states(states: Sequence[StateT]) -> StateT:
     return states[0].merge(*states[1:])
 
 
-def _same_settings(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    if a.keys() != b.keys():
-        return False
-    for key in a:
+def _shown(value: Any) -> Any:
+    """A setting as a message shows it: arrays as lists."""
+    return value.tolist() if isinstance(value, np.ndarray) else value
+
+
+def _differing_setting(a: dict[str, Any], b: dict[str, Any]) -> str | None:
+    """The first setting whose value differs between `a` and `b` (or that one of them lacks), or None."""
+    for key in [*a, *(key for key in b if key not in a)]:
+        if key not in a or key not in b:
+            return key
         left, right = a[key], b[key]
         if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
             if not np.array_equal(np.asarray(left), np.asarray(right)):
-                return False
+                return key
         elif left != right and not (isinstance(left, float) and isinstance(right, float)
                                     and math.isnan(left) and math.isnan(right)):  # NaN options (zero_division)
-            return False
-    return True
+            return key
+    return None
 
 
 def joined_ids(parts: Sequence[np.ndarray], what: str) -> np.ndarray:

@@ -72,7 +72,21 @@ def _codes(values: np.ndarray, index: dict, param: str, what: str) -> np.ndarray
     try:
         return np.array([index[value] for value in values.tolist()], dtype=np.intp)
     except KeyError as error:
-        raise _invalid(param, f"{what} of the ground truth", error.args[0]) from None
+        raise _invalid(param, f"{what} of the ground truth", error.args[0], _near_miss(error.args[0], index)) from None
+
+
+def _near_miss(value: Any, index: dict[Any, int]) -> str:
+    """Why `value` is not among the keys of `index` when it nearly is: another type, or ActivityNet's ``v_`` prefix."""
+    same_text = [key for key in index if str(key) == str(value)]
+    if same_text:
+        return (f": the types differ, the ground truth has {same_text[0]!r} ({type(same_text[0]).__name__}) and this "
+                f"is {value!r} ({type(value).__name__})")
+    if isinstance(value, str):
+        for key in (f"v_{value}", value[2:] if value.startswith("v_") else None):
+            if key is not None and key in index:
+                return f": the ground truth has {key!r}; ActivityNet's video ids start with 'v_' in both files or in neither"
+    examples = [key for key in list(index)[:3]]
+    return f"; the ground truth has, for example, {', '.join(map(repr, examples))}" if examples else ""
 
 
 def _class_labels(labels: np.ndarray) -> tuple:
@@ -88,8 +102,9 @@ def _greedy_match(tiou: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
     """The ground truth (column of `tiou`) each prediction claims, ``(T, P)``, -1 for none (a false positive).
 
     Predictions are the rows of `tiou`, by decreasing score. Each claims the unclaimed ground
-    truth with the highest tIoU (the first of equal ones) if that reaches the threshold:
-    ActivityNet's walk down the tIoU-sorted ground truth, skipping claimed ones and stopping at
+    truth with the highest tIoU (the last of equal ones) if that reaches the threshold:
+    ActivityNet's walk down the tIoU-sorted ground truth (``argsort()[::-1]``, a stable sort
+    reversed, so of equal tIoUs the later segment first), skipping claimed ones and stopping at
     the first tIoU below the threshold, claims the same one. Every threshold keeps its own claims.
     """
     reaches = tiou[None, :, :] >= thresholds[:, None, None]
@@ -103,7 +118,7 @@ def _greedy_match(tiou: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
     every_threshold = np.arange(len(thresholds))
     for row in np.flatnonzero(reaches.any(axis=(0, 2))):  # the others are false positives everywhere
         available = np.where(claimed, -np.inf, tiou[row])
-        best = available.argmax(axis=1)
+        best = available.shape[1] - 1 - available[:, ::-1].argmax(axis=1)  # the last of equal maxima
         hit = available[every_threshold, best] >= thresholds
         claims[hit, row] = best[hit]
         claimed[every_threshold[hit], best[hit]] = True
@@ -256,7 +271,16 @@ class TemporalDetectionResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain Python values (fractions in ``[0, 1]``), ready for JSON."""
+        names = [f"mAP@{threshold:.2f}" for threshold in self.tiou_thresholds]
         return {
+            "protocol": "activitynet",
+            "headline": {"average_mAP": self.average_mean_ap, **dict(zip(names, self.mean_ap.tolist()))},
+            "per_category": [
+                {"category_id": label, "AP": float(self.ap[:, column].mean()),
+                 **dict(zip((f"AP@{threshold:.2f}" for threshold in self.tiou_thresholds),
+                            self.ap[:, column].tolist()))}
+                for column, label in enumerate(self.labels)
+            ],
             "tiou_thresholds": self.tiou_thresholds.tolist(),
             "mAP": self.mean_ap.tolist(),
             "average_mAP": self.average_mean_ap,
@@ -330,10 +354,11 @@ def evaluate_temporal_detection(
 
     Notes
     -----
-    ActivityNet sorts with ``argsort()[::-1]``, whose order among equal scores (and equal tIoUs)
-    depends on NumPy's sort algorithm and the array size; here ties are broken by input order
-    (the earlier prediction first, the earlier ground truth first), so results are reproducible.
-    With distinct scores the two agree exactly.
+    Of ground-truth segments with equal tIoU, the later one (in input order) is claimed first, as
+    ActivityNet's ``argsort()[::-1]`` walk does: so a prediction overlapping two segments equally
+    leaves the earlier one to the next prediction. Predictions of equal score keep their input
+    order (the earlier first); ActivityNet's own sort orders such ties by its sort algorithm, so
+    with tied scores its numbers may differ. With distinct scores the two agree exactly.
 
     Examples
     --------

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from geoiou._validation import invalid_argument
 from geoiou.evaluation.coco import OverlapFunction, _plain, block_pairs, runs, stable_order
 from geoiou.evaluation.matches import ObjectMatches
 
@@ -141,7 +142,7 @@ def voc_match(data: VocArrays, overlap: OverlapFunction, *, iou_threshold: float
 
 def voc_curves(num_categories: int, dt_category: np.ndarray, dt_score: np.ndarray, tp_row: np.ndarray,
                fp_row: np.ndarray, positives: np.ndarray, interpolation: Interpolation
-               ) -> tuple[np.ndarray, np.ndarray, list, list]:
+               ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], list[np.ndarray]]:
     """Per category, predictions in decreasing score across images (ties in input order): AP, the number of
     predictions, and the precision and recall curves."""
     class_order = stable_order(dt_category, -dt_score)
@@ -208,6 +209,10 @@ class VocResult:
     interpolation: str
     num_images: int
     matches: ObjectMatches | None = None
+    #: The evaluated images (sorted) and, per image, its ground truths (not difficult), predictions,
+    #: true positives and false positives at `iou_threshold`: shape (images, 4). None when not kept.
+    image_ids: np.ndarray | None = None
+    image_counts: np.ndarray | None = None
 
     @property
     def mAP(self) -> float:  # noqa: N802 (the name everyone uses)
@@ -228,16 +233,64 @@ class VocResult:
                                         "num_detections": int(self.num_detections[k])}
         return result
 
-    def summary(self) -> str:
-        """A table: one line per category (ground truths, predictions, final recall, AP) and the mAP."""
+    def per_image(self) -> dict[Any, dict[str, float]]:
+        """``{image_id: {"num_ground_truths", "num_detections", "true_positives", "false_positives", "missed",
+        "precision", "recall", "f1"}}``, every prediction counted (no score cut), at `iou_threshold`.
+
+        A true positive is a prediction that found a ground truth of its category at IoU above the
+        threshold, as in the AP; ``missed`` are the ground truths (not difficult) no prediction
+        found. Precision is NaN without predictions, recall without ground truth, F1 when both
+        are (``2 tp / (2 tp + fp + missed)``, NaN for an image without either).
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> from geoiou.evaluation.detection import Annotations, evaluate_voc
+        >>> truth = Annotations(image_id=["a", "b"], category_id=[1, 1],
+        ...                     region=geoiou.Box([[0, 0, 4, 4], [0, 0, 4, 4]]))
+        >>> preds = Annotations(image_id=["a", "b"], category_id=[1, 1], score=[0.9, 0.8],
+        ...                     region=geoiou.Box([[0, 0, 4, 4], [9, 9, 12, 12]]))
+        >>> result = evaluate_voc(truth, preds)
+        >>> result.per_image()["b"]["f1"], result.worst_images(1)
+        (0.0, ['b'])
+        """
+        if self.image_ids is None or self.image_counts is None:
+            raise invalid_argument("result", "a VocResult computed with its per-image counts", "none kept")
+        rows = {}
+        for image, (truths, detections, hits, false) in zip(self.image_ids.tolist(), self.image_counts.tolist()):
+            missed = truths - hits
+            rows[_plain(image)] = {
+                "num_ground_truths": truths, "num_detections": detections, "true_positives": hits,
+                "false_positives": false, "missed": missed,
+                "precision": hits / detections if detections else math.nan,
+                "recall": hits / truths if truths else math.nan,
+                "f1": 2 * hits / (2 * hits + false + missed) if 2 * hits + false + missed else math.nan}
+        return rows
+
+    def worst_images(self, count: int | None = None) -> list[Any]:
+        """The images with the lowest F1 (`per_image`), worst first (ties by image id); images with
+        neither ground truth nor predictions are left out. `count` limits the list."""
+        rows = [(values["f1"], index, image) for index, (image, values) in enumerate(self.per_image().items())
+                if not math.isnan(values["f1"])]
+        return [image for _, _, image in sorted(rows)[:count]]
+
+    def summary(self, *, digits: int = 4) -> str:
+        """A table: one line per category (ground truths, predictions, final recall, AP) and the mAP.
+
+        `digits` is the decimals of AP and mAP (recall has one fewer).
+        """
+        if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 17:
+            raise invalid_argument("digits", "an integer from 1 to 17", digits)
         rows = self.per_category()
         width = max([len(str(c)) for c in rows] + [8])
-        lines = [f"{'category':<{width}}  {'gts':>6}  {'dets':>6}  {'recall':>6}  {'AP':>6}"]
+        cell = max(6, digits + 2)
+        lines = [f"{'category':<{width}}  {'gts':>6}  {'dets':>6}  {'recall':>{cell}}  {'AP':>{cell}}"]
         for category, values in rows.items():
-            lines.append(f"{str(category):<{width}}  {values['num_ground_truths']:>6d}  {values['num_detections']:>6d}  "
-                         f"{values['recall']:>6.3f}  {values['AP']:>6.4f}")
+            lines.append(f"{str(category):<{width}}  {values['num_ground_truths']:>6d}  "
+                         f"{values['num_detections']:>6d}  "
+                         f"{values['recall']:>{cell}.{max(1, digits - 1)}f}  {values['AP']:>{cell}.{digits}f}")
         label = "all points" if self.interpolation == "all" else "11 points"
-        lines.append(f"mAP ({label}, IoU > {self.iou_threshold:g}) = {self.mAP:.4f}")
+        lines.append(f"mAP ({label}, IoU > {self.iou_threshold:g}) = {self.mAP:.{digits}f}")
         return "\n".join(lines)
 
     def to_dict(self, *, arrays: bool = False) -> dict[str, Any]:
@@ -247,6 +300,7 @@ class VocResult:
 
         result: dict[str, Any] = {
             "protocol": "voc",
+            "headline": {"mAP": number(self.mAP)},
             "mAP": number(self.mAP),
             "per_category": [{"category_id": category, **{key: number(v) if isinstance(v, float) else v
                                                            for key, v in values.items()}}
@@ -255,6 +309,10 @@ class VocResult:
             "interpolation": self.interpolation,
             "num_images": self.num_images,
         }
+        if self.image_ids is not None:
+            result["per_image"] = [{"image_id": image, **{key: number(v) if isinstance(v, float) else v
+                                                         for key, v in values.items()}}
+                                   for image, values in self.per_image().items()]
         if arrays:
             result["precision"] = [curve.tolist() for curve in self.precision]
             result["recall"] = [[number(v) for v in curve.tolist()] for curve in self.recall]

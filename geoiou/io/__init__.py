@@ -8,6 +8,8 @@
 | DOTA Task1 results | `read_dota_task1`, `write_dota_task1` | scored `Annotations` |
 | YOLO / YOLO-OBB | `read_yolo`, `read_yolo_folder` | boxes or polygons, normalised or pixels |
 | ActivityNet JSON | `read_activitynet`, `write_activitynet_results` | `TemporalSegments` |
+| THUMOS14 annotations | `read_thumos14` | `TemporalSegments` (and the ambiguous ones apart) |
+| MS-TCN frame labels | `read_mstcn_labels`, `read_mstcn_mapping` | ``{video: labels}`` for action segmentation |
 | GeoJSON, WKT | `read_geojson`, `read_wkt`, `parse_wkt` | polygons with properties |
 | literals | `parse_region` | ``box:0,0,10,10`` and the like |
 
@@ -22,7 +24,9 @@ from geoiou.io.dota import DotaObjects, read_dota, read_dota_folder, read_dota_t
 from geoiou.io.folders import LabelSet
 from geoiou.io.geo import GeoFeatures, parse_wkt, read_geojson, read_wkt
 from geoiou.io.literals import parse_region
+from geoiou.io.mstcn import MstcnLabels, read_mstcn_labels, read_mstcn_mapping
 from geoiou.io.report import ReadReport, SkippedRecord
+from geoiou.io.thumos import ThumosAnnotations, read_thumos14
 from geoiou.io.yolo import YoloObjects, read_yolo, read_yolo_folder
 
 __all__ = [
@@ -32,8 +36,10 @@ __all__ = [
     "DotaObjects",
     "GeoFeatures",
     "LabelSet",
+    "MstcnLabels",
     "ReadReport",
     "SkippedRecord",
+    "ThumosAnnotations",
     "YoloObjects",
     "parse_region",
     "parse_wkt",
@@ -44,6 +50,9 @@ __all__ = [
     "read_dota_folder",
     "read_dota_task1",
     "read_geojson",
+    "read_mstcn_labels",
+    "read_mstcn_mapping",
+    "read_thumos14",
     "read_wkt",
     "read_yolo",
     "read_yolo_folder",

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from geoiou._validation import describe, invalid_argument
+from geoiou._validation import SMALLEST_LENGTH, describe, invalid_argument, range_faults
 from geoiou.errors import FormatError
 from geoiou.io.columns import all_of_type, json_columns, number_column, number_rows, object_keys
 from geoiou.io.json_documents import load_json_document
@@ -287,7 +287,7 @@ def _plain_columns(groups: list[_Group], scored: bool
         return None
     bounds = number_rows(columns["segment"], 2)
     score = number_column(columns["score"]) if scored else None
-    if bounds is None or (bounds[:, 1] < bounds[:, 0]).any() or (scored and score is None):
+    if bounds is None or (bounds[:, 1] < bounds[:, 0]).any() or (scored and score is None) or _segment_faults(bounds):
         return None
     videos = np.empty(len(groups), dtype=object)
     videos[:] = [video for video, *_ in groups]
@@ -318,9 +318,20 @@ def _segment_row(record: Any, video: Hashable, scored: bool) -> Row:
         raise invalid(f"'segment' must be finite (got {describe(record['segment'])})")
     if end < start:
         raise invalid(f"'segment' must have end >= start (got {describe(record['segment'])})")
+    faults = _segment_faults(np.array([[start, end]], dtype=np.float64))
+    if faults:
+        raise invalid(faults[0])
     if not isinstance(label, str):
         raise invalid(f"'label' must be a string (got {describe(label)})")
     return video, label, float(start), float(end), _number(score, "score") if scored else None
+
+
+def _segment_faults(bounds: np.ndarray) -> dict[int, str]:
+    """What Interval would refuse among ``(start, end)`` rows, by row: times beyond ±2**508, or a positive length
+    below 2**-500 (lengths and DIoU's squares would overflow or underflow float64)."""
+    length = bounds[:, 1] - bounds[:, 0]
+    return range_faults(np.abs(bounds).max(axis=1, initial=0.0), length, length > 0, "segment",
+                        smallest=SMALLEST_LENGTH, what="length")
 
 
 def _layout_fault(record: Any, scored: bool) -> str:

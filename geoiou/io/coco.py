@@ -42,7 +42,8 @@ import shapely
 
 from geoiou import rle as coco_rle
 from geoiou._progress import Phases
-from geoiou._validation import describe, invalid_argument
+from geoiou._validation import (LARGEST_COORDINATE, WITHIN_RANGE, describe, invalid_argument, shapely_range_faults,
+                                sized_box_faults)
 from geoiou.errors import InvalidRegionError
 from geoiou.io.columns import all_of_type, integer_column, json_columns, number_column, number_rows, object_keys
 from geoiou.io.json_documents import load_json_document, reading_phases
@@ -365,7 +366,8 @@ def _polygon_parts(values: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarra
         return None
     lengths = np.fromiter(map(len, parts), np.int64, len(parts))
     coordinates = number_column(list(chain.from_iterable(parts))) if parts else np.zeros(0)
-    if coordinates is None or (lengths % 2).any() or (lengths < 6).any():
+    if coordinates is None or (lengths % 2).any() or (lengths < 6).any() or not (
+            np.abs(coordinates) <= LARGEST_COORDINATE).all():  # the record parser names a coordinate out of range
         return None
     vertices, lengths = coordinates.reshape(-1, 2), lengths // 2
     last = np.cumsum(lengths) - 1
@@ -569,9 +571,14 @@ def _box_column(values: list[Any]) -> list[Region] | None:
     if boxes is None or (boxes[:, 2:] < 0).any():
         return None
     with np.errstate(over="ignore"):  # a corner beyond float64 is refused by the record parser, by name
-        if not np.isfinite(boxes[:, :2] + boxes[:, 2:]).all():
+        if not np.isfinite(boxes[:, :2] + boxes[:, 2:]).all() or _box_faults(boxes):
             return None
     return [Box(boxes, fmt="xywh")]
+
+
+def _box_faults(boxes: np.ndarray) -> dict[int, str]:
+    """Why each ``[x, y, w, h]`` row is one `Box` would refuse (out of float64's range, a size rounded away), by row."""
+    return sized_box_faults(boxes, "xywh", "bbox")
 
 
 def _rle_column(values: list[Any]) -> list[Region] | None:
@@ -704,6 +711,8 @@ def _polygon_part(part: Any, name: str) -> np.ndarray:
         raise invalid(f"'{name}' must be {expected} (got {describe(part)})")
     if not np.isfinite(values).all():
         raise invalid(f"'{name}' must hold finite numbers (got {describe(part)})")
+    if not (np.abs(values) <= LARGEST_COORDINATE).all():  # areas would overflow: Polygon refuses such coordinates
+        raise invalid(f"'{name}' must hold {WITHIN_RANGE} (got {np.abs(values).max():.6g})")
     vertices = values.reshape(-1, 2)
     while len(vertices) > 1 and (vertices[0] == vertices[-1]).all():
         vertices = vertices[:-1]  # a ring may repeat its first vertex at the end
@@ -748,7 +757,10 @@ class _Regions:
         alive = [index for index, row in enumerate(rows) if row is not None and index not in faults]
         if geometry == "bbox":
             boxes = np.array([rows[index].geometry for index in alive], dtype=np.float64).reshape(-1, 4)
-            return cls([Box(boxes, fmt="xywh")], faults)
+            box_faults = _box_faults(boxes)
+            faults.update({alive[row]: reason for row, reason in box_faults.items()})
+            keep = np.setdiff1d(np.arange(len(alive)), list(box_faults))
+            return cls([Box(boxes[keep], fmt="xywh")], faults)
         parts = {index: rows[index].geometry for index in alive if not isinstance(rows[index].geometry, _Rle)}
         polygons = _polygons(parts, repair, faults)
         pieces = []
@@ -804,7 +816,13 @@ def _polygons_of_rings(owners: list[int], vertices: np.ndarray, lengths: np.ndar
                 f"'segmentation[{part_number[part]}]' must be a valid polygon "
                 f"(got {shapely.is_valid_reason(geoms[part])}); "
                 "pass repair=True to make it valid with shapely.make_valid")
-    return _joined_parts(owners, counts, geoms, faults)
+    joined = _joined_parts(owners, counts, geoms, faults)
+    # What Polygon itself would refuse (an area that underflows float64), named by record here.
+    kept = [owner for owner in owners if owner not in faults]
+    for row, reason in shapely_range_faults(_object_array([joined[owner] for owner in kept]), "segmentation").items():
+        faults[kept[row]] = reason
+        del joined[kept[row]]
+    return joined
 
 
 def _joined_parts(owners: list[int], counts: np.ndarray, geoms: np.ndarray, faults: dict[int, str]) -> dict[int, Any]:

@@ -18,7 +18,7 @@ import numpy as np
 import shapely
 from numpy.typing import ArrayLike
 
-from geoiou._validation import describe, invalid_argument
+from geoiou._validation import describe, invalid_argument, shapely_range_faults
 from geoiou.io.folders import FileColumns, LabelSet, label_files, label_set, line_records, parse_records, settle
 from geoiou.io.line_columns import field_table, finite_numbers
 from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, source_name
@@ -234,7 +234,8 @@ def quadrilateral_faults(corners: np.ndarray) -> tuple[np.ndarray, dict[int, str
       all on one line or repeated)
     """
     geoms = shapely.polygons(corners)
-    flat = ~(shapely.area(shapely.convex_hull(geoms)) > 0)
+    with np.errstate(over="ignore", invalid="ignore"):  # coordinates beyond float64's range are refused below
+        flat = ~(shapely.area(shapely.convex_hull(geoms)) > 0)
     # A flat quadrilateral is also invalid for shapely, as a "self-intersection": name the real fault.
     crossing = ~shapely.is_valid(geoms) & ~flat
     faults = {int(index): f"'corners' must enclose a positive area (got {describe(corners[index])}: "
@@ -244,6 +245,9 @@ def quadrilateral_faults(corners: np.ndarray) -> tuple[np.ndarray, dict[int, str
         faults[int(index)] = ("'corners' must be a simple quadrilateral: its edges must not cross "
                               f"(got {_describe_reason(shapely.is_valid_reason(geoms[index]))}; "
                               "are the corners out of order?)")
+    # What Polygon would refuse (areas that overflow or underflow float64), named by record rather than batch index.
+    for position, reason in shapely_range_faults(geoms, "corners").items():
+        faults.setdefault(position, reason)
     return geoms, faults
 
 
@@ -297,13 +301,16 @@ def settled_rings(reader: RecordReader, records: list[Any], parsed: list[Any], *
         points = points * scale
     geoms = shapely.polygons(shapely.linearrings(points, indices=np.repeat(np.arange(len(lengths)), lengths))) \
         if len(lengths) else np.empty(0, dtype=object)
-    flat = ~(shapely.area(shapely.convex_hull(geoms)) > 0)  # a bow tie has area 0 but crosses: name that
+    with np.errstate(over="ignore", invalid="ignore"):  # coordinates beyond float64's range are refused below
+        flat = ~(shapely.area(shapely.convex_hull(geoms)) > 0)  # a bow tie has area 0 but crosses: name that
     crossing = ~shapely.is_valid(geoms) & ~flat
     ring_faults = {parsed_rows[int(row)]: "'points' must enclose a positive area (got all on one line or repeated)"
                    for row in np.flatnonzero(flat)}
     for row in np.flatnonzero(crossing):
         ring_faults[parsed_rows[int(row)]] = ("'points' must make a simple polygon: its edges must not cross "
                                               f"(got {_describe_reason(shapely.is_valid_reason(geoms[row]))})")
+    for position, reason in shapely_range_faults(geoms, "points").items():
+        ring_faults.setdefault(parsed_rows[position], reason)
     kept = settle(reader, records, parsed, ring_faults | (faults or {}))
     keep_rows = np.searchsorted(parsed_rows, kept).astype(np.int64)
     return Polygon.from_shapely(geoms[keep_rows]), kept
@@ -332,9 +339,7 @@ def _task1_fields(fields: list[str]) -> tuple[list[float], str, float]:
     if len(fields) != 10:
         raise invalid(f"expected an image name, a score and 8 coordinates "
                       f"(got {len(fields)} fields: {' '.join(fields)!r})")
-    score = float_field(fields[1], "score")
-    if not 0.0 <= score <= 1.0:  # DOTA's Task1 evaluation ranks confidences; a logit would rank the same but say otherwise
-        raise invalid(f"'score' must be a confidence in [0, 1] (got {fields[1]})")
+    score = float_field(fields[1], "score")  # any finite number: the DOTA devkit only ranks them
     return _corner_values(fields[2:]), fields[0], score
 
 
@@ -344,7 +349,7 @@ def _task1_columns(path: Path) -> tuple[np.ndarray, Polygon, np.ndarray] | None:
     if fields is None:
         return None
     numbers = finite_numbers(fields[:, 1:])
-    if numbers is None or not ((numbers[:, 0] >= 0) & (numbers[:, 0] <= 1)).all():
+    if numbers is None:
         return None
     geoms, faults = quadrilateral_faults(numbers[:, 1:].reshape(-1, 4, 2))
     if faults:
@@ -379,7 +384,7 @@ def _task1_paths(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.Pat
     if not paths:
         raise invalid_argument("paths_or_folder", "a folder or at least one Task1_<class>.txt file", "no files")
     for path in paths:
-        if not (path.name.startswith(TASK1_PREFIX) and path.suffix == ".txt" and len(path.stem) > len(TASK1_PREFIX)):
+        if not (path.name.startswith(TASK1_PREFIX) and path.suffix.lower() == ".txt" and len(path.stem) > len(TASK1_PREFIX)):
             raise invalid_argument("paths_or_folder", "files named Task1_<class>.txt (the class comes from the name)",
                                    os.fspath(path))
         if not path.is_file():
@@ -438,7 +443,7 @@ def write_dota_task1(folder: str | os.PathLike[str], predictions: Any) -> list[P
     folder : path-like
         Where to write the files (created if missing).
     predictions : Annotations
-        With a score per row (in [0, 1], as DOTA's evaluation expects), image ids (the image
+        With a finite score per row (any range: DOTA's evaluation only ranks them), image ids (the image
         names), class names as category ids, and quadrilateral regions (as in `write_dota`).
 
     Returns
@@ -463,10 +468,9 @@ def write_dota_task1(folder: str | os.PathLike[str], predictions: Any) -> list[P
     if predictions.score is None:
         raise invalid_argument("predictions.score", "a score per row", "no scores")
     scores = predictions.score
-    outside = np.flatnonzero(~((scores >= 0) & (scores <= 1)))
-    if outside.size:
-        raise invalid_argument("predictions.score", "confidences in [0, 1] (DOTA's Task1 evaluation ranks them)",
-                               f"{scores[outside[0]]} at row {outside[0]}")
+    outside = np.flatnonzero(~np.isfinite(scores))
+    if outside.size:  # any finite score is written: the DOTA devkit only ranks them
+        raise invalid_argument("predictions.score", "finite scores", f"{scores[outside[0]]} at row {outside[0]}")
     corners = np.concatenate([_written_corners(piece, "predictions.region").reshape(-1, 8)
                               for piece in predictions.regions]) if predictions.regions else np.zeros((0, 8))
     images = _class_names(predictions.image_id.astype(str), len(corners), "predictions.image_id")

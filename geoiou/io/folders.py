@@ -13,6 +13,7 @@ class for Task1). This module holds what the readers share:
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -100,7 +101,7 @@ class FileColumns:
 
 
 def label_files(folder: str | os.PathLike[str], pattern: str = "*.txt") -> list[Path]:
-    """The files of `folder` (not its subfolders) matching `pattern`, sorted by name; a single file is itself.
+    """The files of `folder` (not its subfolders) matching `pattern` in any case, sorted by name; a single file is itself.
 
     A label file given instead of its folder is read as a folder of one image (its stem).
 
@@ -124,7 +125,9 @@ def label_files(folder: str | os.PathLike[str], pattern: str = "*.txt") -> list[
         return [directory]
     if not directory.is_dir():
         raise FileNotFoundError(f"{source_name(folder)}: no such file or folder")
-    paths = sorted((path for path in directory.glob(pattern) if path.is_file()), key=lambda path: path.name)
+    # Case-insensitive, as on Windows where such folders are often made: P0002.TXT is a label file too.
+    paths = sorted((path for path in directory.iterdir() if fnmatch.fnmatchcase(path.name.lower(), pattern.lower())
+                    and path.is_file()), key=lambda path: path.name)
     if not paths:
         raise FormatError(source_name(folder), "", f"the folder holds no label files (none matches {pattern!r})")
     return paths

@@ -25,7 +25,7 @@ import numpy as np
 import shapely
 import shapely.geometry
 
-from geoiou._validation import describe, invalid_argument
+from geoiou._validation import describe, invalid_argument, shapely_range_faults
 from geoiou.errors import FormatError, InvalidRegionError
 from geoiou.io.json_documents import unique_keys, load_json_document
 from geoiou.io.report import ReadReport, RecordReader, invalid, read_text, source_name
@@ -386,10 +386,18 @@ def _wkt_region(text: str, repair: bool) -> shapely.Geometry:
 def _areal(geometry: shapely.Geometry, repair: bool) -> shapely.Geometry:
     """A valid 2-D (Multi)Polygon from a geometry: refuse what has no area, union a collection's members."""
     if isinstance(geometry, POLYGONAL):
-        return _valid_2d(geometry, repair)
+        return _in_range(_valid_2d(geometry, repair))
     members = [_valid_2d(member, repair) for member in _polygonal_members(geometry)]
     union = shapely.unary_union(members)  # a collection is the region its members cover together
-    return union if isinstance(union, POLYGONAL) else shapely.Polygon()
+    return _in_range(union if isinstance(union, POLYGONAL) else shapely.Polygon())
+
+
+def _in_range(geometry: shapely.Geometry) -> shapely.Geometry:
+    """The geometry, unless Polygon would refuse it (areas that overflow or underflow float64): then `invalid`."""
+    faults = shapely_range_faults(np.array([geometry], dtype=object), "geometry")
+    if faults:
+        raise invalid(faults[0])
+    return geometry
 
 
 def _valid_2d(geometry: shapely.Geometry, repair: bool) -> shapely.Geometry:

@@ -28,7 +28,7 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     mapping = dict(pairs)
     if len(mapping) != len(pairs):
         seen: set[str] = set()
-        duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))
+        duplicate = next(key for key, _ in pairs if key in seen or _added(seen, key))
         raise _DuplicateKeyError(duplicate)
     return mapping
 
@@ -61,7 +61,13 @@ def reading_phases(source: Any, steps: int) -> Phases:
     return Phases(f"reading {os.path.basename(os.fspath(source)) if large else ''}", steps, enabled=None if large else False)
 
 
-def load_json_document(source: str | os.PathLike[str] | Mapping[str, Any] | list, *, skip_invalid: bool,
+def _added(seen: set[str], key: str) -> bool:
+    """Add `key` to `seen`; False, so that a generator's condition goes on to the next key."""
+    seen.add(key)
+    return False
+
+
+def load_json_document(source: str | os.PathLike[str] | Mapping[str, Any] | list[Any], *, skip_invalid: bool,
                        count_keys: Callable[[Any], int] | None = None,
                        phases: Phases | None = None) -> tuple[Any, RecordReader]:
     """Parse a JSON file (or take an already-parsed document) and start the `RecordReader` for it.

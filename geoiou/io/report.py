@@ -63,7 +63,7 @@ class ReadReport:
     def summary(self) -> str:
         """One line with the totals, then one line per reason of skipping."""
         lines = [f"{self.source}: read {self.read} records, skipped {len(self.skipped)}"]
-        first = {}
+        first: dict[str, str] = {}
         for record in self.skipped:
             first.setdefault(record.why, record.location)
         lines += [f"  {count} x {why} (first at {first[why]})" for why, count in self.counts().items()]

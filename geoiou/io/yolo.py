@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from geoiou._validation import invalid_argument
+from geoiou._validation import invalid_argument, sized_box_faults
 from geoiou.errors import FormatError, InvalidArgumentError
 from geoiou.io.dota import CORNER_NAMES, quadrilateral_faults, settled_quadrilaterals, settled_rings
 from geoiou.io.folders import FileColumns, LabelSet, label_files, label_set, line_records, parse_records, settle
@@ -111,8 +111,10 @@ def read_yolo(path: str | os.PathLike[str], *, image_size: tuple[int, int] | Non
     ------
     FormatError
         Naming the file, the line and the fault: a wrong number of fields; a class that is not a
-        non-negative integer; a coordinate that is not a finite number in [0, 1] (as ultralytics,
-        coordinates outside the image are refused, not clipped); a conf outside [0, 1]; a conf
+        non-negative integer; a box or segmentation coordinate that is not a finite number in
+        [0, 1] (as ultralytics, coordinates outside the image are refused, not clipped; YOLO-OBB
+        corners may lie outside [0, 1], as ultralytics writes them unclipped); a box whose size
+        rounds away in float64; a conf that is not a finite number (any finite score is taken); a conf
         column on some lines only; corners whose edges cross or that enclose no area. Also, never
         skipped, a file mixing boxes and YOLO-OBB lines when ``obb=None``.
     InvalidArgumentError
@@ -149,9 +151,13 @@ def read_yolo(path: str | os.PathLike[str], *, image_size: tuple[int, int] | Non
     elif is_obb:
         regions, kept = settled_rings(reader, records, parsed, scale=scale, faults=faults)
     else:
+        rows = [index for index, value in enumerate(parsed) if not isinstance(value, FormatError)]
+        cxcywh = np.array([parsed[index][0] for index in rows], dtype=np.float64).reshape(-1, 4)
+        cxcywh = cxcywh if scale is None else cxcywh * np.tile(scale, 2)
+        # What Box would refuse (a size rounded away, an area that underflows), named by line.
+        faults = {rows[row]: reason for row, reason in sized_box_faults(cxcywh, "cxcywh", "box").items()} | faults
         kept = settle(reader, records, parsed, faults)
-        cxcywh = np.array([parsed[index][0] for index in kept], dtype=np.float64).reshape(-1, 4)
-        regions = Box(cxcywh if scale is None else cxcywh * np.tile(scale, 2), fmt="cxcywh")
+        regions = Box(cxcywh[np.searchsorted(rows, kept).astype(np.int64)], fmt="cxcywh")
     classes = np.array([parsed[index][1] for index in kept], dtype=np.int64)
     confs = [parsed[index][2] for index in kept]
     scores = np.array(confs, dtype=np.float64) if confs and confs[0] is not None else None
@@ -164,7 +170,7 @@ _PLAIN_WIDTHS = {None: (5, 6, 9, 10), False: (5, 6), True: (9, 10)}
 
 def _yolo_columns(path: str | os.PathLike[str], obb: bool | None, scale: np.ndarray | None) -> YoloObjects | None:
     """A file of boxes or of YOLO-OBB quadrilaterals read as columns, all lines at once; None unless every line is
-    plain (one layout, a conf column on all lines or none, coordinates and confs in [0, 1]) and every
+    plain (one layout, a conf column on all lines or none, box coordinates in [0, 1]) and every
     quadrilateral valid. The report is left for the caller to fill."""
     fields = field_table(path, _PLAIN_WIDTHS[obb])
     return None if fields is None else _plain_objects(fields, scale, source_name(path))
@@ -173,13 +179,20 @@ def _yolo_columns(path: str | os.PathLike[str], obb: bool | None, scale: np.ndar
 def _plain_objects(fields: np.ndarray, scale: np.ndarray | None, source: str) -> YoloObjects | None:
     """The objects of a table of plain lines (`scale`: one ``(x, y)`` for all rows, or one per row)."""
     classes, values = class_indices(fields[:, 0]), finite_numbers(fields[:, 1:])
-    if classes is None or values is None or not ((values >= 0) & (values <= 1)).all():
-        return None
     width = fields.shape[1]
+    # Box coordinates lie in [0, 1]; YOLO-OBB corners may not (ultralytics does not clip xyxyxyxyn), and a conf
+    # is any finite score (a ranking is all an evaluation needs of it).
+    if classes is None or values is None:
+        return None
+    unit = values[:, :4] if width in (5, 6) else values[:, :0]
+    if not ((unit >= 0) & (unit <= 1)).all():
+        return None
     scores = values[:, -1] if width in (6, 10) else None
     if width in (5, 6):
-        coords = values[:, :4]
-        regions: Box | Polygon = Box(coords if scale is None else coords * np.tile(scale, 2), fmt="cxcywh")
+        coords = values[:, :4] if scale is None else values[:, :4] * np.tile(scale, 2)
+        if sized_box_faults(coords, "cxcywh", "box"):
+            return None  # the line reader names them
+        regions: Box | Polygon = Box(coords, fmt="cxcywh")
     else:
         corners = values[:, :8].reshape(-1, 4, 2)
         if scale is not None:
@@ -298,9 +311,11 @@ def _yolo_fields(fields: list[str], obb: bool | None) -> tuple[list[float], int,
                       f"(got {len(fields)} fields: {' '.join(fields)!r})")
     if not CLASS_INDEX.fullmatch(fields[0]):
         raise invalid(f"'class' must be a non-negative integer (got {fields[0]!r})")
-    names = CORNER_NAMES if layout else BOX_NAMES
-    values = [_unit_field(text, name) for text, name in zip(fields[1:], names)]
-    conf = _unit_field(fields[-1], "conf") if len(fields) == LAYOUTS[layout][0][1] else None
+    if layout:  # YOLO-OBB corners are read as the geometry they are: ultralytics does not clip them to [0, 1]
+        values = [float_field(text, name) for text, name in zip(fields[1:], CORNER_NAMES)]
+    else:
+        values = [_unit_field(text, name) for text, name in zip(fields[1:], BOX_NAMES)]
+    conf = float_field(fields[-1], "conf") if len(fields) == LAYOUTS[layout][0][1] else None
     return values, int(fields[0]), conf
 
 
@@ -312,7 +327,7 @@ def _segment_fields(fields: list[str]) -> tuple[list[float], int, float | None]:
     coordinates = fields[1:-1] if has_conf else fields[1:]
     names = [f"{axis}{k // 2 + 1}" for k, axis in enumerate("xy" * (len(coordinates) // 2))]
     values = [_unit_field(text, name) for text, name in zip(coordinates, names)]
-    return values, int(fields[0]), _unit_field(fields[-1], "conf") if has_conf else None
+    return values, int(fields[0]), float_field(fields[-1], "conf") if has_conf else None
 
 
 def _segment_hint(obb: bool | None) -> str:
@@ -322,8 +337,7 @@ def _segment_hint(obb: bool | None) -> str:
 def _unit_field(text: str, name: str) -> float:
     value = float_field(text, name)
     if not 0 <= value <= 1:
-        what = "a confidence" if name == "conf" else "a normalised coordinate"
-        raise invalid(f"'{name}' must be {what} in [0, 1] (got {text!r})")
+        raise invalid(f"'{name}' must be a normalised coordinate in [0, 1] (got {text!r})")
     return value
 
 

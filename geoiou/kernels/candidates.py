@@ -61,7 +61,8 @@ class Candidates:
         codes_a, codes_b = _codes(group_a, self.low_a.shape[1]), _codes(group_b, low_b.shape[1])[valid_b]
         order = np.lexsort((low_b[0, valid_b], codes_b))
         self.order_b, sorted_codes = valid_b[order], codes_b[order]
-        self.low_b, self.high_b = np.ascontiguousarray(low_b[:, self.order_b]), np.ascontiguousarray(high_b[:, self.order_b])
+        self.low_b = np.ascontiguousarray(low_b[:, self.order_b])
+        self.high_b = np.ascontiguousarray(high_b[:, self.order_b])
         # The positions of each row's group in the order of b.
         group_lo = np.searchsorted(sorted_codes, codes_a, side="left").astype(np.int64)
         group_hi = np.searchsorted(sorted_codes, codes_a, side="right").astype(np.int64)
@@ -90,7 +91,7 @@ class Candidates:
 
 def candidate_pairs(bounds_a: np.ndarray, bounds_b: np.ndarray, group_a: np.ndarray | None = None,
                     group_b: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(index_a, index_b)`` of every pair (of one group) whose bounds overlap with positive measure, sorted by index_a.
+    """Return ``(index_a, index_b)`` of the pairs (of one group) whose bounds overlap with positive measure, by index_a.
 
     Examples
     --------
@@ -144,7 +145,7 @@ def _meets(low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray, hig
 @jit
 def _run_of(low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray, reach: np.ndarray, lo: int,
             hi: int) -> tuple[int, int]:
-    """The positions of sorted `b` (within its group ``[lo, hi)``) that can meet row i on x (none for NaN or flat bounds)."""
+    """The positions of sorted `b` (in its group ``[lo, hi)``) that can meet row i on x (none for NaN, flat bounds)."""
     xmin, xmax = low_a[0, i], high_a[0, i]
     if not xmin < xmax:
         return lo, lo

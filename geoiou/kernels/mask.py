@@ -49,7 +49,8 @@ def _mask_pairs(a: Mask, b: Mask, index_a: np.ndarray, index_b: np.ndarray) -> n
     runs_a, runs_b = a._store.runs, b._store.runs
     if same_grid.any() and runs_a is not None and runs_b is not None and a._store.grid[0] == b._store.grid[0]:
         # Both held as COCO runs on grids of one height: count from the runs, no pixels or words built.
-        result[same_grid] = run_overlap_counts(runs_a, a._index[index_a[same_grid]], runs_b, b._index[index_b[same_grid]])
+        result[same_grid] = run_overlap_counts(runs_a, a._index[index_a[same_grid]], runs_b,
+                                               b._index[index_b[same_grid]])
     elif same_grid.any():
         # Masks from RLE are packed along columns, dense ones along rows: a mixed pair uses rows.
         rows = not (a._store.column_major and b._store.column_major)
@@ -110,7 +111,8 @@ def _shared_run_pixels(starts_a: np.ndarray, stops_a: np.ndarray, first_a: int, 
 
 @jit(parallel=True)
 def _run_pair_counts(starts_a: np.ndarray, stops_a: np.ndarray, offsets_a: np.ndarray, masks_a: np.ndarray,
-                     starts_b: np.ndarray, stops_b: np.ndarray, offsets_b: np.ndarray, masks_b: np.ndarray) -> np.ndarray:
+                     starts_b: np.ndarray, stops_b: np.ndarray, offsets_b: np.ndarray,
+                     masks_b: np.ndarray) -> np.ndarray:
     counts = np.empty(masks_a.shape[0], dtype=np.int64)
     if counts.shape[0] < PARALLEL_MIN:
         for k in range(counts.shape[0]):
@@ -138,7 +140,8 @@ def _window_overlap_counts(windows_a: _Windows, masks_a: np.ndarray,
 
 
 def _window_table(windows: _Windows) -> np.ndarray:
-    """Per mask: first and last line + 1, first and last bit + 1 of its box, first line and word kept, words per line, first word."""
+    """Per mask: its box's first and last line + 1 and first and last bit + 1, then the first line and word
+    kept, the words per line and the first word."""
     boxes = windows.boxes
     lines, bits = (boxes[:, 2:], boxes[:, :2]) if windows.column_major else (boxes[:, :2], boxes[:, 2:])
     return np.ascontiguousarray(np.column_stack([lines, bits, windows.line0, windows.word0, windows.stride,
@@ -399,12 +402,14 @@ def _polygon_window_areas(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np
     areas = np.empty(masks.shape[0])
     if areas.shape[0] < PARALLEL_MIN:
         for k in range(areas.shape[0]):
-            areas[k] = _polygon_window_area(x0, y0, x1, y1, sign, edge_offsets[geometry[k]], edge_offsets[geometry[k] + 1],
-                                            origins[k], windows[k], table, words, column_major, masks[k])
+            areas[k] = _polygon_window_area(x0, y0, x1, y1, sign, edge_offsets[geometry[k]],
+                                            edge_offsets[geometry[k] + 1], origins[k], windows[k], table, words,
+                                            column_major, masks[k])
     else:
         for k in prange(areas.shape[0]):
-            areas[k] = _polygon_window_area(x0, y0, x1, y1, sign, edge_offsets[geometry[k]], edge_offsets[geometry[k] + 1],
-                                            origins[k], windows[k], table, words, column_major, masks[k])
+            areas[k] = _polygon_window_area(x0, y0, x1, y1, sign, edge_offsets[geometry[k]],
+                                            edge_offsets[geometry[k] + 1], origins[k], windows[k], table, words,
+                                            column_major, masks[k])
     return areas
 
 

@@ -118,7 +118,8 @@ def rotated_polygon_shared_area(boxes: np.ndarray, box_index: np.ndarray, polygo
 
     Examples
     --------
-    >>> square = RaggedPolygons.from_closed_rings(np.array([[0, 0], [2, 0], [2, 2], [0, 2], [0, 0.0]]), np.array([0, 5]))
+    >>> ring = np.array([[0, 0], [2, 0], [2, 2], [0, 2], [0, 0.0]])
+    >>> square = RaggedPolygons.from_closed_rings(ring, np.array([0, 5]))
     >>> rotated_polygon_shared_area(np.array([[2.0, 2.0, 2.0, 2.0, 90.0]]), np.array([0]), square, np.array([0]))
     array([1.])
     """
@@ -141,7 +142,8 @@ def box_polygon_shared_area(boxes: np.ndarray, box_index: np.ndarray, polygons: 
 
     Examples
     --------
-    >>> square = RaggedPolygons.from_closed_rings(np.array([[0, 0], [2, 0], [2, 2], [0, 2], [0, 0.0]]), np.array([0, 5]))
+    >>> ring = np.array([[0, 0], [2, 0], [2, 2], [0, 2], [0, 0.0]])
+    >>> square = RaggedPolygons.from_closed_rings(ring, np.array([0, 5]))
     >>> box_polygon_shared_area(np.array([[1.0, 1.0, 3.0, 3.0]]), np.array([0]), square, np.array([0]))
     array([1.])
     """
@@ -265,7 +267,8 @@ def _polygon_pairs_serial(store_a: Store, geometry_a: np.ndarray, store_b: Store
                           out: np.ndarray) -> None:
     for k in range(len(out)):
         g_a, g_b = geometry_a[k], geometry_b[k]
-        out[k] = _polygon_pair(store_a, g_a, _geometry_bounds(store_a, g_a), store_b, g_b, _geometry_bounds(store_b, g_b))
+        out[k] = _polygon_pair(store_a, g_a, _geometry_bounds(store_a, g_a), store_b, g_b,
+                               _geometry_bounds(store_b, g_b))
 
 
 @jit(parallel=True)
@@ -649,7 +652,7 @@ def _first_not_below(sorted_keys: np.ndarray, key: float) -> int:
 
 @jit
 def _add_term(total: float, compensation: float, magnitude: float, term: float) -> tuple[float, float, float]:
-    """Add `term` to a sum kept by Neumaier's method: the terms cancel (both signs), so each addition's rounding is kept."""
+    """Add `term` to a sum kept by Neumaier's method: the terms cancel (both signs), so each rounding is kept."""
     running = total + term
     if abs(total) >= abs(term):
         compensation += (total - running) + term

@@ -126,8 +126,8 @@ class Region(abc.ABC):
         """
         batches = _same_kind(cls, batches, "batches")
         if any(not batch.shape for batch in batches):
-            raise InvalidArgumentError(f"'batches' must be batches with at least one axis (got a single {cls.__name__}, "
-                                       "shape ()); stack joins single regions")
+            raise InvalidArgumentError(f"'batches' must be batches with at least one axis (got a single "
+                                       f"{cls.__name__}, shape ()); stack joins single regions")
         tails = {batch.shape[1:] for batch in batches}
         if len(tails) > 1:
             raise InvalidArgumentError(f"'batches' must have the same shape after the first axis (got {sorted(tails)})")
@@ -135,7 +135,7 @@ class Region(abc.ABC):
 
     @classmethod
     def _joined(cls: type[R], regions: list[R], join: Any) -> R:
-        """Join the regions' fields with `join` (``np.stack`` or ``np.concatenate``); kinds with shared stores override it."""
+        """Join the regions' fields with `join` (``np.stack`` or ``np.concatenate``); kinds with stores override it."""
         return cls._from_fields(**{name: join([getattr(region, name) for region in regions]) for name in cls._fields})
 
     def reshape(self: R, *shape: int | tuple[int, ...]) -> R:
@@ -145,7 +145,9 @@ class Region(abc.ABC):
         if tuple(new_shape) == own_shape:
             return self  # immutable: the same regions need no copy
         try:
-            batch_shape = ((math.prod(own_shape),) if tuple(new_shape) == (math.prod(own_shape),)  # flattening: always valid
+            flat = (math.prod(own_shape),)
+            # Flattening is always valid; any other shape is checked by NumPy.
+            batch_shape = (flat if tuple(new_shape) == flat
                            else np.empty(own_shape, dtype=np.bool_).reshape(new_shape).shape)
         except (TypeError, ValueError):
             raise InvalidArgumentError(f"'shape' must hold the batch's {self.size} regions (got {new_shape!r} for a "
@@ -153,7 +155,8 @@ class Region(abc.ABC):
         arrays = {}
         for name, trailing in self._fields.items():
             array = getattr(self, name)
-            arrays[name] = array.reshape((*batch_shape, *array.shape[array.ndim - trailing :]))  # a view where it can be
+            # A view where NumPy can make one.
+            arrays[name] = array.reshape((*batch_shape, *array.shape[array.ndim - trailing :]))
         return self._with_shared(self._from_fields(**arrays))
 
     def _take(self: R, flat_index: np.ndarray) -> R:

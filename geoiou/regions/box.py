@@ -9,7 +9,7 @@ import shapely
 from numpy.typing import ArrayLike, NDArray
 
 from geoiou._validation import (as_float_array, fail, plain_numbers, plain_region_fits, require_measurable, require_ordered,
-                                require_within_range)
+                                require_within_range, boxes_lost_size)
 from geoiou.regions.base import Region, as_measure, readonly
 
 if TYPE_CHECKING:
@@ -64,8 +64,10 @@ class Box(Region):
                 return
         array = as_float_array(coords, "coords", trailing=4)
         xyxy = _to_xyxy(array, fmt)
-        require_ordered(xyxy[..., 0], xyxy[..., 2], "coords", "x1 <= x2")
-        require_ordered(xyxy[..., 1], xyxy[..., 3], "coords", "y1 <= y2")
+        # [x, y, w, h] read as corners is the usual cause (a COCO box): say so when the values read as one.
+        hint = "; a COCO [x, y, w, h] box? pass fmt='xywh'" if fmt == "xyxy" and (array[..., 2:] >= 0).all() else ""
+        require_ordered(xyxy[..., 0], xyxy[..., 2], "coords", "x1 <= x2", hint)
+        require_ordered(xyxy[..., 1], xyxy[..., 3], "coords", "y1 <= y2", hint)
         require_within_range(np.abs(xyxy).max(axis=-1, initial=0.0), "coords")
         width, height = xyxy[..., 2] - xyxy[..., 0], xyxy[..., 3] - xyxy[..., 1]
         require_measurable(width * height, (width > 0) & (height > 0), "coords")
@@ -88,7 +90,10 @@ class Box(Region):
         array = as_float_array(coords, "coords", trailing=4)
         require_ordered(array[..., 0], array[..., 2], "coords", "x1 <= x2 (inclusive indices)")
         require_ordered(array[..., 1], array[..., 3], "coords", "y1 <= y2 (inclusive indices)")
-        return cls(array + np.array([0.0, 0.0, 1.0, 1.0]))
+        xyxy = array + np.array([0.0, 0.0, 1.0, 1.0])
+        _require_sizes_kept(xyxy, array[..., 2] - array[..., 0] + 1, array[..., 3] - array[..., 1] + 1,
+                            "inclusive pixel indices")
+        return cls(xyxy)
 
     def to_array(self, fmt: BoxFormat = "xyxy") -> np.ndarray:
         """Return the coordinates as an array of shape ``(*shape, 4)`` in format `fmt`.
@@ -182,5 +187,19 @@ def _to_xyxy(array: np.ndarray, fmt: str) -> np.ndarray:
         raise fail("coords", "a non-negative width and height", f"w={w[index]}, h={h[index]} at batch index {index}")
     with np.errstate(over="ignore"):  # a corner beyond float64 becomes inf, which the range check refuses
         if fmt == "xywh":
-            return np.stack([a, b, a + w, b + h], axis=-1)
-        return np.stack([a - w / 2, b - h / 2, a + w / 2, b + h / 2], axis=-1)
+            xyxy = np.stack([a, b, a + w, b + h], axis=-1)
+        else:
+            xyxy = np.stack([a - w / 2, b - h / 2, a + w / 2, b + h / 2], axis=-1)
+    _require_sizes_kept(xyxy, w, h, f"fmt={fmt!r}")
+    return xyxy
+
+
+def _require_sizes_kept(xyxy: np.ndarray, w: np.ndarray, h: np.ndarray, what: str) -> None:
+    """Refuse sizes that the conversion to corners rounded away (``1e16 + 1 == 1e16`` in float64: area 0)."""
+    lost = boxes_lost_size(xyxy, w, h)
+    if lost.any():
+        index = tuple(int(i) for i in np.argwhere(lost)[0])
+        raise fail("coords", f"sizes that survive the conversion to corners ({what}): a size below float64's "
+                             "resolution at its coordinates rounds away; shift the data towards the origin",
+                   f"w={float(w[index]):.17g}, h={float(h[index]):.17g} at x={float(xyxy[index][0]):.17g}, "
+                   f"y={float(xyxy[index][1]):.17g}, batch index {index}")

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
 
 import numpy as np
 import shapely
@@ -477,7 +477,8 @@ class _Windows:
         inside = (line >= line_lo) & (line < line_hi) & (bit >= bit_lo) & (bit < bit_hi)
         at = self.offsets[masks] + (line - self.line0[masks]) * self.stride[masks] + bit // WORD_BITS - self.word0[masks]
         words = self.words[np.where(inside, at, 0)] if self.words.size else np.zeros(len(at), dtype="<u8")
-        return inside & ((words >> (bit % WORD_BITS).astype(np.uint64)) & np.uint64(1)).astype(bool)
+        bits: np.ndarray = inside & ((words >> (bit % WORD_BITS).astype(np.uint64)) & np.uint64(1)).astype(bool)
+        return bits
 
     def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For every word, in storage order: its mask, its line within the window and its word within the line."""
@@ -750,6 +751,9 @@ def _padded(runs: coco_rle.Runs) -> np.ndarray:
 
 def _binary(array: ArrayLike) -> np.ndarray:
     """Validate a 0/1 raster and return it as bool, explaining the usual mistakes."""
+    if isinstance(array, Mapping) and "counts" in array:
+        raise fail("array", "a 2-D raster (H, W) or a batch (..., H, W); for a COCO RLE dict use "
+                            "geoiou.Mask.from_rle(rle)", array)
     data = as_numpy(array, "array")
     if data.ndim < 2:
         raise fail("array", "a 2-D raster (H, W) or a batch (..., H, W)", f"shape {data.shape}")
@@ -761,7 +765,9 @@ def _binary(array: ArrayLike) -> np.ndarray:
     if binary.all():
         return data.astype(bool)
     value = data[tuple(np.argwhere(~binary)[0])]
-    if np.issubdtype(data.dtype, np.floating) and np.nanmin(data) >= 0 and np.nanmax(data) <= 1:
+    if np.isin(data, (0, 255)).all():  # an 8-bit image of a mask (PNG masks are written 0/255)
+        hint = "; it looks like a 0/255 image: use Mask(array > 0)"
+    elif np.issubdtype(data.dtype, np.floating) and np.nanmin(data) >= 0 and np.nanmax(data) <= 1:
         hint = "; it looks like probabilities: threshold them first, e.g. Mask(probs >= 0.5)"
     elif np.issubdtype(data.dtype, np.integer):
         hint = "; it looks like a label map: select one label, e.g. Mask(labels == k)"

@@ -284,7 +284,12 @@ def _float_vertices(value: ArrayLike, param: str) -> np.ndarray:
     """`value` as a float64 array whose last axis holds ``(x, y)`` (finite values are checked later)."""
     array = as_real_array(value, param)
     if array.ndim == 0 or array.shape[-1] != 2:
-        raise fail(param, "an array of shape (..., 2)", f"shape {array.shape}")
+        hint = ""
+        if array.ndim == 1 and array.size % 2 == 0:  # COCO's flat x1, y1, x2, y2, ... list
+            hint = f"; a flat list x1, y1, x2, y2, ... becomes vertices with np.reshape({param}, (-1, 2))"
+        elif array.ndim == 2 and len(array) == 1 and array.shape[1] % 2 == 0:  # a COCO segmentation of one part
+            hint = f"; a COCO segmentation [[x1, y1, ...]] becomes vertices with np.reshape({param}[0], (-1, 2))"
+        raise fail(param, f"an array of shape (..., 2){hint}", f"shape {array.shape}")
     return array
 
 
@@ -319,6 +324,11 @@ def _rings_store(vertices: np.ndarray, offsets: np.ndarray, param: str, *, repai
         k = int(np.searchsorted(offsets, int(np.argmin(finite)), side="right") - 1)
         raise fail(name(k), "finite coordinates (no NaN or inf)", vertices[offsets[k]:offsets[k + 1]])
     vertices, offsets = _opened(vertices, offsets)
+    empty = np.flatnonzero(np.diff(offsets) == 0)
+    if empty.size:  # shapely's ragged-array reader would fail on it with a message about offsets
+        where = param if single else f"{param}[{int(empty[0])}]"
+        raise fail(where, "a ring of at least 3 vertices (x, y); for an empty polygon use "
+                          "Polygon.from_shapely(shapely.Polygon())", "no vertices")
     coords, ring_offsets = _closed(vertices, offsets)
     store = RaggedPolygons.from_closed_rings(coords, ring_offsets)
     invalid = ~shapely.is_valid(store.shapely)

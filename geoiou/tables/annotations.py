@@ -29,6 +29,10 @@ RECORD_KEYS = ("image_id", "category_id", "region", "score", "iscrowd", "area", 
 def _ids(value: Any, param: str, n: int) -> np.ndarray:
     """Integer or string ids, one per row (a single id is repeated)."""
     array = np.asarray(value)
+    if array.dtype.kind == "U" and isinstance(value, (list, tuple)) and not all(map(str.__instancecheck__, value)):
+        # NumPy turns [1, "1"] into the strings ["1", "1"]: two ids that differ would be merged into one.
+        kinds = sorted({type(v).__name__ for v in value})
+        raise _fail(param, "ids of one type, all integers or all strings", f"a mix of {', '.join(kinds)}")
     if array.size == 0 and array.ndim == 1:
         array = array.astype(np.int64)  # no ids at all: their type does not matter
     if array.dtype == object:
@@ -46,6 +50,12 @@ def _ids(value: Any, param: str, n: int) -> np.ndarray:
 
 
 def _numbers(value: Any, param: str, n: int) -> np.ndarray:
+    raw = value if isinstance(value, np.ndarray) else np.asarray(value) if isinstance(value, (list, tuple, str)) \
+        else None
+    if raw is not None and (raw.dtype.kind in "US" or (raw.dtype.kind == "O" and any(
+            isinstance(item, (str, bytes)) for item in raw.flat))):
+        # "0.9" is not a score: NumPy would convert it, but it is a file read as text, or a mistake.
+        raise _fail(param, "an array of numbers, not strings (convert text with float(...) first)", value)
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):

@@ -113,6 +113,10 @@ def _object_column(values: Any, param: str, size: int | None = None) -> np.ndarr
     except TypeError:
         unhashable = next(item for item in items if not isinstance(item, Hashable))
         raise _invalid(param, "a 1-D sequence of hashable values such as str or int", unhashable) from None
+    texts = {item for item in items if isinstance(item, str)}
+    twin = next((item for item in items if not isinstance(item, str) and str(item) in texts), None)
+    if twin is not None:  # 1 and "1": two ids that read the same, a file read as text on one side
+        raise _invalid(param, "ids of one type for equal names", f"both {twin!r} and {str(twin)!r}")
     column = np.empty(len(items), dtype=object)
     column[:] = items
     _require_size(column, param, size)
@@ -120,6 +124,12 @@ def _object_column(values: Any, param: str, size: int | None = None) -> np.ndarr
 
 
 def _float_column(values: ArrayLike, param: str, size: int, video_id: np.ndarray) -> np.ndarray:
+    raw = values if isinstance(values, np.ndarray) else np.asarray(values) if isinstance(values, (list, tuple)) \
+        else None
+    if raw is not None and (raw.dtype.kind in "US" or (raw.dtype.kind == "O" and any(
+            isinstance(item, (str, bytes)) for item in raw.flat))):
+        # "3.5" is not a time: NumPy would convert it, but it is a file read as text, or a mistake.
+        raise _invalid(param, "an array of numbers, not strings (convert text with float(...) first)", values)
     try:
         column = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
@@ -169,10 +179,13 @@ def _parse_record(record: Any, video: Hashable) -> tuple[Any, Any, Any, Any]:
             start, end = record["segment"]
             return start, end, record["label"], record.get("score")
         start, end, label, *score = record
-        if len(score) <= 1:
+        if len(score) <= 1 and not (isinstance(start, str) and not isinstance(label, str)):
             return start, end, label, score[0] if score else None
     except (KeyError, TypeError, ValueError):
         pass
+    if isinstance(record, (tuple, list)) and record and isinstance(record[0], str):  # ("run", 0, 5): label first
+        raise _invalid("records", "(start, end, label[, score]) in this order, the label third", record,
+                       f" in video {video!r}: the label comes after the times")
     expected = "{'segment': [start, end], 'label': ..., 'score': ...} or (start, end, label[, score])"
     raise _invalid("records", expected, record, f" in video {video!r}")
 

@@ -320,8 +320,9 @@ def test_the_oracle_data_exercises_the_2019_difference():
 def test_per_video_values_are_keyed_by_video():
     truth = {"v_jump": [0, 0, 1, 1], "v_run": [2, 2, 2, 2]}
     predicted = {"v_run": [2, 2, 0, 2], "v_jump": [0, 0, 1, 1]}
-    result = evaluate_action_segmentation(truth, predicted)
+    # Integer labels, none of them background: said with background=() (the default "background" warns).
+    result = evaluate_action_segmentation(truth, predicted, background=())
     assert result.videos == ("v_jump", "v_run")  # the ground truth's order
     assert result.per_video()["v_run"]["accuracy"] == 75.0 and result.per_video()["v_jump"]["accuracy"] == 100.0
-    listed = evaluate_action_segmentation(list(truth.values()), [predicted["v_jump"], predicted["v_run"]])
+    listed = evaluate_action_segmentation(list(truth.values()), [predicted["v_jump"], predicted["v_run"]], background=())
     assert listed.videos == (0, 1) and listed.per_video()[1] == result.per_video()["v_run"]

@@ -277,3 +277,23 @@ def test_per_object_matches_are_the_devkits_decisions(seed: int) -> None:
              and record["outcome"] == "found"}
     assert found == {matched for outcome, matched in outcomes.values() if outcome == "true positive"} | {
         matched for outcome, matched in outcomes.values() if outcome == "ignored"}
+
+
+def test_per_image_results_and_worst_images():
+    """Issue 24, item 17: VocResult has per-image results, as the agreement result has."""
+    import geoiou
+    from geoiou.evaluation import Annotations, evaluate_voc
+
+    truth = Annotations(image_id=["a", "a", "b"], category_id=[1, 1, 1],
+                        region=geoiou.Box([[0, 0, 4, 4], [10, 10, 14, 14], [0, 0, 4, 4]]))
+    preds = Annotations(image_id=["a", "b", "b"], category_id=[1, 1, 1], score=[0.9, 0.8, 0.7],
+                        region=geoiou.Box([[0, 0, 4, 4], [0, 0, 4, 3], [20, 20, 24, 24]]))
+    result = evaluate_voc(truth, preds, images=["a", "b", "c"])
+    rows = result.per_image()
+    # a: one of two found, no false positive: F1 = 2 / (2 + 0 + 1). b: its box found at IoU 0.75, one false: 2 / 3.
+    assert rows["a"] == {"num_ground_truths": 2, "num_detections": 1, "true_positives": 1, "false_positives": 0,
+                         "missed": 1, "precision": 1.0, "recall": 0.5, "f1": 2 / 3}
+    assert rows["b"]["true_positives"] == 1 and rows["b"]["false_positives"] == 1 and rows["b"]["f1"] == 2 / 3
+    assert rows["c"]["num_ground_truths"] == 0 and rows["c"]["f1"] != rows["c"]["f1"]  # NaN: nothing there
+    assert result.worst_images() == ["a", "b"]  # equal F1: by image id; c (empty) left out
+    assert [row["image_id"] for row in result.to_dict()["per_image"]] == ["a", "b", "c"]

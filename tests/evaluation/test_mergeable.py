@@ -160,7 +160,9 @@ def test_a_category_without_ground_truth_in_any_part_is_refused_naming_the_part_
 
 
 def test_states_of_different_settings_or_kinds_do_not_merge():
-    with pytest.raises(InvalidArgumentError, match=r"'others\[0\]' must be a CocoEvaluation with the settings"):
+    # The message names the one setting that differs (issue 24, item 7), not all of them.
+    with pytest.raises(InvalidArgumentError, match=r"'others\[0\]' must be a CocoEvaluation with this state's "
+                                                   r"max_detections=\(1, 10, 100\) \(got 'max_detections=\(1, 10\)'\)"):
         CocoEvaluation().merge(CocoEvaluation(max_detections=(1, 10)))
     with pytest.raises(InvalidArgumentError, match=r"'others\[0\]' must be a CocoEvaluation"):
         CocoEvaluation().merge(VocEvaluation())

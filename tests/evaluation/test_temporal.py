@@ -9,6 +9,7 @@ from geoiou import InvalidArgumentError
 from geoiou.evaluation import (
     ACTIVITYNET_TIOU_THRESHOLDS,
     THUMOS14_TIOU_THRESHOLDS,
+    TemporalDetectionEvaluation,
     TemporalSegments,
     evaluate_temporal_detection,
 )
@@ -69,12 +70,13 @@ def test_equal_scores_keep_their_input_order():
     assert ap_of({"v": [(0, 10, "a")]}, hit_first)[0] == 1.0
 
 
-def test_equal_tious_go_to_the_earlier_truth():
-    # P1 = [5, 15) has tIoU 1/3 with both A = [0, 10) and B = [10, 20) and claims A (the earlier one) at
-    # threshold 0.3; P2 = [0, 10) then finds A taken (B: 0) and is a false positive. AP = 1 * 1/2 / 2.
+def test_equal_tious_go_to_the_later_truth():
+    # P1 = [5, 15) has tIoU 1/3 with both A = [0, 10) and B = [10, 20) and claims B (the later one, as
+    # ActivityNet's reversed argsort walks them) at threshold 0.3; P2 = [0, 10) then claims A: AP 1.
+    # (Claiming A first, as geoiou did before issue 24, left P2 a false positive: AP 0.5.)
     truth = {"v": [(0, 10, "a"), (10, 20, "a")]}
     ap = ap_of(truth, {"v": [(5, 15, "a", 0.9), (0, 10, "a", 0.8)]}, tiou_thresholds=[0.3])
-    assert ap[0] == 0.5
+    assert ap[0] == 1.0
 
 
 def test_a_zero_length_truth_is_never_matched_by_default_but_counts_as_a_miss():
@@ -182,9 +184,10 @@ TRUTH = {"v": [(0, 10, "a")]}
         ({"v": [(0, 1, "a", 0.1), (0, float("inf"), "a", 0.5)]},
          r"^'end' must be finite \(got inf at segment 1, video 'v'\)$"),
         ({"v": [(5, 2, "a", 0.5)]}, r"^'end' must be >= start \(got '\[5, 2\]' at segment 0, video 'v'\)$"),
-        ({"x": [(0, 10, "a", 0.5)]}, r"^'predictions' must be for videos of the ground truth \(got 'x'\)$"),
+        ({"x": [(0, 10, "a", 0.5)]}, r"^'predictions' must be for videos of the ground truth \(got 'x'; the ground truth has, for example, 'v'\)$"),
         ({"v": [(0, 10, "dance", 0.5)]},
-         r"^'predictions' must be labelled with classes of the ground truth \(got 'dance'\)$"),
+         r"^'predictions' must be labelled with classes of the ground truth \(got 'dance'; the ground truth has, for "
+         r"example, 'a'\)$"),
         ({"v": [(0, 10, "a")]},
          r"^'predictions' must be scored \(each prediction needs a 'score'\) \(got 'no scores'\)$"),
         ({"v": [(0, 10, "a", 0.5), (0, 10, "a")]}, r"'records' must be all scored or all without scores"),
@@ -274,3 +277,35 @@ def test_per_object_matches_say_which_segment_each_prediction_claimed():
     assert [r["outcome"] for r in records] == ["true positive", "false positive", "found", "missed"]
     # The flags are what the AP was computed from.
     assert matches.true_positive.sum() == 10 + 3
+
+
+# --------------------------------------------------------------------------- hints (issue 24, items 9 and 10)
+@pytest.mark.parametrize(("truth", "predictions", "message"), [
+    # The label 3 against "3": equal as text, different as values, so no prediction could match.
+    ({"v1": [(0, 5, 3)]}, {"v1": [(0, 4, "3", 0.9)]}, r"the types differ, the ground truth has 3 \(int\) and this "
+                                                       r"is '3' \(str\)"),
+    # ActivityNet's ids carry a "v_" prefix, which prediction files made from video names often lack.
+    ({"v_abc": [(0, 5, "run")]}, {"abc": [(0, 4, "run", 0.9)]}, r"\(got 'abc': the ground truth has 'v_abc'"),
+    ({"v1": [(0, 5, "run")]}, {"v1": [("run", 0, 4, 0.9)]}, r"'records' must be \(start, end, label\[, score\]\) in "
+                                                             r"this order, the label third"),
+])
+def test_common_mistakes_are_named(truth, predictions, message):
+    with pytest.raises(InvalidArgumentError, match=message):
+        TemporalDetectionEvaluation().update(truth, predictions).compute()
+
+
+def test_integer_frame_labels_with_the_default_background_are_warned_about():
+    from geoiou.evaluation.action_segmentation import frame_segments
+
+    # No integer equals "background": frame 0's class 0 would count as an action (item 10).
+    with pytest.warns(UserWarning, match=r"'background' \(the default\) cannot occur among integer frame labels"):
+        labels, _ = frame_segments([0, 0, 1, 1, 0, 2])
+    assert labels.tolist() == [0, 1, 0, 2]
+    assert frame_segments([0, 0, 1, 1, 0, 2], background=0)[0].tolist() == [1, 2]
+
+
+def test_ids_that_read_the_same_in_two_types_are_refused():
+    # Issue 24, item 10: video 1 and video "1" would be two videos; one side was read as text.
+    with pytest.raises(InvalidArgumentError, match=r"'video_id' must be ids of one type for equal names \(got "
+                                                   r"\"both 1 and '1'\"\)"):
+        TemporalSegments(video_id=[1, "1"], label=["a", "a"], start=[0, 1], end=[1, 2])

@@ -5,7 +5,8 @@ per class, predictions one at a time by decreasing score; for each threshold, wa
 of the prediction's video by decreasing tIoU, stop with a false positive at the first tIoU below the
 threshold, skip ground truth already locked at that threshold, lock the first free one. AP is
 VOC's interpolated precision-recall sum, written out with the padded arrays and the backward
-maximum pass. Ties are broken by input order (Python's sort is stable), the documented policy.
+maximum pass. Tied scores are broken by input order (Python's sort is stable), the documented policy;
+tied tIoUs as ActivityNet's reversed argsort does, the later ground truth first.
 """
 
 import numpy as np
@@ -29,7 +30,14 @@ def oracle_voc_ap(precision, recall):
                for i in range(1, len(padded_recall)) if padded_recall[i] != padded_recall[i - 1])
 
 
-def oracle_class_ap(truths, predictions, thresholds, zero_division):
+def _later_first(indices, tious):
+    """ActivityNet's ``tiou_arr.argsort()[::-1]``: a stable ascending sort reversed, so of equal tIoUs the
+    later ground truth comes first."""
+    return sorted(indices, key=lambda g: tious[g])[::-1]
+
+
+
+def oracle_class_ap(truths, predictions, thresholds, zero_division, sorted_by_tiou=_later_first):
     """AP at each threshold; truths are (video, start, end), predictions (video, start, end, score)."""
     predictions = sorted(predictions, key=lambda row: -row[3])
     locked = [[False] * len(truths) for _ in thresholds]
@@ -42,7 +50,7 @@ def oracle_class_ap(truths, predictions, thresholds, zero_division):
                 fp[t][p] = 1
             continue
         tious = {g: oracle_tiou(prediction[1:3], truths[g][1:3], zero_division) for g in same_video}
-        by_tiou = sorted(same_video, key=lambda g: -tious[g])
+        by_tiou = sorted_by_tiou(same_video, tious)
         for t, threshold in enumerate(thresholds):
             for g in by_tiou:
                 if tious[g] < threshold:
@@ -65,14 +73,14 @@ def oracle_class_ap(truths, predictions, thresholds, zero_division):
     return aps
 
 
-def oracle_map(truth_rows, prediction_rows, thresholds, zero_division):
+def oracle_map(truth_rows, prediction_rows, thresholds, zero_division, sorted_by_tiou=_later_first):
     """AP of shape (T, C) for rows (video, label, start, end[, score]), classes sorted."""
     labels = sorted({row[1] for row in truth_rows})
     columns = []
     for label in labels:
         truths = [(row[0], row[2], row[3]) for row in truth_rows if row[1] == label]
         predictions = [(row[0], row[2], row[3], row[4]) for row in prediction_rows if row[1] == label]
-        columns.append(oracle_class_ap(truths, predictions, thresholds, zero_division))
+        columns.append(oracle_class_ap(truths, predictions, thresholds, zero_division, sorted_by_tiou))
     return np.array(columns).T
 
 
@@ -155,3 +163,56 @@ def test_matches_the_oracle_on_a_larger_random_set():
     expected = oracle_map(truth_rows, prediction_rows, result.tiou_thresholds, 0.0)
     np.testing.assert_allclose(result.ap, expected, rtol=1e-12, atol=1e-15)
     assert 0.05 < result.average_mean_ap < 0.95  # a non-trivial case
+
+
+def test_a_prediction_overlapping_two_segments_equally_claims_the_later_one():
+    """Issue 24, item 11: ActivityNet's reversed argsort claims the later of two equal tIoUs.
+
+    Ground truth A = [0, 4) and B = [4, 8); the first prediction [2, 6) overlaps each by 2 of a
+    union of 6 (tIoU 1/3), the second is A itself. At threshold 0.3 the first claims B (the later),
+    the second A: two true positives, AP 1.0. Claiming A first would leave the second prediction a
+    false positive: AP 0.5.
+    """
+    truth = TemporalSegments(video_id=["v", "v"], label=["x", "x"], start=[0.0, 4.0], end=[4.0, 8.0], videos=["v"])
+    predictions = TemporalSegments(video_id=["v", "v"], label=["x", "x"], start=[2.0, 0.0], end=[6.0, 4.0],
+                                   score=[0.9, 0.8], videos=["v"])
+    result = evaluate_temporal_detection(truth, predictions, tiou_thresholds=[0.3])
+    assert result.ap[0, 0] == 1.0
+    assert oracle_map([("v", "x", 0.0, 4.0), ("v", "x", 4.0, 8.0)],
+                      [("v", "x", 2.0, 6.0, 0.9), ("v", "x", 0.0, 4.0, 0.8)], [0.3], 0.0)[0, 0] == 1.0
+
+
+def tied_data(seed):
+    """Ground truth on a grid of adjacent segments [4k, 4k + 4) and predictions that straddle their
+    boundaries symmetrically ([4k + 2, 4k + 6): tIoU 1/3 with both neighbours), so that most
+    predictions overlap two free segments equally: the case where the tie rule decides the claims."""
+    rng = np.random.default_rng(seed)
+    truth_rows = [("v", "x", 4.0 * k, 4.0 * k + 4) for k in range(int(rng.integers(3, 8)))]
+    prediction_rows = []
+    for _ in range(int(rng.integers(3, 10))):
+        k = int(rng.integers(0, len(truth_rows)))
+        start = 4.0 * k + (2.0 if rng.random() < 0.7 else 0.0)  # straddling, or exactly one segment
+        prediction_rows.append(("v", "x", start, start + 4, round(float(rng.random()), 2)))
+    return ["v"], truth_rows, prediction_rows
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_matches_activitynets_walk_when_tious_tie(seed):
+    videos, truth_rows, prediction_rows = tied_data(seed)
+    truth = as_segments(truth_rows, videos, scored=False)
+    predictions = as_segments(prediction_rows, videos, scored=True)
+    result = evaluate_temporal_detection(truth, predictions, tiou_thresholds=[0.3, 0.5])
+    expected = oracle_map(truth_rows, prediction_rows, result.tiou_thresholds, 0.0)
+    np.testing.assert_allclose(result.ap, expected, rtol=1e-12, atol=1e-15)
+
+
+def test_the_tie_rule_changes_the_numbers_in_the_tied_data():
+    """Claiming the earlier of equal tIoUs gives other APs on some seeds: the comparison above decides the rule."""
+    differ = 0
+    for seed in range(30):
+        _, truth_rows, prediction_rows = tied_data(seed)
+        later = oracle_map(truth_rows, prediction_rows, [0.3], 0.0)
+        earlier = oracle_map(truth_rows, prediction_rows, [0.3], 0.0,
+                             sorted_by_tiou=lambda indices, tious: sorted(indices, key=lambda g: -tious[g]))
+        differ += not np.array_equal(later, earlier)
+    assert differ >= 5, differ

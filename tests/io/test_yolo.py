@@ -174,9 +174,9 @@ BAD_LINES = [
     ("0 0.5 0.5 0.2 inf", None, r"'h' must be a finite number \(got 'inf'\)"),
     ("0 1.2 0.5 0.2 0.2", None, r"'cx' must be a normalised coordinate in \[0, 1\] \(got '1.2'\)"),
     ("0 0.5 0.5 -0.2 0.2", None, r"'w' must be a normalised coordinate in \[0, 1\] \(got '-0.2'\)"),
-    ("0 0.5 0.5 0.2 0.2 1.5", None, r"'conf' must be a confidence in \[0, 1\] \(got '1.5'\)"),
+    ("0 0.5 0.5 0.2 0.2 nan", None, r"'conf' must be a finite number \(got 'nan'\)"),  # any finite conf is taken
     ("0 0.5 0.5 0.2 0.2 -0", None, None),  # -0 is a valid conf of 0: no error (used as a control)
-    ("0 0.1 0.1 0.3 0.1 0.3 0.3 1.1 0.3", True, r"'x4' must be a normalised coordinate in \[0, 1\] \(got '1.1'\)"),
+    ("0 0.1 0.1 0.3 0.1 0.3 0.3 x 0.3", True, r"'x4' must be a number \(got 'x'\)"),
     ("0 0.1 0.1 0.3 0.3 0.3 0.1 0.1 0.3", True, r"'corners' must be a simple quadrilateral: its edges must not cross"),
     ("0 0.1 0.1 0.2 0.2 0.3 0.3 0.4 0.4", True, r"'corners' must enclose a positive area"),
 ]
@@ -407,3 +407,19 @@ def test_a_folder_read_as_one_table_equals_the_files_read_one_by_one(layout, mon
         np.testing.assert_array_equal(np.concatenate([getattr(piece, name) for piece in fast.annotations.regions]),
                                       np.concatenate([getattr(piece, name) for piece in slow.annotations.regions]))
     assert fast.images == slow.images and fast.report == slow.report
+
+
+def test_obb_corners_outside_the_image_are_read_as_written(tmp_path):
+    # Issue 24, item 14: ultralytics writes xyxyxyxyn unclipped, so an OBB prediction may reach past the image.
+    path = tmp_path / "a.txt"
+    path.write_text("0 -0.1 0.1 0.9 0.1 0.9 0.9 -0.1 0.9 0.5\n")
+    objects = read_yolo(path)
+    assert objects.regions.area.tolist() == pytest.approx([0.8])  # 1.0 wide, 0.8 high: nothing clipped
+    assert read_yolo(path, obb=True).regions.bounds[0].tolist() == pytest.approx([-0.1, 0.1, 0.9, 0.9])
+
+
+def test_confs_are_any_finite_score(tmp_path):
+    # Issue 24, item 18: an evaluation only ranks scores; a logit of 1.5 is a score like any other.
+    path = tmp_path / "a.txt"
+    path.write_text("0 0.5 0.5 0.2 0.2 1.5\n0 0.5 0.5 0.1 0.1 -2\n")
+    assert read_yolo(path).scores.tolist() == [1.5, -2.0]
