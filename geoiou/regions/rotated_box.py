@@ -148,9 +148,11 @@ class RotatedBox(Region):
             Corners in order around the rectangle (either direction).
         fit : {"strict", "min_area"}
             ``"strict"`` refuses corners that are not a rectangle (within `rtol` of the box size);
-            ``"min_area"`` takes the minimum-area rectangle enclosing the four points, as
-            OpenCV's ``minAreaRect`` does when converting DOTA quadrilaterals (not exact for a
-            general quadrilateral: compare those as `Polygon` for exact results).
+            ``"min_area"`` takes a minimum-area rectangle enclosing the four points, of the area
+            OpenCV's ``minAreaRect`` finds when converting DOTA quadrilaterals; where several
+            rectangles have that area, the one chosen may differ from OpenCV's (48 of the 984
+            bundled DOTA objects; docs/howto/dota.md says how to reproduce OpenCV's). Not exact
+            for a general quadrilateral: compare those as `Polygon` for exact results.
         rtol : float
             Relative tolerance of the rectangle test of ``fit="strict"``.
 
