@@ -1,30 +1,32 @@
 """The area of the convex hull of two convex polygons (the GIoU enclosure), one compiled loop over the pairs.
 
 Each region's convex hull comes from the region layer (`geoiou.regions.hulls.ConvexHulls`,
-computed once per polygon store). This module derives, once per hull table (`hull_tables`): each
-hull counter-clockwise, in a frame centred on its bounds, starting at the edge whose outward
-normal has the smallest angle, with the pseudo-angle of every edge's normal (rising along the
-hull) and the running shoelace sum. Then every pair costs (`_pair_area`):
+computed once per polygon store, once per pixel store for masks). This module derives, once per
+`ConvexHulls` (`hull_tables`): each hull counter-clockwise, in a frame centred on its bounds,
+starting at the edge whose outward normal has the smallest angle, with the pseudo-angle of every
+edge's normal (rising along the hull), the running shoelace sum, and a first guess of the
+furthest vertex for each of 64 direction buckets. Then each pair (`_measure_pairs`) is measured:
 
-- *hulls whose bounds are apart* (most pairs of a pairwise matrix): their two outer tangents
-  (bridges). A bridge starts from both hulls' furthest vertices in the direction normal to the
-  line between the centres (a binary search over the normals' angles), and is turned to the
-  normal of the line through its ends until both ends stay the furthest vertices in that normal
-  (then both hulls lie on one side of it). The area is the two caps the bridges cut off the
-  hulls (running sums, each in its hull's frame) and the quadrilateral between them;
-- *other pairs*, and a bridge not settled in `BRIDGE_TURNS` turns: both hulls walked together
-  in the order of their edges' normals, as rotating calipers do. Between two consecutive normal
-  directions each hull has one extreme vertex, and the hull of the union passes through the one
-  further out: listing the extreme points in order gives the hull's vertices, and the shoelace
-  sum over them is twice its area.
+- *hulls whose bounds are apart* (most pairs of a pairwise matrix): from their two outer
+  tangents (bridges). A bridge starts from both hulls' furthest vertices in the direction normal
+  to the line between the centres (the bucket's guess and a step), and is turned to the normal
+  of the line through its ends until both ends stay the furthest vertices in that normal (then
+  both hulls lie on one side of it). The area is the two chains the bridges cut off the hulls
+  (running sums, each in its hull's frame) and the quadrilateral between them. This path is
+  symmetric by construction;
+- *other pairs*, a bridge not settled in `BRIDGE_TURNS` turns, and hulls of more than
+  `STEPPED_VERTICES` vertices: both hulls walked together in the order of their edges' normals,
+  as rotating calipers do (`_walked`). Between two consecutive normal directions each hull has
+  one extreme vertex, and the hull of the union passes through the one further out: listing the
+  extreme points in order gives the hull's vertices, and the shoelace sum over them is twice its
+  area. The walk takes the pair in a canonical order (vertex count, centre, vertices).
 
 Every point is held as its hull's centre plus a vertex in the hull's own frame, and the pair is
-measured in the frame of its first hull: a cross product with a point of the second hull is
-expanded (``(t + p) × (t + q) = t × (q - p) + p × q`` with t joining the centres), so no term is
-the distance between the hulls times itself, and hulls 1e8 apart keep every digit. A pair is
-measured in a canonical order of its two hulls (by vertex count, centre, vertices), so
-``(a, b)`` and ``(b, a)`` give the same bits, and each pair writes only its own output cell, so
-any number of threads gives the same bits too.
+measured in the frame of its first hull: a product with a point of the second hull is expanded
+(``(t + p) × (t + q) = t × (q - p) + p × q`` with t joining the centres), so no term is the
+distance between the hulls times itself, and hulls 1e8 apart keep every digit. ``(a, b)`` and
+``(b, a)`` give the same bits, and each pair writes only its own output cell, so any number of
+threads gives the same bits too.
 """
 
 from __future__ import annotations
