@@ -1,16 +1,13 @@
 """The table of pair kernels, and how a pair of region kinds finds its kernel.
 
-A kernel computes, for two regions with broadcastable batch shapes, one measure of each pair as an
-array of the broadcast shape: the measure of their intersection (``"intersection"``) or of the convex
-hull of their union (``"hull"``, the GIoU enclosure). Kernels are registered per measure and
-ordered pair of kinds. The compiled kernels take the ``"pairs"`` form: two flat batches and the
-indices of the pairs to measure, one compiled loop over those pairs that serves a single pair, the
-elementwise metrics and the candidates of a pairwise matrix alike. Kernels not yet compiled take
-the ``"batch"`` form (broadcasting batches), optionally with a single-pair form in plain Python
-floats and a blocks form for fused pairwise matrices.
-Lookup tries the exact pair, then the swapped pair (intersection is symmetric), then promotes a
-kind along the exact tower ``Box < RotatedBox < Polygon`` and tries again. A new geometry plugs in
-by registering kernels; the metrics never grow an if/elif.
+A kernel measures pairs: ``kernel(a, b, index_a, index_b)`` takes two flat (1-D) batches and the
+indices of the pairs to measure, and returns one measure per pair: of their intersection
+(``"intersection"``) or of the convex hull of their union (``"hull"``, the GIoU enclosure). One
+kernel serves a single pair, the elementwise metrics and the candidates of a pairwise matrix alike.
+Kernels are registered per measure and ordered pair of kinds. Lookup tries the exact pair, then
+the swapped pair (the measures are symmetric), then promotes a kind along the exact tower
+``Box < RotatedBox < Polygon`` and tries again. A new geometry plugs in by registering kernels; the
+metrics never grow an if/elif.
 """
 
 from __future__ import annotations
@@ -26,58 +23,37 @@ import numpy as np
 from geoiou.errors import UnsupportedPairError
 from geoiou.regions import Box, Polygon, Region, RotatedBox
 
-__all__ = ["Kernel", "PairKernel", "find_kernel", "register", "supported_pairs"]
+__all__ = ["Kernel", "PairKernel", "broadcast_pairs", "find_kernel", "register", "supported_pairs"]
 
-Kernel = Callable[[Region, Region], np.ndarray]
+#: ``kernel(a, b, index_a, index_b) -> ndarray (n,)``: the measure of the pairs ``(a[index_a[k]], b[index_b[k]])``.
+Kernel = Callable[[Any, Any, np.ndarray, np.ndarray], np.ndarray]
 
 Measure = str  # "intersection" or "hull"
-Form = str  # "pairs", "batch", "single" or "blocks"
-FORMS = ("pairs", "batch", "single", "blocks")
-#: The forms a pair can be found by (a complete kernel on its own).
-_PRIMARY_FORMS = ("pairs", "batch")
-_TABLE: dict[tuple[Measure, type[Region], type[Region]], dict[Form, Callable]] = {}
-#: Kernels that measure candidate pairs one by one after pruning by bounds (see `register`).
-_PER_CANDIDATE: set[Kernel] = set()
+_TABLE: dict[tuple[Measure, type[Region], type[Region]], Kernel] = {}
 
 #: The kinds above each kind in the exact tower ``Box < RotatedBox < Polygon``, nearest first, each
 #: with the direct conversion that reaches it: Box goes to Polygon by its own exact corners, not
 #: through a rotated box's centre and size, which would round at large coordinates.
-PROMOTIONS: dict[type[Region], tuple[tuple[type[Region], Callable[[Region], Region]], ...]] = {
+PROMOTIONS: dict[type[Region], tuple[tuple[type[Region], Callable[[Any], Region]], ...]] = {
     Box: ((RotatedBox, Box.to_rotated_box), (Polygon, Box.to_polygon)),
     RotatedBox: ((Polygon, RotatedBox.to_polygon),),
 }
 
 
-K = TypeVar("K", bound=Callable[..., Any])
+K = TypeVar("K", bound=Kernel)
 
 
-def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "intersection",
-             form: Form = "batch", *, per_candidate: bool = False) -> Callable[[K], K]:
-    """Register the decorated function as the `measure` kernel of ``(kind_a, kind_b)`` in `form`.
+def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "intersection") -> Callable[[K], K]:
+    """Register the decorated function as the `measure` kernel of ``(kind_a, kind_b)``.
 
-    ``"pairs"``: ``kernel(a, b, index_a, index_b) -> ndarray`` of shape ``(n,)``: the measure of
-    the pairs ``(a[index_a[k]], b[index_b[k]])`` of two flat (1-D) batches, with `index_a` and
-    `index_b` int64 arrays of length n. A kernel in this form prunes pairs by bounds itself.
-    ``"batch"``: ``kernel(a, b) -> ndarray`` of the broadcast batch shape. ``"single"``:
-    ``kernel(a, b)`` of two single regions, the same algorithm in Python floats (a Hypothesis test
-    holds the two equal bit for bit): for ``"intersection"`` it returns ``(measure, measure of a,
-    measure of b)``, for ``"hull"`` the measure. ``"blocks"``: ``kernel(a, b, block_pairs)`` of
-    two flat batches returns an object with the GIoU ``enclosures`` it gives, ``dense_blocks()``
-    (every pair) and ``band_blocks(limit)`` (only pairs that can overlap, or None beyond `limit`
-    pairs), whose blocks have ``intersection``, ``area_a``, ``area_b``, ``enclosure(kind)`` and
-    ``write(result, values)``; see `geoiou.kernels.box.AlignedPairs`.
-
-    `per_candidate` marks a batch kernel that measures the pairs whose bounds overlap one by one
-    (its cost follows those pairs, not the broadcast shape): pairwise matrices then always come
-    from a sweep over the bounds rather than from dense blocks.
+    The kernel is called as ``kernel(a, b, index_a, index_b)`` with two flat (1-D) batches of the
+    two kinds and int64 arrays of equal length n, and returns a float64 array of shape ``(n,)``:
+    the measure of each pair ``(a[index_a[k]], b[index_b[k]])``. It prunes pairs whose bounds do
+    not overlap itself, and its cost must follow the pairs asked, not the batch sizes. A swapped
+    pair ``(kind_b, kind_a)`` finds it too (its arguments swapped).
     """
-    if form not in FORMS:
-        raise ValueError(f"'form' must be one of {FORMS} (got {form!r})")
-
     def decorator(kernel: K) -> K:
-        _TABLE.setdefault((measure, kind_a, kind_b), {})[form] = kernel
-        if per_candidate:
-            _PER_CANDIDATE.add(kernel)
+        _TABLE[(measure, kind_a, kind_b)] = kernel
         find_kernel.cache_clear()
         return kernel
 
@@ -88,75 +64,30 @@ def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "int
 class PairKernel:
     """A kernel bound to a pair of kinds, with the conversions that bring the arguments to it."""
 
-    kernel: Kernel | None
-    convert_a: tuple[Callable[[Region], Region], ...]
-    convert_b: tuple[Callable[[Region], Region], ...]
+    kernel: Kernel
+    convert_a: tuple[Callable[[Any], Region], ...]
+    convert_b: tuple[Callable[[Any], Region], ...]
     swapped: bool
-    single_form: Callable | None = None
-    blocks_form: Callable | None = None
     #: The measure the kernel computes ("intersection" or "hull").
     measure: Measure = "intersection"
-    #: The kernel in the "pairs" form (flat batches and pair indices), if it has one.
-    pairs_form: Callable | None = None
-
-    @property
-    def per_candidate(self) -> bool:
-        """Whether the kernel measures bounds-overlapping pairs one by one (see `register`)."""
-        return self.kernel in _PER_CANDIDATE
-
-    def __call__(self, a: Region, b: Region) -> np.ndarray:
-        """The measure of each pair of two batches with broadcastable shapes, as an array of the broadcast shape."""
-        if self.pairs_form is not None:
-            index_a, index_b, shape = _broadcast_pairs(a.shape, b.shape)
-            return self.pairs(a.reshape(a.size), b.reshape(b.size), index_a, index_b).reshape(shape)
-        assert self.kernel is not None
-        converted_a, converted_b = self._converted(a, b)
-        result = self.kernel(converted_b, converted_a) if self.swapped else self.kernel(converted_a, converted_b)
-        if self._promoted:
-            # A promoted region's corners are rounded: its polygon may enclose a few ulps more than
-            # the region itself. The intersection is bounded by the regions' own measures.
-            result = np.minimum(result, np.minimum(a._area_array(), b._area_array()))
-        return result
 
     def pairs(self, a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
         """The measure of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two flat batches, shape ``(n,)``."""
-        if self.pairs_form is None:
-            return self(a[index_a], b[index_b])
         converted_a, converted_b = self._converted(a, b)
         if self.swapped:
-            result = self.pairs_form(converted_b, converted_a, index_b, index_a)
+            result = self.kernel(converted_b, converted_a, index_b, index_a)
         else:
-            result = self.pairs_form(converted_a, converted_b, index_a, index_b)
-        if self._promoted:  # as in `__call__`
+            result = self.kernel(converted_a, converted_b, index_a, index_b)
+        if self.measure == "intersection" and (self.convert_a or self.convert_b):
+            # A promoted region's corners are rounded: its polygon may enclose a few ulps more than
+            # the region itself. The intersection is bounded by the regions' own measures.
             result = np.minimum(result, np.minimum(a._area_array()[index_a], b._area_array()[index_b]))
         return result
 
-    @property
-    def _promoted(self) -> bool:
-        return self.measure == "intersection" and bool(self.convert_a or self.convert_b)
-
-    @property
-    def has_single(self) -> bool:
-        return self.single_form is not None
-
-    def single(self, a: Region, b: Region) -> Any:
-        """The single-pair form on two single regions (measures of `a` and `b` in that order)."""
-        converted_a, converted_b = self._converted(a, b)
-        if not self.swapped:
-            result = self.single_form(converted_a, converted_b)
-        else:
-            result = self.single_form(converted_b, converted_a)
-            result = (result[0], result[2], result[1]) if isinstance(result, tuple) else result
-        if self._promoted:  # as in `__call__`: the regions' own measures
-            area_a, area_b = float(a.area), float(b.area)
-            return min(result[0], area_a if area_a < area_b else area_b), area_a, area_b
-        return result
-
-    def blocks(self, a: Region, b: Region, block_pairs: int) -> Any | None:
-        """The blocks form on two flat batches, or None when the pair has none as it stands (no conversion, no swap)."""
-        if self.blocks_form is None or self.convert_a or self.convert_b or self.swapped:
-            return None
-        return self.blocks_form(a, b, block_pairs)
+    def __call__(self, a: Region, b: Region) -> np.ndarray:
+        """The measure of each pair of two batches with broadcastable shapes, as an array of the broadcast shape."""
+        index_a, index_b, shape = broadcast_pairs(a.shape, b.shape)
+        return self.pairs(a.reshape(a.size), b.reshape(b.size), index_a, index_b).reshape(shape)
 
     def _converted(self, a: Region, b: Region) -> tuple[Region, Region]:
         for convert in self.convert_a:
@@ -177,19 +108,18 @@ def _load_builtin_kernels() -> None:
         importlib.import_module("geoiou.kernels")
 
 
-#: The pair indices of two single regions (shape ``()`` each), read-only so no caller can change them.
-_ONE_PAIR = np.zeros(1, dtype=np.int64)
-_ONE_PAIR.flags.writeable = False
+def broadcast_pairs(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    """Flat indices into each batch for every element of their broadcast shape, and that shape.
 
-
-def _broadcast_pairs(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
-    """Flat indices into each batch for every element of their broadcast shape, and that shape."""
+    The indices are fresh, writable int64 arrays (`flatten` copies): the compiled loops then see
+    one array type, and compile once.
+    """
     if not shape_a and not shape_b:
-        return _ONE_PAIR, _ONE_PAIR, ()
+        return np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), ()
     shape = np.broadcast_shapes(shape_a, shape_b)
-    index_a = np.broadcast_to(np.arange(math.prod(shape_a), dtype=np.int64).reshape(shape_a), shape)
-    index_b = np.broadcast_to(np.arange(math.prod(shape_b), dtype=np.int64).reshape(shape_b), shape)
-    return index_a.ravel(), index_b.ravel(), shape
+    index_a = np.broadcast_to(np.arange(math.prod(shape_a), dtype=np.int64).reshape(shape_a), shape).flatten()
+    index_b = np.broadcast_to(np.arange(math.prod(shape_b), dtype=np.int64).reshape(shape_b), shape).flatten()
+    return index_a, index_b, shape
 
 
 def _tower_rank(kind: type[Region]) -> int:
@@ -197,7 +127,7 @@ def _tower_rank(kind: type[Region]) -> int:
     return len(_promotion_chain(Box)) - len(_promotion_chain(kind)) if kind in (Box, RotatedBox, Polygon) else 0
 
 
-def _promotion_chain(kind: type[Region]) -> list[tuple[type[Region], tuple[Callable, ...]]]:
+def _promotion_chain(kind: type[Region]) -> list[tuple[type[Region], tuple[Callable[[Any], Region], ...]]]:
     """`kind` and each kind above it in the tower, with the conversion that reaches it."""
     return [(kind, ())] + [(target, (convert,)) for target, convert in PROMOTIONS.get(kind, ())]
 
@@ -224,10 +154,9 @@ def find_kernel(kind_a: type[Region], kind_b: type[Region], measure: Measure = "
     ]
     for _, target_a, conv_a, target_b, conv_b in sorted(candidates, key=lambda c: c[0]):
         for key, swapped in (((measure, target_a, target_b), False), ((measure, target_b, target_a), True)):
-            forms = _TABLE.get(key, {})
-            if any(form in forms for form in _PRIMARY_FORMS):
-                return PairKernel(forms.get("batch"), conv_a, conv_b, swapped, forms.get("single"), forms.get("blocks"),
-                                  measure, forms.get("pairs"))
+            kernel = _TABLE.get(key)
+            if kernel is not None:
+                return PairKernel(kernel, conv_a, conv_b, swapped, measure)
     what = "compare" if measure == "intersection" else f"compute the {measure} measure of"
     raise UnsupportedPairError(
         f"cannot {what} {kind_a.__name__} with {kind_b.__name__}; supported pairs: "
@@ -239,6 +168,5 @@ def find_kernel(kind_a: type[Region], kind_b: type[Region], measure: Measure = "
 def supported_pairs(measure: Measure = "intersection") -> list[tuple[type[Region], type[Region]]]:
     """Pairs of kinds with a registered `measure` kernel (each pair once; promotion covers more)."""
     _load_builtin_kernels()
-    pairs = [(a, b) for (m, a, b), forms in _TABLE.items()
-             if m == measure and any(form in forms for form in _PRIMARY_FORMS)]
+    pairs = [(a, b) for (m, a, b) in _TABLE if m == measure]
     return sorted(pairs, key=lambda pair: (pair[0].__name__, pair[1].__name__))

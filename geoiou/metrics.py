@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from geoiou._validation import zero_division_value
-from geoiou.dispatch import PairKernel, find_kernel
+from geoiou.dispatch import PairKernel, broadcast_pairs, find_kernel
 from geoiou.errors import InvalidArgumentError, UnsupportedPairError
 from geoiou.regions import Box, Interval, Region
 from geoiou.regions.base import as_measure
@@ -98,25 +98,11 @@ def _elementwise(formula: Callable[[_PairMeasures], np.ndarray], a: Region, b: R
     """`formula` of each pair of two broadcastable batches: a float for two single regions, else an array."""
     _require_regions(a, b)
     pair = find_kernel(type(a), type(b))
-    index_a, index_b, shape = _broadcast(a, b)
+    if a.shape or b.shape:
+        _require_broadcastable(a, b)
+    index_a, index_b, shape = broadcast_pairs(a.shape, b.shape)
     values = formula(_PairMeasures(pair, a.reshape(a.size), b.reshape(b.size), index_a, index_b))
     return as_measure(values.reshape(shape))
-
-
-#: The pair indices of two single regions, read-only so no caller can change them.
-_ONE_PAIR = np.zeros(1, dtype=np.int64)
-_ONE_PAIR.flags.writeable = False
-
-
-def _broadcast(a: Region, b: Region) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
-    """Flat indices into each batch for every element of their broadcast shape, and that shape."""
-    if not a.shape and not b.shape:
-        return _ONE_PAIR, _ONE_PAIR, ()
-    _require_broadcastable(a, b)
-    shape = np.broadcast_shapes(a.shape, b.shape)
-    index_a = np.broadcast_to(np.arange(a.size, dtype=np.int64).reshape(a.shape), shape)
-    index_b = np.broadcast_to(np.arange(b.size, dtype=np.int64).reshape(b.shape), shape)
-    return index_a.ravel(), index_b.ravel(), shape
 
 
 # --------------------------------------------------------------------------- formulas

@@ -20,7 +20,7 @@ def test_every_ordered_pair_of_2d_kinds_has_a_kernel(kind_a, kind_b):
 def test_promotion_takes_the_fewest_steps():
     # Box×RotatedBox reaches the exact rotated kernel by promoting the box once, not both to polygons.
     pair = dispatch.find_kernel(geoiou.Box, geoiou.RotatedBox)
-    assert pair.pairs_form is dispatch._TABLE[("intersection", geoiou.RotatedBox, geoiou.RotatedBox)]["pairs"]
+    assert pair.kernel is dispatch._TABLE[("intersection", geoiou.RotatedBox, geoiou.RotatedBox)]
     assert len(pair.convert_a) == 1 and not pair.convert_b
     # Box×Box uses its own closed form.
     assert dispatch.find_kernel(geoiou.Box, geoiou.Box).convert_a == ()
@@ -28,7 +28,7 @@ def test_promotion_takes_the_fewest_steps():
 
 def test_swapped_pair_reuses_the_kernel():
     pair = dispatch.find_kernel(geoiou.Polygon, geoiou.Mask)
-    assert pair.swapped and pair.pairs_form is dispatch._TABLE[("intersection", geoiou.Mask, geoiou.Polygon)]["pairs"]
+    assert pair.swapped and pair.kernel is dispatch._TABLE[("intersection", geoiou.Mask, geoiou.Polygon)]
 
 
 def test_supported_pairs_lists_the_registered_kernels():
@@ -61,9 +61,9 @@ class Disc(Region):
         return str(self._coords)
 
 
-def _lens_area(a, b):
-    """Area of the intersection of discs (the closed-form lens), elementwise."""
-    p, q = np.broadcast_arrays(a._coords, b._coords)
+def _lens_area(a, b, index_a, index_b):
+    """Area of the intersection of discs (the closed-form lens) of each pair ``(a[index_a[k]], b[index_b[k]])``."""
+    p, q = a._coords[index_a], b._coords[index_b]
     d = np.hypot(p[..., 0] - q[..., 0], p[..., 1] - q[..., 1])
     r1, r2 = p[..., 2], q[..., 2]
     with np.errstate(invalid="ignore", divide="ignore"):

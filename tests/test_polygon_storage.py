@@ -165,14 +165,6 @@ def test_take_and_concatenate_of_the_store():
     np.testing.assert_array_equal(both.area, np.concatenate([store.area[index], store.area]))
 
 
-def test_identical_polygons_share_a_fingerprint_and_others_do_not():
-    geoms = mixed_geometries(5)
-    one = RaggedPolygons.from_shapely(geoms)
-    two = RaggedPolygons.from_shapely(np.array(list(geoms), dtype=object))
-    np.testing.assert_array_equal(one.fingerprint, two.fingerprint)
-    assert len(np.unique(one.fingerprint)) == len(geoms)
-
-
 def test_ragged_arange_lays_ranges_end_to_end():
     values, owner = ragged_arange(np.array([2, 0, 7]), np.array([4, 0, 8]))
     assert values.tolist() == [2, 3, 7] and owner.tolist() == [0, 0, 2]

@@ -46,9 +46,9 @@ def assert_same_bits(single: float, batch: np.ndarray) -> None:
 def test_one_compiled_kernel_serves_single_pairs_and_batches():
     # Golden: every built-in kind's kernel is in the pairs form; no single-pair twin exists.
     for kind in (geoiou.Box, geoiou.Interval, geoiou.RotatedBox, geoiou.Polygon, geoiou.Mask):
-        assert find_kernel(kind, kind).pairs_form is not None
+        assert find_kernel(kind, kind).kernel is not None
     for measure in ("intersection", "hull"):
-        assert find_kernel(geoiou.RotatedBox, geoiou.RotatedBox, measure=measure).pairs_form is not None
+        assert find_kernel(geoiou.RotatedBox, geoiou.RotatedBox, measure=measure).kernel is not None
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -59,6 +59,27 @@ def test_single_pairs_equal_batches_of_one(kinds, metric, data):
     a, b = data.draw(region_strategy(kinds[0]), label="a"), data.draw(region_strategy(kinds[1]), label="b")
     measure = METRICS[metric]
     assert_same_bits(measure(a, b), measure(a.reshape(1), b.reshape(1)))
+
+
+#: Pairs of kinds measured by a compiled pair kernel for one pair and for many alike (the polygon kernels).
+COMPILED_PAIRS = [("polygon", "polygon"), ("rotated_box", "polygon"), ("polygon", "box")]
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("kinds", COMPILED_PAIRS, ids="x".join)
+@ci_settings(25)
+@given(data=st.data())
+def test_single_polygon_pairs_give_the_bits_of_a_pairwise_matrix(kinds, metric, data):
+    """One pair runs on the calling thread; a matrix of many pairs in the parallel loop: the same bits."""
+    a, b = data.draw(region_strategy(kinds[0]), label="a"), data.draw(region_strategy(kinds[1]), label="b")
+    measure = METRICS[metric]
+    assert_same_bits(measure(a, b), measure(a.reshape(1), b.reshape(1)))
+    # 8 × 6 pairs: more than `polygon_loops.SERIAL_PAIRS`, so the matrix runs in the parallel loop.
+    batch_a, batch_b = type(a).concatenate([a.reshape(1)] * 8), type(b).concatenate([b.reshape(1)] * 6)
+    pairwise = {"iou": geoiou.pairwise_iou, "intersection": geoiou.pairwise_intersection_area}.get(metric)
+    if pairwise is not None:
+        matrix = pairwise(batch_a, batch_b)
+        assert np.all(matrix.view(np.uint64) == np.float64(measure(a, b)).view(np.uint64))
 
 
 @pytest.mark.parametrize("zero_division", [math.nan, 0.0, 1.0])

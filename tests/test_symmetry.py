@@ -19,7 +19,7 @@ import geoiou
 from strategies import ci_settings, random_masks, random_regions, region_strategy, rng, translate
 
 #: Pairs of kinds (names of `strategies.KIND_NAMES`) whose metrics must be symmetric: every pair
-#: of kinds that compare (the polygon kernel orders each pair by its polygons' fingerprints).
+#: of kinds that compare (the polygon kernel orders each pair by its polygons' vertices).
 PAIRS = [
     ("box", "box"),
     ("rotated_box", "rotated_box"),

@@ -22,7 +22,6 @@ ROOT = pathlib.Path(__file__).parents[1]
 PENDING = {
     "geoiou/cli/compare_command.py": 4,
     "geoiou/cli/compare_inputs.py": 6,
-    "geoiou/dispatch.py": 10,
     "geoiou/evaluation/action_segmentation.py": 14,
     "geoiou/evaluation/agreement.py": 3,
     "geoiou/evaluation/detection.py": 8,

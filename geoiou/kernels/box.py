@@ -15,15 +15,15 @@ from geoiou.regions import Box, Interval, Region
 __all__ = ["aligned_enclosures", "aligned_intersection"]
 
 
-@register(Box, Box, form="pairs")
-@register(Interval, Interval, form="pairs")
+@register(Box, Box)
+@register(Interval, Interval)
 def aligned_intersection(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Measure of the intersection of axis-aligned boxes (or intervals), one per pair ``(a[index_a[k]], b[index_b[k]])``."""
     use_threads(len(index_a))
     return _aligned_pairs(_bounds_table(a), _bounds_table(b), index_a, index_b, False)
 
 
-@register(Interval, Interval, measure="hull", form="pairs")
+@register(Interval, Interval, measure="hull")
 def aligned_enclosures(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Measure of the smallest axis-aligned box holding both regions of each pair (for intervals, their hull).
 

@@ -40,55 +40,60 @@ def _giou(intersection: float, area_a: float, area_b: float, enclosure: float, z
     return overlap - ratio(enclosing - union, enclosing, 0.0)
 
 
+# Which formula `_formula_loop` computes. One parallel loop for all of them: each parallel loop
+# costs about a second to compile on a fresh install, and a branch on a constant code per pair
+# costs nothing measurable.
+_IOU, _UNION, _IOF, _GIOU, _RATIO = range(5)
+
+
+@jit
+def _formula(code: int, intersection: float, area_a: float, area_b: float, enclosure: float,
+             zero_division: float) -> float:
+    if code == _IOU:
+        return ratio(intersection, _union(intersection, area_a, area_b), zero_division)
+    if code == _UNION:
+        return _union(intersection, area_a, area_b)
+    if code == _GIOU:
+        return _giou(intersection, area_a, area_b, enclosure, zero_division)
+    return ratio(intersection, area_a, zero_division)  # _IOF, and _RATIO (numerator over denominator)
+
+
 @jit(parallel=True)
-def _iou_loop(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
-              index_b: np.ndarray, zero_division: float) -> np.ndarray:
+def _formula_loop(code: int, intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
+                  index_b: np.ndarray, enclosure: np.ndarray, zero_division: float) -> np.ndarray:
+    """`_formula` of each pair k: its intersection, ``area_a[index_a[k]]``, ``area_b[index_b[k]]`` and C.
+
+    `_RATIO` reads its denominator as ``area_a[k]`` (no index); a formula that does not use `area_b`
+    or `enclosure` is given an empty array.
+    """
     out = np.empty(intersection.shape[0])
     if out.shape[0] < PARALLEL_MIN:
         for k in range(out.shape[0]):
-            out[k] = ratio(intersection[k], _union(intersection[k], area_a[index_a[k]], area_b[index_b[k]]), zero_division)
+            out[k] = _pair_formula(code, intersection, area_a, area_b, index_a, index_b, enclosure, zero_division, k)
     else:
         for k in prange(out.shape[0]):
-            out[k] = ratio(intersection[k], _union(intersection[k], area_a[index_a[k]], area_b[index_b[k]]), zero_division)
+            out[k] = _pair_formula(code, intersection, area_a, area_b, index_a, index_b, enclosure, zero_division, k)
     return out
 
 
-@jit(parallel=True)
-def _union_loop(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
-                index_b: np.ndarray) -> np.ndarray:
-    out = np.empty(intersection.shape[0])
-    if out.shape[0] < PARALLEL_MIN:
-        for k in range(out.shape[0]):
-            out[k] = _union(intersection[k], area_a[index_a[k]], area_b[index_b[k]])
-    else:
-        for k in prange(out.shape[0]):
-            out[k] = _union(intersection[k], area_a[index_a[k]], area_b[index_b[k]])
-    return out
+@jit
+def _pair_formula(code: int, intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
+                  index_b: np.ndarray, enclosure: np.ndarray, zero_division: float, k: int) -> float:
+    if code == _RATIO:
+        return ratio(intersection[k], area_a[k], zero_division)
+    measure_b = area_b[index_b[k]] if area_b.shape[0] else 0.0
+    enclosing = enclosure[k] if enclosure.shape[0] else 0.0
+    return _formula(code, intersection[k], area_a[index_a[k]], measure_b, enclosing, zero_division)
 
 
-@jit(parallel=True)
-def _giou_loop(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
-               index_b: np.ndarray, enclosure: np.ndarray, zero_division: float) -> np.ndarray:
-    out = np.empty(intersection.shape[0])
-    if out.shape[0] < PARALLEL_MIN:
-        for k in range(out.shape[0]):
-            out[k] = _giou(intersection[k], area_a[index_a[k]], area_b[index_b[k]], enclosure[k], zero_division)
-    else:
-        for k in prange(out.shape[0]):
-            out[k] = _giou(intersection[k], area_a[index_a[k]], area_b[index_b[k]], enclosure[k], zero_division)
-    return out
+_NONE = np.empty(0)
+_NO_INDEX = np.empty(0, dtype=np.int64)
 
 
-@jit(parallel=True)
-def _ratio_loop(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
-    out = np.empty(numerator.shape[0])
-    if out.shape[0] < PARALLEL_MIN:
-        for k in range(out.shape[0]):
-            out[k] = ratio(numerator[k], denominator[k], zero_division)
-    else:
-        for k in prange(out.shape[0]):
-            out[k] = ratio(numerator[k], denominator[k], zero_division)
-    return out
+def _values(code: int, intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
+            index_b: np.ndarray, enclosure: np.ndarray, zero_division: float) -> np.ndarray:
+    use_threads(len(intersection))
+    return _formula_loop(code, intersection, area_a, area_b, index_a, index_b, enclosure, float(zero_division))
 
 
 def iou_values(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
@@ -102,8 +107,7 @@ def iou_values(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray,
     >>> iou_values(np.array([1.0, 0.0]), np.array([4.0, 0.0]), np.array([4.0, 0.0]), pairs, pairs, np.nan)
     array([0.14285714,        nan])
     """
-    use_threads(len(intersection))
-    return _iou_loop(intersection, area_a, area_b, index_a, index_b, float(zero_division))
+    return _values(_IOU, intersection, area_a, area_b, index_a, index_b, _NONE, zero_division)
 
 
 def union_values(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
@@ -116,8 +120,7 @@ def union_values(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarra
     >>> union_values(np.array([1.0]), np.array([4.0]), np.array([4.0]), np.array([0]), np.array([0]))
     array([7.])
     """
-    use_threads(len(intersection))
-    return _union_loop(intersection, area_a, area_b, index_a, index_b)
+    return _values(_UNION, intersection, area_a, area_b, index_a, index_b, _NONE, 0.0)
 
 
 def iof_values(intersection: np.ndarray, area_a: np.ndarray, index_a: np.ndarray, zero_division: float) -> np.ndarray:
@@ -129,8 +132,7 @@ def iof_values(intersection: np.ndarray, area_a: np.ndarray, index_a: np.ndarray
     >>> iof_values(np.array([1.0, 0.0]), np.array([2.0, 0.0]), np.array([0, 1]), 1.0)
     array([0.5, 1. ])
     """
-    use_threads(len(intersection))
-    return _ratio_loop(intersection, area_a[index_a], float(zero_division))
+    return _values(_IOF, intersection, area_a, _NONE, index_a, _NO_INDEX, _NONE, zero_division)
 
 
 def giou_values(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
@@ -144,8 +146,7 @@ def giou_values(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray
     >>> giou_values(np.array([0.0]), np.array([1.0]), np.array([1.0]), pair, pair, np.array([3.0]), np.nan)
     array([-0.33333333])
     """
-    use_threads(len(intersection))
-    return _giou_loop(intersection, area_a, area_b, index_a, index_b, enclosure, float(zero_division))
+    return _values(_GIOU, intersection, area_a, area_b, index_a, index_b, enclosure, zero_division)
 
 
 def ratios(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
@@ -157,9 +158,8 @@ def ratios(numerator: np.ndarray, denominator: np.ndarray, zero_division: float)
     >>> ratios(np.array([1.0, 0.0]), np.array([2.0, 0.0]), 0.0)
     array([0.5, 0. ])
     """
-    use_threads(len(numerator))
-    return _ratio_loop(np.ascontiguousarray(numerator, dtype=np.float64),
-                       np.ascontiguousarray(denominator, dtype=np.float64), float(zero_division))
+    return _values(_RATIO, np.ascontiguousarray(numerator, dtype=np.float64),
+                   np.ascontiguousarray(denominator, dtype=np.float64), _NONE, _NO_INDEX, _NO_INDEX, _NONE, zero_division)
 
 
 def box_enclosures(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:

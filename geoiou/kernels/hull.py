@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+from geoiou.kernels.polygon_loops import pseudo_angle
 from geoiou.regions.hulls import ConvexHulls
 
 __all__ = ["BRIDGE_TURNS", "hull_tables", "union_hull_areas"]
@@ -117,13 +118,6 @@ def _int64(values: np.ndarray) -> np.ndarray:
 
 # --------------------------------------------------------------------------- the tables of each hull
 @jit
-def _pseudo_angle(x: float, y: float) -> float:
-    """A stand-in for the angle of (x, y), rising counter-clockwise from 0 on +x to 4 (one turn); NaN for (0, 0)."""
-    r = x / (abs(x) + abs(y))
-    return 1.0 - r if y >= 0 else 3.0 + r
-
-
-@jit
 def _derive_tables(coords: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """`hull_tables` of the hulls ``coords[offsets[k]:offsets[k + 1]]`` (rings in either direction, closed or not)."""
     size = len(offsets) - 1
@@ -167,7 +161,7 @@ def _derive_tables(coords: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
         shift, smallest = 0, np.inf
         for rank in range(count if count > 1 else 0):
             i, following = (step * rank) % count, (step * (rank + 1)) % count
-            angle = _pseudo_angle(local[following, 1] - local[i, 1], local[i, 0] - local[following, 0])
+            angle = pseudo_angle(local[following, 1] - local[i, 1], local[i, 0] - local[following, 0])
             if angle < smallest:
                 shift, smallest = rank, angle
         for rank in range(count + 1):
@@ -177,7 +171,7 @@ def _derive_tables(coords: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
         for rank in range(count):
             x0, y0 = vertices[start + rank, X], vertices[start + rank, Y]
             x1, y1 = vertices[start + rank + 1, X], vertices[start + rank + 1, Y]
-            vertices[start + rank, ANGLE] = _pseudo_angle(y1 - y0, x0 - x1) if count > 1 else np.inf
+            vertices[start + rank, ANGLE] = pseudo_angle(y1 - y0, x0 - x1) if count > 1 else np.inf
             vertices[start + rank, RUNNING] = running
             running += x0 * y1 - y0 * x1
         vertices[start + count, RUNNING] = running
@@ -238,7 +232,7 @@ def _measure_pairs(a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, gue
             # one after every normal below its angle, found from the hull's guess for the angle's
             # bucket and a step or two. The four searches are written out side by side so that
             # the processor overlaps them.
-            angle_l, angle_u = _pseudo_angle(t_y, -t_x), _pseudo_angle(-t_y, t_x)
+            angle_l, angle_u = pseudo_angle(t_y, -t_x), pseudo_angle(-t_y, t_x)
             bucket_l, bucket_u = _bucket(angle_l), _bucket(angle_u)
             lower_a, upper_a = guesses_a[row_a, bucket_l], guesses_a[row_a, bucket_u]
             lower_b, upper_b = guesses_b[row_b, bucket_l], guesses_b[row_b, bucket_u]
@@ -281,7 +275,7 @@ def _measure_pairs(a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, gue
                             and (b[at + 1, X] - b[at, X]) * n_x + (b[at + 1, Y] - b[at, Y]) * n_y <= 0)
                     if settled:
                         break
-                    angle = _pseudo_angle(n_x, n_y)
+                    angle = pseudo_angle(n_x, n_y)
                     bucket = _bucket(angle)
                     i, j = guesses_a[row_a, bucket], guesses_b[row_b, bucket]
                     while a[start_a + i, ANGLE] < angle:

@@ -20,19 +20,19 @@ from geoiou.rle import Runs
 __all__ = ["mask_box_intersection_area", "mask_intersection_area", "mask_polygon_intersection_area"]
 
 
-@register(Mask, Mask, form="pairs")
+@register(Mask, Mask)
 def mask_intersection_area(a: Mask, b: Mask, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area shared by the masks of each pair; grids may differ in shape and origin."""
     return _pruned_mask_pairs(a, b, index_a, index_b)
 
 
-@register(Mask, Box, form="pairs")
+@register(Mask, Box)
 def mask_box_intersection_area(a: Mask, b: Box, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area of each mask inside each box: the box covers pixel (r, c) by row weight × column weight."""
     return _pruned_mask_box_pairs(a, b, index_a, index_b)
 
 
-@register(Mask, Polygon, form="pairs")
+@register(Mask, Polygon)
 def mask_polygon_intersection_area(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area of each mask inside each polygon, from the polygon's exact coverage of every pixel."""
     return _pruned_mask_polygon_pairs(a, b, index_a, index_b)

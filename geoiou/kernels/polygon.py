@@ -15,7 +15,7 @@ from geoiou.regions import Box, Polygon, RotatedBox
 __all__ = ["box_polygon_intersection_area", "polygon_intersection_area", "rotated_polygon_intersection_area"]
 
 
-@register(Polygon, Polygon, form="pairs")
+@register(Polygon, Polygon)
 def polygon_intersection_area(a: Polygon, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area of ``a[index_a[k]] ∩ b[index_b[k]]`` for each k (exact; holes and parts included).
 
@@ -26,7 +26,7 @@ def polygon_intersection_area(a: Polygon, b: Polygon, index_a: np.ndarray, index
     return polygon_shared_area(a._store, a._index[index_a], b._store, b._index[index_b])
 
 
-@register(RotatedBox, Polygon, form="pairs")
+@register(RotatedBox, Polygon)
 def rotated_polygon_intersection_area(a: RotatedBox, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area of ``a[index_a[k]] ∩ b[index_b[k]]`` for each k, the box's edges built in the pair's frame (exact at any offset)."""
     from geoiou.kernels.polygon_loops import rotated_polygon_shared_area
@@ -34,7 +34,7 @@ def rotated_polygon_intersection_area(a: RotatedBox, b: Polygon, index_a: np.nda
     return rotated_polygon_shared_area(a._coords, index_a, b._store, b._index[index_b])
 
 
-@register(Box, Polygon, form="pairs")
+@register(Box, Polygon)
 def box_polygon_intersection_area(a: Box, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area of ``a[index_a[k]] ∩ b[index_b[k]]`` for each k, from the box's own corners in the pair's frame."""
     from geoiou.kernels.polygon_loops import box_polygon_shared_area

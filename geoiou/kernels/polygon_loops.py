@@ -53,11 +53,13 @@ import math
 import numpy as np
 
 from geoiou._compiled import jit, prange, use_threads
-from geoiou.kernels.polygon_overlap import TURN
 from geoiou.regions.ragged import RaggedPolygons
 
 __all__ = ["ROUNDING", "SERIAL_PAIRS", "box_polygon_shared_area", "polygon_shared_area", "pseudo_angle",
            "region_rows", "rotated_polygon_shared_area"]
+
+#: One turn in pseudo-angle units (see `pseudo_angle`).
+TURN = 4.0
 
 #: Bound on the relative rounding error of one term (a generous count of its roundings, times 2^-53).
 ROUNDING = 64 * float(np.finfo(np.float64).eps)
@@ -123,7 +125,7 @@ def rotated_polygon_shared_area(boxes: np.ndarray, box_index: np.ndarray, polygo
     store = _store(polygons)
     out = np.empty(len(geometry))
     if len(out) < SERIAL_PAIRS:
-        _rotated_pairs_serial(_floats(boxes), _indices(box_index), store, _indices(geometry), out)
+        _rotated_pairs_serial(_floats(boxes[box_index]), store, _indices(geometry), out)
         return out
     which_box, rows_box = region_rows(box_index, len(boxes))
     which, rows = region_rows(geometry, polygons.size)
@@ -146,11 +148,12 @@ def box_polygon_shared_area(boxes: np.ndarray, box_index: np.ndarray, polygons: 
     store = _store(polygons)
     out = np.empty(len(geometry))
     if len(out) < SERIAL_PAIRS:
-        _box_pairs_serial(_floats(boxes), _indices(box_index), store, _indices(geometry), out)
+        _box_pairs_serial(_floats(boxes[box_index]), store, _indices(geometry), out)
         return out
+    which_box, rows_box = region_rows(box_index, len(boxes))
     which, rows = region_rows(geometry, polygons.size)
     use_threads(len(out))
-    _box_pairs_parallel(_floats(boxes), _indices(box_index), store, which, _polygon_bounds(store, which), rows, out)
+    _box_pairs_parallel(_floats(boxes[which_box]), rows_box, store, which, _polygon_bounds(store, which), rows, out)
     return out
 
 
@@ -166,12 +169,15 @@ def region_rows(index: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _store(polygons: RaggedPolygons) -> Store:
-    return (polygons.coords, polygons.ring_offsets, polygons.part_offsets, polygons.geometry_offsets,
-            _floats(polygons.area))
+    area = polygons.area
+    if not (area.dtype == np.float64 and area.flags.c_contiguous and area.flags.writeable):
+        area = _floats(area)
+    return polygons.coords, polygons.ring_offsets, polygons.part_offsets, polygons.geometry_offsets, area
 
 
+# numba compiles a read-only or non-contiguous array type apart, and the callers' arrays may be such
+# views: the loops get writable contiguous copies of what is gathered per call (pairs, their boxes).
 def _indices(index: np.ndarray) -> np.ndarray:
-    # Writable copies: numba compiles a read-only array type apart, and the callers' may be read-only views.
     return np.array(index, dtype=np.int64)
 
 
@@ -242,7 +248,8 @@ def _unit_vector(angle: float) -> tuple[float, float]:
 
 # --------------------------------------------------------------------------- drivers: one loop over the pairs
 # The parallel loops read per-region tables (bounds, box frames) built once per call; the serial
-# ones, for a few pairs, compute those of each pair on the spot. Both call the same pair function.
+# ones, for a few pairs, take each pair's box and compute its bounds on the spot. Both call the
+# same pair function.
 @jit(parallel=True)
 def _polygon_pairs_parallel(store_a: Store, which_a: np.ndarray, bounds_a: np.ndarray, rows_a: np.ndarray,
                             store_b: Store, which_b: np.ndarray, bounds_b: np.ndarray, rows_b: np.ndarray,
@@ -272,27 +279,25 @@ def _rotated_pairs_parallel(table: np.ndarray, rows_box: np.ndarray, store: Stor
 
 
 @jit
-def _rotated_pairs_serial(boxes: np.ndarray, box_index: np.ndarray, store: Store, geometry: np.ndarray,
-                          out: np.ndarray) -> None:
+def _rotated_pairs_serial(boxes: np.ndarray, store: Store, geometry: np.ndarray, out: np.ndarray) -> None:
     for k in range(len(out)):
         g = geometry[k]
-        out[k] = _rotated_polygon_pair(_rotated_row(boxes[box_index[k]]), store, g, _geometry_bounds(store, g))
+        out[k] = _rotated_polygon_pair(_rotated_row(boxes[k]), store, g, _geometry_bounds(store, g))
 
 
 @jit(parallel=True)
-def _box_pairs_parallel(boxes: np.ndarray, box_index: np.ndarray, store: Store, which: np.ndarray,
+def _box_pairs_parallel(boxes: np.ndarray, rows_box: np.ndarray, store: Store, which: np.ndarray,
                         bounds: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
     for k in prange(len(out)):
         row = rows[k]
-        out[k] = _box_polygon_pair(boxes[box_index[k]], store, which[row], _row_bounds(bounds, row))
+        out[k] = _box_polygon_pair(boxes[rows_box[k]], store, which[row], _row_bounds(bounds, row))
 
 
 @jit
-def _box_pairs_serial(boxes: np.ndarray, box_index: np.ndarray, store: Store, geometry: np.ndarray,
-                      out: np.ndarray) -> None:
+def _box_pairs_serial(boxes: np.ndarray, store: Store, geometry: np.ndarray, out: np.ndarray) -> None:
     for k in range(len(out)):
         g = geometry[k]
-        out[k] = _box_polygon_pair(boxes[box_index[k]], store, g, _geometry_bounds(store, g))
+        out[k] = _box_polygon_pair(boxes[k], store, g, _geometry_bounds(store, g))
 
 
 @jit
@@ -567,11 +572,10 @@ def _cells_by_angle(fan_a: Fan, fan_b: Fan) -> tuple[float, float, float]:
     total, compensation, magnitude = 0.0, 0.0, 0.0
     angle_a, width_a = fan_a[_ANGLE], fan_a[_WIDTH]
     angle_b, width_b, rest_b = fan_b[_ANGLE], fan_b[_WIDTH], fan_b[_REST]
-    order_a, order_b = np.argsort(angle_a), np.argsort(angle_b)
-    sorted_a, sorted_b = angle_a[order_a], angle_b[order_b]
+    (order_a, sorted_a), (order_b, sorted_b) = _sorted(angle_a), _sorted(angle_b)
     count_a, count_b = len(order_a), len(order_b)
     for e in range(count_a):
-        first = np.searchsorted(sorted_b, angle_a[e])
+        first = _first_not_below(sorted_b, angle_a[e])
         for step in range(count_b):
             f = order_b[(first + step) % count_b]
             turn = angle_b[f] - angle_a[e]
@@ -582,7 +586,7 @@ def _cells_by_angle(fan_a: Fan, fan_b: Fan) -> tuple[float, float, float]:
             term = _triangle_overlap(fan_a, e, fan_b, f, turn, True)
             total, compensation, magnitude = _add_term(total, compensation, magnitude, term)
     for f in range(count_b):
-        first = np.searchsorted(sorted_a, angle_b[f])
+        first = _first_not_below(sorted_a, angle_b[f])
         for step in range(count_a):
             e = order_a[(first + step) % count_a]
             from_f = angle_a[e] - angle_b[f]
@@ -597,6 +601,50 @@ def _cells_by_angle(fan_a: Fan, fan_b: Fan) -> tuple[float, float, float]:
                 term = _triangle_overlap(fan_a, e, fan_b, f, turn, False)
                 total, compensation, magnitude = _add_term(total, compensation, magnitude, term)
     return total, compensation, magnitude
+
+
+# A heap sort and a binary search of our own: numba's np.argsort and np.searchsorted took seconds
+# more to compile than the rest of the kernel.
+@jit
+def _sorted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The indices that sort `keys` (no NaN among them) in ascending order, and the sorted keys."""
+    count = len(keys)
+    order = np.arange(count)
+    for root in range(count // 2 - 1, -1, -1):
+        _sift_down(keys, order, root, count)
+    for end in range(count - 1, 0, -1):
+        order[0], order[end] = order[end], order[0]
+        _sift_down(keys, order, 0, end)
+    sorted_keys = np.empty(count)
+    for k in range(count):
+        sorted_keys[k] = keys[order[k]]
+    return order, sorted_keys
+
+
+@jit
+def _sift_down(keys: np.ndarray, order: np.ndarray, root: int, end: int) -> None:
+    """Restore the max-heap of ``order[:end]`` (by key) below `root`."""
+    while 2 * root + 1 < end:
+        child = 2 * root + 1
+        if child + 1 < end and keys[order[child]] < keys[order[child + 1]]:
+            child += 1
+        if not keys[order[root]] < keys[order[child]]:
+            return
+        order[root], order[child] = order[child], order[root]
+        root = child
+
+
+@jit
+def _first_not_below(sorted_keys: np.ndarray, key: float) -> int:
+    """The first position whose key is not below `key` (``np.searchsorted(sorted_keys, key)``)."""
+    low, high = 0, len(sorted_keys)
+    while low < high:
+        middle = (low + high) // 2
+        if sorted_keys[middle] < key:
+            low = middle + 1
+        else:
+            high = middle
+    return low
 
 
 @jit

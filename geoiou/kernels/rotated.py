@@ -17,7 +17,7 @@ from geoiou.regions import RotatedBox
 __all__ = ["rotated_hull_pairs", "rotated_intersection_pairs"]
 
 
-@register(RotatedBox, RotatedBox, form="pairs")
+@register(RotatedBox, RotatedBox)
 def rotated_intersection_pairs(a: RotatedBox, b: RotatedBox, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Intersection areas of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two flat batches of rotated boxes.
 
@@ -29,7 +29,7 @@ def rotated_intersection_pairs(a: RotatedBox, b: RotatedBox, index_a: np.ndarray
     return intersection_pairs(a._coords, b._coords, index_a, index_b)
 
 
-@register(RotatedBox, RotatedBox, measure="hull", form="pairs")
+@register(RotatedBox, RotatedBox, measure="hull")
 def rotated_hull_pairs(a: RotatedBox, b: RotatedBox, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Convex hull areas (the GIoU enclosure) of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two flat batches.
 

@@ -25,14 +25,18 @@ from typing import Callable
 
 import numpy as np
 
-from geoiou._compiled import jit, prange, use_threads
+from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
 
 __all__ = ["hull_area", "hull_pairs", "intersection_area", "intersection_pairs", "unit_vector"]
 
-#: Below this many pairs a call runs the serial loop: waking the thread pool costs more than it saves.
-PARALLEL_PAIRS = 512
 #: A slope standing in for the infinite one of an edge parallel to a side of the square.
 _HUGE = 1e300
+#: Pairs per box from which each box's cos and sin are computed once, into a table, rather than per
+#: pair (a table costs about a pair's worth of work per box; reading it saves a third of a pair's).
+TABLE_PAIRS_PER_BOX = 4
+#: Boxes from which a table is computed on every core (below it, a few µs on the calling thread).
+TABLE_PARALLEL_MIN = 8192
+
 
 @jit
 def unit_vector(angle: float) -> tuple[float, float]:
@@ -448,40 +452,38 @@ def _hull_of_rows(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np
     return _hull_of_turned(ax, ay, aw, ah, a_angle, a_cos, a_sin, bx, by, bw, bh, b_angle, b_cos, b_sin)
 
 
-@jit
-def _intersection_serial(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
-                         index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
-    for k in range(index_a.size):
-        out[k] = _intersection_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
+@jit(parallel=True)
+def _intersection_loop(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
+                       index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
+    if out.shape[0] < PARALLEL_MIN:
+        for k in range(out.shape[0]):
+            out[k] = _intersection_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
+    else:
+        for k in prange(out.shape[0]):
+            out[k] = _intersection_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
 
 
 @jit(parallel=True)
-def _intersection_parallel(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
-                           index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
-    for k in prange(index_a.size):
-        out[k] = _intersection_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
-
-
-@jit
-def _hull_serial(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
-                 index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
-    for k in range(index_a.size):
-        out[k] = _hull_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
-
-
-@jit(parallel=True)
-def _hull_parallel(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
-                   index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
-    for k in prange(index_a.size):
-        out[k] = _hull_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
+def _hull_loop(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
+               index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
+    if out.shape[0] < PARALLEL_MIN:
+        for k in range(out.shape[0]):
+            out[k] = _hull_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
+    else:
+        for k in prange(out.shape[0]):
+            out[k] = _hull_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
 
 
 @jit(parallel=True)
 def _unit_vector_table(coords: np.ndarray) -> np.ndarray:
     """The unit vector ``(cos, sin)`` of every box, shape ``(n, 2)``."""
     table = np.empty((coords.shape[0], 2))
-    for i in prange(coords.shape[0]):
-        table[i, 0], table[i, 1] = unit_vector(coords[i, 4])
+    if coords.shape[0] < TABLE_PARALLEL_MIN:
+        for i in range(coords.shape[0]):
+            table[i, 0], table[i, 1] = unit_vector(coords[i, 4])
+    else:
+        for i in prange(coords.shape[0]):
+            table[i, 0], table[i, 1] = unit_vector(coords[i, 4])
     return table
 
 
@@ -491,48 +493,50 @@ _NO_TABLE = np.empty((0, 2))
 
 def intersection_pairs(a: np.ndarray, b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """`intersection_area` of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two batches of boxes ``(..., 5)``."""
-    return _measure_pairs(_intersection_serial, _intersection_parallel, a, b, index_a, index_b)
+    return _measure_pairs(_intersection_loop, a, b, index_a, index_b)
 
 
 def hull_pairs(a: np.ndarray, b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """`hull_area` of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two batches of boxes ``(..., 5)``."""
-    return _measure_pairs(_hull_serial, _hull_parallel, a, b, index_a, index_b)
+    return _measure_pairs(_hull_loop, a, b, index_a, index_b)
 
 
-def _measure_pairs(serial: Callable[..., None], parallel: Callable[..., None], a: np.ndarray, b: np.ndarray,
-                   index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """Run one of the loops on the boxes `a`, `b` (flattened) and the pair indices.
+def _measure_pairs(loop: Callable[..., None], a: np.ndarray, b: np.ndarray, index_a: np.ndarray,
+                   index_b: np.ndarray) -> np.ndarray:
+    """Run `loop` on the boxes `a`, `b` (flattened) and the pair indices.
 
-    When the pairs outnumber the boxes (a pairwise matrix), each box's cos and sin are computed once,
-    into a table, rather than for each of its pairs; with few pairs nothing is computed per box, so a
-    call's cost follows the pairs asked, not the batches.
+    When there are at least `TABLE_PAIRS_PER_BOX` pairs per box (a pairwise matrix), each box's cos
+    and sin are computed once, into a table, rather than for each of its pairs; with fewer pairs
+    nothing is computed per box, so a call's cost follows the pairs asked, not the batches.
     """
     coords_a, coords_b = _float_rows(a), _float_rows(b)
     index_a, index_b = _indices(index_a), _indices(index_b)
-    out = np.empty(index_a.size)
-    if index_a.size < PARALLEL_PAIRS:
-        serial(coords_a, coords_b, _NO_TABLE, _NO_TABLE, index_a, index_b, out)
-        return out
-    use_threads(index_a.size)
-    if index_a.size > len(coords_a) + len(coords_b):
+    out = np.empty(index_a.shape[0])
+    use_threads(out.shape[0])
+    boxes = coords_a.shape[0] + coords_b.shape[0]
+    if out.shape[0] >= PARALLEL_MIN and out.shape[0] >= TABLE_PAIRS_PER_BOX * boxes:
         table_a, table_b = _unit_vector_table(coords_a), _unit_vector_table(coords_b)
     else:
         table_a = table_b = _NO_TABLE
-    parallel(coords_a, coords_b, table_a, table_b, index_a, index_b, out)
+    loop(coords_a, coords_b, table_a, table_b, index_a, index_b, out)
     return out
 
 
 def _float_rows(coords: np.ndarray) -> np.ndarray:
-    """`coords` as C-contiguous rows ``(n, 5)`` (a region's coordinates are read-only: one array type)."""
+    """`coords` as read-only C-contiguous rows ``(n, 5)``, as a region's usually are: one array type."""
     rows = coords if coords.ndim == 2 else coords.reshape(-1, 5)
-    return rows if rows.flags.c_contiguous else np.ascontiguousarray(rows)
+    return rows if rows.flags.c_contiguous and not rows.flags.writeable else _read_only(np.ascontiguousarray(rows))
 
 
 def _indices(index: np.ndarray) -> np.ndarray:
     """`index` as a read-only C-contiguous int64 array: one array type, so each loop compiles once."""
     if index.dtype != np.int64 or not index.flags.c_contiguous:
         index = np.ascontiguousarray(index, dtype=np.int64)
-    if index.flags.writeable:
-        index = index.view()
-        index.flags.writeable = False
-    return index
+    return index if not index.flags.writeable else _read_only(index)
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of `array` (numba compiles a loop once per array type, and read-only is one)."""
+    view: np.ndarray = array.view()
+    view.flags.writeable = False
+    return view

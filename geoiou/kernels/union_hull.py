@@ -14,9 +14,9 @@ from geoiou.regions import Mask, Polygon
 __all__ = ["hull_area"]
 
 
-@register(Polygon, Polygon, measure="hull", form="pairs")
-@register(Mask, Polygon, measure="hull", form="pairs")
-@register(Mask, Mask, measure="hull", form="pairs")
+@register(Polygon, Polygon, measure="hull")
+@register(Mask, Polygon, measure="hull")
+@register(Mask, Mask, measure="hull")
 def hull_area(a: Polygon | Mask, b: Polygon | Mask, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area of the convex hull of the union of each pair ``(a[index_a[k]], b[index_b[k]])`` (the GIoU enclosure).
 

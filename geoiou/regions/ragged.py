@@ -256,25 +256,6 @@ class RaggedPolygons:
                      x[start], y[start], x[start + 1], y[start + 1])
 
     @functools.cached_property
-    def fingerprint(self) -> np.ndarray:
-        """A 64-bit hash of each geometry's vertices in order, (G,) uint64: equal for identical geometries.
-
-        Kernels use it to put a pair in a canonical order (so that measuring (a, b) and (b, a) runs
-        the same arithmetic) and to spot identical pairs cheaply.
-        """
-        counts = np.diff(self.geometry_vertex_offsets)
-        vertex_geometry = np.repeat(np.arange(self.size), counts)
-        rank = (np.arange(len(self.coords)) - self.geometry_vertex_offsets[:-1][vertex_geometry]).astype(np.uint64)
-        bits = np.ascontiguousarray(self.coords).view(np.uint64)
-        # Multiplying by odd constants and by the vertex's odd rank mixes every bit (wrapping is intended).
-        mixed = (bits[:, 0] * np.uint64(0x9E3779B97F4A7C15) + bits[:, 1]) * (rank * np.uint64(2) + np.uint64(1))
-        hashes = counts.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F)
-        present = counts > 0
-        if present.any():
-            hashes[present] += np.add.reduceat(mixed, self.geometry_vertex_offsets[:-1][present])
-        return hashes
-
-    @functools.cached_property
     def convex_hulls(self) -> ConvexHulls:
         """The convex hull of each geometry (the GIoU hull kernel's input)."""
         return ConvexHulls.of_geometries(self.shapely)

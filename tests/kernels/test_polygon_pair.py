@@ -79,6 +79,21 @@ def test_few_pairs_of_a_large_batch_need_no_tables_of_it():
     assert which.tolist() == index.tolist() and rows.tolist() == [0, 1, 2]
 
 
+def test_mixed_pairs_of_large_box_batches_gather_only_the_boxes_asked_for():
+    """20 pairs (the parallel loop) and 3 pairs (the calling thread) of 500 boxes: the single pairs' values."""
+    polygons = random_polygons(rng(18), 50, span=20)
+    low = rng(19).uniform(0, 20, (500, 2))
+    sizes = rng(20).uniform(1, 6, (500, 2))
+    boxes = [geoiou.Box(np.concatenate([low, low + sizes], axis=1)),
+             geoiou.RotatedBox(np.column_stack([low, sizes, rng(21).uniform(-180, 180, 500)]))]
+    for batch in boxes:
+        pair = find_kernel(type(batch), geoiou.Polygon)
+        for count in (20, 3):
+            index_a, index_b = rng(count).integers(0, 500, count), rng(count + 1).integers(0, 50, count)
+            expected = [geoiou.intersection_area(batch[i], polygons[j]) for i, j in zip(index_a, index_b)]
+            np.testing.assert_array_equal(pair.pairs(batch, polygons, index_a, index_b), expected)
+
+
 def test_the_order_of_a_pair_is_total_and_reversible():
     a = geoiou.Polygon([(0, 0), (2, 0), (2, 2), (0, 2)])
     negative_zero = geoiou.Polygon([(-0.0, 0), (2, 0), (2, 2), (0, 2)])
@@ -91,7 +106,7 @@ def test_the_order_of_a_pair_is_total_and_reversible():
 def test_mixed_pairs_have_their_own_kernels():
     for kind in (geoiou.RotatedBox, geoiou.Box):
         pair = find_kernel(kind, geoiou.Polygon)
-        assert pair.pairs_form is not None and not pair.convert_a and not pair.convert_b
+        assert pair.kernel is not None and not pair.convert_a and not pair.convert_b
         assert find_kernel(geoiou.Polygon, kind).swapped
 
 

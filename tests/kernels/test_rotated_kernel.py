@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import geoiou
 from geoiou import threads
+from geoiou._compiled import PARALLEL_MIN
 from geoiou.dispatch import find_kernel
 from geoiou.kernels import rotated_loops as kernels
 from geoiou.regions import RotatedBox
@@ -419,17 +420,23 @@ def test_unit_vectors_from_a_table_give_the_same_bits():
     # Pairs that outnumber their boxes take each box's cos and sin from a table computed once.
     rng = np.random.default_rng(12)
     a, b = random_box_pairs(rng, 60)
-    assert 60 * 60 >= kernels.PARALLEL_PAIRS
+    assert 60 * 60 >= PARALLEL_MIN
     for kernel in (rotated_box_intersection_area, rotated_box_hull_area):
         matrix = kernel(a[:, None], b[None])
         rows = np.stack([kernel(box, b) for box in a])  # 60 pairs a call: computed pair by pair
         assert np.array_equal(matrix, rows)
+    # A table of more boxes than `TABLE_PARALLEL_MIN` is computed on every core.
+    many = random_boxes(rng, kernels.TABLE_PARALLEL_MIN + 10)
+    for kernel in (rotated_box_intersection_area, rotated_box_hull_area):
+        matrix = kernel(many[:, None], b[None, :8])
+        columns = np.stack([kernel(many, box) for box in b[:8]], axis=1)
+        assert np.array_equal(matrix, columns)
 
 
 def test_serial_and_parallel_loops_give_the_same_bits():
     # Small calls run the serial loop, large ones the parallel one: a pair's value is the same in both.
     rng = np.random.default_rng(11)
-    a, b = random_box_pairs(rng, 3 * kernels.PARALLEL_PAIRS)
+    a, b = random_box_pairs(rng, 3 * PARALLEL_MIN)
     for kernel in (rotated_box_intersection_area, rotated_box_hull_area):
         whole = kernel(a, b)
         parts = np.concatenate([kernel(a[start:start + 7], b[start:start + 7]) for start in range(0, len(a), 7)])
