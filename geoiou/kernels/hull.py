@@ -51,8 +51,9 @@ PAIR_RUN = 512
 _TABLES = "union_hull"
 
 # Columns of the vertex table: the vertex in its hull's frame, the pseudo-angle of the outward
-# normal of the edge it starts (inf past the last edge), the running shoelace sum up to it.
-X, Y, ANGLE, RUNNING = 0, 1, 2, 3
+# normal of the edge it starts (inf past the last edge), the running shoelace sum up to it, and
+# that edge as a vector (past the last edge: the last edge, the one before vertex 0).
+X, Y, ANGLE, RUNNING, EDGE_X, EDGE_Y = range(6)
 # Columns of the frame table: the hull's centre (the centre of its bounds), then its bounds.
 CENTRE_X, CENTRE_Y, MIN_X, MIN_Y, MAX_X, MAX_Y = range(6)
 
@@ -60,9 +61,9 @@ CENTRE_X, CENTRE_Y, MIN_X, MIN_Y, MAX_X, MAX_Y = range(6)
 def hull_tables(hulls: ConvexHulls) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The kernel's tables of `hulls` (derived on first use, then cached on them): vertices, frames, slots, guesses.
 
-    Hull k owns the rows ``slots[k] .. slots[k + 1] - 1`` of ``vertices`` ``(V, 4)``: its
+    Hull k owns the rows ``slots[k] .. slots[k + 1] - 1`` of ``vertices`` ``(V, 6)``: its
     ``count`` vertices counter-clockwise, then vertex 0 again (with an infinite angle and the
-    whole running sum, twice the hull's area). ``frames[k]`` ``(6,)`` holds its centre and bounds
+    whole running sum, twice the hull's area); the columns are x, y, angle, running sum, edge. ``frames[k]`` ``(6,)`` holds its centre and bounds
     (NaN for an empty hull). ``guesses[k, d]`` is the number of the hull's normals whose
     pseudo-angle is below ``d / 16``: where the search for the vertex furthest in a direction of
     that bucket starts.
@@ -72,7 +73,7 @@ def hull_tables(hulls: ConvexHulls) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     >>> import shapely
     >>> square = ConvexHulls.from_shapely(np.array([shapely.box(0, 0, 2, 2)], dtype=object))
     >>> vertices, frames, slots, guesses = hull_tables(square)
-    >>> vertices.tolist(), frames.tolist(), slots.tolist()  # doctest: +NORMALIZE_WHITESPACE
+    >>> vertices[:, :4].tolist(), frames.tolist(), slots.tolist()  # doctest: +NORMALIZE_WHITESPACE
     ([[1.0, -1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 2.0], [-1.0, 1.0, 2.0, 4.0], [-1.0, -1.0, 3.0, 6.0],
       [1.0, -1.0, inf, 8.0]], [[1.0, 1.0, 0.0, 0.0, 2.0, 2.0]], [0, 5])
     """
@@ -130,7 +131,7 @@ def _derive_tables(coords: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
             count -= 1  # a closed ring
         slots[k + 1] = slots[k] + count + 1
         longest = max(longest, count)
-    vertices = np.zeros((slots[size], 4))
+    vertices = np.zeros((slots[size], 6))
     frames = np.full((size, 6), np.nan)
     guesses = np.zeros((size, GUESS_BUCKETS), dtype=np.int32)
     local = np.empty((longest, 2))
@@ -173,8 +174,11 @@ def _derive_tables(coords: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
             x1, y1 = vertices[start + rank + 1, X], vertices[start + rank + 1, Y]
             vertices[start + rank, ANGLE] = pseudo_angle(y1 - y0, x0 - x1) if count > 1 else np.inf
             vertices[start + rank, RUNNING] = running
+            vertices[start + rank, EDGE_X], vertices[start + rank, EDGE_Y] = x1 - x0, y1 - y0
             running += x0 * y1 - y0 * x1
         vertices[start + count, RUNNING] = running
+        vertices[start + count, EDGE_X] = vertices[start + count - 1, EDGE_X]
+        vertices[start + count, EDGE_Y] = vertices[start + count - 1, EDGE_Y]
         below = 0
         for bucket in range(GUESS_BUCKETS):
             while below < count and vertices[start + below, ANGLE] < bucket * (4.0 / GUESS_BUCKETS):
@@ -262,17 +266,15 @@ def _measure_pairs(a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, gue
                     e_x = t_x + (b[start_b + j, X] - a[start_a + i, X])  # from a's end to b's
                     e_y = t_y + (b[start_b + j, Y] - a[start_a + i, Y])
                     n_x, n_y = side * e_y, -side * e_x
-                    before = start_a + (i - 1 if i > 0 else count_a - 1)
+                    before = start_a + (i - 1 if i > 0 else count_a)  # the row past the last edge holds it
                     at = start_a + i
-                    settled = count_a == 1 or (
-                        (a[at, X] - a[before, X]) * n_x + (a[at, Y] - a[before, Y]) * n_y > 0
-                        and (a[at + 1, X] - a[at, X]) * n_x + (a[at + 1, Y] - a[at, Y]) * n_y <= 0)
+                    settled = count_a == 1 or (a[before, EDGE_X] * n_x + a[before, EDGE_Y] * n_y > 0
+                                               and a[at, EDGE_X] * n_x + a[at, EDGE_Y] * n_y <= 0)
                     if settled:
-                        before = start_b + (j - 1 if j > 0 else count_b - 1)
+                        before = start_b + (j - 1 if j > 0 else count_b)
                         at = start_b + j
-                        settled = count_b == 1 or (
-                            (b[at, X] - b[before, X]) * n_x + (b[at, Y] - b[before, Y]) * n_y > 0
-                            and (b[at + 1, X] - b[at, X]) * n_x + (b[at + 1, Y] - b[at, Y]) * n_y <= 0)
+                        settled = count_b == 1 or (b[before, EDGE_X] * n_x + b[before, EDGE_Y] * n_y > 0
+                                                   and b[at, EDGE_X] * n_x + b[at, EDGE_Y] * n_y <= 0)
                     if settled:
                         break
                     angle = pseudo_angle(n_x, n_y)
