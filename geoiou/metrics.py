@@ -98,10 +98,13 @@ def _elementwise(formula: Callable[[_PairMeasures], np.ndarray], a: Region, b: R
     """`formula` of each pair of two broadcastable batches: a float for two single regions, else an array."""
     _require_regions(a, b)
     pair = find_kernel(type(a), type(b))
-    if a.shape or b.shape:
+    shape_a, shape_b = a.shape, b.shape
+    if shape_a or shape_b:
         _require_broadcastable(a, b)
-    index_a, index_b, shape = broadcast_pairs(a.shape, b.shape)
-    values = formula(_PairMeasures(pair, a.reshape(a.size), b.reshape(b.size), index_a, index_b))
+    index_a, index_b, shape = broadcast_pairs(shape_a, shape_b)
+    flat_a = a if len(shape_a) == 1 else a.reshape(math.prod(shape_a))
+    flat_b = b if len(shape_b) == 1 else b.reshape(math.prod(shape_b))
+    values = formula(_PairMeasures(pair, flat_a, flat_b, index_a, index_b))
     return as_measure(values.reshape(shape))
 
 

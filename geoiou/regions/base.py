@@ -57,13 +57,21 @@ class Region(abc.ABC):
     #: are by indexing and reshaping.
     _shared: ClassVar[tuple[str, ...]] = ()
 
+    #: The first of `_fields` and its trailing axes, which tell the batch shape (set per subclass).
+    _shape_field: ClassVar[tuple[str, int]] = ("", 0)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls._fields:
+            cls._shape_field = next(iter(cls._fields.items()))
+
     # ----------------------------------------------------------------- batch structure
     @property
     def shape(self) -> tuple[int, ...]:
         """Batch shape: ``()`` for a single region, ``(N,)`` for a batch of N."""
-        name, trailing = next(iter(self._fields.items()))
-        array: np.ndarray = getattr(self, name)
-        return tuple(array.shape[: array.ndim - trailing])
+        name, trailing = self._shape_field
+        shape: tuple[int, ...] = getattr(self, name).shape
+        return shape[: len(shape) - trailing]
 
     @property
     def size(self) -> int:
@@ -133,10 +141,12 @@ class Region(abc.ABC):
     def reshape(self: R, *shape: int | tuple[int, ...]) -> R:
         """Return the same regions with a new batch shape."""
         new_shape = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple) else shape
-        if tuple(new_shape) == self.shape:
+        own_shape = self.shape
+        if tuple(new_shape) == own_shape:
             return self  # immutable: the same regions need no copy
         try:
-            batch_shape = np.empty(self.shape, dtype=np.bool_).reshape(new_shape).shape
+            batch_shape = ((math.prod(own_shape),) if tuple(new_shape) == (math.prod(own_shape),)  # flattening: always valid
+                           else np.empty(own_shape, dtype=np.bool_).reshape(new_shape).shape)
         except (TypeError, ValueError):
             raise InvalidArgumentError(f"'shape' must hold the batch's {self.size} regions (got {new_shape!r} for a "
                                        f"{type(self).__name__} batch of shape {self.shape})") from None

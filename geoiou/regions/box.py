@@ -120,8 +120,11 @@ class Box(Region):
 
     @property
     def area(self) -> float | np.ndarray:
+        return as_measure(self._area_array())
+
+    def _area_array(self) -> np.ndarray:
         xyxy = self._xyxy
-        return as_measure((xyxy[..., 2] - xyxy[..., 0]) * (xyxy[..., 3] - xyxy[..., 1]))
+        return np.asarray((xyxy[..., 2] - xyxy[..., 0]) * (xyxy[..., 3] - xyxy[..., 1]))
 
     @property
     def bounds(self) -> np.ndarray:

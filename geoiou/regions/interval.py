@@ -62,7 +62,10 @@ class Interval(Region):
 
     @property
     def area(self) -> float | np.ndarray:
-        return as_measure(self._coords[..., 1] - self._coords[..., 0])
+        return as_measure(self._area_array())
+
+    def _area_array(self) -> np.ndarray:
+        return np.asarray(self._coords[..., 1] - self._coords[..., 0])
 
     length = area
 
