@@ -1,30 +1,32 @@
 """The area of the convex hull of two convex polygons (the GIoU enclosure), one compiled loop over the pairs.
 
 Each region's convex hull comes from the region layer (`geoiou.regions.hulls.ConvexHulls`,
-computed once per polygon store). This module derives, once per hull table (`hull_tables`): each
-hull counter-clockwise, in a frame centred on its bounds, starting at the edge whose outward
-normal has the smallest angle, with the pseudo-angle of every edge's normal (rising along the
-hull) and the running shoelace sum. Then every pair costs (`_pair_area`):
+computed once per polygon store, once per pixel store for masks). This module derives, once per
+`ConvexHulls` (`hull_tables`): each hull counter-clockwise, in a frame centred on its bounds,
+starting at the edge whose outward normal has the smallest angle, with the pseudo-angle of every
+edge's normal (rising along the hull), the running shoelace sum, and a first guess of the
+furthest vertex for each of 64 direction buckets. Then each pair (`_measure_pairs`) is measured:
 
-- *hulls whose bounds are apart* (most pairs of a pairwise matrix): their two outer tangents
-  (bridges). A bridge starts from both hulls' furthest vertices in the direction normal to the
-  line between the centres (a binary search over the normals' angles), and is turned to the
-  normal of the line through its ends until both ends stay the furthest vertices in that normal
-  (then both hulls lie on one side of it). The area is the two caps the bridges cut off the
-  hulls (running sums, each in its hull's frame) and the quadrilateral between them;
-- *other pairs*, and a bridge not settled in `BRIDGE_TURNS` turns: both hulls walked together
-  in the order of their edges' normals, as rotating calipers do. Between two consecutive normal
-  directions each hull has one extreme vertex, and the hull of the union passes through the one
-  further out: listing the extreme points in order gives the hull's vertices, and the shoelace
-  sum over them is twice its area.
+- *hulls whose bounds are apart* (most pairs of a pairwise matrix): from their two outer
+  tangents (bridges). A bridge starts from both hulls' furthest vertices in the direction normal
+  to the line between the centres (the bucket's guess and a step), and is turned to the normal
+  of the line through its ends until both ends stay the furthest vertices in that normal (then
+  both hulls lie on one side of it). The area is the two chains the bridges cut off the hulls
+  (running sums, each in its hull's frame) and the quadrilateral between them. This path is
+  symmetric by construction;
+- *other pairs*, a bridge not settled in `BRIDGE_TURNS` turns, and hulls of more than
+  `STEPPED_VERTICES` vertices: both hulls walked together in the order of their edges' normals,
+  as rotating calipers do (`_walked`). Between two consecutive normal directions each hull has
+  one extreme vertex, and the hull of the union passes through the one further out: listing the
+  extreme points in order gives the hull's vertices, and the shoelace sum over them is twice its
+  area. The walk takes the pair in a canonical order (vertex count, centre, vertices).
 
 Every point is held as its hull's centre plus a vertex in the hull's own frame, and the pair is
-measured in the frame of its first hull: a cross product with a point of the second hull is
-expanded (``(t + p) × (t + q) = t × (q - p) + p × q`` with t joining the centres), so no term is
-the distance between the hulls times itself, and hulls 1e8 apart keep every digit. A pair is
-measured in a canonical order of its two hulls (by vertex count, centre, vertices), so
-``(a, b)`` and ``(b, a)`` give the same bits, and each pair writes only its own output cell, so
-any number of threads gives the same bits too.
+measured in the frame of its first hull: a product with a point of the second hull is expanded
+(``(t + p) × (t + q) = t × (q - p) + p × q`` with t joining the centres), so no term is the
+distance between the hulls times itself, and hulls 1e8 apart keep every digit. ``(a, b)`` and
+``(b, a)`` give the same bits, and each pair writes only its own output cell, so any number of
+threads gives the same bits too.
 """
 
 from __future__ import annotations
@@ -49,8 +51,9 @@ PAIR_RUN = 512
 _TABLES = "union_hull"
 
 # Columns of the vertex table: the vertex in its hull's frame, the pseudo-angle of the outward
-# normal of the edge it starts (inf past the last edge), the running shoelace sum up to it.
-X, Y, ANGLE, RUNNING = 0, 1, 2, 3
+# normal of the edge it starts (inf past the last edge), the running shoelace sum up to it, and
+# that edge as a vector (past the last edge: the last edge, the one before vertex 0).
+X, Y, ANGLE, RUNNING, EDGE_X, EDGE_Y = range(6)
 # Columns of the frame table: the hull's centre (the centre of its bounds), then its bounds.
 CENTRE_X, CENTRE_Y, MIN_X, MIN_Y, MAX_X, MAX_Y = range(6)
 
@@ -58,9 +61,9 @@ CENTRE_X, CENTRE_Y, MIN_X, MIN_Y, MAX_X, MAX_Y = range(6)
 def hull_tables(hulls: ConvexHulls) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The kernel's tables of `hulls` (derived on first use, then cached on them): vertices, frames, slots, guesses.
 
-    Hull k owns the rows ``slots[k] .. slots[k + 1] - 1`` of ``vertices`` ``(V, 4)``: its
+    Hull k owns the rows ``slots[k] .. slots[k + 1] - 1`` of ``vertices`` ``(V, 6)``: its
     ``count`` vertices counter-clockwise, then vertex 0 again (with an infinite angle and the
-    whole running sum, twice the hull's area). ``frames[k]`` ``(6,)`` holds its centre and bounds
+    whole running sum, twice the hull's area); the columns are x, y, angle, running sum, edge. ``frames[k]`` ``(6,)`` holds its centre and bounds
     (NaN for an empty hull). ``guesses[k, d]`` is the number of the hull's normals whose
     pseudo-angle is below ``d / 16``: where the search for the vertex furthest in a direction of
     that bucket starts.
@@ -70,7 +73,7 @@ def hull_tables(hulls: ConvexHulls) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     >>> import shapely
     >>> square = ConvexHulls.from_shapely(np.array([shapely.box(0, 0, 2, 2)], dtype=object))
     >>> vertices, frames, slots, guesses = hull_tables(square)
-    >>> vertices.tolist(), frames.tolist(), slots.tolist()  # doctest: +NORMALIZE_WHITESPACE
+    >>> vertices[:, :4].tolist(), frames.tolist(), slots.tolist()  # doctest: +NORMALIZE_WHITESPACE
     ([[1.0, -1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 2.0], [-1.0, 1.0, 2.0, 4.0], [-1.0, -1.0, 3.0, 6.0],
       [1.0, -1.0, inf, 8.0]], [[1.0, 1.0, 0.0, 0.0, 2.0, 2.0]], [0, 5])
     """
@@ -128,7 +131,7 @@ def _derive_tables(coords: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
             count -= 1  # a closed ring
         slots[k + 1] = slots[k] + count + 1
         longest = max(longest, count)
-    vertices = np.zeros((slots[size], 4))
+    vertices = np.zeros((slots[size], 6))
     frames = np.full((size, 6), np.nan)
     guesses = np.zeros((size, GUESS_BUCKETS), dtype=np.int32)
     local = np.empty((longest, 2))
@@ -171,8 +174,11 @@ def _derive_tables(coords: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
             x1, y1 = vertices[start + rank + 1, X], vertices[start + rank + 1, Y]
             vertices[start + rank, ANGLE] = pseudo_angle(y1 - y0, x0 - x1) if count > 1 else np.inf
             vertices[start + rank, RUNNING] = running
+            vertices[start + rank, EDGE_X], vertices[start + rank, EDGE_Y] = x1 - x0, y1 - y0
             running += x0 * y1 - y0 * x1
         vertices[start + count, RUNNING] = running
+        vertices[start + count, EDGE_X] = vertices[start + count - 1, EDGE_X]
+        vertices[start + count, EDGE_Y] = vertices[start + count - 1, EDGE_Y]
         below = 0
         for bucket in range(GUESS_BUCKETS):
             while below < count and vertices[start + below, ANGLE] < bucket * (4.0 / GUESS_BUCKETS):
@@ -260,17 +266,15 @@ def _measure_pairs(a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, gue
                     e_x = t_x + (b[start_b + j, X] - a[start_a + i, X])  # from a's end to b's
                     e_y = t_y + (b[start_b + j, Y] - a[start_a + i, Y])
                     n_x, n_y = side * e_y, -side * e_x
-                    before = start_a + (i - 1 if i > 0 else count_a - 1)
+                    before = start_a + (i - 1 if i > 0 else count_a)  # the row past the last edge holds it
                     at = start_a + i
-                    settled = count_a == 1 or (
-                        (a[at, X] - a[before, X]) * n_x + (a[at, Y] - a[before, Y]) * n_y > 0
-                        and (a[at + 1, X] - a[at, X]) * n_x + (a[at + 1, Y] - a[at, Y]) * n_y <= 0)
+                    settled = count_a == 1 or (a[before, EDGE_X] * n_x + a[before, EDGE_Y] * n_y > 0
+                                               and a[at, EDGE_X] * n_x + a[at, EDGE_Y] * n_y <= 0)
                     if settled:
-                        before = start_b + (j - 1 if j > 0 else count_b - 1)
+                        before = start_b + (j - 1 if j > 0 else count_b)
                         at = start_b + j
-                        settled = count_b == 1 or (
-                            (b[at, X] - b[before, X]) * n_x + (b[at, Y] - b[before, Y]) * n_y > 0
-                            and (b[at + 1, X] - b[at, X]) * n_x + (b[at + 1, Y] - b[at, Y]) * n_y <= 0)
+                        settled = count_b == 1 or (b[before, EDGE_X] * n_x + b[before, EDGE_Y] * n_y > 0
+                                                   and b[at, EDGE_X] * n_x + b[at, EDGE_Y] * n_y <= 0)
                     if settled:
                         break
                     angle = pseudo_angle(n_x, n_y)

@@ -20,8 +20,9 @@ __all__ = ["hull_area"]
 def hull_area(a: Polygon | Mask, b: Polygon | Mask, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area of the convex hull of the union of each pair ``(a[index_a[k]], b[index_b[k]])`` (the GIoU enclosure).
 
-    Each region's hull is computed once (per polygon store; for masks, per call and only for the
-    masks the pairs name); every pair is then measured from the two hulls (`hull.union_hull_areas`).
+    Each region's hull is computed once (per polygon store; per pixel store for masks, moved to
+    each mask's origin for the masks the pairs name); every pair is then measured from the two
+    hulls (`hull.union_hull_areas`).
     """
     from geoiou.kernels.hull import union_hull_areas
 

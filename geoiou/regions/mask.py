@@ -383,39 +383,21 @@ class Mask(Region):
     def _hull_table(self, needed: np.ndarray | None = None) -> tuple[ConvexHulls, np.ndarray]:
         """The convex hulls of the masks and each mask's row in them, by flat index (the GIoU hull kernel's input).
 
-        With `needed` (flat indices), only the hulls of those masks are computed: a few pairs of a
-        large batch cost a few hulls.
+        With `needed` (flat indices), only the hulls of those masks are gathered: a few pairs of a
+        large batch cost a few hulls. Each mask's hull is computed once per pixel store
+        (`_PixelStore.hull_vertices`, in grid units) and moved to the mask's origin here.
         """
-        flat = self.reshape(self.size)
-        if needed is None:
-            return ConvexHulls.from_shapely(flat._convex_hulls()), np.arange(self.size)
-        used = np.unique(needed)
+        used = np.arange(self.size) if needed is None else np.unique(needed)
         rows = np.zeros(self.size, dtype=np.int64)
         rows[used] = np.arange(len(used))
-        return ConvexHulls.from_shapely((flat if len(used) == self.size else flat[used])._convex_hulls()), rows
-
-    def _convex_hulls(self) -> np.ndarray:
-        """Convex hull of the true pixel squares of each mask, as shapely geometries (empty for an empty mask).
-
-        Only the outer corners of the first and last true pixel of each row can be hull vertices.
-        Only each mask's bounding box is decoded (masks from COCO runs stay runs).
-        """
-        hulls = np.empty(self.shape, dtype=object)
-        boxes = self._store.boxes[self._index]
-        for index in np.ndindex(self.shape):
-            row0, row1, col0, col1 = (int(v) for v in boxes[index])
-            if row1 == row0:
-                hulls[index] = shapely.Polygon()
-                continue
-            data = self._store.window(int(self._index[index]), slice(row0, row1), slice(col0, col1))
-            x0, y0 = self._origin[index] + (col0, row0)
-            rows = np.flatnonzero(data.any(axis=1))
-            first = np.argmax(data[rows], axis=1)
-            last = data.shape[1] - np.argmax(data[rows, ::-1], axis=1)
-            xs = np.concatenate([first, first, last, last]) + x0
-            ys = np.concatenate([rows, rows + 1, rows, rows + 1]) + y0
-            hulls[index] = shapely.convex_hull(shapely.multipoints(np.stack([xs, ys], axis=1)))
-        return hulls
+        stored, origins = self._index.reshape(-1)[used], self._origin.reshape(-1, 2)[used]
+        parts = [self._store.hull_vertices(int(mask)) for mask in stored]
+        counts = np.array([len(part) for part in parts], dtype=np.int64)
+        offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        coords = np.concatenate(parts) if parts else np.zeros((0, 2))
+        coords = coords + np.repeat(origins, counts, axis=0)  # one rounding per coordinate
+        return ConvexHulls(np.ascontiguousarray(coords, dtype=np.float64), offsets), rows
 
     def _describe_one(self) -> str:
         h, w = self._store.grid
@@ -627,6 +609,8 @@ class _PixelStore:
         self.size = len(dense) if dense is not None else len(self._held_runs().sizes)
         #: Whether the cheap windows run along columns (built from runs) rather than rows.
         self.column_major = runs is not None
+        #: Each mask's convex hull in grid units, by mask, computed on first use (`hull_vertices`).
+        self._hulls: dict[int, np.ndarray] = {}
 
     @functools.cached_property
     def dense(self) -> np.ndarray:
@@ -668,6 +652,31 @@ class _PixelStore:
         if runs is None or "dense" in self.__dict__ or not (runs.sizes[index] == self.grid).all():
             return coco_rle.encode_batch(self.select(index))
         return [{"size": list(self.grid), "counts": string} for string in coco_rle.compress_runs(runs, index)]
+
+    def hull_vertices(self, mask: int) -> np.ndarray:
+        """The vertices ``(k, 2)`` of the convex hull of a mask's true pixel squares, in grid units (computed once).
+
+        Pixel ``(r, c)`` is ``[c, c + 1) × [r, r + 1)``: the vertices are whole numbers, exact.
+        Only the outer corners of the first and last true pixel of each row can be hull vertices,
+        and only the mask's bounding box is decoded (masks from COCO runs stay runs). An empty
+        mask has none.
+        """
+        vertices = self._hulls.get(mask)
+        if vertices is None:
+            row0, row1, col0, col1 = (int(v) for v in self.boxes[mask])
+            if row1 == row0:
+                vertices = np.zeros((0, 2))
+            else:
+                data = self.window(mask, slice(row0, row1), slice(col0, col1))
+                rows = np.flatnonzero(data.any(axis=1))
+                first = np.argmax(data[rows], axis=1)
+                last = data.shape[1] - np.argmax(data[rows, ::-1], axis=1)
+                xs = np.concatenate([first, first, last, last]) + col0
+                ys = np.concatenate([rows, rows + 1, rows, rows + 1]) + row0
+                corners = shapely.multipoints(np.stack([xs, ys], axis=1).astype(np.float64))
+                vertices = shapely.get_coordinates(shapely.convex_hull(corners))
+            self._hulls[mask] = vertices
+        return vertices
 
     def window(self, mask: int, rows: slice, cols: slice) -> np.ndarray:
         """Pixels of one mask in a window ``[rows, cols]``, decoding only those columns of its runs."""
