@@ -67,9 +67,10 @@ class _PairMeasures:
     kernel keeps ``0 <= intersection <= min(|a|, |b|)`` itself, so IoU stays in [0, 1] without a pass here.
     """
 
-    def __init__(self, pair: PairKernel, a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> None:
+    def __init__(self, pair: PairKernel, a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray,
+                 intersection: np.ndarray | None = None) -> None:
         self.a, self.b, self.index_a, self.index_b = a, b, index_a, index_b
-        self.intersection = pair.pairs(a, b, index_a, index_b)
+        self.intersection = pair.pairs(a, b, index_a, index_b) if intersection is None else intersection
         #: Measures of every region of `a` and `b` (not per pair: the formulas gather them).
         self.areas_a, self.areas_b = a._area_array(), b._area_array()
 
@@ -154,37 +155,51 @@ Disjoint = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
 def _pairwise(formula: Formula, a: Region, b: Region, dtype: DTypeLike, disjoint: Disjoint | None = None) -> np.ndarray:
     """Apply a metric's `formula` to every pair of ``a × b``; return shape ``a.shape + b.shape``.
 
-    Where the metric's value for pairs that share nothing is known (`disjoint` writes it: 0, or
-    `zero_division` for 0/0), only the candidate pairs (bounds overlapping) are measured; otherwise
-    (GIoU, DIoU) every pair is, a block of rows at a time, and the kernel prunes the disjoint ones
-    itself. Values are computed in float64 and stored as `dtype`.
+    Intersections are measured for the candidate pairs only (bounds overlapping): the others
+    share nothing. Where the metric's value for such pairs is known (`disjoint` writes it: 0, or
+    `zero_division` for 0/0), only the candidates are computed; otherwise (GIoU, DIoU, CIoU) the
+    formula (with its enclosure or centre terms) runs on every pair, a block of rows at a time,
+    with the intersections of the block's candidates. Values are computed in float64 and stored
+    as `dtype`.
     """
     _require_regions(a, b)
     pair = find_kernel(type(a), type(b))  # an unsupported pair fails even when a batch is empty
-    try:
-        dtype = np.dtype(dtype)
-    except TypeError:
-        raise InvalidArgumentError(f"'dtype' must be a floating-point type such as float64 or float32 (got {dtype!r})"
-                                   ) from None
-    if dtype.kind != "f":
-        raise InvalidArgumentError(f"'dtype' must be a floating-point type such as float64 or float32 (got {dtype})")
+    dtype = _float_dtype(dtype)
     flat_a, flat_b = a.reshape(a.size), b.reshape(b.size)
     # Zeros come from the allocator as untouched pages, so the candidate path pays only for what it writes.
-    result = (np.empty if disjoint is None else np.zeros)(a.shape + b.shape, dtype=dtype)
+    result = np.zeros(a.shape + b.shape, dtype=dtype)
     rows = result.reshape(a.size, b.size)
     if disjoint is not None:
         disjoint(rows, flat_a._area_array(), flat_b._area_array())
         for index_a, index_b in _candidates(flat_a, flat_b).chunks(PAIRWISE_CHUNK):
             rows[index_a, index_b] = formula(_PairMeasures(pair, flat_a, flat_b, index_a, index_b))
         return result
+    candidates = _candidates(flat_a, flat_b)
     step = max(1, PAIRWISE_CHUNK // max(1, b.size))
     columns = np.arange(b.size, dtype=np.int64)
     for start in range(0, a.size, step):
         stop = min(start + step, a.size)
+        # The block's intersections: its candidate pairs measured, the other pairs share nothing.
+        intersections = np.zeros((stop - start, b.size))
+        found_a, found_b = candidates.of_rows(start, stop)
+        intersections[found_a - start, found_b] = pair.pairs(flat_a, flat_b, found_a, found_b)
         index_a = np.repeat(np.arange(start, stop, dtype=np.int64), b.size)
         index_b = np.tile(columns, stop - start)
-        rows[start:stop] = formula(_PairMeasures(pair, flat_a, flat_b, index_a, index_b)).reshape(stop - start, b.size)
+        measures = _PairMeasures(pair, flat_a, flat_b, index_a, index_b, intersections.ravel())
+        rows[start:stop] = formula(measures).reshape(stop - start, b.size)
     return result
+
+
+def _float_dtype(dtype: DTypeLike) -> np.dtype:
+    """`dtype` as a NumPy floating-point dtype, or a refusal naming the parameter."""
+    try:
+        chosen = np.dtype(dtype)
+    except TypeError:
+        chosen = None
+    if chosen is None or chosen.kind != "f":
+        shown = repr(dtype) if chosen is None else str(chosen)
+        raise InvalidArgumentError(f"'dtype' must be a floating-point type such as float64 or float32 (got {shown})")
+    return chosen
 
 
 def _candidates(a: Region, b: Region) -> Any:

@@ -70,23 +70,28 @@ class Candidates:
         use_threads(self.low_a.shape[1])
         self.first, self.stop, self.counts = _count_runs(self.low_a, self.high_a, self.low_b, self.high_b, reach,
                                                          group_lo, group_hi)
-        self.count = int(self.counts.sum())
+        self._ends = np.cumsum(self.counts)
+        self.count = int(self._ends[-1]) if len(self._ends) else 0
 
     def chunks(self, max_pairs: int = CHUNK_PAIRS) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Yield ``(index_a, index_b)`` of the overlapping pairs, rows in order, about `max_pairs` at a time."""
-        ends = np.cumsum(self.counts)
         start, n_rows = 0, len(self.counts)
         while start < n_rows:
-            done = int(ends[start - 1]) if start else 0
-            stop = max(start + 1, int(np.searchsorted(ends, done + max_pairs, side="right")))
-            offsets = ends[start:stop] - self.counts[start:stop] - done
-            total = int(ends[stop - 1]) - done
-            index_a, position_b = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
-            use_threads(stop - start)
-            _fill_runs(start, self.first[start:stop], self.stop[start:stop], offsets, self.low_a, self.high_a,
-                       self.low_b, self.high_b, index_a, position_b)
-            yield index_a, self.order_b[position_b]
+            done = int(self._ends[start - 1]) if start else 0
+            stop = max(start + 1, int(np.searchsorted(self._ends, done + max_pairs, side="right")))
+            yield self.of_rows(start, stop)
             start = stop
+
+    def of_rows(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(index_a, index_b)`` of the overlapping pairs of the rows ``start <= i < stop`` of `a`, rows in order."""
+        done = int(self._ends[start - 1]) if start else 0
+        offsets = self._ends[start:stop] - self.counts[start:stop] - done
+        total = int(self._ends[stop - 1]) - done if stop > start else 0
+        index_a, position_b = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+        use_threads(stop - start)
+        _fill_runs(start, self.first[start:stop], self.stop[start:stop], offsets, self.low_a, self.high_a,
+                   self.low_b, self.high_b, index_a, position_b)
+        return index_a, self.order_b[position_b]
 
 
 def candidate_pairs(bounds_a: np.ndarray, bounds_b: np.ndarray, group_a: np.ndarray | None = None,
