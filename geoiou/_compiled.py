@@ -15,6 +15,9 @@ Conventions every kernel follows:
 - Starting the thread pool costs about 2 µs, more than a few pairs' work: a driver loop runs
   ``for k in range(n)`` below `PARALLEL_MIN` items and ``for k in prange(n)`` from there, both
   calling the same per-item function (so the bits do not depend on the branch).
+- Inside a parallel function, arrays are made with ``np.empty`` and filled by the loop: numba
+  turns ``np.zeros`` and array expressions there into parallel loops of their own, each starting
+  the thread pool (tens of microseconds with passive threads).
 - Before calling a parallel loop, a kernel calls ``use_threads(n)`` (numba's thread count is per
   calling thread).
 """

@@ -169,10 +169,12 @@ def _pairwise(formula: Formula, a: Region, b: Region, dtype: DTypeLike, disjoint
     # Zeros come from the allocator as untouched pages, so the candidate path pays only for what it writes.
     result = np.zeros(a.shape + b.shape, dtype=dtype)
     rows = result.reshape(a.size, b.size)
+    from geoiou.kernels.candidates import scatter  # compiled: not loaded by `import geoiou`
+
     if disjoint is not None:
         disjoint(rows, flat_a._area_array(), flat_b._area_array())
         for index_a, index_b in _candidates(flat_a, flat_b).chunks(PAIRWISE_CHUNK):
-            rows[index_a, index_b] = formula(_PairMeasures(pair, flat_a, flat_b, index_a, index_b))
+            scatter(rows, index_a, index_b, formula(_PairMeasures(pair, flat_a, flat_b, index_a, index_b)))
         return result
     candidates = _candidates(flat_a, flat_b)
     step = max(1, PAIRWISE_CHUNK // max(1, b.size))
@@ -182,7 +184,7 @@ def _pairwise(formula: Formula, a: Region, b: Region, dtype: DTypeLike, disjoint
         # The block's intersections: its candidate pairs measured, the other pairs share nothing.
         intersections = np.zeros((stop - start, b.size))
         found_a, found_b = candidates.of_rows(start, stop)
-        intersections[found_a - start, found_b] = pair.pairs(flat_a, flat_b, found_a, found_b)
+        scatter(intersections, found_a - start, found_b, pair.pairs(flat_a, flat_b, found_a, found_b))
         index_a = np.repeat(np.arange(start, stop, dtype=np.int64), b.size)
         index_b = np.tile(columns, stop - start)
         measures = _PairMeasures(pair, flat_a, flat_b, index_a, index_b, intersections.ravel())

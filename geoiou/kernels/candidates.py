@@ -20,9 +20,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from geoiou._compiled import jit, prange, use_threads
+from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
 
-__all__ = ["Candidates", "candidate_pairs"]
+__all__ = ["Candidates", "candidate_pairs", "scatter"]
 
 #: Pairs handed out per chunk: 16 MB of indices.
 CHUNK_PAIRS = 1 << 20
@@ -168,26 +168,76 @@ def _count_run(low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray,
     return found
 
 
+@jit
+def _count_row(low_a: np.ndarray, high_a: np.ndarray, low_b: np.ndarray, high_b: np.ndarray, reach: np.ndarray,
+               group_lo: np.ndarray, group_hi: np.ndarray, first: np.ndarray, stop: np.ndarray, counts: np.ndarray,
+               i: int) -> None:
+    first[i], stop[i] = _run_of(low_a, high_a, i, low_b, reach, group_lo[i], group_hi[i])
+    counts[i] = _count_run(low_a, high_a, i, low_b, high_b, first[i], stop[i])
+
+
 @jit(parallel=True)
 def _count_runs(low_a: np.ndarray, high_a: np.ndarray, low_b: np.ndarray, high_b: np.ndarray, reach: np.ndarray,
                 group_lo: np.ndarray, group_hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     n = low_a.shape[1]
-    first, stop, counts = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
-    for i in prange(n):
-        first[i], stop[i] = _run_of(low_a, high_a, i, low_b, reach, group_lo[i], group_hi[i])
-        counts[i] = _count_run(low_a, high_a, i, low_b, high_b, first[i], stop[i])
+    # np.empty, not np.zeros: in a parallel function numba turns np.zeros into a parallel loop of its own,
+    # whose start costs more than a small call's whole work. Every row writes its three values.
+    first, stop, counts = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    if n < PARALLEL_MIN:
+        for i in range(n):
+            _count_row(low_a, high_a, low_b, high_b, reach, group_lo, group_hi, first, stop, counts, i)
+    else:
+        for i in prange(n):
+            _count_row(low_a, high_a, low_b, high_b, reach, group_lo, group_hi, first, stop, counts, i)
     return first, stop, counts
+
+
+@jit
+def _fill_row(row0: int, first: np.ndarray, stop: np.ndarray, offsets: np.ndarray, low_a: np.ndarray,
+              high_a: np.ndarray, low_b: np.ndarray, high_b: np.ndarray, index_a: np.ndarray,
+              position_b: np.ndarray, r: int) -> None:
+    i = row0 + r
+    at = offsets[r]
+    for p in range(first[r], stop[r]):
+        if _meets(low_a, high_a, i, low_b, high_b, p):
+            index_a[at] = i
+            position_b[at] = p
+            at += 1
 
 
 @jit(parallel=True)
 def _fill_runs(row0: int, first: np.ndarray, stop: np.ndarray, offsets: np.ndarray, low_a: np.ndarray,
                high_a: np.ndarray, low_b: np.ndarray, high_b: np.ndarray, index_a: np.ndarray,
                position_b: np.ndarray) -> None:
-    for r in prange(first.shape[0]):
-        i = row0 + r
-        at = offsets[r]
-        for p in range(first[r], stop[r]):
-            if _meets(low_a, high_a, i, low_b, high_b, p):
-                index_a[at] = i
-                position_b[at] = p
-                at += 1
+    if first.shape[0] < PARALLEL_MIN:
+        for r in range(first.shape[0]):
+            _fill_row(row0, first, stop, offsets, low_a, high_a, low_b, high_b, index_a, position_b, r)
+    else:
+        for r in prange(first.shape[0]):
+            _fill_row(row0, first, stop, offsets, low_a, high_a, low_b, high_b, index_a, position_b, r)
+
+
+def scatter(rows: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, values: np.ndarray) -> None:
+    """``rows[index_a[k], index_b[k]] = values[k]`` for every k, in compiled code (NumPy's 2-D fancy assignment
+    costs several times more per pair).
+
+    Examples
+    --------
+    >>> rows = np.zeros((2, 3))
+    >>> scatter(rows, np.array([0, 1]), np.array([2, 0]), np.array([0.5, 1.0]))
+    >>> rows
+    array([[0. , 0. , 0.5],
+           [1. , 0. , 0. ]])
+    """
+    use_threads(len(index_a))
+    _scatter(rows, index_a, index_b, values)
+
+
+@jit(parallel=True)
+def _scatter(rows: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, values: np.ndarray) -> None:
+    if index_a.shape[0] < PARALLEL_MIN:
+        for k in range(index_a.shape[0]):
+            rows[index_a[k], index_b[k]] = values[k]
+    else:
+        for k in prange(index_a.shape[0]):
+            rows[index_a[k], index_b[k]] = values[k]
