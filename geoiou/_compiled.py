@@ -59,16 +59,19 @@ def jit(function: F) -> F: ...
 
 
 @overload
-def jit(*, parallel: bool = False) -> Callable[[F], F]: ...
+def jit(*, parallel: bool = False, inline: bool = False) -> Callable[[F], F]: ...
 
 
-def jit(function: F | None = None, *, parallel: bool = False) -> F | Callable[[F], F]:
+def jit(function: F | None = None, *, parallel: bool = False, inline: bool = False) -> F | Callable[[F], F]:
     """Compile `function` with geoiou's conventions (see the module docstring); use as ``@jit`` or ``@jit(parallel=True)``.
 
+    ``inline=True`` inlines the function where it is called, for the small per-pair helpers that
+    take arrays: a call that is not inlined counts references to each array argument with atomic
+    operations that every thread shares, which costs more than a cheap pair's arithmetic.
     The compiled function keeps the Python function's signature for the type checker.
     """
     decorator = cast(Callable[[F], F], numba.njit(cache=True, nogil=True, parallel=parallel, error_model="numpy",
-                                                  fastmath=False))
+                                                  fastmath=False, inline="always" if inline else "never"))
     return decorator if function is None else decorator(function)
 
 

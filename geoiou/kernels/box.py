@@ -38,7 +38,7 @@ def _bounds_table(region: Region) -> np.ndarray:
     return np.ascontiguousarray(region.bounds, dtype=np.float64)
 
 
-@jit
+@jit(inline=True)
 def _overlap(bounds_a: np.ndarray, i: int, bounds_b: np.ndarray, j: int) -> float:
     """Measure of the intersection of bounds i of `a` and j of `b`, +0.0 when they share nothing."""
     half = bounds_a.shape[1] // 2
@@ -51,7 +51,7 @@ def _overlap(bounds_a: np.ndarray, i: int, bounds_b: np.ndarray, j: int) -> floa
     return measure
 
 
-@jit
+@jit(inline=True)
 def _enclosing(bounds_a: np.ndarray, i: int, bounds_b: np.ndarray, j: int) -> float:
     """Measure of the smallest axis-aligned box holding bounds i of `a` and j of `b`."""
     half = bounds_a.shape[1] // 2
@@ -75,6 +75,6 @@ def _aligned_pairs(bounds_a: np.ndarray, bounds_b: np.ndarray, index_a: np.ndarr
     return out
 
 
-@jit
+@jit(inline=True)
 def _aligned_pair(bounds_a: np.ndarray, i: int, bounds_b: np.ndarray, j: int, enclosing: bool) -> float:
     return _enclosing(bounds_a, i, bounds_b, j) if enclosing else _overlap(bounds_a, i, bounds_b, j)

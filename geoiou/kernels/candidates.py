@@ -137,7 +137,7 @@ def _columns(bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(bounds[:, :half].T), np.ascontiguousarray(bounds[:, half:].T)
 
 
-@jit
+@jit(inline=True)
 def _meets(low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray, high_b: np.ndarray, p: int) -> bool:
     """Whether bounds i of `a` and p of `b` overlap with positive measure on every axis."""
     for axis in range(low_a.shape[0]):
@@ -147,7 +147,7 @@ def _meets(low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray, hig
     return True
 
 
-@jit
+@jit(inline=True)
 def _run_of(low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray, reach: np.ndarray, lo: int,
             hi: int) -> tuple[int, int]:
     """The positions of sorted `b` (in its group ``[lo, hi)``) that can meet row i on x (none for NaN, flat bounds)."""
@@ -158,7 +158,7 @@ def _run_of(low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray, re
             lo + int(np.searchsorted(low_b[0, lo:hi], xmax, side="left")))
 
 
-@jit
+@jit(inline=True)
 def _count_run(low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray, high_b: np.ndarray,
                start: int, stop: int) -> int:
     found = 0
@@ -168,7 +168,7 @@ def _count_run(low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray,
     return found
 
 
-@jit
+@jit(inline=True)
 def _count_row(low_a: np.ndarray, high_a: np.ndarray, low_b: np.ndarray, high_b: np.ndarray, reach: np.ndarray,
                group_lo: np.ndarray, group_hi: np.ndarray, first: np.ndarray, stop: np.ndarray, counts: np.ndarray,
                i: int) -> None:
@@ -192,7 +192,7 @@ def _count_runs(low_a: np.ndarray, high_a: np.ndarray, low_b: np.ndarray, high_b
     return first, stop, counts
 
 
-@jit
+@jit(inline=True)
 def _fill_row(row0: int, first: np.ndarray, stop: np.ndarray, offsets: np.ndarray, low_a: np.ndarray,
               high_a: np.ndarray, low_b: np.ndarray, high_b: np.ndarray, index_a: np.ndarray,
               position_b: np.ndarray, r: int) -> None:

@@ -76,7 +76,7 @@ def _formula_loop(code: int, intersection: np.ndarray, area_a: np.ndarray, area_
     return out
 
 
-@jit
+@jit(inline=True)
 def _pair_formula(code: int, intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
                   index_b: np.ndarray, enclosure: np.ndarray, zero_division: float, k: int) -> float:
     if code == _RATIO:

@@ -88,7 +88,7 @@ def run_overlap_counts(runs_a: Runs, masks_a: np.ndarray, runs_b: Runs, masks_b:
                             runs_b.starts, runs_b.stops, runs_b.offsets, masks_b)
 
 
-@jit
+@jit(inline=True)
 def _shared_run_pixels(starts_a: np.ndarray, stops_a: np.ndarray, first_a: int, last_a: int,
                        starts_b: np.ndarray, stops_b: np.ndarray, first_b: int, last_b: int) -> int:
     """Positions covered by a run of mask a (runs ``first_a:last_a``) and a run of mask b; runs sorted, disjoint."""
@@ -157,7 +157,7 @@ def _bit_count(word: np.uint64) -> int:
     return int((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@jit
+@jit(inline=True)
 def _shared_window_pixels(table_a: np.ndarray, words_a: np.ndarray, i: int,
                           table_b: np.ndarray, words_b: np.ndarray, j: int) -> int:
     line0, line1 = max(table_a[i, 0], table_b[j, 0]), min(table_a[i, 1], table_b[j, 1])
@@ -259,7 +259,7 @@ def _touched_cells(origin: float, low: float, high: float, first: int, stop: int
     return start, end
 
 
-@jit
+@jit(inline=True)
 def _window_box_area(table: np.ndarray, words: np.ndarray, column_major: bool, mask: int, origin: np.ndarray,
                      box: np.ndarray) -> float:
     # Lines are rows (bits are columns), or columns when the window is column-major.
