@@ -22,6 +22,13 @@ DEEP_FACTOR = 40
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 settings.register_profile("ci", derandomize=True, database=None, deadline=None, suppress_health_check=_QUIET)
-settings.register_profile("deep", max_examples=100 * DEEP_FACTOR, derandomize=False, database=None, deadline=None,
-                          suppress_health_check=_QUIET, print_blob=True)
+settings.register_profile(
+    "deep",
+    max_examples=100 * DEEP_FACTOR,
+    derandomize=False,
+    database=None,
+    deadline=None,
+    suppress_health_check=_QUIET,
+    print_blob=True,
+)
 settings.load_profile("ci")  # Hypothesis' pytest plugin loads --hypothesis-profile after this, if given

@@ -56,7 +56,9 @@ def best_of(repeat: int, run: Callable[[], Any]) -> tuple[float, Any]:
     return min(times), value
 
 
-def polygon_workload() -> tuple[Callable[[], Any], Callable[[distributed.Client, int], Any], Callable[[Any, Any], bool]]:
+def polygon_workload() -> tuple[
+    Callable[[], Any], Callable[[distributed.Client, int], Any], Callable[[Any, Any], bool]
+]:
     n = 50_000
     rng = np.random.default_rng(SEED + 6)  # the D50K arrays of run.py
     rings_a = twelve_gons(rng, n, extent=2000.0 * math.sqrt(n / 50_000))
@@ -66,8 +68,13 @@ def polygon_workload() -> tuple[Callable[[], Any], Callable[[distributed.Client,
         return geoiou.overlaps(geoiou.Polygon.from_rings(rings_a), geoiou.Polygon.from_rings(rings_b), min_iou=0.5)
 
     def on_cluster(client: distributed.Client, parts: int) -> Any:
-        return gd.overlaps(geoiou.Polygon.from_rings(rings_a), geoiou.Polygon.from_rings(rings_b), min_iou=0.5,
-                           client=client, partitions=parts)
+        return gd.overlaps(
+            geoiou.Polygon.from_rings(rings_a),
+            geoiou.Polygon.from_rings(rings_b),
+            min_iou=0.5,
+            client=client,
+            partitions=parts,
+        )
 
     def same(x: Any, y: Any) -> bool:
         return all(np.array_equal(getattr(x, name), getattr(y, name)) for name in ("index_a", "index_b", "iou"))
@@ -75,7 +82,9 @@ def polygon_workload() -> tuple[Callable[[], Any], Callable[[distributed.Client,
     return local, on_cluster, same
 
 
-def coco_workload(folder: Path) -> tuple[Callable[[], Any], Callable[[distributed.Client, int], Any], Callable[[Any, Any], bool]]:
+def coco_workload(
+    folder: Path,
+) -> tuple[Callable[[], Any], Callable[[distributed.Client, int], Any], Callable[[Any, Any], bool]]:
     paths = workloads.write_coco_files(folder, workloads.coco_segm_workload())
     truth = read_coco(paths["instances"], geometry="segmentation")
     predicted = read_coco_results(paths["segm"], geometry="segmentation")
@@ -93,8 +102,9 @@ def coco_workload(folder: Path) -> tuple[Callable[[], Any], Callable[[distribute
     return local, on_cluster, same
 
 
-def coco_shards_workload(folder: Path) -> tuple[Callable[[], Any], Callable[[distributed.Client, int], Any],
-                                                Callable[[Any, Any], bool]]:
+def coco_shards_workload(
+    folder: Path,
+) -> tuple[Callable[[], Any], Callable[[distributed.Client, int], Any], Callable[[Any, Any], bool]]:
     import json
 
     from geoiou.dask.evaluations import joined_annotations
@@ -109,14 +119,27 @@ def coco_shards_workload(folder: Path) -> tuple[Callable[[], Any], Callable[[dis
 
     def local() -> Any:
         truth = read_coco(paths["instances"], geometry="segmentation", polygons="pycocotools")
-        predicted = joined_annotations([read_coco_results(shard, geometry="segmentation").annotations
-                                        for shard in shards])
-        return evaluate_coco(truth.annotations, predicted, images=truth.images, categories=list(truth.categories),
-                             polygon_iou="pycocotools", show_progress=False)
+        predicted = joined_annotations(
+            [read_coco_results(shard, geometry="segmentation").annotations for shard in shards]
+        )
+        return evaluate_coco(
+            truth.annotations,
+            predicted,
+            images=truth.images,
+            categories=list(truth.categories),
+            polygon_iou="pycocotools",
+            show_progress=False,
+        )
 
     def on_cluster(client: distributed.Client, parts: int) -> Any:
-        return gd.evaluate_coco_files(paths["instances"], shards, geometry="segmentation", polygon_iou="pycocotools",
-                                      client=client, partitions=parts)
+        return gd.evaluate_coco_files(
+            paths["instances"],
+            shards,
+            geometry="segmentation",
+            polygon_iou="pycocotools",
+            client=client,
+            partitions=parts,
+        )
 
     def same(x: Any, y: Any) -> bool:
         return np.array_equal(x.precision, y.precision) and np.array_equal(x.recall, y.recall)
@@ -133,10 +156,14 @@ def main(argv: list[str] | None = None) -> int:
     wanted = set(arguments.only.split(","))
     rows = []
     with tempfile.TemporaryDirectory() as folder:
-        chosen = {"P": ("P: 50,000 x 50,000 polygon overlaps", polygon_workload),
-                  "C": ("C: COCO segm, 144,000 RLE results x 12,000 polygons, in memory",
-                        lambda: coco_workload(Path(folder) / "c")),
-                  "CF": ("CF: the same from files, 8 result shards", lambda: coco_shards_workload(Path(folder) / "cf"))}
+        chosen = {
+            "P": ("P: 50,000 x 50,000 polygon overlaps", polygon_workload),
+            "C": (
+                "C: COCO segm, 144,000 RLE results x 12,000 polygons, in memory",
+                lambda: coco_workload(Path(folder) / "c"),
+            ),
+            "CF": ("CF: the same from files, 8 result shards", lambda: coco_shards_workload(Path(folder) / "cf")),
+        }
         runs = {key: (title, make()) for key, (title, make) in chosen.items() if key in wanted}
         local_times = {}
         expected = {}
@@ -158,8 +185,10 @@ def main(argv: list[str] | None = None) -> int:
     one_worker = {title: seconds for title, workers, seconds, _ in rows if workers == 1}
     for title, workers, seconds, local_seconds in rows:
         overhead = (one_worker[title] - local_seconds) / arguments.parts
-        print(f"| {title} | {local_seconds:.2f} s | {workers} | {seconds:.2f} s | {local_seconds / seconds:.2f}x | "
-              f"{1000 * overhead:.0f} ms |")
+        print(
+            f"| {title} | {local_seconds:.2f} s | {workers} | {seconds:.2f} s | {local_seconds / seconds:.2f}x | "
+            f"{1000 * overhead:.0f} ms |"
+        )
     return 0
 
 

@@ -68,37 +68,70 @@ def generate(n_images: int, per_image: int, seed: int = SEED) -> dict[str, Any]:
     dt_box = np.where(near[:, None], near_box, random_box)
     dt_box[:, 2:] = np.maximum(dt_box[:, 2:], 1.0)
     dt_box = np.round(dt_box, 2)
-    dt_category = np.where(near, gt_category[np.minimum(source, max(len(gt_box) - 1, 0))] if len(gt_box) else 1,
-                           rng.integers(1, CATEGORIES + 1, len(dt_image)))
+    dt_category = np.where(
+        near,
+        gt_category[np.minimum(source, max(len(gt_box) - 1, 0))] if len(gt_box) else 1,
+        rng.integers(1, CATEGORIES + 1, len(dt_image)),
+    )
     wrong = near & (rng.random(len(dt_image)) < 0.1)
     dt_category[wrong] = rng.integers(1, CATEGORIES + 1, wrong.sum())
     dt_score = np.round(np.where(near, 1 - quality * 2, 0.5) * rng.uniform(0.5, 1, len(dt_image)), 3)
-    return {"gt_image": gt_image, "gt_category": gt_category, "gt_box": gt_box, "gt_crowd": gt_crowd,
-            "gt_area": gt_box[:, 2] * gt_box[:, 3], "dt_image": dt_image, "dt_category": dt_category,
-            "dt_box": dt_box, "dt_score": dt_score, "n_images": n_images}
+    return {
+        "gt_image": gt_image,
+        "gt_category": gt_category,
+        "gt_box": gt_box,
+        "gt_crowd": gt_crowd,
+        "gt_area": gt_box[:, 2] * gt_box[:, 3],
+        "dt_image": dt_image,
+        "dt_category": dt_category,
+        "dt_box": dt_box,
+        "dt_score": dt_score,
+        "n_images": n_images,
+    }
 
 
 def coco_json(data: dict[str, Any]) -> tuple[dict, list[dict]]:
     dataset = {
         "images": [{"id": i, "height": int(SIDE), "width": int(SIDE)} for i in range(1, data["n_images"] + 1)],
         "categories": [{"id": c} for c in range(1, CATEGORIES + 1)],
-        "annotations": [{"id": k + 1, "image_id": int(i), "category_id": int(c), "bbox": b.tolist(), "area": float(a),
-                         "iscrowd": int(crowd)}
-                        for k, (i, c, b, a, crowd) in enumerate(zip(data["gt_image"], data["gt_category"], data["gt_box"],
-                                                                    data["gt_area"], data["gt_crowd"]))],
+        "annotations": [
+            {
+                "id": k + 1,
+                "image_id": int(i),
+                "category_id": int(c),
+                "bbox": b.tolist(),
+                "area": float(a),
+                "iscrowd": int(crowd),
+            }
+            for k, (i, c, b, a, crowd) in enumerate(
+                zip(data["gt_image"], data["gt_category"], data["gt_box"], data["gt_area"], data["gt_crowd"])
+            )
+        ],
     }
-    results = [{"image_id": int(i), "category_id": int(c), "bbox": b.tolist(), "score": float(s)}
-               for i, c, b, s in zip(data["dt_image"], data["dt_category"], data["dt_box"], data["dt_score"])]
+    results = [
+        {"image_id": int(i), "category_id": int(c), "bbox": b.tolist(), "score": float(s)}
+        for i, c, b, s in zip(data["dt_image"], data["dt_category"], data["dt_box"], data["dt_score"])
+    ]
     return dataset, results
 
 
 def run_geoiou(data: dict[str, Any]) -> np.ndarray:
-    truth = Annotations(image_id=data["gt_image"], category_id=data["gt_category"],
-                        region=geoiou.Box(data["gt_box"], fmt="xywh"), iscrowd=data["gt_crowd"], area=data["gt_area"])
-    predictions = Annotations(image_id=data["dt_image"], category_id=data["dt_category"],
-                              region=geoiou.Box(data["dt_box"], fmt="xywh"), score=data["dt_score"])
-    result = evaluate_coco(truth, predictions, images=range(1, data["n_images"] + 1),
-                           categories=range(1, CATEGORIES + 1))
+    truth = Annotations(
+        image_id=data["gt_image"],
+        category_id=data["gt_category"],
+        region=geoiou.Box(data["gt_box"], fmt="xywh"),
+        iscrowd=data["gt_crowd"],
+        area=data["gt_area"],
+    )
+    predictions = Annotations(
+        image_id=data["dt_image"],
+        category_id=data["dt_category"],
+        region=geoiou.Box(data["dt_box"], fmt="xywh"),
+        score=data["dt_score"],
+    )
+    result = evaluate_coco(
+        truth, predictions, images=range(1, data["n_images"] + 1), categories=range(1, CATEGORIES + 1)
+    )
     return result.stats_array
 
 
@@ -119,8 +152,9 @@ def run_pycocotools(dataset: dict, results: list[dict]) -> tuple[np.ndarray, flo
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--images", type=int, default=5000, help="images (default 5000)")
     parser.add_argument("--per-image", type=int, default=100, help="predictions per image (default 100)")
     parser.add_argument("--quick", action="store_true", help="200 images: checks the script runs")
@@ -129,9 +163,11 @@ def main(argv: list[str] | None = None) -> int:
     n_images = 200 if args.quick else args.images
 
     data = generate(n_images, args.per_image)
-    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}; "
-          f"{n_images} images, {len(data['gt_image'])} ground truths, {len(data['dt_image'])} predictions, "
-          f"{CATEGORIES} categories")
+    print(
+        f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}; "
+        f"{n_images} images, {len(data['gt_image'])} ground truths, {len(data['dt_image'])} predictions, "
+        f"{CATEGORIES} categories"
+    )
     run_geoiou(generate(20, 10))  # warm-up: imports and first calls
     start = time.perf_counter()
     ours = run_geoiou(data)

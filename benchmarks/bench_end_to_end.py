@@ -64,29 +64,46 @@ def workload_r(folder: Path, settings: Settings) -> list[Table]:
     for name, what in (("bbox", "box"), ("segm", "RLE")):
         path = folder / f"results-{name}.json"
         table = Table("R", f"read_coco_results of 144,000 {what} results ({path.stat().st_size / 1e6:.0f} MB)")
-        table.add("geoiou read_coco_results", lambda p=path: len(read_coco_results(p).annotations), settings,
-                  kind="geoiou")
-        table.add("json.load of the same file", lambda p=path: len(json_load(p)), settings,
-                  note="the floor: parsing alone, nothing checked or decoded")
+        table.add(
+            "geoiou read_coco_results", lambda p=path: len(read_coco_results(p).annotations), settings, kind="geoiou"
+        )
+        table.add(
+            "json.load of the same file",
+            lambda p=path: len(json_load(p)),
+            settings,
+            note="the floor: parsing alone, nothing checked or decoded",
+        )
         tables.append(table)
     return tables
 
 
 def workload_l(folder: Path, settings: Settings) -> list[Table]:
     """Label files other than COCO's: ActivityNet results against json.load, a YOLO folder against np.loadtxt."""
-    anet = workloads.write_activitynet_results(folder / "activitynet-results.json",
-                                               n_videos=500 if settings.quick else 5000)
-    table = Table("L", f"read_activitynet of {'50,000' if settings.quick else '500,000'} predictions "
-                       f"({anet.stat().st_size / 1e6:.0f} MB)")
+    anet = workloads.write_activitynet_results(
+        folder / "activitynet-results.json", n_videos=500 if settings.quick else 5000
+    )
+    table = Table(
+        "L",
+        f"read_activitynet of {'50,000' if settings.quick else '500,000'} predictions "
+        f"({anet.stat().st_size / 1e6:.0f} MB)",
+    )
     table.add("geoiou read_activitynet", lambda: len(read_activitynet(anet).segments), settings, kind="geoiou")
-    table.add("json.load of the same file", lambda: sum(map(len, json_load(anet)["results"].values())), settings,
-              note="the floor: parsing alone, nothing checked")
+    table.add(
+        "json.load of the same file",
+        lambda: sum(map(len, json_load(anet)["results"].values())),
+        settings,
+        note="the floor: parsing alone, nothing checked",
+    )
     yolo = workloads.write_yolo_folder(folder / "yolo", n_files=500 if settings.quick else 5000)
     files = sorted(yolo.glob("*.txt"))
     labels = Table("L", f"read_yolo_folder of {len(files)} label files of 20 boxes")
     labels.add("geoiou read_yolo_folder", lambda: len(read_yolo_folder(yolo).annotations), settings, kind="geoiou")
-    labels.add("np.loadtxt of each file", lambda: sum(len(np.loadtxt(path, ndmin=2)) for path in files), settings,
-               note="what a script would do: numbers only, nothing checked")
+    labels.add(
+        "np.loadtxt of each file",
+        lambda: sum(len(np.loadtxt(path, ndmin=2)) for path in files),
+        settings,
+        note="what a script would do: numbers only, nothing checked",
+    )
     return [table, labels]
 
 
@@ -94,8 +111,14 @@ def coco_with_geoiou(paths: dict[str, Path], iou_type: str) -> np.ndarray:
     geometry = "bbox" if iou_type == "bbox" else "segmentation"
     truth = read_coco(paths["instances"], geometry=geometry)
     predicted = read_coco_results(paths[iou_type], geometry=geometry)
-    result = evaluate_coco(truth.annotations, predicted.annotations, images=truth.images,
-                           categories=list(truth.categories), polygon_iou="pycocotools", show_progress=False)
+    result = evaluate_coco(
+        truth.annotations,
+        predicted.annotations,
+        images=truth.images,
+        categories=list(truth.categories),
+        polygon_iou="pycocotools",
+        show_progress=False,
+    )
     return result.stats_array
 
 
@@ -115,12 +138,23 @@ def coco_with_pycocotools(paths: dict[str, Path], iou_type: str) -> np.ndarray:
 def workload_coco(paths: dict[str, Path], settings: Settings) -> list[Table]:
     tables = []
     for iou_type in ("bbox", "segm"):
-        table = Table("COCO", f"{iou_type} from files: 1,500 images, 12,000 polygon ground truths, 144,000 results; "
-                              "read both and evaluate (the 12 numbers compared)")
-        table.add("geoiou read_coco + read_coco_results + evaluate_coco",
-                  lambda t=iou_type: coco_with_geoiou(paths, t), settings, kind="geoiou")
-        table.add("pycocotools COCO + loadRes + COCOeval", lambda t=iou_type: coco_with_pycocotools(paths, t),
-                  settings, exact=True)
+        table = Table(
+            "COCO",
+            f"{iou_type} from files: 1,500 images, 12,000 polygon ground truths, 144,000 results; "
+            "read both and evaluate (the 12 numbers compared)",
+        )
+        table.add(
+            "geoiou read_coco + read_coco_results + evaluate_coco",
+            lambda t=iou_type: coco_with_geoiou(paths, t),
+            settings,
+            kind="geoiou",
+        )
+        table.add(
+            "pycocotools COCO + loadRes + COCOeval",
+            lambda t=iou_type: coco_with_pycocotools(paths, t),
+            settings,
+            exact=True,
+        )
         tables.append(table)
     return tables
 
@@ -176,13 +210,17 @@ def workload_m(folder: Path, settings: Settings) -> list[str]:
     out = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(path)], capture_output=True, text=True, check=True)
     read, total, peak_mb, ap = (float(value) for value in out.stdout.split())
     size_mb = path.stat().st_size / 1e6
-    return [f"M. {n:,} box results ({size_mb:.0f} MB of JSON), read and evaluated against every tenth as ground "
-            f"truth in a child process: read {read:.1f} s, total {total:.1f} s, peak RSS {peak_mb:.0f} MB, AP {ap:.3f}"]
+    return [
+        f"M. {n:,} box results ({size_mb:.0f} MB of JSON), read and evaluated against every tenth as ground "
+        f"truth in a child process: read {read:.1f} s, total {total:.1f} s, peak RSS {peak_mb:.0f} MB, AP {ap:.3f}"
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", help="comma-separated workloads among R,COCO,L,G,K,M,S,D50K (default: R,COCO,L,G,K,M)")
+    parser.add_argument(
+        "--only", help="comma-separated workloads among R,COCO,L,G,K,M,S,D50K (default: R,COCO,L,G,K,M)"
+    )
     parser.add_argument("--quick", action="store_true", help="smaller sizes where a workload has them, 2 repeats")
     parser.add_argument("--markdown", action="store_true", help="print markdown tables (for docs/performance.md)")
     parser.add_argument("--repeats", type=int, default=None, help="timed runs per row after the warm-up (default 5)")
@@ -201,11 +239,15 @@ def main(argv: list[str] | None = None) -> int:
             n_images = 150 if args.quick else 1500
             paths = workloads.write_coco_files(folder, workloads.coco_segm_workload(n_images=n_images))
         runners: dict[str, Callable[[], list[Any]]] = {
-            "R": lambda: workload_r(folder, settings), "COCO": lambda: workload_coco(paths, settings),
+            "R": lambda: workload_r(folder, settings),
+            "COCO": lambda: workload_coco(paths, settings),
             "L": lambda: workload_l(folder, settings),
-            "G": lambda: workload_g(folder, settings), "K": lambda: workload_k(settings),
-            "M": lambda: workload_m(folder, settings), "S": lambda: workload_s(settings),
-            "D50K": lambda: workload_d50k(settings)}
+            "G": lambda: workload_g(folder, settings),
+            "K": lambda: workload_k(settings),
+            "M": lambda: workload_m(folder, settings),
+            "S": lambda: workload_s(settings),
+            "D50K": lambda: workload_d50k(settings),
+        }
         for name in chosen:
             for table in runners[name]():
                 print(table if isinstance(table, str) else render(table))

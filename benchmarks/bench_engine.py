@@ -91,27 +91,34 @@ def fresh_process(code: str, environment: dict[str, str] | None = None) -> float
 def table_startup() -> list[str]:
     bare = min(fresh_process("pass") for _ in range(5))
     imported = min(fresh_process("import geoiou") for _ in range(5))
-    command = ("import sys; from geoiou.cli import main; "
-               "sys.argv = ['geoiou', 'iou', 'box:0,0,10,10', 'rbox:5,5,10,10,45']; main()")
+    command = (
+        "import sys; from geoiou.cli import main; "
+        "sys.argv = ['geoiou', 'iou', 'box:0,0,10,10', 'rbox:5,5,10,10,45']; main()"
+    )
     cli = min(fresh_process(command) for _ in range(5))
-    return ["| what | wall time |", "|---|---|",
-            f"| a bare interpreter (`python -c pass`) | {bare * 1e3:.0f} ms |",
-            f"| `import geoiou` (interpreter included) | {imported * 1e3:.0f} ms ({(imported - bare) * 1e3:.0f} ms more) |",
-            f"| `geoiou iou box:0,0,10,10 rbox:5,5,10,10,45`, warm cache | {cli * 1e3:.0f} ms |"]
+    return [
+        "| what | wall time |",
+        "|---|---|",
+        f"| a bare interpreter (`python -c pass`) | {bare * 1e3:.0f} ms |",
+        f"| `import geoiou` (interpreter included) | {imported * 1e3:.0f} ms ({(imported - bare) * 1e3:.0f} ms more) |",
+        f"| `geoiou iou box:0,0,10,10 rbox:5,5,10,10,45`, warm cache | {cli * 1e3:.0f} ms |",
+    ]
 
 
 # --------------------------------------------------------------------------- 3. first calls
+_POLYGONS = "a = geoiou.Polygon.from_rings([[(0, 0), (2, 0), (0, 2)], [(1, 1), (3, 1), (1, 3)]]); "
 FAMILIES = {
-    "Box and Interval (with the formulas and candidates)":
-        "a = geoiou.Box([[0, 0, 2, 2], [1, 1, 3, 3]]); geoiou.pairwise_iou(a, a); geoiou.pairwise_giou(a, a)",
-    "RotatedBox (intersection and hull)":
-        "a = geoiou.RotatedBox([[0, 0, 2, 1, 30], [1, 1, 3, 2, 60]]); geoiou.pairwise_giou(a, a)",
-    "Polygon (intersection)":
-        "a = geoiou.Polygon.from_rings([[(0, 0), (2, 0), (0, 2)], [(1, 1), (3, 1), (1, 3)]]); geoiou.pairwise_iou(a, a)",
-    "Polygon and Mask hulls (GIoU)":
-        "a = geoiou.Polygon.from_rings([[(0, 0), (2, 0), (0, 2)], [(1, 1), (3, 1), (1, 3)]]); geoiou.pairwise_giou(a, a)",
-    "Mask (intersection)":
-        "import numpy as np; a = geoiou.Mask(np.eye(8, dtype=bool)[None].repeat(2, 0)); geoiou.pairwise_iou(a, a)",
+    "Box and Interval (with the formulas and candidates)": (
+        "a = geoiou.Box([[0, 0, 2, 2], [1, 1, 3, 3]]); geoiou.pairwise_iou(a, a); geoiou.pairwise_giou(a, a)"
+    ),
+    "RotatedBox (intersection and hull)": (
+        "a = geoiou.RotatedBox([[0, 0, 2, 1, 30], [1, 1, 3, 2, 60]]); geoiou.pairwise_giou(a, a)"
+    ),
+    "Polygon (intersection)": _POLYGONS + "geoiou.pairwise_iou(a, a)",
+    "Polygon and Mask hulls (GIoU)": _POLYGONS + "geoiou.pairwise_giou(a, a)",
+    "Mask (intersection)": (
+        "import numpy as np; a = geoiou.Mask(np.eye(8, dtype=bool)[None].repeat(2, 0)); geoiou.pairwise_iou(a, a)"
+    ),
 }
 
 
@@ -136,9 +143,12 @@ def table_mask_pair() -> list[str]:
     ours = best_of(lambda: geoiou.iou(geoiou.Mask(a), geoiou.Mask(b)), 50)
     numpy = best_of(lambda: (a & b).sum() / (a | b).sum(), 50)
     assert geoiou.iou(geoiou.Mask(a), geoiou.Mask(b)) == (a & b).sum() / (a | b).sum()
-    return ["| one 512² mask pair per call | time | ratio to NumPy |", "|---|---|---|",
-            f"| geoiou `iou(Mask(a), Mask(b))` | {ours * 1e6:.0f} µs | {ours / numpy:.2f}x |",
-            f"| NumPy `(a & b).sum() / (a \\| b).sum()` | {numpy * 1e6:.0f} µs | 1x |"]
+    return [
+        "| one 512² mask pair per call | time | ratio to NumPy |",
+        "|---|---|---|",
+        f"| geoiou `iou(Mask(a), Mask(b))` | {ours * 1e6:.0f} µs | {ours / numpy:.2f}x |",
+        f"| NumPy `(a & b).sum() / (a \\| b).sum()` | {numpy * 1e6:.0f} µs | 1x |",
+    ]
 
 
 TABLES = {"threads": table_threads, "startup": table_startup, "first": table_first_calls, "mask": table_mask_pair}
@@ -149,8 +159,10 @@ def main() -> None:
     parser.add_argument("--only", help="comma-separated tables: " + ",".join(TABLES))
     arguments = parser.parse_args()
     chosen = arguments.only.split(",") if arguments.only else list(TABLES)
-    print(f"# geoiou engine benchmark: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}, "
-          f"{geoiou.get_threads()} threads")
+    print(
+        f"# geoiou engine benchmark: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}, "
+        f"{geoiou.get_threads()} threads"
+    )
     for name in chosen:
         print(f"\n## {name}  (python benchmarks/bench_engine.py --only {name})\n")
         print("\n".join(TABLES[name]()))

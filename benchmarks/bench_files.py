@@ -54,8 +54,14 @@ def with_geoiou(iou_type: str, polygon_iou: str = "pycocotools") -> np.ndarray:
     geometry = "bbox" if iou_type == "bbox" else "segmentation"
     truth = read_coco(INSTANCES, geometry=geometry)
     predicted = read_coco_results(RESULTS[iou_type], geometry=geometry)
-    result = evaluate_coco(truth.annotations, predicted.annotations, images=truth.images,
-                           categories=list(truth.categories), polygon_iou=polygon_iou, show_progress=False)
+    result = evaluate_coco(
+        truth.annotations,
+        predicted.annotations,
+        images=truth.images,
+        categories=list(truth.categories),
+        polygon_iou=polygon_iou,
+        show_progress=False,
+    )
     return result.stats_array
 
 
@@ -70,8 +76,10 @@ def median_time(function: Callable[[], Any]) -> tuple[float, Any]:
 
 
 def main() -> None:
-    print(f"# COCO files end to end ({platform.processor() or platform.machine()}, Python {platform.python_version()}, "
-          f"median of {REPEATS})\n")
+    print(
+        f"# COCO files end to end ({platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+        f"median of {REPEATS})\n"
+    )
     print("| task | pycocotools | geoiou | ratio | max abs diff of the 12 numbers |")
     print("|---|---|---|---|---|")
     for iou_type in ("bbox", "segm"):

@@ -67,10 +67,14 @@ def skimage_contours(masks: np.ndarray) -> np.ndarray:
     areas = np.empty(len(masks))
     for k, mask in enumerate(masks):
         padded = np.pad(mask.astype(np.float64), 1)  # closed contours also along the grid's border
-        rings = [shapely.Polygon(contour[:, ::-1]) for contour in measure.find_contours(padded, 0.5)
-                 if len(contour) >= 4]
-        areas[k] = abs(sum(shapely.geometry.polygon.orient(ring).area * (1 if ring.exterior.is_ccw else -1)
-                           for ring in rings)) if rings else 0.0
+        rings = [
+            shapely.Polygon(contour[:, ::-1]) for contour in measure.find_contours(padded, 0.5) if len(contour) >= 4
+        ]
+        areas[k] = (
+            abs(sum(shapely.geometry.polygon.orient(ring).area * (1 if ring.exterior.is_ccw else -1) for ring in rings))
+            if rings
+            else 0.0
+        )
     return areas
 
 
@@ -84,18 +88,34 @@ def main(argv: list[str] | None = None) -> int:
     count, size = settings.size(200, 20), settings.size(512, 128)
     masks = bench.blob_masks(np.random.default_rng(SEED), count, size)
     pixels = masks.reshape(count, -1).sum(axis=1).astype(np.float64)
-    table = bench.Table("M", f"{count} object masks of {size} x {size} to polygons (areas compared with the pixel counts)")
+    table = bench.Table(
+        "M", f"{count} object masks of {size} x {size} to polygons (areas compared with the pixel counts)"
+    )
     table.reference = pixels
     table.reference_seconds = None
-    first = table.add("geoiou Mask(masks).to_polygons()", lambda: geoiou.Mask(masks).to_polygons().area, settings,
-                      kind="geoiou", exact=True)
+    first = table.add(
+        "geoiou Mask(masks).to_polygons()",
+        lambda: geoiou.Mask(masks).to_polygons().area,
+        settings,
+        kind="geoiou",
+        exact=True,
+    )
     table.reference_seconds = first.seconds
-    table.add("geoiou Mask(masks).to_polygons().to_shapely()",
-              lambda: shapely.area(geoiou.Mask(masks).to_polygons().to_shapely()), settings, kind="geoiou", exact=True)
+    table.add(
+        "geoiou Mask(masks).to_polygons().to_shapely()",
+        lambda: shapely.area(geoiou.Mask(masks).to_polygons().to_shapely()),
+        settings,
+        kind="geoiou",
+        exact=True,
+    )
     table.add("shapely union of pixel runs, per mask", lambda: union_of_runs(masks), settings, exact=True)
     cv2 = bench.optional("cv2")
-    table.add("OpenCV findContours (pixel centres)", None if cv2 is None else lambda: opencv_contours(cv2, masks),
-              settings, missing="opencv-python-headless not installed")
+    table.add(
+        "OpenCV findContours (pixel centres)",
+        None if cv2 is None else lambda: opencv_contours(cv2, masks),
+        settings,
+        missing="opencv-python-headless not installed",
+    )
     table.add("scikit-image find_contours at 0.5", lambda: skimage_contours(masks), settings)
     print()
     print(bench.render_text(table))

@@ -68,8 +68,15 @@ class Sides:
         return int(self.image_a.max()) + 1
 
 
-def annotated(rng: np.random.Generator, images: int, per_image: int, side: float, sizes: tuple[float, float],
-              categories: int, rotated: bool) -> Sides:
+def annotated(
+    rng: np.random.Generator,
+    images: int,
+    per_image: int,
+    side: float,
+    sizes: tuple[float, float],
+    categories: int,
+    rotated: bool,
+) -> Sides:
     """A first set of regions and a second annotator's: moved a little, 5% dropped, 5% added."""
     n = images * per_image
     centre = rng.uniform(0, side, (n, 2))
@@ -78,12 +85,21 @@ def annotated(rng: np.random.Generator, images: int, per_image: int, side: float
     first = np.c_[centre, size, angle]
     image = np.repeat(np.arange(images), per_image)
     category = rng.integers(0, categories, n)
-    moved = first + np.c_[rng.normal(0, 0.03, (n, 2)) * size, rng.normal(0, 0.04, (n, 2)) * size,
-                          rng.normal(0, 2.0, n) if rotated else np.zeros(n)]
+    moved = (
+        first
+        + np.c_[
+            rng.normal(0, 0.03, (n, 2)) * size,
+            rng.normal(0, 0.04, (n, 2)) * size,
+            rng.normal(0, 2.0, n) if rotated else np.zeros(n),
+        ]
+    )
     kept = rng.random(n) > 0.05
     extra = rng.random(n) < 0.05
-    added = np.c_[rng.uniform(0, side, (extra.sum(), 2)), rng.uniform(*sizes, (extra.sum(), 2)),
-                  rng.uniform(-90, 90, extra.sum()) if rotated else np.zeros(extra.sum())]
+    added = np.c_[
+        rng.uniform(0, side, (extra.sum(), 2)),
+        rng.uniform(*sizes, (extra.sum(), 2)),
+        rng.uniform(-90, 90, extra.sum()) if rotated else np.zeros(extra.sum()),
+    ]
     second = np.r_[moved[kept], added]
     image_b = np.r_[image[kept], image[extra]]
     category_b = np.r_[category[kept], category[extra]]
@@ -141,16 +157,23 @@ def supervision_f1(sides: Sides) -> float | None:
         return None
     from supervision.metrics import AveragingMethod, F1Score
 
-    boxes_a = np.c_[sides.coords_a[:, :2] - sides.coords_a[:, 2:4] / 2, sides.coords_a[:, :2] + sides.coords_a[:, 2:4] / 2]
-    boxes_b = np.c_[sides.coords_b[:, :2] - sides.coords_b[:, 2:4] / 2, sides.coords_b[:, :2] + sides.coords_b[:, 2:4] / 2]
+    boxes_a = np.c_[
+        sides.coords_a[:, :2] - sides.coords_a[:, 2:4] / 2, sides.coords_a[:, :2] + sides.coords_a[:, 2:4] / 2
+    ]
+    boxes_b = np.c_[
+        sides.coords_b[:, :2] - sides.coords_b[:, 2:4] / 2, sides.coords_b[:, :2] + sides.coords_b[:, 2:4] / 2
+    ]
     bounds_a = np.searchsorted(sides.image_a, np.arange(sides.images + 1))
     bounds_b = np.searchsorted(sides.image_b, np.arange(sides.images + 1))
     targets, predictions = [], []
     for k in range(sides.images):
         rows_a, rows_b = slice(bounds_a[k], bounds_a[k + 1]), slice(bounds_b[k], bounds_b[k + 1])
         targets.append(bench.supervision.Detections(xyxy=boxes_a[rows_a], class_id=sides.category_a[rows_a]))
-        predictions.append(bench.supervision.Detections(xyxy=boxes_b[rows_b], class_id=sides.category_b[rows_b],
-                                                        confidence=np.ones(rows_b.stop - rows_b.start)))
+        predictions.append(
+            bench.supervision.Detections(
+                xyxy=boxes_b[rows_b], class_id=sides.category_b[rows_b], confidence=np.ones(rows_b.stop - rows_b.start)
+            )
+        )
     metric = F1Score(averaging_method=AveragingMethod.MICRO)
     return float(metric.update(predictions, targets).compute().f1_50)
 
@@ -176,23 +199,37 @@ def one_image(settings: bench.Settings, rotated: bool) -> list[Row]:
     n = settings.size(10_000, 1_000)
     sides = annotated(np.random.default_rng(SEED), 1, n, 12_000.0 * np.sqrt(n / 10_000), (10, 60), 1, rotated)
     rows = []
-    search, found = timed("geoiou.overlaps (the overlap search)", lambda: geoiou.overlaps(sides.a, sides.b, min_iou=MIN_IOU), settings)
+    search, found = timed(
+        "geoiou.overlaps (the overlap search)", lambda: geoiou.overlaps(sides.a, sides.b, min_iou=MIN_IOU), settings
+    )
     rows.append(search)
     greedy_row, greedy = timed("geoiou.match, greedy", lambda: geoiou.match(sides.a, sides.b), settings)
-    optimal_row, optimal = timed("geoiou.match, optimal", lambda: geoiou.match(sides.a, sides.b, method="optimal"), settings)
-    report_row, report = timed("evaluate_agreement (greedy)", lambda: evaluate_agreement(
-        {"image_id": 0, "category_id": 0, "region": sides.a}, {"image_id": 0, "category_id": 0, "region": sides.b}),
-        settings)
+    optimal_row, optimal = timed(
+        "geoiou.match, optimal", lambda: geoiou.match(sides.a, sides.b, method="optimal"), settings
+    )
+    report_row, report = timed(
+        "evaluate_agreement (greedy)",
+        lambda: evaluate_agreement(
+            {"image_id": 0, "category_id": 0, "region": sides.a}, {"image_id": 0, "category_id": 0, "region": sides.b}
+        ),
+        settings,
+    )
     greedy_row.note = f"{len(greedy)} pairs"
     optimal_row.note = f"{len(optimal)} pairs, summed IoU {optimal.total_iou:.4f}"
     report_row.note = f"F1 {report.overall()['f1']:.4f}"
     rows += [greedy_row, optimal_row, report_row]
-    loop_row, loop_pairs = timed("peer: Python greedy loop over the found pairs (loop only)",
-                                 lambda: python_greedy(found.index_a, found.index_b, found.iou), settings)
-    loop_row.note = "same pairs" if loop_pairs == set(zip(greedy.index_a.tolist(), greedy.index_b.tolist())) else "DIFFERENT pairs"
+    loop_row, loop_pairs = timed(
+        "peer: Python greedy loop over the found pairs (loop only)",
+        lambda: python_greedy(found.index_a, found.index_b, found.iou),
+        settings,
+    )
+    loop_row.note = (
+        "same pairs" if loop_pairs == set(zip(greedy.index_a.tolist(), greedy.index_b.tolist())) else "DIFFERENT pairs"
+    )
     rows.append(loop_row)
-    dense_row, dense_total = timed("peer: dense pairwise_iou + scipy linear_sum_assignment",
-                                   lambda: dense_assignment(sides.a, sides.b), settings)
+    dense_row, dense_total = timed(
+        "peer: dense pairwise_iou + scipy linear_sum_assignment", lambda: dense_assignment(sides.a, sides.b), settings
+    )
     if dense_total is not None:
         dense_row.note = f"summed IoU {dense_total:.4f} (diff {abs(dense_total - optimal.total_iou):.1e})"
     rows.append(dense_row)
@@ -207,22 +244,37 @@ def many_images(settings: bench.Settings, rotated: bool) -> list[Row]:
     groups_a, groups_b = (sides.image_a, sides.category_a), (sides.image_b, sides.category_b)
     codes_a, codes_b = sides.image_a * 5 + sides.category_a, sides.image_b * 5 + sides.category_b
     rows = []
-    search, _ = timed("grouped overlap search (what match runs first)", lambda: grouped_overlaps(
-        RowBlocks([sides.a]), RowBlocks([sides.b]), codes_a, codes_b, MIN_IOU), settings)
+    search, _ = timed(
+        "grouped overlap search (what match runs first)",
+        lambda: grouped_overlaps(RowBlocks([sides.a]), RowBlocks([sides.b]), codes_a, codes_b, MIN_IOU),
+        settings,
+    )
     rows.append(search)
-    greedy_row, greedy = timed("geoiou.match, greedy, by image and category",
-                               lambda: geoiou.match(sides.a, sides.b, group_a=groups_a, group_b=groups_b), settings)
-    optimal_row, optimal = timed("geoiou.match, optimal, by image and category", lambda: geoiou.match(
-        sides.a, sides.b, method="optimal", group_a=groups_a, group_b=groups_b), settings)
-    report_row, report = timed("evaluate_agreement (greedy)", lambda: evaluate_agreement(
-        {"image_id": sides.image_a, "category_id": sides.category_a, "region": sides.a},
-        {"image_id": sides.image_b, "category_id": sides.category_b, "region": sides.b}), settings)
+    greedy_row, greedy = timed(
+        "geoiou.match, greedy, by image and category",
+        lambda: geoiou.match(sides.a, sides.b, group_a=groups_a, group_b=groups_b),
+        settings,
+    )
+    optimal_row, optimal = timed(
+        "geoiou.match, optimal, by image and category",
+        lambda: geoiou.match(sides.a, sides.b, method="optimal", group_a=groups_a, group_b=groups_b),
+        settings,
+    )
+    report_row, report = timed(
+        "evaluate_agreement (greedy)",
+        lambda: evaluate_agreement(
+            {"image_id": sides.image_a, "category_id": sides.category_a, "region": sides.a},
+            {"image_id": sides.image_b, "category_id": sides.category_b, "region": sides.b},
+        ),
+        settings,
+    )
     greedy_row.note = f"{len(greedy)} pairs"
     optimal_row.note = f"{len(optimal)} pairs, summed IoU {optimal.total_iou:.4f}"
     report_row.note = f"F1 {report.overall()['f1']:.4f}"
     rows += [greedy_row, optimal_row, report_row]
-    loop_row, _ = timed("peer: per image and category, dense pairwise_iou + scipy",
-                        lambda: dense_assignment_per_group(sides), settings)
+    loop_row, _ = timed(
+        "peer: per image and category, dense pairwise_iou + scipy", lambda: dense_assignment_per_group(sides), settings
+    )
     if loop_row.seconds is not None:
         total = dense_assignment_per_group(sides)
         loop_row.note = f"summed IoU {total:.4f} (diff {abs(total - optimal.total_iou):.1e})"
@@ -261,7 +313,10 @@ def main(argv: list[str] | None = None) -> int:
     settings = bench.Settings(quick=options.quick, repeats=2 if options.quick else 7, budget=options.budget)
     for name, value in bench.machine_facts():
         print(f"{name:<38} {value}")
-    for workload, title in ((one_image, "one image, {n} regions a side"), (many_images, "many images, 100 regions each")):
+    for workload, title in (
+        (one_image, "one image, {n} regions a side"),
+        (many_images, "many images, 100 regions each"),
+    ):
         for rotated in (False, True):
             rows = workload(settings, rotated)
             kind = "rotated boxes" if rotated else "boxes"

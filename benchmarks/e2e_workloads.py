@@ -22,7 +22,9 @@ CATEGORIES = 3
 VERTICES = 8
 
 
-def star_polygons(rng: np.random.Generator, n: int, centres: np.ndarray, radii: np.ndarray, k: int = VERTICES) -> np.ndarray:
+def star_polygons(
+    rng: np.random.Generator, n: int, centres: np.ndarray, radii: np.ndarray, k: int = VERTICES
+) -> np.ndarray:
     """``(n, k, 2)`` simple polygons: k vertices at increasing angles around each centre (star-shaped, so simple)."""
     # One vertex per sector of 2 pi / k, kept off the sector's edges: rounding cannot make the ring cross.
     angles = (np.arange(k) + rng.uniform(0.15, 0.85, (n, k))) * (2 * np.pi / k)
@@ -30,8 +32,9 @@ def star_polygons(rng: np.random.Generator, n: int, centres: np.ndarray, radii: 
     return np.round(centres[:, None, :] + reach[..., None] * np.stack([np.cos(angles), np.sin(angles)], -1), 2)
 
 
-def coco_segm_workload(n_images: int = 1500, per_image_truth: int = 8, per_image_predicted: int = 96,
-                       seed: int = SEED) -> dict[str, Any]:
+def coco_segm_workload(
+    n_images: int = 1500, per_image_truth: int = 8, per_image_predicted: int = 96, seed: int = SEED
+) -> dict[str, Any]:
     """Ground-truth polygons and predicted polygons of a COCO-like dataset, as arrays."""
     rng = np.random.default_rng(seed)
     n_truth = n_images * per_image_truth
@@ -56,9 +59,16 @@ def coco_segm_workload(n_images: int = 1500, per_image_truth: int = 8, per_image
     wrong = near & (rng.random(n_predicted) < 0.1)
     predicted_category[wrong] = rng.integers(1, CATEGORIES + 1, wrong.sum())
     score = np.round(np.where(near, 1 - 2 * quality, 0.5) * rng.uniform(0.5, 1, n_predicted), 4)
-    return {"n_images": n_images, "truth_image": truth_image, "truth_category": truth_category, "truth": truth,
-            "predicted_image": predicted_image, "predicted_category": predicted_category, "predicted": predicted,
-            "score": score}
+    return {
+        "n_images": n_images,
+        "truth_image": truth_image,
+        "truth_category": truth_category,
+        "truth": truth,
+        "predicted_image": predicted_image,
+        "predicted_category": predicted_category,
+        "predicted": predicted,
+        "score": score,
+    }
 
 
 def _bbox(polygons: np.ndarray) -> np.ndarray:
@@ -80,22 +90,49 @@ def write_coco_files(folder: str | os.PathLike[str], workload: dict[str, Any]) -
     dataset = {
         "images": [{"id": i, "height": SIDE, "width": SIDE} for i in range(1, workload["n_images"] + 1)],
         "categories": [{"id": c, "name": f"class{c}"} for c in range(1, CATEGORIES + 1)],
-        "annotations": [{"id": k + 1, "image_id": image, "category_id": category, "segmentation": [ring],
-                         "bbox": box, "area": float(area), "iscrowd": 0}
-                        for k, (image, category, ring, box, area) in enumerate(zip(
-                            workload["truth_image"].tolist(), workload["truth_category"].tolist(),
-                            flat_truth.tolist(), truth_boxes.tolist(), truth_areas.tolist()))],
+        "annotations": [
+            {
+                "id": k + 1,
+                "image_id": image,
+                "category_id": category,
+                "segmentation": [ring],
+                "bbox": box,
+                "area": float(area),
+                "iscrowd": 0,
+            }
+            for k, (image, category, ring, box, area) in enumerate(
+                zip(
+                    workload["truth_image"].tolist(),
+                    workload["truth_category"].tolist(),
+                    flat_truth.tolist(),
+                    truth_boxes.tolist(),
+                    truth_areas.tolist(),
+                )
+            )
+        ],
     }
-    columns = list(zip(workload["predicted_image"].tolist(), workload["predicted_category"].tolist(),
-                       workload["score"].tolist()))
-    boxes = [{"image_id": image, "category_id": category, "bbox": box, "score": score}
-             for (image, category, score), box in zip(columns, _bbox(predicted).tolist())]
+    columns = list(
+        zip(workload["predicted_image"].tolist(), workload["predicted_category"].tolist(), workload["score"].tolist())
+    )
+    boxes = [
+        {"image_id": image, "category_id": category, "bbox": box, "score": score}
+        for (image, category, score), box in zip(columns, _bbox(predicted).tolist())
+    ]
     masks = mask_utils.frPyObjects(predicted.reshape(len(predicted), -1).tolist(), SIDE, SIDE)
-    segm = [{"image_id": image, "category_id": category, "score": score,
-             "segmentation": {"size": [SIDE, SIDE], "counts": rle["counts"].decode("ascii")}}
-            for (image, category, score), rle in zip(columns, masks)]
-    paths = {"instances": folder / "instances.json", "bbox": folder / "results-bbox.json",
-             "segm": folder / "results-segm.json"}
+    segm = [
+        {
+            "image_id": image,
+            "category_id": category,
+            "score": score,
+            "segmentation": {"size": [SIDE, SIDE], "counts": rle["counts"].decode("ascii")},
+        }
+        for (image, category, score), rle in zip(columns, masks)
+    ]
+    paths = {
+        "instances": folder / "instances.json",
+        "bbox": folder / "results-bbox.json",
+        "segm": folder / "results-segm.json",
+    }
     for name, document in (("instances", dataset), ("bbox", boxes), ("segm", segm)):
         paths[name].write_text(json.dumps(document))
     return paths
@@ -107,9 +144,15 @@ def write_box_results(path: str | os.PathLike[str], n: int, n_images: int, seed:
     size = np.round(rng.uniform(2, 120, (n, 2)), 2)
     corner = np.round(rng.uniform(0, SIDE - 120, (n, 2)), 2)
     image = np.sort(rng.integers(1, n_images + 1, n))
-    records = [{"image_id": i, "category_id": c, "bbox": box, "score": s}
-               for i, c, box, s in zip(image.tolist(), rng.integers(1, CATEGORIES + 1, n).tolist(),
-                                       np.column_stack([corner, size]).tolist(), np.round(rng.random(n), 4).tolist())]
+    records = [
+        {"image_id": i, "category_id": c, "bbox": box, "score": s}
+        for i, c, box, s in zip(
+            image.tolist(),
+            rng.integers(1, CATEGORIES + 1, n).tolist(),
+            np.column_stack([corner, size]).tolist(),
+            np.round(rng.random(n), 4).tolist(),
+        )
+    ]
     path = Path(path)
     path.write_text(json.dumps(records))
     return path
@@ -120,39 +163,50 @@ def write_geojson(path: str | os.PathLike[str], n: int = 20_000, seed: int = SEE
     rng = np.random.default_rng(seed)
     radii = rng.uniform(5, 50, n)
     polygons = star_polygons(rng, n, rng.uniform(0, 10_000, (n, 2)), radii, k=12)
-    features = [{"type": "Feature", "properties": {"id": k},
-                 "geometry": {"type": "Polygon", "coordinates": [ring + ring[:1]]}}
-                for k, ring in enumerate(polygons.tolist())]
+    features = [
+        {"type": "Feature", "properties": {"id": k}, "geometry": {"type": "Polygon", "coordinates": [ring + ring[:1]]}}
+        for k, ring in enumerate(polygons.tolist())
+    ]
     path = Path(path)
     path.write_text(json.dumps({"type": "FeatureCollection", "features": features}))
     return path
 
 
-def write_activitynet_results(path: str | os.PathLike[str], n_videos: int = 5000, per_video: int = 100,
-                              seed: int = SEED) -> Path:
+def write_activitynet_results(
+    path: str | os.PathLike[str], n_videos: int = 5000, per_video: int = 100, seed: int = SEED
+) -> Path:
     """An ActivityNet results file: `per_video` scored segments in each of `n_videos` videos."""
     rng = np.random.default_rng(seed)
     results = {}
     for video in range(n_videos):
         start = np.round(rng.uniform(0, 100, per_video), 2)
         length = np.round(rng.uniform(1, 30, per_video), 2)
-        results[f"v_{video:06d}"] = [{"segment": [s, s + d], "label": f"class{c}", "score": p}
-                                     for s, d, c, p in zip(start.tolist(), length.tolist(),
-                                                           rng.integers(0, 200, per_video).tolist(),
-                                                           np.round(rng.random(per_video), 4).tolist())]
+        results[f"v_{video:06d}"] = [
+            {"segment": [s, s + d], "label": f"class{c}", "score": p}
+            for s, d, c, p in zip(
+                start.tolist(),
+                length.tolist(),
+                rng.integers(0, 200, per_video).tolist(),
+                np.round(rng.random(per_video), 4).tolist(),
+            )
+        ]
     path = Path(path)
     path.write_text(json.dumps({"version": "VERSION 1.3", "results": results, "external_data": {}}))
     return path
 
 
-def write_yolo_folder(folder: str | os.PathLike[str], n_files: int = 5000, per_file: int = 20, seed: int = SEED) -> Path:
+def write_yolo_folder(
+    folder: str | os.PathLike[str], n_files: int = 5000, per_file: int = 20, seed: int = SEED
+) -> Path:
     """A folder of `n_files` YOLO label files of `per_file` boxes each (class cx cy w h, normalised)."""
     rng = np.random.default_rng(seed)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     for k in range(n_files):
         centre, size = rng.uniform(0.2, 0.8, (per_file, 2)), rng.uniform(0.01, 0.3, (per_file, 2))
-        lines = [f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}" for c, (x, y), (w, h) in
-                 zip(rng.integers(0, 80, per_file).tolist(), centre.tolist(), size.tolist())]
+        lines = [
+            f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}"
+            for c, (x, y), (w, h) in zip(rng.integers(0, 80, per_file).tolist(), centre.tolist(), size.tolist())
+        ]
         (folder / f"image{k:05d}.txt").write_text("\n".join(lines) + "\n")
     return folder

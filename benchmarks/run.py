@@ -151,8 +151,18 @@ class Table:
     reference: Any = None  # geoiou's result
     reference_seconds: float | None = None
 
-    def add(self, name: str, fn: Callable[[], Any] | None, settings: Settings, *, kind: str = "peer",
-            exact: bool = False, note: str = "", compare: bool = True, missing: str = "") -> Row:
+    def add(
+        self,
+        name: str,
+        fn: Callable[[], Any] | None,
+        settings: Settings,
+        *,
+        kind: str = "peer",
+        exact: bool = False,
+        note: str = "",
+        compare: bool = True,
+        missing: str = "",
+    ) -> Row:
         """Time `fn` and add its row; `fn=None` adds a skipped row explaining `missing`."""
         row = Row(name, kind=kind, exact=exact, note=note)
         self.rows.append(row)
@@ -215,8 +225,15 @@ def table_cells(table: Table) -> list[list[str]]:
     cells = []
     for row in table.rows:
         runs = f" (n={row.runs})" if row.runs == 1 else ""
-        cells.append([row.name, format_ms(row.seconds) + runs, format_ratio(table.ratio(row)),
-                      format_diff(row.diff, row), row.note])
+        cells.append(
+            [
+                row.name,
+                format_ms(row.seconds) + runs,
+                format_ratio(table.ratio(row)),
+                format_diff(row.diff, row),
+                row.note,
+            ]
+        )
     return cells
 
 
@@ -228,16 +245,20 @@ def render_text(table: Table) -> str:
     widths = [max(len(line[i]) for line in cells) for i in range(len(HEADER) - 1)]
     lines = [f"\n{table.workload}. {table.title}"]
     for k, line in enumerate(cells):
-        lines.append("  " + "  ".join(cell.ljust(widths[i]) if i < len(widths) else cell
-                                      for i, cell in enumerate(line)).rstrip())
+        lines.append(
+            "  " + "  ".join(cell.ljust(widths[i]) if i < len(widths) else cell for i, cell in enumerate(line)).rstrip()
+        )
         if k == 0:
             lines.append("  " + "  ".join("-" * width for width in widths))
     return "\n".join(lines)
 
 
 def render_markdown(table: Table) -> str:
-    lines = [f"\n#### {table.workload}. {table.title}\n", "| " + " | ".join(HEADER) + " |",
-             "|" + "|".join(["---", "---:", "---:", "---:", "---"]) + "|"]
+    lines = [
+        f"\n#### {table.workload}. {table.title}\n",
+        "| " + " | ".join(HEADER) + " |",
+        "|" + "|".join(["---", "---:", "---:", "---:", "---"]) + "|",
+    ]
     for line in table_cells(table):
         lines.append("| " + " | ".join(cell.replace("|", "/") for cell in line) + " |")
     return "\n".join(lines)
@@ -252,10 +273,20 @@ def source_revision(show_path: bool = True) -> str:
     package = os.path.dirname(os.path.abspath(geoiou.__file__))
     where = f", imported from {package}" if show_path else ""
     try:
-        commit = subprocess.run(["git", "-C", package, "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", package, "status", "--porcelain", "--", "."], capture_output=True,
-                               text=True, timeout=10, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "-C", package, "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", package, "status", "--porcelain", "--", "."],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return f"not a git checkout (an exported tree){where}"
     state = " with uncommitted changes to the package" if dirty else ""
@@ -279,10 +310,23 @@ def machine_facts(show_path: bool = True) -> list[tuple[str, str]]:
     if threadpoolctl is not None:
         info = [pool for pool in threadpoolctl.threadpool_info() if pool.get("user_api") == "blas"]
         if info:
-            blas = ", ".join(f"{pool.get('internal_api')} {pool.get('version')} ({pool.get('architecture')}, "
-                             f"{pool.get('num_threads')} threads)" for pool in info)
-    peers = ["numpy", "shapely", "pycocotools", "opencv-python-headless", "scikit-image", "supervision",
-             "torch", "torchvision", "mmcv", "detectron2"]
+            blas = ", ".join(
+                f"{pool.get('internal_api')} {pool.get('version')} ({pool.get('architecture')}, "
+                f"{pool.get('num_threads')} threads)"
+                for pool in info
+            )
+    peers = [
+        "numpy",
+        "shapely",
+        "pycocotools",
+        "opencv-python-headless",
+        "scikit-image",
+        "supervision",
+        "torch",
+        "torchvision",
+        "mmcv",
+        "detectron2",
+    ]
     facts = [
         ("CPU", cpu),
         ("cores", f"{os.cpu_count()} logical, {usable} usable"),
@@ -301,8 +345,12 @@ def machine_facts(show_path: bool = True) -> list[tuple[str, str]]:
 # --------------------------------------------------------------------------- shared helpers
 def overlapping_pairs(bounds_a: np.ndarray, bounds_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Index pairs whose axis-aligned bounds ``(x0, y0, x1, y1)`` overlap: the pruning people write."""
-    keep = ((bounds_a[:, None, 0] < bounds_b[None, :, 2]) & (bounds_b[None, :, 0] < bounds_a[:, None, 2])
-            & (bounds_a[:, None, 1] < bounds_b[None, :, 3]) & (bounds_b[None, :, 1] < bounds_a[:, None, 3]))
+    keep = (
+        (bounds_a[:, None, 0] < bounds_b[None, :, 2])
+        & (bounds_b[None, :, 0] < bounds_a[:, None, 2])
+        & (bounds_a[:, None, 1] < bounds_b[None, :, 3])
+        & (bounds_b[None, :, 1] < bounds_a[:, None, 3])
+    )
     return np.nonzero(keep)
 
 
@@ -327,14 +375,18 @@ def shapely_strtree_iou(geoms_a: np.ndarray, geoms_b: np.ndarray, *, overlay_uni
 
 def output_floor(shape: tuple[int, ...], dtype: Any = np.float64) -> Callable[[], np.ndarray]:
     """Allocate and write an output of `shape`: no IoU kernel can be faster than this."""
+
     def run() -> np.ndarray:
         out = np.empty(shape, dtype=dtype)
         out.fill(0.5)
         return out
+
     return run
 
 
-def random_boxes(rng: np.random.Generator, n: int, extent: float = 1000.0, sizes: tuple[float, float] = (10, 100)) -> np.ndarray:
+def random_boxes(
+    rng: np.random.Generator, n: int, extent: float = 1000.0, sizes: tuple[float, float] = (10, 100)
+) -> np.ndarray:
     xy = rng.uniform(0, extent, (n, 2))
     wh = rng.uniform(*sizes, (n, 2))
     return np.hstack([xy, xy + wh])
@@ -371,22 +423,40 @@ def workload_a(settings: Settings) -> list[Table]:
         box_a, box_b = geoiou.Box(xyxy_a), geoiou.Box(xyxy_b)
         xywh_a, xywh_b = box_a.to_array("xywh"), box_b.to_array("xywh")
         crowd = np.zeros(n, dtype=np.uint8)
-        tensors = (torch.from_numpy(xyxy_a.astype(np.float32)), torch.from_numpy(xyxy_b.astype(np.float32))) \
-            if torchvision_ops is not None else None
-        no_torch = "torchvision not installed" if torch is None else (
-            "torchvision not importable" if torchvision_ops is None else "")
+        tensors = (
+            (torch.from_numpy(xyxy_a.astype(np.float32)), torch.from_numpy(xyxy_b.astype(np.float32)))
+            if torchvision_ops is not None
+            else None
+        )
+        no_torch = (
+            "torchvision not installed"
+            if torch is None
+            else ("torchvision not importable" if torchvision_ops is None else "")
+        )
         for metric in ("iou", "giou"):
             table = Table("A", f"Box {n}x{n} pairwise_{metric}, float64 (peers float32 unless noted)")
             fn = geoiou.pairwise_iou if metric == "iou" else geoiou.pairwise_giou
             table.add(f"geoiou pairwise_{metric}", lambda fn=fn: fn(box_a, box_b), settings, kind="geoiou")
-            table.add("geoiou, dtype=float32 output", lambda fn=fn: fn(box_a, box_b, dtype=np.float32), settings,
-                      kind="geoiou", note="computed in float64, stored as float32")
-            table.add("numpy float32 broadcasting", lambda g=(metric == "giou"): box_iou_numpy_f32(xyxy_a, xyxy_b, g),
-                      settings)
+            table.add(
+                "geoiou, dtype=float32 output",
+                lambda fn=fn: fn(box_a, box_b, dtype=np.float32),
+                settings,
+                kind="geoiou",
+                note="computed in float64, stored as float32",
+            )
+            table.add(
+                "numpy float32 broadcasting",
+                lambda g=(metric == "giou"): box_iou_numpy_f32(xyxy_a, xyxy_b, g),
+                settings,
+            )
             if metric == "iou":
-                table.add("pycocotools mask.iou (xywh, float64)",
-                          (lambda: coco_mask.iou(xywh_a, xywh_b, crowd)) if coco_mask else None, settings,
-                          exact=True, missing="pycocotools not installed")
+                table.add(
+                    "pycocotools mask.iou (xywh, float64)",
+                    (lambda: coco_mask.iou(xywh_a, xywh_b, crowd)) if coco_mask else None,
+                    settings,
+                    exact=True,
+                    missing="pycocotools not installed",
+                )
             torch_fn = None
             if tensors is not None:
                 op = torchvision_ops.box_iou if metric == "iou" else torchvision_ops.generalized_box_iou
@@ -414,8 +484,14 @@ def opencv_rect_tuples(coords: np.ndarray) -> list[tuple]:
     return [((cx, cy), (w, h), angle) for cx, cy, w, h, angle in coords.tolist()]
 
 
-def opencv_rotated_iou(rects_a: list[tuple], rects_b: list[tuple], bounds_a: np.ndarray, bounds_b: np.ndarray,
-                       area_a: np.ndarray, area_b: np.ndarray) -> np.ndarray:
+def opencv_rotated_iou(
+    rects_a: list[tuple],
+    rects_b: list[tuple],
+    bounds_a: np.ndarray,
+    bounds_b: np.ndarray,
+    area_a: np.ndarray,
+    area_b: np.ndarray,
+) -> np.ndarray:
     """cv2.rotatedRectangleIntersection in a Python loop over the pairs whose bounds overlap."""
     out = np.zeros((len(rects_a), len(rects_b)))
     index_a, index_b = overlapping_pairs(bounds_a, bounds_b)
@@ -428,16 +504,23 @@ def opencv_rotated_iou(rects_a: list[tuple], rects_b: list[tuple], bounds_a: np.
     return out
 
 
-def rotated_tables(title: str, workload: str, coords_a: np.ndarray, coords_b: np.ndarray,
-                   settings: Settings, geoiou_a: geoiou.Region | None = None,
-                   geoiou_b: geoiou.Region | None = None) -> Table:
+def rotated_tables(
+    title: str,
+    workload: str,
+    coords_a: np.ndarray,
+    coords_b: np.ndarray,
+    settings: Settings,
+    geoiou_a: geoiou.Region | None = None,
+    geoiou_b: geoiou.Region | None = None,
+) -> Table:
     """geoiou RotatedBox vs OpenCV, shapely, mmcv, detectron2 on the same boxes."""
     box_a, box_b = geoiou.RotatedBox(coords_a), geoiou.RotatedBox(coords_b)
     table = Table(workload, title)
     table.add("geoiou pairwise_iou (RotatedBox)", lambda: geoiou.pairwise_iou(box_a, box_b), settings, kind="geoiou")
     if geoiou_a is not None:
-        table.add("geoiou pairwise_iou (as Polygon)", lambda: geoiou.pairwise_iou(geoiou_a, geoiou_b), settings,
-                  kind="geoiou")
+        table.add(
+            "geoiou pairwise_iou (as Polygon)", lambda: geoiou.pairwise_iou(geoiou_a, geoiou_b), settings, kind="geoiou"
+        )
     corners_a, corners_b = box_a.to_corners(), box_b.to_corners()
     geoms_a, geoms_b = shapely.polygons(corners_a), shapely.polygons(corners_b)
     table.add("shapely 2 STRtree + intersection", lambda: shapely_strtree_iou(geoms_a, geoms_b), settings, exact=True)
@@ -447,9 +530,12 @@ def rotated_tables(title: str, workload: str, coords_a: np.ndarray, coords_b: np
         bounds_b = np.concatenate([corners_b.min(axis=1), corners_b.max(axis=1)], axis=1)
         area_a, area_b = coords_a[:, 2] * coords_a[:, 3], coords_b[:, 2] * coords_b[:, 3]
         n_candidates = len(overlapping_pairs(bounds_a, bounds_b)[0])
-        table.add("OpenCV rotatedRectangleIntersection loop",
-                  lambda: opencv_rotated_iou(rects_a, rects_b, bounds_a, bounds_b, area_a, area_b), settings,
-                  note=f"float32; bounds-pruned: {n_candidates} of {len(coords_a) * len(coords_b)} pairs")
+        table.add(
+            "OpenCV rotatedRectangleIntersection loop",
+            lambda: opencv_rotated_iou(rects_a, rects_b, bounds_a, bounds_b, area_a, area_b),
+            settings,
+            note=f"float32; bounds-pruned: {n_candidates} of {len(coords_a) * len(coords_b)} pairs",
+        )
     else:
         table.add("OpenCV rotatedRectangleIntersection loop", None, settings, missing="opencv not installed")
     mmcv_ops = optional("mmcv.ops")
@@ -463,9 +549,14 @@ def rotated_tables(title: str, workload: str, coords_a: np.ndarray, coords_b: np
     if d2_structures is not None and torch is not None:
         ta = torch.from_numpy(box_a.to_detectron2().astype(np.float32))
         tb = torch.from_numpy(box_b.to_detectron2().astype(np.float32))
-        table.add("detectron2 pairwise_iou_rotated",
-                  lambda: d2_structures.pairwise_iou_rotated(d2_structures.RotatedBoxes(ta), d2_structures.RotatedBoxes(tb)).numpy(),
-                  settings, note="float32")
+        table.add(
+            "detectron2 pairwise_iou_rotated",
+            lambda: d2_structures.pairwise_iou_rotated(
+                d2_structures.RotatedBoxes(ta), d2_structures.RotatedBoxes(tb)
+            ).numpy(),
+            settings,
+            note="float32",
+        )
     else:
         table.add("detectron2 pairwise_iou_rotated", None, settings, missing="detectron2 not installed")
     return table
@@ -478,8 +569,11 @@ def workload_b(settings: Settings) -> list[Table]:
         for dense in (False, True):
             rng = np.random.default_rng(SEED + 2 + dense)
             a, b = rotated_scene(rng, n, dense), rotated_scene(rng, n, dense)
-            scene = "dense (all pairs overlap: centres within 20 px, sizes 50-100)" if dense else \
-                "sparse (sizes 10-100 in 1000x1000, random angles)"
+            scene = (
+                "dense (all pairs overlap: centres within 20 px, sizes 50-100)"
+                if dense
+                else "sparse (sizes 10-100 in 1000x1000, random angles)"
+            )
             table = rotated_tables(f"RotatedBox {n}x{n} pairwise_iou, {scene}", "B", a, b, settings)
             table.label = f"RotatedBox {n}x{n}, {'dense' if dense else 'sparse'}"
             table.group = group
@@ -495,8 +589,9 @@ def blob_masks(rng: np.random.Generator, n: int, size: int, centres: np.ndarray 
         radius = size * rng.uniform(0.02, 0.25)
         cy, cx = centres[k] if centres is not None else rng.uniform(radius, size - radius, 2)
         if k % 2 == 0:
-            rows, cols = skimage_draw.ellipse(cy, cx, radius, radius * rng.uniform(0.4, 1.0), shape=(size, size),
-                                              rotation=rng.uniform(0, np.pi))
+            rows, cols = skimage_draw.ellipse(
+                cy, cx, radius, radius * rng.uniform(0.4, 1.0), shape=(size, size), rotation=rng.uniform(0, np.pi)
+            )
         else:
             vertices = int(rng.integers(6, 16))
             ring = star_ring(rng, vertices, radius * rng.uniform(0.5, 1.0, vertices))
@@ -546,20 +641,27 @@ def workload_c(settings: Settings) -> list[Table]:
     n, size = settings.size(100, 30), settings.size(512, 256)
     if skimage_draw is None:
         table = Table("C", f"Mask {n}x{n} at {size}x{size}")
-        table.add("geoiou", None, settings, kind="geoiou", missing="scikit-image (skimage.draw) is needed to draw the masks")
+        table.add(
+            "geoiou", None, settings, kind="geoiou", missing="scikit-image (skimage.draw) is needed to draw the masks"
+        )
         return [table]
     rng = np.random.default_rng(SEED + 3)
     a = blob_masks(rng, n, size)
     # Predictions: half of them near a ground-truth object (overlapping it), half elsewhere.
     centres = np.argwhere(a.any(axis=0))[rng.integers(0, a.any(axis=0).sum(), n)].astype(float)
-    centres[n // 2:] = rng.uniform(size * 0.1, size * 0.9, (n - n // 2, 2))
+    centres[n // 2 :] = rng.uniform(size * 0.1, size * 0.9, (n - n // 2, 2))
     b = blob_masks(rng, n, size, centres=centres)
     overlapping = int(np.count_nonzero(mask_iou_matmul(a, b) > 0))
 
-    dense = Table("C", f"Mask {n}x{n} at {size}x{size} from dense boolean arrays "
-                       f"({overlapping} of {n * n} pairs overlap)")
-    dense.add("geoiou pairwise_iou(Mask(a), Mask(b))", lambda: geoiou.pairwise_iou(geoiou.Mask(a), geoiou.Mask(b)),
-              settings, kind="geoiou")
+    dense = Table(
+        "C", f"Mask {n}x{n} at {size}x{size} from dense boolean arrays ({overlapping} of {n * n} pairs overlap)"
+    )
+    dense.add(
+        "geoiou pairwise_iou(Mask(a), Mask(b))",
+        lambda: geoiou.pairwise_iou(geoiou.Mask(a), geoiou.Mask(b)),
+        settings,
+        kind="geoiou",
+    )
     if coco_mask is not None:
         crowd = np.zeros(n, dtype=np.uint8)
 
@@ -568,18 +670,32 @@ def workload_c(settings: Settings) -> list[Table]:
 
         fa, fb = to_fortran_uint8(a), to_fortran_uint8(b)
         ra, rb = coco_mask.encode(fa), coco_mask.encode(fb)
-        dense.add("pycocotools encode + iou", coco_from_dense, settings, exact=True,
-                  note="incl. conversion to Fortran uint8")
-        dense.add("  step: conversion to Fortran uint8", lambda: (to_fortran_uint8(a), to_fortran_uint8(b)), settings,
-                  kind="part")
-        dense.add("  step: encode (from Fortran uint8)", lambda: (coco_mask.encode(fa), coco_mask.encode(fb)), settings,
-                  kind="part")
+        dense.add(
+            "pycocotools encode + iou", coco_from_dense, settings, exact=True, note="incl. conversion to Fortran uint8"
+        )
+        dense.add(
+            "  step: conversion to Fortran uint8",
+            lambda: (to_fortran_uint8(a), to_fortran_uint8(b)),
+            settings,
+            kind="part",
+        )
+        dense.add(
+            "  step: encode (from Fortran uint8)",
+            lambda: (coco_mask.encode(fa), coco_mask.encode(fb)),
+            settings,
+            kind="part",
+        )
         dense.add("  step: iou on the RLEs", lambda: coco_mask.iou(ra, rb, crowd), settings, kind="part", exact=True)
     else:
         dense.add("pycocotools encode + iou", None, settings, missing="pycocotools not installed")
     dense.add("numpy packed bits + bitwise_count", lambda: mask_iou_packed_bits(a, b), settings, exact=True)
-    dense.add("numpy float32 matmul", lambda: mask_iou_matmul(a, b), settings, exact=True,
-              note="float32 counts, exact below 2**24 pixels")
+    dense.add(
+        "numpy float32 matmul",
+        lambda: mask_iou_matmul(a, b),
+        settings,
+        exact=True,
+        note="float32 counts, exact below 2**24 pixels",
+    )
     if supervision is not None and hasattr(supervision, "mask_iou_batch"):
         dense.add("supervision mask_iou_batch", lambda: supervision.mask_iou_batch(a, b), settings)
     else:
@@ -593,18 +709,32 @@ def workload_c(settings: Settings) -> list[Table]:
     rles_a, rles_b = coco_mask.encode(to_fortran_uint8(a)), coco_mask.encode(to_fortran_uint8(b))
     crowd = np.zeros(n, dtype=np.uint8)
     if hasattr(geoiou.Mask, "from_rle"):
-        rle.add("geoiou Mask.from_rle + pairwise_iou",
-                lambda: geoiou.pairwise_iou(geoiou_rle_masks(rles_a), geoiou_rle_masks(rles_b)), settings, kind="geoiou")
+        rle.add(
+            "geoiou Mask.from_rle + pairwise_iou",
+            lambda: geoiou.pairwise_iou(geoiou_rle_masks(rles_a), geoiou_rle_masks(rles_b)),
+            settings,
+            kind="geoiou",
+        )
     else:
-        rle.add("geoiou Mask.from_rle + pairwise_iou", None, settings, kind="geoiou",
-                missing="skipped: this geoiou has no Mask.from_rle")
+        rle.add(
+            "geoiou Mask.from_rle + pairwise_iou",
+            None,
+            settings,
+            kind="geoiou",
+            missing="skipped: this geoiou has no Mask.from_rle",
+        )
         rle.reference = mask_iou_packed_bits(a, b)  # exact integer counts, for the agreement column
         rle.rows[-1].note += "; diffs below are against exact packed-bit counts"
     rle.add("pycocotools iou on RLEs", lambda: coco_mask.iou(rles_a, rles_b, crowd), settings, exact=True)
-    rle.add("pycocotools decode + geoiou pairwise_iou",
-            lambda: geoiou.pairwise_iou(geoiou.Mask(coco_mask.decode(rles_a).transpose(2, 0, 1)),
-                                        geoiou.Mask(coco_mask.decode(rles_b).transpose(2, 0, 1))), settings,
-            note="what a geoiou user does without RLE support")
+    rle.add(
+        "pycocotools decode + geoiou pairwise_iou",
+        lambda: geoiou.pairwise_iou(
+            geoiou.Mask(coco_mask.decode(rles_a).transpose(2, 0, 1)),
+            geoiou.Mask(coco_mask.decode(rles_b).transpose(2, 0, 1)),
+        ),
+        settings,
+        note="what a geoiou user does without RLE support",
+    )
     return tables + [rle]
 
 
@@ -635,9 +765,13 @@ def workload_d(settings: Settings) -> list[Table]:
     table = Table("D", f"Polygon {n}x{n} pairwise_iou, 8-30 vertices, sparse ({candidates} overlapping pairs)")
     table.add("geoiou pairwise_iou", lambda: geoiou.pairwise_iou(poly_a, poly_b), settings, kind="geoiou")
     table.add("shapely 2 STRtree + intersection", lambda: shapely_strtree_iou(geoms_a, geoms_b), settings, exact=True)
-    table.add("shapely 2 STRtree + intersection + union",
-              lambda: shapely_strtree_iou(geoms_a, geoms_b, overlay_union=True), settings, exact=True,
-              note="union by a second overlay")
+    table.add(
+        "shapely 2 STRtree + intersection + union",
+        lambda: shapely_strtree_iou(geoms_a, geoms_b, overlay_union=True),
+        settings,
+        exact=True,
+        note="union by a second overlay",
+    )
     return [table]
 
 
@@ -647,14 +781,26 @@ def workload_d_giou(settings: Settings) -> list[Table]:
     rng = np.random.default_rng(SEED + 4)
     poly_a = geoiou.Polygon.from_rings(star_polygons(rng, n))
     poly_b = geoiou.Polygon.from_rings(star_polygons(rng, n))
-    table = Table("DG", f"Polygon {n}x{n} pairwise_giou (hull enclosure), same scene as D", label=f"Polygon {n}x{n} GIoU")
+    table = Table(
+        "DG", f"Polygon {n}x{n} pairwise_giou (hull enclosure), same scene as D", label=f"Polygon {n}x{n} GIoU"
+    )
     table.add("geoiou pairwise_giou", lambda: geoiou.pairwise_giou(poly_a, poly_b), settings, kind="geoiou")
-    table.add("geoiou pairwise_iou (the same pairs' IoU)", lambda: geoiou.pairwise_iou(poly_a, poly_b), settings,
-              kind="part", compare=False, note="for the target: GIoU within 2x of IoU")
+    table.add(
+        "geoiou pairwise_iou (the same pairs' IoU)",
+        lambda: geoiou.pairwise_iou(poly_a, poly_b),
+        settings,
+        kind="part",
+        compare=False,
+        note="for the target: GIoU within 2x of IoU",
+    )
     if not settings.quick:
         geoms_a, geoms_b = poly_a.to_shapely(), poly_b.to_shapely()
-        table.add("shapely 2 hull of union + intersection, every pair",
-                  lambda: shapely_giou(geoms_a, geoms_b), settings, exact=True)
+        table.add(
+            "shapely 2 hull of union + intersection, every pair",
+            lambda: shapely_giou(geoms_a, geoms_b),
+            settings,
+            exact=True,
+        )
     return [table]
 
 
@@ -672,11 +818,16 @@ def workload_small(settings: Settings) -> list[Table]:
         iou = Table("SM", f"Polygon {n}x{n} pairwise_iou, the scene of D", label=f"Polygon {n}x{n}")
         iou.add("geoiou pairwise_iou", lambda: geoiou.pairwise_iou(poly_a, poly_b), settings, kind="geoiou")
         iou.add("shapely 2 STRtree + intersection", lambda: shapely_strtree_iou(geoms_a, geoms_b), settings, exact=True)
-        giou = Table("SM", f"Polygon {n}x{n} pairwise_giou (hull enclosure), the scene of D",
-                     label=f"Polygon {n}x{n} GIoU")
+        giou = Table(
+            "SM", f"Polygon {n}x{n} pairwise_giou (hull enclosure), the scene of D", label=f"Polygon {n}x{n} GIoU"
+        )
         giou.add("geoiou pairwise_giou", lambda: geoiou.pairwise_giou(poly_a, poly_b), settings, kind="geoiou")
-        giou.add("shapely 2 hull of union + intersection, every pair", lambda: shapely_giou(geoms_a, geoms_b),
-                 settings, exact=True)
+        giou.add(
+            "shapely 2 hull of union + intersection, every pair",
+            lambda: shapely_giou(geoms_a, geoms_b),
+            settings,
+            exact=True,
+        )
         tables += [iou, giou]
     for n in (10, 30):
         rng = np.random.default_rng(SEED + 2)
@@ -727,11 +878,18 @@ def workload_d50k(settings: Settings) -> list[Table]:
         found = geoiou.overlaps(geoiou.Polygon.from_rings(rings_a), geoiou.Polygon.from_rings(rings_b), min_iou=0.5)
         return found.index_a, found.index_b, found.iou
 
-    table = Table("D50K", f"Polygon {n}x{n} overlaps(min_iou=0.5), 12-gons from (N, 12, 2) arrays, construction included",
-                  label=f"Polygon {n}x{n} overlaps")
+    table = Table(
+        "D50K",
+        f"Polygon {n}x{n} overlaps(min_iou=0.5), 12-gons from (N, 12, 2) arrays, construction included",
+        label=f"Polygon {n}x{n} overlaps",
+    )
     table.add("geoiou Polygon.from_rings + overlaps", with_geoiou, settings, kind="geoiou")
-    table.add("shapely 2 polygons + STRtree + intersection", lambda: shapely_overlaps(rings_a, rings_b, 0.5), settings,
-              exact=True)
+    table.add(
+        "shapely 2 polygons + STRtree + intersection",
+        lambda: shapely_overlaps(rings_a, rings_b, 0.5),
+        settings,
+        exact=True,
+    )
     return [table]
 
 
@@ -745,8 +903,13 @@ def workload_dota(settings: Settings) -> list[Table]:
     table.add("shapely 2 STRtree + intersection", lambda: shapely_strtree_iou(geoms, geoms), settings, exact=True)
     boxes = geoiou.RotatedBox.from_corners(objects.corners, fit="min_area")
     coords = boxes.to_array()
-    rotated = rotated_tables(f"P0706: the same {n} as RotatedBox.from_corners(fit='min_area'), pairwise_iou",
-                             "DOTA", coords, coords, settings)
+    rotated = rotated_tables(
+        f"P0706: the same {n} as RotatedBox.from_corners(fit='min_area'), pairwise_iou",
+        "DOTA",
+        coords,
+        coords,
+        settings,
+    )
     table.label = f"P0706 {n} as Polygon"
     rotated.label = f"P0706 {n} as RotatedBox (min_area)"
     return [table, rotated]
@@ -796,8 +959,12 @@ def workload_e(settings: Settings) -> list[Table]:
     ia, ib = geoiou.Interval(a), geoiou.Interval(b)
     table = Table("E", f"Interval {n}x{n} pairwise_iou (temporal segments)")
     table.add("geoiou pairwise_iou", lambda: geoiou.pairwise_iou(ia, ib), settings, kind="geoiou")
-    table.add("geoiou pairwise_iou, dtype=float32", lambda: geoiou.pairwise_iou(ia, ib, dtype=np.float32), settings,
-              kind="geoiou")
+    table.add(
+        "geoiou pairwise_iou, dtype=float32",
+        lambda: geoiou.pairwise_iou(ia, ib, dtype=np.float32),
+        settings,
+        kind="geoiou",
+    )
     table.add("numpy float32 broadcast with out=", lambda: interval_iou_f32_out(a, b), settings)
     table.add("numpy float64 broadcast", lambda: interval_iou_f64(a, b), settings, exact=True)
     table.add("ActivityNet-style loop (one row per segment)", lambda: interval_iou_rows(a, b), settings, exact=True)
@@ -815,22 +982,34 @@ def workload_f(settings: Settings) -> list[Table]:
     polygon = geoiou.Polygon(ring)
     # The mask: an object near the polygon (an ellipse), so the IoU is neither 0 nor 1.
     rows, cols = np.ogrid[:size, :size]
-    mask_array = ((cols + 0.5 - size * 0.55) / (size * 0.38)) ** 2 + ((rows + 0.5 - size * 0.48) / (size * 0.3)) ** 2 <= 1
+    mask_array = ((cols + 0.5 - size * 0.55) / (size * 0.38)) ** 2 + (
+        (rows + 0.5 - size * 0.48) / (size * 0.3)
+    ) ** 2 <= 1
     table = Table("F", f"Mask {size}x{size} vs a {count}-vertex polygon, iou (one pair)")
-    table.add("geoiou iou(Mask, Polygon), exact coverage", lambda: geoiou.iou(geoiou.Mask(mask_array), polygon),
-              settings, kind="geoiou")
+    table.add(
+        "geoiou iou(Mask, Polygon), exact coverage",
+        lambda: geoiou.iou(geoiou.Mask(mask_array), polygon),
+        settings,
+        kind="geoiou",
+    )
     if skimage_draw is not None:
+
         def rasterized() -> float:
             # Pixel (r, c) is the unit square whose centre is (c + 0.5, r + 0.5): sample the centres.
             raster = skimage_draw.polygon2mask((size, size), ring[:, ::-1] - 0.5)
             inter = np.count_nonzero(raster & mask_array)
             return inter / (np.count_nonzero(raster) + np.count_nonzero(mask_array) - inter)
 
-        table.add("skimage polygon2mask + count (inexact)", rasterized, settings,
-                  note="pixel-centre sampling: the diff is its error")
+        table.add(
+            "skimage polygon2mask + count (inexact)",
+            rasterized,
+            settings,
+            note="pixel-centre sampling: the diff is its error",
+        )
     else:
         table.add("skimage polygon2mask + count (inexact)", None, settings, missing="scikit-image not installed")
     if cv2 is not None:
+
         def filled() -> float:
             # fillPoly with 8 fractional bits; it also fills pixels the outline only touches.
             raster = np.zeros((size, size), dtype=np.uint8)
@@ -848,8 +1027,12 @@ def shapely_rotated(coords: list[float]) -> shapely.Polygon:
     """The rotated box as a shapely polygon, its corners computed as a script would (math.cos, math.sin)."""
     cx, cy, w, h, angle = coords
     cos, sin = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-    return shapely.Polygon([(cx + cos * sx * w / 2 - sin * sy * h / 2, cy + sin * sx * w / 2 + cos * sy * h / 2)
-                            for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+    return shapely.Polygon(
+        [
+            (cx + cos * sx * w / 2 - sin * sy * h / 2, cy + sin * sx * w / 2 + cos * sy * h / 2)
+            for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))
+        ]
+    )
 
 
 def shapely_pair_metric(metric: str, a: shapely.Geometry, b: shapely.Geometry, box_enclosure: bool) -> float:
@@ -877,25 +1060,45 @@ def workload_s(settings: Settings) -> list[Table]:
     angle = rng.uniform(-180, 180, (count, 2, 1))
     boxes = [(p.tolist(), q.tolist()) for p, q in np.concatenate([xy, xy + size], axis=2)]
     rotated = [(p.tolist(), q.tolist()) for p, q in np.concatenate([xy + size / 2, size, angle], axis=2)]
-    rings = [(10 + xy[k, 0] + star_ring(rng, 12, rng.uniform(4, 8, 12)),
-              10 + xy[k, 1] + star_ring(rng, 12, rng.uniform(4, 8, 12))) for k in range(count)]
-    kinds = [("Box", boxes, geoiou.Box, lambda c: shapely.box(*c), True),
-             ("RotatedBox", rotated, geoiou.RotatedBox, shapely_rotated, False),
-             ("Polygon", rings, geoiou.Polygon, shapely.Polygon, False)]
+    rings = [
+        (
+            10 + xy[k, 0] + star_ring(rng, 12, rng.uniform(4, 8, 12)),
+            10 + xy[k, 1] + star_ring(rng, 12, rng.uniform(4, 8, 12)),
+        )
+        for k in range(count)
+    ]
+    kinds = [
+        ("Box", boxes, geoiou.Box, lambda c: shapely.box(*c), True),
+        ("RotatedBox", rotated, geoiou.RotatedBox, shapely_rotated, False),
+        ("Polygon", rings, geoiou.Polygon, shapely.Polygon, False),
+    ]
     metrics = {"iou": geoiou.iou, "giou": geoiou.giou, "iof": geoiou.iof}
     tables = []
     for kind, pairs, region, geometry, box_enclosure in kinds:
         for metric, function in metrics.items():
-            table = Table("S", f"{kind} {metric}, one pair per call, construction included: {count} calls "
-                               f"(ms per 1000 calls = µs per call)")
+            table = Table(
+                "S",
+                f"{kind} {metric}, one pair per call, construction included: {count} calls "
+                f"(ms per 1000 calls = µs per call)",
+            )
             table.label = f"{kind} {metric}, one pair per call"
-            table.add(f"geoiou {metric}({kind}(a), {kind}(b))",
-                      lambda f=function, r=region, p=pairs: [f(r(a), r(b)) for a, b in p], settings, kind="geoiou")
-            table.add(f"shapely overlay of the same pair",
-                      lambda m=metric, g=geometry, p=pairs, e=box_enclosure: [shapely_pair_metric(m, g(a), g(b), e)
-                                                                                for a, b in p],
-                      settings, exact=True, note="C from the bounds" if metric == "giou" and box_enclosure else
-                      ("C = convex hull of both" if metric == "giou" else ""))
+            table.add(
+                f"geoiou {metric}({kind}(a), {kind}(b))",
+                lambda f=function, r=region, p=pairs: [f(r(a), r(b)) for a, b in p],
+                settings,
+                kind="geoiou",
+            )
+            table.add(
+                f"shapely overlay of the same pair",
+                lambda m=metric, g=geometry, p=pairs, e=box_enclosure: [
+                    shapely_pair_metric(m, g(a), g(b), e) for a, b in p
+                ],
+                settings,
+                exact=True,
+                note="C from the bounds"
+                if metric == "giou" and box_enclosure
+                else ("C = convex hull of both" if metric == "giou" else ""),
+            )
             tables.append(table)
     return tables
 
@@ -945,8 +1148,14 @@ def evaluate_targets(tables: list[Table]) -> list[Target]:
             fastest = table.fastest(peers)
             worst.append((table.ratio(fastest) if fastest else math.inf, table, fastest))
         ratio, table, fastest = min(worst, key=lambda item: item[0])
-        targets.append(Target("A", "at least as fast as the fastest peer (geoiou float64)", ratio >= 1,
-                              f"worst case {table.short}: fastest peer {ratio_text(table, fastest)}"))
+        targets.append(
+            Target(
+                "A",
+                "at least as fast as the fastest peer (geoiou float64)",
+                ratio >= 1,
+                f"worst case {table.short}: fastest peer {ratio_text(table, fastest)}",
+            )
+        )
     if "B" in by_workload:
         parts, ok = [], True
         for table in [table for table in by_workload["B"] if not table.group]:
@@ -969,37 +1178,62 @@ def evaluate_targets(tables: list[Table]) -> list[Target]:
         table = by_workload["C"][0]
         coco = next((row for row in table.rows if row.name == "pycocotools encode + iou" and row.seconds), None)
         ratio = table.ratio(coco) if coco else None
-        targets.append(Target("C", "at least 2x faster than pycocotools encode + iou from dense masks",
-                              None if ratio is None else ratio >= 2,
-                              f"pycocotools encode + iou {format_ratio(ratio)}x; fastest peer "
-                              f"{ratio_text(table, table.fastest(peers))}"))
+        targets.append(
+            Target(
+                "C",
+                "at least 2x faster than pycocotools encode + iou from dense masks",
+                None if ratio is None else ratio >= 2,
+                f"pycocotools encode + iou {format_ratio(ratio)}x; fastest peer "
+                f"{ratio_text(table, table.fastest(peers))}",
+            )
+        )
     for workload in ("D", "D50K", "DOTA"):
         if workload in by_workload:
             table = by_workload[workload][0]
             shp = table.fastest(lambda row: row.kind == "peer" and row.name.startswith("shapely"))
             ratio = table.ratio(shp) if shp else None
-            targets.append(Target(workload, goals[workload], None if ratio is None else ratio >= 2, ratio_text(table, shp)))
+            targets.append(
+                Target(workload, goals[workload], None if ratio is None else ratio >= 2, ratio_text(table, shp))
+            )
     if "DG" in by_workload:
         table = by_workload["DG"][0]
         iou = next((row for row in table.rows if row.kind == "part" and row.seconds), None)
         times = table.reference_seconds / iou.seconds if iou else None
-        targets.append(Target("DG", goals["DG"], None if times is None else times <= 2,
-                              f"GIoU takes {format_ratio(times)}x the IoU of the same pairs; fastest peer "
-                              f"{ratio_text(table, table.fastest(peers))}"))
+        targets.append(
+            Target(
+                "DG",
+                goals["DG"],
+                None if times is None else times <= 2,
+                f"GIoU takes {format_ratio(times)}x the IoU of the same pairs; fastest peer "
+                f"{ratio_text(table, table.fastest(peers))}",
+            )
+        )
     if "E" in by_workload:
         table = by_workload["E"][0]
         floor = next(row for row in table.rows if row.kind == "floor")
         ratio = 1 / table.ratio(floor) if table.ratio(floor) else None
-        targets.append(Target("E", "within 3x of writing the float64 output", None if ratio is None else ratio <= 3,
-                              f"geoiou takes {format_ratio(ratio)}x the floor; fastest peer "
-                              f"{ratio_text(table, table.fastest(peers))}"))
+        targets.append(
+            Target(
+                "E",
+                "within 3x of writing the float64 output",
+                None if ratio is None else ratio <= 3,
+                f"geoiou takes {format_ratio(ratio)}x the floor; fastest peer "
+                f"{ratio_text(table, table.fastest(peers))}",
+            )
+        )
     if "F" in by_workload:
         table = by_workload["F"][0]
         raster = table.fastest(lambda row: row.kind == "peer" and row.name.startswith("skimage"))
         ratio = 1 / table.ratio(raster) if raster and table.ratio(raster) else None
-        targets.append(Target("F", "within 3x of the inexact rasterization", None if ratio is None else ratio <= 3,
-                              f"geoiou takes {format_ratio(ratio)}x polygon2mask + count"
-                              + (f" (whose IoU is off by {format_diff(raster.diff, raster)})" if raster else "")))
+        targets.append(
+            Target(
+                "F",
+                "within 3x of the inexact rasterization",
+                None if ratio is None else ratio <= 3,
+                f"geoiou takes {format_ratio(ratio)}x polygon2mask + count"
+                + (f" (whose IoU is off by {format_diff(raster.diff, raster)})" if raster else ""),
+            )
+        )
     return sorted(targets, key=lambda target: target.workload)
 
 
@@ -1013,8 +1247,9 @@ def small_rotated_target(tables: list[Table]) -> Target:
         scene = "dense" if "dense" in table.title else "sparse"
         parts.append(f"{scene}: {ratio_text(table, opencv)}")
     size = tables[0].label.split(",")[0].removeprefix("RotatedBox ")
-    return Target("B", f"at {size}: at least 5x faster than the bounds-pruned OpenCV loop, both scenes", ok,
-                  "; ".join(parts))
+    return Target(
+        "B", f"at {size}: at least 5x faster than the bounds-pruned OpenCV loop, both scenes", ok, "; ".join(parts)
+    )
 
 
 def single_pair_target(tables: list[Table]) -> Target:
@@ -1026,8 +1261,9 @@ def single_pair_target(tables: list[Table]) -> Target:
         if not table.label.startswith("Polygon"):  # Polygon is the lead's kernel work: reported, not judged here
             ok = None if ratio is None or ok is None else ok and ratio >= 1
         parts.append(f"{table.label.split(',')[0]} {format_ratio(ratio)}x")
-    return Target("S", "one pair per call no slower than shapely (Box, RotatedBox; Polygon reported)", ok,
-                  ", ".join(parts))
+    return Target(
+        "S", "one pair per call no slower than shapely (Box, RotatedBox; Polygon reported)", ok, ", ".join(parts)
+    )
 
 
 def render_fastest(tables: list[Table], markdown: bool) -> str:
@@ -1039,12 +1275,14 @@ def render_fastest(tables: list[Table], markdown: bool) -> str:
         fastest = table.fastest(lambda row: row.kind == "peer")
         exact = table.fastest(lambda row: row.kind == "peer" and row.exact)
         cell = lambda row: f"{row.name}: {format_ratio(table.ratio(row))}x" if row else "-"  # noqa: E731
-        rows.append([table.short, format_ms(table.reference_seconds),
-                     cell(fastest), cell(exact)])
+        rows.append([table.short, format_ms(table.reference_seconds), cell(fastest), cell(exact)])
     header = ["table", "geoiou ms", "fastest peer: ratio", "fastest exact peer: ratio"]
     if markdown:
-        lines = ["\n#### Fastest peer per table (ratio = peer time / geoiou time)\n",
-                 "| " + " | ".join(header) + " |", "|---|---:|---|---|"]
+        lines = [
+            "\n#### Fastest peer per table (ratio = peer time / geoiou time)\n",
+            "| " + " | ".join(header) + " |",
+            "|---|---:|---|---|",
+        ]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
         return "\n".join(lines)
     widths = [max(len(line[i]) for line in [header] + rows) for i in range(3)]
@@ -1059,8 +1297,11 @@ def render_targets(targets: list[Target], markdown: bool, quick: bool = False) -
     if quick:
         mark = {key: f"{value} (quick sizes)" for key, value in mark.items()}
     if markdown:
-        lines = ["\n#### Targets\n", "| workload | target | status | why (ratios: peer time / geoiou time) |",
-                 "|---|---|---|---|"]
+        lines = [
+            "\n#### Targets\n",
+            "| workload | target | status | why (ratios: peer time / geoiou time) |",
+            "|---|---|---|---|",
+        ]
         lines += [f"| {t.workload} | {t.goal} | **{mark[t.reached]}** | {t.why} |" for t in targets]
     else:
         lines = ["\nTargets (ratios: peer time / geoiou time)"]
@@ -1085,14 +1326,16 @@ WORKLOADS: dict[str, Callable[[Settings], list[Table]]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--only", help=f"comma-separated workloads among {','.join(WORKLOADS)} (default: all)")
     parser.add_argument("--quick", action="store_true", help="small sizes and few repeats: checks the script runs")
     parser.add_argument("--markdown", action="store_true", help="print markdown tables (for docs/performance.md)")
     parser.add_argument("--repeats", type=int, help="timed runs per row after the warm-up (default 7, quick 2)")
-    parser.add_argument("--budget", type=float, help="seconds of timed runs per row before it stops repeating "
-                                                     "(default 10, quick 1)")
+    parser.add_argument(
+        "--budget", type=float, help="seconds of timed runs per row before it stops repeating (default 10, quick 1)"
+    )
     args = parser.parse_args(argv)
 
     settings = Settings(quick=args.quick, repeats=2 if args.quick else 7, budget=1.0 if args.quick else 10.0)

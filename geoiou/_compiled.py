@@ -70,8 +70,17 @@ def jit(function: F | None = None, *, parallel: bool = False, inline: bool = Fal
     operations that every thread shares, which costs more than a cheap pair's arithmetic.
     The compiled function keeps the Python function's signature for the type checker.
     """
-    decorator = cast(Callable[[F], F], numba.njit(cache=True, nogil=True, parallel=parallel, error_model="numpy",
-                                                  fastmath=False, inline="always" if inline else "never"))
+    decorator = cast(
+        Callable[[F], F],
+        numba.njit(
+            cache=True,
+            nogil=True,
+            parallel=parallel,
+            error_model="numpy",
+            fastmath=False,
+            inline="always" if inline else "never",
+        ),
+    )
     return decorator if function is None else decorator(function)
 
 

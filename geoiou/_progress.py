@@ -37,8 +37,14 @@ def progress_steps(starts: range, *, enabled: bool, rows: int, label: str, unit:
             bar.update(min(starts.step, rows - start))
 
 
-def progress(items: Iterable[T], *, total: int | None = None, label: str = "", enabled: bool | None = None,
-             stream: IO[str] | None = None) -> Iterator[T]:
+def progress(
+    items: Iterable[T],
+    *,
+    total: int | None = None,
+    label: str = "",
+    enabled: bool | None = None,
+    stream: IO[str] | None = None,
+) -> Iterator[T]:
     """Yield `items`, drawing a progress bar on `stream` (stderr) when it is a terminal.
 
     Parameters

@@ -40,14 +40,18 @@ def as_numpy(value: Any, param: str) -> np.ndarray:
     if isinstance(value, (list, tuple)):  # plain sequences have no device or grad to ask about
         return np.asarray(value)
     if getattr(value, "requires_grad", False) is True:
-        raise InvalidTypeError(f"{param!r} must be an array that does not require grad (got a {type(value).__name__} "
-                               "with requires_grad=True): geoiou computes in NumPy and returns no gradient; pass "
-                               f"{param}.detach(), or compute under torch.no_grad()")
+        raise InvalidTypeError(
+            f"{param!r} must be an array that does not require grad (got a {type(value).__name__} "
+            "with requires_grad=True): geoiou computes in NumPy and returns no gradient; pass "
+            f"{param}.detach(), or compute under torch.no_grad()"
+        )
     device = _dlpack_device(value)
     if device is not None and device not in _CPU_DEVICES:
-        raise InvalidTypeError(f"{param!r} must be in CPU memory (got a {type(value).__name__} on a device of DLPack "
-                               f"type {device}, such as a GPU): move it first, e.g. {param}.cpu() for torch, "
-                               "jax.device_get(...) for JAX, cupy.asnumpy(...) for CuPy")
+        raise InvalidTypeError(
+            f"{param!r} must be in CPU memory (got a {type(value).__name__} on a device of DLPack "
+            f"type {device}, such as a GPU): move it first, e.g. {param}.cpu() for torch, "
+            "jax.device_get(...) for JAX, cupy.asnumpy(...) for CuPy"
+        )
     if hasattr(value, "__array__") or not hasattr(value, "__dlpack__"):
         return np.asarray(value)
     return np.from_dlpack(value)
@@ -55,8 +59,9 @@ def as_numpy(value: Any, param: str) -> np.ndarray:
 
 def arrays_as_numpy(value: Any, param: str) -> Any:
     """`value` as a NumPy array if it is an array object (``__array__``, ``__dlpack__``); a Python sequence as it is."""
-    if isinstance(value, (list, tuple, np.ndarray)) or not (hasattr(value, "__array__")
-                                                             or hasattr(value, "__dlpack__")):
+    if isinstance(value, (list, tuple, np.ndarray)) or not (
+        hasattr(value, "__array__") or hasattr(value, "__dlpack__")
+    ):
         return value
     return as_numpy(value, param)
 
@@ -85,8 +90,9 @@ def as_real_array(value: Any, param: str) -> np.ndarray:
     if array.dtype.kind in "cb":
         what = "complex" if array.dtype.kind == "c" else "boolean"
         raise fail(param, "an array of real numbers", f"{what} values, dtype {array.dtype}")
-    if array.dtype.kind in "US" or (array.dtype.kind == "O" and any(isinstance(item, (str, bytes))
-                                                                     for item in array.flat)):
+    if array.dtype.kind in "US" or (
+        array.dtype.kind == "O" and any(isinstance(item, (str, bytes)) for item in array.flat)
+    ):
         # "2" is not a coordinate: NumPy would convert it, but it is a file read as text, or a mistake.
         raise fail(param, "an array of numbers, not strings (convert text with float(...) first)", value)
     if array.dtype.kind not in "iuf":
@@ -173,18 +179,29 @@ SMALLEST_LENGTH = 2.0**-500
 
 
 #: What `require_within_range` expects, in its messages and in the readers' (`range_faults`).
-WITHIN_RANGE = ("coordinates within ±2**508 (about 8.4e152), where areas, unions and enclosures stay finite in "
-                "float64: scale the data down")
+WITHIN_RANGE = (
+    "coordinates within ±2**508 (about 8.4e152), where areas, unions and enclosures stay finite in "
+    "float64: scale the data down"
+)
 
 
 def measurable(what: str = "area", smallest: float = SMALLEST_AREA) -> str:
     """What `require_measurable` expects, in its messages and in the readers' (`range_faults`)."""
-    return (f"regions of {what} 0 or at least {smallest:.3g} (2**{int(np.log2(smallest))}), whose products do not "
-            "underflow in float64: scale the data up")
+    return (
+        f"regions of {what} 0 or at least {smallest:.3g} (2**{int(np.log2(smallest))}), whose products do not "
+        "underflow in float64: scale the data up"
+    )
 
 
-def range_faults(magnitude: np.ndarray, measure: np.ndarray, positive: np.ndarray, param: str, *,
-                 smallest: float = SMALLEST_AREA, what: str = "area") -> dict[int, str]:
+def range_faults(
+    magnitude: np.ndarray,
+    measure: np.ndarray,
+    positive: np.ndarray,
+    param: str,
+    *,
+    smallest: float = SMALLEST_AREA,
+    what: str = "area",
+) -> dict[int, str]:
     """Why each region of a flat batch is outside float64's range, by index: the constructors' checks, for readers.
 
     A reader checks its records with this before building regions, so that a record the
@@ -196,8 +213,12 @@ def range_faults(magnitude: np.ndarray, measure: np.ndarray, positive: np.ndarra
         too_large = ~(np.asarray(magnitude) <= LARGEST_COORDINATE)
         too_small = ~too_large & np.asarray(positive, dtype=bool) & ~(np.asarray(measure) >= smallest)
     faults = {int(k): f"{param!r} must be {WITHIN_RANGE} (got {magnitude[k]:.6g})" for k in np.flatnonzero(too_large)}
-    faults.update({int(k): f"{param!r} must be {measurable(what, smallest)} (got {what} {measure[k]:.6g})"
-                   for k in np.flatnonzero(too_small)})
+    faults.update(
+        {
+            int(k): f"{param!r} must be {measurable(what, smallest)} (got {what} {measure[k]:.6g})"
+            for k in np.flatnonzero(too_small)
+        }
+    )
     return faults
 
 
@@ -228,13 +249,17 @@ def sized_box_faults(boxes: np.ndarray, fmt: str, param: str) -> dict[int, str]:
         else:
             corners = np.column_stack([a - w / 2, b - h / 2, a + w / 2, b + h / 2])
         sizes = corners[:, 2:] - corners[:, :2]
-        faults = range_faults(np.abs(corners).max(axis=1, initial=0.0), sizes[:, 0] * sizes[:, 1],
-                              (sizes > 0).all(axis=1), param)
+        faults = range_faults(
+            np.abs(corners).max(axis=1, initial=0.0), sizes[:, 0] * sizes[:, 1], (sizes > 0).all(axis=1), param
+        )
     lost = boxes_lost_size(corners, w, h)
     for row in np.flatnonzero(lost).tolist():
-        faults.setdefault(row, f"{param!r} must have a width and height that survive the conversion to corners in "
-                               f"float64 (got {describe(boxes[row])}: the size is below float64's resolution at these "
-                               "coordinates and rounds away)")
+        faults.setdefault(
+            row,
+            f"{param!r} must have a width and height that survive the conversion to corners in "
+            f"float64 (got {describe(boxes[row])}: the size is below float64's resolution at these "
+            "coordinates and rounds away)",
+        )
     return faults
 
 
@@ -276,8 +301,9 @@ def require_within_range(magnitude: np.ndarray, param: str) -> None:
         raise fail(param, WITHIN_RANGE, f"{magnitude[index]:.6g} at batch index {index}")
 
 
-def require_measurable(measure: np.ndarray, positive: np.ndarray, param: str, *, smallest: float = SMALLEST_AREA,
-                       what: str = "area") -> None:
+def require_measurable(
+    measure: np.ndarray, positive: np.ndarray, param: str, *, smallest: float = SMALLEST_AREA, what: str = "area"
+) -> None:
     """Raise where a region with positive extent (`positive`) measures less than `smallest` (float64 underflow)."""
     bad = positive & (measure < smallest)
     if bad.any():
@@ -291,13 +317,16 @@ def not_a_region(param: str, value: Any) -> InvalidTypeError:
         hint = "convert it with geoiou.Polygon.from_shapely(...)"
     elif isinstance(value, (list, tuple)) and value and all(_is_region(item) for item in value):
         kind = type(value[0]).__name__
-        hint = (f"a list of regions is not a batch: join them with geoiou.{kind}.concatenate(regions) "
-                f"(or geoiou.{kind}.stack for regions of one shape)")
+        hint = (
+            f"a list of regions is not a batch: join them with geoiou.{kind}.concatenate(regions) "
+            f"(or geoiou.{kind}.stack for regions of one shape)"
+        )
     else:
         shape = np.shape(value) if isinstance(value, (list, tuple, np.ndarray)) or hasattr(value, "__array__") else None
         hint = _constructor_hint(shape)
-    return InvalidTypeError(f"{param!r} must be a geoiou Region such as Box or Polygon "
-                            f"(got {type(value).__name__}): {hint}")
+    return InvalidTypeError(
+        f"{param!r} must be a geoiou Region such as Box or Polygon (got {type(value).__name__}): {hint}"
+    )
 
 
 def _is_region(value: Any) -> bool:
@@ -307,14 +336,19 @@ def _is_region(value: Any) -> bool:
 
 def _constructor_hint(shape: tuple[int, ...] | None) -> str:
     """Which constructor builds regions from an array of `shape` (a guess from the last axis, said as one)."""
-    kinds = {2: "geoiou.Interval([start, end])", 4: "geoiou.Box([x1, y1, x2, y2]) (fmt='xywh' for COCO boxes)",
-             5: "geoiou.RotatedBox([cx, cy, w, h, angle])"}
+    kinds = {
+        2: "geoiou.Interval([start, end])",
+        4: "geoiou.Box([x1, y1, x2, y2]) (fmt='xywh' for COCO boxes)",
+        5: "geoiou.RotatedBox([cx, cy, w, h, angle])",
+    }
     if shape and len(shape) >= 2 and shape[-1] == 2 and len(shape) == 2 and shape[0] > 2:
         return "for a ring of (x, y) vertices build geoiou.Polygon(ring); for a raster, geoiou.Mask(array)"
     if shape and shape[-1] in kinds:
         return f"build one first, e.g. {kinds[shape[-1]]}"
-    return ("build one first: geoiou.Box([x1, y1, x2, y2]), geoiou.RotatedBox([cx, cy, w, h, angle]), "
-            "geoiou.Polygon([(x, y), ...]), geoiou.Mask(array) or geoiou.Interval([start, end])")
+    return (
+        "build one first: geoiou.Box([x1, y1, x2, y2]), geoiou.RotatedBox([cx, cy, w, h, angle]), "
+        "geoiou.Polygon([(x, y), ...]), geoiou.Mask(array) or geoiou.Interval([start, end])"
+    )
 
 
 def invalid_argument(param: str, expected: str, got: Any, where: str = "") -> InvalidArgumentError:

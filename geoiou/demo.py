@@ -45,11 +45,20 @@ def _pyimagesearch() -> list[Example]:
         Example(f"{name} detection", "PyImageSearch, inclusive pixels", _pixel_iou(gt, pred), expected)
         for name, (gt, pred, expected) in detections.items()
     ] + [
-        Example("disjoint boxes of a reader's comment", "PyImageSearch comments",
-                lambda: geoiou.iou(geoiou.Box.from_pixel_indices([265, 103, 372, 268]),
-                                   geoiou.Box.from_pixel_indices([12, 34, 32, 61])), 0.0),
-        Example("[0,0,2,2] vs [1,1,3,3]", "PyImageSearch comments",
-                lambda: geoiou.iou(geoiou.Box([0, 0, 2, 2]), geoiou.Box([1, 1, 3, 3])), 1 / 7),
+        Example(
+            "disjoint boxes of a reader's comment",
+            "PyImageSearch comments",
+            lambda: geoiou.iou(
+                geoiou.Box.from_pixel_indices([265, 103, 372, 268]), geoiou.Box.from_pixel_indices([12, 34, 32, 61])
+            ),
+            0.0,
+        ),
+        Example(
+            "[0,0,2,2] vs [1,1,3,3]",
+            "PyImageSearch comments",
+            lambda: geoiou.iou(geoiou.Box([0, 0, 2, 2]), geoiou.Box([1, 1, 3, 3])),
+            1 / 7,
+        ),
     ]
 
 
@@ -67,27 +76,55 @@ def _kolena() -> list[Example]:
         Example("overlapping boxes", "Kolena, example 1", lambda: geoiou.iou(a, geoiou.Box([5, 2, 15, 12])), 0.25),
         Example("disjoint boxes", "Kolena, example 2", lambda: geoiou.iou(a, geoiou.Box([10, 10, 15, 15])), 0.0),
         Example("identical boxes", "Kolena, example 3", lambda: geoiou.iou(a, geoiou.Box([0, 0, 10, 10])), 1.0),
-        Example("masks, TP 100 FP 25 FN 75", "Kolena, segmentation mask",
-                lambda: geoiou.iou(geoiou.Mask(truth), geoiou.Mask(prediction)), 0.5),
-        Example("macro IoU of label sets", "Kolena, set of labels",
-                lambda: float(np.mean(geoiou.iou(geoiou.Mask(labels_truth), geoiou.Mask(labels_pred)))), 2 / 3),
+        Example(
+            "masks, TP 100 FP 25 FN 75",
+            "Kolena, segmentation mask",
+            lambda: geoiou.iou(geoiou.Mask(truth), geoiou.Mask(prediction)),
+            0.5,
+        ),
+        Example(
+            "macro IoU of label sets",
+            "Kolena, set of labels",
+            lambda: float(np.mean(geoiou.iou(geoiou.Mask(labels_truth), geoiou.Mask(labels_pred)))),
+            2 / 3,
+        ),
         # Signed IoU (Simonelli et al. 2019, cited by Kolena): disjoint boxes IoU scores alike at 0 now differ.
-        Example("signed IoU, boxes 1 apart (-1 / (1 + 1 + 1))", "Kolena, signed IoU",
-                lambda: geoiou.siou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([2, 0, 3, 1])), -1 / 3),
-        Example("signed IoU, boxes 2 apart on both axes", "Kolena, signed IoU",
-                lambda: geoiou.siou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([3, 3, 4, 4])), -2 / 3),
+        Example(
+            "signed IoU, boxes 1 apart (-1 / (1 + 1 + 1))",
+            "Kolena, signed IoU",
+            lambda: geoiou.siou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([2, 0, 3, 1])),
+            -1 / 3,
+        ),
+        Example(
+            "signed IoU, boxes 2 apart on both axes",
+            "Kolena, signed IoU",
+            lambda: geoiou.siou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([3, 3, 4, 4])),
+            -2 / 3,
+        ),
     ]
 
 
 def _cv_wiki() -> list[Example]:
     return [
-        Example("10×10 boxes overlapping 5×5 (25 / 175)", "CloudFactory (Hasty) CV wiki",
-                lambda: geoiou.iou(geoiou.Box([0, 0, 10, 10]), geoiou.Box([5, 5, 15, 15])), 25 / 175),
+        Example(
+            "10×10 boxes overlapping 5×5 (25 / 175)",
+            "CloudFactory (Hasty) CV wiki",
+            lambda: geoiou.iou(geoiou.Box([0, 0, 10, 10]), geoiou.Box([5, 5, 15, 15])),
+            25 / 175,
+        ),
         # The wiki's thresholded score: the fraction of IoU thresholds 0.50:0.05:0.95 reached.
-        Example("threshold score of IoU 0.82 (7 of 10 thresholds)", "CloudFactory (Hasty) CV wiki",
-                lambda: geoiou.threshold_score(0.82), 0.7),
-        Example("threshold score of a perfect match", "CloudFactory (Hasty) CV wiki",
-                lambda: geoiou.threshold_score(geoiou.iou(geoiou.Box([0, 0, 10, 10]), geoiou.Box([0, 0, 10, 10]))), 1.0),
+        Example(
+            "threshold score of IoU 0.82 (7 of 10 thresholds)",
+            "CloudFactory (Hasty) CV wiki",
+            lambda: geoiou.threshold_score(0.82),
+            0.7,
+        ),
+        Example(
+            "threshold score of a perfect match",
+            "CloudFactory (Hasty) CV wiki",
+            lambda: geoiou.threshold_score(geoiou.iou(geoiou.Box([0, 0, 10, 10]), geoiou.Box([0, 0, 10, 10]))),
+            1.0,
+        ),
     ]
 
 
@@ -95,23 +132,56 @@ def _geometries() -> list[Example]:
     square = np.zeros((4, 4), dtype=bool)
     square[1:3, 1:3] = True
     return [
-        Example("Box: torchvision-style GIoU of disjoint boxes", "geometry",
-                lambda: geoiou.giou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([2, 0, 3, 1])), -1 / 3),
-        Example("RotatedBox: unit square vs itself turned 45°", "geometry",
-                lambda: geoiou.iou(geoiou.RotatedBox([0, 0, 1, 1, 0]), geoiou.RotatedBox([0, 0, 1, 1, 45])),
-                (2 * np.sqrt(2) - 2) / (4 - 2 * np.sqrt(2))),
-        Example("RotatedBox: a box vs itself (peers report 0.33)", "geometry",
-                lambda: geoiou.iou(geoiou.RotatedBox([1e6, 1e6, 30, 10, 33.3]), geoiou.RotatedBox([1e6, 1e6, 30, 10, 33.3])), 1.0),
-        Example("Polygon: right triangle vs its square", "geometry",
-                lambda: geoiou.iou(geoiou.Polygon([(0, 0), (4, 0), (0, 4)]), geoiou.Box([0, 0, 4, 4])), 0.5),
-        Example("Mask: 2×2 block vs the box around it", "geometry",
-                lambda: geoiou.iou(geoiou.Mask(square), geoiou.Box([1, 1, 3, 3])), 1.0),
-        Example("Interval: [0, 10) vs [5, 20)", "geometry",
-                lambda: geoiou.iou(geoiou.Interval([0, 10]), geoiou.Interval([5, 20])), 0.25),
-        Example("mixed: triangle half-covering a pixel, vs that pixel", "mixed geometry",
-                lambda: geoiou.iou(geoiou.Polygon([(0, 0), (1, 0), (0, 1)]), geoiou.Mask([[True]])), 0.5),
-        Example("mixed: rotated box vs the mask of its axis-aligned twin", "mixed geometry",
-                lambda: geoiou.iou(geoiou.RotatedBox([2, 2, 2, 2, 90]), geoiou.Mask(square)), 1.0),
+        Example(
+            "Box: torchvision-style GIoU of disjoint boxes",
+            "geometry",
+            lambda: geoiou.giou(geoiou.Box([0, 0, 1, 1]), geoiou.Box([2, 0, 3, 1])),
+            -1 / 3,
+        ),
+        Example(
+            "RotatedBox: unit square vs itself turned 45°",
+            "geometry",
+            lambda: geoiou.iou(geoiou.RotatedBox([0, 0, 1, 1, 0]), geoiou.RotatedBox([0, 0, 1, 1, 45])),
+            (2 * np.sqrt(2) - 2) / (4 - 2 * np.sqrt(2)),
+        ),
+        Example(
+            "RotatedBox: a box vs itself (peers report 0.33)",
+            "geometry",
+            lambda: geoiou.iou(
+                geoiou.RotatedBox([1e6, 1e6, 30, 10, 33.3]), geoiou.RotatedBox([1e6, 1e6, 30, 10, 33.3])
+            ),
+            1.0,
+        ),
+        Example(
+            "Polygon: right triangle vs its square",
+            "geometry",
+            lambda: geoiou.iou(geoiou.Polygon([(0, 0), (4, 0), (0, 4)]), geoiou.Box([0, 0, 4, 4])),
+            0.5,
+        ),
+        Example(
+            "Mask: 2×2 block vs the box around it",
+            "geometry",
+            lambda: geoiou.iou(geoiou.Mask(square), geoiou.Box([1, 1, 3, 3])),
+            1.0,
+        ),
+        Example(
+            "Interval: [0, 10) vs [5, 20)",
+            "geometry",
+            lambda: geoiou.iou(geoiou.Interval([0, 10]), geoiou.Interval([5, 20])),
+            0.25,
+        ),
+        Example(
+            "mixed: triangle half-covering a pixel, vs that pixel",
+            "mixed geometry",
+            lambda: geoiou.iou(geoiou.Polygon([(0, 0), (1, 0), (0, 1)]), geoiou.Mask([[True]])),
+            0.5,
+        ),
+        Example(
+            "mixed: rotated box vs the mask of its axis-aligned twin",
+            "mixed geometry",
+            lambda: geoiou.iou(geoiou.RotatedBox([2, 2, 2, 2, 90]), geoiou.Mask(square)),
+            1.0,
+        ),
     ]
 
 
@@ -143,11 +213,16 @@ def dota_scene_report() -> str:
     touching = int(np.count_nonzero(np.triu(overlaps) > 0))
     rectangles = geoiou.RotatedBox.from_corners(objects.corners, fit="min_area")
     fit = np.asarray(geoiou.iou(scene, rectangles))
-    return "\n".join([
-        f"DOTA P0706 (harbour): {scene.size} quadrilaterals, {scene.size ** 2:,} exact polygon IoUs in {seconds:.2f} s",
-        f"  pairs of distinct objects that overlap: {touching}; largest IoU between two objects: {overlaps.max():.4f}",
-        f"  each quadrilateral against its minimum-area rotated box: mean IoU {fit.mean():.4f}, min {fit.min():.4f}",
-    ])
+    return "\n".join(
+        [
+            f"DOTA P0706 (harbour): {scene.size} quadrilaterals, {scene.size**2:,} exact polygon IoUs "
+            f"in {seconds:.2f} s",
+            f"  pairs of distinct objects that overlap: {touching}; "
+            f"largest IoU between two objects: {overlaps.max():.4f}",
+            f"  each quadrilateral against its minimum-area rotated box: mean IoU {fit.mean():.4f}, "
+            f"min {fit.min():.4f}",
+        ]
+    )
 
 
 def run(*, output: Path | None = None, tour: bool = True) -> int:

@@ -52,6 +52,7 @@ def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "int
     not overlap itself, and its cost must follow the pairs asked, not the batch sizes. A swapped
     pair ``(kind_b, kind_a)`` finds it too (its arguments swapped).
     """
+
     def decorator(kernel: K) -> K:
         _TABLE[(measure, kind_a, kind_b)] = kernel
         find_kernel.cache_clear()
@@ -108,7 +109,9 @@ def _load_builtin_kernels() -> None:
         importlib.import_module("geoiou.kernels")
 
 
-def broadcast_pairs(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+def broadcast_pairs(
+    shape_a: tuple[int, ...], shape_b: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
     """Flat indices into each batch for every element of their broadcast shape, and that shape.
 
     The indices are fresh, writable int64 arrays (`flatten` copies): the compiled loops then see

@@ -112,8 +112,9 @@ def check_comparable(a: RowBlocks, b: RowBlocks) -> None:
             find_kernel(kind_a, kind_b)
 
 
-def grouped_overlaps(a: RowBlocks, b: RowBlocks, group_a: np.ndarray, group_b: np.ndarray,
-                     min_iou: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def grouped_overlaps(
+    a: RowBlocks, b: RowBlocks, group_a: np.ndarray, group_b: np.ndarray, min_iou: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rows ``(row_a, row_b)`` of the same group whose IoU is positive and at least `min_iou`, with the IoU.
 
     Parameters
@@ -157,7 +158,8 @@ def _measure(a: RowBlocks, b: RowBlocks, row_a: np.ndarray, row_b: np.ndarray) -
     for key, pairs in zip(keys.tolist(), runs_by_key(combination.ravel(), len(keys))):
         block_a, block_b = a.blocks[key // len(b.blocks)], b.blocks[key % len(b.blocks)]
         for start in range(0, len(pairs), MEASURE_CHUNK):
-            chunk = pairs[start:start + MEASURE_CHUNK]
-            values[chunk] = iou_of_pairs(block_a, block_b, a.index[row_a[chunk]], b.index[row_b[chunk]],
-                                         zero_division=0.0)
+            chunk = pairs[start : start + MEASURE_CHUNK]
+            values[chunk] = iou_of_pairs(
+                block_a, block_b, a.index[row_a[chunk]], b.index[row_b[chunk]], zero_division=0.0
+            )
     return values

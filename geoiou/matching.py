@@ -95,9 +95,15 @@ class Matching:
         return float(self.iou.sum())
 
 
-def match(a: Region | Sequence[Region], b: Region | Sequence[Region], *, min_iou: float = 0.5,
-          method: Method = "greedy", group_a: ArrayLike | tuple[ArrayLike, ...] | None = None,
-          group_b: ArrayLike | tuple[ArrayLike, ...] | None = None) -> Matching:
+def match(
+    a: Region | Sequence[Region],
+    b: Region | Sequence[Region],
+    *,
+    min_iou: float = 0.5,
+    method: Method = "greedy",
+    group_a: ArrayLike | tuple[ArrayLike, ...] | None = None,
+    group_b: ArrayLike | tuple[ArrayLike, ...] | None = None,
+) -> Matching:
     """Match the regions of `a` one-to-one with those of `b` by IoU.
 
     Parameters
@@ -169,16 +175,21 @@ def match(a: Region | Sequence[Region], b: Region | Sequence[Region], *, min_iou
     >>> len(geoiou.match(geoiou.Box([[0, 0, 1, 1]]), geoiou.Box([[1, 1, 2, 2]]), min_iou=0.0))  # touching only
     0
     """
-    if isinstance(min_iou, bool) or not isinstance(min_iou, (int, float, np.integer, np.floating)) \
-            or math.isnan(min_iou) or not 0 <= min_iou <= 1:
+    if (
+        isinstance(min_iou, bool)
+        or not isinstance(min_iou, (int, float, np.integer, np.floating))
+        or math.isnan(min_iou)
+        or not 0 <= min_iou <= 1
+    ):
         raise invalid_argument("min_iou", "a number in [0, 1]", min_iou)
     if method not in METHODS:
         raise invalid_argument("method", f"one of {METHODS}", method)
     blocks_a, blocks_b = RowBlocks(side_batches(a, "a")), RowBlocks(side_batches(b, "b"))
     check_comparable(blocks_a, blocks_b)
     if (group_a is None) != (group_b is None):
-        raise invalid_argument("group_b" if group_b is None else "group_a",
-                               "given together with the other side's groups", None)
+        raise invalid_argument(
+            "group_b" if group_b is None else "group_a", "given together with the other side's groups", None
+        )
     if group_a is None and len(blocks_a.blocks) == 1 and len(blocks_b.blocks) == 1:
         # One batch a side: its rows are the block's, in order, and the public sparse search applies.
         found = overlaps(blocks_a.blocks[0], blocks_b.blocks[0], min_iou=float(min_iou))
@@ -200,22 +211,41 @@ def side_batches(side: Any, param: str) -> list[Region]:
     [(1,), (3,)]
     """
     pieces = [side] if isinstance(side, Region) else side
-    if isinstance(pieces, (str, bytes, np.ndarray)) or not isinstance(pieces, Sequence) \
-            or not all(isinstance(piece, Region) and len(piece.shape) <= 1 for piece in pieces) \
-            or (isinstance(side, Region) and side.shape == ()):
-        raise invalid_argument(param, "a 1-D batch of regions, shape (N,), or a sequence of batches and regions",
-                               getattr(side, "shape", type(side).__name__))
+    if (
+        isinstance(pieces, (str, bytes, np.ndarray))
+        or not isinstance(pieces, Sequence)
+        or not all(isinstance(piece, Region) and len(piece.shape) <= 1 for piece in pieces)
+        or (isinstance(side, Region) and side.shape == ())
+    ):
+        raise invalid_argument(
+            param,
+            "a 1-D batch of regions, shape (N,), or a sequence of batches and regions",
+            getattr(side, "shape", type(side).__name__),
+        )
     return [piece.reshape(1) if piece.shape == () else piece for piece in pieces]
 
 
-def _matching(edges: tuple[np.ndarray, np.ndarray, np.ndarray], chosen: np.ndarray, size_a: int, size_b: int,
-              min_iou: float, method: str) -> Matching:
+def _matching(
+    edges: tuple[np.ndarray, np.ndarray, np.ndarray],
+    chosen: np.ndarray,
+    size_a: int,
+    size_b: int,
+    min_iou: float,
+    method: str,
+) -> Matching:
     row_a, row_b, values = (column[chosen] for column in edges)
     order = np.argsort(row_a, kind="stable")
     taken_a, taken_b = np.zeros(size_a, dtype=bool), np.zeros(size_b, dtype=bool)
     taken_a[row_a], taken_b[row_b] = True, True
-    return Matching(row_a[order].astype(np.int64), row_b[order].astype(np.int64), values[order],
-                    np.flatnonzero(~taken_a), np.flatnonzero(~taken_b), min_iou, method)
+    return Matching(
+        row_a[order].astype(np.int64),
+        row_b[order].astype(np.int64),
+        values[order],
+        np.flatnonzero(~taken_a),
+        np.flatnonzero(~taken_b),
+        min_iou,
+        method,
+    )
 
 
 # --------------------------------------------------------------------------- groups
@@ -232,7 +262,9 @@ def group_codes(group_a: Any, group_b: Any, size_a: int, size_b: int) -> tuple[n
     columns_a = group_a if isinstance(group_a, tuple) else (group_a,)
     columns_b = group_b if isinstance(group_b, tuple) else (group_b,)
     if len(columns_a) != len(columns_b):
-        raise invalid_argument("group_b", f"as many key columns as 'group_a' ({len(columns_a)})", f"{len(columns_b)} columns")
+        raise invalid_argument(
+            "group_b", f"as many key columns as 'group_a' ({len(columns_a)})", f"{len(columns_b)} columns"
+        )
     codes = None
     for column_a, column_b in zip(columns_a, columns_b):
         distinct, code_a, code_b = joint_keys(column_a, column_b, size_a, size_b)
@@ -242,8 +274,9 @@ def group_codes(group_a: Any, group_b: Any, size_a: int, size_b: int) -> tuple[n
     return codes[:size_a], codes[size_a:]
 
 
-def joint_keys(column_a: Any, column_b: Any, size_a: int, size_b: int, *, names: tuple[str, str] = ("group_a", "group_b")
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def joint_keys(
+    column_a: Any, column_b: Any, size_a: int, size_b: int, *, names: tuple[str, str] = ("group_a", "group_b")
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct keys of two key columns, sorted, and the position of each row's key among them.
 
     Examples
@@ -254,15 +287,22 @@ def joint_keys(column_a: Any, column_b: Any, size_a: int, size_b: int, *, names:
     keys_a, keys_b = _key_column(column_a, names[0], size_a), _key_column(column_b, names[1], size_b)
     if len(keys_a) and len(keys_b) and (keys_a.dtype.kind == "U") != (keys_b.dtype.kind == "U"):
         # np.concatenate would turn the ints into strings, and 1 would silently equal "1".
-        raise invalid_argument(names[1], f"keys of the same type as {names[0]!r} (both strings or both not)",
-                               f"{keys_b.dtype} keys against {keys_a.dtype}")
-    keys = np.concatenate([keys_a if len(keys_a) else keys_a.astype(keys_b.dtype),
-                           keys_b if len(keys_b) else keys_b.astype(keys_a.dtype)])
+        raise invalid_argument(
+            names[1],
+            f"keys of the same type as {names[0]!r} (both strings or both not)",
+            f"{keys_b.dtype} keys against {keys_a.dtype}",
+        )
+    keys = np.concatenate(
+        [keys_a if len(keys_a) else keys_a.astype(keys_b.dtype), keys_b if len(keys_b) else keys_b.astype(keys_a.dtype)]
+    )
     try:
         distinct, inverse = _distinct(keys)
     except TypeError:
-        raise invalid_argument(names[1], f"keys of the same type as {names[0]!r}, such as all ints or all strings",
-                               sorted({type(key).__name__ for key in keys})) from None
+        raise invalid_argument(
+            names[1],
+            f"keys of the same type as {names[0]!r}, such as all ints or all strings",
+            sorted({type(key).__name__ for key in keys}),
+        ) from None
     return distinct, inverse[:size_a], inverse[size_a:]
 
 
@@ -323,8 +363,9 @@ def greedy_assignment(row_a: np.ndarray, row_b: np.ndarray, values: np.ndarray) 
     return np.sort(order[np.concatenate(chosen)]) if chosen else np.zeros(0, dtype=np.int64)
 
 
-def _sequential_greedy(rank: np.ndarray, node_a: np.ndarray, node_b: np.ndarray, taken_a: np.ndarray,
-                       taken_b: np.ndarray) -> np.ndarray:
+def _sequential_greedy(
+    rank: np.ndarray, node_a: np.ndarray, node_b: np.ndarray, taken_a: np.ndarray, taken_b: np.ndarray
+) -> np.ndarray:
     """Settle the remaining edges (in rank order) one after another: linear in them, where rounds stalled."""
     free_a, free_b = bytearray(~taken_a), bytearray(~taken_b)
     chosen = []
@@ -351,8 +392,9 @@ def optimal_assignment(row_a: np.ndarray, row_b: np.ndarray, values: np.ndarray)
 
     node_a, node_b = _compact(row_a), _compact(row_b)
     count_a, count_b = int(node_a.max()) + 1, int(node_b.max()) + 1
-    graph = scipy.sparse.coo_array((np.ones(len(values)), (node_a, count_a + node_b)),
-                                   shape=(count_a + count_b, count_a + count_b))
+    graph = scipy.sparse.coo_array(
+        (np.ones(len(values)), (node_a, count_a + node_b)), shape=(count_a + count_b, count_a + count_b)
+    )
     _, component = connected_components(graph, directed=False)
     edge_component = component[node_a]
     per_side_a = np.bincount(component[:count_a], minlength=component.max() + 1)
@@ -362,7 +404,7 @@ def optimal_assignment(row_a: np.ndarray, row_b: np.ndarray, values: np.ndarray)
     stars = np.flatnonzero(star)
     stars = stars[np.lexsort((row_b[stars], row_a[stars], -values[stars], edge_component[stars]))]
     star_component = edge_component[stars]
-    chosen = [stars[np.r_[True, star_component[1:] != star_component[:-1]][:len(stars)]]]
+    chosen = [stars[np.r_[True, star_component[1:] != star_component[:-1]][: len(stars)]]]
     rest = np.flatnonzero(~star)
     if len(rest):
         chosen.append(rest[_sparse_assignment(_compact(node_a[rest]), _compact(node_b[rest]), values[rest])])
@@ -376,8 +418,10 @@ def _sparse_assignment(node_a: np.ndarray, node_b: np.ndarray, values: np.ndarra
 
     rows, columns = int(node_a.max()) + 1, int(node_b.max()) + 1
     weights = np.r_[values, np.full(rows, UNMATCHED_WEIGHT)]
-    matrix = scipy.sparse.csr_array((weights, (np.r_[node_a, np.arange(rows)], np.r_[node_b, columns + np.arange(rows)])),
-                                    shape=(rows, columns + rows))
+    matrix = scipy.sparse.csr_array(
+        (weights, (np.r_[node_a, np.arange(rows)], np.r_[node_b, columns + np.arange(rows)])),
+        shape=(rows, columns + rows),
+    )
     matched_row, matched_column = min_weight_full_bipartite_matching(matrix, maximize=True)
     real = matched_column < columns
     # Back from (row, column) to the edge: the edges sorted by (row, column), searched.

@@ -54,9 +54,10 @@ def _require_broadcastable(a: Region, b: Region) -> None:
     try:
         np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
-        raise InvalidArgumentError(f"'a' and 'b' must have batch shapes that broadcast, as NumPy arrays do (got "
-                                   f"{a.shape} and {b.shape}); pairwise_* functions compare every a with every b"
-                                   ) from None
+        raise InvalidArgumentError(
+            f"'a' and 'b' must have batch shapes that broadcast, as NumPy arrays do (got "
+            f"{a.shape} and {b.shape}); pairwise_* functions compare every a with every b"
+        ) from None
 
 
 class _PairMeasures:
@@ -67,8 +68,15 @@ class _PairMeasures:
     kernel keeps ``0 <= intersection <= min(|a|, |b|)`` itself, so IoU stays in [0, 1] without a pass here.
     """
 
-    def __init__(self, pair: PairKernel, a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray,
-                 intersection: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        pair: PairKernel,
+        a: Region,
+        b: Region,
+        index_a: np.ndarray,
+        index_b: np.ndarray,
+        intersection: np.ndarray | None = None,
+    ) -> None:
         self.a, self.b, self.index_a, self.index_b = a, b, index_a, index_b
         self.intersection = pair.pairs(a, b, index_a, index_b) if intersection is None else intersection
         #: Measures of every region of `a` and `b` (not per pair: the formulas gather them).
@@ -77,8 +85,10 @@ class _PairMeasures:
     def gathered(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """The attribute `name` of each pair's two regions (per-region arrays such as ``centroid`` or ``width``)."""
         values_a, values_b = np.asarray(getattr(self.a, name)), np.asarray(getattr(self.b, name))
-        return (values_a.reshape(self.a.size, *values_a.shape[1:])[self.index_a],
-                values_b.reshape(self.b.size, *values_b.shape[1:])[self.index_b])
+        return (
+            values_a.reshape(self.a.size, *values_a.shape[1:])[self.index_a],
+            values_b.reshape(self.b.size, *values_b.shape[1:])[self.index_b],
+        )
 
     def enclosure(self, enclosure: Enclosure) -> np.ndarray:
         """The measure of GIoU's C of each pair: the enclosing axis-aligned box, or the convex hull of the union."""
@@ -140,8 +150,9 @@ def _iof_of(m: _PairMeasures, zero_division: float) -> np.ndarray:
 def _giou_of(m: _PairMeasures, zero_division: float, enclosure: Enclosure) -> np.ndarray:
     from geoiou.kernels.formulas import giou_values
 
-    return giou_values(m.intersection, m.areas_a, m.areas_b, m.index_a, m.index_b, m.enclosure(enclosure),
-                       zero_division)
+    return giou_values(
+        m.intersection, m.areas_a, m.areas_b, m.index_a, m.index_b, m.enclosure(enclosure), zero_division
+    )
 
 
 #: Pairs measured per step of a pairwise matrix: the temporaries of a step (a dozen float64 arrays of
@@ -213,19 +224,23 @@ def _candidates(a: Region, b: Region) -> Any:
 
 def _empty_pairs_divide(zero_division: float) -> Disjoint:
     """IoU of pairs that share nothing: 0, but `zero_division` where both regions are empty (0/0)."""
+
     def write(rows: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) -> None:
         empty_a = area_a == 0
         if empty_a.any():  # most batches hold no empty region: no index to build
             rows[np.ix_(empty_a, area_b == 0)] = zero_division
+
     return write
 
 
 def _empty_a_divides(zero_division: float) -> Disjoint:
     """IoF of pairs that share nothing: 0, but `zero_division` where `a` is empty (0/0)."""
+
     def write(rows: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) -> None:
         empty_a = area_a == 0
         if empty_a.any():
             rows[empty_a, :] = zero_division
+
     return write
 
 
@@ -505,8 +520,9 @@ def _ciou_of(m: _PairMeasures, zero_division: float) -> np.ndarray:
     return overlap - _centre_penalty(m) - alpha * v
 
 
-def iou_of_pairs(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray, *,
-                 zero_division: float = math.nan) -> np.ndarray:
+def iou_of_pairs(
+    a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray, *, zero_division: float = math.nan
+) -> np.ndarray:
     """Return the IoU of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two flat batches.
 
     The route of every metric, for callers that found their pairs themselves (`overlaps`, `match`):
@@ -534,8 +550,9 @@ def iou_of_pairs(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray,
     """
     _require_regions(a, b)
     zero_division = zero_division_value(zero_division)
-    measures = _PairMeasures(find_kernel(type(a), type(b)), a, b, np.asarray(index_a, dtype=np.int64),
-                             np.asarray(index_b, dtype=np.int64))
+    measures = _PairMeasures(
+        find_kernel(type(a), type(b)), a, b, np.asarray(index_a, dtype=np.int64), np.asarray(index_b, dtype=np.int64)
+    )
     return _iou_of(measures, zero_division)
 
 
@@ -601,8 +618,14 @@ def pairwise_iof(a: Region, b: Region, *, zero_division: float = math.nan, dtype
     return _pairwise(lambda m: _iof_of(m, zero_division), a, b, dtype, disjoint=_empty_a_divides(zero_division))
 
 
-def pairwise_giou(a: Region, b: Region, *, enclosure: Enclosure | None = None,
-                  zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
+def pairwise_giou(
+    a: Region,
+    b: Region,
+    *,
+    enclosure: Enclosure | None = None,
+    zero_division: float = math.nan,
+    dtype: DTypeLike = np.float64,
+) -> np.ndarray:
     """Return the GIoU of every region of `a` with every region of `b`, shape ``a.shape + b.shape``.
 
     Examples
@@ -617,7 +640,9 @@ def pairwise_giou(a: Region, b: Region, *, enclosure: Enclosure | None = None,
     return _pairwise(lambda m: _giou_of(m, zero_division, enclosure), a, b, dtype)
 
 
-def pairwise_diou(a: Region, b: Region, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
+def pairwise_diou(
+    a: Region, b: Region, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64
+) -> np.ndarray:
     """Return the DIoU of every region of `a` with every region of `b`, shape ``a.shape + b.shape``.
 
     Examples

@@ -57,8 +57,16 @@ SIDE_LINESTYLES = ("solid", "dashed")
 
 
 # --------------------------------------------------------------------------- public functions
-def plot_pair(a: Region, b: Region, *, ax: Axes | None = None, labels: tuple[str, str] = ("A", "B"),
-              enclosure: Literal["box", "hull"] | None = None, annotate: bool = True, title: str | None = None) -> Axes:
+def plot_pair(
+    a: Region,
+    b: Region,
+    *,
+    ax: Axes | None = None,
+    labels: tuple[str, str] = ("A", "B"),
+    enclosure: Literal["box", "hull"] | None = None,
+    annotate: bool = True,
+    title: str | None = None,
+) -> Axes:
     """Draw two regions, their intersection, their union and the GIoU enclosure, with the numbers.
 
     `a` and `b` are outlined in two colours, the intersection is filled, the union's outline is
@@ -133,9 +141,16 @@ def plot_pair(a: Region, b: Region, *, ax: Axes | None = None, labels: tuple[str
     return ax
 
 
-def plot_regions(regions: Region, *, ax: Axes | None = None, labels: Sequence[str] | None = None,
-                 color: Any = None, fill: bool = False, label: str | None = None,
-                 linestyle: str = "solid") -> Axes:
+def plot_regions(
+    regions: Region,
+    *,
+    ax: Axes | None = None,
+    labels: Sequence[str] | None = None,
+    color: Any = None,
+    fill: bool = False,
+    label: str | None = None,
+    linestyle: str = "solid",
+) -> Axes:
     """Draw every region of a batch of any 2-D kind, for example all objects of a DOTA scene.
 
     Parameters
@@ -181,8 +196,9 @@ def plot_regions(regions: Region, *, ax: Axes | None = None, labels: Sequence[st
     >>> plt.close(ax.figure)
     """
     if not isinstance(regions, Region) or isinstance(regions, Interval):
-        raise invalid_argument("regions", "a Box, RotatedBox, Polygon or Mask (draw intervals with plot_timeline)",
-                               type(regions).__name__)
+        raise invalid_argument(
+            "regions", "a Box, RotatedBox, Polygon or Mask (draw intervals with plot_timeline)", type(regions).__name__
+        )
     flat = regions.reshape(regions.size)
     labels = _one_per_region(labels, flat.size, "labels")
     colour = PALETTE[0] if color is None else color
@@ -201,8 +217,13 @@ def plot_regions(regions: Region, *, ax: Axes | None = None, labels: Sequence[st
     return ax
 
 
-def plot_timeline(tracks: Mapping[str, Interval] | Sequence[Interval], *, ax: Axes | None = None,
-                  labels: Sequence[str] | None = None, scores: Mapping[str, Any] | Sequence[Any] | None = None) -> Axes:
+def plot_timeline(
+    tracks: Mapping[str, Interval] | Sequence[Interval],
+    *,
+    ax: Axes | None = None,
+    labels: Sequence[str] | None = None,
+    scores: Mapping[str, Any] | Sequence[Any] | None = None,
+) -> Axes:
     """Draw intervals ``[start, end)`` as bars on horizontal lanes, one lane per track.
 
     Intervals of a track that overlap one another (predictions often do) are stacked in rows
@@ -252,7 +273,9 @@ def plot_timeline(tracks: Mapping[str, Interval] | Sequence[Interval], *, ax: Ax
     names, intervals = _tracks(tracks, labels)
     per_track = _scores_per_track(scores, tracks, intervals)
     ax = _axes(ax)
-    for lane, (name, interval, colour, score) in enumerate(zip(names, intervals, _curve_colours(len(names)), per_track)):
+    for lane, (name, interval, colour, score) in enumerate(
+        zip(names, intervals, _curve_colours(len(names)), per_track)
+    ):
         _draw_lane(ax, lane, interval, colour, name, score)
     ax.set_yticks(range(len(names)), names)
     ax.set_ylim(len(names) - 0.5, -0.5)  # the first track on top
@@ -260,8 +283,9 @@ def plot_timeline(tracks: Mapping[str, Interval] | Sequence[Interval], *, ax: Ax
     return ax
 
 
-def plot_pr_curve(result: CocoResult | VocResult, *, ax: Axes | None = None, category: Any = None,
-                  iou_threshold: float | None = None) -> Axes:
+def plot_pr_curve(
+    result: CocoResult | VocResult, *, ax: Axes | None = None, category: Any = None, iou_threshold: float | None = None
+) -> Axes:
     """Draw precision against recall from a COCO or VOC evaluation.
 
     - `CocoResult`: the interpolated precision at the recall thresholds, for the area range
@@ -368,8 +392,9 @@ def plot_threshold_curve(result: TemporalDetectionResult | CocoResult, *, ax: Ax
         curve = _Curve(result.iou_thresholds, _mean_ignoring_nan(precision, axis=1), "AP")
         axis_label = "IoU threshold"
     else:
-        raise invalid_argument("result", "a TemporalDetectionResult or CocoResult from geoiou.evaluation",
-                               type(result).__name__)
+        raise invalid_argument(
+            "result", "a TemporalDetectionResult or CocoResult from geoiou.evaluation", type(result).__name__
+        )
     ax = _axes(ax)
     ax.plot(curve.x, curve.y, marker="o", color=PALETTE[0], label=curve.label)
     _draw_average(ax, float(_mean_ignoring_nan(curve.y, axis=0)), f"average {curve.label}")
@@ -381,9 +406,17 @@ def plot_threshold_curve(result: TemporalDetectionResult | CocoResult, *, ax: Ax
     return ax
 
 
-def plot_matching(a: Region | Sequence[Region], b: Region | Sequence[Region], matching: Matching | None = None, *,
-                  min_iou: float = 0.5, method: Literal["greedy", "optimal"] = "greedy", ax: Axes | None = None,
-                  labels: tuple[str, str] = ("A", "B"), cmap: str = "viridis") -> Axes:
+def plot_matching(
+    a: Region | Sequence[Region],
+    b: Region | Sequence[Region],
+    matching: Matching | None = None,
+    *,
+    min_iou: float = 0.5,
+    method: Literal["greedy", "optimal"] = "greedy",
+    ax: Axes | None = None,
+    labels: tuple[str, str] = ("A", "B"),
+    cmap: str = "viridis",
+) -> Axes:
     """Draw two sets of regions and their one-to-one matching: where two annotations agree and where they differ.
 
     Matched pairs are outlined in the colour of their IoU (a colour bar gives the scale); regions
@@ -478,15 +511,19 @@ def _one_per_region(labels: Sequence[str] | None, count: int, param: str) -> lis
     return [str(label) for label in labels]
 
 
-def _tracks(tracks: Mapping[str, Interval] | Sequence[Interval],
-            labels: Sequence[str] | None) -> tuple[list[str], list[Interval]]:
+def _tracks(
+    tracks: Mapping[str, Interval] | Sequence[Interval], labels: Sequence[str] | None
+) -> tuple[list[str], list[Interval]]:
     """Lane names and intervals of the tracks, checked."""
     if isinstance(tracks, Mapping):
         names, intervals = [str(key) for key in tracks], list(tracks.values())
         places = [f'tracks["{key}"]' for key in tracks]
     else:
         intervals = list(tracks)
-        names, places = [f"track {k + 1}" for k in range(len(intervals))], [f"tracks[{k}]" for k in range(len(intervals))]
+        names, places = (
+            [f"track {k + 1}" for k in range(len(intervals))],
+            [f"tracks[{k}]" for k in range(len(intervals))],
+        )
     if not intervals:
         raise invalid_argument("tracks", "at least one track", tracks)
     for place, interval in zip(places, intervals):
@@ -517,17 +554,25 @@ class _PairNumbers:
         chosen = default_enclosure(a, b) if enclosure is None else enclosure
         if chosen not in ENCLOSURES:
             raise invalid_argument("enclosure", f"one of {ENCLOSURES} or None", enclosure)
-        return cls(float(iou(a, b)), float(giou(a, b, enclosure=chosen)), float(intersection_area(a, b)),
-                   float(union_area(a, b)), float(enclosure_area(a, b, enclosure=chosen)), chosen)
+        return cls(
+            float(iou(a, b)),
+            float(giou(a, b, enclosure=chosen)),
+            float(intersection_area(a, b)),
+            float(union_area(a, b)),
+            float(enclosure_area(a, b, enclosure=chosen)),
+            chosen,
+        )
 
     def lines(self, *, is_interval: bool) -> list[tuple[str, str]]:
         """(name, value) rows of the annotation."""
         enclosure = "interval" if is_interval else self.enclosure
-        return [("tIoU" if is_interval else "IoU", _ratio_text(self.iou)),
-                ("GIoU", _ratio_text(self.giou)),
-                ("intersection", _measure_text(self.intersection)),
-                ("union", _measure_text(self.union)),
-                (f"|C| ({enclosure})", _measure_text(self.enclosure_measure))]
+        return [
+            ("tIoU" if is_interval else "IoU", _ratio_text(self.iou)),
+            ("GIoU", _ratio_text(self.giou)),
+            ("intersection", _measure_text(self.intersection)),
+            ("union", _measure_text(self.union)),
+            (f"|C| ({enclosure})", _measure_text(self.enclosure_measure)),
+        ]
 
 
 def _ratio_text(value: float) -> str:
@@ -546,8 +591,7 @@ def _shape(region: Region) -> shapely.Geometry:
 
 def _polygons(geometry: shapely.Geometry) -> list[shapely.Polygon]:
     """The non-empty polygons of a geometry; an intersection may hold points and lines where edges touch."""
-    return [part for part in shapely.get_parts(geometry)
-            if isinstance(part, shapely.Polygon) and not part.is_empty]
+    return [part for part in shapely.get_parts(geometry) if isinstance(part, shapely.Polygon) and not part.is_empty]
 
 
 def _geometry_path(geometry: shapely.Geometry) -> Path:
@@ -580,19 +624,30 @@ def _draw_pair_shapes(ax: Axes, a: Region, b: Region, labels: tuple[str, str], e
 
 def _draw_region(ax: Axes, shape: shapely.Geometry, label: str, colour: str, *, lightly_filled: bool) -> None:
     face = (colour, MASK_FILL_ALPHA) if lightly_filled else "none"
-    ax.add_patch(PathPatch(_geometry_path(shape), facecolor=face, edgecolor=colour, linewidth=2,
-                           label=label, zorder=4))
+    ax.add_patch(PathPatch(_geometry_path(shape), facecolor=face, edgecolor=colour, linewidth=2, label=label, zorder=4))
 
 
 def _draw_intersection(ax: Axes, shape: shapely.Geometry, label: str) -> None:
-    ax.add_patch(PathPatch(_geometry_path(shape), facecolor=INTERSECTION_COLOUR, edgecolor="none",
-                           alpha=0.6, label=label, zorder=3, gid="intersection"))
+    ax.add_patch(
+        PathPatch(
+            _geometry_path(shape),
+            facecolor=INTERSECTION_COLOUR,
+            edgecolor="none",
+            alpha=0.6,
+            label=label,
+            zorder=3,
+            gid="intersection",
+        )
+    )
 
 
 def _draw_union(ax: Axes, union: shapely.Geometry, label: str) -> None:
     # A wide grey halo under the outlines: it marks the parts of each outline that bound the union.
-    ax.add_patch(PathPatch(_geometry_path(union), facecolor="none", edgecolor="0.75", linewidth=6,
-                           label=label, zorder=2, gid="union"))
+    ax.add_patch(
+        PathPatch(
+            _geometry_path(union), facecolor="none", edgecolor="0.75", linewidth=6, label=label, zorder=2, gid="union"
+        )
+    )
 
 
 def _draw_enclosure(ax: Axes, union: shapely.Geometry, enclosure: str) -> None:
@@ -600,8 +655,18 @@ def _draw_enclosure(ax: Axes, union: shapely.Geometry, enclosure: str) -> None:
         shape = shapely.box(*union.bounds) if not union.is_empty else union
     else:
         shape = shapely.convex_hull(union)
-    ax.add_patch(PathPatch(_geometry_path(shape), facecolor="none", edgecolor="black", linestyle="--",
-                           linewidth=1.2, label=f"C: {ENCLOSURE_NAMES[enclosure]}", zorder=1, gid="enclosure"))
+    ax.add_patch(
+        PathPatch(
+            _geometry_path(shape),
+            facecolor="none",
+            edgecolor="black",
+            linestyle="--",
+            linewidth=1.2,
+            label=f"C: {ENCLOSURE_NAMES[enclosure]}",
+            zorder=1,
+            gid="enclosure",
+        )
+    )
 
 
 def _path_collection(paths: list[Path], colour: Any, fill: bool, linestyle: str = "solid") -> Any:
@@ -643,12 +708,21 @@ def _draw_lane(ax: Axes, lane: int, interval: Interval, colour: str, name: str, 
     height = LANE_HEIGHT / rows
     centre = lane - LANE_HEIGHT / 2 + (row + 0.5) * height
     # The edge keeps zero-length intervals visible as thin lines.
-    ax.barh(centre, end - start, left=start, height=height * 0.9, color=colour, edgecolor=colour, label=name,
-            zorder=2)
+    ax.barh(centre, end - start, left=start, height=height * 0.9, color=colour, edgecolor=colour, label=name, zorder=2)
     if scores is not None:
         for x, y, score in zip((start + end) / 2, centre, scores):
-            ax.text(x, y, f"{score:.2f}", ha="center", va="center", fontsize="x-small", color="white",
-                    fontweight="bold", zorder=3, clip_on=True)
+            ax.text(
+                x,
+                y,
+                f"{score:.2f}",
+                ha="center",
+                va="center",
+                fontsize="x-small",
+                color="white",
+                fontweight="bold",
+                zorder=3,
+                clip_on=True,
+            )
 
 
 def _rows_without_overlap(start: np.ndarray, end: np.ndarray) -> np.ndarray:
@@ -664,8 +738,9 @@ def _rows_without_overlap(start: np.ndarray, end: np.ndarray) -> np.ndarray:
     return row
 
 
-def _scores_per_track(scores: Mapping[str, Any] | Sequence[Any] | None, tracks: Any,
-                      intervals: list[Interval]) -> list[np.ndarray | None]:
+def _scores_per_track(
+    scores: Mapping[str, Any] | Sequence[Any] | None, tracks: Any, intervals: list[Interval]
+) -> list[np.ndarray | None]:
     """One array of scores (or None) per track, checked against the track's intervals."""
     if scores is None:
         return [None] * len(intervals)
@@ -678,8 +753,9 @@ def _scores_per_track(scores: Mapping[str, Any] | Sequence[Any] | None, tracks: 
             raise invalid_argument("scores", f"a sequence of {len(intervals)} entries, one per track", scores)
         given = list(scores)
     result: list[np.ndarray | None] = []
-    for name, interval, values in zip(list(tracks) if isinstance(tracks, Mapping) else range(len(intervals)),
-                                      intervals, given):
+    for name, interval, values in zip(
+        list(tracks) if isinstance(tracks, Mapping) else range(len(intervals)), intervals, given
+    ):
         if values is None:
             result.append(None)
             continue
@@ -694,14 +770,37 @@ def _draw_interval_overlap(ax: Axes, a: Interval, b: Interval) -> None:
     start, end = max(float(a.start), float(b.start)), min(float(a.end), float(b.end))
     if end > start:
         # A band across both lanes, behind the bars, so that each bar keeps its own colour.
-        ax.add_patch(Rectangle((start, -0.5), end - start, 2, facecolor=INTERSECTION_COLOUR, alpha=0.45,
-                               edgecolor="none", zorder=1, label="overlap", gid="intersection"))
+        ax.add_patch(
+            Rectangle(
+                (start, -0.5),
+                end - start,
+                2,
+                facecolor=INTERSECTION_COLOUR,
+                alpha=0.45,
+                edgecolor="none",
+                zorder=1,
+                label="overlap",
+                gid="intersection",
+            )
+        )
 
 
 def _draw_interval_enclosure(ax: Axes, a: Interval, b: Interval) -> None:
     start, end = min(float(a.start), float(b.start)), max(float(a.end), float(b.end))
-    ax.add_patch(Rectangle((start, -0.45), end - start, 1.9, facecolor="none", edgecolor="black",
-                           linestyle="--", linewidth=1.2, zorder=4, label="C: enclosing interval", gid="enclosure"))
+    ax.add_patch(
+        Rectangle(
+            (start, -0.45),
+            end - start,
+            1.9,
+            facecolor="none",
+            edgecolor="black",
+            linestyle="--",
+            linewidth=1.2,
+            zorder=4,
+            label="C: enclosing interval",
+            gid="enclosure",
+        )
+    )
     ax.autoscale_view()
 
 
@@ -719,12 +818,23 @@ def _axes(ax: Axes | None) -> Axes:
 def _write_metrics(ax: Axes, rows: list[tuple[str, str]]) -> None:
     width = max(len(name) for name, _ in rows)
     text = "\n".join(f"{name:<{width}}  {value:>7}" for name, value in rows)
-    ax.text(1.03, 1.0, text, transform=ax.transAxes, va="top", ha="left", family="monospace", fontsize="small",
-            bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.7"}, gid="metrics")
+    ax.text(
+        1.03,
+        1.0,
+        text,
+        transform=ax.transAxes,
+        va="top",
+        ha="left",
+        family="monospace",
+        fontsize="small",
+        bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.7"},
+        gid="metrics",
+    )
 
 
-def _legend_beside(ax: Axes, loc: Literal["lower left", "center left"] = "lower left",
-                   anchor: tuple[float, float] = (1.03, 0.0)) -> None:
+def _legend_beside(
+    ax: Axes, loc: Literal["lower left", "center left"] = "lower left", anchor: tuple[float, float] = (1.03, 0.0)
+) -> None:
     ax.legend(loc=loc, bbox_to_anchor=anchor, borderaxespad=0, fontsize="small")
 
 
@@ -755,8 +865,7 @@ def _unit_square(ax: Axes, x_label: str, y_label: str) -> None:
 
 def _draw_average(ax: Axes, average: float, label: str) -> None:
     ax.axhline(average, color=PALETTE[1], linestyle="--", linewidth=1.2)
-    ax.text(0.02, average, f"{label} {average:.3f}", transform=ax.get_yaxis_transform(), va="bottom",
-            color=PALETTE[1])
+    ax.text(0.02, average, f"{label} {average:.3f}", transform=ax.get_yaxis_transform(), va="bottom", color=PALETTE[1])
 
 
 # --------------------------------------------------------------------------- evaluation curves
@@ -798,8 +907,9 @@ def _coco_pr_curves(result: CocoResult, category: Any, iou_threshold: float | No
     curves = []
     for t in thresholds:
         ap = float(_mean_ignoring_nan(precision[t], axis=0))
-        curves.append(_Curve(result.recall_thresholds, precision[t],
-                             f"IoU {result.iou_thresholds[t]:.2f}: AP {_ap_text(ap)}"))
+        curves.append(
+            _Curve(result.recall_thresholds, precision[t], f"IoU {result.iou_thresholds[t]:.2f}: AP {_ap_text(ap)}")
+        )
     return curves
 
 
@@ -810,9 +920,13 @@ def _voc_pr_curves(result: VocResult, category: Any, iou_threshold: float | None
     if category is not None:
         indices = [_category_index(result.categories, category)]
     # A category without ground truth has no recall, hence no curve (its AP is NaN).
-    return [_Curve(result.recall[k], _interpolated(result.precision[k]),
-                   f"{result.categories[k]}: AP {_ap_text(result.ap[k])}")
-            for k in indices if not math.isnan(result.ap[k])]
+    return [
+        _Curve(
+            result.recall[k], _interpolated(result.precision[k]), f"{result.categories[k]}: AP {_ap_text(result.ap[k])}"
+        )
+        for k in indices
+        if not math.isnan(result.ap[k])
+    ]
 
 
 def _interpolated(precision: np.ndarray) -> np.ndarray:
@@ -843,11 +957,14 @@ def _threshold_index(thresholds: np.ndarray, threshold: float) -> int:
 def _require_matching_of(matching: Any, sizes: tuple[int, int]) -> None:
     if not isinstance(matching, Matching):
         raise invalid_argument("matching", "a geoiou.Matching (from geoiou.match) or None", type(matching).__name__)
-    for side, indices, size in (("a", np.r_[matching.index_a, matching.unmatched_a], sizes[0]),
-                                ("b", np.r_[matching.index_b, matching.unmatched_b], sizes[1])):
+    for side, indices, size in (
+        ("a", np.r_[matching.index_a, matching.unmatched_a], sizes[0]),
+        ("b", np.r_[matching.index_b, matching.unmatched_b], sizes[1]),
+    ):
         if len(indices) != size or (size and (indices.min() < 0 or indices.max() >= size)):
-            raise invalid_argument("matching", f"a matching of the {size} regions of {side!r}",
-                                   f"indices of {len(indices)} regions")
+            raise invalid_argument(
+                "matching", f"a matching of the {size} regions of {side!r}", f"indices of {len(indices)} regions"
+            )
 
 
 def _iou_colours(matching: Matching, cmap: str) -> Any:
@@ -865,41 +982,83 @@ def _side_shapes(batches: list[Region]) -> np.ndarray:
     return np.concatenate(shapes) if shapes else np.zeros(0, dtype=object)
 
 
-def _draw_matching_shapes(ax: Axes, batches_a: list[Region], batches_b: list[Region], matching: Matching,
-                          colours: Any) -> None:
+def _draw_matching_shapes(
+    ax: Axes, batches_a: list[Region], batches_b: list[Region], matching: Matching, colours: Any
+) -> None:
     from matplotlib.collections import PathCollection
 
     pair_colours = colours.to_rgba(matching.iou)
     for gid, shapes, rows, colour, style in (
-            ("matched_a", _side_shapes(batches_a), matching.index_a, pair_colours, SIDE_LINESTYLES[0]),
-            ("matched_b", _side_shapes(batches_b), matching.index_b, pair_colours, SIDE_LINESTYLES[1]),
-            ("only_a", _side_shapes(batches_a), matching.unmatched_a, UNMATCHED_COLOURS[0], SIDE_LINESTYLES[0]),
-            ("only_b", _side_shapes(batches_b), matching.unmatched_b, UNMATCHED_COLOURS[1], SIDE_LINESTYLES[1])):
+        ("matched_a", _side_shapes(batches_a), matching.index_a, pair_colours, SIDE_LINESTYLES[0]),
+        ("matched_b", _side_shapes(batches_b), matching.index_b, pair_colours, SIDE_LINESTYLES[1]),
+        ("only_a", _side_shapes(batches_a), matching.unmatched_a, UNMATCHED_COLOURS[0], SIDE_LINESTYLES[0]),
+        ("only_b", _side_shapes(batches_b), matching.unmatched_b, UNMATCHED_COLOURS[1], SIDE_LINESTYLES[1]),
+    ):
         # One colour per path (pairs) or one for all; an identity offset transform keeps data coordinates.
-        ax.add_collection(PathCollection([_geometry_path(shape) for shape in shapes[rows]], facecolors="none",
-                                         edgecolors=colour, linewidths=1.6, linestyles=style, gid=gid))
+        ax.add_collection(
+            PathCollection(
+                [_geometry_path(shape) for shape in shapes[rows]],
+                facecolors="none",
+                edgecolors=colour,
+                linewidths=1.6,
+                linestyles=style,
+                gid=gid,
+            )
+        )
     ax.autoscale_view()
 
 
-def _draw_matching_lanes(ax: Axes, batches_a: list[Region], batches_b: list[Region], matching: Matching,
-                         colours: Any, labels: tuple[str, str]) -> None:
+def _draw_matching_lanes(
+    ax: Axes,
+    batches_a: list[Region],
+    batches_b: list[Region],
+    matching: Matching,
+    colours: Any,
+    labels: tuple[str, str],
+) -> None:
     from matplotlib.collections import LineCollection
 
-    spans = [np.concatenate([batch.bounds.reshape(-1, 2) for batch in batches]) if batches else np.zeros((0, 2))
-             for batches in (batches_a, batches_b)]
+    spans = [
+        np.concatenate([batch.bounds.reshape(-1, 2) for batch in batches]) if batches else np.zeros((0, 2))
+        for batches in (batches_a, batches_b)
+    ]
     pair_colours = colours.to_rgba(matching.iou)
-    for lane, (gid, rows, colour) in enumerate((("matched_a", matching.index_a, pair_colours),
-                                                ("matched_b", matching.index_b, pair_colours))):
+    for lane, (gid, rows, colour) in enumerate(
+        (("matched_a", matching.index_a, pair_colours), ("matched_b", matching.index_b, pair_colours))
+    ):
         start, end = spans[lane][rows].T
-        ax.barh(np.full(len(rows), lane), end - start, left=start, height=LANE_HEIGHT, color=colour,
-                edgecolor=colour, zorder=2, gid=gid)
+        ax.barh(
+            np.full(len(rows), lane),
+            end - start,
+            left=start,
+            height=LANE_HEIGHT,
+            color=colour,
+            edgecolor=colour,
+            zorder=2,
+            gid=gid,
+        )
     for lane, (gid, rows) in enumerate((("only_a", matching.unmatched_a), ("only_b", matching.unmatched_b))):
         start, end = spans[lane][rows].T
-        ax.barh(np.full(len(rows), lane), end - start, left=start, height=LANE_HEIGHT, color="none",
-                edgecolor=UNMATCHED_COLOURS[lane], linewidth=2, linestyle=SIDE_LINESTYLES[lane], zorder=2, gid=gid)
+        ax.barh(
+            np.full(len(rows), lane),
+            end - start,
+            left=start,
+            height=LANE_HEIGHT,
+            color="none",
+            edgecolor=UNMATCHED_COLOURS[lane],
+            linewidth=2,
+            linestyle=SIDE_LINESTYLES[lane],
+            zorder=2,
+            gid=gid,
+        )
     centre_a, centre_b = spans[0][matching.index_a].mean(axis=1), spans[1][matching.index_b].mean(axis=1)
-    links = np.stack([np.c_[centre_a, np.full(len(centre_a), LANE_HEIGHT / 2)],
-                      np.c_[centre_b, np.full(len(centre_b), 1 - LANE_HEIGHT / 2)]], axis=1)
+    links = np.stack(
+        [
+            np.c_[centre_a, np.full(len(centre_a), LANE_HEIGHT / 2)],
+            np.c_[centre_b, np.full(len(centre_b), 1 - LANE_HEIGHT / 2)],
+        ],
+        axis=1,
+    )
     ax.add_collection(LineCollection(links, colors=pair_colours, linewidths=1.5, zorder=1))
     ax.set_yticks([0, 1], labels)
     ax.set_ylim(1.5, -0.5)
@@ -910,12 +1069,16 @@ def _draw_matching_lanes(ax: Axes, batches_a: list[Region], batches_b: list[Regi
 def _matching_legend(ax: Axes, labels: tuple[str, str], below: float) -> None:
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], color="0.4", linestyle=SIDE_LINESTYLES[0], label=labels[0]),
-               Line2D([], [], color="0.4", linestyle=SIDE_LINESTYLES[1], label=labels[1]),
-               Line2D([], [], color=UNMATCHED_COLOURS[0], linestyle=SIDE_LINESTYLES[0], linewidth=2,
-                      label=f"only in {labels[0]}"),
-               Line2D([], [], color=UNMATCHED_COLOURS[1], linestyle=SIDE_LINESTYLES[1], linewidth=2,
-                      label=f"only in {labels[1]}")]
+    handles = [
+        Line2D([], [], color="0.4", linestyle=SIDE_LINESTYLES[0], label=labels[0]),
+        Line2D([], [], color="0.4", linestyle=SIDE_LINESTYLES[1], label=labels[1]),
+        Line2D(
+            [], [], color=UNMATCHED_COLOURS[0], linestyle=SIDE_LINESTYLES[0], linewidth=2, label=f"only in {labels[0]}"
+        ),
+        Line2D(
+            [], [], color=UNMATCHED_COLOURS[1], linestyle=SIDE_LINESTYLES[1], linewidth=2, label=f"only in {labels[1]}"
+        ),
+    ]
     # Below the Axes (`below` clears the tick labels and any axis label): the regions fill the Axes.
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, -below), ncol=2, fontsize="small", frameon=False)
 
@@ -924,5 +1087,7 @@ def _matching_title(matching: Matching, sizes: tuple[int, int], labels: tuple[st
     total = sizes[0] + sizes[1]
     f1 = f"{2 * len(matching) / total:.3f}" if total else "n/a"
     mean = f" (mean IoU {matching.iou.mean():.3f})" if len(matching) else ""
-    return (f"F1 {f1}: {len(matching)} matched{mean}\n{len(matching.unmatched_a)} only in {labels[0]}, "
-            f"{len(matching.unmatched_b)} only in {labels[1]}")
+    return (
+        f"F1 {f1}: {len(matching)} matched{mean}\n{len(matching.unmatched_a)} only in {labels[0]}, "
+        f"{len(matching.unmatched_b)} only in {labels[1]}"
+    )

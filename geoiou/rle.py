@@ -38,7 +38,17 @@ from numpy.typing import ArrayLike
 from geoiou._ranges import ragged_arange
 from geoiou._validation import fail
 
-__all__ = ["Runs", "compress", "compress_runs", "decode", "decode_batch", "decompress", "encode", "encode_batch", "to_runs"]
+__all__ = [
+    "Runs",
+    "compress",
+    "compress_runs",
+    "decode",
+    "decode_batch",
+    "decompress",
+    "encode",
+    "encode_batch",
+    "to_runs",
+]
 
 
 #: Runs of the masks that array work over millions of runs takes at a time (`Runs.stretches`).
@@ -73,9 +83,12 @@ class Runs(NamedTuple):
         """
         shifts = np.cumsum([0] + [len(piece.starts) for piece in pieces[:-1]])
         offsets = [piece.offsets[1:] + shift for piece, shift in zip(pieces, shifts)]
-        return cls(np.concatenate([piece.sizes for piece in pieces]).reshape(-1, 2),
-                   np.concatenate([piece.starts for piece in pieces]), np.concatenate([piece.stops for piece in pieces]),
-                   np.concatenate([np.zeros(1, dtype=np.int64), *offsets]).astype(np.int64))
+        return cls(
+            np.concatenate([piece.sizes for piece in pieces]).reshape(-1, 2),
+            np.concatenate([piece.starts for piece in pieces]),
+            np.concatenate([piece.stops for piece in pieces]),
+            np.concatenate([np.zeros(1, dtype=np.int64), *offsets]).astype(np.int64),
+        )
 
     def pixels_before(self) -> np.ndarray:
         """(R + 1,) int64: true pixels of all runs before each run, masks end to end, and the total at the end.
@@ -134,8 +147,12 @@ class Runs(NamedTuple):
         counts = self.offsets[index + 1] - self.offsets[index]
         owner = np.repeat(np.arange(len(index)), counts)
         run = np.arange(owner.size) - np.repeat(np.cumsum(counts) - counts, counts) + self.offsets[index][owner]
-        return Runs(self.sizes[index], self.starts[run], self.stops[run],
-                    np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
+        return Runs(
+            self.sizes[index],
+            self.starts[run],
+            self.stops[run],
+            np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        )
 
     def slice(self, first: int, stop: int) -> Runs:
         """The runs of masks ``first:stop`` alone.
@@ -148,8 +165,9 @@ class Runs(NamedTuple):
         Runs(sizes=array([[1, 3]]), starts=array([0, 2]), stops=array([1, 3]), offsets=array([0, 2]))
         """
         low, high = int(self.offsets[first]), int(self.offsets[stop])
-        return Runs(self.sizes[first:stop], self.starts[low:high], self.stops[low:high],
-                    self.offsets[first:stop + 1] - low)
+        return Runs(
+            self.sizes[first:stop], self.starts[low:high], self.stops[low:high], self.offsets[first : stop + 1] - low
+        )
 
     def paint(self, first: int, stop: int, col_start: ArrayLike, col_stop: ArrayLike) -> np.ndarray:
         """Pixels of masks ``first:stop`` (all of one height h), column after column, mask after mask.
@@ -308,7 +326,9 @@ def decode_batch(rles: Sequence[dict[str, Any]]) -> np.ndarray:
     """
     runs = to_runs(rles)
     if len(runs.sizes) and (runs.sizes != runs.sizes[0]).any():
-        raise fail("rles", "RLEs of one size; decode them one at a time", f"sizes {np.unique(runs.sizes, axis=0).tolist()}")
+        raise fail(
+            "rles", "RLEs of one size; decode them one at a time", f"sizes {np.unique(runs.sizes, axis=0).tolist()}"
+        )
     height, width = (int(n) for n in runs.sizes[0]) if len(runs.sizes) else (0, 0)
     return runs.paint(0, len(runs.sizes), 0, width).reshape(len(runs.sizes), width, height).transpose(0, 2, 1)
 
@@ -559,9 +579,9 @@ def _parse(rles: list[Any], param: str) -> Runs:
     for first, stop in zip(bounds[:-1], bounds[1:]):
         piece = _parse_stretch(sizes[first:stop], count_values[first:stop], names.after(first))
         at, count = int(offsets[first]), len(piece.starts)
-        starts[at:at + count], stops[at:at + count] = piece.starts, piece.stops
-        offsets[first + 1:stop + 1] = piece.offsets[1:] + at
-    return Runs(sizes, starts[:offsets[-1]], stops[:offsets[-1]], offsets)
+        starts[at : at + count], stops[at : at + count] = piece.starts, piece.stops
+        offsets[first + 1 : stop + 1] = piece.offsets[1:] + at
+    return Runs(sizes, starts[: offsets[-1]], stops[: offsets[-1]], offsets)
 
 
 def _stretch_bounds(ends: np.ndarray, size: int) -> list[int]:
@@ -602,9 +622,11 @@ def _columns(rles: list[Any]) -> tuple[list[Any], list[Any]] | None:
 
 def _sizes(values: list[Any], rles: list[Any], names: _Names) -> np.ndarray:
     """``(n, 2)`` int64 sizes; lists of two plain non-negative ints are checked as one array, others one by one."""
-    plain = (not any(map(operator.is_not, map(type, values), repeat(list)))
-             and not any(map(operator.ne, map(len, values), repeat(2)))
-             and not any(map(operator.is_not, map(type, chain.from_iterable(values)), repeat(int))))
+    plain = (
+        not any(map(operator.is_not, map(type, values), repeat(list)))
+        and not any(map(operator.ne, map(len, values), repeat(2)))
+        and not any(map(operator.is_not, map(type, chain.from_iterable(values)), repeat(int)))
+    )
     if plain:
         try:
             sizes = np.array(values, dtype=np.int64).reshape(-1, 2)
@@ -612,8 +634,9 @@ def _sizes(values: list[Any], rles: list[Any], names: _Names) -> np.ndarray:
             sizes = None
         if sizes is not None and (sizes >= 0).all():
             return sizes
-    return np.array([_size_of(rle, names.rle(k), names.field(k, "")) for k, rle in enumerate(rles)],
-                    dtype=np.int64).reshape(-1, 2)
+    return np.array(
+        [_size_of(rle, names.rle(k), names.field(k, "")) for k, rle in enumerate(rles)], dtype=np.int64
+    ).reshape(-1, 2)
 
 
 class _Layout:
@@ -655,17 +678,27 @@ def _raw_counts(counts: list[Any], names: _Names) -> tuple[np.ndarray, np.ndarra
     """Counts as written (deltas for compressed strings), concatenated; how many each RLE has; which are compressed."""
     kinds = set(map(type, counts))
     if kinds <= {str} or kinds <= {bytes}:  # the usual file: every RLE compressed alike, read in one piece
-        values, lengths = _read_strings(_joined(counts, kinds, names), np.fromiter(map(len, counts), np.int64, len(counts)),
-                                        lambda k: counts[k], names)
+        values, lengths = _read_strings(
+            _joined(counts, kinds, names),
+            np.fromiter(map(len, counts), np.int64, len(counts)),
+            lambda k: counts[k],
+            names,
+        )
         return values, lengths, np.ones(len(counts), dtype=bool)
     compressed = np.fromiter(map(isinstance, counts, repeat((bytes, str))), bool, len(counts))
     which = np.flatnonzero(compressed)
     strings = [_as_bytes(counts[k], names[k]) for k in which.tolist()]
-    values, per_string = _read_strings(b"".join(strings), np.array([len(s) for s in strings], dtype=np.int64),
-                                       lambda k: strings[k], _Subset(names, which))
+    values, per_string = _read_strings(
+        b"".join(strings),
+        np.array([len(s) for s in strings], dtype=np.int64),
+        lambda k: strings[k],
+        _Subset(names, which),
+    )
     parts = iter(np.split(values, np.cumsum(per_string)[:-1]) if strings else [])
-    arrays = [next(parts) if is_compressed else _uncompressed(count, names[k])
-              for k, (count, is_compressed) in enumerate(zip(counts, compressed))]
+    arrays = [
+        next(parts) if is_compressed else _uncompressed(count, names[k])
+        for k, (count, is_compressed) in enumerate(zip(counts, compressed))
+    ]
     lengths = np.array([len(a) for a in arrays], dtype=np.int64)
     return (np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)), lengths, compressed
 
@@ -727,8 +760,9 @@ def _uncompressed(counts: Any, param: str) -> np.ndarray:
     return array.astype(np.int64)
 
 
-def _read_strings(joined: bytes, lengths: np.ndarray, string_of: Callable[[int], Any],
-                  names: Any) -> tuple[np.ndarray, np.ndarray]:
+def _read_strings(
+    joined: bytes, lengths: np.ndarray, string_of: Callable[[int], Any], names: Any
+) -> tuple[np.ndarray, np.ndarray]:
     """The numbers written in the strings `joined` end to end (of `lengths`), and how many each holds.
 
     ``rleFrString``, vectorized over every character: each number is 5-bit groups, least
@@ -740,7 +774,11 @@ def _read_strings(joined: bytes, lengths: np.ndarray, string_of: Callable[[int],
     bad = np.flatnonzero(groups > 63)
     if bad.size:
         k, at = _locate(bad[0], lengths)
-        raise fail(names[k], "a COCO string of characters '0' to 'o'", f"{chr((int(groups[bad[0]]) + 48) & 0xFF)!r} at position {at}")
+        raise fail(
+            names[k],
+            "a COCO string of characters '0' to 'o'",
+            f"{chr((int(groups[bad[0]]) + 48) & 0xFF)!r} at position {at}",
+        )
     last = groups < 0x20
     string_stops = np.cumsum(lengths)
     string_ends = string_stops[lengths > 0] - 1
@@ -823,10 +861,16 @@ def _check_counts(counts: np.ndarray, running: np.ndarray, layout: _Layout, size
     # Counts are >= 0, so the running total falls only where it wrapped around int64; it cannot when
     # even the largest count, repeated, stays below 2**63 (any real image).
     largest = int(counts.max(initial=0))
-    wrapped = np.zeros(0, dtype=np.int64) if largest * counts.size < 2**63 else np.flatnonzero(running[1:] < running[:-1])
+    wrapped = (
+        np.zeros(0, dtype=np.int64) if largest * counts.size < 2**63 else np.flatnonzero(running[1:] < running[:-1])
+    )
     if wrapped.size:
         k = layout.owner[wrapped[0] + 1]
-        raise fail(params[k], "run lengths adding up to h·w", f"a total beyond 64-bit integers at run {layout.local[wrapped[0] + 1]}")
+        raise fail(
+            params[k],
+            "run lengths adding up to h·w",
+            f"a total beyond 64-bit integers at run {layout.local[wrapped[0] + 1]}",
+        )
     huge = np.flatnonzero(sizes[:, 0].astype(np.float64) * sizes[:, 1] > _MAX_PIXELS)
     if huge.size:
         raise fail(params[huge[0]].replace("counts", "size"), "at most 2**52 pixels (h·w)", sizes[huge[0]].tolist())

@@ -52,8 +52,6 @@ RASTER_CHUNK = 1 << 21
 INT_MIN = -(2**31)
 
 
-
-
 def _c_int(values: np.ndarray) -> np.ndarray:
     """C's ``(int)`` cast of doubles: truncation toward zero (NaN becomes INT_MIN, as on x86)."""
     nan = np.isnan(values)
@@ -71,8 +69,9 @@ def _ring_array(ring: Any, param: str) -> np.ndarray:
     if array.ndim == 1 and array.size % 2 == 0:
         array = array.reshape(-1, 2)
     if array.ndim != 2 or array.shape[1] != 2 or len(array) < 3:
-        raise _fail(param, "a ring of at least 3 vertices: [x0, y0, x1, y1, ...] or (n, 2) vertices",
-                    f"shape {np.shape(ring)}")
+        raise _fail(
+            param, "a ring of at least 3 vertices: [x0, y0, x1, y1, ...] or (n, 2) vertices", f"shape {np.shape(ring)}"
+        )
     if not np.isfinite(array).all():
         raise _fail(param, "finite coordinates (no NaN or inf)", array[~np.isfinite(array).all(axis=1)][0])
     return array
@@ -159,8 +158,11 @@ class _Edges(NamedTuple):
         along_x = self.along_x[edge]
         walked = t + np.where(along_x, self.xs[edge], self.ys[edge])
         with np.errstate(invalid="ignore"):
-            rounded = _c_int(np.where(along_x, self.ys[edge], self.xs[edge]).astype(np.float64)
-                             + self.slope[edge] * t.astype(np.float64) + 0.5)
+            rounded = _c_int(
+                np.where(along_x, self.ys[edge], self.xs[edge]).astype(np.float64)
+                + self.slope[edge] * t.astype(np.float64)
+                + 0.5
+            )
         return np.where(along_x, walked, rounded), np.where(along_x, rounded, walked)
 
 
@@ -200,7 +202,9 @@ def _crossings_at_joints(edges: _Edges) -> tuple[np.ndarray, np.ndarray, np.ndar
     return column[changed], np.minimum(v_before, v_after)[changed], edges.ring[edge[changed]]
 
 
-def _toggle_runs(positions: np.ndarray, ring: np.ndarray, pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _toggle_runs(
+    positions: np.ndarray, ring: np.ndarray, pixels: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Runs ``[start, stop)`` of each ring's column-major scan that toggles at its positions, and their rings.
 
     A position toggled an even number of times cancels; a ring whose last run stays open runs to
@@ -251,7 +255,9 @@ def _object_runs(rings: _Rings, sizes: np.ndarray) -> coco_rle.Runs:
     n_objects = len(sizes)
     pixels = rings.heights * rings.widths
     most = int(pixels.max(initial=0))
-    if max(n_objects, len(pixels)) * (most + 1) >= 2**62:  # pragma: no cover - beyond any image set: keys would overflow
+    if (
+        max(n_objects, len(pixels)) * (most + 1) >= 2**62
+    ):  # pragma: no cover - beyond any image set: keys would overflow
         raise ValueError("too many pixels to rasterize at once")
     positions, ring = _boundary_positions(rings)
     starts, stops, ring = _toggle_runs(positions, ring, pixels)
@@ -265,9 +271,16 @@ def _single_object_runs(rings: Sequence[np.ndarray], height: int, width: int) ->
     if not rings:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     lengths = np.array([len(ring) for ring in rings], dtype=np.int64)
-    runs = _object_runs(_Rings(np.concatenate(rings), np.concatenate([[0], np.cumsum(lengths)]),
-                               np.zeros(len(rings), dtype=np.int64), np.full(len(rings), height),
-                               np.full(len(rings), width)), np.array([[height, width]]))
+    runs = _object_runs(
+        _Rings(
+            np.concatenate(rings),
+            np.concatenate([[0], np.cumsum(lengths)]),
+            np.zeros(len(rings), dtype=np.int64),
+            np.full(len(rings), height),
+            np.full(len(rings), width),
+        ),
+        np.array([[height, width]]),
+    )
     return runs.starts, runs.stops
 
 
@@ -309,7 +322,9 @@ def coco_compat_rasterize(rings: Sequence[Any], height: int, width: int) -> np.n
     height, width = _check_size(height, width)
     if isinstance(rings, np.ndarray) and rings.ndim == 2 and rings.shape[1] == 2:
         raise _fail("rings", "a sequence of rings (wrap a single ring in a list)", f"an array of shape {rings.shape}")
-    starts, stops = _single_object_runs([_ring_array(ring, f"rings[{i}]") for i, ring in enumerate(rings)], height, width)
+    starts, stops = _single_object_runs(
+        [_ring_array(ring, f"rings[{i}]") for i, ring in enumerate(rings)], height, width
+    )
     steps = np.zeros(height * width + 1, dtype=np.int8)
     steps[starts] = 1  # entering the raster (runs are disjoint and never touch)
     steps[stops] = -1  # leaving it
@@ -347,17 +362,23 @@ def coco_compat_polygon_runs(polygons: Polygon, sizes: np.ndarray, param: str) -
     holes = np.flatnonzero(~ragged.is_exterior)
     if holes.size:
         index = int(ragged.ring_geometry[holes[0]])
-        raise _fail(param, "polygons without holes for polygon_iou='pycocotools' (COCO's polygon format has none)",
-                    f"a polygon with {int((ragged.ring_geometry[holes] == index).sum())} hole(s) at index {index}")
+        raise _fail(
+            param,
+            "polygons without holes for polygon_iou='pycocotools' (COCO's polygon format has none)",
+            f"a polygon with {int((ragged.ring_geometry[holes] == index).sum())} hole(s) at index {index}",
+        )
     sizes = np.asarray(sizes, dtype=np.int64).reshape(-1, 2)
     rings_of = np.searchsorted(ragged.ring_geometry, np.arange(len(sizes) + 1))  # objects' rings, in order
-    pieces = [_runs_of_objects(ragged, rings_of[first:stop + 1], sizes[first:stop])
-              for first, stop in _chunks(ragged, len(sizes))]
+    pieces = [
+        _runs_of_objects(ragged, rings_of[first : stop + 1], sizes[first:stop])
+        for first, stop in _chunks(ragged, len(sizes))
+    ]
     return coco_rle.Runs.concatenate(pieces)
 
 
-def coco_compat_parts_runs(vertices: np.ndarray, lengths: np.ndarray, counts: np.ndarray,
-                           sizes: np.ndarray) -> coco_rle.Runs:
+def coco_compat_parts_runs(
+    vertices: np.ndarray, lengths: np.ndarray, counts: np.ndarray, sizes: np.ndarray
+) -> coco_rle.Runs:
     """Rasterize objects written as COCO polygon parts, all at once, as pycocotools' ``annToRLE`` does.
 
     Object ``k`` has ``counts[k]`` parts (rings as written, not closed, no validity check), the
@@ -379,16 +400,33 @@ def coco_compat_parts_runs(vertices: np.ndarray, lengths: np.ndarray, counts: np
     pieces = []
     # Objects in chunks of about RASTER_CHUNK vertices (a bound on the walked points' memory, as above).
     per_object = ring_start[object_ring[1:]]
-    bounds = np.unique(np.r_[0, np.searchsorted(per_object, np.arange(1, int(per_object[-1] // RASTER_CHUNK) + 1)
-                                                * RASTER_CHUNK) + 1, len(counts)].clip(0, len(counts))) \
-        if len(counts) else np.array([0, 0])
+    bounds = (
+        np.unique(
+            np.r_[
+                0,
+                np.searchsorted(per_object, np.arange(1, int(per_object[-1] // RASTER_CHUNK) + 1) * RASTER_CHUNK) + 1,
+                len(counts),
+            ].clip(0, len(counts))
+        )
+        if len(counts)
+        else np.array([0, 0])
+    )
     for first, stop in zip(bounds[:-1], bounds[1:]):
         rings = np.arange(object_ring[first], object_ring[stop])
         vertex_first, vertex_stop = ring_start[object_ring[first]], ring_start[object_ring[stop]]
         local_owner = owner[rings] - first
-        pieces.append(_object_runs(_Rings(vertices[vertex_first:vertex_stop], ring_start[object_ring[first]:object_ring[stop] + 1]
-                                          - vertex_first, local_owner, sizes[owner[rings], 0], sizes[owner[rings], 1]),
-                                   sizes[first:stop]))
+        pieces.append(
+            _object_runs(
+                _Rings(
+                    vertices[vertex_first:vertex_stop],
+                    ring_start[object_ring[first] : object_ring[stop] + 1] - vertex_first,
+                    local_owner,
+                    sizes[owner[rings], 0],
+                    sizes[owner[rings], 1],
+                ),
+                sizes[first:stop],
+            )
+        )
     return coco_rle.Runs.concatenate(pieces)
 
 
@@ -396,11 +434,17 @@ def _chunks(ragged: Any, n: int) -> list[tuple[int, int]]:
     """Ranges of objects of about `RASTER_CHUNK` walked points each (about 5 per pixel of perimeter, plus 1 per edge)."""
     if n == 0:
         return [(0, 0)]
-    steps = np.abs(np.diff(ragged.coords, axis=0)).max(axis=1, initial=0) * SCALE + 2 if len(ragged.coords) else np.zeros(0)
+    steps = (
+        np.abs(np.diff(ragged.coords, axis=0)).max(axis=1, initial=0) * SCALE + 2 if len(ragged.coords) else np.zeros(0)
+    )
     walked = np.concatenate([[0.0], np.cumsum(steps)])  # up to each vertex; pairs across rings only add a little
     first, stop = ragged.geometry_vertex_offsets[:-1], ragged.geometry_vertex_offsets[1:]
-    per_object = np.cumsum(np.where(stop > first, walked[np.maximum(stop - 1, 0)] - walked[np.minimum(first, len(walked) - 1)], 0))
-    ends = np.unique(np.searchsorted(per_object, np.arange(1, int(per_object[-1] // RASTER_CHUNK) + 1) * RASTER_CHUNK) + 1)
+    per_object = np.cumsum(
+        np.where(stop > first, walked[np.maximum(stop - 1, 0)] - walked[np.minimum(first, len(walked) - 1)], 0)
+    )
+    ends = np.unique(
+        np.searchsorted(per_object, np.arange(1, int(per_object[-1] // RASTER_CHUNK) + 1) * RASTER_CHUNK) + 1
+    )
     bounds = [0, *ends[(ends > 0) & (ends < n)].tolist(), n]
     return list(zip(bounds[:-1], bounds[1:]))
 
@@ -412,8 +456,12 @@ def _runs_of_objects(ragged: Any, ring_range: np.ndarray, sizes: np.ndarray) -> 
     vertex, _ = ragged_arange(starts, stops)
     lengths = stops - starts
     owner = np.repeat(np.arange(len(ring_range) - 1), np.diff(ring_range))
-    return _object_runs(_Rings(ragged.coords[vertex], np.concatenate([[0], np.cumsum(lengths)]), owner,
-                               sizes[owner, 0], sizes[owner, 1]), sizes)
+    return _object_runs(
+        _Rings(
+            ragged.coords[vertex], np.concatenate([[0], np.cumsum(lengths)]), owner, sizes[owner, 0], sizes[owner, 1]
+        ),
+        sizes,
+    )
 
 
 def coco_compat_counts(rings: Sequence[np.ndarray], height: int, width: int) -> list[int]:

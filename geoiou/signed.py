@@ -70,13 +70,21 @@ def siou(a: Box | Interval, b: Box | Interval, *, zero_division: float = math.na
     try:
         np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
-        raise InvalidArgumentError(f"'a' and 'b' must have batch shapes that broadcast, as NumPy arrays do (got "
-                                   f"{a.shape} and {b.shape}); pairwise_siou compares every a with every b") from None
+        raise InvalidArgumentError(
+            f"'a' and 'b' must have batch shapes that broadcast, as NumPy arrays do (got "
+            f"{a.shape} and {b.shape}); pairwise_siou compares every a with every b"
+        ) from None
     return as_measure(_signed_iou(a.bounds, b.bounds, zero_division_value(zero_division)))
 
 
-def pairwise_siou(a: Box | Interval, b: Box | Interval, *, zero_division: float = math.nan,
-                  dtype: DTypeLike = np.float64, progress: bool = False) -> np.ndarray:
+def pairwise_siou(
+    a: Box | Interval,
+    b: Box | Interval,
+    *,
+    zero_division: float = math.nan,
+    dtype: DTypeLike = np.float64,
+    progress: bool = False,
+) -> np.ndarray:
     """Return the signed IoU of every region of `a` with every region of `b`, shape ``a.shape + b.shape``.
 
     Every pair has a value of its own (disjoint pairs are negative), so the matrix is computed in
@@ -144,6 +152,8 @@ def _require_boxes_or_intervals(a: object, b: object) -> None:
         if not isinstance(value, Region):
             raise not_a_region(name, value)
     if not (type(a) is type(b) and isinstance(a, (Box, Interval))):
-        raise UnsupportedPairError(f"signed IoU is defined for Box×Box and Interval×Interval only (got "
-                                   f"{type(a).__name__}×{type(b).__name__}): the inside-out intersection box has no "
-                                   "counterpart for other shapes; giou and diou also go negative and hold for every kind")
+        raise UnsupportedPairError(
+            f"signed IoU is defined for Box×Box and Interval×Interval only (got "
+            f"{type(a).__name__}×{type(b).__name__}): the inside-out intersection box has no "
+            "counterpart for other shapes; giou and diou also go negative and hold for every kind"
+        )

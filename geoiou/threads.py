@@ -82,8 +82,9 @@ def _from_environment() -> int | None:
     try:
         n = int(value)
     except ValueError:
-        raise InvalidArgumentError(f"the environment variable {ENVIRONMENT_VARIABLE} must be a whole number of "
-                                   f"threads (got {value!r})") from None
+        raise InvalidArgumentError(
+            f"the environment variable {ENVIRONMENT_VARIABLE} must be a whole number of threads (got {value!r})"
+        ) from None
     return _checked(n, ENVIRONMENT_VARIABLE)
 
 

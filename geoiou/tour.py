@@ -47,8 +47,13 @@ def _coco(geometry: Literal["bbox", "segmentation"], results: str) -> tuple[Any,
 
     truth = read_coco(TOUR_DATA / "coco" / "instances.json", geometry=geometry)
     predicted = read_coco_results(TOUR_DATA / "coco" / results, geometry=geometry)
-    result = evaluate_coco(truth.annotations, predicted.annotations, images=truth.images,
-                           categories=list(truth.categories), show_progress=False)
+    result = evaluate_coco(
+        truth.annotations,
+        predicted.annotations,
+        images=truth.images,
+        categories=list(truth.categories),
+        show_progress=False,
+    )
     return result, f"AP {result['AP']:.3f}, AP50 {result['AP50']:.3f}, AP75 {result['AP75']:.3f}"
 
 
@@ -58,10 +63,18 @@ def _rotated() -> tuple[Any, str]:
 
     truth = read_dota_folder(DOTA_LABELS)
     predicted = read_dota_task1(TOUR_DATA / "dota-task1")
-    result = evaluate_voc(truth.annotations, predicted.annotations, interpolation="11point",
-                          images=list(truth.images), show_progress=False)
+    result = evaluate_voc(
+        truth.annotations,
+        predicted.annotations,
+        interpolation="11point",
+        images=list(truth.images),
+        show_progress=False,
+    )
     best = max(result.per_category().items(), key=lambda item: item[1]["num_ground_truths"])
-    return result, f"mAP {result.mAP:.3f} (11 points, IoU > 0.5); {best[0]}: AP {best[1]['AP']:.3f} over {best[1]['num_ground_truths']} objects"
+    return (
+        result,
+        f"mAP {result.mAP:.3f} (11 points, IoU > 0.5); {best[0]}: AP {best[1]['AP']:.3f} over {best[1]['num_ground_truths']} objects",
+    )
 
 
 def _intervals() -> tuple[Any, str]:
@@ -71,8 +84,10 @@ def _intervals() -> tuple[Any, str]:
     truth = read_activitynet(TOUR_DATA / "activitynet" / "ground_truth.json", subset="validation")
     predicted = read_activitynet(TOUR_DATA / "activitynet" / "results.json")
     result = evaluate_temporal_detection(truth.segments, predicted.segments, show_progress=False)
-    return result, (f"average mAP {result.average_mean_ap:.3f}; mAP@0.5 {result.mean_ap_at(0.5):.3f}, "
-                    f"mAP@0.75 {result.mean_ap_at(0.75):.3f}, mAP@0.95 {result.mean_ap_at(0.95):.3f}")
+    return result, (
+        f"average mAP {result.average_mean_ap:.3f}; mAP@0.5 {result.mean_ap_at(0.5):.3f}, "
+        f"mAP@0.75 {result.mean_ap_at(0.75):.3f}, mAP@0.95 {result.mean_ap_at(0.95):.3f}"
+    )
 
 
 def _agreement() -> tuple[Any, str]:
@@ -83,21 +98,34 @@ def _agreement() -> tuple[Any, str]:
     second = read_dota_folder(TOUR_DATA / "dota-annotator-b")
     result = evaluate_agreement(first.annotations, second.annotations, images=list(first.images))
     overall = result.overall()
-    return result, (f"F1 {overall['f1']:.3f} at IoU >= 0.5: {overall['matched']} matched, {overall['only_a']} only "
-                    f"in A, {overall['only_b']} only in B; mean IoU {overall['iou_mean']:.3f}")
+    return result, (
+        f"F1 {overall['f1']:.3f} at IoU >= 0.5: {overall['matched']} matched, {overall['only_a']} only "
+        f"in A, {overall['only_b']} only in B; mean IoU {overall['iou_mean']:.3f}"
+    )
 
 
 def stops() -> list[Stop]:
     """The tour's evaluations, one per geometry, in display order."""
     return [
-        Stop("boxes", "COCO instances, 984 boxes vs box predictions (COCO protocol)",
-             lambda: _coco("bbox", "results-bbox.json")),
-        Stop("rotated quadrilaterals", "DOTA labels vs DOTA Task1 predictions (VOC 11-point, as DOTA's devkit)", _rotated),
-        Stop("polygons vs masks", "COCO polygons vs RLE mask predictions, exact pixel coverage (COCO protocol)",
-             lambda: _coco("segmentation", "results-segm.json")),
+        Stop(
+            "boxes",
+            "COCO instances, 984 boxes vs box predictions (COCO protocol)",
+            lambda: _coco("bbox", "results-bbox.json"),
+        ),
+        Stop(
+            "rotated quadrilaterals", "DOTA labels vs DOTA Task1 predictions (VOC 11-point, as DOTA's devkit)", _rotated
+        ),
+        Stop(
+            "polygons vs masks",
+            "COCO polygons vs RLE mask predictions, exact pixel coverage (COCO protocol)",
+            lambda: _coco("segmentation", "results-segm.json"),
+        ),
         Stop("intervals", "ActivityNet segments, 30 videos (mAP at tIoU 0.5:0.95)", _intervals),
-        Stop("agreement", "DOTA labels (A) vs a second annotator's rotated rectangles (B), matched one-to-one",
-             _agreement),
+        Stop(
+            "agreement",
+            "DOTA labels (A) vs a second annotator's rotated rectangles (B), matched one-to-one",
+            _agreement,
+        ),
     ]
 
 
@@ -136,16 +164,28 @@ def save_pictures(output: Path, results: dict[str, Any]) -> list[Path]:
 
     output.mkdir(parents=True, exist_ok=True)
     drawings: dict[str, Callable[[Any], Any]] = {
-        "pair-boxes.png": lambda ax: plot.plot_pair(*_box_pair(), ax=ax, labels=("ground truth", "prediction"),
-                                                    title="COCO plane: ground truth × prediction (Box × Box)"),
+        "pair-boxes.png": lambda ax: plot.plot_pair(
+            *_box_pair(),
+            ax=ax,
+            labels=("ground truth", "prediction"),
+            title="COCO plane: ground truth × prediction (Box × Box)",
+        ),
         "pair-rotated.png": lambda ax: plot.plot_pair(
-            *_rotated_pair(), ax=ax, labels=("ground truth", "prediction"),
-            title="DOTA large vehicle: quadrilaterals, read as Polygon × Polygon"),
-        "pair-mask-polygon.png": lambda ax: plot.plot_pair(*_mask_pair(), ax=ax, labels=("polygon", "mask"),
-                                                           title="Polygon × Mask: exact pixel coverage"),
-        "pair-intervals.png": lambda ax: plot.plot_pair(geoiou.Interval([12.5, 40.0]), geoiou.Interval([18.0, 47.5]),
-                                                        ax=ax, labels=("ground truth", "prediction"),
-                                                        title="Interval × Interval (seconds)"),
+            *_rotated_pair(),
+            ax=ax,
+            labels=("ground truth", "prediction"),
+            title="DOTA large vehicle: quadrilaterals, read as Polygon × Polygon",
+        ),
+        "pair-mask-polygon.png": lambda ax: plot.plot_pair(
+            *_mask_pair(), ax=ax, labels=("polygon", "mask"), title="Polygon × Mask: exact pixel coverage"
+        ),
+        "pair-intervals.png": lambda ax: plot.plot_pair(
+            geoiou.Interval([12.5, 40.0]),
+            geoiou.Interval([18.0, 47.5]),
+            ax=ax,
+            labels=("ground truth", "prediction"),
+            title="Interval × Interval (seconds)",
+        ),
         "dota-scene.png": lambda ax: _draw_dota_scene(plot, ax),
         "timeline-video.png": lambda ax: _draw_video_timeline(plot, ax),
         "pr-boxes.png": lambda ax: plot.plot_pr_curve(results["boxes"], ax=ax),
@@ -259,7 +299,9 @@ def _video_timeline() -> tuple[dict[str, geoiou.Interval], dict[str, Any]]:
     predicted = read_activitynet(TOUR_DATA / "activitynet" / "results.json").segments
     video = truth.video_id[0]
     mine, theirs = truth.video_id == video, predicted.video_id == video
-    tracks = {"ground truth": geoiou.Interval(np.column_stack([truth.start[mine], truth.end[mine]])),
-              "predictions": geoiou.Interval(np.column_stack([predicted.start[theirs], predicted.end[theirs]]))}
+    tracks = {
+        "ground truth": geoiou.Interval(np.column_stack([truth.start[mine], truth.end[mine]])),
+        "predictions": geoiou.Interval(np.column_stack([predicted.start[theirs], predicted.end[theirs]])),
+    }
     scores = np.asarray(predicted.score)  # predictions always carry scores
     return tracks, {"scores": {"predictions": scores[theirs]}}

@@ -72,8 +72,9 @@ def rng(seed: int) -> np.random.Generator:
 
 
 # =========================================================================== seeded generators
-def int_box_coords(gen: np.random.Generator, n: int, *, low: int = 0, high: int = 24,
-                    min_size: int = 1, max_size: int = 12) -> np.ndarray:
+def int_box_coords(
+    gen: np.random.Generator, n: int, *, low: int = 0, high: int = 24, min_size: int = 1, max_size: int = 12
+) -> np.ndarray:
     """Integer ``xyxy`` boxes, shape ``(n, 4)``, with sides in ``[min_size, max_size]``.
 
     Small integer ranges make overlaps, shared edges and containment frequent.
@@ -99,8 +100,9 @@ def random_boxes(gen: np.random.Generator, n: int, *, span: float = 20.0, max_si
     return geoiou.Box(np.stack([x1, y1, x1 + w, y1 + h], axis=-1))
 
 
-def random_rotated_boxes(gen: np.random.Generator, n: int, *, span: float = 10.0,
-                         max_size: float = 12.0) -> geoiou.RotatedBox:
+def random_rotated_boxes(
+    gen: np.random.Generator, n: int, *, span: float = 10.0, max_size: float = 12.0
+) -> geoiou.RotatedBox:
     """A batch of `n` rotated boxes, centres in ``[-span, span]``, any angle in ``[-180, 180)``."""
     cx = gen.uniform(-span, span, size=n)
     cy = gen.uniform(-span, span, size=n)
@@ -120,8 +122,9 @@ def star_ring(centre: tuple[float, float], radii: np.ndarray, angles: np.ndarray
     return np.stack([cx + radii * np.cos(angles), cy + radii * np.sin(angles)], axis=-1)
 
 
-def _random_star(gen: np.random.Generator, centre: tuple[float, float], *, r_min: float, r_max: float,
-                 max_vertices: int = 9) -> np.ndarray:
+def _random_star(
+    gen: np.random.Generator, centre: tuple[float, float], *, r_min: float, r_max: float, max_vertices: int = 9
+) -> np.ndarray:
     count = int(gen.integers(3, max_vertices + 1))
     # Evenly spread angles jittered by less than half a gap: increasing, gaps < pi for count >= 3.
     base = np.arange(count) * (2 * np.pi / count)
@@ -130,8 +133,9 @@ def _random_star(gen: np.random.Generator, centre: tuple[float, float], *, r_min
     return star_ring(centre, radii, angles)
 
 
-def random_polygons(gen: np.random.Generator, n: int, *, span: float = 10.0, r_min: float = 1.0,
-                    r_max: float = 8.0) -> geoiou.Polygon:
+def random_polygons(
+    gen: np.random.Generator, n: int, *, span: float = 10.0, r_min: float = 1.0, r_max: float = 8.0
+) -> geoiou.Polygon:
     """A batch of `n` simple star-shaped polygons (3 to 9 vertices, often non-convex)."""
     rings = [_random_star(gen, tuple(gen.uniform(-span, span, size=2)), r_min=r_min, r_max=r_max) for _ in range(n)]
     return geoiou.Polygon.from_rings(rings)
@@ -171,7 +175,7 @@ def random_multipolygons(gen: np.random.Generator, n: int, *, span: float = 10.0
                     centre = tuple(gen.uniform(-span, span, size=2))
                     parts.append(shapely.Polygon(_random_star(gen, centre, r_min=0.5, r_max=4.0)))
             # Disjoint parts, apart by a margin (touching parts would make GEOS merge them).
-            if all(p.distance(q) > 1e-3 for j, p in enumerate(parts) for q in parts[j + 1:]):
+            if all(p.distance(q) > 1e-3 for j, p in enumerate(parts) for q in parts[j + 1 :]):
                 multi = shapely.MultiPolygon(parts)
                 if multi.is_valid:
                     geoms[i] = multi
@@ -181,8 +185,16 @@ def random_multipolygons(gen: np.random.Generator, n: int, *, span: float = 10.0
     return geoiou.Polygon.from_shapely(geoms)
 
 
-def random_masks(gen: np.random.Generator, n: int, *, max_side: int = 8, density: float = 0.5,
-                 origin: str = "integer", span: int = 6, shape: tuple[int, int] | None = None) -> list[geoiou.Mask]:
+def random_masks(
+    gen: np.random.Generator,
+    n: int,
+    *,
+    max_side: int = 8,
+    density: float = 0.5,
+    origin: str = "integer",
+    span: int = 6,
+    shape: tuple[int, int] | None = None,
+) -> list[geoiou.Mask]:
     """A list of `n` single masks of random shapes (or `shape`) and origins.
 
     `origin` is ``"integer"`` (origins on the integer grid), ``"dyadic"`` (multiples of 1/8:
@@ -209,8 +221,9 @@ def _random_origin(gen: np.random.Generator, kind: str, span: int) -> tuple[floa
     raise ValueError(f"origin must be 'integer', 'dyadic' or 'float' (got {kind!r})")
 
 
-def random_intervals(gen: np.random.Generator, n: int, *, span: float = 20.0, max_length: float = 10.0,
-                     integer: bool = False) -> geoiou.Interval:
+def random_intervals(
+    gen: np.random.Generator, n: int, *, span: float = 20.0, max_length: float = 10.0, integer: bool = False
+) -> geoiou.Interval:
     """A batch of `n` intervals of positive length (integer end points when `integer`)."""
     if integer:
         start = gen.integers(-int(span), int(span), size=n).astype(np.float64)
@@ -232,17 +245,20 @@ def random_regions(kind: str, gen: np.random.Generator, n: int) -> geoiou.Region
     if kind == "rotated_box":
         return random_rotated_boxes(gen, n, span=6.0)
     if kind == "polygon":
-        pieces = [random_polygons(gen, n, span=6.0).to_shapely(),
-                  random_polygons_with_holes(gen, n, span=6.0).to_shapely(),
-                  random_multipolygons(gen, n, span=6.0).to_shapely()]
+        pieces = [
+            random_polygons(gen, n, span=6.0).to_shapely(),
+            random_polygons_with_holes(gen, n, span=6.0).to_shapely(),
+            random_multipolygons(gen, n, span=6.0).to_shapely(),
+        ]
         choice = gen.integers(0, 3, size=n)
         geoms = np.array([pieces[c][i] for i, c in enumerate(choice)], dtype=object)
         return geoiou.Polygon.from_shapely(geoms)
     if kind == "mask":
         # Centred near 0 like the other kinds: origins in [-4, 4] moved back by half the mask's size.
         masks = random_masks(gen, n, max_side=12, origin="dyadic", span=4)
-        return geoiou.Mask.stack([geoiou.Mask(m.data, origin=m.origin - np.array(m.data.shape[::-1]) // 2)
-                                  for m in masks])
+        return geoiou.Mask.stack(
+            [geoiou.Mask(m.data, origin=m.origin - np.array(m.data.shape[::-1]) // 2) for m in masks]
+        )
     if kind == "interval":
         return random_intervals(gen, n)
     raise ValueError(f"unknown kind {kind!r}")
@@ -301,8 +317,10 @@ def shapely_of(region: geoiou.Region) -> shapely.Geometry:
         cx, cy, w, h, angle = region.to_array()
         theta = math.radians(angle)
         cos, sin = math.cos(theta), math.sin(theta)
-        corners = [(cx + cos * sx * w / 2 - sin * sy * h / 2, cy + sin * sx * w / 2 + cos * sy * h / 2)
-                   for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+        corners = [
+            (cx + cos * sx * w / 2 - sin * sy * h / 2, cy + sin * sx * w / 2 + cos * sy * h / 2)
+            for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))
+        ]
         return shapely.Polygon(corners)
     if isinstance(region, geoiou.Polygon):
         return region.to_shapely()
@@ -351,14 +369,19 @@ def rotated_box_strategy(draw, *, span: float = 15.0, max_size: float = 15.0) ->
     """One non-empty RotatedBox with any angle in [-360, 360] (special angles drawn often)."""
     cx, cy = draw(_coordinate(span)), draw(_coordinate(span))
     w, h = draw(_size(max_size)), draw(_size(max_size))
-    angle = draw(st.one_of(st.sampled_from([0.0, 45.0, 90.0, -90.0, 180.0, 30.0]),
-                           st.floats(-360, 360, allow_nan=False, allow_infinity=False)))
+    angle = draw(
+        st.one_of(
+            st.sampled_from([0.0, 45.0, 90.0, -90.0, 180.0, 30.0]),
+            st.floats(-360, 360, allow_nan=False, allow_infinity=False),
+        )
+    )
     return geoiou.RotatedBox([cx, cy, w, h, angle])
 
 
 @st.composite
-def polygon_strategy(draw, *, span: float = 15.0, max_radius: float = 10.0,
-                     holes: bool = True, multi: bool = True) -> geoiou.Polygon:
+def polygon_strategy(
+    draw, *, span: float = 15.0, max_radius: float = 10.0, holes: bool = True, multi: bool = True
+) -> geoiou.Polygon:
     """One valid Polygon: a star-shaped ring, optionally with a hole, or a two-part MultiPolygon."""
 
     def star(centre, r_low, r_high, max_vertices=8):

@@ -8,7 +8,9 @@ import geoiou
 
 BATCHES = {
     "box": geoiou.Box(np.arange(24, dtype=float).reshape(6, 4) * [1, 1, 2, 2]),
-    "rotated": geoiou.RotatedBox(np.column_stack([np.arange(6), np.arange(6), np.ones(6) * 2, np.ones(6), np.arange(6) * 15.0])),
+    "rotated": geoiou.RotatedBox(
+        np.column_stack([np.arange(6), np.arange(6), np.ones(6) * 2, np.ones(6), np.arange(6) * 15.0])
+    ),
     "polygon": geoiou.Polygon.from_rings([[(i, 0), (i + 2, 0), (i, 3)] for i in range(6)]),
     "mask": geoiou.Mask(np.random.default_rng(0).random((6, 4, 5)) > 0.5, origin=np.arange(12.0).reshape(6, 2)),
     "interval": geoiou.Interval(np.column_stack([np.arange(6.0), np.arange(6.0) * 2 + 1])),
@@ -24,7 +26,9 @@ def test_indexing_and_reshaping_select_the_same_regions(name):
     assert batch[None, ::2].shape == (1, 3)
     np.testing.assert_array_equal(batch[[5, 0]].area, batch.area[[5, 0]])
     np.testing.assert_array_equal(batch.reshape(2, 3).area, batch.area.reshape(2, 3))
-    np.testing.assert_array_equal(batch[batch.area > np.median(batch.area)].area, batch.area[batch.area > np.median(batch.area)])
+    np.testing.assert_array_equal(
+        batch[batch.area > np.median(batch.area)].area, batch.area[batch.area > np.median(batch.area)]
+    )
     assert [region.area for region in batch] == list(batch.area)
     assert batch[:0].shape == (0,)
 
@@ -146,8 +150,9 @@ def test_concatenate_joins_batches_along_the_first_axis(name):
 
 def test_concatenate_joins_polygons_and_masks_built_apart():
     # Different stores: polygons of separate constructions, masks of different grids and origins.
-    polygons = geoiou.Polygon.concatenate([geoiou.Polygon.from_rings([[(0, 0), (2, 0), (0, 2)]]),
-                                           geoiou.Polygon.from_shapely([shapely.box(0, 0, 3, 3)])])
+    polygons = geoiou.Polygon.concatenate(
+        [geoiou.Polygon.from_rings([[(0, 0), (2, 0), (0, 2)]]), geoiou.Polygon.from_shapely([shapely.box(0, 0, 3, 3)])]
+    )
     np.testing.assert_array_equal(polygons.area, [2.0, 9.0])
     masks = geoiou.Mask.concatenate([geoiou.Mask(np.ones((1, 2, 2))), geoiou.Mask(np.ones((2, 3, 1)), origin=(5, 5))])
     np.testing.assert_array_equal(masks.area, [4.0, 3.0, 3.0])

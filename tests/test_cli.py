@@ -8,8 +8,9 @@ import pytest
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "geoiou.cli", *args], capture_output=True, text=True, timeout=300,
-                          cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "geoiou.cli", *args], capture_output=True, text=True, timeout=300, cwd=cwd
+    )
 
 
 def test_demo_prints_the_worked_examples_and_succeeds(tmp_path):

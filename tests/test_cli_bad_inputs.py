@@ -34,20 +34,39 @@ def bad_commands(tmp):
         (["eval", write(tmp / "empty.json", ""), str(RESULTS)], "empty.json"),
         (["eval", write(tmp / "binary.json", "\x89PNG\x00\x01"), str(RESULTS)], "binary.json"),
         (["eval", str(INSTANCES), write(tmp / "huge.json", huge)], "must hold coordinates within"),
-        (["eval", str(INSTANCES), write(tmp / "string.json", [{"image_id": 1, "category_id": 1, "score": "0.5",
-                                                                 "bbox": [0, 0, 1, 1]}])], "'score'"),
+        (
+            [
+                "eval",
+                str(INSTANCES),
+                write(tmp / "string.json", [{"image_id": 1, "category_id": 1, "score": "0.5", "bbox": [0, 0, 1, 1]}]),
+            ],
+            "'score'",
+        ),
         (["eval", str(RESULTS), str(INSTANCES)], ""),  # swapped
         # Outputs that cannot be written: nothing at all is written, not even the --json that could be.
-        (["eval", str(INSTANCES), str(RESULTS), "--json", str(tmp / "out.json"),
-          "--csv", str(tmp / "missing" / "x.csv")],
-         "'--csv' must be a file in an existing folder"),
-        (["eval", str(INSTANCES), str(RESULTS), "--json", str(tmp / "out.json"), "--pr-curve", str(tmp / "pr.xyz")],
-         "'--pr-curve' must be a picture file whose suffix matplotlib writes"),
+        (
+            [
+                "eval",
+                str(INSTANCES),
+                str(RESULTS),
+                "--json",
+                str(tmp / "out.json"),
+                "--csv",
+                str(tmp / "missing" / "x.csv"),
+            ],
+            "'--csv' must be a file in an existing folder",
+        ),
+        (
+            ["eval", str(INSTANCES), str(RESULTS), "--json", str(tmp / "out.json"), "--pr-curve", str(tmp / "pr.xyz")],
+            "'--pr-curve' must be a picture file whose suffix matplotlib writes",
+        ),
         (["eval", str(INSTANCES), str(RESULTS), "--json", str(tmp)], "'--json' must be a file, not a folder"),
         (["eval", str(DOTA), str(TOUR / "dota-task1"), "--tiou-thresholds", "a,b", "--format", "activitynet"], ""),
         (["eval", str(DOTA), str(TOUR / "dota-task1"), "--format", "coco"], ""),
-        (["compare", str(DOTA), str(DOTA), "--json", str(tmp / "c.json"), "--csv", str(tmp / "missing" / "c.csv")],
-         "'--csv' must be a file in an existing folder"),
+        (
+            ["compare", str(DOTA), str(DOTA), "--json", str(tmp / "c.json"), "--csv", str(tmp / "missing" / "c.csv")],
+            "'--csv' must be a file in an existing folder",
+        ),
         (["compare", str(DOTA), str(DOTA), "--picture", write(tmp / "a-file", "x")], "'--picture' must be a folder"),
         (["iou", "box:0,0,1", "box:0,0,1,1"], "box:0,0,1"),
         (["iou", "box:0,0,1e300,1", "box:0,0,1,1"], "within"),
@@ -70,31 +89,60 @@ def test_bad_commands_fail_with_one_line_and_write_nothing(tmp_path, capsys):
         last = lines[-1] if lines else ""
         assert "Traceback" not in error and last.startswith("geoiou"), (argv, error)
         if status == 1:  # our own refusal: one line (argparse's also prints its usage first)
-            assert len(lines) == 1 or all(line.startswith(("geoiou", " ", "huge.json", "string.json"))
-                                          for line in lines), (argv, error)
+            assert len(lines) == 1 or all(
+                line.startswith(("geoiou", " ", "huge.json", "string.json")) for line in lines
+            ), (argv, error)
         assert words in last or words in error, (argv, words, error)
         assert sorted(path.name for path in tmp_path.rglob("*")) == before, (argv, "wrote a file")
 
 
 def test_the_process_prints_no_traceback_for_an_output_it_cannot_write(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "geoiou.cli", "eval", str(INSTANCES), str(RESULTS), "--json",
-                             str(tmp_path / "out.json"), "--csv", str(tmp_path / "missing_dir" / "x.csv")],
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "geoiou.cli",
+            "eval",
+            str(INSTANCES),
+            str(RESULTS),
+            "--json",
+            str(tmp_path / "out.json"),
+            "--csv",
+            str(tmp_path / "missing_dir" / "x.csv"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 1 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert not (tmp_path / "out.json").exists()
 
 
 def test_iou_json_writes_null_for_nan():
     # Two empty boxes: IoU 0/0 is NaN, which JSON has no word for; eval and compare write null (item 6).
-    result = subprocess.run([sys.executable, "-m", "geoiou.cli", "iou", "box:0,0,0,0", "box:0,0,0,0", "--json"],
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "geoiou.cli", "iou", "box:0,0,0,0", "box:0,0,0,0", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["IoU"] is None and "NaN" not in result.stdout
 
 
 def test_outputs_are_all_written_when_all_can_be(tmp_path):
-    status = main(["eval", str(INSTANCES), str(RESULTS), "--no-progress", "--json", str(tmp_path / "r.json"),
-                   "--csv", str(tmp_path / "r.csv")])
+    status = main(
+        [
+            "eval",
+            str(INSTANCES),
+            str(RESULTS),
+            "--no-progress",
+            "--json",
+            str(tmp_path / "r.json"),
+            "--csv",
+            str(tmp_path / "r.csv"),
+        ]
+    )
     assert status == 0
     assert sorted(path.name for path in tmp_path.iterdir()) == ["r.csv", "r.json"]  # no temporary file left
     json.loads((tmp_path / "r.json").read_text())
@@ -105,8 +153,11 @@ def test_merge_of_states_with_different_settings_names_the_setting():
     from geoiou.evaluation import TemporalDetectionEvaluation
 
     # Item 7: the message names the one setting that differs, with both values.
-    with pytest.raises(InvalidArgumentError, match=r"this state's tiou_thresholds=\[0.5, .*\] \(got "
-                                                   r"'tiou_thresholds=\[0.5\]'\)"):
+    with pytest.raises(
+        InvalidArgumentError,
+        match=r"this state's tiou_thresholds=\[0.5, .*\] \(got "
+        r"'tiou_thresholds=\[0.5\]'\)",
+    ):
         TemporalDetectionEvaluation().merge(TemporalDetectionEvaluation(tiou_thresholds=[0.5]))
 
 
@@ -124,7 +175,8 @@ def test_an_error_in_a_dask_worker_is_one_line(tmp_path):
         "        try:\n"
         "            client.submit(bad, 1).result()\n"
         "        except InvalidArgumentError as error:\n"
-        "            print('caught', error)\n")
+        "            print('caught', error)\n"
+    )
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert "caught 'x' must be good (got 1)" in result.stdout, result.stderr
     assert "Compute Failed" not in result.stderr and "Traceback" not in result.stderr, result.stderr
@@ -132,8 +184,12 @@ def test_an_error_in_a_dask_worker_is_one_line(tmp_path):
 
 # --------------------------------------------------------------------------- hints and warnings (items 9, 10, 15)
 def run_eval(*args):
-    return subprocess.run([sys.executable, "-m", "geoiou.cli", "eval", *map(str, args), "--no-progress"],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "geoiou.cli", "eval", *map(str, args), "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_task1_image_names_with_an_extension_name_the_file_line_and_stem(tmp_path):
@@ -142,8 +198,10 @@ def test_task1_image_names_with_an_extension_name_the_file_line_and_stem(tmp_pat
     result = run_eval(DOTA, tmp_path)
     number = next(k for k, line in enumerate(lines, start=1) if line.startswith("P0706 "))
     assert result.returncode == 1
-    assert (f"Task1_ship.txt, line {number}: 'image_name' must be an image of the ground truth (got 'P0706.png'; "
-            "did you mean 'P0706'?") in result.stderr
+    assert (
+        f"Task1_ship.txt, line {number}: 'image_name' must be an image of the ground truth (got 'P0706.png'; "
+        "did you mean 'P0706'?"
+    ) in result.stderr
 
 
 def test_one_label_file_as_ground_truth_evaluates_that_image_alone(tmp_path):
@@ -162,8 +220,14 @@ def test_voc_options_given_to_a_coco_evaluation_are_reported_as_ignored():
 
 
 def test_predictions_in_frames_against_durations_in_seconds_are_warned_about(tmp_path):
-    truth = write(tmp_path / "gt.json", {"database": {"v_a": {"subset": "validation", "duration": 10.0,
-                                                              "annotations": [{"segment": [1, 5], "label": "x"}]}}})
+    truth = write(
+        tmp_path / "gt.json",
+        {
+            "database": {
+                "v_a": {"subset": "validation", "duration": 10.0, "annotations": [{"segment": [1, 5], "label": "x"}]}
+            }
+        },
+    )
     # At 25 frames a second, [1, 5] s is [25, 125] frames: past the 10 s video, a unit mistake.
     results = write(tmp_path / "res.json", {"results": {"v_a": [{"segment": [25, 125], "label": "x", "score": 0.5}]}})
     result = run_eval(truth, results)
@@ -179,8 +243,9 @@ def test_skip_invalid_that_leaves_no_prediction_says_so(tmp_path):
     (tmp_path / "pred" / "a.txt").write_text("0 0.5 0.5 0.2 0.2 nan\n")
     result = run_eval(tmp_path / "gt", tmp_path / "pred", "--skip-invalid")
     assert result.returncode == 1
-    assert ("the predictions must keep at least one valid record (got none: --skip-invalid skipped all 1"
-            in result.stderr) and "predictions.score" not in result.stderr
+    assert (
+        "the predictions must keep at least one valid record (got none: --skip-invalid skipped all 1" in result.stderr
+    ) and "predictions.score" not in result.stderr
 
 
 def test_every_protocols_json_has_protocol_headline_and_per_category(tmp_path):
@@ -191,10 +256,24 @@ def test_every_protocols_json_has_protocol_headline_and_per_category(tmp_path):
     assert main(["eval", str(DOTA), str(TOUR / "dota-task1"), "--no-progress", "--json", str(voc)]) == 0
     temporal = tmp_path / "temporal.json"
     activitynet = TOUR / "activitynet"
-    assert main(["eval", str(activitynet / "ground_truth.json"), str(activitynet / "results.json"),
-                 "--no-progress", "--json", str(temporal)]) == 0
-    for path, protocol, headline in ((coco, "coco", "AP"), (voc, "voc", "mAP"),
-                                     (temporal, "activitynet", "average_mAP")):
+    assert (
+        main(
+            [
+                "eval",
+                str(activitynet / "ground_truth.json"),
+                str(activitynet / "results.json"),
+                "--no-progress",
+                "--json",
+                str(temporal),
+            ]
+        )
+        == 0
+    )
+    for path, protocol, headline in (
+        (coco, "coco", "AP"),
+        (voc, "voc", "mAP"),
+        (temporal, "activitynet", "average_mAP"),
+    ):
         result = json.loads(path.read_text())["result"]
         assert result["protocol"] == protocol and headline in result["headline"]
         assert all("category_id" in row for row in result["per_category"])

@@ -22,8 +22,13 @@ DOTA = files("geoiou") / "data" / "dota"
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "geoiou.cli", "compare", *map(str, args)], capture_output=True,
-                          text=True, timeout=300, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "geoiou.cli", "compare", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+    )
 
 
 def report(path: Path) -> dict:
@@ -41,8 +46,10 @@ def write_dota_folder(folder: Path, images: dict[str, list[tuple[np.ndarray, str
 def test_dota_folders_equal_the_python_api(tmp_path):
     # B: the labels of two images moved 3 pixels right, every fifth object dropped.
     objects = {name: read_dota(DOTA / f"{name}.txt") for name in ("P1088", "P0770")}
-    moved = {name: [(corners + [3.0, 0.0], label) for k, (corners, label) in enumerate(zip(o.corners, o.classes))
-                    if k % 5] for name, o in objects.items()}
+    moved = {
+        name: [(corners + [3.0, 0.0], label) for k, (corners, label) in enumerate(zip(o.corners, o.classes)) if k % 5]
+        for name, o in objects.items()
+    }
     original = {name: list(zip(o.corners, o.classes)) for name, o in objects.items()}
     folder_a = write_dota_folder(tmp_path / "a", original)
     folder_b = write_dota_folder(tmp_path / "b", moved)
@@ -60,8 +67,20 @@ def test_dota_folders_equal_the_python_api(tmp_path):
 
 def test_dota_labels_against_task1_predictions_with_all_outputs(tmp_path):
     pairs, table, pictures = tmp_path / "pairs.csv", tmp_path / "report.csv", tmp_path / "pictures"
-    result = run(DOTA, TOUR / "dota-task1", "--csv", pairs, "--report-csv", table, "--picture", pictures,
-                 "--pictures", "2", "--method", "optimal")
+    result = run(
+        DOTA,
+        TOUR / "dota-task1",
+        "--csv",
+        pairs,
+        "--report-csv",
+        table,
+        "--picture",
+        pictures,
+        "--pictures",
+        "2",
+        "--method",
+        "optimal",
+    )
     assert result.returncode == 0, result.stderr
     assert "dota-task1 (Polygon), 1038 regions" in result.stdout and "(optimal matching" in result.stdout
     from geoiou.io import read_dota_folder, read_dota_task1
@@ -78,7 +97,10 @@ def test_dota_labels_against_task1_predictions_with_all_outputs(tmp_path):
         levels = [row["level"] for row in csv.DictReader(handle)]
     assert levels.count("overall") == 1 and levels.count("image") == 7 and levels.count("category") == 12
     drawn = sorted(pictures.iterdir())
-    assert [path.name for path in drawn] == [f"01-{expected.worst_images(1)[0]}.png", f"02-{expected.worst_images(2)[1]}.png"]
+    assert [path.name for path in drawn] == [
+        f"01-{expected.worst_images(1)[0]}.png",
+        f"02-{expected.worst_images(2)[1]}.png",
+    ]
     assert all(path.stat().st_size > 20_000 for path in drawn)
 
 
@@ -91,8 +113,9 @@ def test_coco_polygons_against_mask_results_exactly(small_coco, tmp_path):
     assert "plane" in result.stdout  # COCO's category names replace the ids in the table
     from geoiou.io.coco import read_coco, read_coco_results
 
-    expected = evaluate_agreement(read_coco(instances, geometry="segmentation").annotations,
-                                  read_coco_results(results).annotations)
+    expected = evaluate_agreement(
+        read_coco(instances, geometry="segmentation").annotations, read_coco_results(results).annotations
+    )
     document = report(out)
     assert document["overall"] == json.loads(expected.to_json())["overall"]
     assert 0.5 < document["overall"]["f1"] < 1
@@ -128,36 +151,83 @@ def test_yolo_boxes_against_yolo_obb(tmp_path):
 
 
 def geojson(features: list[tuple[list, str]]) -> str:
-    return json.dumps({"type": "FeatureCollection", "features": [
-        {"type": "Feature", "id": f"f{k}", "properties": {"use": use},
-         "geometry": {"type": "Polygon", "coordinates": [ring]}} for k, (ring, use) in enumerate(features)]})
+    return json.dumps(
+        {
+            "type": "FeatureCollection",
+            "features": [
+                {
+                    "type": "Feature",
+                    "id": f"f{k}",
+                    "properties": {"use": use},
+                    "geometry": {"type": "Polygon", "coordinates": [ring]},
+                }
+                for k, (ring, use) in enumerate(features)
+            ],
+        }
+    )
 
 
 def test_geojson_layers_with_a_category_property(tmp_path):
     # Surveyed: a house [0,10]² and a shed [20,24]²; predicted: the house as [1,10]×[0,10] (IoU 0.9)
     # and the shed labelled a house (no match within categories).
     square = lambda x0, y0, x1, y1: [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]  # noqa: E731
-    (tmp_path / "surveyed.geojson").write_text(geojson([(square(0, 0, 10, 10), "house"), (square(20, 20, 24, 24), "shed")]))
-    (tmp_path / "predicted.geojson").write_text(geojson([(square(1, 0, 10, 10), "house"), (square(20, 20, 24, 24), "house")]))
+    (tmp_path / "surveyed.geojson").write_text(
+        geojson([(square(0, 0, 10, 10), "house"), (square(20, 20, 24, 24), "shed")])
+    )
+    (tmp_path / "predicted.geojson").write_text(
+        geojson([(square(1, 0, 10, 10), "house"), (square(20, 20, 24, 24), "house")])
+    )
     pairs, out = tmp_path / "pairs.csv", tmp_path / "report.json"
-    result = run(tmp_path / "surveyed.geojson", tmp_path / "predicted.geojson", "--category-property", "use",
-                 "--csv", pairs, "--json", out)
+    result = run(
+        tmp_path / "surveyed.geojson",
+        tmp_path / "predicted.geojson",
+        "--category-property",
+        "use",
+        "--csv",
+        pairs,
+        "--json",
+        out,
+    )
     assert result.returncode == 0, result.stderr
     assert report(out)["overall"]["matched"] == 1 and report(out)["per_image"][0]["image_id"] == "layer"
     with open(pairs, newline="") as handle:
         rows = list(csv.DictReader(handle))
-    assert [(row["id_a"], row["id_b"], row["iou"]) for row in rows] == [("f0", "f0", "0.9"), ("f1", "", ""), ("", "f1", "")]
-    ignoring = run(tmp_path / "surveyed.geojson", tmp_path / "predicted.geojson", "--category-property", "use",
-                   "--ignore-category", "--json", out)
+    assert [(row["id_a"], row["id_b"], row["iou"]) for row in rows] == [
+        ("f0", "f0", "0.9"),
+        ("f1", "", ""),
+        ("", "f1", ""),
+    ]
+    ignoring = run(
+        tmp_path / "surveyed.geojson",
+        tmp_path / "predicted.geojson",
+        "--category-property",
+        "use",
+        "--ignore-category",
+        "--json",
+        out,
+    )
     assert ignoring.returncode == 0, ignoring.stderr
     assert report(out)["overall"]["f1"] == 1.0
-    assert {(p["category_a"], p["category_b"]) for p in report(out)["category_pairs"]} == {("house", "house"), ("shed", "house")}
+    assert {(p["category_a"], p["category_b"]) for p in report(out)["category_pairs"]} == {
+        ("house", "house"),
+        ("shed", "house"),
+    }
 
 
 def test_activitynet_ground_truth_against_results(tmp_path):
     out, pictures = tmp_path / "report.json", tmp_path / "pictures"
-    result = run(TOUR / "activitynet" / "ground_truth.json", TOUR / "activitynet" / "results.json",
-                 "--subset", "validation", "--json", out, "--picture", pictures, "--pictures", "1")
+    result = run(
+        TOUR / "activitynet" / "ground_truth.json",
+        TOUR / "activitynet" / "results.json",
+        "--subset",
+        "validation",
+        "--json",
+        out,
+        "--picture",
+        pictures,
+        "--pictures",
+        "1",
+    )
     assert result.returncode == 0, result.stderr
     from geoiou.io.activitynet import read_activitynet
 
@@ -183,11 +253,17 @@ def test_pictures_show_the_worst_image(tmp_path):
     assert len(np.unique((pixels * 255).astype(np.uint8).reshape(-1, 3), axis=0)) > 20  # IoU colours and the bar
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda tmp: (DOTA, tmp / "missing"), "no such file or folder (given as B)"),
-    (lambda tmp: (TOUR / "coco" / "instances.json", DOTA), "'b.image_id' must be keys of the same type as 'a.image_id'"),
-    (lambda tmp: (tmp / "empty.json", DOTA), "neither COCO instances"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda tmp: (DOTA, tmp / "missing"), "no such file or folder (given as B)"),
+        (
+            lambda tmp: (TOUR / "coco" / "instances.json", DOTA),
+            "'b.image_id' must be keys of the same type as 'a.image_id'",
+        ),
+        (lambda tmp: (tmp / "empty.json", DOTA), "neither COCO instances"),
+    ],
+)
 def test_bad_input_fails_with_one_line(tmp_path, make, message):
     (tmp_path / "empty.json").write_text("{}")
     a, b = make(tmp_path)
@@ -218,9 +294,15 @@ def test_each_source_kind_is_detected_and_eval_takes_only_ground_truths(tmp_path
     (tmp_path / "layer.geojson").write_text(geojson([([[0, 0], [1, 0], [1, 1], [0, 0]], "x")]))
     (tmp_path / "yolo").mkdir()
     (tmp_path / "yolo" / "a.txt").write_text("0 0.5 0.5 0.2 0.2\n")
-    expected = {TOUR / "coco" / "instances.json": "coco", TOUR / "coco" / "results-segm.json": "coco-results",
-                DOTA: "dota", TOUR / "dota-task1": "dota-task1", tmp_path / "yolo": "yolo",
-                TOUR / "activitynet" / "results.json": "activitynet", tmp_path / "layer.geojson": "geojson"}
+    expected = {
+        TOUR / "coco" / "instances.json": "coco",
+        TOUR / "coco" / "results-segm.json": "coco-results",
+        DOTA: "dota",
+        TOUR / "dota-task1": "dota-task1",
+        tmp_path / "yolo": "yolo",
+        TOUR / "activitynet" / "results.json": "activitynet",
+        tmp_path / "layer.geojson": "geojson",
+    }
     assert {path: detect_source(str(path)) for path in expected} == expected
     with pytest.raises(FormatError, match="a geojson source cannot be the ground truth"):
         detect_format(str(tmp_path / "layer.geojson"))

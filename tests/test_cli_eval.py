@@ -18,8 +18,13 @@ DOTA = files("geoiou") / "data" / "dota"
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "geoiou.cli", "eval", *map(str, args)], capture_output=True,
-                          text=True, timeout=300, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "geoiou.cli", "eval", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+    )
 
 
 #: The tour's three smallest images (120 objects): exact polygon-pixel coverage of every pair is the slow part.
@@ -33,7 +38,9 @@ def small_coco(tmp_path_factory):
     instances = json.loads((TOUR / "coco" / "instances.json").read_text())
     instances["images"] = [image for image in instances["images"] if image["id"] in SMALL_IMAGES]
     instances["annotations"] = [a for a in instances["annotations"] if a["image_id"] in SMALL_IMAGES]
-    results = [r for r in json.loads((TOUR / "coco" / "results-segm.json").read_text()) if r["image_id"] in SMALL_IMAGES]
+    results = [
+        r for r in json.loads((TOUR / "coco" / "results-segm.json").read_text()) if r["image_id"] in SMALL_IMAGES
+    ]
     (folder / "instances.json").write_text(json.dumps(instances))
     (folder / "segm.json").write_text(json.dumps(results))
     return folder / "instances.json", folder / "segm.json"
@@ -60,7 +67,9 @@ def test_coco_segmentation_with_pycocotools_rasterization_equals_cocoeval(tmp_pa
     result = run(instances, results, "--polygon-iou", "pycocotools", "--json", out)
     assert result.returncode == 0, result.stderr
     document = json.loads(out.read_text())
-    np.testing.assert_array_equal(list(document["result"]["stats"].values()), cocoeval_stats("segm", instances, results))
+    np.testing.assert_array_equal(
+        list(document["result"]["stats"].values()), cocoeval_stats("segm", instances, results)
+    )
     assert document["geometry"] == "segmentation"
 
 
@@ -71,8 +80,9 @@ def test_coco_segmentation_exact_matches_the_python_api(small_coco):
     instances, results = small_coco
     truth = read_coco(instances, geometry="segmentation")
     predicted = read_coco_results(results)
-    expected = evaluate_coco(truth.annotations, predicted.annotations, images=truth.images,
-                             categories=list(truth.categories))
+    expected = evaluate_coco(
+        truth.annotations, predicted.annotations, images=truth.images, categories=list(truth.categories)
+    )
     result = run(instances, results)
     assert result.returncode == 0, result.stderr
     assert expected.summary() in result.stdout
@@ -86,7 +96,9 @@ def test_dota_folder_and_task1_files_with_csv_and_pr_curve(tmp_path):
     result = run(DOTA, TOUR / "dota-task1", "--csv", table, "--pr-curve", picture)
     assert result.returncode == 0, result.stderr
     truth, predicted = read_dota_folder(DOTA), read_dota_task1(TOUR / "dota-task1")
-    expected = evaluate_voc(truth.annotations, predicted.annotations, interpolation="11point", images=list(truth.images))
+    expected = evaluate_voc(
+        truth.annotations, predicted.annotations, interpolation="11point", images=list(truth.images)
+    )
     assert f"= {expected.mAP:.4f}" in result.stdout and "11 points" in result.stdout
     rows = list(csv.DictReader(table.open()))
     assert {row["category"] for row in rows} == set(expected.per_category())
@@ -101,14 +113,26 @@ def test_activitynet_files(tmp_path):
     from geoiou.io.activitynet import read_activitynet
 
     out = tmp_path / "result.json"
-    result = run(TOUR / "activitynet" / "ground_truth.json", TOUR / "activitynet" / "results.json", "--subset",
-                 "validation", "--json", out)
+    result = run(
+        TOUR / "activitynet" / "ground_truth.json",
+        TOUR / "activitynet" / "results.json",
+        "--subset",
+        "validation",
+        "--json",
+        out,
+    )
     assert result.returncode == 0, result.stderr
-    expected = evaluate_temporal_detection(read_activitynet(TOUR / "activitynet" / "ground_truth.json").segments,
-                                           read_activitynet(TOUR / "activitynet" / "results.json").segments)
+    expected = evaluate_temporal_detection(
+        read_activitynet(TOUR / "activitynet" / "ground_truth.json").segments,
+        read_activitynet(TOUR / "activitynet" / "results.json").segments,
+    )
     assert json.loads(out.read_text())["result"]["average_mAP"] == expected.average_mean_ap
-    thumos = run(TOUR / "activitynet" / "ground_truth.json", TOUR / "activitynet" / "results.json",
-                 "--tiou-thresholds", "thumos14")
+    thumos = run(
+        TOUR / "activitynet" / "ground_truth.json",
+        TOUR / "activitynet" / "results.json",
+        "--tiou-thresholds",
+        "thumos14",
+    )
     assert "0.30" in thumos.stdout and "0.70" in thumos.stdout
 
 
@@ -119,9 +143,13 @@ def write_yolo(folder, rows_by_image):
 
 
 def test_yolo_folders_normalised_and_in_pixels_give_the_same_ap50(tmp_path):
-    write_yolo(tmp_path / "gt", {"a": [(0, 0.5, 0.5, 0.2, 0.4), (1, 0.2, 0.2, 0.1, 0.1)], "b": [(0, 0.7, 0.3, 0.3, 0.3)]})
-    write_yolo(tmp_path / "pred", {"a": [(0, 0.52, 0.5, 0.2, 0.4, 0.9), (1, 0.6, 0.6, 0.1, 0.1, 0.8)],
-                                   "b": [(0, 0.7, 0.32, 0.3, 0.28, 0.7)]})
+    write_yolo(
+        tmp_path / "gt", {"a": [(0, 0.5, 0.5, 0.2, 0.4), (1, 0.2, 0.2, 0.1, 0.1)], "b": [(0, 0.7, 0.3, 0.3, 0.3)]}
+    )
+    write_yolo(
+        tmp_path / "pred",
+        {"a": [(0, 0.52, 0.5, 0.2, 0.4, 0.9), (1, 0.6, 0.6, 0.1, 0.1, 0.8)], "b": [(0, 0.7, 0.32, 0.3, 0.28, 0.7)]},
+    )
     normalised = run(tmp_path / "gt", tmp_path / "pred", "--json", tmp_path / "n.json")
     pixels = run(tmp_path / "gt", tmp_path / "pred", "--image-size", "480,640", "--json", tmp_path / "p.json")
     assert normalised.returncode == 0 and pixels.returncode == 0, normalised.stderr + pixels.stderr
@@ -133,14 +161,21 @@ def test_yolo_folders_normalised_and_in_pixels_give_the_same_ap50(tmp_path):
     assert first["AP50"] == pytest.approx(0.5)
 
 
-@pytest.mark.parametrize(("make", "message"), [
-    (lambda tmp: (tmp / "none.json", TOUR / "coco" / "results-bbox.json"), "none.json: no such file or folder"),
-    (lambda tmp: (write(tmp / "bad.json", '{"images": [1, 2'), TOUR / "coco" / "results-bbox.json"), "bad.json"),
-    (lambda tmp: (write(tmp / "other.json", '{"hello": 1}'), TOUR / "coco" / "results-bbox.json"), "pass --format"),
-    (lambda tmp: (TOUR / "coco" / "instances.json", write(tmp / "r.json", '[{"image_id": 1, "category_id": 1, '
-                                                                         '"bbox": [0, 0, -3, 4], "score": 0.5}]')),
-     "r.json, results[0]"),
-])
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda tmp: (tmp / "none.json", TOUR / "coco" / "results-bbox.json"), "none.json: no such file or folder"),
+        (lambda tmp: (write(tmp / "bad.json", '{"images": [1, 2'), TOUR / "coco" / "results-bbox.json"), "bad.json"),
+        (lambda tmp: (write(tmp / "other.json", '{"hello": 1}'), TOUR / "coco" / "results-bbox.json"), "pass --format"),
+        (
+            lambda tmp: (
+                TOUR / "coco" / "instances.json",
+                write(tmp / "r.json", '[{"image_id": 1, "category_id": 1, "bbox": [0, 0, -3, 4], "score": 0.5}]'),
+            ),
+            "r.json, results[0]",
+        ),
+    ],
+)
 def test_bad_input_fails_with_one_line(tmp_path, make, message):
     result = run(*make(tmp_path))
     assert result.returncode == 1, result.stdout
@@ -177,24 +212,47 @@ def test_help_lists_formats():
         assert word in result.stdout
 
 
-@pytest.mark.parametrize(("truth", "predictions", "message"), [
-    (TOUR / "coco" / "results-bbox.json", TOUR / "coco" / "instances.json",
-     "results-bbox.json: this looks like COCO results (a list of scored objects), given as the ground truth: did you swap them?"),
-    (TOUR / "activitynet" / "results.json", TOUR / "activitynet" / "ground_truth.json",
-     "results.json: this looks like ActivityNet results, given as the ground truth: did you swap them?"),
-    (TOUR / "dota-task1", DOTA, "this looks like DOTA Task1 predictions (Task1_<class>.txt files), given as the ground "
-                                "truth: did you swap them?"),
-    (TOUR / "coco" / "instances.json", TOUR / "coco" / "instances.json",
-     "instances.json: this looks like a COCO ground truth, given as the predictions: did you swap them?"),
-    (DOTA, DOTA, "this looks like a DOTA ground truth, given as the predictions: did you swap them?"),
-])
+@pytest.mark.parametrize(
+    ("truth", "predictions", "message"),
+    [
+        (
+            TOUR / "coco" / "results-bbox.json",
+            TOUR / "coco" / "instances.json",
+            "results-bbox.json: this looks like COCO results (a list of scored objects), given as the ground truth: did you swap them?",
+        ),
+        (
+            TOUR / "activitynet" / "results.json",
+            TOUR / "activitynet" / "ground_truth.json",
+            "results.json: this looks like ActivityNet results, given as the ground truth: did you swap them?",
+        ),
+        (
+            TOUR / "dota-task1",
+            DOTA,
+            "this looks like DOTA Task1 predictions (Task1_<class>.txt files), given as the ground "
+            "truth: did you swap them?",
+        ),
+        (
+            TOUR / "coco" / "instances.json",
+            TOUR / "coco" / "instances.json",
+            "instances.json: this looks like a COCO ground truth, given as the predictions: did you swap them?",
+        ),
+        (DOTA, DOTA, "this looks like a DOTA ground truth, given as the predictions: did you swap them?"),
+    ],
+)
 def test_swapped_ground_truth_and_predictions_are_named(truth, predictions, message):
     from geoiou.cli.eval_inputs import detect_format, load_inputs
     from geoiou.errors import FormatError
 
     with pytest.raises(FormatError) as caught:
-        load_inputs(detect_format(str(truth)), str(truth), str(predictions), geometry="auto", image_size=None,
-                    subset=None, skip_invalid=False)
+        load_inputs(
+            detect_format(str(truth)),
+            str(truth),
+            str(predictions),
+            geometry="auto",
+            image_size=None,
+            subset=None,
+            skip_invalid=False,
+        )
     assert message in str(caught.value) and "geoiou eval GROUND_TRUTH PREDICTIONS" in str(caught.value)
 
 
@@ -215,12 +273,16 @@ def test_activitynet_ground_truth_of_several_subsets_is_evaluated_on_validation_
     truth = tmp_path / "gt.json"
     truth.write_text(json.dumps(document))
     default = run(truth, TOUR / "activitynet" / "results.json", "--json", tmp_path / "default.json")
-    chosen = run(truth, TOUR / "activitynet" / "results.json", "--subset", "validation", "--json", tmp_path / "chosen.json")
+    chosen = run(
+        truth, TOUR / "activitynet" / "results.json", "--subset", "validation", "--json", tmp_path / "chosen.json"
+    )
     every = run(truth, TOUR / "activitynet" / "results.json", "--subset", "all", "--json", tmp_path / "all.json")
     assert default.returncode == chosen.returncode == every.returncode == 0, default.stderr
     assert "evaluating the 'validation' subset" in default.stderr and "subset" not in chosen.stderr
-    mean_ap = {name: json.loads((tmp_path / f"{name}.json").read_text())["result"]["average_mAP"]
-               for name in ("default", "chosen", "all")}
+    mean_ap = {
+        name: json.loads((tmp_path / f"{name}.json").read_text())["result"]["average_mAP"]
+        for name in ("default", "chosen", "all")
+    }
     assert mean_ap["default"] == mean_ap["chosen"] != mean_ap["all"]
 
 
@@ -238,8 +300,10 @@ def test_single_label_files_are_evaluated_like_folders_of_one_image(tmp_path):
     (folder / "P0706.txt").write_text((DOTA / "P0706.txt").read_text())
     dota_folder = run(folder, task1, "--json", tmp_path / "folder.json")
     assert dota_folder.returncode == 0, dota_folder.stderr
-    assert (json.loads((tmp_path / "file.json").read_text())["result"]
-            == json.loads((tmp_path / "folder.json").read_text())["result"])
+    assert (
+        json.loads((tmp_path / "file.json").read_text())["result"]
+        == json.loads((tmp_path / "folder.json").read_text())["result"]
+    )
     truth, predicted = tmp_path / "street.txt", tmp_path / "pred" / "street.txt"
     predicted.parent.mkdir()
     truth.write_text("0 0.5 0.5 0.2 0.4\n1 0.2 0.2 0.1 0.1\n")

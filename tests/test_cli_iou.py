@@ -14,8 +14,9 @@ from geoiou.io.literals import parse_region
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "geoiou.cli", *args], capture_output=True, text=True, timeout=120,
-                          cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "geoiou.cli", *args], capture_output=True, text=True, timeout=120, cwd=cwd
+    )
 
 
 def values(stdout):
@@ -85,12 +86,18 @@ def test_mask_image_against_box(tmp_path):
     assert float(values(result.stdout)["IoU"]) == 1.0
 
 
-@pytest.mark.parametrize(("pixels", "inside"), [
-    (np.array([[0, 1], [1, 1]], dtype=np.uint8), 3),  # 0 and 1
-    (np.array([[0, 255], [255, 255]], dtype=np.uint8), 3),  # 0 and 255, the usual binary PNG
-    (np.dstack([np.array([[0, 255], [0, 0]], dtype=np.uint8)] * 3), 1),  # grey saved as RGB
-    (np.dstack([np.array([[0, 255], [0, 0]], dtype=np.uint8)] * 3 + [np.full((2, 2), 255, np.uint8)]), 1),  # + alpha
-])
+@pytest.mark.parametrize(
+    ("pixels", "inside"),
+    [
+        (np.array([[0, 1], [1, 1]], dtype=np.uint8), 3),  # 0 and 1
+        (np.array([[0, 255], [255, 255]], dtype=np.uint8), 3),  # 0 and 255, the usual binary PNG
+        (np.dstack([np.array([[0, 255], [0, 0]], dtype=np.uint8)] * 3), 1),  # grey saved as RGB
+        (
+            np.dstack([np.array([[0, 255], [0, 0]], dtype=np.uint8)] * 3 + [np.full((2, 2), 255, np.uint8)]),
+            1,
+        ),  # + alpha
+    ],
+)
 def test_binary_images_are_masks(tmp_path, pixels, inside):
     from skimage.io import imsave
 
@@ -99,13 +106,18 @@ def test_binary_images_are_masks(tmp_path, pixels, inside):
     assert parse_region(f"mask:{path}").area == inside
 
 
-@pytest.mark.parametrize(("pixels", "message"), [
-    # The scene.png: a colour picture became one mask covering every non-black pixel.
-    (np.dstack([np.full((4, 4), 200, np.uint8), np.zeros((4, 4), np.uint8), np.full((4, 4), 30, np.uint8)]),
-     "colour image of shape (4, 4, 3)"),
-    (np.array([[0, 128], [255, 3]], dtype=np.uint8), "got 4 levels from 0 to 255"),  # grey levels
-    (np.array([[0, 1], [2, 1]], dtype=np.uint8), "got 3 levels from 0 to 2"),  # a label map
-])
+@pytest.mark.parametrize(
+    ("pixels", "message"),
+    [
+        # The scene.png: a colour picture became one mask covering every non-black pixel.
+        (
+            np.dstack([np.full((4, 4), 200, np.uint8), np.zeros((4, 4), np.uint8), np.full((4, 4), 30, np.uint8)]),
+            "colour image of shape (4, 4, 3)",
+        ),
+        (np.array([[0, 128], [255, 3]], dtype=np.uint8), "got 4 levels from 0 to 255"),  # grey levels
+        (np.array([[0, 1], [2, 1]], dtype=np.uint8), "got 3 levels from 0 to 2"),  # a label map
+    ],
+)
 def test_non_binary_images_are_refused(tmp_path, pixels, message):
     from skimage.io import imsave
 
@@ -121,13 +133,16 @@ def test_non_binary_images_are_refused(tmp_path, pixels, message):
     assert literal.returncode == 1 and "must be a binary image" in literal.stderr
 
 
-@pytest.mark.parametrize(("a", "message"), [
-    ("box:0,0,10", "'box' needs 4 numbers x1,y1,x2,y2 (got 3)"),
-    ("box:0,0,x,10", "'box value 3' must be a number (got 'x')"),
-    ("circle:0,0,3", "expected one of box:"),
-    ("poly:0,0,2,2,2,0,0,2", "--repair"),
-    ("missing.wkt", "missing.wkt: no such file"),
-])
+@pytest.mark.parametrize(
+    ("a", "message"),
+    [
+        ("box:0,0,10", "'box' needs 4 numbers x1,y1,x2,y2 (got 3)"),
+        ("box:0,0,x,10", "'box value 3' must be a number (got 'x')"),
+        ("circle:0,0,3", "expected one of box:"),
+        ("poly:0,0,2,2,2,0,0,2", "--repair"),
+        ("missing.wkt", "missing.wkt: no such file"),
+    ],
+)
 def test_bad_input_is_one_line_on_stderr_and_status_1(a, message):
     result = run("iou", a, "box:0,0,1,1")
     assert result.returncode == 1
@@ -143,8 +158,10 @@ def test_repair_flag_repairs_a_bow_tie():
     assert float(values(result.stdout)["IoU"]) == 0.5
 
 
-@pytest.mark.parametrize("arguments", [("--traceback", "iou", "box:0,0,10", "box:0,0,1,1"),
-                                       ("iou", "box:0,0,10", "box:0,0,1,1", "--traceback")])
+@pytest.mark.parametrize(
+    "arguments",
+    [("--traceback", "iou", "box:0,0,10", "box:0,0,1,1"), ("iou", "box:0,0,10", "box:0,0,1,1", "--traceback")],
+)
 def test_traceback_on_request(arguments):
     result = run(*arguments)
     assert result.returncode != 0 and "Traceback" in result.stderr and "FormatError" in result.stderr
@@ -158,15 +175,22 @@ def test_help_shows_literal_forms():
 
 
 # ------------------------------------------------------------------ the literal parser itself
-@pytest.mark.parametrize(("text", "expected"), [
-    ("box:0,0,10,10", geoiou.Box([0, 0, 10, 10])),
-    ("xywh:1,2,3,4", geoiou.Box([1, 2, 4, 6])),
-    ("rbox:5,5,4,2,30", geoiou.RotatedBox([5, 5, 4, 2, 30])),
-    ("poly: 0,0, 4,0, 0,3", geoiou.Polygon([(0, 0), (4, 0), (0, 3)])),
-    ("interval:2.5,7", geoiou.Interval([2.5, 7])),
-    ("MULTIPOLYGON (((0 0, 1 0, 1 1, 0 0)), ((5 5, 6 5, 6 6, 5 5)))",
-     geoiou.Polygon.from_shapely(shapely.from_wkt("MULTIPOLYGON (((0 0, 1 0, 1 1, 0 0)), ((5 5, 6 5, 6 6, 5 5)))"))),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("box:0,0,10,10", geoiou.Box([0, 0, 10, 10])),
+        ("xywh:1,2,3,4", geoiou.Box([1, 2, 4, 6])),
+        ("rbox:5,5,4,2,30", geoiou.RotatedBox([5, 5, 4, 2, 30])),
+        ("poly: 0,0, 4,0, 0,3", geoiou.Polygon([(0, 0), (4, 0), (0, 3)])),
+        ("interval:2.5,7", geoiou.Interval([2.5, 7])),
+        (
+            "MULTIPOLYGON (((0 0, 1 0, 1 1, 0 0)), ((5 5, 6 5, 6 6, 5 5)))",
+            geoiou.Polygon.from_shapely(
+                shapely.from_wkt("MULTIPOLYGON (((0 0, 1 0, 1 1, 0 0)), ((5 5, 6 5, 6 6, 5 5)))")
+            ),
+        ),
+    ],
+)
 def test_literals_build_the_region_they_name(text, expected):
     region = parse_region(text)
     assert type(region) is type(expected) and region.shape == ()

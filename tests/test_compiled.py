@@ -29,8 +29,10 @@ def _scenes() -> dict[str, tuple[geoiou.Region, geoiou.Region]]:
     masks = rng.random((12, 40, 40)) > 0.5
     return {
         "box": (geoiou.Box(boxes(300)), geoiou.Box(boxes(200))),
-        "interval": (geoiou.Interval(np.sort(rng.uniform(0, 500, (400, 2)), axis=1)),
-                     geoiou.Interval(np.sort(rng.uniform(0, 500, (300, 2)), axis=1))),
+        "interval": (
+            geoiou.Interval(np.sort(rng.uniform(0, 500, (400, 2)), axis=1)),
+            geoiou.Interval(np.sort(rng.uniform(0, 500, (300, 2)), axis=1)),
+        ),
         "rotated": (geoiou.RotatedBox(rotated(150)), geoiou.RotatedBox(rotated(120))),
         "polygon": (geoiou.RotatedBox(rotated(80)).to_polygon(), geoiou.Box(boxes(70)).to_polygon()),
         "mask": (geoiou.Mask(masks[:6]), geoiou.Mask(masks[6:], origin=(3.5, 2))),
@@ -76,8 +78,9 @@ def test_set_threads_refuses_what_is_not_a_thread_count(value, threads_restored)
 
 def _python(code: str, **environment: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), **environment}
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600,
-                          cwd=str(ROOT))
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600, cwd=str(ROOT)
+    )
 
 
 def test_the_environment_variable_limits_the_threads():
@@ -99,9 +102,11 @@ def test_importing_geoiou_does_not_load_numba():
 def test_kernels_are_compiled_once_into_the_cache_and_loaded_from_it(tmp_path):
     # The cache may live anywhere numba is told (NUMBA_CACHE_DIR), as for a read-only install; a second
     # process loads the machine code instead of compiling it again.
-    code = ("import geoiou, numpy as np; from geoiou.kernels import box; "
-            "a = geoiou.Box([[0, 0, 2, 2], [1, 1, 3, 3]]); print(geoiou.pairwise_iou(a, a).sum()); "
-            "print(sum(box._aligned_pairs.stats.cache_hits.values()))")
+    code = (
+        "import geoiou, numpy as np; from geoiou.kernels import box; "
+        "a = geoiou.Box([[0, 0, 2, 2], [1, 1, 3, 3]]); print(geoiou.pairwise_iou(a, a).sum()); "
+        "print(sum(box._aligned_pairs.stats.cache_hits.values()))"
+    )
     first = _python(code, NUMBA_CACHE_DIR=str(tmp_path))
     assert first.returncode == 0, first.stderr
     assert list(tmp_path.rglob("*.nbi")), "no index file was written to the cache directory"

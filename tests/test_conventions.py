@@ -13,8 +13,10 @@ def test_rotated_box_corners_follow_the_rotation_matrix():
     # corner = centre + R(angle) (±w/2, ±h/2), R = [[cos, -sin], [sin, cos]], written out by hand.
     cx, cy, w, h, angle = 10.0, 20.0, 6.0, 2.0, 30.0
     t = math.radians(angle)
-    expected = [(cx + math.cos(t) * dx - math.sin(t) * dy, cy + math.sin(t) * dx + math.cos(t) * dy)
-                for dx, dy in [(-3, -1), (3, -1), (3, 1), (-3, 1)]]
+    expected = [
+        (cx + math.cos(t) * dx - math.sin(t) * dy, cy + math.sin(t) * dx + math.cos(t) * dy)
+        for dx, dy in [(-3, -1), (3, -1), (3, 1), (-3, 1)]
+    ]
     np.testing.assert_allclose(geoiou.RotatedBox([cx, cy, w, h, angle]).to_corners(), expected, rtol=0, atol=1e-12)
 
 
@@ -55,10 +57,14 @@ def test_radians_round_trip():
 @pytest.mark.parametrize("version", ["oc", "le90", "le135"])
 def test_mmrotate_normalisation_keeps_the_region_and_lands_in_range(version):
     rng = np.random.default_rng(7)
-    coords = np.column_stack([rng.uniform(-50, 50, (200, 2)), rng.uniform(1, 20, (200, 2)), rng.uniform(-720, 720, 200)])
+    coords = np.column_stack(
+        [rng.uniform(-50, 50, (200, 2)), rng.uniform(1, 20, (200, 2)), rng.uniform(-720, 720, 200)]
+    )
     boxes = geoiou.RotatedBox(coords)
     normalised = boxes.to_mmrotate(version)
-    low, high = {"oc": (0, math.pi / 2), "le90": (-math.pi / 2, math.pi / 2), "le135": (-math.pi / 4, 3 * math.pi / 4)}[version]
+    low, high = {"oc": (0, math.pi / 2), "le90": (-math.pi / 2, math.pi / 2), "le135": (-math.pi / 4, 3 * math.pi / 4)}[
+        version
+    ]
     angle = normalised[:, 4]
     if version == "oc":
         assert ((angle > low) & (angle <= high + 1e-12)).all()
@@ -79,7 +85,9 @@ def test_from_corners_reads_dota_eight_numbers_and_either_direction():
 
 def test_from_corners_round_trips_to_corners():
     rng = np.random.default_rng(3)
-    coords = np.column_stack([rng.uniform(-1e3, 1e3, (50, 2)), rng.uniform(0.5, 50, (50, 2)), rng.uniform(-180, 180, 50)])
+    coords = np.column_stack(
+        [rng.uniform(-1e3, 1e3, (50, 2)), rng.uniform(0.5, 50, (50, 2)), rng.uniform(-180, 180, 50)]
+    )
     boxes = geoiou.RotatedBox(coords)
     again = geoiou.RotatedBox.from_corners(boxes.to_corners())
     np.testing.assert_allclose(again.to_corners(), boxes.to_corners(), atol=1e-9)
@@ -97,7 +105,9 @@ def test_inclusive_pixel_indices_add_one():
     np.testing.assert_array_equal(geoiou.Box.from_pixel_indices([0, 0, 9, 4]).bounds, [0, 0, 10, 5])
 
 
-@pytest.mark.parametrize(("fmt", "coords"), [("xywh", [1, 2, 3, 4]), ("cxcywh", [2.5, 4, 3, 4]), ("xyxy", [1, 2, 4, 6])])
+@pytest.mark.parametrize(
+    ("fmt", "coords"), [("xywh", [1, 2, 3, 4]), ("cxcywh", [2.5, 4, 3, 4]), ("xyxy", [1, 2, 4, 6])]
+)
 def test_box_formats_describe_the_same_box(fmt, coords):
     box = geoiou.Box(coords, fmt=fmt)
     np.testing.assert_array_equal(box.bounds, [1, 2, 4, 6])

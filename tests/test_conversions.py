@@ -30,18 +30,21 @@ def test_outline_is_the_mask_exactly(origin):
         np.testing.assert_array_equal(geoiou.iou(masks, polygons)[masks.area > 0], 1.0)
 
 
-@pytest.mark.parametrize(("pixels", "parts", "holes"), [
-    # Two pixels touching at a corner: two parts that touch at a point (4-connected parts).
-    ([[1, 0], [0, 1]], 2, 0),
-    # A ring of 8 pixels around a hole.
-    ([[1, 1, 1], [1, 0, 1], [1, 1, 1]], 1, 1),
-    # A hole that touches the outside at a corner: one part, its hole touching the exterior at a point.
-    ([[0, 1, 1, 1], [1, 0, 0, 1], [1, 0, 0, 1], [1, 1, 1, 1]], 1, 1),
-    # Two holes touching each other at a corner.
-    ([[1, 1, 1, 1], [1, 0, 1, 1], [1, 1, 0, 1], [1, 1, 1, 1]], 1, 2),
-    # A chessboard: eight parts, each one pixel.
-    (np.indices((4, 4)).sum(axis=0) % 2, 8, 0),
-])
+@pytest.mark.parametrize(
+    ("pixels", "parts", "holes"),
+    [
+        # Two pixels touching at a corner: two parts that touch at a point (4-connected parts).
+        ([[1, 0], [0, 1]], 2, 0),
+        # A ring of 8 pixels around a hole.
+        ([[1, 1, 1], [1, 0, 1], [1, 1, 1]], 1, 1),
+        # A hole that touches the outside at a corner: one part, its hole touching the exterior at a point.
+        ([[0, 1, 1, 1], [1, 0, 0, 1], [1, 0, 0, 1], [1, 1, 1, 1]], 1, 1),
+        # Two holes touching each other at a corner.
+        ([[1, 1, 1, 1], [1, 0, 1, 1], [1, 1, 0, 1], [1, 1, 1, 1]], 1, 2),
+        # A chessboard: eight parts, each one pixel.
+        (np.indices((4, 4)).sum(axis=0) % 2, 8, 0),
+    ],
+)
 def test_outline_of_touching_corners(pixels, parts, holes):
     mask = geoiou.Mask(np.array(pixels, dtype=bool))
     geometry = mask.to_polygons().to_shapely()
@@ -87,8 +90,12 @@ def test_from_polygon_rules_against_the_exact_coverage():
         squares = shapely.box(origin[0] + cols, origin[1] + rows, origin[0] + cols + 1, origin[1] + rows + 1)
         coverage = shapely.area(shapely.intersection(squares, geometry))
         centres = shapely.intersects_xy(geometry, origin[0] + cols + 0.5, origin[1] + rows + 0.5)
-        for rule, fraction, expected in (("any", 0.5, coverage > 1e-12), ("coverage", 0.5, coverage >= 0.5),
-                                         ("coverage", 1.0, coverage >= 1 - 1e-12), ("centre", 0.5, centres)):
+        for rule, fraction, expected in (
+            ("any", 0.5, coverage > 1e-12),
+            ("coverage", 0.5, coverage >= 0.5),
+            ("coverage", 1.0, coverage >= 1 - 1e-12),
+            ("centre", 0.5, centres),
+        ):
             made = geoiou.Mask.from_polygon(polygons[k], shape=shape, origin=origin, rule=rule, fraction=fraction)
             np.testing.assert_array_equal(made.data, expected, err_msg=f"{rule} {fraction}")
 
@@ -120,11 +127,14 @@ def test_from_polygon_refusals():
 
 
 # --------------------------------------------------------------------------- WKT
-@pytest.mark.parametrize("make", [
-    lambda: random_boxes(rng(1), 6),
-    lambda: random_rotated_boxes(rng(1), 6),
-    lambda: random_polygons(rng(1), 6),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: random_boxes(rng(1), 6),
+        lambda: random_rotated_boxes(rng(1), 6),
+        lambda: random_polygons(rng(1), 6),
+    ],
+)
 def test_wkt_round_trips_at_full_precision(make):
     regions = make()
     text = regions.to_wkt()
@@ -161,7 +171,9 @@ def test_polygons_from_wkt_keep_holes_and_parts():
 def test_wkt_refusals_name_the_text():
     with pytest.raises(geoiou.InvalidRegionError, match=r"'text\[1\]' must be WKT text of a POLYGON"):
         geoiou.Polygon.from_wkt(["POLYGON ((0 0, 1 0, 0 1, 0 0))", "POLYGON ((0 0"])
-    with pytest.raises(geoiou.InvalidRegionError, match=r"'text' must be WKT of a POLYGON or MULTIPOLYGON \(got 'Point'\)"):
+    with pytest.raises(
+        geoiou.InvalidRegionError, match=r"'text' must be WKT of a POLYGON or MULTIPOLYGON \(got 'Point'\)"
+    ):
         geoiou.Polygon.from_wkt("POINT (1 1)")
     with pytest.raises(geoiou.InvalidRegionError, match="axis-aligned rectangle"):
         geoiou.Box.from_wkt("POLYGON ((0 0, 2 0, 2 1, 0 2, 0 0))")

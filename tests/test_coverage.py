@@ -39,9 +39,7 @@ def canvas_box(shape, origin=(0.0, 0.0)) -> Polygon:
     return box(x0, y0, x0 + shape[1], y0 + shape[0])
 
 
-def random_star(
-    rng: np.random.Generator, center, radius: float, n_vertices: int | None = None
-) -> Polygon:
+def random_star(rng: np.random.Generator, center, radius: float, n_vertices: int | None = None) -> Polygon:
     """Return a random polygon that is star-shaped around ``center``, hence simple.
 
     ``n_vertices`` defaults to a random count in 5..30.  One vertex per

@@ -79,8 +79,9 @@ def representations(coords: np.ndarray, shift=(0.0, 0.0)) -> dict[str, geoiou.Re
         "rotated_90_swapped": rotated(h, w, 90.0),
         "rotated_-90_swapped": rotated(h, w, -90.0),
         "polygon_ccw": geoiou.Polygon.from_rings([_corners_ring(c, clockwise=False, start=0) for c in moved]),
-        "polygon_cw": geoiou.Polygon.from_rings([_corners_ring(c, clockwise=True, start=i % 4)
-                                                 for i, c in enumerate(moved)]),
+        "polygon_cw": geoiou.Polygon.from_rings(
+            [_corners_ring(c, clockwise=True, start=i % 4) for i, c in enumerate(moved)]
+        ),
         "mask_tight": _mask_batch(coords, canvas=False, origin_shift=shift),
         "mask_canvas": _mask_batch(coords, canvas=True, origin_shift=shift),
     }
@@ -127,8 +128,18 @@ def exact_measures(a: np.ndarray, b: np.ndarray) -> dict[str, list]:
         h = max(0, min(p[3], q[3]) - max(p[1], q[1]))
         i = w * h
         u = (p[2] - p[0]) * (p[3] - p[1]) + (q[2] - q[0]) * (q[3] - q[1]) - i
-        points = shapely.MultiPoint([(p[0], p[1]), (p[2], p[1]), (p[2], p[3]), (p[0], p[3]),
-                                     (q[0], q[1]), (q[2], q[1]), (q[2], q[3]), (q[0], q[3])])
+        points = shapely.MultiPoint(
+            [
+                (p[0], p[1]),
+                (p[2], p[1]),
+                (p[2], p[3]),
+                (p[0], p[3]),
+                (q[0], q[1]),
+                (q[2], q[1]),
+                (q[2], q[3]),
+                (q[0], q[3]),
+            ]
+        )
         ring = [(Fraction(x), Fraction(y)) for x, y in shapely.convex_hull(points).exterior.coords]
         c = abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(ring, ring[1:]))) / 2
         inter.append(i), union.append(u), hull.append(c)
@@ -140,13 +151,25 @@ def exact_metrics(a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
     m = exact_measures(a, b)
     iou = [i / u for i, u in zip(m["intersection"], m["union"])]  # int / int: correctly rounded
     giou = [float(Fraction(i, u) - (c - u) / c) for i, u, c in zip(m["intersection"], m["union"], m["hull"])]
-    return {"intersection": np.array(m["intersection"], dtype=float), "union": np.array(m["union"], dtype=float),
-            "iou": np.array(iou), "giou": np.array(giou), "hull": np.array([float(c) for c in m["hull"]])}
+    return {
+        "intersection": np.array(m["intersection"], dtype=float),
+        "union": np.array(m["union"], dtype=float),
+        "iou": np.array(iou),
+        "giou": np.array(giou),
+        "hull": np.array([float(c) for c in m["hull"]]),
+    }
 
 
 #: Pairs of representations measured by the polygon kernel (a polygon with another vector kind).
 POLYGON_KERNEL = {"polygon_ccw", "polygon_cw"}
-VECTOR_REPRESENTATIONS = {"box", "rotated_0", "rotated_180", "rotated_90_swapped", "rotated_-90_swapped", *POLYGON_KERNEL}
+VECTOR_REPRESENTATIONS = {
+    "box",
+    "rotated_0",
+    "rotated_180",
+    "rotated_90_swapped",
+    "rotated_-90_swapped",
+    *POLYGON_KERNEL,
+}
 
 
 def assert_exact(actual, expected, kind_a: str, kind_b: str) -> None:
@@ -298,8 +321,7 @@ def _hull_equals_enclosing_box(p: np.ndarray, q: np.ndarray) -> bool:
     iff one box contains the other, or both have the same x-interval, or the same y-interval.
     """
     contains = lambda s, t: s[0] <= t[0] and s[1] <= t[1] and s[2] >= t[2] and s[3] >= t[3]  # noqa: E731
-    return (contains(p, q) or contains(q, p) or (p[0] == q[0] and p[2] == q[2])
-            or (p[1] == q[1] and p[3] == q[3]))
+    return contains(p, q) or contains(q, p) or (p[0] == q[0] and p[2] == q[2]) or (p[1] == q[1] and p[3] == q[3])
 
 
 def test_box_default_enclosure_is_the_hull_only_in_special_cases():

@@ -77,12 +77,12 @@ def test_coco_segmentation_with_rle_masks_on_the_cluster(client):
     rng = np.random.default_rng(4)
     masks = geoiou.Mask.from_rle(geoiou.Mask(rng.random((12, 30, 40)) < 0.3).to_rle())  # held as COCO runs
     truth = Annotations(image_id=np.repeat(np.arange(6), 2), category_id=1, region=masks)
-    preds = Annotations(image_id=np.repeat(np.arange(6), 2), category_id=1, region=masks[::-1],
-                        score=rng.random(12))
+    preds = Annotations(image_id=np.repeat(np.arange(6), 2), category_id=1, region=masks[::-1], score=rng.random(12))
     images = {image: (30, 40) for image in range(6)}
     whole = evaluate_coco(truth, preds, images=images)
-    np.testing.assert_array_equal(gd.evaluate_coco(truth, preds, images=images, client=client).precision,
-                                  whole.precision)
+    np.testing.assert_array_equal(
+        gd.evaluate_coco(truth, preds, images=images, client=client).precision, whole.precision
+    )
 
 
 def test_voc_on_the_cluster_keeps_ties_in_input_order(client):
@@ -116,17 +116,25 @@ def test_any_state_over_parts_given_by_the_user(client):
     rng = np.random.default_rng(1)
     truth = {f"v{i}": np.repeat(rng.integers(0, 3, 6), rng.integers(1, 6, 6)) for i in range(8)}
     predicted = {v: np.where(rng.random(len(t)) < 0.2, 0, t) for v, t in truth.items()}
-    parts = [({v: truth[v] for v in vs}, {v: predicted[v] for v in vs}) for vs in (["v0", "v1", "v2"], ["v3"], ["v4", "v5", "v6", "v7"])]
+    parts = [
+        ({v: truth[v] for v in vs}, {v: predicted[v] for v in vs})
+        for vs in (["v0", "v1", "v2"], ["v3"], ["v4", "v5", "v6", "v7"])
+    ]
     split = gd.evaluate(ActionSegmentationEvaluation(background=0), parts, client=client)
     whole = evaluate_action_segmentation(truth, predicted, background=0)
     assert (split.accuracy, split.edit, split.videos) == (whole.accuracy, whole.edit, whole.videos)
     labels = rng.random((30, 4)) < 0.4, rng.random((30, 4)) < 0.4
-    split = gd.evaluate(JaccardEvaluation(average="samples"), [(labels[0][r], labels[1][r]) for r in np.split(np.arange(30), [9, 20])],
-                        client=client)
+    split = gd.evaluate(
+        JaccardEvaluation(average="samples"),
+        [(labels[0][r], labels[1][r]) for r in np.split(np.arange(30), [9, 20])],
+        client=client,
+    )
     assert split == jaccard(*labels, average="samples")
     maps = rng.integers(0, 3, (4, 5, 5))
-    assert gd.evaluate(ConfusionMatrix(3), [(m, m[::-1]) for m in maps], client=client).miou == \
-        ConfusionMatrix(3).update(maps, maps[:, ::-1]).compute().miou
+    assert (
+        gd.evaluate(ConfusionMatrix(3), [(m, m[::-1]) for m in maps], client=client).miou
+        == ConfusionMatrix(3).update(maps, maps[:, ::-1]).compute().miou
+    )
 
 
 def test_parts_read_on_the_workers(client, tmp_path):
@@ -135,11 +143,19 @@ def test_parts_read_on_the_workers(client, tmp_path):
     paths = []
     for k, part in enumerate(np.array_split(np.arange(40), 4)):
         path = tmp_path / f"shard{k}.pkl"
-        path.write_bytes(pickle.dumps((truth.take(np.isin(truth.image_id, part)),
-                                       predictions.take(np.isin(predictions.image_id, part)), part.tolist())))
+        path.write_bytes(
+            pickle.dumps(
+                (
+                    truth.take(np.isin(truth.image_id, part)),
+                    predictions.take(np.isin(predictions.image_id, part)),
+                    part.tolist(),
+                )
+            )
+        )
         paths.append(str(path))
-    read = dask.delayed(lambda path: dict(zip(("ground_truth", "predictions", "images"),
-                                              pickle.loads(open(path, "rb").read()))))
+    read = dask.delayed(
+        lambda path: dict(zip(("ground_truth", "predictions", "images"), pickle.loads(open(path, "rb").read())))
+    )
     split = gd.evaluate(CocoEvaluation(), [read(path) for path in paths], client=client)
     np.testing.assert_array_equal(split.precision, evaluate_coco(truth, predictions, images=images).precision)
 
@@ -149,8 +165,9 @@ def test_overlaps_on_the_cluster_equal_the_local_search(client):
     rng = np.random.default_rng(0)
     a, b = rings(rng.random((3000, 2)) * 150), rings(rng.random((3000, 2)) * 150)
     for min_iou in (0.0, 0.3):
-        assert_same_overlaps(gd.overlaps(a, b, min_iou=min_iou, client=client, partitions=9),
-                             geoiou.overlaps(a, b, min_iou=min_iou))
+        assert_same_overlaps(
+            gd.overlaps(a, b, min_iou=min_iou, client=client, partitions=9), geoiou.overlaps(a, b, min_iou=min_iou)
+        )
 
 
 def test_each_pair_is_found_once_when_regions_span_many_cells(client):
@@ -239,12 +256,15 @@ TOUR = Path(__file__).resolve().parent.parent / "geoiou" / "data" / "tour"
 DOTA = Path(__file__).resolve().parent.parent / "geoiou" / "data" / "dota"
 
 
-@pytest.mark.parametrize("command", [
-    ["eval", TOUR / "coco" / "instances.json", TOUR / "coco" / "results-segm.json"],
-    ["eval", DOTA, TOUR / "dota-task1"],
-    ["eval", TOUR / "activitynet" / "ground_truth.json", TOUR / "activitynet" / "results.json"],
-    ["compare", DOTA, TOUR / "dota-annotator-b", "--method", "optimal"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["eval", TOUR / "coco" / "instances.json", TOUR / "coco" / "results-segm.json"],
+        ["eval", DOTA, TOUR / "dota-task1"],
+        ["eval", TOUR / "activitynet" / "ground_truth.json", TOUR / "activitynet" / "results.json"],
+        ["compare", DOTA, TOUR / "dota-annotator-b", "--method", "optimal"],
+    ],
+)
 def test_the_command_line_on_a_cluster_writes_the_same_result(client, tmp_path, command):
     here, there = tmp_path / "here.json", tmp_path / "there.json"
     assert main([*map(str, command), "--json", str(here)]) == 0
@@ -278,10 +298,16 @@ def test_result_shards_read_on_the_workers_give_the_one_call_result(client, tmp_
     joined = [read_coco_results(shard, geometry="segmentation").annotations for shard in shards]
     from geoiou.dask.evaluations import joined_annotations
 
-    whole = evaluate_coco(truth.annotations, joined_annotations(joined), images=truth.images,
-                          categories=list(truth.categories), polygon_iou="pycocotools")
-    split = gd.evaluate_coco_files(instances, shards, geometry="segmentation", polygon_iou="pycocotools",
-                                   client=client, partitions=4)
+    whole = evaluate_coco(
+        truth.annotations,
+        joined_annotations(joined),
+        images=truth.images,
+        categories=list(truth.categories),
+        polygon_iou="pycocotools",
+    )
+    split = gd.evaluate_coco_files(
+        instances, shards, geometry="segmentation", polygon_iou="pycocotools", client=client, partitions=4
+    )
     for name in ("precision", "recall", "scores"):
         np.testing.assert_array_equal(getattr(split, name), getattr(whole, name))
     assert_same_matches(split, whole)

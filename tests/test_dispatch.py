@@ -69,7 +69,11 @@ def _lens_area(a, b, index_a, index_b):
     with np.errstate(invalid="ignore", divide="ignore"):
         alpha = np.arccos(np.clip((d**2 + r1**2 - r2**2) / (2 * d * r1), -1, 1))
         beta = np.arccos(np.clip((d**2 + r2**2 - r1**2) / (2 * d * r2), -1, 1))
-        lens = r1**2 * alpha + r2**2 * beta - 0.5 * np.sqrt(np.clip((-d + r1 + r2) * (d + r1 - r2) * (d - r1 + r2) * (d + r1 + r2), 0, None))
+        lens = (
+            r1**2 * alpha
+            + r2**2 * beta
+            - 0.5 * np.sqrt(np.clip((-d + r1 + r2) * (d + r1 - r2) * (d - r1 + r2) * (d + r1 + r2), 0, None))
+        )
     inside = d <= np.abs(r1 - r2)
     return np.where(d >= r1 + r2, 0.0, np.where(inside, np.pi * np.minimum(r1, r2) ** 2, lens))
 

@@ -36,19 +36,36 @@ API_PAGES = {
     "geoiou.plot": "api/plot/index.html",
     "geoiou.rle": "api/rle/index.html",
 }
-NAV_PAGES = ["index.html", "getting-started/index.html", "conventions/index.html", "howto/dota/index.html",
-             "howto/temporal/index.html", "howto/mixed-geometries/index.html", "howto/compare/index.html",
-             "evaluation-detection/index.html",
-             "evaluation-temporal/index.html", "evaluation-segmentation/index.html", "cli/index.html",
-             "gallery/index.html", "performance/index.html", "scaling-out/index.html", "design/index.html"]
+NAV_PAGES = [
+    "index.html",
+    "getting-started/index.html",
+    "conventions/index.html",
+    "howto/dota/index.html",
+    "howto/temporal/index.html",
+    "howto/mixed-geometries/index.html",
+    "howto/compare/index.html",
+    "evaluation-detection/index.html",
+    "evaluation-temporal/index.html",
+    "evaluation-segmentation/index.html",
+    "cli/index.html",
+    "gallery/index.html",
+    "performance/index.html",
+    "scaling-out/index.html",
+    "design/index.html",
+]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def build(config: Path, site: Path) -> subprocess.CompletedProcess:
     """Run ``mkdocs build --strict`` on `config` into `site`, as a separate process."""
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config),
-                           "--site-dir", str(site)], cwd=config.parent, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config), "--site-dir", str(site)],
+        cwd=config.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
 
 
 def plain_text(page: str) -> str:
@@ -83,8 +100,11 @@ def test_api_page_documents_every_public_name_with_its_docstring(site, module_na
     page = (site / API_PAGES[module_name]).read_text(encoding="utf-8")
     text = plain_text(page)
     # Classes and functions; constants (e.g. threshold tuples) have no docstring of their own to show.
-    names = [name for name in module.__all__
-             if inspect.isclass(getattr(module, name)) or inspect.isfunction(getattr(module, name))]
+    names = [
+        name
+        for name in module.__all__
+        if inspect.isclass(getattr(module, name)) or inspect.isfunction(getattr(module, name))
+    ]
     assert names, f"{module_name}.__all__ lists nothing to document"
     for name in names:
         qualified = f"{module_name}.{name}"
@@ -124,7 +144,8 @@ def write_gallery_site(root: Path, block_code: str) -> Path:
     (root / "docs").mkdir()
     (root / "docs" / "gallery.md").write_text(
         f"# Gallery\n\n```python\n# gallery: picture.png\n{block_code}```\n\n![picture](gallery/picture.png)\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     config = root / "mkdocs.yml"
     config.write_text(f"site_name: gallery test\nhooks:\n  - {HOOK}\n", encoding="utf-8")
     return config

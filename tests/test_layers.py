@@ -76,10 +76,12 @@ LAYER_OF: dict[str, str] = {
 
 #: Lazy imports that run up the layers on purpose: (importing module, imported module) -> why.
 DELIBERATE: dict[tuple[str, str], str] = {
-    ("geoiou.regions.base", "geoiou.metrics"):
-        "Region.iou, intersection_area and union_area are shorthands for the metrics, imported when "
-        "called: regions load without metrics (which import regions), and a call finds them loaded by "
-        "`import geoiou`",
+    (
+        "geoiou.regions.base",
+        "geoiou.metrics",
+    ): "Region.iou, intersection_area and union_area are shorthands for the metrics, imported when "
+    "called: regions load without metrics (which import regions), and a call finds them loaded by "
+    "`import geoiou`",
 }
 
 ROW_OF = {layer: row for row, layers in enumerate(ROWS) for layer in layers}
@@ -136,14 +138,18 @@ def imports_of(module: str, path: Path, modules: set[str]) -> list[Import]:
                 else:
                     source = child.module or ""
                 # `from package import name` names the submodule when there is one, else the package.
-                targets = [f"{source}.{alias.name}" if f"{source}.{alias.name}" in modules else source
-                           for alias in child.names]
+                targets = [
+                    f"{source}.{alias.name}" if f"{source}.{alias.name}" in modules else source for alias in child.names
+                ]
             else:
                 visit(child, inner, typing)
                 continue
             rel = path.relative_to(ROOT).as_posix()
-            found.extend(Import(module, rel, child.lineno, target, inner, typing) for target in dict.fromkeys(targets)
-                         if target == "geoiou" or target.startswith("geoiou."))
+            found.extend(
+                Import(module, rel, child.lineno, target, inner, typing)
+                for target in dict.fromkeys(targets)
+                if target == "geoiou" or target.startswith("geoiou.")
+            )
 
     visit(tree, False, False)
     return found
@@ -163,8 +169,10 @@ def breaks_the_layers(found: Import) -> bool:
 
 def describe(found: Import) -> str:
     where = "in a function" if found.lazy else "under TYPE_CHECKING" if found.typing_only else "at module level"
-    return (f"{found.path}:{found.line}: {found.module} ({layer_of(found.module)}) imports "
-            f"{found.target} ({layer_of(found.target)}) {where}")
+    return (
+        f"{found.path}:{found.line}: {found.module} ({layer_of(found.module)}) imports "
+        f"{found.target} ({layer_of(found.target)}) {where}"
+    )
 
 
 def test_the_layer_table_is_consistent():
@@ -178,8 +186,11 @@ def test_every_module_has_a_layer():
 
 
 def test_no_import_runs_up_the_layers():
-    faults = [describe(found) for found in all_imports()
-              if breaks_the_layers(found) and not (found.lazy and (found.module, found.target) in DELIBERATE)]
+    faults = [
+        describe(found)
+        for found in all_imports()
+        if breaks_the_layers(found) and not (found.lazy and (found.module, found.target) in DELIBERATE)
+    ]
     if faults:
         pytest.fail("imports that run up the layers (docs/design.md, Layers):\n" + "\n".join(faults), pytrace=False)
 
@@ -195,7 +206,8 @@ def test_the_walk_sees_lazy_and_type_checking_imports():
     # counted as module level, `from package import module` names the module.
     found = {(f.target, f.lazy) for f in all_imports() if f.module == "geoiou.regions.base"}
     assert ("geoiou.metrics", True) in found and ("geoiou.errors", False) in found
-    found = {(f.target, f.typing_only) for f in all_imports()
-             if f.module == "geoiou.regions.mask_conversions" and not f.lazy}
+    found = {
+        (f.target, f.typing_only) for f in all_imports() if f.module == "geoiou.regions.mask_conversions" and not f.lazy
+    }
     assert {("geoiou.regions.mask", True), ("geoiou.regions.coverage", False)} <= found
     assert ("geoiou.io.coco", "geoiou.rle") in {(f.module, f.target) for f in all_imports()}

@@ -29,8 +29,12 @@ from tests.strategies import (
 # --------------------------------------------------------------------------- independent references
 def brute_force_greedy(dense: np.ndarray, min_iou: float) -> set[tuple[int, int]]:
     """Greedy as documented, written plainly: every pair by (-IoU, i, j), taken when both are free."""
-    candidates = sorted((-dense[i, j], i, j) for i in range(dense.shape[0]) for j in range(dense.shape[1])
-                        if dense[i, j] > 0 and dense[i, j] >= min_iou)
+    candidates = sorted(
+        (-dense[i, j], i, j)
+        for i in range(dense.shape[0])
+        for j in range(dense.shape[1])
+        if dense[i, j] > 0 and dense[i, j] >= min_iou
+    )
     used_a, used_b, pairs = set(), set(), set()
     for _, i, j in candidates:
         if i not in used_a and j not in used_b:
@@ -53,8 +57,12 @@ def dense_iou(a, b) -> np.ndarray:
     """The full IoU matrix, 0 for 0/0; a side may be a list of single regions (masks of different sizes)."""
     rows_a = a if isinstance(a, list) else [a]
     rows_b = b if isinstance(b, list) else [b]
-    return np.vstack([np.hstack([geoiou.pairwise_iou(x.reshape(-1), y.reshape(-1), zero_division=0.0) for y in rows_b])
-                      for x in rows_a])
+    return np.vstack(
+        [
+            np.hstack([geoiou.pairwise_iou(x.reshape(-1), y.reshape(-1), zero_division=0.0) for y in rows_b])
+            for x in rows_a
+        ]
+    )
 
 
 def pairs_of(found: geoiou.Matching) -> set[tuple[int, int]]:
@@ -158,7 +166,10 @@ def test_mixed_kinds_are_exact():
 
 def test_sides_of_several_batches_count_rows_in_order():
     # a: two boxes, then a polygon; b: a polygon, then a box. Rows count across the batches.
-    a = [geoiou.Box([[0, 0, 4, 4], [10, 10, 14, 14]]), geoiou.Polygon([(20, 20), (24, 20), (24, 24), (20, 24)]).reshape(1)]
+    a = [
+        geoiou.Box([[0, 0, 4, 4], [10, 10, 14, 14]]),
+        geoiou.Polygon([(20, 20), (24, 20), (24, 24), (20, 24)]).reshape(1),
+    ]
     b = [geoiou.Polygon([(10, 10), (14, 10), (14, 14), (10, 14)]).reshape(1), geoiou.Box([[20, 20, 24, 24]])]
     found = geoiou.match(a, b)
     assert pairs_of(found) == {(1, 0), (2, 1)} and found.unmatched_a.tolist() == [0]
@@ -285,7 +296,8 @@ def test_empty_regions_match_nothing():
 # --------------------------------------------------------------------------- properties
 def box_batch(min_size: int = 0):
     return st.lists(box_strategy(span=12.0, max_size=8.0, integer=True), min_size=min_size, max_size=14).map(
-        lambda boxes: geoiou.Box.stack(boxes) if boxes else geoiou.Box(np.zeros((0, 4))))
+        lambda boxes: geoiou.Box.stack(boxes) if boxes else geoiou.Box(np.zeros((0, 4)))
+    )
 
 
 @ci_settings(max_examples=60)
@@ -312,8 +324,10 @@ def test_properties_of_both_methods(a, b, min_iou):
 
 
 @ci_settings(max_examples=30)
-@given(a=st.lists(polygon_strategy(span=10.0, max_radius=6.0), min_size=1, max_size=8),
-       b=st.lists(rotated_box_strategy(span=10.0, max_size=10.0), min_size=1, max_size=8))
+@given(
+    a=st.lists(polygon_strategy(span=10.0, max_radius=6.0), min_size=1, max_size=8),
+    b=st.lists(rotated_box_strategy(span=10.0, max_size=10.0), min_size=1, max_size=8),
+)
 def test_properties_with_polygons_against_rotated_boxes(a, b):
     a, b = geoiou.Polygon.stack(a), geoiou.RotatedBox.stack(b)
     dense = dense_iou(a, b)
@@ -325,17 +339,25 @@ def test_properties_with_polygons_against_rotated_boxes(a, b):
 
 
 # --------------------------------------------------------------------------- refusals
-@pytest.mark.parametrize("options, message", [
-    ({"min_iou": 1.5}, "'min_iou' must be a number in [0, 1] (got 1.5)"),
-    ({"min_iou": float("nan")}, "'min_iou' must be a number in [0, 1] (got nan)"),
-    ({"min_iou": True}, "'min_iou' must be a number in [0, 1] (got True)"),
-    ({"method": "hungarian"}, "'method' must be one of ('greedy', 'optimal') (got 'hungarian')"),
-    ({"group_a": [1]}, "'group_b' must be given together with the other side's groups (got None)"),
-    ({"group_a": [1, 2], "group_b": [1]}, "'group_a' must be one key per region, shape (1,) (got 'shape (2,)')"),
-    ({"group_a": [1], "group_b": ["1"]},
-     "'group_b' must be keys of the same type as 'group_a' (both strings or both not) (got '<U1 keys against int64')"),
-    ({"group_a": ([1], [2]), "group_b": [1]}, "'group_b' must be as many key columns as 'group_a' (2) (got '1 columns')"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"min_iou": 1.5}, "'min_iou' must be a number in [0, 1] (got 1.5)"),
+        ({"min_iou": float("nan")}, "'min_iou' must be a number in [0, 1] (got nan)"),
+        ({"min_iou": True}, "'min_iou' must be a number in [0, 1] (got True)"),
+        ({"method": "hungarian"}, "'method' must be one of ('greedy', 'optimal') (got 'hungarian')"),
+        ({"group_a": [1]}, "'group_b' must be given together with the other side's groups (got None)"),
+        ({"group_a": [1, 2], "group_b": [1]}, "'group_a' must be one key per region, shape (1,) (got 'shape (2,)')"),
+        (
+            {"group_a": [1], "group_b": ["1"]},
+            "'group_b' must be keys of the same type as 'group_a' (both strings or both not) (got '<U1 keys against int64')",
+        ),
+        (
+            {"group_a": ([1], [2]), "group_b": [1]},
+            "'group_b' must be as many key columns as 'group_a' (2) (got '1 columns')",
+        ),
+    ],
+)
 def test_bad_options_are_refused_with_their_name(options, message):
     box = geoiou.Box([[0, 0, 1, 1]])
     with pytest.raises(geoiou.InvalidArgumentError) as error:

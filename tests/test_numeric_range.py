@@ -27,30 +27,47 @@ LARGE, SMALL = 2.0**500, 2.0**-490
 
 
 # --------------------------------------------------------------------------- refusals
-@pytest.mark.parametrize("build", [
-    lambda: geoiou.Box([0, 0, 1e308, 1e308]),  # the issue's example: areas overflow, inf - inf is NaN
-    lambda: geoiou.Box([1e308, 0, 1e308, 1], fmt="xywh"),  # x + w itself overflows to inf
-    lambda: geoiou.Box([-1e200, 0, 0, 1]),
-    lambda: geoiou.RotatedBox([0, 0, 1e200, 1e200, 30]),  # corners at 7e199
-    lambda: geoiou.RotatedBox([1e300, 0, 1, 1, 0]),
-    lambda: geoiou.RotatedBox.from_corners([0, 0, 1e300, 0, 1e300, 1e300, 0, 1e300]),
-    lambda: geoiou.Interval([-1e308, 1e308]),  # its length overflows
-    lambda: geoiou.Polygon([(0, 0), (1e200, 0), (0, 1e200)]),
-    lambda: geoiou.Polygon.from_rings([[(0, 0), (1, 0), (0, 1)], [(0, 0), (1e160, 0), (0, 1e160)]]),
-], ids=["box", "box-xywh", "box-negative", "rotated", "rotated-centre", "rotated-corners", "interval",
-        "polygon", "polygon-batch"])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: geoiou.Box([0, 0, 1e308, 1e308]),  # the issue's example: areas overflow, inf - inf is NaN
+        lambda: geoiou.Box([1e308, 0, 1e308, 1], fmt="xywh"),  # x + w itself overflows to inf
+        lambda: geoiou.Box([-1e200, 0, 0, 1]),
+        lambda: geoiou.RotatedBox([0, 0, 1e200, 1e200, 30]),  # corners at 7e199
+        lambda: geoiou.RotatedBox([1e300, 0, 1, 1, 0]),
+        lambda: geoiou.RotatedBox.from_corners([0, 0, 1e300, 0, 1e300, 1e300, 0, 1e300]),
+        lambda: geoiou.Interval([-1e308, 1e308]),  # its length overflows
+        lambda: geoiou.Polygon([(0, 0), (1e200, 0), (0, 1e200)]),
+        lambda: geoiou.Polygon.from_rings([[(0, 0), (1, 0), (0, 1)], [(0, 0), (1e160, 0), (0, 1e160)]]),
+    ],
+    ids=[
+        "box",
+        "box-xywh",
+        "box-negative",
+        "rotated",
+        "rotated-centre",
+        "rotated-corners",
+        "interval",
+        "polygon",
+        "polygon-batch",
+    ],
+)
 def test_coordinates_beyond_the_range_are_refused(build):
     with pytest.raises(geoiou.InvalidRegionError, match=r"within ±2\*\*508"):
         build()
 
 
-@pytest.mark.parametrize("build", [
-    lambda: geoiou.Box([0, 0, 1e-200, 1e-200]),  # its area 1e-400 is 0 in float64
-    lambda: geoiou.RotatedBox([0, 0, 1e-160, 1e-160, 30]),
-    lambda: geoiou.Interval([0, 1e-200]),
-    lambda: geoiou.Polygon([(0, 0), (1e-155, 0), (0, 1e-155)]),  # area 5e-311: subnormal
-    lambda: geoiou.Polygon.from_rings([[(0, 0), (1, 0), (0, 1)], [(0, 0), (1e-155, 0), (0, 1e-155)]]),
-], ids=["box", "rotated", "interval", "polygon", "polygon-batch"])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: geoiou.Box([0, 0, 1e-200, 1e-200]),  # its area 1e-400 is 0 in float64
+        lambda: geoiou.RotatedBox([0, 0, 1e-160, 1e-160, 30]),
+        lambda: geoiou.Interval([0, 1e-200]),
+        lambda: geoiou.Polygon([(0, 0), (1e-155, 0), (0, 1e-155)]),  # area 5e-311: subnormal
+        lambda: geoiou.Polygon.from_rings([[(0, 0), (1, 0), (0, 1)], [(0, 0), (1e-155, 0), (0, 1e-155)]]),
+    ],
+    ids=["box", "rotated", "interval", "polygon", "polygon-batch"],
+)
 def test_positive_measures_that_underflow_are_refused(build):
     with pytest.raises(geoiou.InvalidRegionError, match="underflow"):
         build()
@@ -76,7 +93,7 @@ def test_mask_origins_where_pixels_are_no_longer_resolved_are_refused():
     with pytest.raises(geoiou.InvalidRegionError, match=r"'origin' must be pixel edges within ±2\*\*52"):
         geoiou.Mask(np.ones((2, 2)), origin=(1e17, 1e17))
     with pytest.raises(geoiou.InvalidRegionError, match="'origin'"):
-        geoiou.Mask.from_rle({"size": [2, 2], "counts": [0, 4]}, origin=(0, -2.0**52))
+        geoiou.Mask.from_rle({"size": [2, 2], "counts": [0, 4]}, origin=(0, -(2.0**52)))
     # The far edge counts: origin 2**52 - 3 with 2 columns reaches 2**52 - 1, inside.
     edge = 2.0**52 - 3
     mask = geoiou.Mask(np.ones((2, 2)), origin=(edge, edge))
@@ -87,12 +104,15 @@ def test_mask_origins_where_pixels_are_no_longer_resolved_are_refused():
     assert geoiou.iou(mask, triangle) == 0.5
 
 
-@pytest.mark.parametrize("rle, match", [
-    ({"size": [2, 2], "counts": [2**62, 2**62, 2**62, 2**62 + 4]}, "beyond 64-bit"),  # the total wraps to 4
-    ({"size": [0, 0], "counts": [2**62] * 4}, "beyond 64-bit"),  # wraps to 0
-    ({"size": [2**32, 2**32], "counts": [0]}, r"at most 2\*\*52 pixels"),  # h·w = 2**64 wraps in int64
-    ({"size": [2, 2], "counts": [2**63, 1]}, "list of integers"),  # not an int64
-])
+@pytest.mark.parametrize(
+    "rle, match",
+    [
+        ({"size": [2, 2], "counts": [2**62, 2**62, 2**62, 2**62 + 4]}, "beyond 64-bit"),  # the total wraps to 4
+        ({"size": [0, 0], "counts": [2**62] * 4}, "beyond 64-bit"),  # wraps to 0
+        ({"size": [2**32, 2**32], "counts": [0]}, r"at most 2\*\*52 pixels"),  # h·w = 2**64 wraps in int64
+        ({"size": [2, 2], "counts": [2**63, 1]}, "list of integers"),  # not an int64
+    ],
+)
 def test_rle_counts_that_overflow_int64_are_refused(rle, match):
     with pytest.raises(geoiou.InvalidRegionError, match=match):
         geoiou.Mask.from_rle(rle)
@@ -113,8 +133,12 @@ def _scaled(region: geoiou.Region, factor: float) -> geoiou.Region:
 
 def _batches(kind: str):
     gen = rng(7)
-    make = {"box": random_boxes, "rotated_box": random_rotated_boxes, "polygon": random_polygons,
-            "interval": random_intervals}[kind]
+    make = {
+        "box": random_boxes,
+        "rotated_box": random_rotated_boxes,
+        "polygon": random_polygons,
+        "interval": random_intervals,
+    }[kind]
     return make(gen, 30), make(gen, 30)
 
 
@@ -137,7 +161,9 @@ def test_metrics_do_not_depend_on_a_power_of_two_scale(kind, factor):
             expected = metric(a, b)
             assert np.isfinite(expected).all()
             np.testing.assert_allclose(metric(big_a, big_b), expected, rtol=1e-12, atol=1e-12, err_msg=name)
-        np.testing.assert_allclose(geoiou.pairwise_giou(big_a, big_b), geoiou.pairwise_giou(a, b), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            geoiou.pairwise_giou(big_a, big_b), geoiou.pairwise_giou(a, b), rtol=1e-12, atol=1e-12
+        )
         if kind == "box":
             np.testing.assert_allclose(geoiou.ciou(big_a, big_b), geoiou.ciou(a, b), rtol=1e-12, atol=1e-12)
 
@@ -175,14 +201,20 @@ def test_a_mask_against_the_largest_box():
 
 
 # --------------------------------------------------------------------------- sizes lost in conversions (issue 24, 2)
-@pytest.mark.parametrize("build", [
-    lambda: geoiou.Box([1e16, 0, 1, 1], fmt="xywh"),  # 1e16 + 1 == 1e16: width 0, area 0 today
-    lambda: geoiou.Box([1e16, 0, 1, 1], fmt="cxcywh"),  # 1e16 ± 0.5 rounds to 1e16 both ways
-    lambda: geoiou.Box.from_pixel_indices([2**53, 0, 2**53, 0]),  # 2**53 + 1 == 2**53: one pixel of area 0
-    lambda: geoiou.Box([[0, 0, 1, 1], [1e16, 0, 1, 1]], fmt="xywh"),
-], ids=["xywh", "cxcywh", "pixel-indices", "xywh-batch"])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: geoiou.Box([1e16, 0, 1, 1], fmt="xywh"),  # 1e16 + 1 == 1e16: width 0, area 0 today
+        lambda: geoiou.Box([1e16, 0, 1, 1], fmt="cxcywh"),  # 1e16 ± 0.5 rounds to 1e16 both ways
+        lambda: geoiou.Box.from_pixel_indices([2**53, 0, 2**53, 0]),  # 2**53 + 1 == 2**53: one pixel of area 0
+        lambda: geoiou.Box([[0, 0, 1, 1], [1e16, 0, 1, 1]], fmt="xywh"),
+    ],
+    ids=["xywh", "cxcywh", "pixel-indices", "xywh-batch"],
+)
 def test_conversions_that_lose_the_size_are_refused(build):
-    with pytest.raises(geoiou.InvalidRegionError, match="'coords' must be sizes that survive the conversion to corners"):
+    with pytest.raises(
+        geoiou.InvalidRegionError, match="'coords' must be sizes that survive the conversion to corners"
+    ):
         build()
 
 

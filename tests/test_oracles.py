@@ -77,12 +77,13 @@ def assert_matches_oracle(a: geoiou.Region, b: geoiou.Region, *, rtol: float = R
     intersection = geoiou.intersection_area(a, b)
     error = np.abs(intersection - expected["intersection"])
     bad = np.flatnonzero(~(error <= rtol * scale))
-    assert bad.size == 0, (f"intersection differs from shapely at {bad.tolist()}: "
-                           f"{intersection[bad].tolist()} != {expected['intersection'][bad].tolist()}")
+    assert bad.size == 0, (
+        f"intersection differs from shapely at {bad.tolist()}: "
+        f"{intersection[bad].tolist()} != {expected['intersection'][bad].tolist()}"
+    )
     np.testing.assert_allclose(geoiou.union_area(a, b), expected["union"], rtol=rtol, atol=0, err_msg="union")
     np.testing.assert_allclose(geoiou.iou(a, b), expected["iou"], rtol=0, atol=rtol, err_msg="iou")
-    np.testing.assert_allclose(geoiou.giou(a, b, enclosure="hull"), expected["giou"], rtol=0, atol=rtol,
-                               err_msg="giou")
+    np.testing.assert_allclose(geoiou.giou(a, b, enclosure="hull"), expected["giou"], rtol=0, atol=rtol, err_msg="giou")
 
 
 # --------------------------------------------------------------------------- vector pairs
@@ -119,16 +120,25 @@ def test_rotated_box_hard_cases_match_shapely():
     """
     rows_a, rows_b = [], []
     for angle in [0.0, 13.0, 45.0, 90.0, -170.0]:
-        rows_a.append([3.0, 4.0, 6.0, 2.0, angle]); rows_b.append([3.0, 4.0, 6.0, 2.0, angle])  # identical
-        rows_a.append([3.0, 4.0, 6.0, 2.0, angle]); rows_b.append([3.0, 4.0, 6.0, 2.0, angle + 180.0])  # same set
-        rows_a.append([3.0, 4.0, 6.0, 2.0, angle]); rows_b.append([3.0, 4.0, 2.0, 6.0, angle + 90.0])  # swapped
-        rows_a.append([0.0, 0.0, 4.0, 4.0, angle]); rows_b.append([0.0, 0.0, 4.0, 4.0, angle + 1e-7])  # near parallel
-        rows_a.append([0.0, 0.0, 4.0, 4.0, angle]); rows_b.append([1.0, 0.0, 4.0, 4.0, angle + 1e-9])
+        rows_a.append([3.0, 4.0, 6.0, 2.0, angle])
+        rows_b.append([3.0, 4.0, 6.0, 2.0, angle])  # identical
+        rows_a.append([3.0, 4.0, 6.0, 2.0, angle])
+        rows_b.append([3.0, 4.0, 6.0, 2.0, angle + 180.0])  # same set
+        rows_a.append([3.0, 4.0, 6.0, 2.0, angle])
+        rows_b.append([3.0, 4.0, 2.0, 6.0, angle + 90.0])  # swapped
+        rows_a.append([0.0, 0.0, 4.0, 4.0, angle])
+        rows_b.append([0.0, 0.0, 4.0, 4.0, angle + 1e-7])  # near parallel
+        rows_a.append([0.0, 0.0, 4.0, 4.0, angle])
+        rows_b.append([1.0, 0.0, 4.0, 4.0, angle + 1e-9])
     for offset in [1e3, 1e6]:
-        rows_a.append([offset, offset, 10.0, 5.0, 30.0]); rows_b.append([offset + 1.0, offset - 2.0, 7.0, 6.0, 75.0])
-    rows_a.append([0.0, 0.0, 2.0, 2.0, 0.0]); rows_b.append([2.0, 0.0, 2.0, 2.0, 0.0])  # shared edge: 0
-    rows_a.append([0.0, 0.0, 2.0, 2.0, 45.0]); rows_b.append([2.0 * math.sqrt(2.0), 0.0, 2.0, 2.0, 45.0])  # corner
-    rows_a.append([0.0, 0.0, 1e-4, 5.0, 20.0]); rows_b.append([0.0, 0.0, 5.0, 1e-4, 20.0])  # thin cross
+        rows_a.append([offset, offset, 10.0, 5.0, 30.0])
+        rows_b.append([offset + 1.0, offset - 2.0, 7.0, 6.0, 75.0])
+    rows_a.append([0.0, 0.0, 2.0, 2.0, 0.0])
+    rows_b.append([2.0, 0.0, 2.0, 2.0, 0.0])  # shared edge: 0
+    rows_a.append([0.0, 0.0, 2.0, 2.0, 45.0])
+    rows_b.append([2.0 * math.sqrt(2.0), 0.0, 2.0, 2.0, 45.0])  # corner
+    rows_a.append([0.0, 0.0, 1e-4, 5.0, 20.0])
+    rows_b.append([0.0, 0.0, 5.0, 1e-4, 20.0])  # thin cross
     a, b = geoiou.RotatedBox(rows_a), geoiou.RotatedBox(rows_b)
     assert_matches_oracle(a, b)
     assert geoiou.iou(a[0], b[0]) == 1.0
@@ -184,8 +194,12 @@ def test_mask_against_vector_matches_pixel_oracle(partner, origin):
     gen = rng(100 + 10 * list(MASK_PARTNERS).index(partner) + (origin == "float"))
     # Origins in [-3, 3] moved back by half the mask's size (whole pixels), so masks centre near 0
     # as the vector regions do.
-    masks = geoiou.Mask.stack([geoiou.Mask(m.data, origin=m.origin - np.array(m.data.shape[::-1]) // 2)
-                               for m in random_masks(gen, N_MASK, max_side=12, origin=origin, span=3)])
+    masks = geoiou.Mask.stack(
+        [
+            geoiou.Mask(m.data, origin=m.origin - np.array(m.data.shape[::-1]) // 2)
+            for m in random_masks(gen, N_MASK, max_side=12, origin=origin, span=3)
+        ]
+    )
     vectors = MASK_PARTNERS[partner](gen)
     assert (shapely_oracle(masks, vectors)["intersection"] > 0).sum() >= N_MASK // 2, "should overlap often"
     assert_matches_oracle(masks, vectors)
@@ -335,13 +349,18 @@ def test_diou_of_an_empty_polygon_is_nan():
 
 
 # --------------------------------------------------------------------------- empty batches
-PAIRWISE_EMPTY_CASES = {"(0, M)": (slice(0, 0), slice(None)), "(N, 0)": (slice(None), slice(0, 0)),
-                        "(0, 0)": (slice(0, 0), slice(0, 0))}
+PAIRWISE_EMPTY_CASES = {
+    "(0, M)": (slice(0, 0), slice(None)),
+    "(N, 0)": (slice(None), slice(0, 0)),
+    "(0, 0)": (slice(0, 0), slice(0, 0)),
+}
 
 
 def _empty_case_params(cases):
-    return [pytest.param(kind_a, kind_b, case, id=f"{kind_a}-{kind_b}-{case}")
-            for (kind_a, kind_b), case in itertools.product(KIND_PAIRS, cases)]
+    return [
+        pytest.param(kind_a, kind_b, case, id=f"{kind_a}-{kind_b}-{case}")
+        for (kind_a, kind_b), case in itertools.product(KIND_PAIRS, cases)
+    ]
 
 
 @pytest.mark.parametrize("kind_a, kind_b, case", _empty_case_params(PAIRWISE_EMPTY_CASES))
@@ -399,8 +418,13 @@ def test_interval_with_planar_kind_is_refused_for_an_empty_batch(kind):
 
 def test_kind_names_cover_every_kind():
     """The strategies module knows every region kind the package exports (guards future kinds)."""
-    exported = {name for name in geoiou.__all__ if isinstance(getattr(geoiou, name), type)
-                and issubclass(getattr(geoiou, name), geoiou.Region) and getattr(geoiou, name) is not geoiou.Region}
+    exported = {
+        name
+        for name in geoiou.__all__
+        if isinstance(getattr(geoiou, name), type)
+        and issubclass(getattr(geoiou, name), geoiou.Region)
+        and getattr(geoiou, name) is not geoiou.Region
+    }
     assert len(exported) == len(KIND_NAMES)
 
 
@@ -414,5 +438,7 @@ def test_polygon_overlay_near_the_smallest_normal_float():
         polygon = shapely.Polygon(np.c_[0.3 + radii * np.cos(angles), 0.9 + radii * np.sin(angles)])
         if not polygon.is_valid:
             continue
-        tiny = geoiou.intersection_area(geoiou.Box([2.2250738585072014e-308, 0, 1, 1.85894]), geoiou.Polygon.from_shapely(polygon))
+        tiny = geoiou.intersection_area(
+            geoiou.Box([2.2250738585072014e-308, 0, 1, 1.85894]), geoiou.Polygon.from_shapely(polygon)
+        )
         assert tiny == pytest.approx(shapely.intersection(shapely.box(0, 0, 1, 1.85894), polygon).area, rel=0, abs=1e-9)

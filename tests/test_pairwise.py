@@ -26,7 +26,9 @@ def test_chunked_and_unchunked_paths_agree_bit_for_bit(metric, monkeypatch):
 
 def test_chunking_for_rotated_boxes_and_masks_is_bit_identical(monkeypatch):
     rng = np.random.default_rng(5)
-    rotated = geoiou.RotatedBox(np.column_stack([rng.uniform(0, 50, (40, 2)), rng.uniform(2, 20, (40, 2)), rng.uniform(-90, 90, 40)]))
+    rotated = geoiou.RotatedBox(
+        np.column_stack([rng.uniform(0, 50, (40, 2)), rng.uniform(2, 20, (40, 2)), rng.uniform(-90, 90, 40)])
+    )
     masks = geoiou.Mask(rng.random((9, 30, 30)) > 0.6)
     whole = geoiou.pairwise_iou(rotated, masks), geoiou.pairwise_giou(rotated, rotated)
     monkeypatch.setattr(metrics, "PAIRWISE_CHUNK", 5)
@@ -53,8 +55,13 @@ def test_non_float_dtype_is_refused():
 
 @pytest.mark.parametrize(
     "region",
-    [geoiou.Box(np.zeros((0, 4))), geoiou.RotatedBox(np.zeros((0, 5))), geoiou.Polygon.from_rings([]),
-     geoiou.Mask(np.zeros((0, 3, 3), dtype=bool)), geoiou.Interval(np.zeros((0, 2)))],
+    [
+        geoiou.Box(np.zeros((0, 4))),
+        geoiou.RotatedBox(np.zeros((0, 5))),
+        geoiou.Polygon.from_rings([]),
+        geoiou.Mask(np.zeros((0, 3, 3), dtype=bool)),
+        geoiou.Interval(np.zeros((0, 2))),
+    ],
 )
 def test_empty_batches_give_empty_results(region):
     other = region if isinstance(region, geoiou.Interval) else geoiou.Box([[0, 0, 1, 1], [1, 1, 2, 2]])
@@ -87,7 +94,9 @@ def test_candidate_pairs_agree_with_every_pair_bit_for_bit(kind, metric):
     coords[::17, 2:] = coords[::17, :2]  # some empty boxes: 0/0 pairs must follow zero_division on both paths
     regions = {
         "box": lambda c: geoiou.Box(c),
-        "rotated": lambda c: geoiou.RotatedBox(np.column_stack([(c[:, :2] + c[:, 2:]) / 2, c[:, 2:] - c[:, :2], c[:, 0] % 90])),
+        "rotated": lambda c: geoiou.RotatedBox(
+            np.column_stack([(c[:, :2] + c[:, 2:]) / 2, c[:, 2:] - c[:, :2], c[:, 0] % 90])
+        ),
         "polygon": lambda c: geoiou.Box(c[(c[:, 2] > c[:, 0])]).to_polygon(),
         "interval": lambda c: geoiou.Interval(c[:, [0, 2]]),
     }[kind]

@@ -98,7 +98,8 @@ FIRST = {
     "Box": lambda: geoiou.Box([1, 1, 7, 6]),
     "RotatedBox": lambda: geoiou.RotatedBox([4, 3.5, 6, 4, 20]),
     "Polygon": lambda: geoiou.Polygon.from_shapely(
-        shapely.Polygon([(1, 1), (7, 1), (7, 7), (1, 7)], [[(3, 3), (5, 3), (5, 5), (3, 5)]])),
+        shapely.Polygon([(1, 1), (7, 1), (7, 7), (1, 7)], [[(3, 3), (5, 3), (5, 5), (3, 5)]])
+    ),
     "Mask": lambda: geoiou.Mask(ring_mask()),
 }
 SECOND = {
@@ -138,8 +139,7 @@ def test_box_pair_annotation_golden_values():
     # IoU = 1/7 (overlap 1, union 4 + 4 - 1); the enclosing box is 3 × 3 = 9, so
     # GIoU = 1/7 - (9 - 7)/9 = -0.0794.
     ax = plot_pair(geoiou.Box([0, 0, 2, 2]), geoiou.Box([1, 1, 3, 3]))
-    assert metrics_rows(ax) == {"IoU": "0.1429", "GIoU": "-0.0794", "intersection": "1", "union": "7",
-                                "|C| (box)": "9"}
+    assert metrics_rows(ax) == {"IoU": "0.1429", "GIoU": "-0.0794", "intersection": "1", "union": "7", "|C| (box)": "9"}
 
 
 def test_box_pair_enclosure_is_the_enclosing_box():
@@ -207,7 +207,8 @@ def test_drawn_intersection_area_is_geoious_for_random_box_and_rotated_box(numbe
     rotated = geoiou.RotatedBox([cx, cy, w + 1, h + 1, angle])
     ax = plot_pair(box, rotated)
     assert path_area(patch_with_gid(ax, "intersection").get_path()) == pytest.approx(
-        geoiou.intersection_area(box, rotated), rel=1e-9, abs=1e-9)
+        geoiou.intersection_area(box, rotated), rel=1e-9, abs=1e-9
+    )
     plt.close(ax.figure)
 
 
@@ -217,8 +218,13 @@ def test_interval_pair_is_a_timeline_with_overlap_and_enclosing_interval(tmp_pat
     ax = plot_pair(a, b, labels=("ground truth", "prediction"))
     assert_not_blank(render(ax, tmp_path / "intervals.png"))
     # tIoU = 5 / 20; the enclosing interval [0, 20] equals the union, so GIoU = tIoU.
-    assert metrics_rows(ax) == {"tIoU": "0.2500", "GIoU": "0.2500", "intersection": "5", "union": "20",
-                                "|C| (interval)": "20"}
+    assert metrics_rows(ax) == {
+        "tIoU": "0.2500",
+        "GIoU": "0.2500",
+        "intersection": "5",
+        "union": "20",
+        "|C| (interval)": "20",
+    }
     overlap = patch_with_gid(ax, "intersection")
     assert (overlap.get_x(), overlap.get_width()) == (5, geoiou.intersection_area(a, b))
     enclosure = patch_with_gid(ax, "enclosure")
@@ -238,8 +244,10 @@ def test_timeline_draws_one_bar_per_interval_on_its_lane(tmp_path):
     predicted = geoiou.Interval([[1, 5], [5, 5], [8, 12]])  # [5, 5) has zero length
     ax = plot_timeline({"ground truth": truth, "prediction": predicted})
     assert_not_blank(render(ax, tmp_path / "timeline.png"), min_colours=3)
-    bars = [(patch.get_x(), patch.get_x() + patch.get_width(), patch.get_y() + patch.get_height() / 2)
-            for patch in ax.patches]
+    bars = [
+        (patch.get_x(), patch.get_x() + patch.get_width(), patch.get_y() + patch.get_height() / 2)
+        for patch in ax.patches
+    ]
     assert bars == [(0, 4, 0), (6, 9, 0), (1, 5, 1), (5, 5, 1), (8, 12, 1)]
     assert [label.get_text() for label in ax.get_yticklabels()] == ["ground truth", "prediction"]
 
@@ -252,12 +260,15 @@ def test_timeline_names_sequence_tracks_by_labels_or_by_number():
     assert names == ["x", "y", "z"]
 
 
-@pytest.mark.parametrize(("tracks", "labels", "message"), [
-    ([], None, "'tracks' must be at least one track"),
-    ({"truth": geoiou.Box([0, 0, 1, 1])}, None, "'tracks[\"truth\"]' must be an Interval (got 'Box')"),
-    ([geoiou.Interval([0, 1]), [0, 1]], None, "'tracks[1]' must be an Interval (got 'list')"),
-    ([geoiou.Interval([0, 1])], ["a", "b"], "'labels' must be a sequence of 1 names, one per track"),
-])
+@pytest.mark.parametrize(
+    ("tracks", "labels", "message"),
+    [
+        ([], None, "'tracks' must be at least one track"),
+        ({"truth": geoiou.Box([0, 0, 1, 1])}, None, "'tracks[\"truth\"]' must be an Interval (got 'Box')"),
+        ([geoiou.Interval([0, 1]), [0, 1]], None, "'tracks[1]' must be an Interval (got 'list')"),
+        ([geoiou.Interval([0, 1])], ["a", "b"], "'labels' must be a sequence of 1 names, one per track"),
+    ],
+)
 def test_timeline_refuses_bad_tracks(tracks, labels, message):
     with pytest.raises(geoiou.InvalidArgumentError) as error:
         plot_timeline(tracks, labels=labels)
@@ -279,12 +290,16 @@ def test_regions_of_a_dota_scene_each_get_an_outline_and_a_label(tmp_path):
     assert ax.yaxis_inverted()
 
 
-@pytest.mark.parametrize("regions", [
-    geoiou.Box([[0, 0, 2, 1], [3, 3, 5, 6]]),
-    geoiou.RotatedBox([[2, 2, 3, 1, 30], [6, 6, 2, 2, 0]]),
-    geoiou.Mask(np.stack([ring_mask(), np.eye(8, dtype=bool)]), origin=[(0, 0), (9, 0)]),
-    geoiou.Polygon([(0, 0), (4, 0), (0, 3)]),  # a single region is a batch of one
-], ids=["Box", "RotatedBox", "Mask", "single Polygon"])
+@pytest.mark.parametrize(
+    "regions",
+    [
+        geoiou.Box([[0, 0, 2, 1], [3, 3, 5, 6]]),
+        geoiou.RotatedBox([[2, 2, 3, 1, 30], [6, 6, 2, 2, 0]]),
+        geoiou.Mask(np.stack([ring_mask(), np.eye(8, dtype=bool)]), origin=[(0, 0), (9, 0)]),
+        geoiou.Polygon([(0, 0), (4, 0), (0, 3)]),  # a single region is a batch of one
+    ],
+    ids=["Box", "RotatedBox", "Mask", "single Polygon"],
+)
 def test_regions_of_every_2d_kind_are_drawn_exactly(regions, tmp_path):
     ax = plot_regions(regions, color="#D55E00")
     assert_not_blank(render(ax, tmp_path / "regions.png"), min_colours=3)
@@ -292,12 +307,18 @@ def test_regions_of_every_2d_kind_are_drawn_exactly(regions, tmp_path):
     assert [path_area(path) for path in collection.get_paths()] == pytest.approx(np.ravel(regions.area))
 
 
-@pytest.mark.parametrize(("regions", "labels", "message"), [
-    (geoiou.Interval([[0, 1]]), None,
-     "'regions' must be a Box, RotatedBox, Polygon or Mask (draw intervals with plot_timeline)"),
-    (geoiou.Box([[0, 0, 1, 1], [1, 1, 2, 2]]), ["one"], "'labels' must be a sequence of 2 texts, one per region"),
-    (geoiou.Box([[0, 0, 1, 1]]), "a", "'labels' must be a sequence of 1 texts"),
-])
+@pytest.mark.parametrize(
+    ("regions", "labels", "message"),
+    [
+        (
+            geoiou.Interval([[0, 1]]),
+            None,
+            "'regions' must be a Box, RotatedBox, Polygon or Mask (draw intervals with plot_timeline)",
+        ),
+        (geoiou.Box([[0, 0, 1, 1], [1, 1, 2, 2]]), ["one"], "'labels' must be a sequence of 2 texts, one per region"),
+        (geoiou.Box([[0, 0, 1, 1]]), "a", "'labels' must be a sequence of 1 texts"),
+    ],
+)
 def test_regions_refuses_intervals_and_wrong_label_counts(regions, labels, message):
     with pytest.raises(geoiou.InvalidArgumentError) as error:
         plot_regions(regions, labels=labels)
@@ -321,13 +342,19 @@ def test_pair_refuses_an_interval_with_a_2d_region_before_drawing():
     assert plt.get_fignums() == figures  # no figure left behind
 
 
-@pytest.mark.parametrize(("options", "error", "message"), [
-    ({"enclosure": "circle"}, geoiou.InvalidArgumentError,
-     "'enclosure' must be one of ('box', 'hull') or None (got 'circle')"),
-    ({"labels": ("only one",)}, geoiou.InvalidArgumentError, "'labels' must be two strings"),
-    ({"labels": "AB"}, geoiou.InvalidArgumentError, "'labels' must be two strings"),
-    ({"ax": "axes"}, geoiou.InvalidArgumentError, "'ax' must be a matplotlib Axes or None (got 'str')"),
-])
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        (
+            {"enclosure": "circle"},
+            geoiou.InvalidArgumentError,
+            "'enclosure' must be one of ('box', 'hull') or None (got 'circle')",
+        ),
+        ({"labels": ("only one",)}, geoiou.InvalidArgumentError, "'labels' must be two strings"),
+        ({"labels": "AB"}, geoiou.InvalidArgumentError, "'labels' must be two strings"),
+        ({"ax": "axes"}, geoiou.InvalidArgumentError, "'ax' must be a matplotlib Axes or None (got 'str')"),
+    ],
+)
 def test_pair_refuses_bad_options(options, error, message):
     with pytest.raises(error) as raised:
         plot_pair(geoiou.Box([0, 0, 1, 1]), geoiou.Box([0, 0, 2, 2]), **options)
@@ -343,22 +370,33 @@ def test_pair_refuses_what_is_not_a_region():
 @pytest.fixture(scope="module")
 def coco_result():
     """Two categories with ground truth (1 and 2) and one with predictions only (3, precision -1)."""
-    truth = Annotations(image_id=[1, 1, 1, 2], category_id=[1, 1, 2, 1],
-                        region=geoiou.Box([[0, 0, 10, 10], [20, 20, 30, 30], [0, 20, 10, 30], [5, 5, 15, 15]]))
+    truth = Annotations(
+        image_id=[1, 1, 1, 2],
+        category_id=[1, 1, 2, 1],
+        region=geoiou.Box([[0, 0, 10, 10], [20, 20, 30, 30], [0, 20, 10, 30], [5, 5, 15, 15]]),
+    )
     predictions = Annotations(
-        image_id=[1, 1, 1, 2, 2], category_id=[1, 1, 2, 1, 3], score=[0.9, 0.6, 0.8, 0.7, 0.5],
-        region=geoiou.Box([[0, 0, 10, 9], [22, 21, 31, 30], [0, 21, 10, 29], [6, 6, 16, 16], [0, 0, 5, 5]]))
+        image_id=[1, 1, 1, 2, 2],
+        category_id=[1, 1, 2, 1, 3],
+        score=[0.9, 0.6, 0.8, 0.7, 0.5],
+        region=geoiou.Box([[0, 0, 10, 9], [22, 21, 31, 30], [0, 21, 10, 29], [6, 6, 16, 16], [0, 0, 5, 5]]),
+    )
     return evaluate_coco(truth, predictions, categories=[1, 2, 3])
 
 
 @pytest.fixture(scope="module")
 def voc_result():
-    truth = Annotations(image_id=["a", "a", "b"], category_id=["ship", "plane", "ship"],
-                        region=geoiou.RotatedBox([[10, 10, 8, 4, 30], [40, 40, 8, 4, 0], [5, 5, 4, 4, 0]]))
-    predictions = Annotations(image_id=["a", "a", "b", "b"], category_id=["ship", "plane", "ship", "ship"],
-                              score=[0.9, 0.8, 0.7, 0.6],
-                              region=geoiou.RotatedBox([[10, 10, 8, 4, 35], [40, 40, 8, 4, 80],
-                                                        [30, 30, 4, 4, 0], [5, 5, 4, 4, 10]]))
+    truth = Annotations(
+        image_id=["a", "a", "b"],
+        category_id=["ship", "plane", "ship"],
+        region=geoiou.RotatedBox([[10, 10, 8, 4, 30], [40, 40, 8, 4, 0], [5, 5, 4, 4, 0]]),
+    )
+    predictions = Annotations(
+        image_id=["a", "a", "b", "b"],
+        category_id=["ship", "plane", "ship", "ship"],
+        score=[0.9, 0.8, 0.7, 0.6],
+        region=geoiou.RotatedBox([[10, 10, 8, 4, 35], [40, 40, 8, 4, 80], [30, 30, 4, 4, 0], [5, 5, 4, 4, 10]]),
+    )
     return evaluate_voc(truth, predictions)
 
 
@@ -393,8 +431,9 @@ def test_voc_pr_curves_one_per_category_with_ap(voc_result, tmp_path):
     ax = plot_pr_curve(voc_result)
     assert_not_blank(render(ax, tmp_path / "voc-pr.png"))
     assert len(ax.lines) == len(voc_result.categories) == 2
-    for line, category, ap, recall, precision in zip(ax.lines, voc_result.categories, voc_result.ap,
-                                                     voc_result.recall, voc_result.precision):
+    for line, category, ap, recall, precision in zip(
+        ax.lines, voc_result.categories, voc_result.ap, voc_result.recall, voc_result.precision
+    ):
         assert line.get_label() == f"{category}: AP {ap:.3f}"
         # Drawn as VOC interpolates: the best precision at each recall or beyond, as a staircase.
         envelope = np.maximum.accumulate(np.asarray(precision)[::-1])[::-1]
@@ -404,10 +443,13 @@ def test_voc_pr_curves_one_per_category_with_ap(voc_result, tmp_path):
     assert [line.get_label() for line in only_ship.lines] == [f"ship: AP {voc_result.per_category()['ship']['AP']:.3f}"]
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"category": 9}, "'category' must be one of [1, 2, 3] (got 9)"),
-    ({"iou_threshold": 0.42}, "'iou_threshold' must be one of [0.5, 0.55,"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"category": 9}, "'category' must be one of [1, 2, 3] (got 9)"),
+        ({"iou_threshold": 0.42}, "'iou_threshold' must be one of [0.5, 0.55,"),
+    ],
+)
 def test_pr_curve_refuses_unknown_category_or_threshold(coco_result, options, message):
     with pytest.raises(geoiou.InvalidArgumentError) as error:
         plot_pr_curve(coco_result, **options)
@@ -422,8 +464,9 @@ def test_voc_pr_curve_refuses_another_threshold(voc_result):
 @pytest.fixture(scope="module")
 def temporal_result():
     truth = {"v1": [{"label": "jump", "segment": [0, 10]}, {"label": "run", "segment": [20, 30]}]}
-    predictions = {"v1": [{"label": "jump", "segment": [2, 10], "score": 0.9},
-                          {"label": "run", "segment": [21, 33], "score": 0.8}]}
+    predictions = {
+        "v1": [{"label": "jump", "segment": [2, 10], "score": 0.9}, {"label": "run", "segment": [21, 33], "score": 0.8}]
+    }
     return evaluate_temporal_detection(truth, predictions)
 
 
@@ -469,9 +512,11 @@ def test_import_geoiou_does_not_import_matplotlib():
 
 def test_without_matplotlib_geoiou_plot_says_how_to_install_it():
     # A None entry in sys.modules makes `import matplotlib` fail, as if it were not installed.
-    result = run_python("import sys; sys.modules['matplotlib'] = None\n"
-                        "import geoiou\n"
-                        "try:\n    import geoiou.plot\nexcept ImportError as error:\n    print(error)")
+    result = run_python(
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "import geoiou\n"
+        "try:\n    import geoiou.plot\nexcept ImportError as error:\n    print(error)"
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "geoiou.plot needs matplotlib: pip install 'geoiou[plot]'"
 
@@ -500,12 +545,15 @@ def test_regions_with_a_label_get_a_legend_entry_in_their_colour_and_style():
 
 def test_overlapping_intervals_of_a_track_are_stacked_and_scored():
     predictions = geoiou.Interval([[0, 5], [2, 8], [6, 9], [1, 3]])
-    ax = plot_timeline({"truth": geoiou.Interval([0, 6]), "predictions": predictions},
-                       scores={"predictions": [0.9, 0.6, 0.4, 0.2]})
+    ax = plot_timeline(
+        {"truth": geoiou.Interval([0, 6]), "predictions": predictions}, scores={"predictions": [0.9, 0.6, 0.4, 0.2]}
+    )
     bars = [patch for patch in ax.patches if patch.get_x() is not None]
     rows = {}
     for patch in bars[1:]:  # the truth's bar first
-        rows.setdefault(round(patch.get_y() + patch.get_height() / 2, 6), []).append((patch.get_x(), patch.get_x() + patch.get_width()))
+        rows.setdefault(round(patch.get_y() + patch.get_height() / 2, 6), []).append(
+            (patch.get_x(), patch.get_x() + patch.get_width())
+        )
     # No two bars of one row overlap; [0, 5), [2, 8) and [1, 3) overlap pairwise: three rows.
     assert len(rows) == 3
     for intervals in rows.values():
@@ -563,7 +611,11 @@ def test_matching_picture_draws_each_region_once_coloured_by_iou(tmp_path):
     f1 = 2 * len(found) / (len(objects.polygons) + int(keep.sum()) + 2)
     assert ax.get_title().startswith(f"F1 {f1:.3f}: {len(found)} matched (mean IoU {found.iou.mean():.3f})")
     assert [text.get_text() for text in ax.get_legend().get_texts()] == [
-        "polygons", "rectangles", "only in polygons", "only in rectangles"]
+        "polygons",
+        "rectangles",
+        "only in polygons",
+        "only in rectangles",
+    ]
     assert ax.yaxis_inverted()
 
 
@@ -573,8 +625,9 @@ def test_matching_picture_of_intervals_and_a_given_matching():
     a = geoiou.Interval([[0, 10], [20, 30], [40, 45]])
     b = geoiou.Interval([[1, 10], [22, 33], [60, 70]])
     # A matching made by hand: only the second pair (IoU 8/13), as if the first were another category.
-    given = geoiou.Matching(np.array([1]), np.array([1]), np.array([8 / 13]), np.array([0, 2]), np.array([0, 2]), 0.5,
-                            "greedy")
+    given = geoiou.Matching(
+        np.array([1]), np.array([1]), np.array([8 / 13]), np.array([0, 2]), np.array([0, 2]), 0.5, "greedy"
+    )
     ax = plot_matching(a, b, given)
     bars = bars_with_gid(ax, "matched_a")
     assert len(bars) == 1 and bars[0].get_x() == 20 and bars[0].get_width() == 10

@@ -17,8 +17,14 @@ from tests.strategies import random_multipolygons, random_polygons, random_polyg
 def mixed_geometries(seed: int = 0) -> np.ndarray:
     """Simple rings, rings with holes, MultiPolygons (some reversed) and an empty polygon."""
     gen = rng(seed)
-    geoms = np.concatenate([random_polygons(gen, 8).to_shapely(), random_polygons_with_holes(gen, 4).to_shapely(),
-                            random_multipolygons(gen, 4).to_shapely(), np.array([shapely.Polygon()], dtype=object)])
+    geoms = np.concatenate(
+        [
+            random_polygons(gen, 8).to_shapely(),
+            random_polygons_with_holes(gen, 4).to_shapely(),
+            random_multipolygons(gen, 4).to_shapely(),
+            np.array([shapely.Polygon()], dtype=object),
+        ]
+    )
     geoms[::3] = shapely.reverse(geoms[::3])  # clockwise exteriors and counter-clockwise holes too
     return geoms
 
@@ -59,8 +65,12 @@ def test_ragged_arrays_round_trip_through_shapely_and_back():
 def test_rings_as_an_array_a_list_open_or_closed_give_the_same_polygons():
     squares = np.array([[(0, 0), (2, 0), (2, 2), (0, 2)]], dtype=float) + np.arange(4)[:, None, None]
     closed = np.concatenate([squares, squares[:, :1]], axis=1)
-    batches = [geoiou.Polygon.from_rings(squares), geoiou.Polygon.from_rings(closed),
-               geoiou.Polygon.from_rings(list(squares)), geoiou.Polygon.from_rings([ring.tolist() for ring in closed])]
+    batches = [
+        geoiou.Polygon.from_rings(squares),
+        geoiou.Polygon.from_rings(closed),
+        geoiou.Polygon.from_rings(list(squares)),
+        geoiou.Polygon.from_rings([ring.tolist() for ring in closed]),
+    ]
     for batch in batches:
         assert batch.shape == (4,)
         assert shapely.equals_exact(batch.to_shapely(), batches[0].to_shapely(), tolerance=0).all()
@@ -69,7 +79,10 @@ def test_rings_as_an_array_a_list_open_or_closed_give_the_same_polygons():
 
 
 def test_a_single_ring_is_copied_and_the_callers_array_left_as_it_was():
-    for ring in (np.array([(0, 0), (2, 0), (0, 2)], dtype=float), np.array([(0, 0), (2, 0), (0, 2), (0, 0)], dtype=float)):
+    for ring in (
+        np.array([(0, 0), (2, 0), (0, 2)], dtype=float),
+        np.array([(0, 0), (2, 0), (0, 2), (0, 0)], dtype=float),
+    ):
         polygon = geoiou.Polygon(ring)
         assert ring.flags.writeable
         ring[1, 0] = 4.0  # the polygon keeps its own vertices
@@ -91,14 +104,26 @@ def test_from_shapely_keeps_the_batch_shape():
 
 
 # --------------------------------------------------------------------------- refusals
-@pytest.mark.parametrize("rings, message", [
-    (np.array([[(0, 0), (1, 0), (np.nan, 1)]] * 2), r"'rings\[0\]' must be finite coordinates"),
-    ([[(0, 0), (1, 0), (0, 1)], [(0, 0), (1, 0), (np.inf, 1)]], r"'rings\[1\]' must be finite coordinates"),
-    ([[(0, 0), (1, 0), (0, 1)], [(0, 0), (1, 1)]], r"'rings\[1\]' must be at least 3 distinct vertices"),
-    ([[(0, 0), (1, 0), (0, 1)], [(0, 0), (1, 1), (2, 2), (0, 0)]], r"'rings\[1\]' must be vertices enclosing a positive area"),
-    ([[(0, 0), (1, 0), (0, 1)], [(0, 0, 0), (1, 0, 0), (0, 1, 0)]], r"'rings\[1\]' must be an array of shape \(\.\.\., 2\)"),
-    ([[(0, 0), (1, 0), (0, 1)], [(0, 0), (2, 2), (2, 0), (0, 2)]], r"'rings' must be a valid polygon \(got Self-intersection.* at batch index \(1,\)\)"),
-])
+@pytest.mark.parametrize(
+    "rings, message",
+    [
+        (np.array([[(0, 0), (1, 0), (np.nan, 1)]] * 2), r"'rings\[0\]' must be finite coordinates"),
+        ([[(0, 0), (1, 0), (0, 1)], [(0, 0), (1, 0), (np.inf, 1)]], r"'rings\[1\]' must be finite coordinates"),
+        ([[(0, 0), (1, 0), (0, 1)], [(0, 0), (1, 1)]], r"'rings\[1\]' must be at least 3 distinct vertices"),
+        (
+            [[(0, 0), (1, 0), (0, 1)], [(0, 0), (1, 1), (2, 2), (0, 0)]],
+            r"'rings\[1\]' must be vertices enclosing a positive area",
+        ),
+        (
+            [[(0, 0), (1, 0), (0, 1)], [(0, 0, 0), (1, 0, 0), (0, 1, 0)]],
+            r"'rings\[1\]' must be an array of shape \(\.\.\., 2\)",
+        ),
+        (
+            [[(0, 0), (1, 0), (0, 1)], [(0, 0), (2, 2), (2, 0), (0, 2)]],
+            r"'rings' must be a valid polygon \(got Self-intersection.* at batch index \(1,\)\)",
+        ),
+    ],
+)
 def test_bad_rings_name_the_ring(rings, message):
     with pytest.raises(InvalidRegionError, match=message):
         geoiou.Polygon.from_rings(rings)
@@ -107,18 +132,23 @@ def test_bad_rings_name_the_ring(rings, message):
 SQUARE = [(0, 0), (1, 0), (1, 1), (0, 1), (0, 0)]
 
 
-@pytest.mark.parametrize("arrays, message", [
-    ((SQUARE, [0, 4], [0, 1], [0, 1]), r"'ring_offsets' must be offsets rising from 0 to 5"),
-    ((SQUARE, [1, 5], [0, 1], [0, 1]), r"'ring_offsets' must be offsets rising from 0 to 5"),
-    ((SQUARE, [0, 5], [0, 2], [0, 1]), r"'part_offsets' must be offsets rising from 0 to 1"),
-    ((SQUARE, [0, 5], [0, 1], [0, 2, 1]), r"'geometry_offsets' must be offsets rising from 0 to 1"),
-    ((SQUARE, [0.0, 5.0], [0, 1], [0, 1]), r"'ring_offsets' must be a 1-D array of integer offsets"),
-    ((SQUARE[:-1], [0, 4], [0, 1], [0, 1]), r"'coords' must be closed rings"),
-    ((SQUARE[:2] + SQUARE[:1], [0, 3], [0, 1], [0, 1]), r"'ring_offsets' must be rings of at least 4 coordinates"),
-    (([(0, 0), (1, 0), (np.nan, 1), (0, 0)], [0, 4], [0, 1], [0, 1]), r"'coords' must be finite coordinates"),
-    (([(0, 0), (2, 2), (2, 0), (0, 2), (0, 0)], [0, 5], [0, 1], [0, 1]),
-     r"'coords' must be a valid polygon \(got Self-intersection.* at batch index \(0,\)\); pass repair=True"),
-])
+@pytest.mark.parametrize(
+    "arrays, message",
+    [
+        ((SQUARE, [0, 4], [0, 1], [0, 1]), r"'ring_offsets' must be offsets rising from 0 to 5"),
+        ((SQUARE, [1, 5], [0, 1], [0, 1]), r"'ring_offsets' must be offsets rising from 0 to 5"),
+        ((SQUARE, [0, 5], [0, 2], [0, 1]), r"'part_offsets' must be offsets rising from 0 to 1"),
+        ((SQUARE, [0, 5], [0, 1], [0, 2, 1]), r"'geometry_offsets' must be offsets rising from 0 to 1"),
+        ((SQUARE, [0.0, 5.0], [0, 1], [0, 1]), r"'ring_offsets' must be a 1-D array of integer offsets"),
+        ((SQUARE[:-1], [0, 4], [0, 1], [0, 1]), r"'coords' must be closed rings"),
+        ((SQUARE[:2] + SQUARE[:1], [0, 3], [0, 1], [0, 1]), r"'ring_offsets' must be rings of at least 4 coordinates"),
+        (([(0, 0), (1, 0), (np.nan, 1), (0, 0)], [0, 4], [0, 1], [0, 1]), r"'coords' must be finite coordinates"),
+        (
+            ([(0, 0), (2, 2), (2, 0), (0, 2), (0, 0)], [0, 5], [0, 1], [0, 1]),
+            r"'coords' must be a valid polygon \(got Self-intersection.* at batch index \(0,\)\); pass repair=True",
+        ),
+    ],
+)
 def test_bad_ragged_arrays_are_refused(arrays, message):
     with pytest.raises(InvalidRegionError, match=message):
         geoiou.Polygon.from_ragged(*arrays)

@@ -163,8 +163,9 @@ def test_metrics_are_symmetric(kind_a, kind_b):
         # Box×Box's hull goes through the rotated-box hull kernel (computed in the frame of the
         # first box), so only intervals keep the hull GIoU exactly symmetric.
         hull_tol = 0.0 if isinstance(a, geoiou.Interval) else 1e-12
-        assert geoiou.giou(a, b, enclosure="hull") == pytest.approx(geoiou.giou(b, a, enclosure="hull"), rel=0,
-                                                                    abs=hull_tol)
+        assert geoiou.giou(a, b, enclosure="hull") == pytest.approx(
+            geoiou.giou(b, a, enclosure="hull"), rel=0, abs=hull_tol
+        )
 
     check()
 
@@ -220,7 +221,11 @@ def _oracle(a: geoiou.Region, b: geoiou.Region) -> tuple[float, float, float]:
     """
     if isinstance(a, geoiou.Interval):
         (s, e), (t, f) = a.to_array(), b.to_array()
-        return max(0.0, min(e, f) - max(s, t)), (e - s) + (f - t) - max(0.0, min(e, f) - max(s, t)), max(e, f) - min(s, t)
+        return (
+            max(0.0, min(e, f) - max(s, t)),
+            (e - s) + (f - t) - max(0.0, min(e, f) - max(s, t)),
+            max(e, f) - min(s, t),
+        )
     ga, gb = shapely_of(a), shapely_of(b)
     union = shapely.union(ga, gb)
     return shapely.intersection(ga, gb).area, union.area, shapely.convex_hull(union).area
@@ -252,7 +257,9 @@ def test_metrics_match_the_oracles(kind_a, kind_b):
 def _has_subnormal(region: geoiou.Region) -> bool:
     if isinstance(region, geoiou.Interval):
         return False  # the interval oracle is arithmetic, not GEOS
-    numbers = region.bounds if isinstance(region, geoiou.Mask) else np.asarray(shapely.get_coordinates(shapely_of(region)))
+    numbers = (
+        region.bounds if isinstance(region, geoiou.Mask) else np.asarray(shapely.get_coordinates(shapely_of(region)))
+    )
     magnitude = np.abs(numbers[np.isfinite(numbers)])
     return bool(((magnitude > 0) & (magnitude < np.finfo(float).tiny)).any())
 
@@ -294,15 +301,24 @@ def test_polygon_overlap_never_exceeds_the_polygon():
     The ring was found by a seeded search: shapely's overlay and shapely's area round this polygon
     differently by one ulp, which the kernels must absorb (about 1 random star polygon in 5 does it).
     """
-    ring = [(-0.3406205297431181, 0.08735351998682087), (-0.4708000842733676, 0.007624653273147365),
-            (-0.27148057194356917, -0.05057269597071525), (0.023389621682891222, -0.48126816515945275),
-            (0.0668782208237499, -0.29240776426293996), (0.25631262971071406, -0.08516588038217032),
-            (0.34792018744007003, -0.010722663038154159)]
+    ring = [
+        (-0.3406205297431181, 0.08735351998682087),
+        (-0.4708000842733676, 0.007624653273147365),
+        (-0.27148057194356917, -0.05057269597071525),
+        (0.023389621682891222, -0.48126816515945275),
+        (0.0668782208237499, -0.29240776426293996),
+        (0.25631262971071406, -0.08516588038217032),
+        (0.34792018744007003, -0.010722663038154159),
+    ]
     polygon = geoiou.Polygon(ring)
     assert shapely.Polygon(ring).within(shapely.box(-0.5, -0.5, 0.5, 0.5))
     assert geoiou.iou(polygon, polygon) <= 1.0
-    for container in (polygon, geoiou.RotatedBox([0, 0, 1, 1, 0]), geoiou.Box([-0.5, -0.5, 0.5, 0.5]),
-                      geoiou.Polygon([(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)])):
+    for container in (
+        polygon,
+        geoiou.RotatedBox([0, 0, 1, 1, 0]),
+        geoiou.Box([-0.5, -0.5, 0.5, 0.5]),
+        geoiou.Polygon([(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]),
+    ):
         assert geoiou.intersection_area(polygon, container) <= polygon.area
         assert geoiou.iof(polygon, container) <= 1.0
 
@@ -344,10 +360,12 @@ def _assert_same_metrics(a, b, moved_a, moved_b, tol=1e-9):
     """IoU, hull GIoU and intersection (relative to the larger area) agree within `tol`."""
     assert geoiou.iou(moved_a, moved_b) == pytest.approx(geoiou.iou(a, b), rel=0, abs=tol)
     assert geoiou.giou(moved_a, moved_b, enclosure="hull") == pytest.approx(
-        geoiou.giou(a, b, enclosure="hull"), rel=0, abs=tol)
+        geoiou.giou(a, b, enclosure="hull"), rel=0, abs=tol
+    )
     scale = max(a.area, b.area)
     assert geoiou.intersection_area(moved_a, moved_b) == pytest.approx(
-        geoiou.intersection_area(a, b), rel=0, abs=tol * scale)
+        geoiou.intersection_area(a, b), rel=0, abs=tol * scale
+    )
 
 
 OFFSETS = st.floats(-1000.0, 1000.0, allow_nan=False, allow_infinity=False)
@@ -400,8 +418,12 @@ def test_quarter_turn_invariance_with_masks(kind_a, kind_b):
     its partner by 90, 180 or 270 degrees about any point keeps the metrics within 1e-9."""
 
     @ci_settings(EXAMPLES)
-    @given(region(kind_a), region(kind_b), st.sampled_from([90.0, 180.0, 270.0, -90.0]),
-           st.tuples(st.floats(-10, 10), st.floats(-10, 10)))
+    @given(
+        region(kind_a),
+        region(kind_b),
+        st.sampled_from([90.0, 180.0, 270.0, -90.0]),
+        st.tuples(st.floats(-10, 10), st.floats(-10, 10)),
+    )
     def check(a, b, angle, pivot):
         _assert_same_metrics(a, b, rotate(a, angle, pivot), rotate(b, angle, pivot))
 

@@ -49,8 +49,9 @@ def _polygon(vertices) -> "geoiou.Polygon":
 
 
 def _assert_table(actual, expected, *, atol, rtol=0.0):
-    np.testing.assert_allclose(np.asarray(actual, dtype=np.float64), np.asarray(expected, dtype=np.float64),
-                               rtol=rtol, atol=atol)
+    np.testing.assert_allclose(
+        np.asarray(actual, dtype=np.float64), np.asarray(expected, dtype=np.float64), rtol=rtol, atol=atol
+    )
 
 
 # =========================================================================== torchvision
@@ -146,16 +147,18 @@ TV_LOSS_REDUCTIONS = [
 ]
 
 
-@pytest.mark.parametrize("metric, first, second, expected_loss", TV_LOSS_CASES,
-                         ids=[f"{m}-{a}-{b}" for m, a, b, _ in TV_LOSS_CASES])
+@pytest.mark.parametrize(
+    "metric, first, second, expected_loss", TV_LOSS_CASES, ids=[f"{m}-{a}-{b}" for m, a, b, _ in TV_LOSS_CASES]
+)
 def test_torchvision_iou_losses(metric, first, second, expected_loss):
     """torchvision's GIoU/DIoU/CIoU loss tests: loss = 1 - metric for single pairs of boxes."""
     a, b = geoiou.Box(TV_LOSS_BOXES[first]), geoiou.Box(TV_LOSS_BOXES[second])
     _assert_table(1.0 - _elementwise(metric, a, b), expected_loss, atol=1e-4)
 
 
-@pytest.mark.parametrize("metric, reduction, expected_loss", TV_LOSS_REDUCTIONS,
-                         ids=[f"{m}-{r}" for m, r, _ in TV_LOSS_REDUCTIONS])
+@pytest.mark.parametrize(
+    "metric, reduction, expected_loss", TV_LOSS_REDUCTIONS, ids=[f"{m}-{r}" for m, r, _ in TV_LOSS_REDUCTIONS]
+)
 def test_torchvision_iou_losses_batched(metric, reduction, expected_loss):
     """torchvision's batched loss tests: pairs (box2, box3) and (box2, box4), reduced by sum or mean."""
     a = geoiou.Box([TV_LOSS_BOXES["box2"], TV_LOSS_BOXES["box2"]])
@@ -237,17 +240,23 @@ MMCV_BBOX_CASES = [
     pytest.param(
         [[1.0, 1.0, 3.0, 4.0], [2.0, 2.0, 3.0, 4.0], [7.0, 7.0, 8.0, 8.0]],
         [[0.0, 2.0, 2.0, 5.0], [2.0, 1.0, 3.0, 3.0]],
-        False, [[0.33333334, 0.5], [0.2, 0.5], [0.0, 0.0]], id="pairwise_3x2",
+        False,
+        [[0.33333334, 0.5], [0.2, 0.5], [0.0, 0.0]],
+        id="pairwise_3x2",
     ),
     pytest.param(
         [[1.0, 1.0, 3.0, 4.0], [2.0, 2.0, 3.0, 4.0]],
         [[0.0, 2.0, 2.0, 5.0], [2.0, 1.0, 3.0, 3.0]],
-        True, [0.33333334, 0.5], id="aligned_2",
+        True,
+        [0.33333334, 0.5],
+        id="aligned_2",
     ),
     pytest.param(
         [[0.0, 0.0, 3.0, 3.0]],
         [[4.0, 0.0, 5.0, 3.0], [3.0, 0.0, 4.0, 3.0], [2.0, 0.0, 3.0, 3.0], [1.0, 0.0, 2.0, 3.0]],
-        False, [[0, 0.2, 0.5, 0.5]], id="pairwise_1x4",
+        False,
+        [[0, 0.2, 0.5, 0.5]],
+        id="pairwise_1x4",
     ),
 ]
 
@@ -264,13 +273,15 @@ def test_mmcv_bbox_overlaps_offset1(boxes1, boxes2, aligned, expected):
 # One batch of five aligned pairs, boxes (x, y, w, h, angle in radians), same direction as
 # box_iou_rotated's default. The published 0.7071 is 1/sqrt(2) to 4 decimals; atol=1e-4 as mmcv.
 MMCV_DIFF_BOXES1 = [[[0.5, 0.5, 1.0, 1.0, 0.0]] * 5]
-MMCV_DIFF_BOXES2 = [[
-    [0.5, 0.5, 1.0, 1.0, 0.0],
-    [0.5, 0.5, 1.0, 1.0, math.pi / 2],
-    [0.5, 0.5, 1.0, 1.0, math.pi / 4],
-    [1.0, 1.0, 1.0, 1.0, 0.0],
-    [1.5, 1.5, 1.0, 1.0, 0.0],
-]]
+MMCV_DIFF_BOXES2 = [
+    [
+        [0.5, 0.5, 1.0, 1.0, 0.0],
+        [0.5, 0.5, 1.0, 1.0, math.pi / 2],
+        [0.5, 0.5, 1.0, 1.0, math.pi / 4],
+        [1.0, 1.0, 1.0, 1.0, 0.0],
+        [1.5, 1.5, 1.0, 1.0, 0.0],
+    ]
+]
 MMCV_DIFF_EXPECTED = [[1.0, 1.0, 0.7071, 1 / 7, 0.0]]
 
 
@@ -473,18 +484,20 @@ D2_ROTATED_CASES = [
         id="45_degrees",
     ),
     pytest.param(
-        [[5, 5, 10, 6, 55]], [[5, 5, 10, 6, -35]],
-        [[(6.0 * 6.0) / (6.0 * 6.0 + 4.0 * 6.0 + 4.0 * 6.0)]], id="orthogonal",
+        [[5, 5, 10, 6, 55]],
+        [[5, 5, 10, 6, -35]],
+        [[(6.0 * 6.0) / (6.0 * 6.0 + 4.0 * 6.0 + 4.0 * 6.0)]],
+        id="orthogonal",
     ),
     pytest.param(
         [[299.500000, 417.370422, 600.000000, 364.259186, 27.1828]],
         [[299.500000, 417.370422, 600.000000, 364.259155, 27.1828]],
-        [[364.259155 / 364.259186]], id="large_close_boxes",
+        [[364.259155 / 364.259186]],
+        id="large_close_boxes",
     ),
     pytest.param([[565, 565, 10, 10.0, 0]], [[565, 565, 10, 8.3, 0]], [[8.3 / 10.0]], id="precision"),
     pytest.param([[3, 3, 8, 2, -45.0]], [[6, 0, 8, 2, -45.0]], [[0.0]], id="issue1207_simplified"),
-    pytest.param([[160.0, 153.0, 230.0, 23.0, -37.0]], [[190.0, 127.0, 80.0, 21.0, -46.0]], [[0.0]],
-                 id="issue1207"),
+    pytest.param([[160.0, 153.0, 230.0, 23.0, -37.0]], [[190.0, 127.0, 80.0, 21.0, -46.0]], [[0.0]], id="issue1207"),
 ]
 
 
@@ -504,8 +517,7 @@ def test_detectron2_pairwise_iou_rotated_many_boxes():
     expected = np.zeros((n1, n2))
     for i in range(min(n1, n2)):
         expected[i, i] = (1 + 9 * i / n2) / 10.0
-    actual = geoiou.pairwise_iou(geoiou.RotatedBox.from_detectron2(boxes1),
-                                 geoiou.RotatedBox.from_detectron2(boxes2))
+    actual = geoiou.pairwise_iou(geoiou.RotatedBox.from_detectron2(boxes1), geoiou.RotatedBox.from_detectron2(boxes2))
     _assert_table(actual, expected, rtol=1e-5, atol=1e-8)
 
 

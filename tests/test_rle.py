@@ -12,7 +12,9 @@ from geoiou.errors import InvalidRegionError
 coco_mask = pytest.importorskip("pycocotools.mask")
 
 # pycocotools' decode trips NumPy 2's copy-keyword deprecation: not ours to fix.
-pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning"
+)
 
 
 def coco_encode(masks: np.ndarray) -> list[dict]:
@@ -23,8 +25,14 @@ def coco_encode(masks: np.ndarray) -> list[dict]:
 def random_masks(seed: int) -> list[np.ndarray]:
     """Masks of many kinds: noise of any density, blocks with long runs, stripes, empty, full, 1×1, odd sizes."""
     gen = np.random.default_rng(seed)
-    masks = [np.zeros((1, 1), bool), np.ones((1, 1), bool), np.zeros((7, 13), bool), np.ones((13, 7), bool),
-             np.ones((1, 50), bool), np.zeros((50, 1), bool)]
+    masks = [
+        np.zeros((1, 1), bool),
+        np.ones((1, 1), bool),
+        np.zeros((7, 13), bool),
+        np.ones((13, 7), bool),
+        np.ones((1, 50), bool),
+        np.zeros((50, 1), bool),
+    ]
     for _ in range(60):
         h, w = gen.integers(1, 70, size=2)
         kind = gen.integers(4)
@@ -131,16 +139,40 @@ def test_to_runs_gives_sorted_true_runs_in_column_major_order():
         ({"size": [-1, 2], "counts": b"0"}, r"'size' must be two non-negative integers \[h, w\] \(got \[-1, 2\]\)"),
         ({"size": [1.5, 2], "counts": b"3"}, r"'size' must be two non-negative integers"),
         ({"size": "ab", "counts": b"3"}, r"'size' must be two non-negative integers \[h, w\] \(got 'ab'\)"),
-        ({"size": [2, 2], "counts": 4}, r"'counts' must be a compressed string \(bytes or str\) or a list of integers \(got 4\)"),
-        ({"size": [2, 2], "counts": [1.0, 3.0]}, r"'counts' must be a compressed string \(bytes or str\) or a list of integers"),
-        ({"size": [2, 2], "counts": [[1, 3]]}, r"'counts' must be a compressed string \(bytes or str\) or a list of integers"),
-        ({"size": [2, 2], "counts": b"1~"}, r"'counts' must be a COCO string of characters '0' to 'o' \(got \"'~' at position 1\"\)"),
+        (
+            {"size": [2, 2], "counts": 4},
+            r"'counts' must be a compressed string \(bytes or str\) or a list of integers \(got 4\)",
+        ),
+        (
+            {"size": [2, 2], "counts": [1.0, 3.0]},
+            r"'counts' must be a compressed string \(bytes or str\) or a list of integers",
+        ),
+        (
+            {"size": [2, 2], "counts": [[1, 3]]},
+            r"'counts' must be a compressed string \(bytes or str\) or a list of integers",
+        ),
+        (
+            {"size": [2, 2], "counts": b"1~"},
+            r"'counts' must be a COCO string of characters '0' to 'o' \(got \"'~' at position 1\"\)",
+        ),
         ({"size": [2, 2], "counts": "1é"}, r"'counts' must be an ASCII string of characters '0' to 'o' \(got '1é'\)"),
-        ({"size": [2, 2], "counts": b"1P"}, r"'counts' must be a complete COCO string \(got \"b'1P', which stops inside a count\"\)"),
-        ({"size": [2, 2], "counts": b"P" * 12 + b"0"}, r"'counts' must be a COCO string of counts of at most 12 characters"),
-        ({"size": [2, 2], "counts": [1, 2]}, r"'counts' must be run lengths adding up to h·w = 4 \(got 'a total of 3'\)"),
+        (
+            {"size": [2, 2], "counts": b"1P"},
+            r"'counts' must be a complete COCO string \(got \"b'1P', which stops inside a count\"\)",
+        ),
+        (
+            {"size": [2, 2], "counts": b"P" * 12 + b"0"},
+            r"'counts' must be a COCO string of counts of at most 12 characters",
+        ),
+        (
+            {"size": [2, 2], "counts": [1, 2]},
+            r"'counts' must be run lengths adding up to h·w = 4 \(got 'a total of 3'\)",
+        ),
         ({"size": [2, 2], "counts": [5, -1]}, r"'counts' must be non-negative run lengths \(got '-1 at run 1'\)"),
-        ({"size": [2, 2], "counts": b"O5"}, r"'counts' must be non-negative run lengths \(got '-1 at run 0'\)"),  # counts [-1, 5]
+        (
+            {"size": [2, 2], "counts": b"O5"},
+            r"'counts' must be non-negative run lengths \(got '-1 at run 0'\)",
+        ),  # counts [-1, 5]
     ],
 )
 def test_malformed_rle_is_refused_with_the_reason(bad, message):
@@ -154,7 +186,10 @@ def test_errors_in_a_batch_name_the_rle():
         rle.decode_batch([good, {"size": [1, 2], "counts": b"3"}])
     with pytest.raises(InvalidRegionError, match=r"'rles\[2\].size' must be two non-negative integers"):
         rle.to_runs([good, good, {"size": None, "counts": b"0"}])
-    with pytest.raises(InvalidRegionError, match=r"'rles' must be RLEs of one size; decode them one at a time \(got 'sizes \[\[1, 2\], \[2, 1\]\]'\)"):
+    with pytest.raises(
+        InvalidRegionError,
+        match=r"'rles' must be RLEs of one size; decode them one at a time \(got 'sizes \[\[1, 2\], \[2, 1\]\]'\)",
+    ):
         rle.decode_batch([good, {"size": [2, 1], "counts": b"2"}])
     with pytest.raises(InvalidRegionError, match=r"'rles' must be a COCO RLE dict or a sequence of them \(got b'02'\)"):
         rle.to_runs(b"02")
@@ -181,7 +216,10 @@ def test_batches_decoded_in_stretches_equal_one_rle_at_a_time(monkeypatch, stret
 
 
 def test_encoding_refuses_what_is_not_a_binary_mask():
-    with pytest.raises(InvalidRegionError, match=r"'mask' must be a 2-D array \(h, w\); use encode_batch for \(n, h, w\) \(got 'shape \(2, 2, 2\)'\)"):
+    with pytest.raises(
+        InvalidRegionError,
+        match=r"'mask' must be a 2-D array \(h, w\); use encode_batch for \(n, h, w\) \(got 'shape \(2, 2, 2\)'\)",
+    ):
         rle.encode(np.zeros((2, 2, 2), bool))
     with pytest.raises(InvalidRegionError, match=r"'mask' must be boolean or only 0 and 1 \(got 2\)"):
         rle.encode(np.array([[0, 2]]))
@@ -271,8 +309,11 @@ def test_masks_from_runs_encode_without_decoding_and_byte_for_byte():
     # Uncompressed counts with an empty false run (two true runs touch) and a mask of no pixels:
     # Mask.to_rle must write pycocotools' strings while the store keeps only its runs.
     pycocotools_mask = pytest.importorskip("pycocotools.mask")
-    given = [{"size": [4, 5], "counts": [3, 2, 0, 4, 11]}, {"size": [4, 5], "counts": [20]},
-             rle.encode(np.eye(4, 5, dtype=bool))]
+    given = [
+        {"size": [4, 5], "counts": [3, 2, 0, 4, 11]},
+        {"size": [4, 5], "counts": [20]},
+        rle.encode(np.eye(4, 5, dtype=bool)),
+    ]
     masks = geoiou.Mask.from_rle(given)
     written = masks.to_rle()
     assert "dense" not in vars(masks._store)

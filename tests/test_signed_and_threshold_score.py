@@ -13,33 +13,39 @@ from strategies import box_strategy, ci_settings, interval_strategy, random_boxe
 
 
 # --------------------------------------------------------------------------- signed IoU, worked by hand
-@pytest.mark.parametrize(("a", "b", "expected"), [
-    # Overlapping: the intersection box is the usual one, sIoU is the IoU: 1 / (4 + 4 - 1).
-    ([0, 0, 2, 2], [1, 1, 3, 3], 1 / 7),
-    ([0, 0, 2, 2], [0, 0, 2, 2], 1.0),
-    # Apart along x by 1, overlapping along y by 1: sides -1 and 1, signed area -1; -1 / (1 + 1 + 1).
-    ([0, 0, 1, 1], [2, 0, 3, 1], -1 / 3),
-    # Apart along both axes by 2: sides -2 and -2 (a positive product), signed area -4; -4 / (1 + 1 + 4).
-    ([0, 0, 1, 1], [3, 3, 4, 4], -2 / 3),
-    # Apart along y by 3 with the x overlap 0.5 of a 1-wide box: sides 0.5 and -3: -1.5 / (1 + 2 + 1.5).
-    ([0, 0, 1, 1], [0.5, 4, 2.5, 5], -1.5 / 4.5),
-    # Touching edges: a side of 0, signed area 0, sIoU 0.
-    ([0, 0, 1, 1], [1, 0, 2, 1], 0.0),
-    # Nested: the smaller box is the intersection, 1 / 16.
-    ([0, 0, 4, 4], [1, 1, 2, 2], 1 / 16),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        # Overlapping: the intersection box is the usual one, sIoU is the IoU: 1 / (4 + 4 - 1).
+        ([0, 0, 2, 2], [1, 1, 3, 3], 1 / 7),
+        ([0, 0, 2, 2], [0, 0, 2, 2], 1.0),
+        # Apart along x by 1, overlapping along y by 1: sides -1 and 1, signed area -1; -1 / (1 + 1 + 1).
+        ([0, 0, 1, 1], [2, 0, 3, 1], -1 / 3),
+        # Apart along both axes by 2: sides -2 and -2 (a positive product), signed area -4; -4 / (1 + 1 + 4).
+        ([0, 0, 1, 1], [3, 3, 4, 4], -2 / 3),
+        # Apart along y by 3 with the x overlap 0.5 of a 1-wide box: sides 0.5 and -3: -1.5 / (1 + 2 + 1.5).
+        ([0, 0, 1, 1], [0.5, 4, 2.5, 5], -1.5 / 4.5),
+        # Touching edges: a side of 0, signed area 0, sIoU 0.
+        ([0, 0, 1, 1], [1, 0, 2, 1], 0.0),
+        # Nested: the smaller box is the intersection, 1 / 16.
+        ([0, 0, 4, 4], [1, 1, 2, 2], 1 / 16),
+    ],
+)
 def test_signed_iou_of_boxes_worked_by_hand(a, b, expected):
     value = geoiou.siou(geoiou.Box(a), geoiou.Box(b))
     assert value == pytest.approx(expected, rel=1e-15, abs=0)
     assert geoiou.siou(geoiou.Box(b), geoiou.Box(a)) == value  # symmetric, bit for bit
 
 
-@pytest.mark.parametrize(("a", "b", "expected"), [
-    ([0, 10], [5, 20], 0.25),  # 5 shared of 20
-    ([0, 1], [2, 3], -1 / 3),  # a gap of 1: -1 / (1 + 1 + 1)
-    ([0, 1], [5, 6], -2 / 3),  # a gap of 4: -4 / (1 + 1 + 4)
-    ([0, 1], [1, 2], 0.0),  # touching
-])
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ([0, 10], [5, 20], 0.25),  # 5 shared of 20
+        ([0, 1], [2, 3], -1 / 3),  # a gap of 1: -1 / (1 + 1 + 1)
+        ([0, 1], [5, 6], -2 / 3),  # a gap of 4: -4 / (1 + 1 + 4)
+        ([0, 1], [1, 2], 0.0),  # touching
+    ],
+)
 def test_signed_iou_of_intervals_worked_by_hand(a, b, expected):
     assert geoiou.siou(geoiou.Interval(a), geoiou.Interval(b)) == pytest.approx(expected, rel=1e-15, abs=0)
 
@@ -91,11 +97,14 @@ def test_signed_iou_of_intervals_stays_in_range(a, b):
     assert value == pytest.approx(geoiou.iou(a, b)) if geoiou.iou(a, b) > 0 else value <= 0
 
 
-@pytest.mark.parametrize(("a", "b"), [
-    (geoiou.RotatedBox([0, 0, 1, 1, 0]), geoiou.RotatedBox([0, 0, 1, 1, 0])),
-    (geoiou.Box([0, 0, 1, 1]), geoiou.Polygon([(0, 0), (1, 0), (0, 1)])),
-    (geoiou.Box([0, 0, 1, 1]), geoiou.Interval([0, 1])),
-])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (geoiou.RotatedBox([0, 0, 1, 1, 0]), geoiou.RotatedBox([0, 0, 1, 1, 0])),
+        (geoiou.Box([0, 0, 1, 1]), geoiou.Polygon([(0, 0), (1, 0), (0, 1)])),
+        (geoiou.Box([0, 0, 1, 1]), geoiou.Interval([0, 1])),
+    ],
+)
 def test_signed_iou_is_for_boxes_and_intervals_only(a, b):
     with pytest.raises(geoiou.UnsupportedPairError, match="Box×Box and Interval×Interval only"):
         geoiou.siou(a, b)

@@ -85,11 +85,15 @@ def test_single_polygon_pairs_give_the_bits_of_a_pairwise_matrix(kinds, metric, 
 @pytest.mark.parametrize("zero_division", [math.nan, 0.0, 1.0])
 def test_empty_single_pairs_follow_zero_division(zero_division):
     empty = geoiou.Box([2, 2, 2, 2])  # 0/0: the union is empty
-    assert_same_bits(geoiou.iou(empty, empty, zero_division=zero_division),
-                     geoiou.iou(empty.reshape(1), empty.reshape(1), zero_division=zero_division))
+    assert_same_bits(
+        geoiou.iou(empty, empty, zero_division=zero_division),
+        geoiou.iou(empty.reshape(1), empty.reshape(1), zero_division=zero_division),
+    )
     line = geoiou.RotatedBox([0, 0, 0, 3, 30])
-    assert_same_bits(geoiou.iof(line, line, zero_division=zero_division),
-                     geoiou.iof(line.reshape(1), line.reshape(1), zero_division=zero_division))
+    assert_same_bits(
+        geoiou.iof(line, line, zero_division=zero_division),
+        geoiou.iof(line.reshape(1), line.reshape(1), zero_division=zero_division),
+    )
 
 
 @st.composite
@@ -106,11 +110,23 @@ def rotated_pairs(draw) -> tuple[np.ndarray, np.ndarray]:
     elif relation == "shifted":
         b = a + np.array([draw(st.sampled_from([1e-12, 1e-6, 0.5])) * max(1.0, scale), 0, 0, 0, 0])
     elif relation in ("parallel", "turned"):
-        b = np.array([*(centre + [draw(st.floats(-10, 10)), draw(st.floats(-10, 10))]), draw(st.floats(0, 15)),
-                      draw(st.floats(0, 15)), angle + (90.0 * draw(st.integers(-4, 4)) if relation == "turned" else 0.0)])
+        b = np.array(
+            [
+                *(centre + [draw(st.floats(-10, 10)), draw(st.floats(-10, 10))]),
+                draw(st.floats(0, 15)),
+                draw(st.floats(0, 15)),
+                angle + (90.0 * draw(st.integers(-4, 4)) if relation == "turned" else 0.0),
+            ]
+        )
     else:
-        b = np.array([*(centre + [draw(st.floats(-20, 20)), draw(st.floats(-20, 20))]), draw(st.floats(0, 15)),
-                      draw(st.floats(0, 15)), draw(st.floats(-720, 720))])
+        b = np.array(
+            [
+                *(centre + [draw(st.floats(-20, 20)), draw(st.floats(-20, 20))]),
+                draw(st.floats(0, 15)),
+                draw(st.floats(0, 15)),
+                draw(st.floats(-720, 720)),
+            ]
+        )
     return a, b
 
 
@@ -131,7 +147,7 @@ def test_rotated_pairs_give_the_same_bits_alone_swapped_and_anywhere_in_a_batch(
             assert_same_bits(single(*batch_a[k], *batch_b[k]), batch[k : len(batch) : 5])
             assert np.unique(batch[k : len(batch) : 5].view(np.uint64)).size == 1
             assert_same_bits(float(kernel(unchecked_boxes(batch_a[k]), unchecked_boxes(batch_b[k]))), batch[k : k + 1])
-        assert_same_bits(single(*a, *b), batch[1 : 2])  # (a, b) and (b, a)
+        assert_same_bits(single(*a, *b), batch[1:2])  # (a, b) and (b, a)
 
 
 def test_rotated_single_pair_golden_values():
@@ -155,8 +171,16 @@ def test_a_rotated_pair_built_for_giou_is_not_reused_after_its_coordinates_chang
     assert geoiou.giou(box, other) == 0.0
 
 
-SPECIAL_ROTATED = [[0, 0, 0, 3, 30], [0, 0, 2, 2, 0], [0, 0, 2, 2, 90], [0.5, 0, 2, 2, 0], [1, 0, 2, 2, 180],
-                   [1, 1, 0, 0, 0], [3, 3, 2, 1, 33], [3, 3, 2, 1, 33]]
+SPECIAL_ROTATED = [
+    [0, 0, 0, 3, 30],
+    [0, 0, 2, 2, 0],
+    [0, 0, 2, 2, 90],
+    [0.5, 0, 2, 2, 0],
+    [1, 0, 2, 2, 180],
+    [1, 1, 0, 0, 0],
+    [3, 3, 2, 1, 33],
+    [3, 3, 2, 1, 33],
+]
 
 
 def assert_same_matrix_bits(ours: np.ndarray, reference: np.ndarray) -> None:
@@ -175,7 +199,7 @@ def test_small_pairwise_batches_give_the_bits_of_elementwise_pairs(seed, n, m, z
     gen = np.random.default_rng(seed)
     coords = np.concatenate([gen.uniform([-6, -6, 0.5, 0.5, -180], [6, 6, 6, 6, 180], (n + m, 5)), SPECIAL_ROTATED])
     gen.shuffle(coords)
-    a, b = geoiou.RotatedBox(coords[:n + 4]), geoiou.RotatedBox(coords[n + 4:])
+    a, b = geoiou.RotatedBox(coords[: n + 4]), geoiou.RotatedBox(coords[n + 4 :])
     metrics = (geoiou.pairwise_iou, geoiou.pairwise_iof)
     elementwise = (geoiou.iou, geoiou.iof)
     for metric, pairs in zip(metrics, elementwise):

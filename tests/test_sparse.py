@@ -28,7 +28,10 @@ def test_overlaps_equal_the_dense_matrix(kind):
         a = geoiou.Mask(rng.random((40, 40, 40)) > 0.97)
         b = geoiou.Box(np.hstack([xy2, xy2 + wh2]) / 8)
     else:
-        a, b = geoiou.Interval(np.column_stack([xy[:, 0], xy[:, 0] + wh[:, 0]])), geoiou.Interval(np.column_stack([xy2[:, 0], xy2[:, 0] + wh2[:, 0]]))
+        a, b = (
+            geoiou.Interval(np.column_stack([xy[:, 0], xy[:, 0] + wh[:, 0]])),
+            geoiou.Interval(np.column_stack([xy2[:, 0], xy2[:, 0] + wh2[:, 0]])),
+        )
     dense = geoiou.pairwise_iou(a, b)
     found = geoiou.overlaps(a, b)
     expected_a, expected_b = np.nonzero(dense > 0)
@@ -64,5 +67,7 @@ def test_bad_min_iou_is_refused(value):
 
 
 def test_single_regions_are_refused():
-    with pytest.raises(geoiou.InvalidArgumentError, match=r"'a' must be a 1-D batch of regions, shape \(N,\) \(got \(\)\)"):
+    with pytest.raises(
+        geoiou.InvalidArgumentError, match=r"'a' must be a 1-D batch of regions, shape \(N,\) \(got \(\)\)"
+    ):
         geoiou.overlaps(geoiou.Box([0, 0, 1, 1]), geoiou.Box([[0, 0, 1, 1]]))

@@ -44,8 +44,9 @@ PENDING = {
 @pytest.fixture(scope="module")
 def errors_by_module(tmp_path_factory) -> collections.Counter:
     cache = tmp_path_factory.mktemp("mypy-cache")
-    stdout, stderr, _ = api.run(["--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(cache),
-                                 str(ROOT / "geoiou")])
+    stdout, stderr, _ = api.run(
+        ["--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(cache), str(ROOT / "geoiou")]
+    )
     assert "error: " not in stderr, stderr
     counts: collections.Counter = collections.Counter()
     for line in stdout.splitlines():
@@ -61,8 +62,9 @@ def test_geoiou_passes_a_strict_type_check(errors_by_module):
 
 
 def test_pending_modules_only_lose_errors(errors_by_module):
-    grown = {module: (errors_by_module[module], most) for module, most in PENDING.items()
-             if errors_by_module[module] > most}
+    grown = {
+        module: (errors_by_module[module], most) for module, most in PENDING.items() if errors_by_module[module] > most
+    }
     assert not grown, f"modules with more strict type errors than before (now, before): {grown}"
     clean = [module for module in PENDING if errors_by_module[module] == 0]
     assert not clean, f"these modules pass the strict check now: remove them from PENDING: {clean}"

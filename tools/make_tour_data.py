@@ -98,13 +98,23 @@ def coco_ground_truth(images, classes: list[str]) -> dict:
         table.append({"id": image_id, "file_name": f"{name}.png", "height": height, "width": width})
         for k in range(len(labels)):
             x1, y1, x2, y2 = polygons[k].bounds
-            annotations.append({
-                "id": len(annotations) + 1, "image_id": image_id, "category_id": classes.index(labels[k]) + 1,
-                "bbox": [x1, y1, x2 - x1, y2 - y1], "segmentation": [corners[k].ravel().tolist()],
-                "area": float(polygons[k].area), "iscrowd": 0,
-            })
-    return {"info": {"description": "geoiou tour: the DOTA example labels as COCO instances"},
-            "images": table, "categories": categories, "annotations": annotations}
+            annotations.append(
+                {
+                    "id": len(annotations) + 1,
+                    "image_id": image_id,
+                    "category_id": classes.index(labels[k]) + 1,
+                    "bbox": [x1, y1, x2 - x1, y2 - y1],
+                    "segmentation": [corners[k].ravel().tolist()],
+                    "area": float(polygons[k].area),
+                    "iscrowd": 0,
+                }
+            )
+    return {
+        "info": {"description": "geoiou tour: the DOTA example labels as COCO instances"},
+        "images": table,
+        "categories": categories,
+        "annotations": annotations,
+    }
 
 
 def coco_results(images, found, classes: list[str]) -> tuple[list, list]:
@@ -144,8 +154,9 @@ def temporal(rng: np.random.Generator) -> tuple[dict, dict]:
         for _ in range(rng.integers(1, 5)):
             length = rng.uniform(5, 40)
             start = rng.uniform(0, duration - length)
-            segments.append({"segment": [round(start, 2), round(start + length, 2)],
-                             "label": classes[rng.integers(len(classes))]})
+            segments.append(
+                {"segment": [round(start, 2), round(start + length, 2)], "label": classes[rng.integers(len(classes))]}
+            )
         database[video] = {"subset": "validation", "duration": round(duration, 2), "annotations": segments}
         predicted = []
         for segment in segments:
@@ -154,15 +165,27 @@ def temporal(rng: np.random.Generator) -> tuple[dict, dict]:
                 shift, stretch = rng.normal(0, 0.15 * (end - start), 2)
                 a, b = start + shift, end + shift + stretch
                 if b > a:
-                    predicted.append({"label": segment["label"], "score": round(float(rng.uniform(0.2, 1)), 4),
-                                      "segment": [round(max(a, 0), 2), round(min(b, duration), 2)]})
+                    predicted.append(
+                        {
+                            "label": segment["label"],
+                            "score": round(float(rng.uniform(0.2, 1)), 4),
+                            "segment": [round(max(a, 0), 2), round(min(b, duration), 2)],
+                        }
+                    )
         for _ in range(rng.integers(0, 3)):
             start = rng.uniform(0, duration - 10)
-            predicted.append({"label": classes[rng.integers(len(classes))], "score": round(float(rng.uniform(0, 0.5)), 4),
-                              "segment": [round(start, 2), round(start + rng.uniform(3, 10), 2)]})
+            predicted.append(
+                {
+                    "label": classes[rng.integers(len(classes))],
+                    "score": round(float(rng.uniform(0, 0.5)), 4),
+                    "segment": [round(start, 2), round(start + rng.uniform(3, 10), 2)],
+                }
+            )
         results[video] = predicted
-    return ({"version": "geoiou tour", "taxonomy": [{"nodeName": name} for name in classes], "database": database},
-            {"version": "geoiou tour", "results": results, "external_data": {"used": False}})
+    return (
+        {"version": "geoiou tour", "taxonomy": [{"nodeName": name} for name in classes], "database": database},
+        {"version": "geoiou tour", "results": results, "external_data": {"used": False}},
+    )
 
 
 def second_annotator(images, rng: np.random.Generator, classes: list[str]) -> dict[str, list[str]]:
@@ -188,9 +211,15 @@ def second_annotator(images, rng: np.random.Generator, classes: list[str]) -> di
         for _ in range(rng.binomial(len(labels), ANNOTATOR_EXTRAS)):
             k = rng.integers(len(labels))
             shape = geoiou.RotatedBox.from_corners(corners[k], fit="min_area").to_corners()
-            shape = shape - shape.min(axis=0) + rng.uniform([0, 0], [size[1] - np.ptp(shape[:, 0]), size[0] - np.ptp(shape[:, 1])])
+            shape = (
+                shape
+                - shape.min(axis=0)
+                + rng.uniform([0, 0], [size[1] - np.ptp(shape[:, 0]), size[0] - np.ptp(shape[:, 1])])
+            )
             drawn.append((shape, labels[k], 0))
-        lines[name] = [" ".join(f"{v:.1f}" for v in clicked.ravel()) + f" {label} {flag}" for clicked, label, flag in drawn]
+        lines[name] = [
+            " ".join(f"{v:.1f}" for v in clicked.ravel()) + f" {label} {flag}" for clicked, label, flag in drawn
+        ]
     return lines
 
 
@@ -216,7 +245,11 @@ def main() -> None:
     write_json(OUT / "activitynet" / "ground_truth.json", truth)
     write_json(OUT / "activitynet" / "results.json", results)
     for name, lines in second_annotator(images, np.random.default_rng(ANNOTATOR_SEED), classes).items():
-        header = [line for line in (DOTA / f"{name}.txt").read_text().splitlines() if line.startswith(("imagesource:", "gsd:"))]
+        header = [
+            line
+            for line in (DOTA / f"{name}.txt").read_text().splitlines()
+            if line.startswith(("imagesource:", "gsd:"))
+        ]
         path = OUT / "dota-annotator-b" / f"{name}.txt"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("\n".join(header + lines) + "\n", encoding="utf-8")

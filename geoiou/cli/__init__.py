@@ -40,8 +40,12 @@ def build_parser() -> argparse.ArgumentParser:
     for module in (iou_command, eval_command, compare_command, demo_command):
         module.register(commands)
     for command in commands.choices.values():  # also after the command: `geoiou eval GT PRED --traceback`
-        command.add_argument("--traceback", action="store_true", default=argparse.SUPPRESS,
-                             help="show the full traceback when the command fails")
+        command.add_argument(
+            "--traceback",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="show the full traceback when the command fails",
+        )
     return parser
 
 
@@ -81,8 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:  # an input no check foresaw, or a fault of geoiou: still one line, not a traceback
         if arguments.traceback:
             raise
-        print(f"geoiou {arguments.command}: error: {type(error).__name__}: {_one_line(error)} (unexpected; rerun "
-              "with --traceback to see where, and please report it)", file=sys.stderr)
+        print(
+            f"geoiou {arguments.command}: error: {type(error).__name__}: {_one_line(error)} (unexpected; rerun "
+            "with --traceback to see where, and please report it)",
+            file=sys.stderr,
+        )
         return EXIT_BAD_INPUT
 
 

@@ -68,9 +68,16 @@ class Source:
         return f"{self.kind} ({', '.join(kinds) or 'no regions'}), {len(self.table)} regions"
 
 
-def read_source(path: str, kind: str, *, geometry: str = "auto", image_size: tuple[int, int] | None = None,
-                subset: str | None = None, category_property: str | None = None,
-                skip_invalid: bool = False) -> Source:
+def read_source(
+    path: str,
+    kind: str,
+    *,
+    geometry: str = "auto",
+    image_size: tuple[int, int] | None = None,
+    subset: str | None = None,
+    category_property: str | None = None,
+    skip_invalid: bool = False,
+) -> Source:
     """Read `path`, a source of `kind`, into a `Source`.
 
     `geometry` is ``"auto"``, ``"bbox"`` or ``"segmentation"`` for COCO (``"auto"``: the
@@ -86,21 +93,36 @@ def read_source(path: str, kind: str, *, geometry: str = "auto", image_size: tup
     >>> source.describe(), source.images[:2]
     ('dota (Polygon), 984 regions', ['P0706', 'P0770'])
     """
-    readers = {"coco": _coco, "coco-results": _coco_results, "dota": _dota, "dota-task1": _dota_task1,
-               "yolo": _yolo, "activitynet": _activitynet, "geojson": _geojson}
+    readers = {
+        "coco": _coco,
+        "coco-results": _coco_results,
+        "dota": _dota,
+        "dota-task1": _dota_task1,
+        "yolo": _yolo,
+        "activitynet": _activitynet,
+        "geojson": _geojson,
+    }
     if kind not in readers:  # frame-wise labels (MS-TCN) hold no regions to match
-        raise FormatError(path, "", f"a {kind} source cannot be compared (compare takes {', '.join(readers)}); "
-                                    "geoiou eval evaluates it")
-    return readers[kind](path, geometry=geometry, image_size=image_size, subset=subset,
-                         category_property=category_property, skip_invalid=skip_invalid)
+        raise FormatError(
+            path,
+            "",
+            f"a {kind} source cannot be compared (compare takes {', '.join(readers)}); geoiou eval evaluates it",
+        )
+    return readers[kind](
+        path,
+        geometry=geometry,
+        image_size=image_size,
+        subset=subset,
+        category_property=category_property,
+        skip_invalid=skip_invalid,
+    )
 
 
 def _coco(path: str, *, geometry: str, skip_invalid: bool, **_: Any) -> Source:
     from geoiou.io.coco import read_coco
 
     read = read_coco(path, geometry="segmentation" if geometry == "auto" else geometry, skip_invalid=skip_invalid)
-    return Source("coco", read.annotations, read.report, list(read.images), dict(read.categories),
-                  read.annotation_ids)
+    return Source("coco", read.annotations, read.report, list(read.images), dict(read.categories), read.annotation_ids)
 
 
 def _coco_results(path: str, *, geometry: str, skip_invalid: bool, **_: Any) -> Source:
@@ -149,12 +171,16 @@ def _geojson(path: str, *, category_property: str | None, skip_invalid: bool, **
     if category_property is not None:
         missing = [k for k, properties in enumerate(read.properties) if category_property not in properties]
         if missing:
-            raise FormatError(path, f"feature {read.ids[missing[0]]!r}",
-                              f"'properties' must hold {category_property!r} (given as --category-property)")
+            raise FormatError(
+                path,
+                f"feature {read.ids[missing[0]]!r}",
+                f"'properties' must hold {category_property!r} (given as --category-property)",
+            )
         categories = np.array([properties[category_property] for properties in read.properties])
     table = Annotations(image_id=GEOJSON_IMAGE, category_id=categories, region=read.regions)
-    return Source("geojson", table, read.report, [GEOJSON_IMAGE] if len(table) else [],
-                  row_ids=np.array(read.ids, dtype=object))
+    return Source(
+        "geojson", table, read.report, [GEOJSON_IMAGE] if len(table) else [], row_ids=np.array(read.ids, dtype=object)
+    )
 
 
 def default_label(path: str) -> str:

@@ -19,8 +19,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "polygons against masks, ActivityNet intervals), saving pictures of pairs, a scene and the "
         "precision-recall curves.",
     )
-    parser.add_argument("--output", metavar="DIR", default="geoiou-demo",
-                        help="folder for the tour's pictures (default: ./geoiou-demo)")
+    parser.add_argument(
+        "--output", metavar="DIR", default="geoiou-demo", help="folder for the tour's pictures (default: ./geoiou-demo)"
+    )
     parser.add_argument("--no-pictures", action="store_true", help="do not draw or save pictures")
     parser.add_argument("--no-tour", action="store_true", help="only the worked examples, no tour")
     parser.set_defaults(run=run)

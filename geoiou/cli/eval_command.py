@@ -13,8 +13,15 @@ from typing import Any, Literal
 import numpy as np
 
 from geoiou.cli.eval_inputs import FORMATS, EvaluationInputs, detect_format, load_inputs
-from geoiou.cli.options import (add_cluster_options, add_reader_options, check_outputs, cluster_of, json_text,
-                                pyplot_for_files, write_outputs)
+from geoiou.cli.options import (
+    add_cluster_options,
+    add_reader_options,
+    check_outputs,
+    cluster_of,
+    json_text,
+    pyplot_for_files,
+    write_outputs,
+)
 from geoiou.errors import FormatError, InvalidArgumentError
 
 __all__ = ["evaluate", "per_category_rows", "register"]
@@ -30,7 +37,8 @@ DEFAULT_PICTURES = 6
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``eval`` subcommand to `commands`."""
     parser = commands.add_parser(
-        "eval", help="evaluate predictions against ground truth (COCO, DOTA, YOLO, ActivityNet files)",
+        "eval",
+        help="evaluate predictions against ground truth (COCO, DOTA, YOLO, ActivityNet files)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Read a ground truth and predictions, run the evaluation that fits them and print its table.\n\n"
         "  format       GT                                  PRED                                 evaluation\n"
@@ -50,43 +58,90 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("ground_truth", metavar="GT", help="ground-truth file or folder")
     parser.add_argument("predictions", metavar="PRED", help="predictions file or folder")
     parser.add_argument("--format", choices=("auto", *FORMATS), default="auto", help="input format (default: auto)")
-    parser.add_argument("--iou-type", choices=("auto", "bbox", "segm"), default="auto",
-                        help="COCO: compare boxes or segmentations (default: what the results file holds)")
-    parser.add_argument("--protocol", choices=PROTOCOLS, default=None,
-                        help="detection protocol (default: coco for COCO and YOLO, voc for DOTA)")
-    parser.add_argument("--iou-threshold", type=float, default=None,
-                        help="voc: the IoU a match must exceed (default 0.5)")
-    parser.add_argument("--interpolation", choices=("all", "11point"), default=None,
-                        help="voc: all-point or 11-point AP (default: 11point for DOTA, all otherwise)")
-    parser.add_argument("--polygon-iou", choices=("exact", "pycocotools"), default="exact",
-                        help="coco segm: exact polygon overlaps, or rasterize polygons as pycocotools does "
-                        "(for official COCO numbers)")
-    parser.add_argument("--subset", default=None,
-                        help="activitynet: evaluate only this subset of the ground truth, or 'all'; by default "
-                        "'validation' when the file has several subsets, as ActivityNet's evaluation does")
-    parser.add_argument("--proposals", action="store_true",
-                        help="activitynet: the predictions are proposals (no labels): AR@AN and AUC, as "
-                        "ActivityNet's proposal task")
-    parser.add_argument("--mstcn-2019", action="store_true",
-                        help="mstcn: cut segments as the 2019 MS-TCN script did, to reproduce published numbers")
-    parser.add_argument("--tiou-thresholds", default=None,
-                        help="activitynet, thumos14: 'activitynet' (0.5:0.95, ActivityNet's default), 'thumos14' "
-                        "(0.3:0.7, THUMOS14's default) or a comma-separated list")
+    parser.add_argument(
+        "--iou-type",
+        choices=("auto", "bbox", "segm"),
+        default="auto",
+        help="COCO: compare boxes or segmentations (default: what the results file holds)",
+    )
+    parser.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default=None,
+        help="detection protocol (default: coco for COCO and YOLO, voc for DOTA)",
+    )
+    parser.add_argument(
+        "--iou-threshold", type=float, default=None, help="voc: the IoU a match must exceed (default 0.5)"
+    )
+    parser.add_argument(
+        "--interpolation",
+        choices=("all", "11point"),
+        default=None,
+        help="voc: all-point or 11-point AP (default: 11point for DOTA, all otherwise)",
+    )
+    parser.add_argument(
+        "--polygon-iou",
+        choices=("exact", "pycocotools"),
+        default="exact",
+        help="coco segm: exact polygon overlaps, or rasterize polygons as pycocotools does (for official COCO numbers)",
+    )
+    parser.add_argument(
+        "--subset",
+        default=None,
+        help="activitynet: evaluate only this subset of the ground truth, or 'all'; by default "
+        "'validation' when the file has several subsets, as ActivityNet's evaluation does",
+    )
+    parser.add_argument(
+        "--proposals",
+        action="store_true",
+        help="activitynet: the predictions are proposals (no labels): AR@AN and AUC, as ActivityNet's proposal task",
+    )
+    parser.add_argument(
+        "--mstcn-2019",
+        action="store_true",
+        help="mstcn: cut segments as the 2019 MS-TCN script did, to reproduce published numbers",
+    )
+    parser.add_argument(
+        "--tiou-thresholds",
+        default=None,
+        help="activitynet, thumos14: 'activitynet' (0.5:0.95, ActivityNet's default), 'thumos14' "
+        "(0.3:0.7, THUMOS14's default) or a comma-separated list",
+    )
     add_reader_options(parser)
     add_cluster_options(parser)
-    parser.add_argument("--digits", type=int, default=4, choices=range(1, 18), metavar="N",
-                        help="decimals of the per-category table, COCO's and VOC/DOTA's (default 4; the JSON and CSV "
-                        "files keep every digit)")
+    parser.add_argument(
+        "--digits",
+        type=int,
+        default=4,
+        choices=range(1, 18),
+        metavar="N",
+        help="decimals of the per-category table, COCO's and VOC/DOTA's (default 4; the JSON and CSV "
+        "files keep every digit)",
+    )
     parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one row per category as CSV")
     parser.add_argument("--pr-curve", metavar="FILE", help="save a precision-recall picture (needs matplotlib)")
-    parser.add_argument("--picture", metavar="DIR", help="voc/dota: draw the images with the lowest F1 into DIR, "
-                        "ground truth against predictions (needs matplotlib)")
-    parser.add_argument("--pictures", metavar="N", type=int, default=DEFAULT_PICTURES,
-                        help=f"how many images --picture draws (default {DEFAULT_PICTURES})")
+    parser.add_argument(
+        "--picture",
+        metavar="DIR",
+        help="voc/dota: draw the images with the lowest F1 into DIR, "
+        "ground truth against predictions (needs matplotlib)",
+    )
+    parser.add_argument(
+        "--pictures",
+        metavar="N",
+        type=int,
+        default=DEFAULT_PICTURES,
+        help=f"how many images --picture draws (default {DEFAULT_PICTURES})",
+    )
     progress = parser.add_mutually_exclusive_group()
-    progress.add_argument("--progress", dest="progress", action="store_true", default=None,
-                          help="always draw a progress bar (default: only when stderr is a terminal)")
+    progress.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="always draw a progress bar (default: only when stderr is a terminal)",
+    )
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never draw a progress bar")
     parser.set_defaults(run=run)
 
@@ -95,8 +150,10 @@ def run(arguments: argparse.Namespace) -> int:
     """Read, evaluate, print and write what was asked for; return the exit status."""
     from geoiou.evaluation import TemporalProposalResult, VocResult
 
-    check_outputs({"--json": arguments.json, "--csv": arguments.csv, "--pr-curve": arguments.pr_curve},
-                  {"--picture": arguments.picture})
+    check_outputs(
+        {"--json": arguments.json, "--csv": arguments.csv, "--pr-curve": arguments.pr_curve},
+        {"--picture": arguments.picture},
+    )
     if arguments.picture:
         if arguments.pictures < 1:
             raise InvalidArgumentError(f"'--pictures' must be a positive number of images (got {arguments.pictures})")
@@ -104,15 +161,27 @@ def run(arguments: argparse.Namespace) -> int:
     fmt = detect_format(arguments.ground_truth) if arguments.format == "auto" else arguments.format
     protocol = fmt if fmt in ("activitynet", "mstcn", "thumos14") else arguments.protocol or DEFAULT_PROTOCOL[fmt]
     if arguments.pr_curve and protocol == "mstcn":
-        raise InvalidArgumentError("'--pr-curve' must be used with a detection evaluation (got MS-TCN frame labels, "
-                                   "which have no precision-recall curve)")
+        raise InvalidArgumentError(
+            "'--pr-curve' must be used with a detection evaluation (got MS-TCN frame labels, "
+            "which have no precision-recall curve)"
+        )
     if arguments.picture and protocol != "voc":
-        raise InvalidArgumentError(f"'--picture' must be used with a VOC evaluation (DOTA, or --protocol voc), which "
-                                   f"has per-image results (got the {protocol} evaluation of {fmt} files)")
+        raise InvalidArgumentError(
+            f"'--picture' must be used with a VOC evaluation (DOTA, or --protocol voc), which "
+            f"has per-image results (got the {protocol} evaluation of {fmt} files)"
+        )
     geometry = {"auto": "auto", "bbox": "bbox", "segm": "segmentation"}[arguments.iou_type]
-    inputs = load_inputs(fmt, arguments.ground_truth, arguments.predictions, geometry=geometry,
-                         image_size=arguments.image_size, subset=arguments.subset, skip_invalid=arguments.skip_invalid,
-                         polygons=arguments.polygon_iou, proposals=arguments.proposals)
+    inputs = load_inputs(
+        fmt,
+        arguments.ground_truth,
+        arguments.predictions,
+        geometry=geometry,
+        image_size=arguments.image_size,
+        subset=arguments.subset,
+        skip_invalid=arguments.skip_invalid,
+        polygons=arguments.polygon_iou,
+        proposals=arguments.proposals,
+    )
     for note in [*inputs.notes, *_ignored_options(inputs, arguments)]:
         print(note, file=sys.stderr)
     for report in inputs.reports:
@@ -132,12 +201,18 @@ def run(arguments: argparse.Namespace) -> int:
 
 def _require_something_left(inputs: EvaluationInputs) -> None:
     """Refuse a side that --skip-invalid emptied: the evaluation's own complaint would be about a missing column."""
-    for side, table, report in (("ground truth", inputs.ground_truth, inputs.reports[0]),
-                                ("predictions", inputs.predictions, inputs.reports[-1])):
+    for side, table, report in (
+        ("ground truth", inputs.ground_truth, inputs.reports[0]),
+        ("predictions", inputs.predictions, inputs.reports[-1]),
+    ):
         if len(table) == 0 and report.skipped:
-            raise FormatError(report.source, "", f"the {side} must keep at least one valid record (got none: "
-                                                 f"--skip-invalid skipped all {len(report.skipped)}, for the reasons "
-                                                 "above)")
+            raise FormatError(
+                report.source,
+                "",
+                f"the {side} must keep at least one valid record (got none: "
+                f"--skip-invalid skipped all {len(report.skipped)}, for the reasons "
+                "above)",
+            )
 
 
 def evaluate(inputs: EvaluationInputs, arguments: argparse.Namespace) -> Any:
@@ -147,35 +222,52 @@ def evaluate(inputs: EvaluationInputs, arguments: argparse.Namespace) -> Any:
     dask = cluster_of(arguments)
     if inputs.format == "mstcn":
         if dask is not None:
-            raise InvalidArgumentError("'--workers' and '--scheduler' must not be given for MS-TCN files (their "
-                                       "evaluation runs here: frame labels are quick to compare)")
-        return evaluation.evaluate_action_segmentation(inputs.ground_truth, inputs.predictions,
-                                                       mstcn_2019_compat=arguments.mstcn_2019,
-                                                       show_progress=arguments.progress)
+            raise InvalidArgumentError(
+                "'--workers' and '--scheduler' must not be given for MS-TCN files (their "
+                "evaluation runs here: frame labels are quick to compare)"
+            )
+        return evaluation.evaluate_action_segmentation(
+            inputs.ground_truth,
+            inputs.predictions,
+            mstcn_2019_compat=arguments.mstcn_2019,
+            show_progress=arguments.progress,
+        )
     cluster = {} if dask is None else {"workers": arguments.workers, "scheduler": arguments.scheduler}
     here = {"show_progress": arguments.progress} if dask is None else {}
     functions = evaluation if dask is None else dask
     if arguments.proposals:
         if dask is not None:
-            raise InvalidArgumentError("'--workers' and '--scheduler' must not be given with '--proposals' (the "
-                                       "proposal evaluation runs here)")
-        return evaluation.evaluate_temporal_proposals(inputs.ground_truth, inputs.predictions,
-                                                      tiou_thresholds=_tiou_thresholds(arguments.tiou_thresholds
-                                                                                       or "activitynet"))
+            raise InvalidArgumentError(
+                "'--workers' and '--scheduler' must not be given with '--proposals' (the proposal evaluation runs here)"
+            )
+        return evaluation.evaluate_temporal_proposals(
+            inputs.ground_truth,
+            inputs.predictions,
+            tiou_thresholds=_tiou_thresholds(arguments.tiou_thresholds or "activitynet"),
+        )
     if inputs.format in ("activitynet", "thumos14"):
         thresholds = arguments.tiou_thresholds or ("thumos14" if inputs.format == "thumos14" else "activitynet")
-        return functions.evaluate_temporal_detection(inputs.ground_truth, inputs.predictions,
-                                                     tiou_thresholds=_tiou_thresholds(thresholds), **here, **cluster)
+        return functions.evaluate_temporal_detection(
+            inputs.ground_truth, inputs.predictions, tiou_thresholds=_tiou_thresholds(thresholds), **here, **cluster
+        )
     protocol = arguments.protocol or DEFAULT_PROTOCOL[inputs.format]
     if protocol == "voc":
         options = {key: value for key, value in inputs.options.items() if key in ("images", "categories")}
         default = DEFAULT_INTERPOLATION.get(inputs.format, "all")
         interpolation: Literal["all", "11point"] = arguments.interpolation or default
         threshold = 0.5 if arguments.iou_threshold is None else arguments.iou_threshold
-        return functions.evaluate_voc(inputs.ground_truth, inputs.predictions, iou_threshold=threshold,
-                                      interpolation=interpolation, **options, **here, **cluster)
-    return functions.evaluate_coco(inputs.ground_truth, inputs.predictions, polygon_iou=arguments.polygon_iou,
-                                   **inputs.options, **here, **cluster)
+        return functions.evaluate_voc(
+            inputs.ground_truth,
+            inputs.predictions,
+            iou_threshold=threshold,
+            interpolation=interpolation,
+            **options,
+            **here,
+            **cluster,
+        )
+    return functions.evaluate_coco(
+        inputs.ground_truth, inputs.predictions, polygon_iou=arguments.polygon_iou, **inputs.options, **here, **cluster
+    )
 
 
 def _ignored_options(inputs: EvaluationInputs, arguments: argparse.Namespace) -> list[str]:
@@ -190,12 +282,15 @@ def _ignored_options(inputs: EvaluationInputs, arguments: argparse.Namespace) ->
     given = [option for option, value in unused.items() if value is not None]
     if not given:
         return []
-    instead = {"coco": "COCO's AP averages IoU 0.50:0.95 with 101-point interpolation; --protocol voc uses them",
-               "activitynet": "--tiou-thresholds sets the thresholds",
-               "thumos14": "--tiou-thresholds sets the thresholds"}.get(protocol, "F1@k uses MS-TCN's overlaps "
-                                                                             "0.10, 0.25 and 0.50")
-    return [f"warning: {' and '.join(given)} {'are' if len(given) > 1 else 'is'} not used by the {protocol} evaluation "
-            f"and ignored ({instead})"]
+    instead = {
+        "coco": "COCO's AP averages IoU 0.50:0.95 with 101-point interpolation; --protocol voc uses them",
+        "activitynet": "--tiou-thresholds sets the thresholds",
+        "thumos14": "--tiou-thresholds sets the thresholds",
+    }.get(protocol, "F1@k uses MS-TCN's overlaps 0.10, 0.25 and 0.50")
+    return [
+        f"warning: {' and '.join(given)} {'are' if len(given) > 1 else 'is'} not used by the {protocol} evaluation "
+        f"and ignored ({instead})"
+    ]
 
 
 def _tiou_thresholds(text: str) -> str | list[float]:
@@ -204,8 +299,9 @@ def _tiou_thresholds(text: str) -> str | list[float]:
     try:
         return [float(part) for part in text.split(",")]
     except ValueError:
-        raise InvalidArgumentError(f"'--tiou-thresholds' must be activitynet, thumos14 or numbers separated by "
-                                   f"commas (got {text!r})") from None
+        raise InvalidArgumentError(
+            f"'--tiou-thresholds' must be activitynet, thumos14 or numbers separated by commas (got {text!r})"
+        ) from None
 
 
 def per_category_rows(result: Any, names: dict[Any, str]) -> list[dict[str, Any]]:
@@ -221,19 +317,35 @@ def per_category_rows(result: Any, names: dict[Any, str]) -> list[dict[str, Any]
     [{'category': 3, 'name': 'ship', 'AP': 1.0, 'recall': 1.0, 'num_ground_truths': 1, 'num_detections': 1}]
     """
     if hasattr(result, "average_recall"):  # proposals: AR at each number of proposals per video, no categories
-        return [{"category": "all", "name": "all", **{f"AR@{int(round(an))}": float(ar)
-                                                       for an, ar in zip(result.proposals_per_video,
-                                                                         result.average_recall)
-                                                       if abs(an - round(an)) < 1e-9 and round(an) in (1, 5, 10, 100)},
-                 "AUC": result.auc}]
+        return [
+            {
+                "category": "all",
+                "name": "all",
+                **{
+                    f"AR@{int(round(an))}": float(ar)
+                    for an, ar in zip(result.proposals_per_video, result.average_recall)
+                    if abs(an - round(an)) < 1e-9 and round(an) in (1, 5, 10, 100)
+                },
+                "AUC": result.auc,
+            }
+        ]
     if hasattr(result, "per_video"):  # action segmentation: accuracy and edit per video
         return [{"category": video, "name": str(video), **values} for video, values in result.per_video().items()]
     if hasattr(result, "ap_per_class"):  # temporal detection: AP per class at each tIoU threshold
         thresholds = [f"AP@{t:.2f}" for t in result.tiou_thresholds]
-        return [{"category": label, "name": str(label), "AP": float(values.mean()),
-                 **dict(zip(thresholds, values.tolist()))} for label, values in result.ap_per_class().items()]
-    return [{"category": category, "name": names.get(category, str(category)), **values}
-            for category, values in result.per_category().items()]
+        return [
+            {
+                "category": label,
+                "name": str(label),
+                "AP": float(values.mean()),
+                **dict(zip(thresholds, values.tolist())),
+            }
+            for label, values in result.ap_per_class().items()
+        ]
+    return [
+        {"category": category, "name": names.get(category, str(category)), **values}
+        for category, values in result.per_category().items()
+    ]
 
 
 def _header(inputs: EvaluationInputs, arguments: argparse.Namespace) -> str:
@@ -243,8 +355,11 @@ def _header(inputs: EvaluationInputs, arguments: argparse.Namespace) -> str:
     geometry = inputs.geometry
     if inputs.format == "coco" and geometry == "segmentation":
         # The exact default differs from pycocotools' numbers on small objects: say which model was used.
-        geometry += (", polygons rasterized as pycocotools does" if arguments.polygon_iou == "pycocotools"
-                     else ", exact polygons; --polygon-iou pycocotools for pycocotools' raster")
+        geometry += (
+            ", polygons rasterized as pycocotools does"
+            if arguments.polygon_iou == "pycocotools"
+            else ", exact polygons; --polygon-iou pycocotools for pycocotools' raster"
+        )
     return f"geoiou eval: {inputs.format} ({geometry}), {counts}\n"
 
 
@@ -255,8 +370,10 @@ def _table(rows: list[dict[str, Any]], digits: int = 4, heading: str = "category
     width = max(len(heading), *(len(row["name"]) for row in rows))
     lines = [f"{heading:<{width}} " + " ".join(f"{c:>{max(len(c), digits + 4)}}" for c in columns)]
     for row in rows:
-        lines.append(f"{row['name']:<{width}} " + " ".join(f"{_cell(row[c], digits):>{max(len(c), digits + 4)}}"
-                                                            for c in columns))
+        lines.append(
+            f"{row['name']:<{width}} "
+            + " ".join(f"{_cell(row[c], digits):>{max(len(c), digits + 4)}}" for c in columns)
+        )
     return "\n".join(lines)
 
 
@@ -266,14 +383,20 @@ def _cell(value: Any, digits: int) -> str:
     return str(value)
 
 
-def _write_outputs(arguments: argparse.Namespace, inputs: EvaluationInputs, result: Any,
-                   rows: list[dict[str, Any]]) -> None:
+def _write_outputs(
+    arguments: argparse.Namespace, inputs: EvaluationInputs, result: Any, rows: list[dict[str, Any]]
+) -> None:
     """Write the files asked for, all or none (see `write_outputs`)."""
     writers = []
     if arguments.json:
-        document = {"format": inputs.format, "geometry": inputs.geometry, "ground_truth": arguments.ground_truth,
-                    "predictions": arguments.predictions, "result": result.to_dict(),
-                    "skipped": {report.source: report.counts() for report in inputs.reports if report.skipped}}
+        document = {
+            "format": inputs.format,
+            "geometry": inputs.geometry,
+            "ground_truth": arguments.ground_truth,
+            "predictions": arguments.predictions,
+            "result": result.to_dict(),
+            "skipped": {report.source: report.counts() for report in inputs.reports if report.skipped},
+        }
         writers.append((arguments.json, lambda path: _write_text(path, json_text(document))))
     if arguments.csv:
         writers.append((arguments.csv, lambda path: _write_csv(path, rows)))
@@ -312,12 +435,19 @@ def _save_pictures(arguments: argparse.Namespace, inputs: EvaluationInputs, resu
         truth = inputs.ground_truth.take(np.flatnonzero(inputs.ground_truth.image_id == image))
         predicted = inputs.predictions.take(np.flatnonzero(inputs.predictions.image_id == image))
         figure, axes = plt.subplots(figsize=(9, 7.5), layout="constrained")
-        plot_matching(list(truth.regions), list(predicted.regions), min_iou=result.iou_threshold, ax=axes,
-                      labels=("ground truth", "predictions"))
+        plot_matching(
+            list(truth.regions),
+            list(predicted.regions),
+            min_iou=result.iou_threshold,
+            ax=axes,
+            labels=("ground truth", "predictions"),
+        )
         values = result.per_image()[image]
-        axes.set_title(f"image {image}: F1 {values['f1']:.3f} within categories at IoU > {result.iou_threshold:g} "
-                       f"({values['true_positives']} found, {values['missed']} missed, "
-                       f"{values['false_positives']} false)\ndrawn matched across categories: {axes.get_title()}")
+        axes.set_title(
+            f"image {image}: F1 {values['f1']:.3f} within categories at IoU > {result.iou_threshold:g} "
+            f"({values['true_positives']} found, {values['missed']} missed, "
+            f"{values['false_positives']} false)\ndrawn matched across categories: {axes.get_title()}"
+        )
         path = folder / f"{rank:02d}-{re.sub(r'[^A-Za-z0-9._-]+', '_', str(image))}.png"
         figure.savefig(path, dpi=100)
         plt.close(figure)

@@ -28,11 +28,19 @@ from geoiou.io.report import ReadReport
 __all__ = ["FORMATS", "SOURCE_KINDS", "EvaluationInputs", "detect_format", "detect_source", "load_inputs"]
 
 FORMATS = ("coco", "dota", "yolo", "activitynet", "mstcn", "thumos14")
-FORMAT_NAMES = {"coco": "COCO", "dota": "DOTA", "yolo": "YOLO", "activitynet": "ActivityNet", "mstcn": "MS-TCN",
-                "thumos14": "THUMOS14"}
+FORMAT_NAMES = {
+    "coco": "COCO",
+    "dota": "DOTA",
+    "yolo": "YOLO",
+    "activitynet": "ActivityNet",
+    "mstcn": "MS-TCN",
+    "thumos14": "THUMOS14",
+}
 #: Sources that hold predictions, with how to name them when one is given as the ground truth.
-PREDICTION_KINDS = {"coco-results": "COCO results (a list of scored objects)",
-                    "dota-task1": "DOTA Task1 predictions (Task1_<class>.txt files)"}
+PREDICTION_KINDS = {
+    "coco-results": "COCO results (a list of scored objects)",
+    "dota-task1": "DOTA Task1 predictions (Task1_<class>.txt files)",
+}
 #: What `detect_source` tells apart, each read by its reader in geoiou.io.
 SOURCE_KINDS = ("coco", "coco-results", "dota", "dota-task1", "yolo", "activitynet", "geojson")
 #: A GeoJSON document names its type near its start: a collection, a feature or a bare geometry.
@@ -77,8 +85,12 @@ def detect_format(ground_truth: str) -> str:
     if kind == "activitynet" and not _is_activitynet_database(ground_truth):
         raise _swapped(ground_truth, "ActivityNet results, given as the ground truth")
     if kind not in FORMATS:
-        raise FormatError(ground_truth, "", f"a {kind} source cannot be the ground truth (expected COCO instances, "
-                          "ActivityNet JSON, or a folder of DOTA or YOLO label files); pass --format")
+        raise FormatError(
+            ground_truth,
+            "",
+            f"a {kind} source cannot be the ground truth (expected COCO instances, "
+            "ActivityNet JSON, or a folder of DOTA or YOLO label files); pass --format",
+        )
     return kind
 
 
@@ -115,15 +127,27 @@ def detect_source(path: str, *, role: str = "input") -> str:
             return "activitynet"
         if GEOJSON_TYPE.search(head):
             return "geojson"
-        raise FormatError(path, "", "a JSON file that is neither COCO instances ('images', 'annotations') nor "
-                          "ActivityNet ('database', 'results') nor GeoJSON; pass --format")
-    raise FormatError(path, "", "cannot tell the format: expected a COCO, ActivityNet or GeoJSON file, or a folder "
-                      "of DOTA or YOLO label files; pass --format")
+        raise FormatError(
+            path,
+            "",
+            "a JSON file that is neither COCO instances ('images', 'annotations') nor "
+            "ActivityNet ('database', 'results') nor GeoJSON; pass --format",
+        )
+    raise FormatError(
+        path,
+        "",
+        "cannot tell the format: expected a COCO, ActivityNet or GeoJSON file, or a folder "
+        "of DOTA or YOLO label files; pass --format",
+    )
 
 
 def _swapped(source: str, what: str) -> FormatError:
-    return FormatError(source, "", f"this looks like {what}: did you swap them? The ground truth comes first: "
-                                   "geoiou eval GROUND_TRUTH PREDICTIONS")
+    return FormatError(
+        source,
+        "",
+        f"this looks like {what}: did you swap them? The ground truth comes first: "
+        "geoiou eval GROUND_TRUTH PREDICTIONS",
+    )
 
 
 def _is_activitynet_database(path: str) -> bool:
@@ -137,8 +161,11 @@ def _refuse_swapped(format: str, ground_truth: str, predictions: str) -> None:
     if format == "yolo":
         truth_fields, predicted_fields = _object_fields(ground_truth), _object_fields(predictions)
         if truth_fields in (6, 10) and predicted_fields in (5, 9):  # a confidence column only on the truth's side
-            raise _swapped(ground_truth, "YOLO predictions (labels with a confidence column), given as the ground "
-                                         "truth, while the predictions have none")
+            raise _swapped(
+                ground_truth,
+                "YOLO predictions (labels with a confidence column), given as the ground "
+                "truth, while the predictions have none",
+            )
         return
     try:
         kind = detect_source(predictions, role="PRED")
@@ -187,9 +214,11 @@ def _detect_label_files(folder: str, names: list[str]) -> str:
                     return "mstcn"
                 if len(fields) == 3 and not _is_number(fields[0]) and all(map(_is_number, fields[1:])):
                     return "thumos14"  # video start end: THUMOS14's <Class>_val.txt
-                raise FormatError(os.path.join(folder, name), "",
-                                  f"a line that is neither DOTA nor YOLO: {line.strip()!r}; "
-                                  "pass --format")
+                raise FormatError(
+                    os.path.join(folder, name),
+                    "",
+                    f"a line that is neither DOTA nor YOLO: {line.strip()!r}; pass --format",
+                )
     where = os.path.join(folder, names[0]) if len(names) == 1 else folder
     raise FormatError(where, "", "no label file with an object here (expected DOTA or YOLO *.txt files)")
 
@@ -202,32 +231,67 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def load_inputs(format: str, ground_truth: str, predictions: str, *, geometry: str, image_size: tuple[int, int] | None,
-                subset: str | None, skip_invalid: bool, polygons: str = "exact",
-                proposals: bool = False) -> EvaluationInputs:
+def load_inputs(
+    format: str,
+    ground_truth: str,
+    predictions: str,
+    *,
+    geometry: str,
+    image_size: tuple[int, int] | None,
+    subset: str | None,
+    skip_invalid: bool,
+    polygons: str = "exact",
+    proposals: bool = False,
+) -> EvaluationInputs:
     """Read both sides in `format` (one of `FORMATS`); `polygons` as in `geoiou.io.read_coco`; `proposals`:
     ActivityNet predictions without labels (the proposal task)."""
-    loaders: dict[str, Callable[..., EvaluationInputs]] = {"coco": _coco, "dota": _dota, "yolo": _yolo,
-                                                           "activitynet": _activitynet, "mstcn": _mstcn,
-                                                           "thumos14": _thumos14}
+    loaders: dict[str, Callable[..., EvaluationInputs]] = {
+        "coco": _coco,
+        "dota": _dota,
+        "yolo": _yolo,
+        "activitynet": _activitynet,
+        "mstcn": _mstcn,
+        "thumos14": _thumos14,
+    }
     _refuse_swapped(format, ground_truth, predictions)
     if proposals and format != "activitynet":
         raise InvalidArgumentError(f"'--proposals' must be used with ActivityNet files (got {format} files)")
-    return loaders[format](ground_truth, predictions, geometry=geometry, image_size=image_size, subset=subset,
-                           skip_invalid=skip_invalid, polygons=polygons, proposals=proposals)
+    return loaders[format](
+        ground_truth,
+        predictions,
+        geometry=geometry,
+        image_size=image_size,
+        subset=subset,
+        skip_invalid=skip_invalid,
+        polygons=polygons,
+        proposals=proposals,
+    )
 
 
-def _coco(ground_truth: str, predictions: str, *, geometry: Literal["auto", "bbox", "segmentation"],
-          skip_invalid: bool, polygons: Literal["exact", "pycocotools"], **_: Any) -> EvaluationInputs:
+def _coco(
+    ground_truth: str,
+    predictions: str,
+    *,
+    geometry: Literal["auto", "bbox", "segmentation"],
+    skip_invalid: bool,
+    polygons: Literal["exact", "pycocotools"],
+    **_: Any,
+) -> EvaluationInputs:
     from geoiou.io.coco import read_coco, read_coco_results
 
     predicted = read_coco_results(predictions, geometry=geometry, skip_invalid=skip_invalid)
     # Official segm numbers rasterize each annotation from its parts as written (pycocotools' annToRLE).
     compared: Literal["bbox", "segmentation"] = "segmentation" if predicted.geometry == "segmentation" else "bbox"
     truth = read_coco(ground_truth, geometry=compared, polygons=polygons, skip_invalid=skip_invalid)
-    return EvaluationInputs("coco", truth.annotations, predicted.annotations, [truth.report, predicted.report],
-                            options={"images": truth.images, "categories": list(truth.categories)},
-                            names=dict(truth.categories), geometry=predicted.geometry)
+    return EvaluationInputs(
+        "coco",
+        truth.annotations,
+        predicted.annotations,
+        [truth.report, predicted.report],
+        options={"images": truth.images, "categories": list(truth.categories)},
+        names=dict(truth.categories),
+        geometry=predicted.geometry,
+    )
 
 
 def _dota(ground_truth: str, predictions: str, *, skip_invalid: bool, **_: Any) -> EvaluationInputs:
@@ -239,13 +303,20 @@ def _dota(ground_truth: str, predictions: str, *, skip_invalid: bool, **_: Any) 
     notes += _files_not_read(ground_truth, "*.txt") + _files_not_read(predictions, "Task1_*.txt")
     kept = predicted.annotations if rows is None else predicted.annotations.take(rows)
     categories = sorted(set(truth.annotations.category_id.tolist()) | set(kept.category_id.tolist()))
-    return EvaluationInputs("dota", truth.annotations, kept, [truth.report, predicted.report],
-                            options={"images": list(truth.images), "categories": categories}, geometry="polygon",
-                            notes=notes)
+    return EvaluationInputs(
+        "dota",
+        truth.annotations,
+        kept,
+        [truth.report, predicted.report],
+        options={"images": list(truth.images), "categories": categories},
+        geometry="polygon",
+        notes=notes,
+    )
 
 
-def _task1_rows_of(images: tuple[str, ...], image_ids: np.ndarray, ground_truth: str,
-                   predictions: str) -> tuple[np.ndarray | None, list[str]]:
+def _task1_rows_of(
+    images: tuple[str, ...], image_ids: np.ndarray, ground_truth: str, predictions: str
+) -> tuple[np.ndarray | None, list[str]]:
     """The Task1 predictions on the ground truth's images: all (None), or, for one label file given as the
     ground truth, the rows of its image, with a note of what is left out (docs/howto/dota.md).
 
@@ -260,12 +331,17 @@ def _task1_rows_of(images: tuple[str, ...], image_ids: np.ndarray, ground_truth:
     if with_suffix or not os.path.isfile(ground_truth):
         name = with_suffix[0] if with_suffix else unknown[0]
         path, line = _task1_line_of(predictions, name)
-        hint = (f"; did you mean {os.path.splitext(name)[0]!r}? Task1 names images by their stem, without the "
-                "extension" if with_suffix else f"; the ground truth has {len(images)} images, such as {images[0]!r}")
+        hint = (
+            f"; did you mean {os.path.splitext(name)[0]!r}? Task1 names images by their stem, without the extension"
+            if with_suffix
+            else f"; the ground truth has {len(images)} images, such as {images[0]!r}"
+        )
         raise FormatError(path, line, f"'image_name' must be an image of the ground truth (got {name!r}{hint})")
     others = len(unknown)
-    note = (f"DOTA: evaluating the image {images[0]!r} alone (the ground truth is one label file); "
-            f"{int((~inside).sum())} predictions on {others} other image{'s' if others > 1 else ''} left out")
+    note = (
+        f"DOTA: evaluating the image {images[0]!r} alone (the ground truth is one label file); "
+        f"{int((~inside).sum())} predictions on {others} other image{'s' if others > 1 else ''} left out"
+    )
     return np.flatnonzero(inside), [note]
 
 
@@ -273,13 +349,19 @@ def _files_not_read(folder: str, pattern: str) -> list[str]:
     """A note naming the files of a label folder that its reader passes over (no file is dropped unsaid)."""
     if not os.path.isdir(folder):
         return []
-    skipped = sorted(name for name in os.listdir(folder) if os.path.isfile(os.path.join(folder, name))
-                     and not name.startswith(".") and not fnmatch.fnmatchcase(name.lower(), pattern.lower()))
+    skipped = sorted(
+        name
+        for name in os.listdir(folder)
+        if os.path.isfile(os.path.join(folder, name))
+        and not name.startswith(".")
+        and not fnmatch.fnmatchcase(name.lower(), pattern.lower())
+    )
     if not skipped:
         return []
     shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
-    return [f"{folder}: {len(skipped)} file{'s' if len(skipped) > 1 else ''} not read as labels ({pattern} only): "
-            f"{shown}"]
+    return [
+        f"{folder}: {len(skipped)} file{'s' if len(skipped) > 1 else ''} not read as labels ({pattern} only): {shown}"
+    ]
 
 
 def _task1_line_of(predictions: str, name: str) -> tuple[str, str]:
@@ -294,8 +376,9 @@ def _task1_line_of(predictions: str, name: str) -> tuple[str, str]:
     return predictions, ""
 
 
-def _yolo(ground_truth: str, predictions: str, *, image_size: tuple[int, int] | None, skip_invalid: bool,
-          **_: Any) -> EvaluationInputs:
+def _yolo(
+    ground_truth: str, predictions: str, *, image_size: tuple[int, int] | None, skip_invalid: bool, **_: Any
+) -> EvaluationInputs:
     from geoiou.io.yolo import read_yolo_folder
 
     truth = read_yolo_folder(ground_truth, image_sizes=image_size, skip_invalid=skip_invalid)
@@ -306,29 +389,45 @@ def _yolo(ground_truth: str, predictions: str, *, image_size: tuple[int, int] | 
         # Normalised coordinates: IoU is unchanged (it is invariant under scaling x and y), but
         # COCO's small/medium/large ranges are in pixels, so only "all" is meaningful.
         options["area_ranges"] = {"all": (0.0, 1e10)}
-    return EvaluationInputs("yolo", truth.annotations, predicted.annotations, [truth.report, predicted.report],
-                            notes=notes,
-                            names=truth.class_names or predicted.class_names,
-                            options=options, geometry="obb" if "Polygon" in truth.annotations.kinds else "bbox")
+    return EvaluationInputs(
+        "yolo",
+        truth.annotations,
+        predicted.annotations,
+        [truth.report, predicted.report],
+        notes=notes,
+        names=truth.class_names or predicted.class_names,
+        options=options,
+        geometry="obb" if "Polygon" in truth.annotations.kinds else "bbox",
+    )
 
 
-def _activitynet(ground_truth: str, predictions: str, *, subset: str | None, skip_invalid: bool,
-                 proposals: bool = False, **_: Any) -> EvaluationInputs:
+def _activitynet(
+    ground_truth: str, predictions: str, *, subset: str | None, skip_invalid: bool, proposals: bool = False, **_: Any
+) -> EvaluationInputs:
     from geoiou.io.activitynet import read_activitynet
 
     truth = read_activitynet(ground_truth, subset=subset, skip_invalid=skip_invalid)
-    predicted = _proposals(predictions, skip_invalid) if proposals else read_activitynet(predictions,
-                                                                                           skip_invalid=skip_invalid)
+    predicted = (
+        _proposals(predictions, skip_invalid) if proposals else read_activitynet(predictions, skip_invalid=skip_invalid)
+    )
     for source, read, expected in ((ground_truth, truth, "database"), (predictions, predicted, "results")):
         if read.kind != expected:
             raise FormatError(source, "", f"expected an ActivityNet {expected} file (got a {read.kind} file)")
     notes = _beyond_duration(predicted.segments, truth.durations)
     if subset is None and truth.subset is not None:
-        notes.append(f"ActivityNet: evaluating the {truth.subset!r} subset of the ground truth "
-                     f"({len(truth.segments.videos)} "
-                     "videos), as ActivityNet's evaluation does; --subset all evaluates every video")
-    return EvaluationInputs("activitynet", _with_videos_of(truth.segments, predicted.segments), predicted.segments,
-                            [truth.report, predicted.report], geometry="interval", notes=notes)
+        notes.append(
+            f"ActivityNet: evaluating the {truth.subset!r} subset of the ground truth "
+            f"({len(truth.segments.videos)} "
+            "videos), as ActivityNet's evaluation does; --subset all evaluates every video"
+        )
+    return EvaluationInputs(
+        "activitynet",
+        _with_videos_of(truth.segments, predicted.segments),
+        predicted.segments,
+        [truth.report, predicted.report],
+        geometry="interval",
+        notes=notes,
+    )
 
 
 def _proposals(path: str, skip_invalid: bool) -> Any:
@@ -363,9 +462,11 @@ def _beyond_duration(predictions: Any, durations: dict[str, float]) -> list[str]
     beyond = predictions.end[known] > duration * 1.01 + 1e-9  # a little past the end is rounding, not units
     if beyond.sum() * 2 <= known.sum():
         return []
-    return [f"warning: {int(beyond.sum())} of {int(known.sum())} predictions end after their video's duration "
-            "(the ground truth's 'duration', in seconds): are the predictions in frames? Every such prediction "
-            "is compared as it is"]
+    return [
+        f"warning: {int(beyond.sum())} of {int(known.sum())} predictions end after their video's duration "
+        "(the ground truth's 'duration', in seconds): are the predictions in frames? Every such prediction "
+        "is compared as it is"
+    ]
 
 
 def _thumos14(ground_truth: str, predictions: str, *, skip_invalid: bool, **_: Any) -> EvaluationInputs:
@@ -376,15 +477,27 @@ def _thumos14(ground_truth: str, predictions: str, *, skip_invalid: bool, **_: A
     truth = read_thumos14(ground_truth, skip_invalid=skip_invalid)
     predicted = read_activitynet(predictions, skip_invalid=skip_invalid)
     if predicted.kind != "results":
-        raise FormatError(predictions, "", "expected ActivityNet results JSON ({'results': {video: [{'segment', "
-                                           "'label', 'score'}]}}) as THUMOS14 predictions "
-                                           f"(got a {predicted.kind} file)")
+        raise FormatError(
+            predictions,
+            "",
+            "expected ActivityNet results JSON ({'results': {video: [{'segment', "
+            "'label', 'score'}]}}) as THUMOS14 predictions "
+            f"(got a {predicted.kind} file)",
+        )
     notes = []
     if len(truth.ambiguous):
-        notes.append(f"THUMOS14: {len(truth.ambiguous)} Ambiguous segments are read apart and not used: a "
-                     "prediction on them counts as any other (THUMOS14's own evaluation ignores such predictions)")
-    return EvaluationInputs("thumos14", _with_videos_of(truth.segments, predicted.segments), predicted.segments,
-                            [truth.report, predicted.report], geometry="interval", notes=notes)
+        notes.append(
+            f"THUMOS14: {len(truth.ambiguous)} Ambiguous segments are read apart and not used: a "
+            "prediction on them counts as any other (THUMOS14's own evaluation ignores such predictions)"
+        )
+    return EvaluationInputs(
+        "thumos14",
+        _with_videos_of(truth.segments, predicted.segments),
+        predicted.segments,
+        [truth.report, predicted.report],
+        geometry="interval",
+        notes=notes,
+    )
 
 
 def _mstcn(ground_truth: str, predictions: str, **_: Any) -> EvaluationInputs:
@@ -396,8 +509,10 @@ def _mstcn(ground_truth: str, predictions: str, **_: Any) -> EvaluationInputs:
     from geoiou.io.mstcn import read_mstcn_labels, read_mstcn_mapping
 
     folder = ground_truth if os.path.isdir(ground_truth) else os.path.dirname(ground_truth)
-    candidates = [os.path.join(folder, "mapping.txt"), os.path.join(os.path.dirname(os.path.abspath(folder)),
-                                                                    "mapping.txt")]
+    candidates = [
+        os.path.join(folder, "mapping.txt"),
+        os.path.join(os.path.dirname(os.path.abspath(folder)), "mapping.txt"),
+    ]
     mapping_path = next((path for path in candidates if os.path.isfile(path)), None)
     mapping = read_mstcn_mapping(mapping_path) if mapping_path else None
     truth = read_mstcn_labels(ground_truth, mapping=mapping)
@@ -405,17 +520,29 @@ def _mstcn(ground_truth: str, predictions: str, **_: Any) -> EvaluationInputs:
     missing = [video for video in predicted.labels if video not in truth.labels]
     if missing:
         more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
-        raise FormatError(predictions, "", f"'video' must have a ground-truth file in {ground_truth} (got "
-                                           f"{missing[0]!r}{more})")
+        raise FormatError(
+            predictions, "", f"'video' must have a ground-truth file in {ground_truth} (got {missing[0]!r}{more})"
+        )
     videos = list(predicted.labels)
-    notes = [] if mapping_path else ["MS-TCN: no mapping.txt beside the ground truth; labels are not checked "
-                                     "against a class list"]
+    notes = (
+        []
+        if mapping_path
+        else ["MS-TCN: no mapping.txt beside the ground truth; labels are not checked against a class list"]
+    )
     left_out = len(truth.labels) - len(videos)
     if left_out:
-        notes.append(f"MS-TCN: evaluating the {len(videos)} videos of the predictions; {left_out} ground-truth "
-                     "videos without predictions are left out (as MS-TCN evaluates one split's videos)")
-    return EvaluationInputs("mstcn", {video: truth.labels[video] for video in videos}, predicted.labels,
-                            [truth.report, predicted.report], geometry="frames", notes=notes)
+        notes.append(
+            f"MS-TCN: evaluating the {len(videos)} videos of the predictions; {left_out} ground-truth "
+            "videos without predictions are left out (as MS-TCN evaluates one split's videos)"
+        )
+    return EvaluationInputs(
+        "mstcn",
+        {video: truth.labels[video] for video in videos},
+        predicted.labels,
+        [truth.report, predicted.report],
+        geometry="frames",
+        notes=notes,
+    )
 
 
 def _with_videos_of(truth: Any, predictions: Any) -> Any:
@@ -430,5 +557,6 @@ def _with_videos_of(truth: Any, predictions: Any) -> Any:
     extra = [video for video in dict.fromkeys(predictions.video_id.tolist()) if video not in known]
     if not extra:
         return truth
-    return TemporalSegments(video_id=truth.video_id, label=truth.label, start=truth.start, end=truth.end,
-                            videos=[*truth.videos, *extra])
+    return TemporalSegments(
+        video_id=truth.video_id, label=truth.label, start=truth.start, end=truth.end, videos=[*truth.videos, *extra]
+    )

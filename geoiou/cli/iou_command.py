@@ -38,7 +38,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     literals = "\n".join(f"  {name}:{form}" for name, (form, _) in LITERAL_KINDS.items())
     files = "\n".join(f"  *{suffix:<9} {what}" for suffix, what in FILE_KINDS.items())
     parser = commands.add_parser(
-        "iou", help="measure the overlap of two regions (literals or files)",
+        "iou",
+        help="measure the overlap of two regions (literals or files)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Print the IoU, GIoU, intersection and union of A and B, exactly, for any two kinds.\n"
         "A region is a literal:\n" + literals + "\n  mask:image.png\n  'POLYGON ((0 0, 4 0, 0 3, 0 0))'  (WKT)\n"
@@ -50,16 +51,29 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument("a", metavar="A", help="first region: a literal or a file")
     parser.add_argument("b", metavar="B", help="second region: a literal or a file")
-    parser.add_argument("--enclosure", choices=("box", "hull"), default=None,
-                        help="GIoU's enclosing region C (default: box for Box x Box and intervals, hull otherwise)")
-    parser.add_argument("--repair", action="store_true",
-                        help="repair invalid polygons (self-intersecting rings) with shapely.make_valid instead of failing")
-    parser.add_argument("--all-pairs", action="store_true",
-                        help="with several regions, list disjoint pairs too (by default only overlapping pairs)")
+    parser.add_argument(
+        "--enclosure",
+        choices=("box", "hull"),
+        default=None,
+        help="GIoU's enclosing region C (default: box for Box x Box and intervals, hull otherwise)",
+    )
+    parser.add_argument(
+        "--repair",
+        action="store_true",
+        help="repair invalid polygons (self-intersecting rings) with shapely.make_valid instead of failing",
+    )
+    parser.add_argument(
+        "--all-pairs",
+        action="store_true",
+        help="with several regions, list disjoint pairs too (by default only overlapping pairs)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table (numbers in full)")
-    parser.add_argument("--digits", type=_digits, default=DEFAULT_DIGITS,
-                        help=f"significant digits of the numbers printed (default {DEFAULT_DIGITS}; 17 shows every "
-                             "float in full)")
+    parser.add_argument(
+        "--digits",
+        type=_digits,
+        default=DEFAULT_DIGITS,
+        help=f"significant digits of the numbers printed (default {DEFAULT_DIGITS}; 17 shows every float in full)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -122,8 +136,9 @@ def _read_file(path: str, repair: bool) -> Region:
     raise FormatError(path, "", f"cannot tell the format from the suffix {suffix!r}: expected one of {known}")
 
 
-def measure_pairs(a: Region, b: Region, *, enclosure: Literal["box", "hull"] | None = None,
-                  all_pairs: bool = False) -> list[dict[str, Any]]:
+def measure_pairs(
+    a: Region, b: Region, *, enclosure: Literal["box", "hull"] | None = None, all_pairs: bool = False
+) -> list[dict[str, Any]]:
     """IoU, GIoU, intersection, union and the enclosure's measure of every pair (a[i], b[j]).
 
     Pairs that do not overlap are left out unless `all_pairs` (or both sides are single regions).
@@ -144,9 +159,19 @@ def measure_pairs(a: Region, b: Region, *, enclosure: Literal["box", "hull"] | N
     enclosing = np.atleast_1d(geoiou.enclosure_area(first, second, enclosure=enclosure))
     # A 1-D "box" is the enclosing interval.
     kind = "interval" if a.ndim == 1 else (enclosure or default_enclosure(rows_a, rows_b))
-    return [{"a": int(i[k]), "b": int(j[k]), "IoU": float(overlap[k]), "GIoU": float(generalized[k]),
-             "intersection": float(intersection[i[k], j[k]]), "union": float(union[k]),
-             "enclosure": float(enclosing[k]), "enclosure_kind": kind} for k in range(len(i))]
+    return [
+        {
+            "a": int(i[k]),
+            "b": int(j[k]),
+            "IoU": float(overlap[k]),
+            "GIoU": float(generalized[k]),
+            "intersection": float(intersection[i[k], j[k]]),
+            "union": float(union[k]),
+            "enclosure": float(enclosing[k]),
+            "enclosure_kind": kind,
+        }
+        for k in range(len(i))
+    ]
 
 
 def _number(value: float, digits: int) -> str:
@@ -175,7 +200,10 @@ def _single_table(row: dict[str, Any], digits: int) -> str:
 def _pair_table(rows: list[dict[str, Any]], n_a: int, n_b: int, all_pairs: bool, digits: int) -> str:
     shown = "pairs" if all_pairs else "overlapping pairs"
     width = max(12, digits + 8)  # room for a sign, a point and an exponent
-    lines = [f"{n_a} x {n_b} regions, {len(rows)} {shown}", f"{'a':>6} {'b':>6} " + " ".join(f"{c:>{width}}" for c in COLUMNS)]
+    lines = [
+        f"{n_a} x {n_b} regions, {len(rows)} {shown}",
+        f"{'a':>6} {'b':>6} " + " ".join(f"{c:>{width}}" for c in COLUMNS),
+    ]
     for row in rows:
         lines.append(f"{row['a']:>6} {row['b']:>6} " + " ".join(f"{_number(row[c], digits):>{width}}" for c in COLUMNS))
     return "\n".join(lines)

@@ -12,8 +12,17 @@ from typing import Any
 
 from geoiou.errors import InvalidArgumentError
 
-__all__ = ["add_cluster_options", "add_reader_options", "check_outputs", "cluster_of", "image_size", "json_text",
-           "json_value", "pyplot_for_files", "write_outputs"]
+__all__ = [
+    "add_cluster_options",
+    "add_reader_options",
+    "check_outputs",
+    "cluster_of",
+    "image_size",
+    "json_text",
+    "json_value",
+    "pyplot_for_files",
+    "write_outputs",
+]
 
 
 def image_size(text: str) -> tuple[int, int]:
@@ -35,20 +44,37 @@ def image_size(text: str) -> tuple[int, int]:
 
 def add_reader_options(parser: argparse.ArgumentParser) -> None:
     """Add the options every command that reads annotation files has: ``--image-size`` and ``--skip-invalid``."""
-    parser.add_argument("--image-size", metavar="H,W", type=image_size, default=None,
-                        help="yolo: image height and width in pixels (default: keep normalised coordinates)")
-    parser.add_argument("--skip-invalid", action="store_true",
-                        help="skip malformed records (their count and reasons are printed) instead of failing")
+    parser.add_argument(
+        "--image-size",
+        metavar="H,W",
+        type=image_size,
+        default=None,
+        help="yolo: image height and width in pixels (default: keep normalised coordinates)",
+    )
+    parser.add_argument(
+        "--skip-invalid",
+        action="store_true",
+        help="skip malformed records (their count and reasons are printed) instead of failing",
+    )
 
 
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     """Add ``--workers N`` and ``--scheduler ADDRESS``: run on Dask (the ``dask`` extra) instead of in this process."""
     cluster = parser.add_mutually_exclusive_group()
-    cluster.add_argument("--workers", metavar="N", type=_positive, default=None,
-                         help="run on a local Dask cluster of N worker processes (needs geoiou[dask]); the result "
-                         "is the same as without it")
-    cluster.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                         help="run on the Dask cluster whose scheduler is at ADDRESS, e.g. tcp://10.0.0.5:8786")
+    cluster.add_argument(
+        "--workers",
+        metavar="N",
+        type=_positive,
+        default=None,
+        help="run on a local Dask cluster of N worker processes (needs geoiou[dask]); the result "
+        "is the same as without it",
+    )
+    cluster.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="run on the Dask cluster whose scheduler is at ADDRESS, e.g. tcp://10.0.0.5:8786",
+    )
 
 
 def _positive(text: str) -> int:
@@ -72,8 +98,9 @@ def cluster_of(arguments: argparse.Namespace) -> Any:
         import geoiou.dask
     except ImportError:
         option = "--workers" if arguments.workers is not None else "--scheduler"
-        raise InvalidArgumentError(f"{option!r} needs Dask, which is not installed: "
-                                   "pip install 'geoiou[dask]'") from None
+        raise InvalidArgumentError(
+            f"{option!r} needs Dask, which is not installed: pip install 'geoiou[dask]'"
+        ) from None
     return geoiou.dask
 
 
@@ -88,8 +115,9 @@ def pyplot_for_files(option: str) -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise InvalidArgumentError(f"{option!r} needs matplotlib, which is not installed: "
-                                   "pip install 'geoiou[plot]'") from None
+        raise InvalidArgumentError(
+            f"{option!r} needs matplotlib, which is not installed: pip install 'geoiou[plot]'"
+        ) from None
     return plt
 
 
@@ -147,8 +175,9 @@ def check_outputs(files: Mapping[str, str | None], folders: Mapping[str, str | N
         if os.path.isdir(path):
             raise InvalidArgumentError(f"{option!r} must be a file, not a folder (got {path!r})")
         if not os.path.isdir(folder):
-            raise InvalidArgumentError(f"{option!r} must be a file in an existing folder (got {path!r}: there is no "
-                                       f"folder {folder!r})")
+            raise InvalidArgumentError(
+                f"{option!r} must be a file in an existing folder (got {path!r}: there is no folder {folder!r})"
+            )
         if not os.access(folder, os.W_OK):
             raise InvalidArgumentError(f"{option!r} must be a file in a folder you can write to (got {path!r})")
         if option == "--pr-curve":
@@ -167,8 +196,10 @@ def _require_picture_suffix(option: str, path: str) -> None:
         return
     known = sorted(FigureCanvasBase.get_supported_filetypes())
     if suffix not in known:
-        raise InvalidArgumentError(f"{option!r} must be a picture file whose suffix matplotlib writes, one of "
-                                   f"{', '.join('.' + kind for kind in known)} (got {path!r})")
+        raise InvalidArgumentError(
+            f"{option!r} must be a picture file whose suffix matplotlib writes, one of "
+            f"{', '.join('.' + kind for kind in known)} (got {path!r})"
+        )
 
 
 def write_outputs(writers: list[tuple[str, Callable[[str], None]]]) -> None:

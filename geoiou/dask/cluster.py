@@ -18,8 +18,9 @@ __all__ = ["connected", "local_cluster"]
 
 
 @contextlib.contextmanager
-def connected(client: distributed.Client | None = None, *, workers: int | None = None,
-              scheduler: str | None = None) -> Iterator[distributed.Client]:
+def connected(
+    client: distributed.Client | None = None, *, workers: int | None = None, scheduler: str | None = None
+) -> Iterator[distributed.Client]:
     """A `distributed.Client` for one run, closed afterwards if this started it.
 
     Parameters
@@ -43,11 +44,15 @@ def connected(client: distributed.Client | None = None, *, workers: int | None =
     ...     client.submit(sum, [1, 2]).result()
     3
     """
-    given = [name for name, value in (("client", client), ("workers", workers), ("scheduler", scheduler))
-             if value is not None]
+    given = [
+        name
+        for name, value in (("client", client), ("workers", workers), ("scheduler", scheduler))
+        if value is not None
+    ]
     if len(given) > 1:
-        raise invalid_argument(given[1], f"not given together with {given[0]!r} (one says which cluster to use)",
-                               "both")
+        raise invalid_argument(
+            given[1], f"not given together with {given[0]!r} (one says which cluster to use)", "both"
+        )
     if client is not None:
         yield client
         return
@@ -83,12 +88,21 @@ def local_cluster(workers: int | None = None, **options: Any) -> distributed.Loc
     ...     len(cluster.workers)
     1
     """
-    environment = {name: value for name, value in dask.config.get("distributed.nanny.pre-spawn-environ").items()
-                   if name != "MALLOC_TRIM_THRESHOLD_"}
+    environment = {
+        name: value
+        for name, value in dask.config.get("distributed.nanny.pre-spawn-environ").items()
+        if name != "MALLOC_TRIM_THRESHOLD_"
+    }
     # A task's error is raised again in the caller, with its message; the workers' own log of it ("Compute
     # Failed" and a traceback, at level ERROR) only repeats it, so the workers log only what is critical.
-    settings = {"n_workers": workers, "threads_per_worker": 1, "processes": True, "dashboard_address": ":0",
-                "silence_logs": logging.CRITICAL, **options}
+    settings = {
+        "n_workers": workers,
+        "threads_per_worker": 1,
+        "processes": True,
+        "dashboard_address": ":0",
+        "silence_logs": logging.CRITICAL,
+        **options,
+    }
     with dask.config.set({"distributed.nanny.pre-spawn-environ": environment}):
         return distributed.LocalCluster(**settings)
 

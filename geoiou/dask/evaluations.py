@@ -33,8 +33,14 @@ import dask
 import distributed
 from dask.delayed import delayed
 
-__all__ = ["evaluate", "evaluate_agreement", "evaluate_coco", "evaluate_coco_files", "evaluate_temporal_detection",
-           "evaluate_voc"]
+__all__ = [
+    "evaluate",
+    "evaluate_agreement",
+    "evaluate_coco",
+    "evaluate_coco_files",
+    "evaluate_temporal_detection",
+    "evaluate_voc",
+]
 
 ResultT = TypeVar("ResultT")
 #: States merged per task of the reduction tree.
@@ -55,9 +61,14 @@ def _updated_with_each(state: MergeableEvaluation[Any], parts: list[Any]) -> Mer
     return state
 
 
-def evaluate(evaluation: MergeableEvaluation[ResultT], parts: Sequence[Any], *,
-             client: distributed.Client | None = None, workers: int | None = None,
-             scheduler: str | None = None) -> ResultT:
+def evaluate(
+    evaluation: MergeableEvaluation[ResultT],
+    parts: Sequence[Any],
+    *,
+    client: distributed.Client | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+) -> ResultT:
     """Run an evaluation over parts on a Dask cluster: exactly the result of one ``update`` per part, merged in order.
 
     Parameters
@@ -113,7 +124,7 @@ def _merged(states: list[Any], client: distributed.Client, *also: Any) -> Any:
     for _ in progress(distributed.as_completed(level), total=len(level), label="parts"):
         pass
     while len(level) > 1:
-        level = [client.submit(merge_states, level[start:start + FAN_IN]) for start in range(0, len(level), FAN_IN)]
+        level = [client.submit(merge_states, level[start : start + FAN_IN]) for start in range(0, len(level), FAN_IN)]
     merged = level[0].result()
     values = client.gather(extra)
     return (merged.compute(), *values) if also else merged.compute()
@@ -148,7 +159,9 @@ def split_detection(truth: Annotations, predictions: Annotations, images: Any, n
     """`update` arguments of each part: the images cut into runs of about equal rows, with their annotations."""
     image_ids = np.unique(truth.image_id) if images is None else id_list(list(images), "images")
     truth_image, predicted_image = _code(image_ids, truth.image_id), _code(image_ids, predictions.image_id)
-    weights = np.bincount(truth_image, minlength=len(image_ids)) + np.bincount(predicted_image, minlength=len(image_ids))
+    weights = np.bincount(truth_image, minlength=len(image_ids)) + np.bincount(
+        predicted_image, minlength=len(image_ids)
+    )
     part_of_image = image_parts(weights, n_parts)
     n_parts = int(part_of_image.max(initial=0)) + 1
     truth_rows = runs_by_key(part_of_image[truth_image], n_parts)
@@ -161,14 +174,26 @@ def split_detection(truth: Annotations, predictions: Annotations, images: Any, n
             part_images = {key: images[key] for key in listed.tolist()}
         elif images is not None:
             part_images = listed.tolist()
-        parts.append({"ground_truth": truth.take(truth_rows[part]), "predictions": predictions.take(predicted_rows[part]),
-                      "images": part_images})
+        parts.append(
+            {
+                "ground_truth": truth.take(truth_rows[part]),
+                "predictions": predictions.take(predicted_rows[part]),
+                "images": part_images,
+            }
+        )
     return parts
 
 
-def _partitioned(make: Callable[[], MergeableEvaluation[ResultT]], truth: Any, predictions: Any, images: Any,
-                 partitions: int | None, client: distributed.Client | None, workers: int | None,
-                 scheduler: str | None) -> ResultT:
+def _partitioned(
+    make: Callable[[], MergeableEvaluation[ResultT]],
+    truth: Any,
+    predictions: Any,
+    images: Any,
+    partitions: int | None,
+    client: distributed.Client | None,
+    workers: int | None,
+    scheduler: str | None,
+) -> ResultT:
     truth, predictions = as_annotations(truth, "ground_truth"), as_annotations(predictions, "predictions")
     evaluation = make()  # settings checked before any cluster starts
     with connected(client, workers=workers, scheduler=scheduler) as active:
@@ -176,9 +201,17 @@ def _partitioned(make: Callable[[], MergeableEvaluation[ResultT]], truth: Any, p
         return evaluate(evaluation, parts, client=active)
 
 
-def evaluate_coco(ground_truth: Any, predictions: Any, *, images: Any = None, partitions: int | None = None,
-                  client: distributed.Client | None = None, workers: int | None = None, scheduler: str | None = None,
-                  **options: Any) -> CocoResult:
+def evaluate_coco(
+    ground_truth: Any,
+    predictions: Any,
+    *,
+    images: Any = None,
+    partitions: int | None = None,
+    client: distributed.Client | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    **options: Any,
+) -> CocoResult:
     """`geoiou.evaluation.evaluate_coco` on a Dask cluster, the images split into `partitions` parts: the same result.
 
     `options` are those of `evaluate_coco` (``iou_thresholds``, ``polygon_iou``...); by default
@@ -194,13 +227,22 @@ def evaluate_coco(ground_truth: Any, predictions: Any, *, images: Any = None, pa
     >>> round(evaluate_coco(truth, preds, workers=1)["AP50"], 4)  # one of two found, ranked first
     0.505
     """
-    return _partitioned(lambda: CocoEvaluation(**options), ground_truth, predictions, images, partitions, client,
-                        workers, scheduler)
+    return _partitioned(
+        lambda: CocoEvaluation(**options), ground_truth, predictions, images, partitions, client, workers, scheduler
+    )
 
 
-def evaluate_voc(ground_truth: Any, predictions: Any, *, images: Any = None, partitions: int | None = None,
-                 client: distributed.Client | None = None, workers: int | None = None, scheduler: str | None = None,
-                 **options: Any) -> VocResult:
+def evaluate_voc(
+    ground_truth: Any,
+    predictions: Any,
+    *,
+    images: Any = None,
+    partitions: int | None = None,
+    client: distributed.Client | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    **options: Any,
+) -> VocResult:
     """`geoiou.evaluation.evaluate_voc` on a Dask cluster, the images split into parts in input order: the same result.
 
     Examples
@@ -213,23 +255,30 @@ def evaluate_voc(ground_truth: Any, predictions: Any, *, images: Any = None, par
     >>> evaluate_voc(truth, preds, workers=1, partitions=2).mAP  # the second is a miss: AP of half the recall
     0.5
     """
-    return _partitioned(lambda: VocEvaluation(**options), ground_truth, predictions, images, partitions, client,
-                        workers, scheduler)
+    return _partitioned(
+        lambda: VocEvaluation(**options), ground_truth, predictions, images, partitions, client, workers, scheduler
+    )
 
 
 # --------------------------------------------------------------------------- result shards read on the workers
 def joined_annotations(pieces: Sequence[Annotations]) -> Annotations:
     """Annotations of several pieces one after the other (their region batches kept as they are)."""
     present = [piece for piece in pieces if len(piece)] or list(pieces[:1])
-    columns = {name: None if getattr(present[0], name) is None else np.concatenate([getattr(p, name) for p in present])
-               for name in ("score", "iscrowd", "area", "ignore")}
-    return Annotations(joined_ids([p.image_id for p in present], "image"),
-                       joined_ids([p.category_id for p in present], "category"),
-                       [region for piece in present for region in piece.regions], **columns)
+    columns = {
+        name: None if getattr(present[0], name) is None else np.concatenate([getattr(p, name) for p in present])
+        for name in ("score", "iscrowd", "area", "ignore")
+    }
+    return Annotations(
+        joined_ids([p.image_id for p in present], "image"),
+        joined_ids([p.category_id for p in present], "category"),
+        [region for piece in present for region in piece.regions],
+        **columns,
+    )
 
 
-def _read_shard(path: str, geometry: str, skip_invalid: bool, image_ids: np.ndarray, part_of_image: np.ndarray
-                ) -> list[Any]:
+def _read_shard(
+    path: str, geometry: str, skip_invalid: bool, image_ids: np.ndarray, part_of_image: np.ndarray
+) -> list[Any]:
     """A worker's task: read one result shard and cut it by the images' parts (unknown images go to part 0,
     whose update refuses them as the one call does). Returns each part's piece with its rows in the shard,
     then the shard's length."""
@@ -242,8 +291,9 @@ def _read_shard(path: str, geometry: str, skip_invalid: bool, image_ids: np.ndar
     return [(predictions.take(rows), rows) for rows in runs_by_key(part, n_parts)] + [len(predictions)]
 
 
-def _update_from_shards(state: CocoEvaluation, truth: Annotations, pieces: list[tuple[Annotations, np.ndarray]],
-                        images: Any) -> CocoEvaluation:
+def _update_from_shards(
+    state: CocoEvaluation, truth: Annotations, pieces: list[tuple[Annotations, np.ndarray]], images: Any
+) -> CocoEvaluation:
     return state.update(truth, joined_annotations([piece for piece, _ in pieces]), images=images)
 
 
@@ -251,10 +301,18 @@ def _piece_rows(pieces: list[tuple[Annotations, np.ndarray]]) -> list[np.ndarray
     return [rows for _, rows in pieces]
 
 
-def evaluate_coco_files(ground_truth: str | Path, results: Sequence[str | Path], *,
-                        geometry: Literal["auto", "bbox", "segmentation"] = "auto", skip_invalid: bool = False,
-                        partitions: int | None = None, client: distributed.Client | None = None,
-                        workers: int | None = None, scheduler: str | None = None, **options: Any) -> CocoResult:
+def evaluate_coco_files(
+    ground_truth: str | Path,
+    results: Sequence[str | Path],
+    *,
+    geometry: Literal["auto", "bbox", "segmentation"] = "auto",
+    skip_invalid: bool = False,
+    partitions: int | None = None,
+    client: distributed.Client | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    **options: Any,
+) -> CocoResult:
     """COCO evaluation of result shards (distributed inference writes one per rank), each read on a worker.
 
     The ground truth is read here and split by image; each shard is read where it is evaluated
@@ -287,8 +345,12 @@ def evaluate_coco_files(ground_truth: str | Path, results: Sequence[str | Path],
         raise invalid_argument("results", "a non-empty sequence of result files", results)
     if geometry == "auto":  # the first shard says what they hold (read here: one shard, once)
         geometry = read_coco_results(results[0], skip_invalid=skip_invalid).geometry  # type: ignore[assignment]
-    truth = read_coco(ground_truth, geometry=geometry, polygons=options.get("polygon_iou", "exact"),  # type: ignore[arg-type]
-                      skip_invalid=skip_invalid)
+    truth = read_coco(
+        ground_truth,
+        geometry=geometry,
+        polygons=options.get("polygon_iou", "exact"),  # type: ignore[arg-type]
+        skip_invalid=skip_invalid,
+    )
     options = {"categories": list(truth.categories), **options}
     evaluation = CocoEvaluation(**options)
     annotations = truth.annotations
@@ -302,18 +364,28 @@ def evaluate_coco_files(ground_truth: str | Path, results: Sequence[str | Path],
         shards = [read(str(path), geometry, skip_invalid, image_ids, part_of_image) for path in results]
         truth_rows = runs_by_key(part_of_image[_code(image_ids, annotations.image_id)], n_parts)
         update = delayed(_update_from_shards, pure=True)
-        states = [update(evaluation.empty(), annotations.take(truth_rows[k]), [shard[k] for shard in shards],
-                         {key: truth.images[key] for key in image_ids[part_of_image == k].tolist()})
-                  for k in range(n_parts)]
+        states = [
+            update(
+                evaluation.empty(),
+                annotations.take(truth_rows[k]),
+                [shard[k] for shard in shards],
+                {key: truth.images[key] for key in image_ids[part_of_image == k].tolist()},
+            )
+            for k in range(n_parts)
+        ]
         # Where each part's predictions sit in the shards: computed with the states (shared tasks run once).
         piece_rows = delayed(_piece_rows, pure=True)
-        provenance = ([piece_rows([shard[k] for shard in shards]) for k in range(n_parts)],
-                      [shard[n_parts] for shard in shards])
+        provenance = (
+            [piece_rows([shard[k] for shard in shards]) for k in range(n_parts)],
+            [shard[n_parts] for shard in shards],
+        )
         result, (rows, lengths) = _merged(states, active, provenance)
     # Per-object matches by the rows of the ground truth file and of the shards joined in order.
     shard_start = part_starts(lengths)
-    prediction_row = np.concatenate([np.zeros(0, np.int64)] + [start + part_rows for k in range(n_parts)
-                                                              for start, part_rows in zip(shard_start, rows[k])])
+    prediction_row = np.concatenate(
+        [np.zeros(0, np.int64)]
+        + [start + part_rows for k in range(n_parts) for start, part_rows in zip(shard_start, rows[k])]
+    )
     matches = result.matches.renumbered(prediction_row, np.concatenate(truth_rows))
     renumbered: CocoResult = dataclasses.replace(result, matches=matches)
     return renumbered
@@ -322,13 +394,19 @@ def evaluate_coco_files(ground_truth: str | Path, results: Sequence[str | Path],
 # --------------------------------------------------------------------------- splitting by video
 def take_segments(segments: TemporalSegments, rows: np.ndarray, videos: Sequence[Any]) -> TemporalSegments:
     """The segments of some rows, with the videos of their part."""
-    return TemporalSegments(video_id=segments.video_id[rows], label=segments.label[rows], start=segments.start[rows],
-                            end=segments.end[rows], score=None if segments.score is None else segments.score[rows],
-                            videos=videos)
+    return TemporalSegments(
+        video_id=segments.video_id[rows],
+        label=segments.label[rows],
+        start=segments.start[rows],
+        end=segments.end[rows],
+        score=None if segments.score is None else segments.score[rows],
+        videos=videos,
+    )
 
 
-def split_videos(truth: TemporalSegments, predictions: TemporalSegments, n_parts: int
-                 ) -> list[tuple[TemporalSegments, TemporalSegments]]:
+def split_videos(
+    truth: TemporalSegments, predictions: TemporalSegments, n_parts: int
+) -> list[tuple[TemporalSegments, TemporalSegments]]:
     """(ground truth, predictions) of each part: the ground truth's videos in runs of about equal segments."""
     videos = list(truth.videos)
     position = {video: code for code, video in enumerate(videos)}
@@ -345,14 +423,25 @@ def split_videos(truth: TemporalSegments, predictions: TemporalSegments, n_parts
     for part in range(n_parts):
         part_videos = [video for video, owner in zip(videos, part_of_video.tolist()) if owner == part]
         extra = sorted(unknown, key=str) if part == 0 else []
-        parts.append((take_segments(truth, truth_rows[part], part_videos),
-                      take_segments(predictions, predicted_rows[part], part_videos + extra)))
+        parts.append(
+            (
+                take_segments(truth, truth_rows[part], part_videos),
+                take_segments(predictions, predicted_rows[part], part_videos + extra),
+            )
+        )
     return parts
 
 
-def evaluate_temporal_detection(ground_truth: Any, predictions: Any, *, partitions: int | None = None,
-                                client: distributed.Client | None = None, workers: int | None = None,
-                                scheduler: str | None = None, **options: Any) -> TemporalDetectionResult:
+def evaluate_temporal_detection(
+    ground_truth: Any,
+    predictions: Any,
+    *,
+    partitions: int | None = None,
+    client: distributed.Client | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    **options: Any,
+) -> TemporalDetectionResult:
     """`geoiou.evaluation.evaluate_temporal_detection` on a Dask cluster, the videos split into parts: the same result.
 
     Examples
@@ -370,9 +459,17 @@ def evaluate_temporal_detection(ground_truth: Any, predictions: Any, *, partitio
 
 
 # --------------------------------------------------------------------------- agreement
-def evaluate_agreement(a: Any, b: Any, *, images: Any = None, partitions: int | None = None,
-                       client: distributed.Client | None = None, workers: int | None = None,
-                       scheduler: str | None = None, **options: Any) -> AgreementResult:
+def evaluate_agreement(
+    a: Any,
+    b: Any,
+    *,
+    images: Any = None,
+    partitions: int | None = None,
+    client: distributed.Client | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    **options: Any,
+) -> AgreementResult:
     """`geoiou.evaluation.evaluate_agreement` on a Dask cluster, the images split into parts: the same result.
 
     Examples
@@ -390,8 +487,11 @@ def evaluate_agreement(a: Any, b: Any, *, images: Any = None, partitions: int | 
             return evaluate(evaluation, parts, client=active)
     side_a, side_b = as_annotations(a, "a"), as_annotations(b, "b")
     with connected(client, workers=workers, scheduler=scheduler) as active:
-        every = np.unique(np.concatenate([side_a.image_id, side_b.image_id, *(
-            [] if images is None else [id_list(list(images), "images")])]))
+        every = np.unique(
+            np.concatenate(
+                [side_a.image_id, side_b.image_id, *([] if images is None else [id_list(list(images), "images")])]
+            )
+        )
         split = split_detection(side_a, side_b, every, part_count(partitions, active))
         sides = [{"a": part["ground_truth"], "b": part["predictions"], "images": part["images"]} for part in split]
         return evaluate(evaluation, sides, client=active)

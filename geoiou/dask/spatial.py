@@ -81,8 +81,10 @@ def _grid_cuts(samples: list[np.ndarray], n_cells: int) -> tuple[np.ndarray, np.
     rows = max(1, n_cells // columns)
     if not len(corners):
         return np.zeros(0), np.zeros(0)
-    cuts = [np.unique(np.quantile(corners[:, axis], np.arange(1, count) / count)) for axis, count in
-            ((0, columns), (1, rows))]
+    cuts = [
+        np.unique(np.quantile(corners[:, axis], np.arange(1, count) / count))
+        for axis, count in ((0, columns), (1, rows))
+    ]
     return cuts[0], cuts[1]
 
 
@@ -106,14 +108,19 @@ def _to_cells(region: Region, start: int, cuts_x: np.ndarray, cuts_y: np.ndarray
     bounds_of_cell = np.searchsorted(cell[order], np.arange(n_x * n_y + 1))
     result = []
     for k in range(n_x * n_y):
-        rows = finite[owner[order[bounds_of_cell[k]:bounds_of_cell[k + 1]]]]
+        rows = finite[owner[order[bounds_of_cell[k] : bounds_of_cell[k + 1]]]]
         result.append((rows + start, region[rows]))
     return result
 
 
-def _cell_pairs(pieces_a: list[tuple[np.ndarray, Region]], pieces_b: list[tuple[np.ndarray, Region]],
-                cell: int, cuts_x: np.ndarray, cuts_y: np.ndarray, min_iou: float
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _cell_pairs(
+    pieces_a: list[tuple[np.ndarray, Region]],
+    pieces_b: list[tuple[np.ndarray, Region]],
+    cell: int,
+    cuts_x: np.ndarray,
+    cuts_y: np.ndarray,
+    min_iou: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The pairs of one cell whose reference point lies in it: global rows of a and b, and their IoU."""
     rows_a = np.concatenate([rows for rows, _ in pieces_a])
     rows_b = np.concatenate([rows for rows, _ in pieces_b])
@@ -131,9 +138,16 @@ def _cell_pairs(pieces_a: list[tuple[np.ndarray, Region]], pieces_b: list[tuple[
 
 
 # --------------------------------------------------------------------------- public
-def overlaps(a: Any, b: Any, *, min_iou: float = 0.0, partitions: int | None = None,
-             client: distributed.Client | None = None, workers: int | None = None,
-             scheduler: str | None = None) -> Overlaps:
+def overlaps(
+    a: Any,
+    b: Any,
+    *,
+    min_iou: float = 0.0,
+    partitions: int | None = None,
+    client: distributed.Client | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+) -> Overlaps:
     """`geoiou.overlaps` of two large sets on a Dask cluster: the same pairs, each found once, the same IoU.
 
     Parameters
@@ -185,19 +199,38 @@ def overlaps(a: Any, b: Any, *, min_iou: float = 0.0, partitions: int | None = N
         spread_a = [spread(chunk, int(start)) for chunk, start in zip(chunks_a, starts_a)]
         spread_b = [spread(chunk, int(start)) for chunk, start in zip(chunks_b, starts_b)]
         cell_pairs = delayed(_cell_pairs, pure=True, nout=3)
-        found = [cell_pairs([pieces[k] for pieces in spread_a], [pieces[k] for pieces in spread_b], k, cuts_x,
-                            cuts_y, float(min_iou)) for k in range(cells)]
+        found = [
+            cell_pairs(
+                [pieces[k] for pieces in spread_a],
+                [pieces[k] for pieces in spread_b],
+                k,
+                cuts_x,
+                cuts_y,
+                float(min_iou),
+            )
+            for k in range(cells)
+        ]
         with dask.config.set({"distributed.admin.large-graph-warning-threshold": "4GB"}):  # regions go in the graph
             results = active.compute(found, sync=True)
-    index_a, index_b, iou = (np.concatenate([np.zeros(0, dtype)] + [result[i] for result in results])
-                             for i, dtype in ((0, np.int64), (1, np.int64), (2, np.float64)))
+    index_a, index_b, iou = (
+        np.concatenate([np.zeros(0, dtype)] + [result[i] for result in results])
+        for i, dtype in ((0, np.int64), (1, np.int64), (2, np.float64))
+    )
     order = np.lexsort((index_b, index_a))
     return Overlaps(index_a[order], index_b[order], iou[order], (size_a, size_b))
 
 
-def match(a: Any, b: Any, *, min_iou: float = 0.5, method: str = "greedy", partitions: int | None = None,
-          client: distributed.Client | None = None, workers: int | None = None,
-          scheduler: str | None = None) -> Matching:
+def match(
+    a: Any,
+    b: Any,
+    *,
+    min_iou: float = 0.5,
+    method: str = "greedy",
+    partitions: int | None = None,
+    client: distributed.Client | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+) -> Matching:
     """`geoiou.match` of two large sets: the pairs found on the cluster, the one-to-one assignment here.
 
     Greedy and optimal matching need every candidate pair of a connected component (regions
@@ -215,8 +248,7 @@ def match(a: Any, b: Any, *, min_iou: float = 0.5, method: str = "greedy", parti
     """
     if method not in METHODS:
         raise invalid_argument("method", f"one of {METHODS}", method)
-    found = overlaps(a, b, min_iou=min_iou, partitions=partitions, client=client, workers=workers,
-                     scheduler=scheduler)
+    found = overlaps(a, b, min_iou=min_iou, partitions=partitions, client=client, workers=workers, scheduler=scheduler)
     edges = (found.index_a, found.index_b, found.iou)
     chosen = (greedy_assignment if method == "greedy" else optimal_assignment)(*edges)
     return _matching(edges, chosen, found.shape[0], found.shape[1], float(min_iou), method)

@@ -33,7 +33,13 @@ from geoiou.evaluation.mergeable import MergeableEvaluation, refuse_shared
 from geoiou.metrics import iou
 from geoiou.regions import Interval
 
-__all__ = ["ActionSegmentationEvaluation", "ActionSegmentationResult", "edit_score", "evaluate_action_segmentation", "frame_segments"]
+__all__ = [
+    "ActionSegmentationEvaluation",
+    "ActionSegmentationResult",
+    "edit_score",
+    "evaluate_action_segmentation",
+    "frame_segments",
+]
 
 #: MS-TCN's default background label.
 DEFAULT_BACKGROUND = ("background",)
@@ -42,11 +48,13 @@ _DEFAULT_BACKGROUND_SET = frozenset(DEFAULT_BACKGROUND)
 DEFAULT_OVERLAPS = (0.1, 0.25, 0.5)
 
 
-
-
 # --------------------------------------------------------------------------- segments
-def frame_segments(frame_labels: ArrayLike, *, background: Iterable[Hashable] | str = DEFAULT_BACKGROUND,
-                   mstcn_2019_compat: bool = False) -> tuple[np.ndarray, Interval]:
+def frame_segments(
+    frame_labels: ArrayLike,
+    *,
+    background: Iterable[Hashable] | str = DEFAULT_BACKGROUND,
+    mstcn_2019_compat: bool = False,
+) -> tuple[np.ndarray, Interval]:
     """Split frame-wise labels into segments: the label and frame interval of each non-background run.
 
     Parameters
@@ -84,9 +92,13 @@ def _segments(labels: np.ndarray, background: frozenset, mstcn_2019_compat: bool
     """Labels ``(S,)`` and frame bounds ``(S, 2)`` of the non-background runs."""
     if background == _DEFAULT_BACKGROUND_SET and labels.dtype.kind in "iu":
         # The default "background" cannot be an integer label: every run, background included, becomes a segment.
-        warnings.warn("the background label 'background' (the default) cannot occur among integer frame labels, so "
-                      "no frame is background and the background class counts as an action; pass background=0 "
-                      "(or the index of your background class, as in MS-TCN's mapping.txt)", UserWarning, stacklevel=3)
+        warnings.warn(
+            "the background label 'background' (the default) cannot occur among integer frame labels, so "
+            "no frame is background and the background class counts as an action; pass background=0 "
+            "(or the index of your background class, as in MS-TCN's mapping.txt)",
+            UserWarning,
+            stacklevel=3,
+        )
     changes = np.flatnonzero(labels[1:] != labels[:-1]) + 1
     starts = np.concatenate(([0], changes))
     ends = np.concatenate((changes, [len(labels)]))
@@ -139,8 +151,9 @@ def _edit(truth_labels: np.ndarray, predicted_labels: np.ndarray) -> float:
     return 100.0 * (1 - _levenshtein(predicted_labels, truth_labels) / longest)
 
 
-def edit_score(ground_truth: ArrayLike, prediction: ArrayLike, *,
-               background: Iterable[Hashable] | str = DEFAULT_BACKGROUND) -> float:
+def edit_score(
+    ground_truth: ArrayLike, prediction: ArrayLike, *, background: Iterable[Hashable] | str = DEFAULT_BACKGROUND
+) -> float:
     """Edit score of one video: ``100 * (1 - d / max(m, n))`` over the segment label sequences.
 
     ``d`` is the Levenshtein distance between the labels of the predicted and the true
@@ -160,8 +173,9 @@ def edit_score(ground_truth: ArrayLike, prediction: ArrayLike, *,
     return _edit(_segments(truth, background, False)[0], _segments(predicted, background, False)[0])
 
 
-def _segment_hits(truth: tuple[np.ndarray, np.ndarray], predicted: tuple[np.ndarray, np.ndarray],
-                  overlaps: np.ndarray) -> np.ndarray:
+def _segment_hits(
+    truth: tuple[np.ndarray, np.ndarray], predicted: tuple[np.ndarray, np.ndarray], overlaps: np.ndarray
+) -> np.ndarray:
     """True positives, false positives and false negatives at each overlap, shape ``(K, 3)``.
 
     MS-TCN's rule: each predicted segment, in temporal order, looks only at the true segment of
@@ -233,8 +247,10 @@ class ActionSegmentationResult:
         >>> result.per_video()["a"]
         {'accuracy': 75.0, 'edit': 100.0}
         """
-        return {video: {"accuracy": float(accuracy), "edit": float(edit)}
-                for video, accuracy, edit in zip(self.videos, self.accuracy_per_video, self.edit_per_video)}
+        return {
+            video: {"accuracy": float(accuracy), "edit": float(edit)}
+            for video, accuracy, edit in zip(self.videos, self.accuracy_per_video, self.edit_per_video)
+        }
 
     @property
     def precision(self) -> np.ndarray:
@@ -258,8 +274,11 @@ class ActionSegmentationResult:
     def summary(self) -> str:
         """One line per metric, in percent, in the layout of MS-TCN's output."""
         mode = " (MS-TCN 2019 segment ends)" if self.mstcn_2019_compat else ""
-        lines = [f"Action segmentation: {len(self.edit_per_video)} videos, {self.num_frames} frames{mode}",
-                 f"Acc: {self.accuracy:.4f}", f"Edit: {self.edit:.4f}"]
+        lines = [
+            f"Action segmentation: {len(self.edit_per_video)} videos, {self.num_frames} frames{mode}",
+            f"Acc: {self.accuracy:.4f}",
+            f"Edit: {self.edit:.4f}",
+        ]
         lines += [f"F1@{overlap:0.2f}: {value:.4f}" for overlap, value in zip(self.overlaps, self.f1)]
         return "\n".join(lines)
 
@@ -267,14 +286,19 @@ class ActionSegmentationResult:
         """Plain Python values (percentages), ready for JSON."""
         return {
             "protocol": "action_segmentation",
-            "headline": {"accuracy": self.accuracy, "edit": self.edit,
-                         **{f"F1@{overlap:0.2f}": float(value) for overlap, value in zip(self.overlaps, self.f1)}},
+            "headline": {
+                "accuracy": self.accuracy,
+                "edit": self.edit,
+                **{f"F1@{overlap:0.2f}": float(value) for overlap, value in zip(self.overlaps, self.f1)},
+            },
             "per_image": [{"video_id": video, **values} for video, values in self.per_video().items()],
             "accuracy": self.accuracy,
             "edit": self.edit,
             "f1": {f"{overlap:g}": float(value) for overlap, value in zip(self.overlaps, self.f1)},
-            "counts": {f"{overlap:g}": dict(zip(("tp", "fp", "fn"), map(int, row)))
-                       for overlap, row in zip(self.overlaps, self.counts)},
+            "counts": {
+                f"{overlap:g}": dict(zip(("tp", "fp", "fn"), map(int, row)))
+                for overlap, row in zip(self.overlaps, self.counts)
+            },
             "num_videos": len(self.edit_per_video),
             "num_frames": self.num_frames,
             "mstcn_2019_compat": self.mstcn_2019_compat,
@@ -368,8 +392,9 @@ def evaluate_action_segmentation(
     F1@0.25: 80.0000
     F1@0.50: 80.0000
     """
-    evaluation = ActionSegmentationEvaluation(overlaps=overlaps, background=background,
-                                              mstcn_2019_compat=mstcn_2019_compat, show_progress=show_progress)
+    evaluation = ActionSegmentationEvaluation(
+        overlaps=overlaps, background=background, mstcn_2019_compat=mstcn_2019_compat, show_progress=show_progress
+    )
     return evaluation.update(ground_truth, predictions).compute()
 
 
@@ -403,15 +428,26 @@ class ActionSegmentationEvaluation(MergeableEvaluation[ActionSegmentationResult]
     (85.71428571428571, ('a', 'b'))
     """
 
-    def __init__(self, *, overlaps: ArrayLike = DEFAULT_OVERLAPS,
-                 background: Iterable[Hashable] | str = DEFAULT_BACKGROUND, mstcn_2019_compat: bool = False,
-                 show_progress: bool | None = None) -> None:
-        self._start(overlaps=_checked_overlaps(overlaps), background=_background_set(background),
-                    mstcn_2019_compat=bool(mstcn_2019_compat))
+    def __init__(
+        self,
+        *,
+        overlaps: ArrayLike = DEFAULT_OVERLAPS,
+        background: Iterable[Hashable] | str = DEFAULT_BACKGROUND,
+        mstcn_2019_compat: bool = False,
+        show_progress: bool | None = None,
+    ) -> None:
+        self._start(
+            overlaps=_checked_overlaps(overlaps),
+            background=_background_set(background),
+            mstcn_2019_compat=bool(mstcn_2019_compat),
+        )
         self.show_progress = show_progress
 
-    def update(self, ground_truth: Sequence[ArrayLike] | Mapping[Hashable, ArrayLike],
-               predictions: Sequence[ArrayLike] | Mapping[Hashable, ArrayLike]) -> ActionSegmentationEvaluation:
+    def update(
+        self,
+        ground_truth: Sequence[ArrayLike] | Mapping[Hashable, ArrayLike],
+        predictions: Sequence[ArrayLike] | Mapping[Hashable, ArrayLike],
+    ) -> ActionSegmentationEvaluation:
         """Score the videos of one part; return ``self``. Given as sequences, videos are numbered on across parts."""
         settings = self._settings
         pairs = _paired_videos(ground_truth, predictions)
@@ -425,9 +461,16 @@ class ActionSegmentationEvaluation(MergeableEvaluation[ActionSegmentationResult]
             frames.append(len(truth))
             edits.append(_edit(truth_segments[0], predicted_segments[0]))
             counts += _segment_hits(truth_segments, predicted_segments, settings["overlaps"])
-        self._parts.append(_VideoScores(tuple(video for video, _ in pairs), np.array(correct, dtype=np.int64),
-                                        np.array(frames, dtype=np.int64), np.array(edits), counts,
-                                        isinstance(ground_truth, Mapping)))
+        self._parts.append(
+            _VideoScores(
+                tuple(video for video, _ in pairs),
+                np.array(correct, dtype=np.int64),
+                np.array(frames, dtype=np.int64),
+                np.array(edits),
+                counts,
+                isinstance(ground_truth, Mapping),
+            )
+        )
         return self
 
     def compute(self) -> ActionSegmentationResult:
@@ -437,19 +480,33 @@ class ActionSegmentationEvaluation(MergeableEvaluation[ActionSegmentationResult]
             raise _invalid("ground_truth", "at least one video", "none")
         keyed = parts[0].keyed
         if any(part.keyed != keyed for part in parts):
-            raise _invalid("parts", "videos given the same way in every part (all mappings or all sequences)",
-                           "mappings in some parts and sequences in others")
-        videos = tuple(video for part in parts for video in part.videos) if keyed else tuple(range(
-            sum(len(part.videos) for part in parts)))
+            raise _invalid(
+                "parts",
+                "videos given the same way in every part (all mappings or all sequences)",
+                "mappings in some parts and sequences in others",
+            )
+        videos = (
+            tuple(video for part in parts for video in part.videos)
+            if keyed
+            else tuple(range(sum(len(part.videos) for part in parts)))
+        )
         refuse_shared(videos, "video")
-        correct, frames, edits = (np.concatenate([getattr(part, name) for part in parts])
-                                  for name in ("correct", "frames", "edits"))
+        correct, frames, edits = (
+            np.concatenate([getattr(part, name) for part in parts]) for name in ("correct", "frames", "edits")
+        )
         counts = np.sum([part.counts for part in parts], axis=0)
         return ActionSegmentationResult(
-            accuracy=100 * float(correct.sum()) / float(frames.sum()), edit=float(np.mean(edits)),
-            overlaps=self._settings["overlaps"], f1=_f1(counts), counts=counts, edit_per_video=edits,
-            accuracy_per_video=100 * correct / frames, num_frames=int(frames.sum()),
-            mstcn_2019_compat=self._settings["mstcn_2019_compat"], videos=videos)
+            accuracy=100 * float(correct.sum()) / float(frames.sum()),
+            edit=float(np.mean(edits)),
+            overlaps=self._settings["overlaps"],
+            f1=_f1(counts),
+            counts=counts,
+            edit_per_video=edits,
+            accuracy_per_video=100 * correct / frames,
+            num_frames=int(frames.sum()),
+            mstcn_2019_compat=self._settings["mstcn_2019_compat"],
+            videos=videos,
+        )
 
 
 def _paired_videos(ground_truth: Sequence | Mapping, predictions: Sequence | Mapping) -> list[tuple[Any, tuple]]:
@@ -466,8 +523,9 @@ def _paired_videos(ground_truth: Sequence | Mapping, predictions: Sequence | Map
     else:
         ground_truth, predictions = list(ground_truth), list(predictions)
         if len(ground_truth) != len(predictions):
-            raise _invalid("predictions", f"one sequence per video ({len(ground_truth)})",
-                           f"{len(predictions)} sequences")
+            raise _invalid(
+                "predictions", f"one sequence per video ({len(ground_truth)})", f"{len(predictions)} sequences"
+            )
         pairs = list(enumerate(zip(ground_truth, predictions)))
     if not pairs:
         raise _invalid("ground_truth", "at least one video", "none")
@@ -482,8 +540,12 @@ def _checked_video(truth: ArrayLike, predicted: ArrayLike, video: Any) -> tuple[
         raise _invalid("predictions", f"one label per frame ({len(truth)} frames)", f"{len(predicted)} labels", where)
     textual = {labels.dtype.kind in "US" for labels in (truth, predicted) if labels.dtype.kind != "O"}
     if len(textual) > 1:  # "1" never equals 1: every frame would silently count as wrong
-        raise _invalid("predictions", "labels of the same type as 'ground_truth'",
-                       f"{predicted.dtype} labels for {truth.dtype} labels", where)
+        raise _invalid(
+            "predictions",
+            "labels of the same type as 'ground_truth'",
+            f"{predicted.dtype} labels for {truth.dtype} labels",
+            where,
+        )
     return truth, predicted
 
 

@@ -68,11 +68,17 @@ class _Side:
         return len(self.image_id)
 
 
-def evaluate_agreement(a: Annotations | TemporalSegments | Mapping[str, Any] | Sequence[Mapping[str, Any]],
-                       b: Annotations | TemporalSegments | Mapping[str, Any] | Sequence[Mapping[str, Any]], *,
-                       min_iou: float = 0.5, method: str = "greedy", ignore_category: bool = False,
-                       images: Iterable[Any] | None = None, quantiles: Sequence[float] = DEFAULT_QUANTILES,
-                       zero_division: float = math.nan) -> AgreementResult:
+def evaluate_agreement(
+    a: Annotations | TemporalSegments | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    b: Annotations | TemporalSegments | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    *,
+    min_iou: float = 0.5,
+    method: str = "greedy",
+    ignore_category: bool = False,
+    images: Iterable[Any] | None = None,
+    quantiles: Sequence[float] = DEFAULT_QUANTILES,
+    zero_division: float = math.nan,
+) -> AgreementResult:
     """Compare two annotation sets: how many regions match one-to-one, per category and per image.
 
     Parameters
@@ -129,8 +135,13 @@ def evaluate_agreement(a: Annotations | TemporalSegments | Mapping[str, Any] | S
 
     The polygon covers 8 × 3 of the box's 8 × 4: IoU 0.75. One pair of four regions: F1 = 2 / 4.
     """
-    evaluation = AgreementEvaluation(min_iou=min_iou, method=method, ignore_category=ignore_category,
-                                     quantiles=quantiles, zero_division=zero_division)
+    evaluation = AgreementEvaluation(
+        min_iou=min_iou,
+        method=method,
+        ignore_category=ignore_category,
+        quantiles=quantiles,
+        zero_division=zero_division,
+    )
     return evaluation.update(a, b, images=images).compute()
 
 
@@ -166,47 +177,83 @@ class AgreementEvaluation(MergeableEvaluation["AgreementResult"]):
     (1, array([0]), array([0]))
     """
 
-    def __init__(self, *, min_iou: float = 0.5, method: str = "greedy", ignore_category: bool = False,
-                 quantiles: Sequence[float] = DEFAULT_QUANTILES, zero_division: float = math.nan) -> None:
+    def __init__(
+        self,
+        *,
+        min_iou: float = 0.5,
+        method: str = "greedy",
+        ignore_category: bool = False,
+        quantiles: Sequence[float] = DEFAULT_QUANTILES,
+        zero_division: float = math.nan,
+    ) -> None:
         if not isinstance(ignore_category, (bool, np.bool_)):
             raise invalid_argument("ignore_category", "True or False", ignore_category)
         if method not in METHODS:
             raise invalid_argument("method", f"one of {METHODS}", method)
-        self._start(min_iou=min_iou, method=method, ignore_category=bool(ignore_category),
-                    quantiles=_quantiles(quantiles), zero_division=zero_division_value(zero_division))
+        self._start(
+            min_iou=min_iou,
+            method=method,
+            ignore_category=bool(ignore_category),
+            quantiles=_quantiles(quantiles),
+            zero_division=zero_division_value(zero_division),
+        )
 
-    def update(self, a: Annotations | TemporalSegments | Mapping[str, Any] | Sequence[Mapping[str, Any]],
-               b: Annotations | TemporalSegments | Mapping[str, Any] | Sequence[Mapping[str, Any]], *,
-               images: Iterable[Any] | None = None) -> AgreementEvaluation:
+    def update(
+        self,
+        a: Annotations | TemporalSegments | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+        b: Annotations | TemporalSegments | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+        *,
+        images: Iterable[Any] | None = None,
+    ) -> AgreementEvaluation:
         """Match the regions of one part's images; return ``self``. `images` as in `evaluate_agreement`."""
         settings = self._settings
         side_a, side_b = _Side.of(a, "a"), _Side.of(b, "b")
         extra = [*side_a.images, *side_b.images, *([] if images is None else _listed(images))]
         image_ids, image_a, image_b = _ids(side_a.image_id, side_b.image_id, ("a.image_id", "b.image_id"), extra)
         _, category_a, category_b = _ids(side_a.category_id, side_b.category_id, ("a.category_id", "b.category_id"), [])
-        groups_a, groups_b = (image_a,) if settings["ignore_category"] else (image_a, category_a), \
-            (image_b,) if settings["ignore_category"] else (image_b, category_b)
-        matching = match(side_a.regions, side_b.regions, min_iou=settings["min_iou"], method=settings["method"],
-                         group_a=groups_a, group_b=groups_b)
-        self._parts.append(_MatchedPart(matching, side_a.image_id, side_b.image_id, side_a.category_id,
-                                        side_b.category_id, image_ids))
+        groups_a, groups_b = (
+            (image_a,) if settings["ignore_category"] else (image_a, category_a),
+            (image_b,) if settings["ignore_category"] else (image_b, category_b),
+        )
+        matching = match(
+            side_a.regions,
+            side_b.regions,
+            min_iou=settings["min_iou"],
+            method=settings["method"],
+            group_a=groups_a,
+            group_b=groups_b,
+        )
+        self._parts.append(
+            _MatchedPart(matching, side_a.image_id, side_b.image_id, side_a.category_id, side_b.category_id, image_ids)
+        )
         return self
 
     def compute(self) -> AgreementResult:
         """The report over every part: counts, ratios and IoU statistics overall, per category and per image."""
         settings, parts = self._settings, self._parts
         refuse_shared((image for part in parts for image in part.images.tolist()), "image")
-        columns = {name: _joined([getattr(part, name) for part in parts])
-                   for name in ("image_a", "image_b", "category_a", "category_b", "images")}
-        image_ids, image_a, image_b = _ids(columns["image_a"], columns["image_b"], ("a.image_id", "b.image_id"),
-                                           columns["images"].tolist())
-        category_ids, category_a, category_b = _ids(columns["category_a"], columns["category_b"],
-                                                    ("a.category_id", "b.category_id"), [])
-        return AgreementResult(matching=_joined_matching([part.matching for part in parts], settings),
-                               image_ids=image_ids, category_ids=category_ids,
-                               image_a=image_a, image_b=image_b, category_a=category_a, category_b=category_b,
-                               ignore_category=settings["ignore_category"], quantiles=settings["quantiles"],
-                               zero_division=settings["zero_division"])
+        columns = {
+            name: _joined([getattr(part, name) for part in parts])
+            for name in ("image_a", "image_b", "category_a", "category_b", "images")
+        }
+        image_ids, image_a, image_b = _ids(
+            columns["image_a"], columns["image_b"], ("a.image_id", "b.image_id"), columns["images"].tolist()
+        )
+        category_ids, category_a, category_b = _ids(
+            columns["category_a"], columns["category_b"], ("a.category_id", "b.category_id"), []
+        )
+        return AgreementResult(
+            matching=_joined_matching([part.matching for part in parts], settings),
+            image_ids=image_ids,
+            category_ids=category_ids,
+            image_a=image_a,
+            image_b=image_b,
+            category_a=category_a,
+            category_b=category_b,
+            ignore_category=settings["ignore_category"],
+            quantiles=settings["quantiles"],
+            zero_division=settings["zero_division"],
+        )
 
 
 def _joined(columns: list[np.ndarray]) -> np.ndarray:
@@ -226,9 +273,15 @@ def _joined_matching(matchings: list[Matching], settings: dict[str, Any]) -> Mat
         shifted = [getattr(m, name) + (start if dtype is np.int64 else 0) for m, start in zip(matchings, starts)]
         return np.concatenate([np.zeros(0, dtype)] + shifted)
 
-    return Matching(join("index_a", start_a), join("index_b", start_b), join("iou", start_a, np.float64),
-                    join("unmatched_a", start_a), join("unmatched_b", start_b), float(settings["min_iou"]),
-                    settings["method"])
+    return Matching(
+        join("index_a", start_a),
+        join("index_b", start_b),
+        join("iou", start_a, np.float64),
+        join("unmatched_a", start_a),
+        join("unmatched_b", start_b),
+        float(settings["min_iou"]),
+        settings["method"],
+    )
 
 
 def _listed(images: Any) -> list[Any]:
@@ -237,8 +290,9 @@ def _listed(images: Any) -> list[Any]:
     return list(images)
 
 
-def _ids(column_a: np.ndarray, column_b: np.ndarray, names: tuple[str, str],
-         extra: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _ids(
+    column_a: np.ndarray, column_b: np.ndarray, names: tuple[str, str], extra: list[Any]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct ids of both sides (and `extra`), sorted, and each row's position among them."""
     ids, index_a, index_b = joint_keys(column_a, column_b, len(column_a), len(column_b), names=names)
     if extra:
@@ -315,8 +369,11 @@ class AgreementResult:
         matched_a = np.bincount(key_a[pairs.index_a], minlength=size)
         matched_b = np.bincount(key_b[pairs.index_b], minlength=size)
         columns: dict[str, np.ndarray] = {
-            "a": count_a, "b": count_b, "matched": matched_a,
-            "only_a": count_a - matched_a, "only_b": count_b - matched_b,
+            "a": count_a,
+            "b": count_b,
+            "matched": matched_a,
+            "only_a": count_a - matched_a,
+            "only_b": count_b - matched_b,
             "precision": _ratio(matched_b, count_b, self.zero_division),
             "recall": _ratio(matched_a, count_a, self.zero_division),
             "f1": _ratio(matched_a + matched_b, count_a + count_b, self.zero_division),
@@ -373,10 +430,15 @@ class AgreementResult:
         rows_a, rows_b = np.flatnonzero(self.image_a == known[0]), np.flatnonzero(self.image_b == known[0])
         pairs = self.matching
         here = self.image_a[pairs.index_a] == known[0]
-        local = Matching(np.searchsorted(rows_a, pairs.index_a[here]), np.searchsorted(rows_b, pairs.index_b[here]),
-                         pairs.iou[here], np.searchsorted(rows_a, np.intersect1d(pairs.unmatched_a, rows_a)),
-                         np.searchsorted(rows_b, np.intersect1d(pairs.unmatched_b, rows_b)), pairs.min_iou,
-                         pairs.method)
+        local = Matching(
+            np.searchsorted(rows_a, pairs.index_a[here]),
+            np.searchsorted(rows_b, pairs.index_b[here]),
+            pairs.iou[here],
+            np.searchsorted(rows_a, np.intersect1d(pairs.unmatched_a, rows_a)),
+            np.searchsorted(rows_b, np.intersect1d(pairs.unmatched_b, rows_b)),
+            pairs.min_iou,
+            pairs.method,
+        )
         return rows_a, rows_b, local
 
     def category_pairs(self) -> dict[tuple[Any, Any], int]:
@@ -388,8 +450,10 @@ class AgreementResult:
         codes = self.category_a[pairs.index_a] * len(self.category_ids) + self.category_b[pairs.index_b]
         distinct, counts = np.unique(codes, return_counts=True)
         size = len(self.category_ids)
-        return {(_plain(self.category_ids[code // size]), _plain(self.category_ids[code % size])): int(count)
-                for code, count in zip(distinct, counts)}
+        return {
+            (_plain(self.category_ids[code // size]), _plain(self.category_ids[code % size])): int(count)
+            for code, count in zip(distinct, counts)
+        }
 
     # ----------------------------------------------------------------- output
     def pairs_table(self) -> dict[str, np.ndarray]:
@@ -408,7 +472,8 @@ class AgreementResult:
             "image_id": self.image_ids.astype(object)[image],
             "category_a": _with_none(self.category_ids, self.category_a, row_a),
             "category_b": _with_none(self.category_ids, self.category_b, row_b),
-            "row_a": row_a, "row_b": row_b,
+            "row_a": row_a,
+            "row_b": row_b,
             "iou": np.r_[pairs.iou, np.full(len(only_a) + len(only_b), np.nan)],
         }
 
@@ -417,9 +482,18 @@ class AgreementResult:
 
         `category_names` maps category ids to the names shown (COCO files name their categories).
         """
-        names = {"a": "A", "b": "B", "matched": "matched", "only_a": "only A", "only_b": "only B",
-                 "precision": "precision", "recall": "recall", "f1": "F1", "iou_mean": "mean IoU",
-                 _quantile_name(0.5): "median IoU"}
+        names = {
+            "a": "A",
+            "b": "B",
+            "matched": "matched",
+            "only_a": "only A",
+            "only_b": "only B",
+            "precision": "precision",
+            "recall": "recall",
+            "f1": "F1",
+            "iou_mean": "mean IoU",
+            _quantile_name(0.5): "median IoU",
+        }
         names_of = category_names or {}
         rows = [(str(names_of.get(category, category)), values) for category, values in self.per_category().items()]
         rows.append(("all", self.overall()))
@@ -427,9 +501,11 @@ class AgreementResult:
         columns = [key for key in names if key in rows[-1][1]]
         widths = {key: max(len(names[key]), 5) for key in columns}
         grouping = "within images" if self.ignore_category else "within image and category"
-        lines = [f"agreement at IoU >= {self.matching.min_iou:g} ({self.matching.method} matching {grouping}): "
-                 f"{len(self.image_a)} regions in A, {len(self.image_b)} in B",
-                 f"{'category':<{width}}  " + "  ".join(f"{names[key]:>{widths[key]}}" for key in columns)]
+        lines = [
+            f"agreement at IoU >= {self.matching.min_iou:g} ({self.matching.method} matching {grouping}): "
+            f"{len(self.image_a)} regions in A, {len(self.image_b)} in B",
+            f"{'category':<{width}}  " + "  ".join(f"{names[key]:>{widths[key]}}" for key in columns),
+        ]
         for label, values in rows:
             lines.append(f"{label:<{width}}  " + "  ".join(f"{_cell(values[key]):>{widths[key]}}" for key in columns))
         per_image = self.per_image()
@@ -441,20 +517,26 @@ class AgreementResult:
     def to_dict(self, *, pairs: bool = False) -> dict[str, Any]:
         """A JSON-ready dict (NaN written as None); `pairs` adds one entry per matched pair and unmatched region."""
         result: dict[str, Any] = {
-            "protocol": "agreement", "headline": _json_row(self.overall()),
-            "min_iou": self.matching.min_iou, "method": self.matching.method,
-            "ignore_category": self.ignore_category, "overall": _json_row(self.overall()),
-            "per_category": [{"category_id": category, **_json_row(values)}
-                             for category, values in self.per_category().items()],
+            "protocol": "agreement",
+            "headline": _json_row(self.overall()),
+            "min_iou": self.matching.min_iou,
+            "method": self.matching.method,
+            "ignore_category": self.ignore_category,
+            "overall": _json_row(self.overall()),
+            "per_category": [
+                {"category_id": category, **_json_row(values)} for category, values in self.per_category().items()
+            ],
             "per_image": [{"image_id": image, **_json_row(values)} for image, values in self.per_image().items()],
         }
         if self.ignore_category:
-            result["category_pairs"] = [{"category_a": a, "category_b": b, "matched": count}
-                                        for (a, b), count in self.category_pairs().items()]
+            result["category_pairs"] = [
+                {"category_a": a, "category_b": b, "matched": count} for (a, b), count in self.category_pairs().items()
+            ]
         if pairs:
             table = self.pairs_table()
-            result["pairs"] = [_json_row(dict(zip(table, values))) for values in
-                               zip(*(column.tolist() for column in table.values()))]
+            result["pairs"] = [
+                _json_row(dict(zip(table, values))) for values in zip(*(column.tolist() for column in table.values()))
+            ]
         return result
 
     def to_json(self, *, pairs: bool = False, indent: int | None = None) -> str:
@@ -463,8 +545,10 @@ class AgreementResult:
 
     def __repr__(self) -> str:
         overall = self.overall()
-        return (f"<AgreementResult F1={_cell(overall['f1'])}: {overall['matched']} matched, {overall['only_a']} only "
-                f"in A, {overall['only_b']} only in B; summary() for the table>")
+        return (
+            f"<AgreementResult F1={_cell(overall['f1'])}: {overall['matched']} matched, {overall['only_a']} only "
+            f"in A, {overall['only_b']} only in B; summary() for the table>"
+        )
 
 
 # --------------------------------------------------------------------------- arithmetic
@@ -473,15 +557,20 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray, zero_division: float)
         return np.where(denominator > 0, numerator / np.maximum(denominator, 1), zero_division)
 
 
-def _iou_statistics(group: np.ndarray, values: np.ndarray, size: int, quantiles: tuple[float, ...]) -> dict[str, np.ndarray]:
+def _iou_statistics(
+    group: np.ndarray, values: np.ndarray, size: int, quantiles: tuple[float, ...]
+) -> dict[str, np.ndarray]:
     """Mean and quantiles of `values` per group (NaN for a group without values), all groups at once.
 
     Quantiles interpolate linearly between the sorted values of a group, as `numpy.quantile`.
     """
     counts = np.bincount(group, minlength=size)
     with np.errstate(invalid="ignore", divide="ignore"):
-        statistics = {"iou_mean": np.where(counts > 0, np.bincount(group, weights=values, minlength=size)
-                                           / np.maximum(counts, 1), np.nan)}
+        statistics = {
+            "iou_mean": np.where(
+                counts > 0, np.bincount(group, weights=values, minlength=size) / np.maximum(counts, 1), np.nan
+            )
+        }
     order = np.lexsort((values, group))
     ordered = values[order]
     starts = np.cumsum(counts) - counts
@@ -502,8 +591,10 @@ def _row(table: dict[str, np.ndarray], k: int) -> dict[str, Any]:
 
 
 def _json_row(values: dict[str, Any]) -> dict[str, Any]:
-    return {key: (None if isinstance(value, float) and math.isnan(value) else _plain(value))
-            for key, value in values.items()}
+    return {
+        key: (None if isinstance(value, float) and math.isnan(value) else _plain(value))
+        for key, value in values.items()
+    }
 
 
 def _with_none(ids: np.ndarray, index: np.ndarray, rows: np.ndarray) -> np.ndarray:

@@ -40,7 +40,12 @@ COCO_RECALL_THRESHOLDS = np.linspace(0.0, 1.0, 101)
 #: COCOeval's limits on predictions per image and category.
 COCO_MAX_DETECTIONS = (1, 10, 100)
 #: COCOeval's area ranges (limits inclusive): label -> (low, high).
-COCO_AREA_RANGES = {"all": (0.0, 1e5**2), "small": (0.0, 32.0**2), "medium": (32.0**2, 96.0**2), "large": (96.0**2, 1e5**2)}
+COCO_AREA_RANGES = {
+    "all": (0.0, 1e5**2),
+    "small": (0.0, 32.0**2),
+    "medium": (32.0**2, 96.0**2),
+    "large": (96.0**2, 1e5**2),
+}
 
 #: Short names COCOeval's table uses for its area labels.
 _AREA_SUFFIX = {"small": "s", "medium": "m", "large": "l"}
@@ -118,9 +123,15 @@ class CocoMatched(NamedTuple):
     matches: ObjectMatches
 
 
-def coco_match(data: CocoArrays, overlap: OverlapFunction, *, iou_thresholds: np.ndarray,
-               max_detections: tuple[int, ...], area_ranges: np.ndarray, show_progress: bool | None = None
-               ) -> CocoMatched:
+def coco_match(
+    data: CocoArrays,
+    overlap: OverlapFunction,
+    *,
+    iou_thresholds: np.ndarray,
+    max_detections: tuple[int, ...],
+    area_ranges: np.ndarray,
+    show_progress: bool | None = None,
+) -> CocoMatched:
     """COCOeval's ``evaluate``: the greedy matching of every image and category, and the per-object matches."""
     images = data.num_images
     # Predictions: by category, image, then score (highest first; ties keep the input order, as
@@ -145,21 +156,44 @@ def coco_match(data: CocoArrays, overlap: OverlapFunction, *, iou_thresholds: np
     dt_outside = (dt_area < low) | (dt_area > high)
 
     dt_matched, dt_ignored, partner = _match(
-        dt_group, gt_group, order, gt_order, gt_crowd, gt_ignored, overlap,
-        np.minimum(iou_thresholds, 1 - 1e-10), show_progress,
+        dt_group,
+        gt_group,
+        order,
+        gt_order,
+        gt_crowd,
+        gt_ignored,
+        overlap,
+        np.minimum(iou_thresholds, 1 - 1e-10),
+        show_progress,
     )
     # Unmatched predictions outside the area range are ignored.
     dt_ignored |= ~dt_matched & dt_outside[None, :, :]
     # Per object, area range "all" (the first): positions back to the rows of the inputs.
     matches = ObjectMatches.from_positions(
-        iou_thresholds, partner.gt, partner.iou, dt_matched[:, 0] & ~dt_ignored[:, 0], dt_ignored[:, 0],
-        order, gt_order, len(data.dt_image), len(data.gt_image))
+        iou_thresholds,
+        partner.gt,
+        partner.iou,
+        dt_matched[:, 0] & ~dt_ignored[:, 0],
+        dt_ignored[:, 0],
+        order,
+        gt_order,
+        len(data.dt_image),
+        len(data.gt_image),
+    )
     return CocoMatched(order, rank, dt_matched, dt_ignored, gt_order, gt_ignored, matches)
 
 
-def _match(dt_group: np.ndarray, gt_group: np.ndarray, dt_rows: np.ndarray, gt_rows: np.ndarray,
-           gt_crowd: np.ndarray, gt_ignored: np.ndarray, overlap: OverlapFunction, thresholds: np.ndarray,
-           show_progress: bool | None) -> tuple[np.ndarray, np.ndarray, _Partners]:
+def _match(
+    dt_group: np.ndarray,
+    gt_group: np.ndarray,
+    dt_rows: np.ndarray,
+    gt_rows: np.ndarray,
+    gt_crowd: np.ndarray,
+    gt_ignored: np.ndarray,
+    overlap: OverlapFunction,
+    thresholds: np.ndarray,
+    show_progress: bool | None,
+) -> tuple[np.ndarray, np.ndarray, _Partners]:
     """Greedy matching of every image and category at once; return matched and ignored flags ``[T, A, D]``,
     and for area range 0 the ground truth (sorted position) and IoU of each prediction's match.
 
@@ -224,10 +258,17 @@ class _Partners(NamedTuple):
     iou: np.ndarray
 
 
-def coco_accumulate(n_categories: int, dt_category: np.ndarray, rank: np.ndarray, dt_score: np.ndarray,
-                dt_matched: np.ndarray, dt_ignored: np.ndarray, regular: np.ndarray,
-                recall_thresholds: np.ndarray, max_detections: tuple[int, ...]
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def coco_accumulate(
+    n_categories: int,
+    dt_category: np.ndarray,
+    rank: np.ndarray,
+    dt_score: np.ndarray,
+    dt_matched: np.ndarray,
+    dt_ignored: np.ndarray,
+    regular: np.ndarray,
+    recall_thresholds: np.ndarray,
+    max_detections: tuple[int, ...],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """COCOeval's ``accumulate``: ``precision, recall, scores`` of the matched predictions (sorted by category,
     image, score), from the counts of regular ground truths per category and area range.
 
@@ -255,14 +296,29 @@ def coco_accumulate(n_categories: int, dt_category: np.ndarray, rank: np.ndarray
             tp, fp, sorted_scores = true_positive, false_positive, dt_score[lo:hi][order]
             if not within.all():
                 tp, fp, sorted_scores = tp[:, :, within], fp[:, :, within], sorted_scores[within]
-            _fill_curves(tp, fp, regular[k], sorted_scores, recall_thresholds,
-                         precision[:, :, k, :, m], scores[:, :, k, :, m], recall[:, k, :, m])
+            _fill_curves(
+                tp,
+                fp,
+                regular[k],
+                sorted_scores,
+                recall_thresholds,
+                precision[:, :, k, :, m],
+                scores[:, :, k, :, m],
+                recall[:, k, :, m],
+            )
     return precision, recall, scores
 
 
-def _fill_curves(tp: np.ndarray, fp: np.ndarray, positives: np.ndarray, sorted_scores: np.ndarray,
-                 recall_thresholds: np.ndarray, precision_out: np.ndarray, scores_out: np.ndarray,
-                 recall_out: np.ndarray) -> None:
+def _fill_curves(
+    tp: np.ndarray,
+    fp: np.ndarray,
+    positives: np.ndarray,
+    sorted_scores: np.ndarray,
+    recall_thresholds: np.ndarray,
+    precision_out: np.ndarray,
+    scores_out: np.ndarray,
+    recall_out: np.ndarray,
+) -> None:
     """COCOeval's interpolated precision at the recall points, from true and false positive flags ``[T, A, n]``.
 
     COCOeval computes precision and recall after every prediction, makes precision monotone from
@@ -318,8 +374,11 @@ def _summary_stats(area_labels: Sequence[str], max_detections: Sequence[int]) ->
     def suffix(label: str) -> str:
         return _AREA_SUFFIX.get(label, f"_{label}")
 
-    stats = [_Stat("AP", True, None, reference, most), _Stat("AP50", True, 0.5, reference, most),
-             _Stat("AP75", True, 0.75, reference, most)]
+    stats = [
+        _Stat("AP", True, None, reference, most),
+        _Stat("AP50", True, 0.5, reference, most),
+        _Stat("AP75", True, 0.75, reference, most),
+    ]
     stats += [_Stat("AP" + suffix(label), True, None, label, most) for label in others]
     stats += [_Stat(f"AR{m}", False, None, reference, m) for m in max_detections]
     stats += [_Stat("AR" + suffix(label), False, None, label, most) for label in others]
@@ -457,8 +516,10 @@ class CocoResult:
                 iou = f"{self.iou_thresholds[0]:0.2f}:{self.iou_thresholds[-1]:0.2f}"
             else:
                 iou = f"{stat.iou_threshold:0.2f}"
-            lines.append(f" {title:<18} {kind} @[ IoU={iou:<9} | area={stat.area:>6s} | "
-                         f"maxDets={stat.max_detections:>3d} ] = {self._stats[stat.name]:0.3f}")
+            lines.append(
+                f" {title:<18} {kind} @[ IoU={iou:<9} | area={stat.area:>6s} | "
+                f"maxDets={stat.max_detections:>3d} ] = {self._stats[stat.name]:0.3f}"
+            )
         return "\n".join(lines)
 
     def to_dict(self, *, arrays: bool = False) -> dict[str, Any]:
@@ -491,5 +552,7 @@ class CocoResult:
 
     def __repr__(self) -> str:
         ap = self._stats.get("AP", math.nan)
-        return (f"<CocoResult AP={ap:.4f} over {len(self.categories)} categories, {self.num_images} images; "
-                "summary() for the table>")
+        return (
+            f"<CocoResult AP={ap:.4f} over {len(self.categories)} categories, {self.num_images} images; "
+            "summary() for the table>"
+        )

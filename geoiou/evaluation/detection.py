@@ -66,7 +66,16 @@ from geoiou.regions import Box, Interval, Mask, Polygon, Region, RotatedBox
 from geoiou.rle_rasterize import coco_compat_polygon_runs, coco_compat_rasterize
 from geoiou.tables.annotations import Annotations, as_annotations, id_list
 
-__all__ = ["Annotations", "CocoEvaluation", "CocoResult", "VocEvaluation", "VocResult", "coco_compat_rasterize", "evaluate_coco", "evaluate_voc"]
+__all__ = [
+    "Annotations",
+    "CocoEvaluation",
+    "CocoResult",
+    "VocEvaluation",
+    "VocResult",
+    "coco_compat_rasterize",
+    "evaluate_coco",
+    "evaluate_voc",
+]
 
 PolygonIoU = Literal["exact", "pycocotools"]
 POLYGON_IOU = ("exact", "pycocotools")
@@ -94,7 +103,6 @@ def _index(ids: np.ndarray, values: np.ndarray, param: str, what: str, hint: str
         row = int(np.flatnonzero(~known)[0])
         raise _fail(param, f"one of the {what}{hint}", f"{values[row].item()!r} at row {row}")
     return position
-
 
 
 def _image_sizes(images: Mapping[Any, Any], ids: np.ndarray) -> np.ndarray:
@@ -154,8 +162,9 @@ class _Store:
             self.blocks.append(block)
         # Pairs of these blocks are measured pair by pair over all images at once: vector kinds, and masks held
         # as COCO runs (counted from the runs); masks of dense pixels are measured image by image.
-        self.is_pairwise_block = np.array([isinstance(block, VECTOR_KINDS) or _held_as_runs(block)
-                                           for block in self.blocks], dtype=bool)
+        self.is_pairwise_block = np.array(
+            [isinstance(block, VECTOR_KINDS) or _held_as_runs(block) for block in self.blocks], dtype=bool
+        )
 
     @property
     def kinds(self) -> set[type]:
@@ -172,8 +181,14 @@ class _Store:
         return _concatenate(parts)[np.argsort(order)]
 
 
-def _store(annotations: Annotations, image: np.ndarray, image_ids: np.ndarray, sizes: np.ndarray | None,
-           polygon_iou: str, param: str) -> _Store:
+def _store(
+    annotations: Annotations,
+    image: np.ndarray,
+    image_ids: np.ndarray,
+    sizes: np.ndarray | None,
+    polygon_iou: str,
+    param: str,
+) -> _Store:
     """Check masks against the image sizes and rasterize polygons if asked; index the regions by row."""
     entries: list[tuple[Region, np.ndarray]] = []
     start = 0
@@ -196,8 +211,9 @@ def _store(annotations: Annotations, image: np.ndarray, image_ids: np.ndarray, s
     return _Store(entries, len(annotations))
 
 
-def _check_mask_sizes(masks: Mask, rows: np.ndarray, image: np.ndarray, image_ids: np.ndarray, sizes: np.ndarray,
-                      param: str) -> None:
+def _check_mask_sizes(
+    masks: Mask, rows: np.ndarray, image: np.ndarray, image_ids: np.ndarray, sizes: np.ndarray, param: str
+) -> None:
     if len(masks) == 0:
         return
     expected = sizes[image[rows]]
@@ -207,16 +223,22 @@ def _check_mask_sizes(masks: Mask, rows: np.ndarray, image: np.ndarray, image_id
         i = int(np.flatnonzero(wrong)[0])
         h, w = expected[i]
         x0, y0 = masks.origin[i]
-        raise _fail(f"{param}.region", f"masks of their image's size at origin (0, 0): {h}x{w} pixels for image "
-                    f"{image_ids[image[rows[i]]].item()!r}",
-                    f"a {height}x{width} mask at origin ({x0:g}, {y0:g}) at row {rows[i]}")
+        raise _fail(
+            f"{param}.region",
+            f"masks of their image's size at origin (0, 0): {h}x{w} pixels for image "
+            f"{image_ids[image[rows[i]]].item()!r}",
+            f"a {height}x{width} mask at origin ({x0:g}, {y0:g}) at row {rows[i]}",
+        )
 
 
 def _check_kinds(truth: _Store, predicted: _Store) -> None:
     kinds = truth.kinds | predicted.kinds
     if Interval in kinds and len(kinds) > 1:
-        raise _fail("predictions.region", "of a kind comparable with the ground truth's (intervals only with intervals)",
-                    f"{sorted(k.__name__ for k in predicted.kinds)} against {sorted(k.__name__ for k in truth.kinds)}")
+        raise _fail(
+            "predictions.region",
+            "of a kind comparable with the ground truth's (intervals only with intervals)",
+            f"{sorted(k.__name__ for k in predicted.kinds)} against {sorted(k.__name__ for k in truth.kinds)}",
+        )
     for a in predicted.kinds:
         for b in truth.kinds:
             find_kernel(a, b)
@@ -225,11 +247,18 @@ def _check_kinds(truth: _Store, predicted: _Store) -> None:
 def _overlap_function(predicted: _Store, truth: _Store, show_progress: bool | None) -> OverlapFunction:
     """The `OverlapFunction` of two stores: IoU of each pair, IoF (over the prediction) for crowd pairs."""
 
-    def overlap(pair_dt: np.ndarray, pair_gt: np.ndarray, pair_crowd: np.ndarray, offsets: np.ndarray,
-                rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    def overlap(
+        pair_dt: np.ndarray,
+        pair_gt: np.ndarray,
+        pair_crowd: np.ndarray,
+        offsets: np.ndarray,
+        rows: np.ndarray,
+        cols: np.ndarray,
+    ) -> np.ndarray:
         intersection = np.zeros(len(pair_dt))
-        vector_pair = (predicted.is_pairwise_block[predicted.block_of[pair_dt]]
-                       & truth.is_pairwise_block[truth.block_of[pair_gt]])
+        vector_pair = (
+            predicted.is_pairwise_block[predicted.block_of[pair_dt]] & truth.is_pairwise_block[truth.block_of[pair_gt]]
+        )
         # A group (image and category) with any dense mask is measured as a whole, image by image.
         by_group = ~np.logical_and.reduceat(vector_pair, offsets[:-1]) if len(pair_dt) else np.zeros(0, bool)
         vector = np.flatnonzero(~np.repeat(by_group, rows * cols))
@@ -237,17 +266,19 @@ def _overlap_function(predicted: _Store, truth: _Store, show_progress: bool | No
         # Pairs grouped by their blocks once (results of many image sizes make thousands of mask blocks).
         order = np.argsort(combo, kind="stable")
         keys, firsts, counts = np.unique(combo[order], return_index=True, return_counts=True)
-        steps = [(key, first + start, min(PAIR_CHUNK, count - start))
-                 for key, first, count in zip(keys.tolist(), firsts.tolist(), counts.tolist())
-                 for start in range(0, count, PAIR_CHUNK)]
+        steps = [
+            (key, first + start, min(PAIR_CHUNK, count - start))
+            for key, first, count in zip(keys.tolist(), firsts.tolist(), counts.tolist())
+            for start in range(0, count, PAIR_CHUNK)
+        ]
         for key, first, size in progress(steps, label="overlaps", enabled=show_progress if len(steps) > 1 else False):
             a, b = predicted.blocks[key // len(truth.blocks)], truth.blocks[key % len(truth.blocks)]
-            chunk = vector[order[first:first + size]]
+            chunk = vector[order[first : first + size]]
             intersection[chunk] = intersection_area(a[predicted.index[pair_dt[chunk]]], b[truth.index[pair_gt[chunk]]])
         for block in progress(np.flatnonzero(by_group), label="mask overlaps", enabled=show_progress):
             first, n_rows, n_cols = offsets[block], rows[block], cols[block]
-            dt_rows = pair_dt[first:first + n_rows * n_cols:n_cols]
-            gt_rows = pair_gt[first:first + n_cols]
+            dt_rows = pair_dt[first : first + n_rows * n_cols : n_cols]
+            gt_rows = pair_gt[first : first + n_cols]
             for dt_sel in _by_kind(predicted, dt_rows):
                 for gt_sel in _by_kind(truth, gt_rows):
                     values = pairwise_intersection_area(predicted.take(dt_rows[dt_sel]), truth.take(gt_rows[gt_sel]))
@@ -285,8 +316,11 @@ class _Prepared:
             raise _fail("predictions.score", "one score per prediction", None)
         for name in ("iscrowd", "area", "ignore"):
             if getattr(predicted, name) is not None:
-                raise _fail(f"predictions.{name}", f"None ({name} describes ground truths; a prediction's area is "
-                            "its region's measure)", name)
+                raise _fail(
+                    f"predictions.{name}",
+                    f"None ({name} describes ground truths; a prediction's area is its region's measure)",
+                    name,
+                )
         if polygon_iou not in POLYGON_IOU:
             raise _fail("polygon_iou", f"one of {POLYGON_IOU}", polygon_iou)
         # Images and their sizes.
@@ -304,8 +338,12 @@ class _Prepared:
             self.image_ids = id_list(list(images), "images")
             hint = " listed in 'images'"
         if polygon_iou == "pycocotools" and sizes is None:
-            raise _fail("images", "a mapping {image_id: (height, width)} with polygon_iou='pycocotools' (polygons "
-                        "are rasterized at the image size)", images)
+            raise _fail(
+                "images",
+                "a mapping {image_id: (height, width)} with polygon_iou='pycocotools' (polygons "
+                "are rasterized at the image size)",
+                images,
+            )
         self.gt_image = _index(self.image_ids, truth.image_id, "ground_truth.image_id", "evaluated images", hint)
         self.dt_image = _index(self.image_ids, predicted.image_id, "predictions.image_id", "evaluated images", hint)
         # Categories.
@@ -316,8 +354,9 @@ class _Prepared:
         else:
             self.category_ids, hint = listed, " listed in 'categories'"
         self.gt_category = _index(self.category_ids, truth.category_id, "ground_truth.category_id", "categories", hint)
-        self.dt_category = _index(self.category_ids, predicted.category_id, "predictions.category_id", "categories",
-                                  hint)
+        self.dt_category = _index(
+            self.category_ids, predicted.category_id, "predictions.category_id", "categories", hint
+        )
         # Regions.
         self.truth_store = _store(truth, self.gt_image, self.image_ids, sizes, polygon_iou, "ground_truth")
         self.predicted_store = _store(predicted, self.dt_image, self.image_ids, sizes, polygon_iou, "predictions")
@@ -371,7 +410,9 @@ def _check_area_ranges(ranges: Any) -> dict[str, tuple[float, float]]:
     for label, bounds in ranges.items():
         values = np.asarray(bounds, dtype=np.float64) if _numeric(bounds) else None
         if not isinstance(label, str) or values is None or values.shape != (2,) or not values[0] <= values[1]:
-            raise _fail(f"area_ranges[{_key(label)}]", "a pair (low, high) with low <= high under a string label", bounds)
+            raise _fail(
+                f"area_ranges[{_key(label)}]", "a pair (low, high) with low <= high under a string label", bounds
+            )
         checked[label] = (float(values[0]), float(values[1]))
     return checked
 
@@ -394,13 +435,15 @@ class _Deferred:
     row: np.ndarray
 
 
-def _part_categories(listed: np.ndarray | None, truth: Annotations, predicted: Annotations
-                     ) -> tuple[np.ndarray | None, _Deferred]:
+def _part_categories(
+    listed: np.ndarray | None, truth: Annotations, predicted: Annotations
+) -> tuple[np.ndarray | None, _Deferred]:
     """The categories a part is prepared with, and its predictions whose category waits for the other parts."""
     none = _Deferred(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     truth_ids, predicted_ids = truth.category_id, predicted.category_id
-    if listed is not None or (len(truth_ids) and len(predicted_ids)
-                              and (truth_ids.dtype.kind == "U") != (predicted_ids.dtype.kind == "U")):
+    if listed is not None or (
+        len(truth_ids) and len(predicted_ids) and (truth_ids.dtype.kind == "U") != (predicted_ids.dtype.kind == "U")
+    ):
         return listed, none  # listed categories are checked at once; ids of two types are refused at once
     known = np.unique(truth_ids)
     rows = np.flatnonzero(~np.isin(predicted_ids, known))
@@ -417,13 +460,19 @@ def _evaluated_categories(listed: np.ndarray | None, parts: Sequence[Any]) -> np
     categories = np.unique(joined_ids([part.truth_categories for part in parts], "category"))
     for i, part in enumerate(parts):
         deferred = part.deferred
-        unknown = np.flatnonzero(~np.isin(deferred.category_id, categories)) if len(categories) else \
-            np.arange(len(deferred.row))
+        unknown = (
+            np.flatnonzero(~np.isin(deferred.category_id, categories))
+            if len(categories)
+            else np.arange(len(deferred.row))
+        )
         if len(unknown):
             where = f"at row {deferred.row[unknown[0]]}" + (f" of part {i}" if len(parts) > 1 else "")
-            raise _fail("predictions.category_id", "one of the categories of the ground truth; pass categories=[...] "
-                        "to evaluate categories without ground truth",
-                        f"{deferred.category_id[unknown[0]].item()!r} {where}")
+            raise _fail(
+                "predictions.category_id",
+                "one of the categories of the ground truth; pass categories=[...] "
+                "to evaluate categories without ground truth",
+                f"{deferred.category_id[unknown[0]].item()!r} {where}",
+            )
     return categories
 
 
@@ -501,25 +550,38 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
     0.505
     """
 
-    def __init__(self, *, categories: Sequence[Any] | None = None, iou_thresholds: ArrayLike | None = None,
-                 recall_thresholds: ArrayLike | None = None,
-                 max_detections: Sequence[int] = COCO_MAX_DETECTIONS,
-                 area_ranges: Mapping[str, tuple[float, float]] | None = None,
-                 polygon_iou: PolygonIoU = "exact", show_progress: bool | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        categories: Sequence[Any] | None = None,
+        iou_thresholds: ArrayLike | None = None,
+        recall_thresholds: ArrayLike | None = None,
+        max_detections: Sequence[int] = COCO_MAX_DETECTIONS,
+        area_ranges: Mapping[str, tuple[float, float]] | None = None,
+        polygon_iou: PolygonIoU = "exact",
+        show_progress: bool | None = None,
+    ) -> None:
         if polygon_iou not in POLYGON_IOU:
             raise _fail("polygon_iou", f"one of {POLYGON_IOU}", polygon_iou)
-        self._start(categories=_checked_categories(categories),
-                    iou_thresholds=_check_thresholds(iou_thresholds, "iou_thresholds", COCO_IOU_THRESHOLDS,
-                                                     low_open=True),
-                    recall_thresholds=_check_thresholds(recall_thresholds, "recall_thresholds",
-                                                        COCO_RECALL_THRESHOLDS, low_open=False),
-                    max_detections=_check_max_detections(max_detections), area_ranges=_check_area_ranges(area_ranges),
-                    polygon_iou=polygon_iou)
+        self._start(
+            categories=_checked_categories(categories),
+            iou_thresholds=_check_thresholds(iou_thresholds, "iou_thresholds", COCO_IOU_THRESHOLDS, low_open=True),
+            recall_thresholds=_check_thresholds(
+                recall_thresholds, "recall_thresholds", COCO_RECALL_THRESHOLDS, low_open=False
+            ),
+            max_detections=_check_max_detections(max_detections),
+            area_ranges=_check_area_ranges(area_ranges),
+            polygon_iou=polygon_iou,
+        )
         self.show_progress = show_progress
 
-    def update(self, ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
-               predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]], *,
-               images: Sequence[Any] | Mapping[Any, tuple[int, int]] | None = None) -> CocoEvaluation:
+    def update(
+        self,
+        ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+        predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+        *,
+        images: Sequence[Any] | Mapping[Any, tuple[int, int]] | None = None,
+    ) -> CocoEvaluation:
         """Match the predictions of one part's images; return ``self``.
 
         `images` is as in `evaluate_coco`, for this part: by default the images of its ground
@@ -530,27 +592,49 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
         categories, deferred = _part_categories(settings["categories"], truth, predicted)
         prepared = _Prepared(truth, predicted, images, categories, settings["polygon_iou"])
         data = CocoArrays(
-            num_images=len(prepared.image_ids), num_categories=len(prepared.category_ids),
-            gt_image=prepared.gt_image, gt_category=prepared.gt_category,
-            gt_crowd=prepared.flags("iscrowd"), gt_ignore=prepared.flags("ignore"),
+            num_images=len(prepared.image_ids),
+            num_categories=len(prepared.category_ids),
+            gt_image=prepared.gt_image,
+            gt_category=prepared.gt_category,
+            gt_crowd=prepared.flags("iscrowd"),
+            gt_ignore=prepared.flags("ignore"),
             gt_area=prepared.truth_store.area if truth.area is None else truth.area,
-            dt_image=prepared.dt_image, dt_category=prepared.dt_category,
-            dt_score=predicted.score, dt_area=prepared.predicted_store.area,
+            dt_image=prepared.dt_image,
+            dt_category=prepared.dt_category,
+            dt_score=predicted.score,
+            dt_area=prepared.predicted_store.area,
         )
         overlap = _overlap_function(prepared.predicted_store, prepared.truth_store, self.show_progress)
-        found = coco_match(data, overlap, iou_thresholds=settings["iou_thresholds"],
-                           max_detections=settings["max_detections"],
-                           area_ranges=np.array(list(settings["area_ranges"].values())),
-                           show_progress=self.show_progress)
+        found = coco_match(
+            data,
+            overlap,
+            iou_thresholds=settings["iou_thresholds"],
+            max_detections=settings["max_detections"],
+            area_ranges=np.array(list(settings["area_ranges"].values())),
+            show_progress=self.show_progress,
+        )
         gt_category = prepared.gt_category[found.gt_order]
-        regular = np.stack([np.bincount(gt_category[~ignored], minlength=data.num_categories)
-                            for ignored in found.gt_ignored], axis=1)
-        self._parts.append(_CocoPart(
-            images=prepared.image_ids, categories=prepared.category_ids, truth_categories=np.unique(truth.category_id),
-            deferred=deferred, dt_image=prepared.dt_image[found.order], dt_category=prepared.dt_category[found.order],
-            rank=found.rank, score=np.asarray(predicted.score)[found.order], matched=found.matched,
-            ignored=found.ignored, regular=regular, matches=found.matches, num_predictions=len(predicted),
-            num_truths=len(truth)))
+        regular = np.stack(
+            [np.bincount(gt_category[~ignored], minlength=data.num_categories) for ignored in found.gt_ignored], axis=1
+        )
+        self._parts.append(
+            _CocoPart(
+                images=prepared.image_ids,
+                categories=prepared.category_ids,
+                truth_categories=np.unique(truth.category_id),
+                deferred=deferred,
+                dt_image=prepared.dt_image[found.order],
+                dt_category=prepared.dt_category[found.order],
+                rank=found.rank,
+                score=np.asarray(predicted.score)[found.order],
+                matched=found.matched,
+                ignored=found.ignored,
+                regular=regular,
+                matches=found.matches,
+                num_predictions=len(predicted),
+                num_truths=len(truth),
+            )
+        )
         return self
 
     def compute(self) -> CocoResult:
@@ -559,27 +643,55 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
         images = disjoint_keys([part.images for part in parts], "image")
         categories = _evaluated_categories(settings["categories"], parts)
         n_thresholds, n_areas = len(settings["iou_thresholds"]), len(settings["area_ranges"])
-        image_code = np.concatenate([np.zeros(0, np.int64)] + [_recoded(images, part.images, part.dt_image)
-                                                              for part in parts])
-        category_code = np.concatenate([np.zeros(0, np.int64)] + [
-            _recoded(categories, part.categories, part.dt_category) for part in parts])
+        image_code = np.concatenate(
+            [np.zeros(0, np.int64)] + [_recoded(images, part.images, part.dt_image) for part in parts]
+        )
+        category_code = np.concatenate(
+            [np.zeros(0, np.int64)] + [_recoded(categories, part.categories, part.dt_category) for part in parts]
+        )
         rank = np.concatenate([np.zeros(0, np.int64)] + [part.rank for part in parts])
         score = np.concatenate([np.zeros(0)] + [part.score for part in parts])
-        matched, ignored = (np.concatenate([np.zeros((n_thresholds, n_areas, 0), bool)]
-                                           + [getattr(part, name) for part in parts], axis=2)
-                            for name in ("matched", "ignored"))
+        matched, ignored = (
+            np.concatenate(
+                [np.zeros((n_thresholds, n_areas, 0), bool)] + [getattr(part, name) for part in parts], axis=2
+            )
+            for name in ("matched", "ignored")
+        )
         regular = _summed_by_category(categories, parts, "regular").reshape(len(categories), n_areas)
         # COCOeval's order: by category, image (sorted ids) and rank, whichever part a prediction came from.
         order = np.lexsort((rank, image_code, category_code))
         precision, recall, scores = coco_accumulate(
-            len(categories), category_code[order], rank[order], score[order], matched[:, :, order],
-            ignored[:, :, order], regular, settings["recall_thresholds"], settings["max_detections"])
-        matches = ObjectMatches.concatenate([part.matches for part in parts], [part.num_predictions for part in parts],
-                                            [part.num_truths for part in parts]) if parts else None
-        return CocoResult(precision=precision, recall=recall, scores=scores, iou_thresholds=settings["iou_thresholds"],
-                          recall_thresholds=settings["recall_thresholds"], categories=categories,
-                          area_ranges=settings["area_ranges"], max_detections=settings["max_detections"],
-                          num_images=len(images), matches=matches)
+            len(categories),
+            category_code[order],
+            rank[order],
+            score[order],
+            matched[:, :, order],
+            ignored[:, :, order],
+            regular,
+            settings["recall_thresholds"],
+            settings["max_detections"],
+        )
+        matches = (
+            ObjectMatches.concatenate(
+                [part.matches for part in parts],
+                [part.num_predictions for part in parts],
+                [part.num_truths for part in parts],
+            )
+            if parts
+            else None
+        )
+        return CocoResult(
+            precision=precision,
+            recall=recall,
+            scores=scores,
+            iou_thresholds=settings["iou_thresholds"],
+            recall_thresholds=settings["recall_thresholds"],
+            categories=categories,
+            area_ranges=settings["area_ranges"],
+            max_detections=settings["max_detections"],
+            num_images=len(images),
+            matches=matches,
+        )
 
 
 @dataclass(frozen=True)
@@ -621,41 +733,86 @@ class VocEvaluation(MergeableEvaluation[VocResult]):
     0.5
     """
 
-    def __init__(self, *, iou_threshold: float = 0.5, interpolation: Interpolation = "all",
-                 categories: Sequence[Any] | None = None, show_progress: bool | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        iou_threshold: float = 0.5,
+        interpolation: Interpolation = "all",
+        categories: Sequence[Any] | None = None,
+        show_progress: bool | None = None,
+    ) -> None:
         if not (isinstance(iou_threshold, (int, float, np.integer, np.floating)) and 0 <= iou_threshold < 1):
             raise _fail("iou_threshold", "a number in [0, 1)", iou_threshold)
         if interpolation not in INTERPOLATIONS:
             raise _fail("interpolation", f"one of {INTERPOLATIONS}", interpolation)
-        self._start(iou_threshold=float(iou_threshold), interpolation=interpolation,
-                    categories=_checked_categories(categories))
+        self._start(
+            iou_threshold=float(iou_threshold), interpolation=interpolation, categories=_checked_categories(categories)
+        )
         self.show_progress = show_progress
 
-    def update(self, ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
-               predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]], *,
-               images: Sequence[Any] | Mapping[Any, tuple[int, int]] | None = None) -> VocEvaluation:
+    def update(
+        self,
+        ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+        predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+        *,
+        images: Sequence[Any] | Mapping[Any, tuple[int, int]] | None = None,
+    ) -> VocEvaluation:
         """Assign the predictions of one part's images; return ``self``. `images` as in `evaluate_voc`."""
         truth, predicted = as_annotations(ground_truth, "ground_truth"), as_annotations(predictions, "predictions")
         categories, deferred = _part_categories(self._settings["categories"], truth, predicted)
         prepared = _Prepared(truth, predicted, images, categories, "exact")
         if truth.iscrowd is not None and truth.iscrowd.any():
-            raise _fail("ground_truth.iscrowd", "unset or all false for VOC (it has no crowd regions; mark them ignore)",
-                        f"a crowd region at row {int(np.flatnonzero(truth.iscrowd)[0])}")
-        data = VocArrays(num_images=len(prepared.image_ids), num_categories=len(prepared.category_ids),
-                         gt_image=prepared.gt_image, gt_category=prepared.gt_category,
-                         gt_ignore=prepared.flags("ignore"), dt_image=prepared.dt_image,
-                         dt_category=prepared.dt_category, dt_score=predicted.score)
+            raise _fail(
+                "ground_truth.iscrowd",
+                "unset or all false for VOC (it has no crowd regions; mark them ignore)",
+                f"a crowd region at row {int(np.flatnonzero(truth.iscrowd)[0])}",
+            )
+        data = VocArrays(
+            num_images=len(prepared.image_ids),
+            num_categories=len(prepared.category_ids),
+            gt_image=prepared.gt_image,
+            gt_category=prepared.gt_category,
+            gt_ignore=prepared.flags("ignore"),
+            dt_image=prepared.dt_image,
+            dt_category=prepared.dt_category,
+            dt_score=predicted.score,
+        )
         overlap = _overlap_function(prepared.predicted_store, prepared.truth_store, self.show_progress)
         true_positive, false_positive, matches = voc_match(data, overlap, iou_threshold=self._settings["iou_threshold"])
         positives = np.bincount(data.gt_category[~data.gt_ignore], minlength=data.num_categories)
-        image_counts = np.stack([np.bincount(codes, minlength=data.num_images) for codes in (
-            data.gt_image[~data.gt_ignore], data.dt_image, data.dt_image[true_positive],
-            data.dt_image[false_positive])], axis=1).astype(np.int64).reshape(-1, 4)
-        self._parts.append(_VocPart(
-            images=prepared.image_ids, categories=prepared.category_ids, truth_categories=np.unique(truth.category_id),
-            deferred=deferred, dt_category=prepared.dt_category, score=np.asarray(predicted.score),
-            true_positive=true_positive, false_positive=false_positive, positives=positives, matches=matches,
-            num_predictions=len(predicted), num_truths=len(truth), image_counts=image_counts))
+        image_counts = (
+            np.stack(
+                [
+                    np.bincount(codes, minlength=data.num_images)
+                    for codes in (
+                        data.gt_image[~data.gt_ignore],
+                        data.dt_image,
+                        data.dt_image[true_positive],
+                        data.dt_image[false_positive],
+                    )
+                ],
+                axis=1,
+            )
+            .astype(np.int64)
+            .reshape(-1, 4)
+        )
+        self._parts.append(
+            _VocPart(
+                images=prepared.image_ids,
+                categories=prepared.category_ids,
+                truth_categories=np.unique(truth.category_id),
+                deferred=deferred,
+                dt_category=prepared.dt_category,
+                score=np.asarray(predicted.score),
+                true_positive=true_positive,
+                false_positive=false_positive,
+                positives=positives,
+                matches=matches,
+                num_predictions=len(predicted),
+                num_truths=len(truth),
+                image_counts=image_counts,
+            )
+        )
         return self
 
     def compute(self) -> VocResult:
@@ -663,38 +820,61 @@ class VocEvaluation(MergeableEvaluation[VocResult]):
         settings, parts = self._settings, self._parts
         images = disjoint_keys([part.images for part in parts], "image")
         categories = _evaluated_categories(settings["categories"], parts)
-        category_code = np.concatenate([np.zeros(0, np.int64)] + [
-            _recoded(categories, part.categories, part.dt_category) for part in parts])
+        category_code = np.concatenate(
+            [np.zeros(0, np.int64)] + [_recoded(categories, part.categories, part.dt_category) for part in parts]
+        )
         positives = _summed_by_category(categories, parts, "positives")
         score, true_positive, false_positive = (
             np.concatenate([np.zeros(0, dtype)] + [getattr(part, name) for part in parts])
-            for name, dtype in (("score", float), ("true_positive", bool), ("false_positive", bool)))
-        ap, detections, precision, recall = voc_curves(len(categories), category_code, score, true_positive,
-                                                       false_positive, positives, settings["interpolation"])
-        matches = ObjectMatches.concatenate([part.matches for part in parts], [part.num_predictions for part in parts],
-                                            [part.num_truths for part in parts]) if parts else None
+            for name, dtype in (("score", float), ("true_positive", bool), ("false_positive", bool))
+        )
+        ap, detections, precision, recall = voc_curves(
+            len(categories), category_code, score, true_positive, false_positive, positives, settings["interpolation"]
+        )
+        matches = (
+            ObjectMatches.concatenate(
+                [part.matches for part in parts],
+                [part.num_predictions for part in parts],
+                [part.num_truths for part in parts],
+            )
+            if parts
+            else None
+        )
         # Per image: each part's images with their counts, in the order of the sorted image ids.
         part_images = np.concatenate([np.asarray(part.images) for part in parts]) if parts else np.zeros(0, np.int64)
-        counts = np.concatenate([np.zeros((0, 4), np.int64)] + [part.image_counts for part in parts
-                                                                  if part.image_counts is not None])
+        counts = np.concatenate(
+            [np.zeros((0, 4), np.int64)] + [part.image_counts for part in parts if part.image_counts is not None]
+        )
         order = np.argsort(part_images, kind="stable") if len(counts) == len(part_images) else None
-        return VocResult(categories=categories, ap=ap, num_ground_truths=positives, num_detections=detections,
-                         precision=tuple(precision), recall=tuple(recall), iou_threshold=settings["iou_threshold"],
-                         interpolation=settings["interpolation"], num_images=len(images), matches=matches,
-                         image_ids=None if order is None else part_images[order],
-                         image_counts=None if order is None else counts[order])
+        return VocResult(
+            categories=categories,
+            ap=ap,
+            num_ground_truths=positives,
+            num_detections=detections,
+            precision=tuple(precision),
+            recall=tuple(recall),
+            iou_threshold=settings["iou_threshold"],
+            interpolation=settings["interpolation"],
+            num_images=len(images),
+            matches=matches,
+            image_ids=None if order is None else part_images[order],
+            image_counts=None if order is None else counts[order],
+        )
 
 
-def evaluate_coco(ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
-                  predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]], *,
-                  images: Sequence[Any] | Mapping[Any, tuple[int, int]] | None = None,
-                  categories: Sequence[Any] | None = None,
-                  iou_thresholds: ArrayLike | None = None,
-                  recall_thresholds: ArrayLike | None = None,
-                  max_detections: Sequence[int] = COCO_MAX_DETECTIONS,
-                  area_ranges: Mapping[str, tuple[float, float]] | None = None,
-                  polygon_iou: PolygonIoU = "exact",
-                  show_progress: bool | None = None) -> CocoResult:
+def evaluate_coco(
+    ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    *,
+    images: Sequence[Any] | Mapping[Any, tuple[int, int]] | None = None,
+    categories: Sequence[Any] | None = None,
+    iou_thresholds: ArrayLike | None = None,
+    recall_thresholds: ArrayLike | None = None,
+    max_detections: Sequence[int] = COCO_MAX_DETECTIONS,
+    area_ranges: Mapping[str, tuple[float, float]] | None = None,
+    polygon_iou: PolygonIoU = "exact",
+    show_progress: bool | None = None,
+) -> CocoResult:
     """COCO detection AP and AR for any region kind, as pycocotools' ``COCOeval`` computes them.
 
     Parameters
@@ -764,19 +944,28 @@ def evaluate_coco(ground_truth: Annotations | Mapping[str, Any] | Sequence[Mappi
     >>> round(result["AP"], 4)
     0.801
     """
-    evaluation = CocoEvaluation(categories=categories, iou_thresholds=iou_thresholds,
-                                recall_thresholds=recall_thresholds, max_detections=max_detections,
-                                area_ranges=area_ranges, polygon_iou=polygon_iou, show_progress=show_progress)
+    evaluation = CocoEvaluation(
+        categories=categories,
+        iou_thresholds=iou_thresholds,
+        recall_thresholds=recall_thresholds,
+        max_detections=max_detections,
+        area_ranges=area_ranges,
+        polygon_iou=polygon_iou,
+        show_progress=show_progress,
+    )
     return evaluation.update(ground_truth, predictions, images=images).compute()
 
 
-def evaluate_voc(ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
-                 predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]], *,
-                 iou_threshold: float = 0.5,
-                 interpolation: Interpolation = "all",
-                 images: Sequence[Any] | Mapping[Any, tuple[int, int]] | None = None,
-                 categories: Sequence[Any] | None = None,
-                 show_progress: bool | None = None) -> VocResult:
+def evaluate_voc(
+    ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    *,
+    iou_threshold: float = 0.5,
+    interpolation: Interpolation = "all",
+    images: Sequence[Any] | Mapping[Any, tuple[int, int]] | None = None,
+    categories: Sequence[Any] | None = None,
+    show_progress: bool | None = None,
+) -> VocResult:
     """PASCAL VOC detection AP per category and mAP for any region kind, as DOTA's devkit computes them.
 
     Parameters
@@ -824,6 +1013,7 @@ def evaluate_voc(ground_truth: Annotations | Mapping[str, Any] | Sequence[Mappin
     >>> round(result.mAP, 4)
     1.0
     """
-    evaluation = VocEvaluation(iou_threshold=iou_threshold, interpolation=interpolation, categories=categories,
-                               show_progress=show_progress)
+    evaluation = VocEvaluation(
+        iou_threshold=iou_threshold, interpolation=interpolation, categories=categories, show_progress=show_progress
+    )
     return evaluation.update(ground_truth, predictions, images=images).compute()

@@ -69,9 +69,18 @@ class ObjectMatches:
     truth_match: np.ndarray
 
     @classmethod
-    def from_positions(cls, iou_thresholds: np.ndarray, gt_position: np.ndarray, iou: np.ndarray,
-                       true_positive: np.ndarray, ignored: np.ndarray, dt_rows: np.ndarray, gt_rows: np.ndarray,
-                       n_predictions: int, n_truths: int) -> ObjectMatches:
+    def from_positions(
+        cls,
+        iou_thresholds: np.ndarray,
+        gt_position: np.ndarray,
+        iou: np.ndarray,
+        true_positive: np.ndarray,
+        ignored: np.ndarray,
+        dt_rows: np.ndarray,
+        gt_rows: np.ndarray,
+        n_predictions: int,
+        n_truths: int,
+    ) -> ObjectMatches:
         """From a matcher's sorted positions: ``dt_rows[d]`` and ``gt_rows[g]`` are the input rows of position d, g.
 
         `gt_position`, `iou`, `true_positive` and `ignored` are ``(T, D)`` over the positions of
@@ -93,8 +102,15 @@ class ObjectMatches:
         t, d = np.nonzero(matched)
         np.minimum.at(finder, (t, gt_rows[gt_position[t, d]]), d)
         truth_match = np.where(finder < len(dt_rows), np.append(dt_rows, -1)[finder], -1)
-        return cls(np.asarray(iou_thresholds, dtype=np.float64), match, prediction_iou, flags[0], flags[1], evaluated,
-                   truth_match)
+        return cls(
+            np.asarray(iou_thresholds, dtype=np.float64),
+            match,
+            prediction_iou,
+            flags[0],
+            flags[1],
+            evaluated,
+            truth_match,
+        )
 
     @classmethod
     def concatenate(cls, parts: list[ObjectMatches], n_predictions: list[int], n_truths: list[int]) -> ObjectMatches:
@@ -104,18 +120,31 @@ class ObjectMatches:
         dt_start, gt_start = part_starts(n_predictions), part_starts(n_truths)
 
         def shifted(name: str, starts: np.ndarray) -> np.ndarray:
-            return np.concatenate([np.where(getattr(part, name) >= 0, getattr(part, name) + start, -1)
-                                   for part, start in zip(parts, starts)], axis=1)
+            return np.concatenate(
+                [
+                    np.where(getattr(part, name) >= 0, getattr(part, name) + start, -1)
+                    for part, start in zip(parts, starts)
+                ],
+                axis=1,
+            )
 
         def joined(name: str) -> np.ndarray:
             return np.concatenate([getattr(part, name) for part in parts], axis=-1)
 
-        return cls(parts[0].iou_thresholds, shifted("prediction_match", gt_start), joined("prediction_iou"),
-                   joined("true_positive"), joined("ignored"), joined("evaluated"), shifted("truth_match", dt_start))
+        return cls(
+            parts[0].iou_thresholds,
+            shifted("prediction_match", gt_start),
+            joined("prediction_iou"),
+            joined("true_positive"),
+            joined("ignored"),
+            joined("evaluated"),
+            shifted("truth_match", dt_start),
+        )
 
     def renumbered(self, prediction_row: np.ndarray, truth_row: np.ndarray) -> ObjectMatches:
         """The same matches with the rows renumbered: prediction row ``i`` becomes ``prediction_row[i]``, ground-truth
         row ``j`` becomes ``truth_row[j]`` (permutations: parts evaluated in another order than their inputs')."""
+
         def moved(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
             placed = np.empty_like(values)
             placed[..., rows] = values
@@ -123,18 +152,24 @@ class ObjectMatches:
 
         prediction_match = np.where(self.prediction_match >= 0, truth_row[np.maximum(self.prediction_match, 0)], -1)
         truth_match = np.where(self.truth_match >= 0, prediction_row[np.maximum(self.truth_match, 0)], -1)
-        return ObjectMatches(self.iou_thresholds, moved(prediction_match, prediction_row),
-                             moved(self.prediction_iou, prediction_row), moved(self.true_positive, prediction_row),
-                             moved(self.ignored, prediction_row), moved(self.evaluated, prediction_row),
-                             moved(truth_match, truth_row))
+        return ObjectMatches(
+            self.iou_thresholds,
+            moved(prediction_match, prediction_row),
+            moved(self.prediction_iou, prediction_row),
+            moved(self.true_positive, prediction_row),
+            moved(self.ignored, prediction_row),
+            moved(self.evaluated, prediction_row),
+            moved(truth_match, truth_row),
+        )
 
     def _threshold_index(self, iou_threshold: float) -> int:
         found = np.flatnonzero(np.isclose(self.iou_thresholds, iou_threshold, rtol=0, atol=1e-12))
         if not found.size:
             from geoiou._validation import invalid_argument
 
-            raise invalid_argument("iou_threshold", f"one of the evaluation's thresholds {self.iou_thresholds.tolist()}",
-                                   iou_threshold)
+            raise invalid_argument(
+                "iou_threshold", f"one of the evaluation's thresholds {self.iou_thresholds.tolist()}", iou_threshold
+            )
         return int(found[0])
 
     def to_records(self, iou_threshold: float = 0.5) -> list[dict[str, Any]]:
@@ -145,14 +180,31 @@ class ObjectMatches:
         regions are never missed: they count for nothing).
         """
         k = self._threshold_index(iou_threshold)
-        outcome = np.where(~self.evaluated, "not evaluated", np.where(
-            self.true_positive[k], "true positive", np.where(self.ignored[k], "ignored", "false positive")))
+        outcome = np.where(
+            ~self.evaluated,
+            "not evaluated",
+            np.where(self.true_positive[k], "true positive", np.where(self.ignored[k], "ignored", "false positive")),
+        )
         records: list[dict[str, Any]] = []
-        for row, (match, iou, what) in enumerate(zip(self.prediction_match[k].tolist(), self.prediction_iou[k].tolist(),
-                                                     outcome.tolist())):
-            records.append({"kind": "prediction", "row": row, "matched_row": None if match < 0 else match,
-                            "iou": None if match < 0 else iou, "outcome": what})
+        for row, (match, iou, what) in enumerate(
+            zip(self.prediction_match[k].tolist(), self.prediction_iou[k].tolist(), outcome.tolist())
+        ):
+            records.append(
+                {
+                    "kind": "prediction",
+                    "row": row,
+                    "matched_row": None if match < 0 else match,
+                    "iou": None if match < 0 else iou,
+                    "outcome": what,
+                }
+            )
         for row, finder in enumerate(self.truth_match[k].tolist()):
-            records.append({"kind": "ground_truth", "row": row, "matched_row": None if finder < 0 else finder,
-                            "outcome": "missed" if finder < 0 else "found"})
+            records.append(
+                {
+                    "kind": "ground_truth",
+                    "row": row,
+                    "matched_row": None if finder < 0 else finder,
+                    "outcome": "missed" if finder < 0 else "found",
+                }
+            )
         return records

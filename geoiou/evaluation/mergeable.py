@@ -74,10 +74,14 @@ class MergeableEvaluation(Generic[ResultT]):
             differing = _differing_setting(self._settings, other._settings)
             if differing is not None:
                 # Name the setting, not every setting: the states of a run share all but the one at fault.
-                mine, theirs = (_shown(settings.get(differing, "(not set)"))
-                                for settings in (self._settings, other._settings))
-                raise invalid_argument(f"others[{i}]", f"a {type(self).__name__} with this state's {differing}="
-                                                       f"{mine!r}", f"{differing}={theirs!r}")
+                mine, theirs = (
+                    _shown(settings.get(differing, "(not set)")) for settings in (self._settings, other._settings)
+                )
+                raise invalid_argument(
+                    f"others[{i}]",
+                    f"a {type(self).__name__} with this state's {differing}={mine!r}",
+                    f"{differing}={theirs!r}",
+                )
             merged._parts.extend(other._parts)
         return merged
 
@@ -118,8 +122,9 @@ def _differing_setting(a: dict[str, Any], b: dict[str, Any]) -> str | None:
         if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
             if not np.array_equal(np.asarray(left), np.asarray(right)):
                 return key
-        elif left != right and not (isinstance(left, float) and isinstance(right, float)
-                                    and math.isnan(left) and math.isnan(right)):  # NaN options (zero_division)
+        elif left != right and not (
+            isinstance(left, float) and isinstance(right, float) and math.isnan(left) and math.isnan(right)
+        ):  # NaN options (zero_division)
             return key
     return None
 
@@ -129,8 +134,11 @@ def joined_ids(parts: Sequence[np.ndarray], what: str) -> np.ndarray:
     (concatenating them would turn 1 into "1")."""
     present = [ids for ids in parts if len(ids)]
     if len({ids.dtype.kind == "U" for ids in present}) > 1:
-        raise invalid_argument("parts", f"{what} ids of one type in every part (all strings or all integers)",
-                               "strings in some parts and integers in others")
+        raise invalid_argument(
+            "parts",
+            f"{what} ids of one type in every part (all strings or all integers)",
+            "strings in some parts and integers in others",
+        )
     return np.concatenate(present) if present else np.zeros(0, dtype=np.int64)
 
 
@@ -139,8 +147,11 @@ def disjoint_keys(parts: Sequence[np.ndarray], what: str) -> np.ndarray:
     keys = joined_ids(parts, what)
     distinct, counts = np.unique(keys, return_counts=True)
     if (counts > 1).any():
-        raise invalid_argument("parts", f"parts split by {what}: each {what} in one part only",
-                               f"{what} {distinct[np.argmax(counts > 1)].item()!r} in {counts.max()} parts")
+        raise invalid_argument(
+            "parts",
+            f"parts split by {what}: each {what} in one part only",
+            f"{what} {distinct[np.argmax(counts > 1)].item()!r} in {counts.max()} parts",
+        )
     return distinct
 
 
@@ -148,8 +159,9 @@ def refuse_shared(keys: Iterable[Hashable], what: str) -> None:
     """Refuse a key (video, image) that appears in two parts: `keys` lists each part's keys one after another."""
     twice = [key for key, count in Counter(keys).items() if count > 1]
     if twice:
-        raise invalid_argument("parts", f"parts split by {what}: each {what} in one part only",
-                               f"{what} {twice[0]!r} in two parts")
+        raise invalid_argument(
+            "parts", f"parts split by {what}: each {what} in one part only", f"{what} {twice[0]!r} in two parts"
+        )
 
 
 def part_starts(sizes: Sequence[int]) -> np.ndarray:

@@ -44,8 +44,6 @@ AVERAGES = (None, "micro", "macro", "samples", "weighted")
 _MATRIX = "a binary indicator matrix (n_samples, n_classes), or label sets with 'labels'"
 
 
-
-
 def _check_zero_division(value: Any) -> float:
     """The number `value` stands for: "warn" is 0.0."""
     if isinstance(value, str) and value == "warn":
@@ -93,8 +91,9 @@ def _binarize(samples: Any, column: dict[Hashable, int], param: str) -> np.ndarr
     rows = []
     for i, sample in enumerate(samples):
         if isinstance(sample, (str, bytes)) or not hasattr(sample, "__iter__"):
-            raise _fail(param, "a collection of labels per sample (wrap a single label in a list)",
-                        f"{sample!r} at sample {i}")
+            raise _fail(
+                param, "a collection of labels per sample (wrap a single label in a list)", f"{sample!r} at sample {i}"
+            )
         row = np.zeros(len(column), dtype=bool)
         for label in sample:
             j = column.get(label) if isinstance(label, Hashable) else None
@@ -126,8 +125,12 @@ def _warn_undefined(undefined: np.ndarray, average: str | None, stacklevel: int)
         what = f"samples {describe(where)} have no true or predicted label"
     else:
         what = f"classes {describe(where)} have no true or predicted label"
-    warnings.warn(f"Jaccard is 0/0 and set to 0.0: {what}. Pass zero_division=0.0, 1.0 or nan to "
-                  "choose the value and silence this warning.", UserWarning, stacklevel=stacklevel)
+    warnings.warn(
+        f"Jaccard is 0/0 and set to 0.0: {what}. Pass zero_division=0.0, 1.0 or nan to "
+        "choose the value and silence this warning.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
 
 
 def _average(scores: np.ndarray, weights: np.ndarray | None) -> float:
@@ -140,9 +143,14 @@ def _average(scores: np.ndarray, weights: np.ndarray | None) -> float:
     return float(np.average(scores[kept], weights=None if weights is None else weights[kept]))
 
 
-def jaccard(y_true: Any, y_pred: Any, *, average: Literal["micro", "macro", "samples", "weighted"] | None = None,
-            zero_division: float | Literal["warn"] = "warn",
-            labels: Sequence[Hashable] | None = None) -> float | np.ndarray:
+def jaccard(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    average: Literal["micro", "macro", "samples", "weighted"] | None = None,
+    zero_division: float | Literal["warn"] = "warn",
+    labels: Sequence[Hashable] | None = None,
+) -> float | np.ndarray:
     """Jaccard index (IoU) of multi-label sets, per class or averaged, as scikit-learn computes it.
 
     Parameters
@@ -222,8 +230,13 @@ class JaccardEvaluation(MergeableEvaluation[Any]):
     True
     """
 
-    def __init__(self, *, average: Literal["micro", "macro", "samples", "weighted"] | None = None,
-                 zero_division: float | Literal["warn"] = "warn", labels: Sequence[Hashable] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        average: Literal["micro", "macro", "samples", "weighted"] | None = None,
+        zero_division: float | Literal["warn"] = "warn",
+        labels: Sequence[Hashable] | None = None,
+    ) -> None:
         _check_zero_division(zero_division)
         if not (average is None or (isinstance(average, str) and average in AVERAGES)):
             raise _fail("average", "one of None, 'micro', 'macro', 'samples', 'weighted'", average)
@@ -235,12 +248,19 @@ class JaccardEvaluation(MergeableEvaluation[Any]):
         """Count the samples of one part; return ``self``. Every part has the same classes."""
         truth, pred = _inputs(y_true, y_pred, self._settings["labels"])
         if self._parts and truth.shape[1] != len(self._parts[0].support):
-            raise _fail("y_true", f"{len(self._parts[0].support)} classes like the parts before",
-                        f"{truth.shape[1]} classes")
+            raise _fail(
+                "y_true", f"{len(self._parts[0].support)} classes like the parts before", f"{truth.shape[1]} classes"
+            )
         both, either = truth & pred, truth | pred
-        self._parts.append(_LabelCounts(np.count_nonzero(both, axis=0), np.count_nonzero(either, axis=0),
-                                        truth.sum(axis=0), np.count_nonzero(both, axis=1),
-                                        np.count_nonzero(either, axis=1)))
+        self._parts.append(
+            _LabelCounts(
+                np.count_nonzero(both, axis=0),
+                np.count_nonzero(either, axis=0),
+                truth.sum(axis=0),
+                np.count_nonzero(both, axis=1),
+                np.count_nonzero(either, axis=1),
+            )
+        )
         return self
 
     def compute(self) -> float | np.ndarray:

@@ -85,15 +85,18 @@ class TemporalProposalResult:
         """
         below = np.flatnonzero(self.proposals_per_video <= proposals + 1e-9)
         if not below.size:
-            raise invalid_argument("proposals", f"at least {self.proposals_per_video[0]:g} proposals per video",
-                                   proposals)
+            raise invalid_argument(
+                "proposals", f"at least {self.proposals_per_video[0]:g} proposals per video", proposals
+            )
         return float(self.average_recall[below[-1]])
 
     def summary(self) -> str:
         """AR at 1, 5, 10 and 100 proposals per video (where reached) and the AUC, in percent."""
-        lines = [f"Temporal proposals: {self.num_videos} videos, {self.num_truths} ground-truth segments, "
-                 f"{self.num_proposals} proposals kept (tIoU {self.tiou_thresholds[0]:.2f}:"
-                 f"{self.tiou_thresholds[-1]:.2f})"]
+        lines = [
+            f"Temporal proposals: {self.num_videos} videos, {self.num_truths} ground-truth segments, "
+            f"{self.num_proposals} proposals kept (tIoU {self.tiou_thresholds[0]:.2f}:"
+            f"{self.tiou_thresholds[-1]:.2f})"
+        ]
         for proposals in (1, 5, 10, 100):
             if self.proposals_per_video[0] <= proposals + 1e-9 <= self.proposals_per_video[-1] + 1e-9:
                 lines.append(f"AR@{proposals:<3d} {100 * self.recall_at(proposals):7.2f}")
@@ -102,15 +105,20 @@ class TemporalProposalResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain Python values, ready for JSON (AR as fractions, the AUC in percent)."""
-        names = [f"AR@{proposals}" for proposals in (1, 5, 10, 100)
-                 if self.proposals_per_video[0] <= proposals + 1e-9 <= self.proposals_per_video[-1] + 1e-9]
+        names = [
+            f"AR@{proposals}"
+            for proposals in (1, 5, 10, 100)
+            if self.proposals_per_video[0] <= proposals + 1e-9 <= self.proposals_per_video[-1] + 1e-9
+        ]
         return {
             "protocol": "activitynet_proposals",
             "headline": {"AUC": self.auc, **{name: self.recall_at(int(name[3:])) for name in names}},
             "tiou_thresholds": self.tiou_thresholds.tolist(),
             "proposals_per_video": self.proposals_per_video.tolist(),
             "average_recall": self.average_recall.tolist(),
-            "num_videos": self.num_videos, "num_truths": self.num_truths, "num_proposals": self.num_proposals,
+            "num_videos": self.num_videos,
+            "num_truths": self.num_truths,
+            "num_proposals": self.num_proposals,
         }
 
     def to_json(self, *, indent: int | None = None) -> str:
@@ -121,9 +129,13 @@ class TemporalProposalResult:
         return f"TemporalProposalResult(AUC={self.auc:.2f}, AR@max={self.average_recall[-1]:.4f})"
 
 
-def evaluate_temporal_proposals(ground_truth: TemporalSegments, proposals: TemporalSegments, *,
-                                max_proposals_per_video: float = DEFAULT_MAX_PROPOSALS,
-                                tiou_thresholds: str | ArrayLike = "activitynet") -> TemporalProposalResult:
+def evaluate_temporal_proposals(
+    ground_truth: TemporalSegments,
+    proposals: TemporalSegments,
+    *,
+    max_proposals_per_video: float = DEFAULT_MAX_PROPOSALS,
+    tiou_thresholds: str | ArrayLike = "activitynet",
+) -> TemporalProposalResult:
     """Average recall of temporal proposals against the average number per video (AR@AN) and its AUC.
 
     Parameters
@@ -147,8 +159,9 @@ def evaluate_temporal_proposals(ground_truth: TemporalSegments, proposals: Tempo
         `max_proposals_per_video`, or thresholds outside [0, 1].
     """
     if not isinstance(ground_truth, TemporalSegments) or not isinstance(proposals, TemporalSegments):
-        raise invalid_argument("ground_truth, proposals", "TemporalSegments",
-                               f"{type(ground_truth).__name__}, {type(proposals).__name__}")
+        raise invalid_argument(
+            "ground_truth, proposals", "TemporalSegments", f"{type(ground_truth).__name__}, {type(proposals).__name__}"
+        )
     if proposals.score is None:
         raise invalid_argument("proposals", "scored (each proposal needs a 'score')", "no scores")
     if not len(ground_truth):
@@ -171,11 +184,14 @@ def evaluate_temporal_proposals(ground_truth: TemporalSegments, proposals: Tempo
             overlaps.append(np.zeros((len(truth_coords), 0)))
             continue
         ranked = rows[np.argsort(proposals.score[rows], kind="stable")[::-1]]  # ties: the later one first
-        kept = ranked[:min(int(len(ranked) * ratio), len(ranked))]
+        kept = ranked[: min(int(len(ranked) * ratio), len(ranked))]
         kept_total += len(kept)
         coords = np.column_stack([proposals.start[kept], proposals.end[kept]])
-        overlaps.append(np.asarray(pairwise_iou(Interval(truth_coords), Interval(coords.reshape(-1, 2)),
-                                                zero_division=0.0)).reshape(len(truth_coords), len(kept)))
+        overlaps.append(
+            np.asarray(
+                pairwise_iou(Interval(truth_coords), Interval(coords.reshape(-1, 2)), zero_division=0.0)
+            ).reshape(len(truth_coords), len(kept))
+        )
     shares = BUDGETS * (float(max_proposals_per_video) * len(videos) / kept_total) if kept_total else BUDGETS
     positives = sum(len(tiou) for tiou in overlaps)
     recall = np.zeros((len(thresholds), len(BUDGETS)))
@@ -192,5 +208,6 @@ def evaluate_temporal_proposals(ground_truth: TemporalSegments, proposals: Tempo
     average = recall.mean(axis=0)
     per_video = shares * (kept_total / len(videos))
     area = float(np.sum((average[1:] + average[:-1]) / 2 * np.diff(per_video)))  # trapezoids, as np.trapz
-    return TemporalProposalResult(thresholds, per_video, recall, average, 100.0 * area / float(per_video[-1]),
-                                  len(videos), positives, kept_total)
+    return TemporalProposalResult(
+        thresholds, per_video, recall, average, 100.0 * area / float(per_video[-1]), len(videos), positives, kept_total
+    )

@@ -35,8 +35,6 @@ from geoiou.evaluation.mergeable import MergeableEvaluation
 __all__ = ["ConfusionMatrix", "SemanticSegmentationResult", "semantic_iou"]
 
 
-
-
 def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
@@ -51,11 +49,8 @@ def _check_ignore_index(ignore_index: Any, num_classes: int) -> int | None:
     if ignore_index is None:
         return None
     if not _is_int(ignore_index) or 0 <= ignore_index < num_classes:
-        raise _fail("ignore_index", f"None or an integer outside [0, {num_classes}) such as 255 or -1",
-                    ignore_index)
+        raise _fail("ignore_index", f"None or an integer outside [0, {num_classes}) such as 255 or -1", ignore_index)
     return int(ignore_index)
-
-
 
 
 def _label_map(value: Any, param: str) -> np.ndarray:
@@ -109,8 +104,9 @@ class ConfusionMatrix(MergeableEvaluation["SemanticSegmentationResult"]):
         self._counts = np.zeros((self._num_classes, self._num_classes), dtype=np.int64)
 
     def __repr__(self) -> str:
-        return (f"ConfusionMatrix(num_classes={self._num_classes}, ignore_index={self._ignore_index}, "
-                f"pixels={self.total})")
+        return (
+            f"ConfusionMatrix(num_classes={self._num_classes}, ignore_index={self._ignore_index}, pixels={self.total})"
+        )
 
     @property
     def num_classes(self) -> int:
@@ -209,11 +205,16 @@ class ConfusionMatrix(MergeableEvaluation["SemanticSegmentationResult"]):
         merged = self.empty()
         merged._counts = self._counts.copy()
         for i, other in enumerate(others):
-            if (not isinstance(other, ConfusionMatrix) or other.num_classes != self._num_classes
-                    or other.ignore_index != self._ignore_index):
-                raise _fail("other" if len(others) == 1 else f"others[{i}]",
-                            f"a ConfusionMatrix with num_classes={self._num_classes} and "
-                            f"ignore_index={self._ignore_index}", other)
+            if (
+                not isinstance(other, ConfusionMatrix)
+                or other.num_classes != self._num_classes
+                or other.ignore_index != self._ignore_index
+            ):
+                raise _fail(
+                    "other" if len(others) == 1 else f"others[{i}]",
+                    f"a ConfusionMatrix with num_classes={self._num_classes} and ignore_index={self._ignore_index}",
+                    other,
+                )
             merged._counts += other._counts
         return merged
 
@@ -221,8 +222,9 @@ class ConfusionMatrix(MergeableEvaluation["SemanticSegmentationResult"]):
         """An accumulator with the same classes and nothing counted (what a worker starts from)."""
         return ConfusionMatrix(self._num_classes, ignore_index=self._ignore_index)
 
-    def compute(self, *, zero_division: float = math.nan,
-                class_names: Sequence[str] | None = None) -> SemanticSegmentationResult:
+    def compute(
+        self, *, zero_division: float = math.nan, class_names: Sequence[str] | None = None
+    ) -> SemanticSegmentationResult:
         """Scores of the pixels counted so far; see `SemanticSegmentationResult`."""
         return SemanticSegmentationResult(self._counts, zero_division=zero_division, class_names=class_names)
 
@@ -304,8 +306,9 @@ class SemanticSegmentationResult:
     0.5166666666666667
     """
 
-    def __init__(self, matrix: Any, *, zero_division: float = math.nan,
-                 class_names: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, matrix: Any, *, zero_division: float = math.nan, class_names: Sequence[str] | None = None
+    ) -> None:
         counts = _check_matrix(matrix)
         self._zero_division = _check_zero_division(zero_division)
         self._class_names = _check_class_names(class_names, counts.shape[0])
@@ -380,8 +383,10 @@ class SemanticSegmentationResult:
         return _nanmean(self._class_accuracy)
 
     def __repr__(self) -> str:
-        return (f"SemanticSegmentationResult(miou={self.miou:.4f}, fwiou={self.fwiou:.4f}, "
-                f"pixel_accuracy={self.pixel_accuracy:.4f}, num_classes={self.num_classes})")
+        return (
+            f"SemanticSegmentationResult(miou={self.miou:.4f}, fwiou={self.fwiou:.4f}, "
+            f"pixel_accuracy={self.pixel_accuracy:.4f}, num_classes={self.num_classes})"
+        )
 
     def summary(self, *, digits: int = 4) -> str:
         """A plain-text table: one row per class, then the four summary scores.
@@ -399,8 +404,12 @@ class SemanticSegmentationResult:
         lines = [f"{'class':<{width}}  {'IoU':>{digits + 2}}  accuracy  pixels"]
         for name, iou, acc, count in zip(self._class_names, self._iou, self._class_accuracy, self._support):
             lines.append(f"{name:<{width}}  {iou:>{digits + 2}.{digits}f}  {acc:>8.{digits}f}  {count:>6}")
-        totals = (("mIoU", self.miou), ("fwIoU", self.fwiou), ("pixel accuracy", self.pixel_accuracy),
-                  ("mean accuracy", self.mean_class_accuracy))
+        totals = (
+            ("mIoU", self.miou),
+            ("fwIoU", self.fwiou),
+            ("pixel accuracy", self.pixel_accuracy),
+            ("mean accuracy", self.mean_class_accuracy),
+        )
         return "\n".join(lines) + "\n\n" + "  ".join(f"{label} {value:.{digits}f}" for label, value in totals)
 
     def to_dict(self) -> dict[str, Any]:
@@ -445,9 +454,15 @@ def _pairs(targets: Any, predictions: Any) -> Iterator[tuple[Any, Any]]:
         raise _fail("predictions", "as long as 'targets'", f"more than {count} predictions for {count} targets")
 
 
-def semantic_iou(targets: Iterable[Any], predictions: Iterable[Any], num_classes: int, *,
-                 ignore_index: int | None = None, zero_division: float = math.nan,
-                 class_names: Sequence[str] | None = None) -> SemanticSegmentationResult:
+def semantic_iou(
+    targets: Iterable[Any],
+    predictions: Iterable[Any],
+    num_classes: int,
+    *,
+    ignore_index: int | None = None,
+    zero_division: float = math.nan,
+    class_names: Sequence[str] | None = None,
+) -> SemanticSegmentationResult:
     """Per-class IoU, mIoU, fwIoU and accuracies of label maps, accumulated image by image.
 
     Parameters

@@ -65,8 +65,6 @@ def _thresholds(value: str | ArrayLike) -> np.ndarray:
     return thresholds
 
 
-
-
 def _codes(values: np.ndarray, index: dict, param: str, what: str) -> np.ndarray:
     """Integer code of each value in `index`; an unknown value is an error naming it (`what` it must be)."""
     try:
@@ -79,8 +77,10 @@ def _near_miss(value: Any, index: dict[Any, int]) -> str:
     """Why `value` is not among the keys of `index` when it nearly is: another type, or ActivityNet's ``v_`` prefix."""
     same_text = [key for key in index if str(key) == str(value)]
     if same_text:
-        return (f": the types differ, the ground truth has {same_text[0]!r} ({type(same_text[0]).__name__}) and this "
-                f"is {value!r} ({type(value).__name__})")
+        return (
+            f": the types differ, the ground truth has {same_text[0]!r} ({type(same_text[0]).__name__}) and this "
+            f"is {value!r} ({type(value).__name__})"
+        )
     if isinstance(value, str):
         for key in (f"v_{value}", value[2:] if value.startswith("v_") else None):
             if key is not None and key in index:
@@ -131,9 +131,16 @@ def _concatenated_ranges(counts: np.ndarray) -> np.ndarray:
     return np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - counts, counts)
 
 
-def _true_positives(truth_key: np.ndarray, truth_coords: np.ndarray, prediction_key: np.ndarray,
-                    prediction_coords: np.ndarray, scores: np.ndarray, thresholds: np.ndarray,
-                    zero_division: float, show_progress: bool | None) -> ObjectMatches:
+def _true_positives(
+    truth_key: np.ndarray,
+    truth_coords: np.ndarray,
+    prediction_key: np.ndarray,
+    prediction_coords: np.ndarray,
+    scores: np.ndarray,
+    thresholds: np.ndarray,
+    zero_division: float,
+    show_progress: bool | None,
+) -> ObjectMatches:
     """What each prediction matched at each threshold (true positives and their ground truth), by row.
 
     A key names one (class, video). Claims never cross keys, so the predictions of each key
@@ -147,8 +154,13 @@ def _true_positives(truth_key: np.ndarray, truth_coords: np.ndarray, prediction_
     count = np.searchsorted(truth_key[truth_order], ranked_key, side="right") - first
     pair_truth = truth_order[np.repeat(first, count) + _concatenated_ranges(count)]
     pair_prediction = np.repeat(ranked, count)
-    tiou = np.asarray(iou(Interval(prediction_coords[pair_prediction]), Interval(truth_coords[pair_truth]),
-                          zero_division=zero_division))
+    tiou = np.asarray(
+        iou(
+            Interval(prediction_coords[pair_prediction]),
+            Interval(truth_coords[pair_truth]),
+            zero_division=zero_division,
+        )
+    )
 
     matched_truth = np.full((len(thresholds), len(scores)), -1, dtype=np.int64)  # by prediction row
     matched_tiou = np.full((len(thresholds), len(scores)), np.nan)
@@ -161,9 +173,17 @@ def _true_positives(truth_key: np.ndarray, truth_coords: np.ndarray, prediction_
         matched_truth[t, ranked[start + row]] = pair_truth[chosen]
         matched_tiou[t, ranked[start + row]] = tiou[chosen]
     rows = np.arange(len(scores))
-    return ObjectMatches.from_positions(thresholds, matched_truth, matched_tiou, matched_truth >= 0,
-                                        np.zeros(matched_truth.shape, dtype=bool), rows, np.arange(len(truth_key)),
-                                        len(scores), len(truth_key))
+    return ObjectMatches.from_positions(
+        thresholds,
+        matched_truth,
+        matched_tiou,
+        matched_truth >= 0,
+        np.zeros(matched_truth.shape, dtype=bool),
+        rows,
+        np.arange(len(truth_key)),
+        len(scores),
+        len(truth_key),
+    )
 
 
 def _runs_with_truth(sorted_keys: np.ndarray, count: np.ndarray) -> list[tuple[int, int]]:
@@ -261,9 +281,11 @@ class TemporalDetectionResult:
 
     def summary(self) -> str:
         """A table of mAP (in percent) at each threshold and on average."""
-        lines = [f"Temporal action detection: {len(self.labels)} classes, {self.num_videos} videos, "
-                 f"{int(self.num_truths.sum())} ground-truth segments, {int(self.num_predictions.sum())} predictions",
-                 "tIoU  mAP (%)"]
+        lines = [
+            f"Temporal action detection: {len(self.labels)} classes, {self.num_videos} videos, "
+            f"{int(self.num_truths.sum())} ground-truth segments, {int(self.num_predictions.sum())} predictions",
+            "tIoU  mAP (%)",
+        ]
         rows = zip(self.tiou_thresholds, self.mean_ap)
         lines += [f"{threshold:.2f}  {100 * value:7.2f}" for threshold, value in rows]
         lines.append(f"avg   {100 * self.average_mean_ap:7.2f}")
@@ -276,9 +298,13 @@ class TemporalDetectionResult:
             "protocol": "activitynet",
             "headline": {"average_mAP": self.average_mean_ap, **dict(zip(names, self.mean_ap.tolist()))},
             "per_category": [
-                {"category_id": label, "AP": float(self.ap[:, column].mean()),
-                 **dict(zip((f"AP@{threshold:.2f}" for threshold in self.tiou_thresholds),
-                            self.ap[:, column].tolist()))}
+                {
+                    "category_id": label,
+                    "AP": float(self.ap[:, column].mean()),
+                    **dict(
+                        zip((f"AP@{threshold:.2f}" for threshold in self.tiou_thresholds), self.ap[:, column].tolist())
+                    ),
+                }
                 for column, label in enumerate(self.labels)
             ],
             "tiou_thresholds": self.tiou_thresholds.tolist(),
@@ -286,8 +312,12 @@ class TemporalDetectionResult:
             "average_mAP": self.average_mean_ap,
             "num_videos": self.num_videos,
             "per_class": [
-                {"label": label, "AP": self.ap[:, column].tolist(), "num_truths": int(self.num_truths[column]),
-                 "num_predictions": int(self.num_predictions[column])}
+                {
+                    "label": label,
+                    "AP": self.ap[:, column].tolist(),
+                    "num_truths": int(self.num_truths[column]),
+                    "num_predictions": int(self.num_predictions[column]),
+                }
                 for column, label in enumerate(self.labels)
             ],
         }
@@ -297,8 +327,10 @@ class TemporalDetectionResult:
         return json.dumps(self.to_dict(), indent=indent)
 
     def __repr__(self) -> str:
-        return (f"TemporalDetectionResult(average_mAP={self.average_mean_ap:.4f}, "
-                f"classes={len(self.labels)}, thresholds={len(self.tiou_thresholds)})")
+        return (
+            f"TemporalDetectionResult(average_mAP={self.average_mean_ap:.4f}, "
+            f"classes={len(self.labels)}, thresholds={len(self.tiou_thresholds)})"
+        )
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -380,8 +412,9 @@ def evaluate_temporal_detection(
     0.70    91.67
     avg     91.67
     """
-    evaluation = TemporalDetectionEvaluation(tiou_thresholds=tiou_thresholds, zero_division=zero_division,
-                                             show_progress=show_progress)
+    evaluation = TemporalDetectionEvaluation(
+        tiou_thresholds=tiou_thresholds, zero_division=zero_division, show_progress=show_progress
+    )
     return evaluation.update(ground_truth, predictions).compute()
 
 
@@ -413,14 +446,24 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
     array([0.5])
     """
 
-    def __init__(self, *, tiou_thresholds: str | ArrayLike = "activitynet", zero_division: float = 0.0,
-                 show_progress: bool | None = None) -> None:
-        self._start(tiou_thresholds=_thresholds(tiou_thresholds),
-                    zero_division=zero_division_value(zero_division, allow_nan=False))
+    def __init__(
+        self,
+        *,
+        tiou_thresholds: str | ArrayLike = "activitynet",
+        zero_division: float = 0.0,
+        show_progress: bool | None = None,
+    ) -> None:
+        self._start(
+            tiou_thresholds=_thresholds(tiou_thresholds),
+            zero_division=zero_division_value(zero_division, allow_nan=False),
+        )
         self.show_progress = show_progress
 
-    def update(self, ground_truth: TemporalSegments | Mapping[Hashable, Iterable[Any]],
-               predictions: TemporalSegments | Mapping[Hashable, Iterable[Any]]) -> TemporalDetectionEvaluation:
+    def update(
+        self,
+        ground_truth: TemporalSegments | Mapping[Hashable, Iterable[Any]],
+        predictions: TemporalSegments | Mapping[Hashable, Iterable[Any]],
+    ) -> TemporalDetectionEvaluation:
         """Match the predictions of one part's videos; return ``self``.
 
         A prediction's label needs ground truth in some part, not necessarily this one (checked
@@ -436,14 +479,23 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
         video_index = {video: code for code, video in enumerate(truth.videos)}
         num_videos = len(truth.videos)
         # One integer key per (class, video): matching never crosses keys.
-        truth_key = _codes(truth.label, label_index, "label", "labelled with classes") * num_videos \
-            + _codes(truth.video_id, video_index, "video_id", "for videos")
-        prediction_key = _codes(predictions.label, label_index, "predictions", "labelled with classes") * num_videos \
-            + _codes(predictions.video_id, video_index, "predictions", "for videos")
+        truth_key = _codes(truth.label, label_index, "label", "labelled with classes") * num_videos + _codes(
+            truth.video_id, video_index, "video_id", "for videos"
+        )
+        prediction_key = _codes(
+            predictions.label, label_index, "predictions", "labelled with classes"
+        ) * num_videos + _codes(predictions.video_id, video_index, "predictions", "for videos")
         scores = predictions.score if predictions.score is not None else np.zeros(0)
-        matches = _true_positives(truth_key, _coords(truth), prediction_key, _coords(predictions), scores,
-                                  self._settings["tiou_thresholds"], self._settings["zero_division"],
-                                  self.show_progress)
+        matches = _true_positives(
+            truth_key,
+            _coords(truth),
+            prediction_key,
+            _coords(predictions),
+            scores,
+            self._settings["tiou_thresholds"],
+            self._settings["zero_division"],
+            self.show_progress,
+        )
         self._parts.append(_TemporalPart(tuple(truth.videos), truth.label, predictions.label, scores, matches))
         return self
 
@@ -458,20 +510,38 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
         labels = _class_labels(truth_label)
         label_index = {label: code for code, label in enumerate(labels)}
         truth_code = _codes(truth_label, label_index, "label", "labelled with classes")
-        prediction_label = _codes(np.concatenate([np.zeros(0, object)] + [part.prediction_label for part in parts]),
-                                  label_index, "predictions", "labelled with classes")
+        prediction_label = _codes(
+            np.concatenate([np.zeros(0, object)] + [part.prediction_label for part in parts]),
+            label_index,
+            "predictions",
+            "labelled with classes",
+        )
         scores = np.concatenate([np.zeros(0)] + [part.score for part in parts])
-        matches = ObjectMatches.concatenate([part.matches for part in parts], [len(part.score) for part in parts],
-                                            [len(part.truth_label) for part in parts])
+        matches = ObjectMatches.concatenate(
+            [part.matches for part in parts],
+            [len(part.score) for part in parts],
+            [len(part.truth_label) for part in parts],
+        )
         num_truths = np.bincount(truth_code, minlength=len(labels))
         num_predictions = np.bincount(prediction_label, minlength=len(labels))
         # By class, then by decreasing score (lexsort is stable: equal scores keep input order).
         ranked = np.split(np.lexsort((-scores, prediction_label)), np.cumsum(num_predictions)[:-1])
-        ap = np.stack([interpolated_average_precision(matches.true_positive[:, rows], int(num_truths[code]))
-                       for code, rows in enumerate(ranked)], axis=1)
-        return TemporalDetectionResult(tiou_thresholds=self._settings["tiou_thresholds"].copy(), labels=labels, ap=ap,
-                                       num_truths=num_truths, num_predictions=num_predictions, num_videos=len(videos),
-                                       matches=matches)
+        ap = np.stack(
+            [
+                interpolated_average_precision(matches.true_positive[:, rows], int(num_truths[code]))
+                for code, rows in enumerate(ranked)
+            ],
+            axis=1,
+        )
+        return TemporalDetectionResult(
+            tiou_thresholds=self._settings["tiou_thresholds"].copy(),
+            labels=labels,
+            ap=ap,
+            num_truths=num_truths,
+            num_predictions=num_predictions,
+            num_videos=len(videos),
+            matches=matches,
+        )
 
 
 def _coords(segments: TemporalSegments) -> np.ndarray:

@@ -82,8 +82,9 @@ class VocArrays:
     dt_score: np.ndarray
 
 
-def voc_match(data: VocArrays, overlap: OverlapFunction, *, iou_threshold: float
-              ) -> tuple[np.ndarray, np.ndarray, ObjectMatches]:
+def voc_match(
+    data: VocArrays, overlap: OverlapFunction, *, iou_threshold: float
+) -> tuple[np.ndarray, np.ndarray, ObjectMatches]:
     """VOC's assignment of every prediction, image by image: true and false positive flags by input row, and
     the per-object matches."""
     images = data.num_images
@@ -105,8 +106,9 @@ def voc_match(data: VocArrays, overlap: OverlapFunction, *, iou_threshold: float
         pair_block = np.repeat(np.arange(len(d_count)), d_count * g_count)
         pair_dt = d_start[pair_block] + pair_row
         pair_gt = g_start[pair_block] + pair_col
-        values = overlap(order[pair_dt], gt_order[pair_gt], np.zeros(len(pair_gt), dtype=bool),
-                         offsets, d_count, g_count)
+        values = overlap(
+            order[pair_dt], gt_order[pair_gt], np.zeros(len(pair_gt), dtype=bool), offsets, d_count, g_count
+        )
         values = np.where(np.isnan(values), 0.0, values)
         # One segment of g_count pairs per prediction: its row of its block.
         segment_block = np.repeat(np.arange(len(d_count)), d_count)
@@ -130,8 +132,16 @@ def voc_match(data: VocArrays, overlap: OverlapFunction, *, iou_threshold: float
     # A duplicate of a claimed ground truth is a false positive that matched nothing (VOC's devkit).
     counted = true_positive | (hit & difficult)
     matches = ObjectMatches.from_positions(
-        np.array([iou_threshold]), np.where(counted, best_gt, -1)[None], np.where(counted, best, np.nan)[None],
-        true_positive[None], (hit & difficult)[None], order, gt_order, len(order), len(data.gt_image))
+        np.array([iou_threshold]),
+        np.where(counted, best_gt, -1)[None],
+        np.where(counted, best, np.nan)[None],
+        true_positive[None],
+        (hit & difficult)[None],
+        order,
+        gt_order,
+        len(order),
+        len(data.gt_image),
+    )
 
     # Back to input rows.
     tp_row = np.empty(len(order), dtype=bool)
@@ -140,9 +150,15 @@ def voc_match(data: VocArrays, overlap: OverlapFunction, *, iou_threshold: float
     return tp_row, fp_row, matches
 
 
-def voc_curves(num_categories: int, dt_category: np.ndarray, dt_score: np.ndarray, tp_row: np.ndarray,
-               fp_row: np.ndarray, positives: np.ndarray, interpolation: Interpolation
-               ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], list[np.ndarray]]:
+def voc_curves(
+    num_categories: int,
+    dt_category: np.ndarray,
+    dt_score: np.ndarray,
+    tp_row: np.ndarray,
+    fp_row: np.ndarray,
+    positives: np.ndarray,
+    interpolation: Interpolation,
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], list[np.ndarray]]:
     """Per category, predictions in decreasing score across images (ties in input order): AP, the number of
     predictions, and the precision and recall curves."""
     class_order = stable_order(dt_category, -dt_score)
@@ -150,7 +166,7 @@ def voc_curves(num_categories: int, dt_category: np.ndarray, dt_score: np.ndarra
     ap = np.full(num_categories, np.nan)
     precisions, recalls = [], []
     for k in range(num_categories):
-        rows = class_order[bounds[k]:bounds[k + 1]]
+        rows = class_order[bounds[k] : bounds[k + 1]]
         tp = np.cumsum(tp_row[rows], dtype=np.float64)
         fp = np.cumsum(fp_row[rows], dtype=np.float64)
         precision = tp / np.maximum(tp + fp, np.finfo(np.float64).eps)
@@ -227,10 +243,15 @@ class VocResult:
         """
         result = {}
         for k, category in enumerate(self.categories):
-            final_recall = float(self.recall[k][-1]) if len(self.recall[k]) else (0.0 if self.num_ground_truths[k] else math.nan)
-            result[_plain(category)] = {"AP": float(self.ap[k]), "recall": final_recall,
-                                        "num_ground_truths": int(self.num_ground_truths[k]),
-                                        "num_detections": int(self.num_detections[k])}
+            final_recall = (
+                float(self.recall[k][-1]) if len(self.recall[k]) else (0.0 if self.num_ground_truths[k] else math.nan)
+            )
+            result[_plain(category)] = {
+                "AP": float(self.ap[k]),
+                "recall": final_recall,
+                "num_ground_truths": int(self.num_ground_truths[k]),
+                "num_detections": int(self.num_detections[k]),
+            }
         return result
 
     def per_image(self) -> dict[Any, dict[str, float]]:
@@ -260,18 +281,25 @@ class VocResult:
         for image, (truths, detections, hits, false) in zip(self.image_ids.tolist(), self.image_counts.tolist()):
             missed = truths - hits
             rows[_plain(image)] = {
-                "num_ground_truths": truths, "num_detections": detections, "true_positives": hits,
-                "false_positives": false, "missed": missed,
+                "num_ground_truths": truths,
+                "num_detections": detections,
+                "true_positives": hits,
+                "false_positives": false,
+                "missed": missed,
                 "precision": hits / detections if detections else math.nan,
                 "recall": hits / truths if truths else math.nan,
-                "f1": 2 * hits / (2 * hits + false + missed) if 2 * hits + false + missed else math.nan}
+                "f1": 2 * hits / (2 * hits + false + missed) if 2 * hits + false + missed else math.nan,
+            }
         return rows
 
     def worst_images(self, count: int | None = None) -> list[Any]:
         """The images with the lowest F1 (`per_image`), worst first (ties by image id); images with
         neither ground truth nor predictions are left out. `count` limits the list."""
-        rows = [(values["f1"], index, image) for index, (image, values) in enumerate(self.per_image().items())
-                if not math.isnan(values["f1"])]
+        rows = [
+            (values["f1"], index, image)
+            for index, (image, values) in enumerate(self.per_image().items())
+            if not math.isnan(values["f1"])
+        ]
         return [image for _, _, image in sorted(rows)[:count]]
 
     def summary(self, *, digits: int = 4) -> str:
@@ -286,15 +314,18 @@ class VocResult:
         cell = max(6, digits + 2)
         lines = [f"{'category':<{width}}  {'gts':>6}  {'dets':>6}  {'recall':>{cell}}  {'AP':>{cell}}"]
         for category, values in rows.items():
-            lines.append(f"{str(category):<{width}}  {values['num_ground_truths']:>6d}  "
-                         f"{values['num_detections']:>6d}  "
-                         f"{values['recall']:>{cell}.{max(1, digits - 1)}f}  {values['AP']:>{cell}.{digits}f}")
+            lines.append(
+                f"{str(category):<{width}}  {values['num_ground_truths']:>6d}  "
+                f"{values['num_detections']:>6d}  "
+                f"{values['recall']:>{cell}.{max(1, digits - 1)}f}  {values['AP']:>{cell}.{digits}f}"
+            )
         label = "all points" if self.interpolation == "all" else "11 points"
         lines.append(f"mAP ({label}, IoU > {self.iou_threshold:g}) = {self.mAP:.{digits}f}")
         return "\n".join(lines)
 
     def to_dict(self, *, arrays: bool = False) -> dict[str, Any]:
         """A JSON-ready dict (NaN written as None); `arrays` adds the precision and recall curves."""
+
         def number(value: float) -> float | None:
             return None if math.isnan(value) else value
 
@@ -302,17 +333,22 @@ class VocResult:
             "protocol": "voc",
             "headline": {"mAP": number(self.mAP)},
             "mAP": number(self.mAP),
-            "per_category": [{"category_id": category, **{key: number(v) if isinstance(v, float) else v
-                                                           for key, v in values.items()}}
-                             for category, values in self.per_category().items()],
+            "per_category": [
+                {
+                    "category_id": category,
+                    **{key: number(v) if isinstance(v, float) else v for key, v in values.items()},
+                }
+                for category, values in self.per_category().items()
+            ],
             "iou_threshold": self.iou_threshold,
             "interpolation": self.interpolation,
             "num_images": self.num_images,
         }
         if self.image_ids is not None:
-            result["per_image"] = [{"image_id": image, **{key: number(v) if isinstance(v, float) else v
-                                                         for key, v in values.items()}}
-                                   for image, values in self.per_image().items()]
+            result["per_image"] = [
+                {"image_id": image, **{key: number(v) if isinstance(v, float) else v for key, v in values.items()}}
+                for image, values in self.per_image().items()
+            ]
         if arrays:
             result["precision"] = [curve.tolist() for curve in self.precision]
             result["recall"] = [[number(v) for v in curve.tolist()] for curve in self.recall]

@@ -81,8 +81,9 @@ class ActivityNetFile:
 
 
 # --------------------------------------------------------------------------- reading
-def read_activitynet(source: str | os.PathLike[str] | Mapping[str, Any], *, subset: str | None = None,
-                     skip_invalid: bool = False) -> ActivityNetFile:
+def read_activitynet(
+    source: str | os.PathLike[str] | Mapping[str, Any], *, subset: str | None = None, skip_invalid: bool = False
+) -> ActivityNetFile:
     """Read an ActivityNet ground-truth or results JSON file into `TemporalSegments`.
 
     The kind of file comes from its top-level key: ``"database"`` (ground truth, no scores) or
@@ -144,15 +145,18 @@ def read_activitynet(source: str | os.PathLike[str] | Mapping[str, Any], *, subs
       1 x 'segment' must have end >= start (first at results['v_a'][0])
     """
     # Keys counted down to the records (video -> list -> record), whose segment pairs are not entered.
-    document, reader = load_json_document(source, skip_invalid=skip_invalid,
-                                          count_keys=lambda parsed: object_keys(parsed, list_depth=4))
+    document, reader = load_json_document(
+        source, skip_invalid=skip_invalid, count_keys=lambda parsed: object_keys(parsed, list_depth=4)
+    )
     kind = _kind(document, reader)
     if kind == "results" and subset is not None:
         raise invalid_argument("subset", "None for a results file (results have no subsets)", subset)
     content = document[kind]
     if not isinstance(content, Mapping):
-        raise reader.whole_file(f"'{kind}' must be an object mapping video ids to "
-                                f"{'videos' if kind == 'database' else 'lists of predictions'} (got {describe(content)})")
+        raise reader.whole_file(
+            f"'{kind}' must be an object mapping video ids to "
+            f"{'videos' if kind == 'database' else 'lists of predictions'} (got {describe(content)})"
+        )
     if kind == "database":
         subset = _protocol_subset(content, subset, reader.source)
         groups, videos, durations = _read_database(content, subset, reader)
@@ -172,15 +176,23 @@ def _protocol_subset(database: Mapping[Any, Any], subset: str | None, source: st
         return None
     if subset is not None:
         return subset
-    present: list[str] = sorted({entry["subset"] for entry in database.values()
-                                 if isinstance(entry, Mapping) and isinstance(entry.get("subset"), str)})
+    present: list[str] = sorted(
+        {
+            entry["subset"]
+            for entry in database.values()
+            if isinstance(entry, Mapping) and isinstance(entry.get("subset"), str)
+        }
+    )
     if len(present) <= 1:
         return None  # one subset (or none named): nothing to mix
     if PROTOCOL_SUBSET in present:
         return PROTOCOL_SUBSET
-    raise invalid_argument("subset", f"one of the subsets of {source}, {present}, or 'all' to evaluate every video "
-                                     "(ActivityNet's evaluation reads 'validation', which this file does not have)",
-                           None)
+    raise invalid_argument(
+        "subset",
+        f"one of the subsets of {source}, {present}, or 'all' to evaluate every video "
+        "(ActivityNet's evaluation reads 'validation', which this file does not have)",
+        None,
+    )
 
 
 def _kind(document: Any, reader: RecordReader) -> str:
@@ -189,13 +201,15 @@ def _kind(document: Any, reader: RecordReader) -> str:
     present = [key for key in KINDS if key in document]
     if len(present) != 1:
         found = f"both {present}" if present else f"neither; top-level keys are {list(document)[:10]}"
-        raise reader.whole_file("expected one of the top-level keys 'database' (ground truth) or 'results' "
-                                f"(predictions) (got {found})")
+        raise reader.whole_file(
+            f"expected one of the top-level keys 'database' (ground truth) or 'results' (predictions) (got {found})"
+        )
     return present[0]
 
 
-def _read_database(database: Mapping, subset: str | None,
-                   reader: RecordReader) -> tuple[list[_Group], list[Hashable], dict[str, float]]:
+def _read_database(
+    database: Mapping, subset: str | None, reader: RecordReader
+) -> tuple[list[_Group], list[Hashable], dict[str, float]]:
     if subset is not None:
         _require_subset_present(database, subset, reader.source)
     groups: list[_Group] = []
@@ -252,23 +266,27 @@ def _read_results(results: Mapping, reader: RecordReader) -> tuple[list[_Group],
     for video, predictions in results.items():
         location = f"results[{video!r}]"
         if not isinstance(predictions, list):
-            groups.append((video, [], location, f"the video's predictions must be a list (got {describe(predictions)})"))
+            groups.append(
+                (video, [], location, f"the video's predictions must be a list (got {describe(predictions)})")
+            )
             continue
         videos.append(video)
         groups.append((video, predictions, location, None))
     return groups, videos
 
 
-def _segments_of(groups: list[_Group], videos: list[Hashable], reader: RecordReader, *,
-                 scored: bool) -> TemporalSegments:
+def _segments_of(
+    groups: list[_Group], videos: list[Hashable], reader: RecordReader, *, scored: bool
+) -> TemporalSegments:
     """The segments of every video's records: as columns when every record is plain, else record by record
     (which names the faulty ones)."""
     columns = None if any(fault for *_, fault in groups) else _plain_columns(groups, scored)
     if columns is not None:
         reader.read_valid(len(columns[1]))
         video_id, label, bounds, score = columns
-        return TemporalSegments(video_id=video_id, label=label, start=bounds[:, 0], end=bounds[:, 1], score=score,
-                                videos=videos)
+        return TemporalSegments(
+            video_id=video_id, label=label, start=bounds[:, 0], end=bounds[:, 1], score=score, videos=videos
+        )
     rows: list[Row] = []
     for video, records, location, fault in groups:
         if fault is not None:
@@ -277,8 +295,9 @@ def _segments_of(groups: list[_Group], videos: list[Hashable], reader: RecordRea
     return _segments(rows, videos, scored=scored)
 
 
-def _plain_columns(groups: list[_Group], scored: bool
-                   ) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray | None] | None:
+def _plain_columns(
+    groups: list[_Group], scored: bool
+) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray | None] | None:
     """Video ids, labels, ``(start, end)`` rows and scores of all records at C speed; None unless every record is
     ``{"segment": [two finite numbers, start <= end], "label": a string[, "score": a finite number]}``."""
     records = list(chain.from_iterable(records for _, records, _, _ in groups))
@@ -295,8 +314,7 @@ def _plain_columns(groups: list[_Group], scored: bool
     return video_id, columns["label"], bounds, score
 
 
-def _read_segments(reader: RecordReader, video: Hashable, records: list, location: str, *,
-                   scored: bool) -> list[Row]:
+def _read_segments(reader: RecordReader, video: Hashable, records: list, location: str, *, scored: bool) -> list[Row]:
     rows: list[Row] = []
     for index, record in enumerate(records):
         with reader.record(f"{location}[{index}]"):
@@ -330,8 +348,9 @@ def _segment_faults(bounds: np.ndarray) -> dict[int, str]:
     """What Interval would refuse among ``(start, end)`` rows, by row: times beyond ±2**508, or a positive length
     below 2**-500 (lengths and DIoU's squares would overflow or underflow float64)."""
     length = bounds[:, 1] - bounds[:, 0]
-    return range_faults(np.abs(bounds).max(axis=1, initial=0.0), length, length > 0, "segment",
-                        smallest=SMALLEST_LENGTH, what="length")
+    return range_faults(
+        np.abs(bounds).max(axis=1, initial=0.0), length, length > 0, "segment", smallest=SMALLEST_LENGTH, what="length"
+    )
 
 
 def _layout_fault(record: Any, scored: bool) -> str:
@@ -358,8 +377,9 @@ def _number(value: Any, name: str) -> float:
 
 def _segments(rows: list[Row], videos: list[Hashable], *, scored: bool) -> TemporalSegments:
     video_id, label, start, end, score = (list(column) for column in zip(*rows)) if rows else ([], [], [], [], [])
-    return TemporalSegments(video_id=video_id, label=label, start=start, end=end,
-                            score=score if scored else None, videos=videos)
+    return TemporalSegments(
+        video_id=video_id, label=label, start=start, end=end, score=score if scored else None, videos=videos
+    )
 
 
 # --------------------------------------------------------------------------- writing
@@ -406,8 +426,13 @@ def write_activitynet_results(path: str | os.PathLike[str], predictions: Tempora
     _require_strings(predictions.videos, "predictions", "video ids that are strings (JSON object keys)")
     _require_strings(predictions.label.tolist(), "predictions", "labels that are strings")
     results: dict[str, list[dict[str, Any]]] = {video: [] for video in predictions.videos}
-    columns = zip(predictions.video_id.tolist(), predictions.label.tolist(), predictions.start.tolist(),
-                  predictions.end.tolist(), predictions.score.tolist())
+    columns = zip(
+        predictions.video_id.tolist(),
+        predictions.label.tolist(),
+        predictions.start.tolist(),
+        predictions.end.tolist(),
+        predictions.score.tolist(),
+    )
     for video, label, start, end, score in columns:
         results[video].append({"label": label, "score": score, "segment": [start, end]})
     document = {"version": RESULTS_VERSION, "results": results, "external_data": {}}

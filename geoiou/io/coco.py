@@ -42,8 +42,14 @@ import shapely
 
 from geoiou import rle as coco_rle
 from geoiou._progress import Phases
-from geoiou._validation import (LARGEST_COORDINATE, WITHIN_RANGE, describe, invalid_argument, shapely_range_faults,
-                                sized_box_faults)
+from geoiou._validation import (
+    LARGEST_COORDINATE,
+    WITHIN_RANGE,
+    describe,
+    invalid_argument,
+    shapely_range_faults,
+    sized_box_faults,
+)
 from geoiou.errors import InvalidRegionError
 from geoiou.io.columns import all_of_type, integer_column, json_columns, number_column, number_rows, object_keys
 from geoiou.io.json_documents import load_json_document, reading_phases
@@ -130,8 +136,14 @@ class CocoPredictions:
 
 
 # --------------------------------------------------------------------------- reading datasets
-def read_coco(path: str | os.PathLike[str] | Mapping[str, Any], *, geometry: Geometry = "bbox",
-              polygons: PolygonReading = "exact", repair: bool = False, skip_invalid: bool = False) -> CocoDataset:
+def read_coco(
+    path: str | os.PathLike[str] | Mapping[str, Any],
+    *,
+    geometry: Geometry = "bbox",
+    polygons: PolygonReading = "exact",
+    repair: bool = False,
+    skip_invalid: bool = False,
+) -> CocoDataset:
     """Read a COCO dataset file (``instances_val2017.json`` and the like) into annotations.
 
     Parameters
@@ -216,17 +228,22 @@ def read_coco(path: str | os.PathLike[str] | Mapping[str, Any], *, geometry: Geo
     annotations = Annotations(
         image_id=np.array([row.image_id for row in rows], dtype=np.int64),
         category_id=np.array([row.category_id for row in rows], dtype=np.int64),
-        region=regions.pieces, iscrowd=np.array([row.iscrowd for row in rows], dtype=bool),
-        area=None if any(area is None for area in areas) else np.array(areas, dtype=np.float64))
-    return CocoDataset(annotations, images, categories, np.array([row.id for row in rows], dtype=np.int64),
-                       reader.report())
+        region=regions.pieces,
+        iscrowd=np.array([row.iscrowd for row in rows], dtype=bool),
+        area=None if any(area is None for area in areas) else np.array(areas, dtype=np.float64),
+    )
+    return CocoDataset(
+        annotations, images, categories, np.array([row.id for row in rows], dtype=np.int64), reader.report()
+    )
 
 
 def _dataset_sections(document: Any, reader: RecordReader) -> dict[str, list]:
     """The three lists of a dataset file; anything else is a fault of the whole file."""
     if not isinstance(document, Mapping):
-        raise reader.whole_file(f"a COCO dataset must be a JSON object with the keys {list(DATASET_KEYS)} "
-                                f"(got a {type(document).__name__}; a result file is read by read_coco_results)")
+        raise reader.whole_file(
+            f"a COCO dataset must be a JSON object with the keys {list(DATASET_KEYS)} "
+            f"(got a {type(document).__name__}; a result file is read by read_coco_results)"
+        )
     missing = [key for key in DATASET_KEYS if key not in document]
     if missing:
         raise reader.whole_file(f"a COCO dataset must have the keys {list(DATASET_KEYS)} (missing {missing})")
@@ -279,8 +296,9 @@ class _Row:
     score: float | None = None
 
 
-def _annotation_columns(records: list[Any], geometry: str, images: dict[int, tuple[int, int]],
-                        categories: dict[int, str], polygons: str) -> tuple[Annotations, np.ndarray] | None:
+def _annotation_columns(
+    records: list[Any], geometry: str, images: dict[int, tuple[int, int]], categories: dict[int, str], polygons: str
+) -> tuple[Annotations, np.ndarray] | None:
     """The annotations read column by column (see `geoiou.io.columns`), and their ids; None unless all are plain.
 
     Plain: integer ids, unique, of the file's images and categories; ``iscrowd`` 0 or 1 (or
@@ -294,10 +312,16 @@ def _annotation_columns(records: list[Any], geometry: str, images: dict[int, tup
         return None
     ids, image_id, category_id = (integer_column(columns[key]) for key in ("id", "image_id", "category_id"))
     iscrowd = integer_column(list(map(operator.methodcaller("get", "iscrowd", 0), records)))
-    if (ids is None or image_id is None or category_id is None or iscrowd is None
-            or len(np.unique(ids)) != len(ids) or ((iscrowd != 0) & (iscrowd != 1)).any()
-            or not np.isin(image_id, np.fromiter(images, np.int64, len(images))).all()
-            or not np.isin(category_id, np.fromiter(categories, np.int64, len(categories))).all()):
+    if (
+        ids is None
+        or image_id is None
+        or category_id is None
+        or iscrowd is None
+        or len(np.unique(ids)) != len(ids)
+        or ((iscrowd != 0) & (iscrowd != 1)).any()
+        or not np.isin(image_id, np.fromiter(images, np.int64, len(images))).all()
+        or not np.isin(category_id, np.fromiter(categories, np.int64, len(categories))).all()
+    ):
         return None
     with_area = sum(map(operator.contains, records, repeat("area")))
     area = number_column(list(map(operator.itemgetter("area"), records))) if with_area == len(records) else None
@@ -305,12 +329,16 @@ def _annotation_columns(records: list[Any], geometry: str, images: dict[int, tup
         return None
     sizes = np.array([images[image] for image in np.unique(image_id).tolist()], dtype=np.int64).reshape(-1, 2)
     sizes = sizes[np.searchsorted(np.unique(image_id), image_id)]
-    region = _box_column(columns["bbox"]) if geometry == "bbox" else _segmentation_column(columns["segmentation"], sizes,
-                                                                                          polygons)
+    region = (
+        _box_column(columns["bbox"])
+        if geometry == "bbox"
+        else _segmentation_column(columns["segmentation"], sizes, polygons)
+    )
     if region is None:
         return None
-    annotations = Annotations(image_id=image_id, category_id=category_id, region=region, iscrowd=iscrowd.astype(bool),
-                              area=area)
+    annotations = Annotations(
+        image_id=image_id, category_id=category_id, region=region, iscrowd=iscrowd.astype(bool), area=area
+    )
     return annotations, ids
 
 
@@ -331,7 +359,9 @@ def _segmentation_column(values: list[Any], sizes: np.ndarray, polygons: str = "
         if parts is None or runs is None:
             return None
         rasters = coco_compat_parts_runs(*parts, sizes[polygon_rows])
-        every = coco_rle.Runs.concatenate([rasters, runs]).take(np.argsort(np.r_[polygon_rows, rle_rows], kind="stable"))
+        every = coco_rle.Runs.concatenate([rasters, runs]).take(
+            np.argsort(np.r_[polygon_rows, rle_rows], kind="stable")
+        )
         return _mask_stretches(every, sizes)
     geometries = _polygon_column([values[k] for k in polygon_rows.tolist()])
     if geometries is None or runs is None:
@@ -344,7 +374,7 @@ def _segmentation_column(values: list[Any], sizes: np.ndarray, polygons: str = "
     pieces: list[Region] = []
     for first, stop in zip([0, *changes.tolist()], [*changes.tolist(), len(values)]):
         if is_polygon[first]:
-            pieces.append(Polygon._from_valid_shapely(geometries[polygon_at[first]:polygon_at[stop - 1] + 1]))
+            pieces.append(Polygon._from_valid_shapely(geometries[polygon_at[first] : polygon_at[stop - 1] + 1]))
         else:
             pieces.append(Mask._from_runs(runs.slice(int(rle_at[first]), int(rle_at[stop - 1]) + 1)))
     return pieces
@@ -366,8 +396,12 @@ def _polygon_parts(values: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarra
         return None
     lengths = np.fromiter(map(len, parts), np.int64, len(parts))
     coordinates = number_column(list(chain.from_iterable(parts))) if parts else np.zeros(0)
-    if coordinates is None or (lengths % 2).any() or (lengths < 6).any() or not (
-            np.abs(coordinates) <= LARGEST_COORDINATE).all():  # the record parser names a coordinate out of range
+    if (
+        coordinates is None
+        or (lengths % 2).any()
+        or (lengths < 6).any()
+        or not (np.abs(coordinates) <= LARGEST_COORDINATE).all()
+    ):  # the record parser names a coordinate out of range
         return None
     vertices, lengths = coordinates.reshape(-1, 2), lengths // 2
     last = np.cumsum(lengths) - 1
@@ -394,8 +428,11 @@ def _polygon_column(values: list[Any]) -> np.ndarray | None:
 def _rle_runs(values: list[Any], sizes: np.ndarray) -> coco_rle.Runs | None:
     """Runs of the RLE segmentations, all decoded together; None unless every RLE is valid and of its image's size."""
     written = json_columns(values, ("size",))
-    if written is None or number_rows(written["size"], 2) is None or integer_column(
-            list(chain.from_iterable(written["size"]))) is None:  # sizes written as JSON integers, as COCO's are
+    if (
+        written is None
+        or number_rows(written["size"], 2) is None
+        or integer_column(list(chain.from_iterable(written["size"]))) is None
+    ):  # sizes written as JSON integers, as COCO's are
         return None
     try:
         runs = coco_rle.to_runs(values)
@@ -407,8 +444,9 @@ def _rle_runs(values: list[Any], sizes: np.ndarray) -> coco_rle.Runs | None:
 class _AnnotationParser:
     """Parses one annotation of a dataset file, checking its ids against the images and categories."""
 
-    def __init__(self, geometry: str, images: dict[int, tuple[int, int]], categories: dict[int, str],
-                 polygons: str = "exact") -> None:
+    def __init__(
+        self, geometry: str, images: dict[int, tuple[int, int]], categories: dict[int, str], polygons: str = "exact"
+    ) -> None:
         self.geometry, self.images, self.categories, self.polygons = geometry, images, categories, polygons
 
     def __call__(self, record: Any) -> _Row:
@@ -426,8 +464,9 @@ class _AnnotationParser:
         if self.polygons == "pycocotools" and isinstance(geometry, list):
             # pycocotools' annToRLE: the parts as written, rasterized and merged (no validity check).
             height, width = self.images[image_id]
-            geometry = _Rle({"size": [height, width], "counts": coco_compat_counts(geometry, height, width)},
-                            (height, width))
+            geometry = _Rle(
+                {"size": [height, width], "counts": coco_compat_counts(geometry, height, width)}, (height, width)
+            )
         return _Row(identifier, image_id, category_id, geometry, iscrowd=iscrowd, area=area)
 
 
@@ -455,15 +494,21 @@ def _area_faults(parsed: list[Any]) -> dict[int, str]:
     rows = [(index, row) for index, row in enumerate(_rows(parsed)) if row is not None]
     if not any(row.area is not None for _, row in rows):
         return {}
-    return {index: "'area' must be a non-negative number like in the other annotations "
-                   "(got nothing: the key is missing)"
-            for index, row in rows if row.area is None}
+    return {
+        index: "'area' must be a non-negative number like in the other annotations (got nothing: the key is missing)"
+        for index, row in rows
+        if row.area is None
+    }
 
 
 # --------------------------------------------------------------------------- reading result files
-def read_coco_results(path: str | os.PathLike[str] | Sequence[Mapping[str, Any]], *,
-                      geometry: ResultGeometry = "auto", repair: bool = False,
-                      skip_invalid: bool = False) -> CocoPredictions:
+def read_coco_results(
+    path: str | os.PathLike[str] | Sequence[Mapping[str, Any]],
+    *,
+    geometry: ResultGeometry = "auto",
+    repair: bool = False,
+    skip_invalid: bool = False,
+) -> CocoPredictions:
     """Read a COCO result file: a JSON list of ``{"image_id", "category_id", "score", "bbox" or "segmentation"}``.
 
     Parameters
@@ -509,9 +554,11 @@ def read_coco_results(path: str | os.PathLike[str] | Sequence[Mapping[str, Any]]
 def _read_results(path: Any, choice: str, repair: bool, skip_invalid: bool, phases: Phases) -> CocoPredictions:
     document, reader = load_json_document(path, skip_invalid=skip_invalid, count_keys=_result_keys, phases=phases)
     if not isinstance(document, list):
-        raise reader.whole_file("a COCO result file must be a JSON list of predictions "
-                                f"(got a {type(document).__name__}; "
-                                "a dataset file is read by read_coco)")
+        raise reader.whole_file(
+            "a COCO result file must be a JSON list of predictions "
+            f"(got a {type(document).__name__}; "
+            "a dataset file is read by read_coco)"
+        )
     if choice == "auto":
         choice = "segmentation" if document and _all_have(document, "segmentation") else "bbox"
     columns = _prediction_columns(document, choice)
@@ -525,9 +572,12 @@ def _read_results(path: Any, choice: str, repair: bool, skip_invalid: bool, phas
     regions = _Regions.build(_rows(parsed), {}, choice, repair)
     kept = settle(reader, records, parsed, regions.faults)
     rows = [parsed[index] for index in kept]
-    annotations = Annotations(image_id=np.array([row.image_id for row in rows], dtype=np.int64),
-                              category_id=np.array([row.category_id for row in rows], dtype=np.int64),
-                              region=regions.pieces, score=np.array([row.score for row in rows], dtype=np.float64))
+    annotations = Annotations(
+        image_id=np.array([row.image_id for row in rows], dtype=np.int64),
+        category_id=np.array([row.category_id for row in rows], dtype=np.int64),
+        region=regions.pieces,
+        score=np.array([row.score for row in rows], dtype=np.float64),
+    )
     return CocoPredictions(annotations, choice, reader.report())
 
 
@@ -541,8 +591,10 @@ def _result_keys(document: Any) -> int:
     if type(document) is not list or not all_of_type(document, dict):
         return -1
     segmentations = map(operator.methodcaller("get", "segmentation"), document)
-    nested = compress(segmentations, map(operator.is_, map(type, map(operator.methodcaller("get", "segmentation"),
-                                                                          document)), repeat(dict)))
+    nested = compress(
+        segmentations,
+        map(operator.is_, map(type, map(operator.methodcaller("get", "segmentation"), document)), repeat(dict)),
+    )
     return sum(map(len, document)) + sum(map(len, nested))
 
 
@@ -640,7 +692,7 @@ def _integer(record: Mapping[str, Any], key: str) -> int:
     value = _field(record, key, "an integer")
     if not _is_integer(value):
         raise invalid(f"'{key}' must be an integer (got {describe(value)})")
-    if not -2**63 <= value < 2**63:  # ids are held as int64
+    if not -(2**63) <= value < 2**63:  # ids are held as int64
         raise invalid(f"'{key}' must be an integer of at most 64 bits (got {describe(value)})")
     return int(value)
 
@@ -674,8 +726,13 @@ def _geometry(record: Mapping[str, Any], geometry: str, image_size: tuple[int, i
 
 def _bbox(value: Any) -> tuple[float, float, float, float]:
     # x + w and y + h must be finite too: the box is stored by its corners.
-    if not (isinstance(value, list) and len(value) == 4 and all(_is_number(v) for v in value)
-            and math.isfinite(value[0] + value[2]) and math.isfinite(value[1] + value[3])):
+    if not (
+        isinstance(value, list)
+        and len(value) == 4
+        and all(_is_number(v) for v in value)
+        and math.isfinite(value[0] + value[2])
+        and math.isfinite(value[1] + value[3])
+    ):
         raise invalid(f"'bbox' must be {BBOX} (got {describe(value)})")
     if value[2] < 0 or value[3] < 0:
         raise invalid(f"'bbox' must have a non-negative width and height (got {describe(value)})")
@@ -701,8 +758,9 @@ def _segmentation(value: Any, image_size: tuple[int, int] | None) -> list[np.nda
 
 def _polygon_part(part: Any, name: str) -> np.ndarray:
     expected = "a flat list of coordinates x1, y1, x2, y2, ... of at least 3 points"
-    numbers = isinstance(part, list) and all(isinstance(v, (int, float, np.integer, np.floating))
-                                             and not isinstance(v, bool) for v in part)
+    numbers = isinstance(part, list) and all(
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in part
+    )
     try:  # strings such as "2" are not coordinates, though NumPy would convert them
         values = np.asarray(part, dtype=np.float64) if numbers else None
     except (TypeError, ValueError, OverflowError):
@@ -764,8 +822,9 @@ class _Regions:
         parts = {index: rows[index].geometry for index in alive if not isinstance(rows[index].geometry, _Rle)}
         polygons = _polygons(parts, repair, faults)
         pieces = []
-        for key, group in groupby((index for index in alive if index not in faults),
-                                  key=lambda index: _kind(rows[index].geometry)):
+        for key, group in groupby(
+            (index for index in alive if index not in faults), key=lambda index: _kind(rows[index].geometry)
+        ):
             members = list(group)
             if key == ("polygon",):
                 # Validated part by part and as unions above: skip from_shapely's second validation.
@@ -800,8 +859,14 @@ def _polygons(parts: dict[int, list[np.ndarray]], repair: bool, faults: dict[int
     return _polygons_of_rings(owners, np.concatenate(rings), lengths, counts, repair, faults)
 
 
-def _polygons_of_rings(owners: list[int], vertices: np.ndarray, lengths: np.ndarray, counts: np.ndarray, repair: bool,
-                       faults: dict[int, str]) -> dict[int, shapely.Geometry]:
+def _polygons_of_rings(
+    owners: list[int],
+    vertices: np.ndarray,
+    lengths: np.ndarray,
+    counts: np.ndarray,
+    repair: bool,
+    faults: dict[int, str],
+) -> dict[int, shapely.Geometry]:
     """`_polygons` from arrays: the rings' `vertices` end to end (`lengths` each), `counts` rings per owner."""
     ring_of_vertex = np.repeat(np.arange(len(lengths)), lengths)
     geoms = shapely.polygons(shapely.linearrings(vertices, indices=ring_of_vertex))
@@ -815,7 +880,8 @@ def _polygons_of_rings(owners: list[int], vertices: np.ndarray, lengths: np.ndar
             faults[owners[owner_of_part[part]]] = (
                 f"'segmentation[{part_number[part]}]' must be a valid polygon "
                 f"(got {shapely.is_valid_reason(geoms[part])}); "
-                "pass repair=True to make it valid with shapely.make_valid")
+                "pass repair=True to make it valid with shapely.make_valid"
+            )
     joined = _joined_parts(owners, counts, geoms, faults)
     # What Polygon itself would refuse (an area that underflows float64), named by record here.
     kept = [owner for owner in owners if owner not in faults]
@@ -840,7 +906,7 @@ def _joined_parts(owners: list[int], counts: np.ndarray, geoms: np.ndarray, faul
         if count == 1:
             joined[owner] = geoms[first]
         else:
-            several.append((owner, geoms[first:first + count]))
+            several.append((owner, geoms[first : first + count]))
     plain = [(owner, group) for owner, group in several if all(type(part) is shapely.Polygon for part in group)]
     if plain:
         members = np.concatenate([group for _, group in plain])
@@ -874,8 +940,9 @@ def _masks(rles: dict[int, Mapping[str, Any]], faults: dict[int, str]) -> Mask:
 
 
 # --------------------------------------------------------------------------- writing result files
-def write_coco_results(path: str | os.PathLike[str], predictions: Annotations, *,
-                       geometry: ResultGeometry = "auto") -> None:
+def write_coco_results(
+    path: str | os.PathLike[str], predictions: Annotations, *, geometry: ResultGeometry = "auto"
+) -> None:
     """Write predictions as a COCO result file, a JSON list ``pycocotools``' ``COCO.loadRes`` reads.
 
     Parameters
@@ -924,9 +991,12 @@ def write_coco_results(path: str | os.PathLike[str], predictions: Annotations, *
     for piece in predictions.regions:
         values.extend(_bbox_values(piece, first_row) if choice == "bbox" else _segmentation_values(piece, first_row))
         first_row += len(piece)
-    records = [{"image_id": image, "category_id": category, choice: value, "score": score}
-               for image, category, value, score in zip(predictions.image_id.tolist(), predictions.category_id.tolist(),
-                                                        values, predictions.score.tolist())]
+    records = [
+        {"image_id": image, "category_id": category, choice: value, "score": score}
+        for image, category, value, score in zip(
+            predictions.image_id.tolist(), predictions.category_id.tolist(), values, predictions.score.tolist()
+        )
+    ]
     text = json.dumps(records)  # one shot: the C encoder (json.dump encodes in Python, several times slower)
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(text)
@@ -973,9 +1043,10 @@ def _mask_rles(masks: Mask, first_row: int) -> list[dict[str, Any]]:
     shifted = np.flatnonzero((masks.origin != 0).any(axis=-1))
     if shifted.size:
         row = int(shifted[0])
-        raise _refuse_row("masks at origin (0, 0): an RLE has no origin", f"origin {masks.origin[row].tolist()}",
-                          first_row + row)
+        raise _refuse_row(
+            "masks at origin (0, 0): an RLE has no origin", f"origin {masks.origin[row].tolist()}", first_row + row
+        )
     encoded = []  # Mask.to_rle encodes masks held as runs without decoding them
     for start in range(0, len(masks), ENCODE_CHUNK):
-        encoded.extend(masks[start:start + ENCODE_CHUNK].to_rle())
+        encoded.extend(masks[start : start + ENCODE_CHUNK].to_rle())
     return [{"size": rle["size"], "counts": rle["counts"].decode("ascii")} for rle in encoded]

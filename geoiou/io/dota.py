@@ -25,8 +25,15 @@ from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, sou
 from geoiou.regions import Box, Polygon, RotatedBox
 from geoiou.tables.annotations import Annotations
 
-__all__ = ["DotaObjects", "quadrilateral_faults", "read_dota", "read_dota_folder", "read_dota_task1", "write_dota",
-           "write_dota_task1"]
+__all__ = [
+    "DotaObjects",
+    "quadrilateral_faults",
+    "read_dota",
+    "read_dota_folder",
+    "read_dota_task1",
+    "write_dota",
+    "write_dota_task1",
+]
 
 HEADER_KEYS = ("imagesource:", "gsd:")
 CORNER_NAMES = ("x1", "y1", "x2", "y2", "x3", "y3", "x4", "y4")
@@ -166,13 +173,21 @@ def read_dota_folder(folder: str | os.PathLike[str], *, skip_invalid: bool = Fal
     columns = []
     for path in label_files(folder):
         objects = read_dota(path, skip_invalid=skip_invalid)
-        columns.append(FileColumns(image_id=path.stem, category_id=np.array(objects.classes, dtype=str),
-                                   region=objects.polygons, report=objects.report, ignore=objects.difficult))
+        columns.append(
+            FileColumns(
+                image_id=path.stem,
+                category_id=np.array(objects.classes, dtype=str),
+                region=objects.polygons,
+                report=objects.report,
+                ignore=objects.difficult,
+            )
+        )
     return label_set(source_name(folder), columns, [Path(column.report.source).stem for column in columns])
 
 
-def read_dota_task1(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
-                    skip_invalid: bool = False) -> LabelSet:
+def read_dota_task1(
+    paths_or_folder: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *, skip_invalid: bool = False
+) -> LabelSet:
     """Read a DOTA Task1 submission (oriented-box predictions) into one `LabelSet`.
 
     A submission holds one file per class, named ``Task1_<class>.txt``, whose lines are
@@ -208,8 +223,11 @@ def read_dota_task1(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.
     """
     paths = _task1_paths(paths_or_folder)
     columns = [_read_task1_file(path, skip_invalid) for path in paths]
-    source = source_name(paths_or_folder) if isinstance(paths_or_folder, (str, os.PathLike)) \
+    source = (
+        source_name(paths_or_folder)
+        if isinstance(paths_or_folder, (str, os.PathLike))
         else os.path.commonpath([os.fspath(path) for path in paths])
+    )
     images = [image for column in columns for image in column.image_id.tolist()]
     return label_set(source, columns, images)
 
@@ -238,13 +256,17 @@ def quadrilateral_faults(corners: np.ndarray) -> tuple[np.ndarray, dict[int, str
         flat = ~(shapely.area(shapely.convex_hull(geoms)) > 0)
     # A flat quadrilateral is also invalid for shapely, as a "self-intersection": name the real fault.
     crossing = ~shapely.is_valid(geoms) & ~flat
-    faults = {int(index): f"'corners' must enclose a positive area (got {describe(corners[index])}: "
-                          "all on one line or repeated)"
-              for index in np.flatnonzero(flat)}
+    faults = {
+        int(index): f"'corners' must enclose a positive area (got {describe(corners[index])}: "
+        "all on one line or repeated)"
+        for index in np.flatnonzero(flat)
+    }
     for index in np.flatnonzero(crossing):
-        faults[int(index)] = ("'corners' must be a simple quadrilateral: its edges must not cross "
-                              f"(got {_describe_reason(shapely.is_valid_reason(geoms[index]))}; "
-                              "are the corners out of order?)")
+        faults[int(index)] = (
+            "'corners' must be a simple quadrilateral: its edges must not cross "
+            f"(got {_describe_reason(shapely.is_valid_reason(geoms[index]))}; "
+            "are the corners out of order?)"
+        )
     # What Polygon would refuse (areas that overflow or underflow float64), named by record rather than batch index.
     for position, reason in shapely_range_faults(geoms, "corners").items():
         faults.setdefault(position, reason)
@@ -259,8 +281,14 @@ def _describe_reason(reason: str) -> str:
     return f"{name} at ({', '.join(f'{float(value):g}' for value in point.rstrip(']').split())})"
 
 
-def settled_quadrilaterals(reader: RecordReader, records: list, parsed: list, *, scale: np.ndarray | None = None,
-                           faults: dict[int, str] | None = None) -> tuple[Polygon, np.ndarray, list[int]]:
+def settled_quadrilaterals(
+    reader: RecordReader,
+    records: list,
+    parsed: list,
+    *,
+    scale: np.ndarray | None = None,
+    faults: dict[int, str] | None = None,
+) -> tuple[Polygon, np.ndarray, list[int]]:
     """Check the corners of the parsed records at once, settle every record, and build the polygons of those kept.
 
     Each parsed record holds its 8 corner values first; `scale` multiplies ``(x, y)`` before the
@@ -287,8 +315,14 @@ def settled_quadrilaterals(reader: RecordReader, records: list, parsed: list, *,
     return Polygon.from_shapely(geoms[keep_rows]), corners[keep_rows], kept
 
 
-def settled_rings(reader: RecordReader, records: list[Any], parsed: list[Any], *, scale: np.ndarray | None = None,
-                  faults: dict[int, str] | None = None) -> tuple[Polygon, list[int]]:
+def settled_rings(
+    reader: RecordReader,
+    records: list[Any],
+    parsed: list[Any],
+    *,
+    scale: np.ndarray | None = None,
+    faults: dict[int, str] | None = None,
+) -> tuple[Polygon, list[int]]:
     """`settled_quadrilaterals` for rings of any number of points (each parsed record's first item: x1, y1, ...).
 
     Rings are built and checked all at once; a ring that crosses itself or encloses no area is
@@ -299,16 +333,23 @@ def settled_rings(reader: RecordReader, records: list[Any], parsed: list[Any], *
     points = np.array([v for index in parsed_rows for v in parsed[index][0]], dtype=np.float64).reshape(-1, 2)
     if scale is not None:
         points = points * scale
-    geoms = shapely.polygons(shapely.linearrings(points, indices=np.repeat(np.arange(len(lengths)), lengths))) \
-        if len(lengths) else np.empty(0, dtype=object)
+    geoms = (
+        shapely.polygons(shapely.linearrings(points, indices=np.repeat(np.arange(len(lengths)), lengths)))
+        if len(lengths)
+        else np.empty(0, dtype=object)
+    )
     with np.errstate(over="ignore", invalid="ignore"):  # coordinates beyond float64's range are refused below
         flat = ~(shapely.area(shapely.convex_hull(geoms)) > 0)  # a bow tie has area 0 but crosses: name that
     crossing = ~shapely.is_valid(geoms) & ~flat
-    ring_faults = {parsed_rows[int(row)]: "'points' must enclose a positive area (got all on one line or repeated)"
-                   for row in np.flatnonzero(flat)}
+    ring_faults = {
+        parsed_rows[int(row)]: "'points' must enclose a positive area (got all on one line or repeated)"
+        for row in np.flatnonzero(flat)
+    }
     for row in np.flatnonzero(crossing):
-        ring_faults[parsed_rows[int(row)]] = ("'points' must make a simple polygon: its edges must not cross "
-                                              f"(got {_describe_reason(shapely.is_valid_reason(geoms[row]))})")
+        ring_faults[parsed_rows[int(row)]] = (
+            "'points' must make a simple polygon: its edges must not cross "
+            f"(got {_describe_reason(shapely.is_valid_reason(geoms[row]))})"
+        )
     for position, reason in shapely_range_faults(geoms, "points").items():
         ring_faults.setdefault(parsed_rows[position], reason)
     kept = settle(reader, records, parsed, ring_faults | (faults or {}))
@@ -327,7 +368,9 @@ def _corner_values(fields: list[str]) -> list[float]:
 def _label_fields(fields: list[str]) -> tuple[list[float], str, bool]:
     """Corners, class and difficult flag of one label line."""
     if len(fields) not in (9, 10):
-        raise invalid(f"expected 8 coordinates, a class and a difficult flag (got {len(fields)} fields: {' '.join(fields)!r})")
+        raise invalid(
+            f"expected 8 coordinates, a class and a difficult flag (got {len(fields)} fields: {' '.join(fields)!r})"
+        )
     difficult = fields[9] if len(fields) == 10 else "0"
     if difficult not in ("0", "1"):
         raise invalid(f"'difficult' must be 0 or 1 (got {difficult!r})")
@@ -337,8 +380,9 @@ def _label_fields(fields: list[str]) -> tuple[list[float], str, bool]:
 def _task1_fields(fields: list[str]) -> tuple[list[float], str, float]:
     """Corners, image name and score of one Task1 line."""
     if len(fields) != 10:
-        raise invalid(f"expected an image name, a score and 8 coordinates "
-                      f"(got {len(fields)} fields: {' '.join(fields)!r})")
+        raise invalid(
+            f"expected an image name, a score and 8 coordinates (got {len(fields)} fields: {' '.join(fields)!r})"
+        )
     score = float_field(fields[1], "score")  # any finite number: the DOTA devkit only ranks them
     return _corner_values(fields[2:]), fields[0], score
 
@@ -362,14 +406,23 @@ def _read_task1_file(path: Path, skip_invalid: bool) -> FileColumns:
     columns = _task1_columns(path)
     if columns is not None:
         reader.read_valid(len(columns[0]))
-        return FileColumns(image_id=columns[0], category_id=path.stem[len(TASK1_PREFIX):], region=columns[1],
-                           report=reader.report(), score=columns[2])
+        return FileColumns(
+            image_id=columns[0],
+            category_id=path.stem[len(TASK1_PREFIX) :],
+            region=columns[1],
+            report=reader.report(),
+            score=columns[2],
+        )
     records = line_records(path)
     parsed = parse_records(records, _task1_fields)
     polygons, _, kept = settled_quadrilaterals(reader, records, parsed)
-    return FileColumns(image_id=np.array([parsed[index][1] for index in kept], dtype=str),
-                       category_id=path.stem[len(TASK1_PREFIX):], region=polygons, report=reader.report(),
-                       score=np.array([parsed[index][2] for index in kept], dtype=np.float64))
+    return FileColumns(
+        image_id=np.array([parsed[index][1] for index in kept], dtype=str),
+        category_id=path.stem[len(TASK1_PREFIX) :],
+        region=polygons,
+        report=reader.report(),
+        score=np.array([parsed[index][2] for index in kept], dtype=np.float64),
+    )
 
 
 def _task1_paths(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -384,17 +437,25 @@ def _task1_paths(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.Pat
     if not paths:
         raise invalid_argument("paths_or_folder", "a folder or at least one Task1_<class>.txt file", "no files")
     for path in paths:
-        if not (path.name.startswith(TASK1_PREFIX) and path.suffix.lower() == ".txt" and len(path.stem) > len(TASK1_PREFIX)):
-            raise invalid_argument("paths_or_folder", "files named Task1_<class>.txt (the class comes from the name)",
-                                   os.fspath(path))
+        if not (
+            path.name.startswith(TASK1_PREFIX) and path.suffix.lower() == ".txt" and len(path.stem) > len(TASK1_PREFIX)
+        ):
+            raise invalid_argument(
+                "paths_or_folder", "files named Task1_<class>.txt (the class comes from the name)", os.fspath(path)
+            )
         if not path.is_file():
             raise FileNotFoundError(f"{source_name(path)}: no such file")
     return paths
 
 
 # --------------------------------------------------------------------------- writing
-def write_dota(path: str | os.PathLike[str], regions: Polygon | RotatedBox | Box, classes: Iterable[str], *,
-               difficult: ArrayLike | None = None) -> None:
+def write_dota(
+    path: str | os.PathLike[str],
+    regions: Polygon | RotatedBox | Box,
+    classes: Iterable[str],
+    *,
+    difficult: ArrayLike | None = None,
+) -> None:
     """Write a DOTA label file: one line ``x1 y1 x2 y2 x3 y3 x4 y4 class difficult`` per region.
 
     Parameters
@@ -430,8 +491,10 @@ def write_dota(path: str | os.PathLike[str], regions: Polygon | RotatedBox | Box
     flags = np.zeros(len(corners), dtype=bool) if difficult is None else np.asarray(difficult, dtype=bool).reshape(-1)
     if len(flags) != len(corners):
         raise invalid_argument("difficult", f"one flag per region ({len(corners)})", f"{len(flags)} flags")
-    lines = [f"{' '.join(map(repr, row))} {name} {int(flag)}\n"
-             for row, name, flag in zip(corners.reshape(-1, 8).tolist(), names, flags.tolist())]
+    lines = [
+        f"{' '.join(map(repr, row))} {name} {int(flag)}\n"
+        for row, name, flag in zip(corners.reshape(-1, 8).tolist(), names, flags.tolist())
+    ]
     Path(path).write_text("".join(lines), encoding="utf-8")
 
 
@@ -471,8 +534,11 @@ def write_dota_task1(folder: str | os.PathLike[str], predictions: Any) -> list[P
     outside = np.flatnonzero(~np.isfinite(scores))
     if outside.size:  # any finite score is written: the DOTA devkit only ranks them
         raise invalid_argument("predictions.score", "finite scores", f"{scores[outside[0]]} at row {outside[0]}")
-    corners = np.concatenate([_written_corners(piece, "predictions.region").reshape(-1, 8)
-                              for piece in predictions.regions]) if predictions.regions else np.zeros((0, 8))
+    corners = (
+        np.concatenate([_written_corners(piece, "predictions.region").reshape(-1, 8) for piece in predictions.regions])
+        if predictions.regions
+        else np.zeros((0, 8))
+    )
     images = _class_names(predictions.image_id.astype(str), len(corners), "predictions.image_id")
     classes = _class_names(predictions.category_id.astype(str), len(corners), "predictions.category_id")
     Path(folder).mkdir(parents=True, exist_ok=True)
@@ -490,11 +556,13 @@ def write_dota_task1(folder: str | os.PathLike[str], predictions: Any) -> list[P
 def _written_corners(regions: Any, param: str) -> np.ndarray:
     """``(N, 4, 2)`` corners of a 1-D batch of quadrilaterals, rotated boxes or boxes."""
     if isinstance(regions, (Box, RotatedBox)):
-        return np.asarray(regions.corners() if isinstance(regions, Box) else regions.to_corners(), dtype=np.float64
-                          ).reshape(-1, 4, 2)
+        return np.asarray(
+            regions.corners() if isinstance(regions, Box) else regions.to_corners(), dtype=np.float64
+        ).reshape(-1, 4, 2)
     if not isinstance(regions, Polygon):
-        raise invalid_argument(param, "Polygon, RotatedBox or Box regions (DOTA holds quadrilaterals)",
-                               type(regions).__name__)
+        raise invalid_argument(
+            param, "Polygon, RotatedBox or Box regions (DOTA holds quadrilaterals)", type(regions).__name__
+        )
     ragged = regions._store.take(regions._index.ravel())
     vertices = np.diff(ragged.ring_offsets) - 1  # rings are stored closed
     single_ring = np.diff(ragged.geometry_offsets) == 1
@@ -503,8 +571,12 @@ def _written_corners(regions: Any, param: str) -> np.ndarray:
     quad &= vertices[ragged.part_offsets[ragged.geometry_offsets[:-1]]] == 4 if len(quad) else quad
     if not quad.all():
         row = int(np.flatnonzero(~quad)[0])
-        raise invalid_argument(param, "quadrilaterals: one ring of 4 corners (RotatedBox.from_corners(..., "
-                               "fit='min_area') makes one of any polygon)", f"another polygon at row {row}")
+        raise invalid_argument(
+            param,
+            "quadrilaterals: one ring of 4 corners (RotatedBox.from_corners(..., "
+            "fit='min_area') makes one of any polygon)",
+            f"another polygon at row {row}",
+        )
     starts = ragged.ring_offsets[:-1][ragged.part_offsets[ragged.geometry_offsets[:-1]]]
     corners: np.ndarray = ragged.coords[starts[:, None] + np.arange(4)]
     return corners
@@ -516,6 +588,9 @@ def _class_names(values: Iterable[Any], count: int, param: str) -> list[str]:
         raise invalid_argument(param, f"one name per region ({count})", f"{len(names)} names")
     spaced = [k for k, name in enumerate(names) if not name or any(c.isspace() for c in name)]
     if spaced:
-        raise invalid_argument(param, "names without white space (DOTA's fields are separated by spaces)",
-                               f"{names[spaced[0]]!r} at row {spaced[0]}")
+        raise invalid_argument(
+            param,
+            "names without white space (DOTA's fields are separated by spaces)",
+            f"{names[spaced[0]]!r} at row {spaced[0]}",
+        )
     return names

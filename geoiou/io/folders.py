@@ -126,14 +126,22 @@ def label_files(folder: str | os.PathLike[str], pattern: str = "*.txt") -> list[
     if not directory.is_dir():
         raise FileNotFoundError(f"{source_name(folder)}: no such file or folder")
     # Case-insensitive, as on Windows where such folders are often made: P0002.TXT is a label file too.
-    paths = sorted((path for path in directory.iterdir() if fnmatch.fnmatchcase(path.name.lower(), pattern.lower())
-                    and path.is_file()), key=lambda path: path.name)
+    paths = sorted(
+        (
+            path
+            for path in directory.iterdir()
+            if fnmatch.fnmatchcase(path.name.lower(), pattern.lower()) and path.is_file()
+        ),
+        key=lambda path: path.name,
+    )
     if not paths:
         raise FormatError(source_name(folder), "", f"the folder holds no label files (none matches {pattern!r})")
     return paths
 
 
-def line_records(path: str | os.PathLike[str], skip: Callable[[list[str]], bool] = lambda fields: False) -> list[LineRecord]:
+def line_records(
+    path: str | os.PathLike[str], skip: Callable[[list[str]], bool] = lambda fields: False
+) -> list[LineRecord]:
     """The non-blank lines of a text file that `skip` does not reject, as ``("line N", fields)``.
 
     Blank lines carry no record and are passed over silently; line numbers count every line.
@@ -176,8 +184,9 @@ def parse_records(records: Sequence[LineRecord], parse: Callable[[list[str]], Pa
     return results
 
 
-def settle(reader: RecordReader, records: Sequence[LineRecord], parsed: Sequence[Any],
-           faults: Mapping[int, str] | None = None) -> list[int]:
+def settle(
+    reader: RecordReader, records: Sequence[LineRecord], parsed: Sequence[Any], faults: Mapping[int, str] | None = None
+) -> list[int]:
     """Pass every record through `reader` in file order; return the indices of the records kept.
 
     A record fails if its parse failed (`parsed` holds the `FormatError`) or if `faults` gives a
@@ -228,8 +237,12 @@ def label_set(source: str, files: Sequence[FileColumns], images: Sequence[str]) 
     annotations = Annotations(
         image_id=np.concatenate([_per_row(columns.image_id, size) for columns, size in zip(files, sizes)]),
         category_id=np.concatenate([_per_row(columns.category_id, size) for columns, size in zip(files, sizes)]),
-        region=pieces, **optional)
-    return LabelSet(annotations, tuple(sorted(set(images))), ReadReport.merge(source, [columns.report for columns in files]))
+        region=pieces,
+        **optional,
+    )
+    return LabelSet(
+        annotations, tuple(sorted(set(images))), ReadReport.merge(source, [columns.report for columns in files])
+    )
 
 
 def _per_row(value: str | np.ndarray, size: int) -> np.ndarray:
@@ -241,11 +254,17 @@ def _per_row(value: str | np.ndarray, size: int) -> np.ndarray:
 
 def _optional_column(files: Sequence[FileColumns], sizes: list[int], name: str) -> np.ndarray | None:
     """Concatenate a column all files with objects have, None if none has it; a partial column is an error."""
-    having = [columns.report.source for columns, size in zip(files, sizes) if size and getattr(columns, name) is not None]
+    having = [
+        columns.report.source for columns, size in zip(files, sizes) if size and getattr(columns, name) is not None
+    ]
     lacking = [columns.report.source for columns, size in zip(files, sizes) if size and getattr(columns, name) is None]
     if having and lacking:
-        raise FormatError(lacking[0], "", f"the file has no {name} column while {having[0]} has one: "
-                                          "read predictions and ground truth as separate sets")
+        raise FormatError(
+            lacking[0],
+            "",
+            f"the file has no {name} column while {having[0]} has one: "
+            "read predictions and ground truth as separate sets",
+        )
     if not having:
         return None
     return np.concatenate([getattr(columns, name) for columns, size in zip(files, sizes) if size])

@@ -34,8 +34,15 @@ from geoiou.regions import Polygon
 __all__ = ["GeoFeatures", "parse_wkt", "read_geojson", "read_wkt"]
 
 POLYGONAL = (shapely.Polygon, shapely.MultiPolygon)
-GEOJSON_GEOMETRY_TYPES = ("Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon",
-                          "GeometryCollection")
+GEOJSON_GEOMETRY_TYPES = (
+    "Point",
+    "MultiPoint",
+    "LineString",
+    "MultiLineString",
+    "Polygon",
+    "MultiPolygon",
+    "GeometryCollection",
+)
 AREAL = "a Polygon, a MultiPolygon or a GeometryCollection of them"
 #: What shapely.geometry.shape raises for malformed GeoJSON coordinates.
 _SHAPE_ERRORS = (ValueError, TypeError, IndexError, KeyError, AttributeError, shapely.errors.ShapelyError)
@@ -72,8 +79,9 @@ class GeoFeatures:
 
 
 # --------------------------------------------------------------------------- GeoJSON
-def read_geojson(source: str | os.PathLike[str] | Mapping[str, Any], *, repair: bool = False,
-                 skip_invalid: bool = False) -> GeoFeatures:
+def read_geojson(
+    source: str | os.PathLike[str] | Mapping[str, Any], *, repair: bool = False, skip_invalid: bool = False
+) -> GeoFeatures:
     """Read the polygons of a GeoJSON FeatureCollection, a Feature, or a bare geometry.
 
     Coordinates are used as they are, in the data's own plane: the IoU of lon/lat polygons is
@@ -172,9 +180,15 @@ def _read_feature_collection(path: str | os.PathLike[str]) -> GeoFeatures | None
             geometries = shapely.get_parts(shapely.from_geojson(text))
     except (OSError, ValueError, TypeError, KeyError, AttributeError, FormatError, shapely.errors.ShapelyError):
         return None
-    expected = np.where(np.array(kinds) == "MultiPolygon", shapely.GeometryType.MULTIPOLYGON, shapely.GeometryType.POLYGON)
-    if (len(kinds) != len(features) or not set(kinds) <= {"Polygon", "MultiPolygon"} or len(geometries) != len(features)
-            or not np.array_equal(shapely.get_type_id(geometries), expected)):
+    expected = np.where(
+        np.array(kinds) == "MultiPolygon", shapely.GeometryType.MULTIPOLYGON, shapely.GeometryType.POLYGON
+    )
+    if (
+        len(kinds) != len(features)
+        or not set(kinds) <= {"Polygon", "MultiPolygon"}
+        or len(geometries) != len(features)
+        or not np.array_equal(shapely.get_type_id(geometries), expected)
+    ):
         return None
     geometries = shapely.force_2d(geometries) if shapely.has_z(geometries).any() else geometries
     try:
@@ -195,7 +209,9 @@ def _valid_polygons_in_bulk(texts: list[str]) -> Polygon | None:
         geometries = shapely.from_wkt(np.array(texts, dtype=object), on_invalid="ignore")
     if shapely.is_missing(geometries).any():
         return None
-    if not np.isin(shapely.get_type_id(geometries), (shapely.GeometryType.POLYGON, shapely.GeometryType.MULTIPOLYGON)).all():
+    if not np.isin(
+        shapely.get_type_id(geometries), (shapely.GeometryType.POLYGON, shapely.GeometryType.MULTIPOLYGON)
+    ).all():
         return None
     geometries = shapely.force_2d(geometries) if shapely.has_z(geometries).any() else geometries
     try:
@@ -227,7 +243,7 @@ def _geojson_features(document: Any, reader: RecordReader) -> list[tuple[str, An
 def _feature_geometry(feature: Any) -> Any:
     if not isinstance(feature, Mapping) or feature.get("type") != "Feature":
         got = describe(feature.get("type") if isinstance(feature, Mapping) else feature)
-        raise invalid(f"a feature must be an object with \"type\": \"Feature\" (got {got})")
+        raise invalid(f'a feature must be an object with "type": "Feature" (got {got})')
     return feature.get("geometry")
 
 
@@ -237,8 +253,10 @@ def _geojson_geometry(geometry: Any) -> shapely.Geometry:
         raise invalid(f"'geometry' must be {AREAL} (got null: the feature has no geometry)")
     if not isinstance(geometry, Mapping) or geometry.get("type") not in GEOJSON_GEOMETRY_TYPES:
         got = geometry.get("type") if isinstance(geometry, Mapping) else geometry
-        raise invalid(f"'geometry' must be a GeoJSON geometry with a 'type' of {list(GEOJSON_GEOMETRY_TYPES)} "
-                      f"(got {describe(got)})")
+        raise invalid(
+            f"'geometry' must be a GeoJSON geometry with a 'type' of {list(GEOJSON_GEOMETRY_TYPES)} "
+            f"(got {describe(got)})"
+        )
     member = "geometries" if geometry["type"] == "GeometryCollection" else "coordinates"
     if member not in geometry:
         raise invalid(f"'geometry' must have {member!r} (got the fields {list(geometry)})")
@@ -248,8 +266,10 @@ def _geojson_geometry(geometry: Any) -> shapely.Geometry:
         with np.errstate(invalid="ignore"):  # NaN coordinates are refused below, with their field named
             return shapely.geometry.shape(geometry)
     except _SHAPE_ERRORS as error:
-        raise invalid(f"'geometry' must be a well-formed GeoJSON {geometry['type']} "
-                      f"(got {describe(geometry[member], limit=60)}: {error})") from None
+        raise invalid(
+            f"'geometry' must be a well-formed GeoJSON {geometry['type']} "
+            f"(got {describe(geometry[member], limit=60)}: {error})"
+        ) from None
 
 
 def _only_numbers(value: Any) -> bool:
@@ -323,8 +343,12 @@ def read_wkt(path: str | os.PathLike[str], *, repair: bool = False, skip_invalid
     geometry_lines = [(number, text) for number, text in lines if text and not text.startswith("#")]
     regions = _valid_polygons_in_bulk([text for _, text in geometry_lines])
     if regions is not None:
-        return GeoFeatures(regions, tuple({} for _ in geometry_lines), tuple(range(len(geometry_lines))),
-                           ReadReport(source_name(path), len(geometry_lines)))
+        return GeoFeatures(
+            regions,
+            tuple({} for _ in geometry_lines),
+            tuple(range(len(geometry_lines))),
+            ReadReport(source_name(path), len(geometry_lines)),
+        )
     for index, (number, text) in enumerate(geometry_lines):
         with reader.record(f"line {number}"):
             geometries.append(_wkt_region(text, repair))
@@ -419,8 +443,9 @@ def _polygonal_members(geometry: shapely.Geometry) -> list[shapely.Geometry]:
     members = []
     for part in shapely.get_parts(geometry):
         if not isinstance(part, POLYGONAL) and part.geom_type != "GeometryCollection":
-            raise invalid(f"'geometry' must be {AREAL} (got a GeometryCollection holding a {part.geom_type}, "
-                          "which has no area)")
+            raise invalid(
+                f"'geometry' must be {AREAL} (got a GeometryCollection holding a {part.geom_type}, which has no area)"
+            )
         members += _polygonal_members(part)
     return members
 

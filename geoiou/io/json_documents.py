@@ -58,7 +58,9 @@ LARGE_FILE = 20_000_000
 def reading_phases(source: Any, steps: int) -> Phases:
     """The bar of a reader's phases: drawn for a large file on a terminal (`Phases`), else silent."""
     large = isinstance(source, (str, os.PathLike)) and os.path.isfile(source) and os.path.getsize(source) >= LARGE_FILE
-    return Phases(f"reading {os.path.basename(os.fspath(source)) if large else ''}", steps, enabled=None if large else False)
+    return Phases(
+        f"reading {os.path.basename(os.fspath(source)) if large else ''}", steps, enabled=None if large else False
+    )
 
 
 def _added(seen: set[str], key: str) -> bool:
@@ -67,9 +69,13 @@ def _added(seen: set[str], key: str) -> bool:
     return False
 
 
-def load_json_document(source: str | os.PathLike[str] | Mapping[str, Any] | list[Any], *, skip_invalid: bool,
-                       count_keys: Callable[[Any], int] | None = None,
-                       phases: Phases | None = None) -> tuple[Any, RecordReader]:
+def load_json_document(
+    source: str | os.PathLike[str] | Mapping[str, Any] | list[Any],
+    *,
+    skip_invalid: bool,
+    count_keys: Callable[[Any], int] | None = None,
+    phases: Phases | None = None,
+) -> tuple[Any, RecordReader]:
     """Parse a JSON file (or take an already-parsed document) and start the `RecordReader` for it.
 
     A parsed document is named ``"<dict>"`` in messages. A file that is not JSON, or whose objects

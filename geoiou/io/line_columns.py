@@ -23,8 +23,9 @@ __all__ = ["class_indices", "field_table", "finite_numbers", "split_lines", "tab
 _DIGITS = re.compile(r"[0-9]+(?: [0-9]+)*")
 
 
-def field_table(path: str | os.PathLike[str], widths: tuple[int, ...], *,
-                skip: Callable[[list[str]], bool] | None = None) -> np.ndarray | None:
+def field_table(
+    path: str | os.PathLike[str], widths: tuple[int, ...], *, skip: Callable[[list[str]], bool] | None = None
+) -> np.ndarray | None:
     """The whitespace-separated fields of the file's non-empty lines, ``(lines, width)`` strings, when every line
     has the same width among `widths` (after the leading lines `skip` accepts, such as a header); else None.
 

@@ -144,17 +144,27 @@ def _binary_image(image: np.ndarray, path: str) -> np.ndarray:
         colour, alpha = image[..., :3], image[..., 3:]
         opaque = alpha.size == 0 or (alpha == alpha.max(initial=0)).all()
         if not (opaque and (colour == colour[..., :1]).all()):
-            raise FormatError("", "", f"'mask' must be a binary image (one channel of 0 and 1, or 0 and 255) "
-                                      f"(got a colour image of shape {image.shape} in {path!r}: convert it to one "
-                                      "channel and threshold it first)")
+            raise FormatError(
+                "",
+                "",
+                f"'mask' must be a binary image (one channel of 0 and 1, or 0 and 255) "
+                f"(got a colour image of shape {image.shape} in {path!r}: convert it to one "
+                "channel and threshold it first)",
+            )
         image = colour[..., 0]
     if image.ndim != 2:
-        raise FormatError("", "", f"'mask' must be a binary image of shape (H, W) (got shape {image.shape} in {path!r})")
+        raise FormatError(
+            "", "", f"'mask' must be a binary image of shape (H, W) (got shape {image.shape} in {path!r})"
+        )
     top = np.iinfo(image.dtype).max if np.issubdtype(image.dtype, np.integer) else 1
     for on in dict.fromkeys((1, top)):  # 0/1, or 0 and the type's maximum
         inside: np.ndarray = image == on
         if (inside | (image == 0)).all():
             return inside
     levels = np.unique(image)
-    raise FormatError("", "", f"'mask' must be a binary image (0 and 1, or 0 and {top}) (got {len(levels)} levels "
-                              f"from {levels.min()} to {levels.max()} in {path!r}: threshold it first)")
+    raise FormatError(
+        "",
+        "",
+        f"'mask' must be a binary image (0 and 1, or 0 and {top}) (got {len(levels)} levels "
+        f"from {levels.min()} to {levels.max()} in {path!r}: threshold it first)",
+    )

@@ -84,17 +84,29 @@ def read_mstcn_labels(path: str | os.PathLike[str], *, mapping: dict[str, int] |
     root = Path(path)
     if not root.exists():
         raise FileNotFoundError(f"{source_name(path)}: no such file or folder")
-    files = [root] if root.is_file() else sorted(
-        (entry for entry in root.iterdir() if entry.is_file() and not entry.name.startswith(".")
-         and entry.name != "mapping.txt"), key=lambda entry: entry.name)
+    files = (
+        [root]
+        if root.is_file()
+        else sorted(
+            (
+                entry
+                for entry in root.iterdir()
+                if entry.is_file() and not entry.name.startswith(".") and entry.name != "mapping.txt"
+            ),
+            key=lambda entry: entry.name,
+        )
+    )
     if not files:
         raise FormatError(source_name(path), "", "the folder holds no MS-TCN label files")
     labels: dict[str, np.ndarray] = {}
     for file in files:
         video = file.stem
         if video in labels:
-            raise FormatError(source_name(file), "", f"'video' must be named by one file only (got {video!r} twice: "
-                                                     "with and without an extension?)")
+            raise FormatError(
+                source_name(file),
+                "",
+                f"'video' must be named by one file only (got {video!r} twice: with and without an extension?)",
+            )
         labels[video] = _file_labels(file, mapping)
     return MstcnLabels(labels, ReadReport(source_name(path), len(labels)))
 
@@ -109,8 +121,12 @@ def _file_labels(path: Path, mapping: dict[str, int] | None) -> np.ndarray:
     else:
         several = next((number for number, line in enumerate(lines, start=1) if len(line.split()) != 1), None)
         if several is not None:
-            raise FormatError(source_name(path), f"line {several}", "expected one frame label per line, or the "
-                              f"header {MSTCN_HEADER!r} of a recognition file (got {lines[several - 1]!r})")
+            raise FormatError(
+                source_name(path),
+                f"line {several}",
+                "expected one frame label per line, or the "
+                f"header {MSTCN_HEADER!r} of a recognition file (got {lines[several - 1]!r})",
+            )
         words = [line.strip() for line in lines]
         where = ""
     if not words:
@@ -121,8 +137,12 @@ def _file_labels(path: Path, mapping: dict[str, int] | None) -> np.ndarray:
         if unknown.size:
             first = int(unknown[0])
             location = where or f"line {first + 1}"
-            raise FormatError(source_name(path), location, f"'label' must be a class of mapping.txt (got "
-                              f"{str(array[first])!r} at frame {first}; the classes are {list(mapping)[:8]}...)")
+            raise FormatError(
+                source_name(path),
+                location,
+                f"'label' must be a class of mapping.txt (got "
+                f"{str(array[first])!r} at frame {first}; the classes are {list(mapping)[:8]}...)",
+            )
     return array
 
 

@@ -82,8 +82,11 @@ class ReadReport:
         >>> merged.read, merged.skipped[0].location
         (5, 'a.txt, line 2')
         """
-        skipped = tuple(SkippedRecord(f"{os.path.basename(report.source)}, {record.location}", record.reason)
-                        for report in reports for record in report.skipped)
+        skipped = tuple(
+            SkippedRecord(f"{os.path.basename(report.source)}, {record.location}", record.reason)
+            for report in reports
+            for record in report.skipped
+        )
         return cls(source, sum(report.read for report in reports), skipped)
 
 
@@ -173,8 +176,11 @@ def read_text(path: str | os.PathLike[str]) -> str:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         return text[1:] if text.startswith("\ufeff") else text
     except UnicodeDecodeError as error:
-        raise FormatError(source_name(path), "", f"not UTF-8 text ({error.reason} at byte {error.start}); "
-                                                 "is it an image or an archive?") from None
+        raise FormatError(
+            source_name(path),
+            "",
+            f"not UTF-8 text ({error.reason} at byte {error.start}); is it an image or an archive?",
+        ) from None
 
 
 def invalid(reason: str) -> FormatError:

@@ -83,8 +83,11 @@ def read_thumos14(folder: str | os.PathLike[str], *, skip_invalid: bool = False)
     for path in label_files(folder):
         match = _CLASS_FILE.fullmatch(path.name)
         if match is None:
-            raise FormatError(source_name(path), "", "a THUMOS14 annotation file must be named <Class>_val.txt or "
-                                                     f"<Class>_test.txt (got {path.name!r})")
+            raise FormatError(
+                source_name(path),
+                "",
+                f"a THUMOS14 annotation file must be named <Class>_val.txt or <Class>_test.txt (got {path.name!r})",
+            )
         classes.append((match.group("label"), match.group("subset").lower(), path))
     subsets = sorted({subset for _, subset, _ in classes})
     if len(subsets) > 1:
@@ -97,8 +100,12 @@ def read_thumos14(folder: str | os.PathLike[str], *, skip_invalid: bool = False)
         reports.append(report)
         (ambiguous if label == AMBIGUOUS else labelled).extend(rows)
     videos = sorted({row[0] for row in labelled + ambiguous})
-    return ThumosAnnotations(_segments(labelled, videos), _segments(ambiguous, videos), subsets[0],
-                             ReadReport.merge(source_name(folder), reports))
+    return ThumosAnnotations(
+        _segments(labelled, videos),
+        _segments(ambiguous, videos),
+        subsets[0],
+        ReadReport.merge(source_name(folder), reports),
+    )
 
 
 def _class_file(path: Path, label: str, skip_invalid: bool) -> tuple[list[tuple[str, str, float, float]], ReadReport]:
@@ -114,8 +121,14 @@ def _class_file(path: Path, label: str, skip_invalid: bool) -> tuple[list[tuple[
             start, end = float_field(fields[1], "start"), float_field(fields[2], "end")
             if end < start:
                 raise invalid(f"'end' must be >= start (got [{fields[1]}, {fields[2]}])")
-            faults = range_faults(np.array([max(abs(start), abs(end))]), np.array([end - start]),
-                                  np.array([end > start]), "segment", smallest=SMALLEST_LENGTH, what="length")
+            faults = range_faults(
+                np.array([max(abs(start), abs(end))]),
+                np.array([end - start]),
+                np.array([end > start]),
+                "segment",
+                smallest=SMALLEST_LENGTH,
+                what="length",
+            )
             if faults:
                 raise invalid(faults[0])
             rows.append((fields[0], label, start, end))

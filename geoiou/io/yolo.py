@@ -83,8 +83,13 @@ class YoloObjects:
     report: ReadReport
 
 
-def read_yolo(path: str | os.PathLike[str], *, image_size: tuple[int, int] | None = None, obb: bool | None = None,
-              skip_invalid: bool = False) -> YoloObjects:
+def read_yolo(
+    path: str | os.PathLike[str],
+    *,
+    image_size: tuple[int, int] | None = None,
+    obb: bool | None = None,
+    skip_invalid: bool = False,
+) -> YoloObjects:
     """Read a YOLO or YOLO-OBB text file (labels, or predictions with a conf column).
 
     Parameters
@@ -204,8 +209,9 @@ def _plain_objects(fields: np.ndarray, scale: np.ndarray | None, source: str) ->
     return YoloObjects(regions, classes, scores, ReadReport(source, 0))
 
 
-def _folder_columns(folder: str | os.PathLike[str], paths: list[Path], sizes: list[tuple[int, int] | None],
-                    obb: bool | None) -> LabelSet | None:
+def _folder_columns(
+    folder: str | os.PathLike[str], paths: list[Path], sizes: list[tuple[int, int] | None], obb: bool | None
+) -> LabelSet | None:
     """Every file of a folder read as one table, when all their lines are plain and of one layout; else None."""
     per_file = [split_lines(path) for path in paths]
     counts = list(map(len, per_file))
@@ -214,13 +220,19 @@ def _folder_columns(folder: str | os.PathLike[str], paths: list[Path], sizes: li
         return None
     scale = None
     if sizes[0] is not None:
-        scale = np.repeat(np.array([_image_scale(size, "image_sizes") for size in sizes]).reshape(-1, 2), counts, axis=0)
+        scale = np.repeat(
+            np.array([_image_scale(size, "image_sizes") for size in sizes]).reshape(-1, 2), counts, axis=0
+        )
     objects = _plain_objects(fields, scale, source_name(folder))
     if objects is None:
         return None
     stems = [path.stem for path in paths]
-    annotations = Annotations(image_id=np.repeat(np.array(stems, dtype=str), counts), category_id=objects.classes,
-                              region=objects.regions, score=objects.scores)
+    annotations = Annotations(
+        image_id=np.repeat(np.array(stems, dtype=str), counts),
+        category_id=objects.classes,
+        region=objects.regions,
+        score=objects.scores,
+    )
     return LabelSet(annotations, tuple(sorted(set(stems))), ReadReport(source_name(folder), len(fields)))
 
 
@@ -228,9 +240,13 @@ def _folder_columns(folder: str | os.PathLike[str], paths: list[Path], sizes: li
 CLASS_NAMES_FILE = "classes.txt"
 
 
-def read_yolo_folder(folder: str | os.PathLike[str], *,
-                     image_sizes: Mapping[str, tuple[int, int]] | tuple[int, int] | None = None,
-                     obb: bool | None = None, skip_invalid: bool = False) -> LabelSet:
+def read_yolo_folder(
+    folder: str | os.PathLike[str],
+    *,
+    image_sizes: Mapping[str, tuple[int, int]] | tuple[int, int] | None = None,
+    obb: bool | None = None,
+    skip_invalid: bool = False,
+) -> LabelSet:
     """Read every ``*.txt`` YOLO file of a folder (one per image) into one `LabelSet`.
 
     Files are read in sorted order; each file's stem is the image id of its objects and the class
@@ -282,11 +298,22 @@ def read_yolo_folder(folder: str | os.PathLike[str], *,
         objects = read_yolo(path, image_size=size, obb=obb, skip_invalid=skip_invalid)
         if len(objects.regions):
             kinds.setdefault(type(objects.regions), path.name)
-        columns.append(FileColumns(image_id=path.stem, category_id=objects.classes, region=objects.regions,
-                                   report=objects.report, score=objects.scores))
+        columns.append(
+            FileColumns(
+                image_id=path.stem,
+                category_id=objects.classes,
+                region=objects.regions,
+                report=objects.report,
+                score=objects.scores,
+            )
+        )
     if len(kinds) > 1:
-        raise FormatError(source_name(folder), "", f"the folder mixes files of YOLO boxes ({kinds[Box]}) and of YOLO-OBB "
-                                                   f"corners ({kinds[Polygon]}); pass obb=False or obb=True")
+        raise FormatError(
+            source_name(folder),
+            "",
+            f"the folder mixes files of YOLO boxes ({kinds[Box]}) and of YOLO-OBB "
+            f"corners ({kinds[Polygon]}); pass obb=False or obb=True",
+        )
     read = label_set(source_name(folder), columns, [path.stem for path in paths])
     return dataclasses.replace(read, class_names=_class_names(Path(folder)))
 
@@ -307,8 +334,10 @@ def _yolo_fields(fields: list[str], obb: bool | None) -> tuple[list[float], int,
     if layout is None and obb is None and len(fields) >= 7:
         return _segment_fields(fields)
     if layout is None:
-        raise invalid(f"expected {_expected_fields(layouts)}{_segment_hint(obb)}{_other_layout_hint(fields, obb)} "
-                      f"(got {len(fields)} fields: {' '.join(fields)!r})")
+        raise invalid(
+            f"expected {_expected_fields(layouts)}{_segment_hint(obb)}{_other_layout_hint(fields, obb)} "
+            f"(got {len(fields)} fields: {' '.join(fields)!r})"
+        )
     if not CLASS_INDEX.fullmatch(fields[0]):
         raise invalid(f"'class' must be a non-negative integer (got {fields[0]!r})")
     if layout:  # YOLO-OBB corners are read as the geometry they are: ultralytics does not clip them to [0, 1]
@@ -342,7 +371,9 @@ def _unit_field(text: str, name: str) -> float:
 
 
 def _expected_fields(layouts: list[bool]) -> str:
-    return " or ".join(f"{counts[0]} or {counts[1]} fields ({reading})" for counts, reading in map(LAYOUTS.get, layouts))
+    return " or ".join(
+        f"{counts[0]} or {counts[1]} fields ({reading})" for counts, reading in map(LAYOUTS.get, layouts)
+    )
 
 
 def _other_layout_hint(fields: list[str], obb: bool | None) -> str:
@@ -359,9 +390,11 @@ def _detected_layout(reader: RecordReader, records: list, parsed: list) -> bool:
         if not isinstance(value, FormatError):
             first.setdefault(len(value[0]) != 4, location)  # corners (OBB, segmentation polygons) or a box
     if len(first) > 1:
-        raise reader.whole_file(f"the file mixes YOLO boxes (class cx cy w h, first at {first[False]}) and polygons "
-                                f"(YOLO-OBB corners or segmentation points, first at {first[True]}); pass obb=False "
-                                "or obb=True to read one kind and refuse the other")
+        raise reader.whole_file(
+            f"the file mixes YOLO boxes (class cx cy w h, first at {first[False]}) and polygons "
+            f"(YOLO-OBB corners or segmentation points, first at {first[True]}); pass obb=False "
+            "or obb=True to read one kind and refuse the other"
+        )
     return bool(first) and next(iter(first))
 
 
@@ -372,9 +405,11 @@ def _conf_faults(records: list, parsed: list) -> dict[int, str]:
         return {}
     first_has_conf = parsed[valid[0]][2] is not None
     first_location = records[valid[0]][0]
-    reason = (f"'conf' must be present on every line or on none (got no conf column, while {first_location} has one)"
-              if first_has_conf else
-              f"'conf' must be present on every line or on none (got a conf column, while {first_location} has none)")
+    reason = (
+        f"'conf' must be present on every line or on none (got no conf column, while {first_location} has one)"
+        if first_has_conf
+        else f"'conf' must be present on every line or on none (got a conf column, while {first_location} has none)"
+    )
     return {index: reason for index in valid if (parsed[index][2] is not None) != first_has_conf}
 
 
@@ -382,7 +417,8 @@ def _image_scale(size: Any, param: str) -> np.ndarray:
     """The ``(x, y)`` scale, i.e. ``(width, height)``, of an image size given as ``(height, width)``."""
     values = list(size) if isinstance(size, (tuple, list, np.ndarray)) else []
     if len(values) != 2 or not all(
-            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v > 0 for v in values):
+        isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v > 0 for v in values
+    ):
         raise invalid_argument(param, "(height, width) in pixels, two positive integers", size)
     height, width = values
     return np.array([width, height], dtype=np.float64)
@@ -398,8 +434,9 @@ def _sizes_per_file(image_sizes: Any, stems: list[str]) -> list[tuple[int, int] 
     missing = [stem for stem in stems if stem not in image_sizes]
     if missing:
         more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
-        raise InvalidArgumentError(f"'image_sizes' must have a (height, width) for every label file "
-                                   f"(got none for {missing[0]!r}{more})")
+        raise InvalidArgumentError(
+            f"'image_sizes' must have a (height, width) for every label file (got none for {missing[0]!r}{more})"
+        )
     for stem in stems:
         _image_scale(image_sizes[stem], f'image_sizes["{stem}"]')
     return [image_sizes[stem] for stem in stems]

@@ -63,8 +63,9 @@ def _enclosing(bounds_a: np.ndarray, i: int, bounds_b: np.ndarray, j: int) -> fl
 
 
 @jit(parallel=True)
-def _aligned_pairs(bounds_a: np.ndarray, bounds_b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray,
-                   enclosing: bool) -> np.ndarray:
+def _aligned_pairs(
+    bounds_a: np.ndarray, bounds_b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, enclosing: bool
+) -> np.ndarray:
     out = np.empty(index_a.shape[0])
     if out.shape[0] < PARALLEL_MIN:
         for k in range(out.shape[0]):

@@ -51,8 +51,13 @@ class Candidates:
     [[0], [0]]
     """
 
-    def __init__(self, bounds_a: np.ndarray, bounds_b: np.ndarray, group_a: np.ndarray | None = None,
-                 group_b: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        bounds_a: np.ndarray,
+        bounds_b: np.ndarray,
+        group_a: np.ndarray | None = None,
+        group_b: np.ndarray | None = None,
+    ) -> None:
         self.low_a, self.high_a = _columns(bounds_a)
         # A region of `a` with NaN or flat bounds on any axis meets nothing: its x run is made empty.
         self.low_a[0, ~np.all(self.low_a < self.high_a, axis=0)] = np.nan
@@ -68,8 +73,9 @@ class Candidates:
         group_hi = np.searchsorted(sorted_codes, codes_a, side="right").astype(np.int64)
         reach = _running_reach(self.high_b[0], sorted_codes)
         use_threads(self.low_a.shape[1])
-        self.first, self.stop, self.counts = _count_runs(self.low_a, self.high_a, self.low_b, self.high_b, reach,
-                                                         group_lo, group_hi)
+        self.first, self.stop, self.counts = _count_runs(
+            self.low_a, self.high_a, self.low_b, self.high_b, reach, group_lo, group_hi
+        )
         self._ends = np.cumsum(self.counts)
         self.count = int(self._ends[-1]) if len(self._ends) else 0
 
@@ -89,13 +95,24 @@ class Candidates:
         total = int(self._ends[stop - 1]) - done if stop > start else 0
         index_a, position_b = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
         use_threads(stop - start)
-        _fill_runs(start, self.first[start:stop], self.stop[start:stop], offsets, self.low_a, self.high_a,
-                   self.low_b, self.high_b, index_a, position_b)
+        _fill_runs(
+            start,
+            self.first[start:stop],
+            self.stop[start:stop],
+            offsets,
+            self.low_a,
+            self.high_a,
+            self.low_b,
+            self.high_b,
+            index_a,
+            position_b,
+        )
         return index_a, self.order_b[position_b]
 
 
-def candidate_pairs(bounds_a: np.ndarray, bounds_b: np.ndarray, group_a: np.ndarray | None = None,
-                    group_b: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def candidate_pairs(
+    bounds_a: np.ndarray, bounds_b: np.ndarray, group_a: np.ndarray | None = None, group_b: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(index_a, index_b)`` of the pairs (of one group) whose bounds overlap with positive measure, by index_a.
 
     Examples
@@ -109,8 +126,10 @@ def candidate_pairs(bounds_a: np.ndarray, bounds_b: np.ndarray, group_a: np.ndar
     if len(parts) == 1:
         return parts[0]
     empty = np.empty(0, dtype=np.int64)
-    return (np.concatenate([p[0] for p in parts]) if parts else empty,
-            np.concatenate([p[1] for p in parts]) if parts else empty)
+    return (
+        np.concatenate([p[0] for p in parts]) if parts else empty,
+        np.concatenate([p[1] for p in parts]) if parts else empty,
+    )
 
 
 def _codes(group: np.ndarray | None, size: int) -> np.ndarray:
@@ -148,19 +167,23 @@ def _meets(low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray, hig
 
 
 @jit(inline=True)
-def _run_of(low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray, reach: np.ndarray, lo: int,
-            hi: int) -> tuple[int, int]:
+def _run_of(
+    low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray, reach: np.ndarray, lo: int, hi: int
+) -> tuple[int, int]:
     """The positions of sorted `b` (in its group ``[lo, hi)``) that can meet row i on x (none for NaN, flat bounds)."""
     xmin, xmax = low_a[0, i], high_a[0, i]
     if not xmin < xmax:
         return lo, lo
-    return (lo + int(np.searchsorted(reach[lo:hi], xmin, side="right")),
-            lo + int(np.searchsorted(low_b[0, lo:hi], xmax, side="left")))
+    return (
+        lo + int(np.searchsorted(reach[lo:hi], xmin, side="right")),
+        lo + int(np.searchsorted(low_b[0, lo:hi], xmax, side="left")),
+    )
 
 
 @jit(inline=True)
-def _count_run(low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray, high_b: np.ndarray,
-               start: int, stop: int) -> int:
+def _count_run(
+    low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray, high_b: np.ndarray, start: int, stop: int
+) -> int:
     found = 0
     for p in range(start, stop):
         if _meets(low_a, high_a, i, low_b, high_b, p):
@@ -169,16 +192,33 @@ def _count_run(low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray,
 
 
 @jit(inline=True)
-def _count_row(low_a: np.ndarray, high_a: np.ndarray, low_b: np.ndarray, high_b: np.ndarray, reach: np.ndarray,
-               group_lo: np.ndarray, group_hi: np.ndarray, first: np.ndarray, stop: np.ndarray, counts: np.ndarray,
-               i: int) -> None:
+def _count_row(
+    low_a: np.ndarray,
+    high_a: np.ndarray,
+    low_b: np.ndarray,
+    high_b: np.ndarray,
+    reach: np.ndarray,
+    group_lo: np.ndarray,
+    group_hi: np.ndarray,
+    first: np.ndarray,
+    stop: np.ndarray,
+    counts: np.ndarray,
+    i: int,
+) -> None:
     first[i], stop[i] = _run_of(low_a, high_a, i, low_b, reach, group_lo[i], group_hi[i])
     counts[i] = _count_run(low_a, high_a, i, low_b, high_b, first[i], stop[i])
 
 
 @jit(parallel=True)
-def _count_runs(low_a: np.ndarray, high_a: np.ndarray, low_b: np.ndarray, high_b: np.ndarray, reach: np.ndarray,
-                group_lo: np.ndarray, group_hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _count_runs(
+    low_a: np.ndarray,
+    high_a: np.ndarray,
+    low_b: np.ndarray,
+    high_b: np.ndarray,
+    reach: np.ndarray,
+    group_lo: np.ndarray,
+    group_hi: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     n = low_a.shape[1]
     # np.empty, not np.zeros: in a parallel function numba turns np.zeros into a parallel loop of its own,
     # whose start costs more than a small call's whole work. Every row writes its three values.
@@ -193,9 +233,19 @@ def _count_runs(low_a: np.ndarray, high_a: np.ndarray, low_b: np.ndarray, high_b
 
 
 @jit(inline=True)
-def _fill_row(row0: int, first: np.ndarray, stop: np.ndarray, offsets: np.ndarray, low_a: np.ndarray,
-              high_a: np.ndarray, low_b: np.ndarray, high_b: np.ndarray, index_a: np.ndarray,
-              position_b: np.ndarray, r: int) -> None:
+def _fill_row(
+    row0: int,
+    first: np.ndarray,
+    stop: np.ndarray,
+    offsets: np.ndarray,
+    low_a: np.ndarray,
+    high_a: np.ndarray,
+    low_b: np.ndarray,
+    high_b: np.ndarray,
+    index_a: np.ndarray,
+    position_b: np.ndarray,
+    r: int,
+) -> None:
     i = row0 + r
     at = offsets[r]
     for p in range(first[r], stop[r]):
@@ -206,9 +256,18 @@ def _fill_row(row0: int, first: np.ndarray, stop: np.ndarray, offsets: np.ndarra
 
 
 @jit(parallel=True)
-def _fill_runs(row0: int, first: np.ndarray, stop: np.ndarray, offsets: np.ndarray, low_a: np.ndarray,
-               high_a: np.ndarray, low_b: np.ndarray, high_b: np.ndarray, index_a: np.ndarray,
-               position_b: np.ndarray) -> None:
+def _fill_runs(
+    row0: int,
+    first: np.ndarray,
+    stop: np.ndarray,
+    offsets: np.ndarray,
+    low_a: np.ndarray,
+    high_a: np.ndarray,
+    low_b: np.ndarray,
+    high_b: np.ndarray,
+    index_a: np.ndarray,
+    position_b: np.ndarray,
+) -> None:
     if first.shape[0] < PARALLEL_MIN:
         for r in range(first.shape[0]):
             _fill_row(row0, first, stop, offsets, low_a, high_a, low_b, high_b, index_a, position_b, r)

@@ -18,6 +18,7 @@ from geoiou.regions import Region
 
 __all__ = ["box_enclosures", "giou_values", "iof_values", "iou_values", "ratios", "union_values"]
 
+
 @jit
 def ratio(numerator: float, denominator: float, zero_division: float) -> float:
     """``numerator / denominator``, or `zero_division` where the denominator is 0."""
@@ -47,8 +48,9 @@ _IOU, _UNION, _IOF, _GIOU, _RATIO = range(5)
 
 
 @jit
-def _formula(code: int, intersection: float, area_a: float, area_b: float, enclosure: float,
-             zero_division: float) -> float:
+def _formula(
+    code: int, intersection: float, area_a: float, area_b: float, enclosure: float, zero_division: float
+) -> float:
     if code == _IOU:
         return ratio(intersection, _union(intersection, area_a, area_b), zero_division)
     if code == _UNION:
@@ -59,8 +61,16 @@ def _formula(code: int, intersection: float, area_a: float, area_b: float, enclo
 
 
 @jit(parallel=True)
-def _formula_loop(code: int, intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
-                  index_b: np.ndarray, enclosure: np.ndarray, zero_division: float) -> np.ndarray:
+def _formula_loop(
+    code: int,
+    intersection: np.ndarray,
+    area_a: np.ndarray,
+    area_b: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    enclosure: np.ndarray,
+    zero_division: float,
+) -> np.ndarray:
     """`_formula` of each pair k: its intersection, ``area_a[index_a[k]]``, ``area_b[index_b[k]]`` and C.
 
     `_RATIO` reads its denominator as ``area_a[k]`` (no index); a formula that does not use `area_b`
@@ -77,8 +87,17 @@ def _formula_loop(code: int, intersection: np.ndarray, area_a: np.ndarray, area_
 
 
 @jit(inline=True)
-def _pair_formula(code: int, intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
-                  index_b: np.ndarray, enclosure: np.ndarray, zero_division: float, k: int) -> float:
+def _pair_formula(
+    code: int,
+    intersection: np.ndarray,
+    area_a: np.ndarray,
+    area_b: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    enclosure: np.ndarray,
+    zero_division: float,
+    k: int,
+) -> float:
     if code == _RATIO:
         return ratio(intersection[k], area_a[k], zero_division)
     measure_b = area_b[index_b[k]] if area_b.shape[0] else 0.0
@@ -90,14 +109,28 @@ _NONE = np.empty(0)
 _NO_INDEX = np.empty(0, dtype=np.int64)
 
 
-def _values(code: int, intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
-            index_b: np.ndarray, enclosure: np.ndarray, zero_division: float) -> np.ndarray:
+def _values(
+    code: int,
+    intersection: np.ndarray,
+    area_a: np.ndarray,
+    area_b: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    enclosure: np.ndarray,
+    zero_division: float,
+) -> np.ndarray:
     use_threads(len(intersection))
     return _formula_loop(code, intersection, area_a, area_b, index_a, index_b, enclosure, float(zero_division))
 
 
-def iou_values(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
-               index_b: np.ndarray, zero_division: float) -> np.ndarray:
+def iou_values(
+    intersection: np.ndarray,
+    area_a: np.ndarray,
+    area_b: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    zero_division: float,
+) -> np.ndarray:
     """IoU of each pair from its intersection and the areas ``area_a[index_a]``, ``area_b[index_b]``.
 
     Examples
@@ -110,8 +143,9 @@ def iou_values(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray,
     return _values(_IOU, intersection, area_a, area_b, index_a, index_b, _NONE, zero_division)
 
 
-def union_values(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
-                 index_b: np.ndarray) -> np.ndarray:
+def union_values(
+    intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray
+) -> np.ndarray:
     """``|a| + |b| - |a ∩ b|`` of each pair.
 
     Examples
@@ -135,8 +169,15 @@ def iof_values(intersection: np.ndarray, area_a: np.ndarray, index_a: np.ndarray
     return _values(_IOF, intersection, area_a, _NONE, index_a, _NO_INDEX, _NONE, zero_division)
 
 
-def giou_values(intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray,
-                index_b: np.ndarray, enclosure: np.ndarray, zero_division: float) -> np.ndarray:
+def giou_values(
+    intersection: np.ndarray,
+    area_a: np.ndarray,
+    area_b: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    enclosure: np.ndarray,
+    zero_division: float,
+) -> np.ndarray:
     """GIoU of each pair from its intersection, the areas and the measure of its enclosure C.
 
     Examples
@@ -158,8 +199,16 @@ def ratios(numerator: np.ndarray, denominator: np.ndarray, zero_division: float)
     >>> ratios(np.array([1.0, 0.0]), np.array([2.0, 0.0]), 0.0)
     array([0.5, 0. ])
     """
-    return _values(_RATIO, np.ascontiguousarray(numerator, dtype=np.float64),
-                   np.ascontiguousarray(denominator, dtype=np.float64), _NONE, _NO_INDEX, _NO_INDEX, _NONE, zero_division)
+    return _values(
+        _RATIO,
+        np.ascontiguousarray(numerator, dtype=np.float64),
+        np.ascontiguousarray(denominator, dtype=np.float64),
+        _NONE,
+        _NO_INDEX,
+        _NO_INDEX,
+        _NONE,
+        zero_division,
+    )
 
 
 def box_enclosures(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:

@@ -79,14 +79,21 @@ def hull_tables(hulls: ConvexHulls) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     """
     tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = hulls.derived.get(_TABLES)
     if tables is None:
-        tables = _derive_tables(np.ascontiguousarray(hulls.coords, dtype=np.float64),
-                                np.ascontiguousarray(hulls.offsets, dtype=np.int64))
+        tables = _derive_tables(
+            np.ascontiguousarray(hulls.coords, dtype=np.float64), np.ascontiguousarray(hulls.offsets, dtype=np.int64)
+        )
         hulls.derived[_TABLES] = tables
     return tables
 
 
-def union_hull_areas(hulls_a: ConvexHulls, rows_a: np.ndarray, index_a: np.ndarray,
-                     hulls_b: ConvexHulls, rows_b: np.ndarray, index_b: np.ndarray) -> np.ndarray:
+def union_hull_areas(
+    hulls_a: ConvexHulls,
+    rows_a: np.ndarray,
+    index_a: np.ndarray,
+    hulls_b: ConvexHulls,
+    rows_b: np.ndarray,
+    index_b: np.ndarray,
+) -> np.ndarray:
     """Area of the convex hull of ``hull_a[rows_a[index_a[k]]] ∪ hull_b[rows_b[index_b[k]]]`` for every k.
 
     `rows_a` maps a batch's regions to their hulls (int64), `index_a` picks the pairs' regions.
@@ -105,11 +112,39 @@ def union_hull_areas(hulls_a: ConvexHulls, rows_a: np.ndarray, index_a: np.ndarr
     rows_a, index_a, rows_b, index_b = _int64(rows_a), _int64(index_a), _int64(rows_b), _int64(index_b)
     if len(out) >= PARALLEL_MIN:
         use_threads(len(out))
-        _union_hull_areas(vertices_a, frames_a, slots_a, guesses_a, rows_a, index_a,
-                          vertices_b, frames_b, slots_b, guesses_b, rows_b, index_b, out)
+        _union_hull_areas(
+            vertices_a,
+            frames_a,
+            slots_a,
+            guesses_a,
+            rows_a,
+            index_a,
+            vertices_b,
+            frames_b,
+            slots_b,
+            guesses_b,
+            rows_b,
+            index_b,
+            out,
+        )
     else:
-        _measure_pairs(vertices_a, frames_a, slots_a, guesses_a, rows_a, index_a,
-                       vertices_b, frames_b, slots_b, guesses_b, rows_b, index_b, out, 0, len(out))
+        _measure_pairs(
+            vertices_a,
+            frames_a,
+            slots_a,
+            guesses_a,
+            rows_a,
+            index_a,
+            vertices_b,
+            frames_b,
+            slots_b,
+            guesses_b,
+            rows_b,
+            index_b,
+            out,
+            0,
+            len(out),
+        )
     return out
 
 
@@ -189,23 +224,61 @@ def _derive_tables(coords: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
 
 # --------------------------------------------------------------------------- the pairs
 @jit(parallel=True)
-def _union_hull_areas(vertices_a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, guesses_a: np.ndarray,
-                      rows_a: np.ndarray, index_a: np.ndarray, vertices_b: np.ndarray, frames_b: np.ndarray,
-                      slots_b: np.ndarray, guesses_b: np.ndarray, rows_b: np.ndarray, index_b: np.ndarray,
-                      out: np.ndarray) -> None:
+def _union_hull_areas(
+    vertices_a: np.ndarray,
+    frames_a: np.ndarray,
+    slots_a: np.ndarray,
+    guesses_a: np.ndarray,
+    rows_a: np.ndarray,
+    index_a: np.ndarray,
+    vertices_b: np.ndarray,
+    frames_b: np.ndarray,
+    slots_b: np.ndarray,
+    guesses_b: np.ndarray,
+    rows_b: np.ndarray,
+    index_b: np.ndarray,
+    out: np.ndarray,
+) -> None:
     """`_measure_pairs` over all pairs, a run of `PAIR_RUN` pairs per iteration of the parallel loop."""
     runs = (len(out) + PAIR_RUN - 1) // PAIR_RUN
     for run in prange(runs):
-        _measure_pairs(vertices_a, frames_a, slots_a, guesses_a, rows_a, index_a,
-                       vertices_b, frames_b, slots_b, guesses_b, rows_b, index_b,
-                       out, run * PAIR_RUN, min(len(out), (run + 1) * PAIR_RUN))
+        _measure_pairs(
+            vertices_a,
+            frames_a,
+            slots_a,
+            guesses_a,
+            rows_a,
+            index_a,
+            vertices_b,
+            frames_b,
+            slots_b,
+            guesses_b,
+            rows_b,
+            index_b,
+            out,
+            run * PAIR_RUN,
+            min(len(out), (run + 1) * PAIR_RUN),
+        )
 
 
 @jit
-def _measure_pairs(a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, guesses_a: np.ndarray,
-                   rows_a: np.ndarray, index_a: np.ndarray, b: np.ndarray, frames_b: np.ndarray,
-                   slots_b: np.ndarray, guesses_b: np.ndarray, rows_b: np.ndarray, index_b: np.ndarray,
-                   out: np.ndarray, begin: int, end: int) -> None:
+def _measure_pairs(
+    a: np.ndarray,
+    frames_a: np.ndarray,
+    slots_a: np.ndarray,
+    guesses_a: np.ndarray,
+    rows_a: np.ndarray,
+    index_a: np.ndarray,
+    b: np.ndarray,
+    frames_b: np.ndarray,
+    slots_b: np.ndarray,
+    guesses_b: np.ndarray,
+    rows_b: np.ndarray,
+    index_b: np.ndarray,
+    out: np.ndarray,
+    begin: int,
+    end: int,
+) -> None:
     """Area of the convex hull of the union of each pair ``begin <= k < end``, into ``out[k]``.
 
     Each pair is measured on its own, by the same operations whatever the run it is in. The
@@ -226,8 +299,12 @@ def _measure_pairs(a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, gue
             continue
         t_x = frames_b[row_b, CENTRE_X] - frames_a[row_a, CENTRE_X]
         t_y = frames_b[row_b, CENTRE_Y] - frames_a[row_a, CENTRE_Y]
-        apart = (frames_a[row_a, MAX_X] < frames_b[row_b, MIN_X] or frames_b[row_b, MAX_X] < frames_a[row_a, MIN_X]
-                 or frames_a[row_a, MAX_Y] < frames_b[row_b, MIN_Y] or frames_b[row_b, MAX_Y] < frames_a[row_a, MIN_Y])
+        apart = (
+            frames_a[row_a, MAX_X] < frames_b[row_b, MIN_X]
+            or frames_b[row_b, MAX_X] < frames_a[row_a, MIN_X]
+            or frames_a[row_a, MAX_Y] < frames_b[row_b, MIN_Y]
+            or frames_b[row_b, MAX_Y] < frames_a[row_a, MIN_Y]
+        )
         settled = apart and count_a <= STEPPED_VERTICES and count_b <= STEPPED_VERTICES
         if settled:
             # Bounds apart: the bridges. The lower one runs from a's vertex L_a to b's L_b (both
@@ -268,13 +345,17 @@ def _measure_pairs(a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, gue
                     n_x, n_y = side * e_y, -side * e_x
                     before = start_a + (i - 1 if i > 0 else count_a)  # the row past the last edge holds it
                     at = start_a + i
-                    settled = count_a == 1 or (a[before, EDGE_X] * n_x + a[before, EDGE_Y] * n_y > 0
-                                               and a[at, EDGE_X] * n_x + a[at, EDGE_Y] * n_y <= 0)
+                    settled = count_a == 1 or (
+                        a[before, EDGE_X] * n_x + a[before, EDGE_Y] * n_y > 0
+                        and a[at, EDGE_X] * n_x + a[at, EDGE_Y] * n_y <= 0
+                    )
                     if settled:
                         before = start_b + (j - 1 if j > 0 else count_b)
                         at = start_b + j
-                        settled = count_b == 1 or (b[before, EDGE_X] * n_x + b[before, EDGE_Y] * n_y > 0
-                                                   and b[at, EDGE_X] * n_x + b[at, EDGE_Y] * n_y <= 0)
+                        settled = count_b == 1 or (
+                            b[before, EDGE_X] * n_x + b[before, EDGE_Y] * n_y > 0
+                            and b[at, EDGE_X] * n_x + b[at, EDGE_Y] * n_y <= 0
+                        )
                     if settled:
                         break
                     angle = pseudo_angle(n_x, n_y)
@@ -315,7 +396,9 @@ def _measure_pairs(a: np.ndarray, frames_a: np.ndarray, slots_a: np.ndarray, gue
         z_lx, z_ly = b[start_b + lower_b, X], b[start_b + lower_b, Y]
         z_ux, z_uy = b[start_b + upper_b, X], b[start_b + upper_b, Y]
         q_x, q_y = (z_ux - z_lx) + (w_ux - w_lx), (z_uy - z_ly) + (w_uy - w_ly)
-        twice = (chain_a + chain_b) + (t_x * q_y - t_y * q_x) + ((w_lx * z_ly - w_ly * z_lx) + (z_ux * w_uy - z_uy * w_ux))
+        twice = (
+            (chain_a + chain_b) + (t_x * q_y - t_y * q_x) + ((w_lx * z_ly - w_ly * z_lx) + (z_ux * w_uy - z_uy * w_ux))
+        )
         out[k] = 0.5 * twice if twice > 0 else 0.0
 
 
@@ -326,8 +409,17 @@ def _bucket(angle: float) -> int:
 
 
 @jit
-def _comes_after(a: np.ndarray, frames_a: np.ndarray, row_a: int, start_a: int,
-                 b: np.ndarray, frames_b: np.ndarray, row_b: int, start_b: int, count: int) -> bool:
+def _comes_after(
+    a: np.ndarray,
+    frames_a: np.ndarray,
+    row_a: int,
+    start_a: int,
+    b: np.ndarray,
+    frames_b: np.ndarray,
+    row_b: int,
+    start_b: int,
+    count: int,
+) -> bool:
     """Whether hull a comes after hull b (both of `count` vertices) in the canonical order: centre, then vertices."""
     if frames_a[row_a, CENTRE_X] != frames_b[row_b, CENTRE_X]:
         return bool(frames_a[row_a, CENTRE_X] > frames_b[row_b, CENTRE_X])
@@ -355,8 +447,9 @@ def _cross(p_of_b: bool, p_x: float, p_y: float, q_of_b: bool, q_x: float, q_y: 
 
 
 @jit
-def _walked(a: np.ndarray, start_a: int, count_a: int, b: np.ndarray, start_b: int, count_b: int,
-            t_x: float, t_y: float) -> float:
+def _walked(
+    a: np.ndarray, start_a: int, count_a: int, b: np.ndarray, start_b: int, count_b: int, t_x: float, t_y: float
+) -> float:
     """Twice the hull's area by walking both hulls in the order of their normals (rotating calipers).
 
     At each edge, taken in the order of the normals' angles, each hull's current vertex is its
@@ -391,8 +484,9 @@ def _walked(a: np.ndarray, start_a: int, count_a: int, b: np.ndarray, start_b: i
             second_of_b, second_x, second_y = False, a[i + 1, X], a[i + 1, Y]
         else:
             second_of_b, second_x, second_y = True, b[j + 1, X], b[j + 1, Y]
-        twice += (_cross(previous_of_b, previous_x, previous_y, first_of_b, first_x, first_y, t_x, t_y)
-                  + _cross(first_of_b, first_x, first_y, second_of_b, second_x, second_y, t_x, t_y))
+        twice += _cross(previous_of_b, previous_x, previous_y, first_of_b, first_x, first_y, t_x, t_y) + _cross(
+            first_of_b, first_x, first_y, second_of_b, second_x, second_y, t_x, t_y
+        )
         previous_of_b, previous_x, previous_y = second_of_b, second_x, second_y
         if take_a:
             i += 1

@@ -49,13 +49,15 @@ def _mask_pairs(a: Mask, b: Mask, index_a: np.ndarray, index_b: np.ndarray) -> n
     runs_a, runs_b = a._store.runs, b._store.runs
     if same_grid.any() and runs_a is not None and runs_b is not None and a._store.grid[0] == b._store.grid[0]:
         # Both held as COCO runs on grids of one height: count from the runs, no pixels or words built.
-        result[same_grid] = run_overlap_counts(runs_a, a._index[index_a[same_grid]], runs_b,
-                                               b._index[index_b[same_grid]])
+        result[same_grid] = run_overlap_counts(
+            runs_a, a._index[index_a[same_grid]], runs_b, b._index[index_b[same_grid]]
+        )
     elif same_grid.any():
         # Masks from RLE are packed along columns, dense ones along rows: a mixed pair uses rows.
         rows = not (a._store.column_major and b._store.column_major)
-        result[same_grid] = _window_overlap_counts(a._store.windows(rows), a._index[index_a[same_grid]],
-                                                   b._store.windows(rows), b._index[index_b[same_grid]])
+        result[same_grid] = _window_overlap_counts(
+            a._store.windows(rows), a._index[index_a[same_grid]], b._store.windows(rows), b._index[index_b[same_grid]]
+        )
     for k in np.flatnonzero(~same_grid):
         first, second = (a, index_a[k]), (b, index_b[k])
         # The mask with the smaller origin (x, then y) goes first, so that the weights of the shifted
@@ -84,13 +86,22 @@ def run_overlap_counts(runs_a: Runs, masks_a: np.ndarray, runs_b: Runs, masks_b:
     """
     masks_a, masks_b = np.asarray(masks_a, dtype=np.int64), np.asarray(masks_b, dtype=np.int64)
     use_threads(len(masks_a))
-    return _run_pair_counts(runs_a.starts, runs_a.stops, runs_a.offsets, masks_a,
-                            runs_b.starts, runs_b.stops, runs_b.offsets, masks_b)
+    return _run_pair_counts(
+        runs_a.starts, runs_a.stops, runs_a.offsets, masks_a, runs_b.starts, runs_b.stops, runs_b.offsets, masks_b
+    )
 
 
 @jit(inline=True)
-def _shared_run_pixels(starts_a: np.ndarray, stops_a: np.ndarray, first_a: int, last_a: int,
-                       starts_b: np.ndarray, stops_b: np.ndarray, first_b: int, last_b: int) -> int:
+def _shared_run_pixels(
+    starts_a: np.ndarray,
+    stops_a: np.ndarray,
+    first_a: int,
+    last_a: int,
+    starts_b: np.ndarray,
+    stops_b: np.ndarray,
+    first_b: int,
+    last_b: int,
+) -> int:
     """Positions covered by a run of mask a (runs ``first_a:last_a``) and a run of mask b; runs sorted, disjoint."""
     if first_a >= last_a or first_b >= last_b:
         return 0
@@ -110,23 +121,47 @@ def _shared_run_pixels(starts_a: np.ndarray, stops_a: np.ndarray, first_a: int, 
 
 
 @jit(parallel=True)
-def _run_pair_counts(starts_a: np.ndarray, stops_a: np.ndarray, offsets_a: np.ndarray, masks_a: np.ndarray,
-                     starts_b: np.ndarray, stops_b: np.ndarray, offsets_b: np.ndarray,
-                     masks_b: np.ndarray) -> np.ndarray:
+def _run_pair_counts(
+    starts_a: np.ndarray,
+    stops_a: np.ndarray,
+    offsets_a: np.ndarray,
+    masks_a: np.ndarray,
+    starts_b: np.ndarray,
+    stops_b: np.ndarray,
+    offsets_b: np.ndarray,
+    masks_b: np.ndarray,
+) -> np.ndarray:
     counts = np.empty(masks_a.shape[0], dtype=np.int64)
     if counts.shape[0] < PARALLEL_MIN:
         for k in range(counts.shape[0]):
-            counts[k] = _shared_run_pixels(starts_a, stops_a, offsets_a[masks_a[k]], offsets_a[masks_a[k] + 1],
-                                           starts_b, stops_b, offsets_b[masks_b[k]], offsets_b[masks_b[k] + 1])
+            counts[k] = _shared_run_pixels(
+                starts_a,
+                stops_a,
+                offsets_a[masks_a[k]],
+                offsets_a[masks_a[k] + 1],
+                starts_b,
+                stops_b,
+                offsets_b[masks_b[k]],
+                offsets_b[masks_b[k] + 1],
+            )
     else:
         for k in prange(counts.shape[0]):
-            counts[k] = _shared_run_pixels(starts_a, stops_a, offsets_a[masks_a[k]], offsets_a[masks_a[k] + 1],
-                                           starts_b, stops_b, offsets_b[masks_b[k]], offsets_b[masks_b[k] + 1])
+            counts[k] = _shared_run_pixels(
+                starts_a,
+                stops_a,
+                offsets_a[masks_a[k]],
+                offsets_a[masks_a[k] + 1],
+                starts_b,
+                stops_b,
+                offsets_b[masks_b[k]],
+                offsets_b[masks_b[k] + 1],
+            )
     return counts
 
 
-def _window_overlap_counts(windows_a: _Windows, masks_a: np.ndarray,
-                           windows_b: _Windows, masks_b: np.ndarray) -> np.ndarray:
+def _window_overlap_counts(
+    windows_a: _Windows, masks_a: np.ndarray, windows_b: _Windows, masks_b: np.ndarray
+) -> np.ndarray:
     """Pixels true in both masks ``masks_a[k]`` of `windows_a` and ``masks_b[k]`` of `windows_b`.
 
     Both windows are on one grid and in one orientation. Only the overlap of the two bounding
@@ -135,8 +170,14 @@ def _window_overlap_counts(windows_a: _Windows, masks_a: np.ndarray,
     run in parallel.
     """
     use_threads(len(masks_a))
-    return _window_pair_counts(_window_table(windows_a), windows_a.words, np.asarray(masks_a, dtype=np.int64),
-                               _window_table(windows_b), windows_b.words, np.asarray(masks_b, dtype=np.int64))
+    return _window_pair_counts(
+        _window_table(windows_a),
+        windows_a.words,
+        np.asarray(masks_a, dtype=np.int64),
+        _window_table(windows_b),
+        windows_b.words,
+        np.asarray(masks_b, dtype=np.int64),
+    )
 
 
 def _window_table(windows: _Windows) -> np.ndarray:
@@ -144,8 +185,9 @@ def _window_table(windows: _Windows) -> np.ndarray:
     kept, the words per line and the first word."""
     boxes = windows.boxes
     lines, bits = (boxes[:, 2:], boxes[:, :2]) if windows.column_major else (boxes[:, :2], boxes[:, 2:])
-    return np.ascontiguousarray(np.column_stack([lines, bits, windows.line0, windows.word0, windows.stride,
-                                                 windows.offsets]), dtype=np.int64)
+    return np.ascontiguousarray(
+        np.column_stack([lines, bits, windows.line0, windows.word0, windows.stride, windows.offsets]), dtype=np.int64
+    )
 
 
 @jit
@@ -158,8 +200,9 @@ def _bit_count(word: np.uint64) -> int:
 
 
 @jit(inline=True)
-def _shared_window_pixels(table_a: np.ndarray, words_a: np.ndarray, i: int,
-                          table_b: np.ndarray, words_b: np.ndarray, j: int) -> int:
+def _shared_window_pixels(
+    table_a: np.ndarray, words_a: np.ndarray, i: int, table_b: np.ndarray, words_b: np.ndarray, j: int
+) -> int:
     line0, line1 = max(table_a[i, 0], table_b[j, 0]), min(table_a[i, 1], table_b[j, 1])
     bit0, bit1 = max(table_a[i, 2], table_b[j, 2]), min(table_a[i, 3], table_b[j, 3])
     if line1 <= line0 or bit1 <= bit0:
@@ -175,8 +218,14 @@ def _shared_window_pixels(table_a: np.ndarray, words_a: np.ndarray, i: int,
 
 
 @jit(parallel=True)
-def _window_pair_counts(table_a: np.ndarray, words_a: np.ndarray, masks_a: np.ndarray,
-                        table_b: np.ndarray, words_b: np.ndarray, masks_b: np.ndarray) -> np.ndarray:
+def _window_pair_counts(
+    table_a: np.ndarray,
+    words_a: np.ndarray,
+    masks_a: np.ndarray,
+    table_b: np.ndarray,
+    words_b: np.ndarray,
+    masks_b: np.ndarray,
+) -> np.ndarray:
     counts = np.empty(masks_a.shape[0], dtype=np.int64)
     if counts.shape[0] < PARALLEL_MIN:
         for k in range(counts.shape[0]):
@@ -187,8 +236,9 @@ def _window_pair_counts(table_a: np.ndarray, words_a: np.ndarray, masks_a: np.nd
     return counts
 
 
-def _touched(low: np.ndarray, high: np.ndarray, box_low: np.ndarray, box_high: np.ndarray,
-             cells: int) -> tuple[np.ndarray, np.ndarray]:
+def _touched(
+    low: np.ndarray, high: np.ndarray, box_low: np.ndarray, box_high: np.ndarray, cells: int
+) -> tuple[np.ndarray, np.ndarray]:
     """The grid lines ``[start, stop)`` whose cells meet ``(low, high)`` and lie in the mask's box (and the grid)."""
     start = np.clip(np.floor(low), 0, cells)
     stop = np.clip(np.ceil(high), start, cells)
@@ -196,8 +246,9 @@ def _touched(low: np.ndarray, high: np.ndarray, box_low: np.ndarray, box_high: n
     return start.astype(np.int64), np.maximum(stop, start).astype(np.int64)
 
 
-def _overlap_on_offset_grids(data_a: np.ndarray, origin_a: np.ndarray, data_b: np.ndarray,
-                             origin_b: np.ndarray) -> float:
+def _overlap_on_offset_grids(
+    data_a: np.ndarray, origin_a: np.ndarray, data_b: np.ndarray, origin_b: np.ndarray
+) -> float:
     """Shared area of two masks whose grids are offset by any amount.
 
     With ``origin_b - origin_a = k + f`` (integer part k, fraction f per axis), a pixel of B
@@ -238,10 +289,14 @@ def _mask_box_pairs(a: Mask, b: Box, index_a: np.ndarray, index_b: np.ndarray) -
     """
     windows = a._store.windows()
     use_threads(len(index_a))
-    return _window_box_areas(_window_table(windows), windows.words, windows.column_major,
-                             np.ascontiguousarray(a._index[index_a], dtype=np.int64),
-                             np.ascontiguousarray(a._origin[index_a], dtype=np.float64),
-                             np.ascontiguousarray(b._xyxy[index_b], dtype=np.float64))
+    return _window_box_areas(
+        _window_table(windows),
+        windows.words,
+        windows.column_major,
+        np.ascontiguousarray(a._index[index_a], dtype=np.int64),
+        np.ascontiguousarray(a._origin[index_a], dtype=np.float64),
+        np.ascontiguousarray(b._xyxy[index_b], dtype=np.float64),
+    )
 
 
 @jit
@@ -260,12 +315,12 @@ def _touched_cells(origin: float, low: float, high: float, first: int, stop: int
 
 
 @jit(inline=True)
-def _window_box_area(table: np.ndarray, words: np.ndarray, column_major: bool, mask: int, origin: np.ndarray,
-                     box: np.ndarray) -> float:
+def _window_box_area(
+    table: np.ndarray, words: np.ndarray, column_major: bool, mask: int, origin: np.ndarray, box: np.ndarray
+) -> float:
     # Lines are rows (bits are columns), or columns when the window is column-major.
     line_axis, bit_axis = (0, 1) if column_major else (1, 0)
-    line0, line1 = _touched_cells(origin[line_axis], box[line_axis], box[line_axis + 2], table[mask, 0],
-                                  table[mask, 1])
+    line0, line1 = _touched_cells(origin[line_axis], box[line_axis], box[line_axis + 2], table[mask, 0], table[mask, 1])
     bit0, bit1 = _touched_cells(origin[bit_axis], box[bit_axis], box[bit_axis + 2], table[mask, 2], table[mask, 3])
     area = 0.0
     for line in range(line0, line1):
@@ -280,8 +335,9 @@ def _window_box_area(table: np.ndarray, words: np.ndarray, column_major: bool, m
 
 
 @jit(parallel=True)
-def _window_box_areas(table: np.ndarray, words: np.ndarray, column_major: bool, masks: np.ndarray,
-                      origins: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+def _window_box_areas(
+    table: np.ndarray, words: np.ndarray, column_major: bool, masks: np.ndarray, origins: np.ndarray, boxes: np.ndarray
+) -> np.ndarray:
     areas = np.empty(masks.shape[0])
     if areas.shape[0] < PARALLEL_MIN:
         for k in range(areas.shape[0]):
@@ -308,14 +364,25 @@ def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.nd
     rows = _touched(bounds[:, 1] - origin[:, 1], bounds[:, 3] - origin[:, 1], box[:, 0], box[:, 1], height)
     cols = _touched(bounds[:, 0] - origin[:, 0], bounds[:, 2] - origin[:, 0], box[:, 2], box[:, 3], width)
     edges = store.edges
-    windows_of_pairs = np.ascontiguousarray(np.column_stack([rows[0], cols[0], rows[1] - rows[0], cols[1] - cols[0]]),
-                                            dtype=np.int64)
+    windows_of_pairs = np.ascontiguousarray(
+        np.column_stack([rows[0], cols[0], rows[1] - rows[0], cols[1] - cols[0]]), dtype=np.int64
+    )
     use_threads(len(index_a))
-    covered = _polygon_window_areas(edges.x0, edges.y0, edges.x1, edges.y1, edges.weight_sign.astype(np.float64),
-                                    edges.offsets, np.ascontiguousarray(geometry, dtype=np.int64),
-                                    np.ascontiguousarray(origin, dtype=np.float64), windows_of_pairs,
-                                    _window_table(windows), windows.words, windows.column_major,
-                                    np.ascontiguousarray(masks, dtype=np.int64))
+    covered = _polygon_window_areas(
+        edges.x0,
+        edges.y0,
+        edges.x1,
+        edges.y1,
+        edges.weight_sign.astype(np.float64),
+        edges.offsets,
+        np.ascontiguousarray(geometry, dtype=np.int64),
+        np.ascontiguousarray(origin, dtype=np.float64),
+        windows_of_pairs,
+        _window_table(windows),
+        windows.words,
+        windows.column_major,
+        np.ascontiguousarray(masks, dtype=np.int64),
+    )
     # Each pixel's coverage is at most 1, so only the polygon's side can be overshot, by rounding.
     return np.minimum(covered, store.area[geometry])
 
@@ -372,17 +439,35 @@ def _add_edge(acc: np.ndarray, ax: float, ay: float, bx: float, by: float, weigh
 
 
 @jit
-def _polygon_window_area(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray, sign: np.ndarray,
-                         first_edge: int, stop_edge: int, origin: np.ndarray, window: np.ndarray, table: np.ndarray,
-                         words: np.ndarray, column_major: bool, mask: int) -> float:
+def _polygon_window_area(
+    x0: np.ndarray,
+    y0: np.ndarray,
+    x1: np.ndarray,
+    y1: np.ndarray,
+    sign: np.ndarray,
+    first_edge: int,
+    stop_edge: int,
+    origin: np.ndarray,
+    window: np.ndarray,
+    table: np.ndarray,
+    words: np.ndarray,
+    column_major: bool,
+    mask: int,
+) -> float:
     row0, col0, height, width = window[0], window[1], window[2], window[3]
     if height <= 0 or width <= 0:
         return 0.0
     acc = np.zeros((height, width + 1))
     for e in range(first_edge, stop_edge):
         # The origin first, then the integer window offset: the offset adds no rounding of its own.
-        _add_edge(acc, (x0[e] - origin[0]) - col0, (y0[e] - origin[1]) - row0, (x1[e] - origin[0]) - col0,
-                  (y1[e] - origin[1]) - row0, -sign[e])  # coverage weights: -1 for rings adding area counter-clockwise
+        _add_edge(
+            acc,
+            (x0[e] - origin[0]) - col0,
+            (y0[e] - origin[1]) - row0,
+            (x1[e] - origin[0]) - col0,
+            (y1[e] - origin[1]) - row0,
+            -sign[e],
+        )  # coverage weights: -1 for rings adding area counter-clockwise
     area = 0.0
     for row in range(height):
         coverage = 0.0
@@ -396,20 +481,56 @@ def _polygon_window_area(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.
 
 
 @jit(parallel=True)
-def _polygon_window_areas(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray, sign: np.ndarray,
-                          edge_offsets: np.ndarray, geometry: np.ndarray, origins: np.ndarray, windows: np.ndarray,
-                          table: np.ndarray, words: np.ndarray, column_major: bool, masks: np.ndarray) -> np.ndarray:
+def _polygon_window_areas(
+    x0: np.ndarray,
+    y0: np.ndarray,
+    x1: np.ndarray,
+    y1: np.ndarray,
+    sign: np.ndarray,
+    edge_offsets: np.ndarray,
+    geometry: np.ndarray,
+    origins: np.ndarray,
+    windows: np.ndarray,
+    table: np.ndarray,
+    words: np.ndarray,
+    column_major: bool,
+    masks: np.ndarray,
+) -> np.ndarray:
     areas = np.empty(masks.shape[0])
     if areas.shape[0] < PARALLEL_MIN:
         for k in range(areas.shape[0]):
-            areas[k] = _polygon_window_area(x0, y0, x1, y1, sign, edge_offsets[geometry[k]],
-                                            edge_offsets[geometry[k] + 1], origins[k], windows[k], table, words,
-                                            column_major, masks[k])
+            areas[k] = _polygon_window_area(
+                x0,
+                y0,
+                x1,
+                y1,
+                sign,
+                edge_offsets[geometry[k]],
+                edge_offsets[geometry[k] + 1],
+                origins[k],
+                windows[k],
+                table,
+                words,
+                column_major,
+                masks[k],
+            )
     else:
         for k in prange(areas.shape[0]):
-            areas[k] = _polygon_window_area(x0, y0, x1, y1, sign, edge_offsets[geometry[k]],
-                                            edge_offsets[geometry[k] + 1], origins[k], windows[k], table, words,
-                                            column_major, masks[k])
+            areas[k] = _polygon_window_area(
+                x0,
+                y0,
+                x1,
+                y1,
+                sign,
+                edge_offsets[geometry[k]],
+                edge_offsets[geometry[k] + 1],
+                origins[k],
+                windows[k],
+                table,
+                words,
+                column_major,
+                masks[k],
+            )
     return areas
 
 

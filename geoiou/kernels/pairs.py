@@ -44,12 +44,13 @@ def pruned(measure_pairs: PairMeasure) -> PairMeasure:
     `measure_pairs(a, b, index_a, index_b)` gathers what it needs itself, so a large region (a
     mask) is never copied once per pair.
     """
+
     def kernel(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
         width = 2 * a.ndim  # explicit: reshape cannot infer the bounds width of an empty batch
         bounds_a, bounds_b = a.bounds.reshape(a.size, width), b.bounds.reshape(b.size, width)
         result = np.zeros(len(index_a))
         for start in range(0, len(index_a), CANDIDATE_CHUNK):
-            ia, ib = index_a[start:start + CANDIDATE_CHUNK], index_b[start:start + CANDIDATE_CHUNK]
+            ia, ib = index_a[start : start + CANDIDATE_CHUNK], index_b[start : start + CANDIDATE_CHUNK]
             hits = np.flatnonzero(bounds_overlap(bounds_a[ia], bounds_b[ib]))
             if hits.size:
                 result[start + hits] = measure_pairs(a, b, ia[hits], ib[hits])

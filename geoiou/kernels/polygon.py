@@ -27,8 +27,9 @@ def polygon_intersection_area(a: Polygon, b: Polygon, index_a: np.ndarray, index
 
 
 @register(RotatedBox, Polygon)
-def rotated_polygon_intersection_area(a: RotatedBox, b: Polygon, index_a: np.ndarray,
-                                      index_b: np.ndarray) -> np.ndarray:
+def rotated_polygon_intersection_area(
+    a: RotatedBox, b: Polygon, index_a: np.ndarray, index_b: np.ndarray
+) -> np.ndarray:
     """Area of ``a[index_a[k]] ∩ b[index_b[k]]``, the box's edges built in the pair's frame (exact at any offset)."""
     from geoiou.kernels.polygon_loops import rotated_polygon_shared_area
 

@@ -55,8 +55,15 @@ import numpy as np
 from geoiou._compiled import jit, prange, use_threads
 from geoiou.regions.ragged import RaggedPolygons
 
-__all__ = ["ROUNDING", "SERIAL_PAIRS", "box_polygon_shared_area", "polygon_shared_area", "pseudo_angle",
-           "region_rows", "rotated_polygon_shared_area"]
+__all__ = [
+    "ROUNDING",
+    "SERIAL_PAIRS",
+    "box_polygon_shared_area",
+    "polygon_shared_area",
+    "pseudo_angle",
+    "region_rows",
+    "rotated_polygon_shared_area",
+]
 
 #: One turn in pseudo-angle units (see `pseudo_angle`).
 TURN = 4.0
@@ -84,8 +91,9 @@ Fan = np.ndarray
 
 
 # --------------------------------------------------------------------------- Python entry points
-def polygon_shared_area(a: RaggedPolygons, geometry_a: np.ndarray, b: RaggedPolygons,
-                        geometry_b: np.ndarray) -> np.ndarray:
+def polygon_shared_area(
+    a: RaggedPolygons, geometry_a: np.ndarray, b: RaggedPolygons, geometry_b: np.ndarray
+) -> np.ndarray:
     """``|a[geometry_a[k]] ∩ b[geometry_b[k]]|`` for every k: the shared area of polygon pairs of two stores.
 
     Examples
@@ -109,8 +117,9 @@ def polygon_shared_area(a: RaggedPolygons, geometry_a: np.ndarray, b: RaggedPoly
     return out
 
 
-def rotated_polygon_shared_area(boxes: np.ndarray, box_index: np.ndarray, polygons: RaggedPolygons,
-                                geometry: np.ndarray) -> np.ndarray:
+def rotated_polygon_shared_area(
+    boxes: np.ndarray, box_index: np.ndarray, polygons: RaggedPolygons, geometry: np.ndarray
+) -> np.ndarray:
     """``|box ∩ polygon|`` of rotated boxes ``boxes[box_index[k]]`` (``cx, cy, w, h, angle``) and polygons.
 
     The box's edges are built in the pair's frame, so the result keeps its precision at any
@@ -136,8 +145,9 @@ def rotated_polygon_shared_area(boxes: np.ndarray, box_index: np.ndarray, polygo
     return out
 
 
-def box_polygon_shared_area(boxes: np.ndarray, box_index: np.ndarray, polygons: RaggedPolygons,
-                            geometry: np.ndarray) -> np.ndarray:
+def box_polygon_shared_area(
+    boxes: np.ndarray, box_index: np.ndarray, polygons: RaggedPolygons, geometry: np.ndarray
+) -> np.ndarray:
     """``|box ∩ polygon|`` of axis-aligned boxes ``boxes[box_index[k]]`` (``x1, y1, x2, y2``) and polygons.
 
     Examples
@@ -218,8 +228,17 @@ def _rotated_table(boxes: np.ndarray) -> np.ndarray:
     """`_rotated_row` of every box, as rows of a table."""
     table = np.empty((len(boxes), 9))
     for row in range(len(boxes)):
-        (table[row, 0], table[row, 1], table[row, 2], table[row, 3], table[row, 4], table[row, 5], table[row, 6],
-         table[row, 7], table[row, 8]) = _rotated_row(boxes[row])
+        (
+            table[row, 0],
+            table[row, 1],
+            table[row, 2],
+            table[row, 3],
+            table[row, 4],
+            table[row, 5],
+            table[row, 6],
+            table[row, 7],
+            table[row, 8],
+        ) = _rotated_row(boxes[row])
     return table
 
 
@@ -228,8 +247,17 @@ def _rotated_row(box: np.ndarray) -> tuple[float, float, float, float, float, fl
     """``cx, cy, cos, sin, w/2, h/2``, the half extents along x and y, and the area ``w · h`` of a box."""
     cos, sin = _unit_vector(box[4])
     half_w, half_h = 0.5 * box[2], 0.5 * box[3]
-    return (box[0], box[1], cos, sin, half_w, half_h, abs(cos) * half_w + abs(sin) * half_h,
-            abs(sin) * half_w + abs(cos) * half_h, box[2] * box[3])
+    return (
+        box[0],
+        box[1],
+        cos,
+        sin,
+        half_w,
+        half_h,
+        abs(cos) * half_w + abs(sin) * half_h,
+        abs(sin) * half_w + abs(cos) * half_h,
+        box[2] * box[3],
+    )
 
 
 @jit
@@ -253,32 +281,63 @@ def _unit_vector(angle: float) -> tuple[float, float]:
 # ones, for a few pairs, take each pair's box and compute its bounds on the spot. Both call the
 # same pair function.
 @jit(parallel=True)
-def _polygon_pairs_parallel(store_a: Store, which_a: np.ndarray, bounds_a: np.ndarray, rows_a: np.ndarray,
-                            store_b: Store, which_b: np.ndarray, bounds_b: np.ndarray, rows_b: np.ndarray,
-                            out: np.ndarray) -> None:
+def _polygon_pairs_parallel(
+    store_a: Store,
+    which_a: np.ndarray,
+    bounds_a: np.ndarray,
+    rows_a: np.ndarray,
+    store_b: Store,
+    which_b: np.ndarray,
+    bounds_b: np.ndarray,
+    rows_b: np.ndarray,
+    out: np.ndarray,
+) -> None:
     for k in prange(len(out)):
         row_a, row_b = rows_a[k], rows_b[k]
-        out[k] = _polygon_pair(store_a, which_a[row_a], _row_bounds(bounds_a, row_a),
-                               store_b, which_b[row_b], _row_bounds(bounds_b, row_b))
+        out[k] = _polygon_pair(
+            store_a, which_a[row_a], _row_bounds(bounds_a, row_a), store_b, which_b[row_b], _row_bounds(bounds_b, row_b)
+        )
 
 
 @jit
-def _polygon_pairs_serial(store_a: Store, geometry_a: np.ndarray, store_b: Store, geometry_b: np.ndarray,
-                          out: np.ndarray) -> None:
+def _polygon_pairs_serial(
+    store_a: Store, geometry_a: np.ndarray, store_b: Store, geometry_b: np.ndarray, out: np.ndarray
+) -> None:
     for k in range(len(out)):
         g_a, g_b = geometry_a[k], geometry_b[k]
-        out[k] = _polygon_pair(store_a, g_a, _geometry_bounds(store_a, g_a), store_b, g_b,
-                               _geometry_bounds(store_b, g_b))
+        out[k] = _polygon_pair(
+            store_a, g_a, _geometry_bounds(store_a, g_a), store_b, g_b, _geometry_bounds(store_b, g_b)
+        )
 
 
 @jit(parallel=True)
-def _rotated_pairs_parallel(table: np.ndarray, rows_box: np.ndarray, store: Store, which: np.ndarray,
-                            bounds: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
+def _rotated_pairs_parallel(
+    table: np.ndarray,
+    rows_box: np.ndarray,
+    store: Store,
+    which: np.ndarray,
+    bounds: np.ndarray,
+    rows: np.ndarray,
+    out: np.ndarray,
+) -> None:
     for k in prange(len(out)):
         box, row = rows_box[k], rows[k]
         out[k] = _rotated_polygon_pair(
-            (table[box, 0], table[box, 1], table[box, 2], table[box, 3], table[box, 4], table[box, 5], table[box, 6],
-             table[box, 7], table[box, 8]), store, which[row], _row_bounds(bounds, row))
+            (
+                table[box, 0],
+                table[box, 1],
+                table[box, 2],
+                table[box, 3],
+                table[box, 4],
+                table[box, 5],
+                table[box, 6],
+                table[box, 7],
+                table[box, 8],
+            ),
+            store,
+            which[row],
+            _row_bounds(bounds, row),
+        )
 
 
 @jit
@@ -289,8 +348,15 @@ def _rotated_pairs_serial(boxes: np.ndarray, store: Store, geometry: np.ndarray,
 
 
 @jit(parallel=True)
-def _box_pairs_parallel(boxes: np.ndarray, rows_box: np.ndarray, store: Store, which: np.ndarray,
-                        bounds: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
+def _box_pairs_parallel(
+    boxes: np.ndarray,
+    rows_box: np.ndarray,
+    store: Store,
+    which: np.ndarray,
+    bounds: np.ndarray,
+    rows: np.ndarray,
+    out: np.ndarray,
+) -> None:
     for k in prange(len(out)):
         row = rows[k]
         out[k] = _box_polygon_pair(boxes[rows_box[k]], store, which[row], _row_bounds(bounds, row))
@@ -325,8 +391,9 @@ def _polygon_pair(store_a: Store, g_a: int, bounds_a: Bounds, store_b: Store, g_
 
 
 @jit
-def _rotated_polygon_pair(box: tuple[float, float, float, float, float, float, float, float, float], store: Store,
-                          g: int, bounds: Bounds) -> float:
+def _rotated_polygon_pair(
+    box: tuple[float, float, float, float, float, float, float, float, float], store: Store, g: int, bounds: Bounds
+) -> float:
     """The shared area of a rotated box (`_rotated_row`) and polygon `g`."""
     cx, cy, cos, sin, half_w, half_h, reach_x, reach_y, box_area = box
     x0, y0, x1, y1 = bounds
@@ -381,8 +448,10 @@ def _frame(a: Bounds, b: Bounds) -> tuple[float, float, float]:
     """Origin (the centre of the common bounds) and power-of-two scale of a pair's frame."""
     ox = max(a[0], b[0]) / 2 + min(a[2], b[2]) / 2  # halves first: the sum could overflow near the largest float
     oy = max(a[1], b[1]) / 2 + min(a[3], b[3]) / 2
-    reach = max(max(abs(min(a[0], b[0]) - ox), abs(min(a[1], b[1]) - oy)),
-                max(abs(max(a[2], b[2]) - ox), abs(max(a[3], b[3]) - oy)))
+    reach = max(
+        max(abs(min(a[0], b[0]) - ox), abs(min(a[1], b[1]) - oy)),
+        max(abs(max(a[2], b[2]) - ox), abs(max(a[3], b[3]) - oy)),
+    )
     _, exponent = math.frexp(reach if reach > 0 else 1.0)
     return ox, oy, math.ldexp(1.0, exponent)
 
@@ -419,8 +488,9 @@ def _ring_weight(coords: np.ndarray, start: int, stop: int, exterior: bool) -> f
 
 
 @jit
-def _add_ring(fan: Fan, count: int, points: np.ndarray, start: int, stop: int, ox: float, oy: float, inverse: float,
-              weight: float) -> int:
+def _add_ring(
+    fan: Fan, count: int, points: np.ndarray, start: int, stop: int, ox: float, oy: float, inverse: float, weight: float
+) -> int:
     """Add the edges of the closed ring ``points[start:stop]`` (of `weight`) to the fan from column `count`.
 
     The points are taken in the frame at ``(ox, oy)`` scaled by `inverse`. As a triangle with O,
@@ -446,8 +516,18 @@ def _add_ring(fan: Fan, count: int, points: np.ndarray, start: int, stop: int, o
 
 
 @jit
-def _set_edge(fan: Fan, column: int, ux: float, uy: float, vx: float, vy: float, angle_u: float, angle_v: float,
-              twice: float, sign: float) -> None:
+def _set_edge(
+    fan: Fan,
+    column: int,
+    ux: float,
+    uy: float,
+    vx: float,
+    vy: float,
+    angle_u: float,
+    angle_v: float,
+    twice: float,
+    sign: float,
+) -> None:
     fan[_UX, column], fan[_UY, column], fan[_VX, column], fan[_VY, column] = ux, uy, vx, vy
     fan[_TWICE, column], fan[_SIGN, column] = twice, sign
     width = angle_v - angle_u
@@ -502,8 +582,9 @@ def _polygon_order(store_a: Store, g_a: int, store_b: Store, g_b: int) -> int:
             return order
         for r in range(rings):
             ring_a, ring_b = part_offsets_a[part_a] + r, part_offsets_b[part_b] + r
-            order = _int_order(ring_offsets_a[ring_a + 1] - ring_offsets_a[ring_a],
-                               ring_offsets_b[ring_b + 1] - ring_offsets_b[ring_b])
+            order = _int_order(
+                ring_offsets_a[ring_a + 1] - ring_offsets_a[ring_a], ring_offsets_b[ring_b + 1] - ring_offsets_b[ring_b]
+            )
             if order != 0:
                 return order
     return 0
@@ -703,8 +784,9 @@ def _triangle_overlap(fan_a: Fan, e: int, fan_b: Fan, f: int, turn: float, f_sta
 
 
 @jit
-def _area_past_crossing(sx: float, sy: float, tx: float, ty: float, se: float, sf: float, te: float, tf: float,
-                        near_s: float, near_t: float) -> float:
+def _area_past_crossing(
+    sx: float, sy: float, tx: float, ty: float, se: float, sf: float, te: float, tf: float, near_s: float, near_t: float
+) -> float:
     """Area from O to the nearer line when the nearer line changes inside the angle: O, n_s, X, n_t."""
     # The two lines between the rays: e from (se·s) to (te·t), f from (sf·s) to (tf·t); X where they cross.
     ax, ay = se * sx, se * sy

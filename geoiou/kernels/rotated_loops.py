@@ -70,8 +70,20 @@ def _extent(centre: float, reach: float, has_area: bool) -> tuple[float, float]:
 
 
 @jit
-def _bounds_apart(ax: float, ay: float, aw: float, ah: float, a_cos: float, a_sin: float,
-                  bx: float, by: float, bw: float, bh: float, b_cos: float, b_sin: float) -> bool:
+def _bounds_apart(
+    ax: float,
+    ay: float,
+    aw: float,
+    ah: float,
+    a_cos: float,
+    a_sin: float,
+    bx: float,
+    by: float,
+    bw: float,
+    bh: float,
+    b_cos: float,
+    b_sin: float,
+) -> bool:
     """Whether the bounds of the two boxes overlap with no positive area (the test of `pairs.bounds_overlap`)."""
     a_hw, a_hh, b_hw, b_hh = 0.5 * aw, 0.5 * ah, 0.5 * bw, 0.5 * bh
     a_area, b_area = aw > 0.0 and ah > 0.0, bw > 0.0 and bh > 0.0
@@ -86,8 +98,18 @@ def _bounds_apart(ax: float, ay: float, aw: float, ah: float, a_cos: float, a_si
 
 
 @jit
-def _comes_first(ax: float, ay: float, aw: float, ah: float, a_angle: float,
-                 bx: float, by: float, bw: float, bh: float, b_angle: float) -> bool:
+def _comes_first(
+    ax: float,
+    ay: float,
+    aw: float,
+    ah: float,
+    a_angle: float,
+    bx: float,
+    by: float,
+    bw: float,
+    bh: float,
+    b_angle: float,
+) -> bool:
     """Whether box `b` comes before box `a` in ``(cx, cy, w, h, angle)``: the pair's canonical order."""
     if bx != ax:
         return bx < ax
@@ -123,16 +145,19 @@ def _relative_direction(a_cos: float, a_sin: float, b_cos: float, b_sin: float) 
 
 
 @jit
-def _fits(x: float, y: float, half_w: float, half_h: float, abs_cos: float, abs_sin: float,
-          limit_w: float, limit_h: float) -> bool:
+def _fits(
+    x: float, y: float, half_w: float, half_h: float, abs_cos: float, abs_sin: float, limit_w: float, limit_h: float
+) -> bool:
     """Whether a box (centre, half sizes, ``|cos|, |sin|`` of its direction) lies in ``[±limit_w] × [±limit_h]``.
 
     The furthest corner from the centre along each axis reaches ``|offset| + half_w |along| +
     half_h |across|``. Rounding can only misjudge a box that sticks out by a rounding-sized sliver,
     whose area is negligible.
     """
-    return (abs(x) + half_w * abs_cos + half_h * abs_sin <= limit_w
-            and abs(y) + half_w * abs_sin + half_h * abs_cos <= limit_h)
+    return (
+        abs(x) + half_w * abs_cos + half_h * abs_sin <= limit_w
+        and abs(y) + half_w * abs_sin + half_h * abs_cos <= limit_h
+    )
 
 
 @jit
@@ -214,8 +239,9 @@ def _square_clipped_area(x: float, y: float, ux: float, uy: float, vx: float, vy
 
 
 @jit
-def _clipped_area(x: float, y: float, cos: float, sin: float, a_hw: float, a_hh: float,
-                  b_hw: float, b_hh: float) -> float:
+def _clipped_area(
+    x: float, y: float, cos: float, sin: float, a_hw: float, a_hh: float, b_hw: float, b_hh: float
+) -> float:
     """The area of `b` (centre ``(x, y)``, direction ``(cos, sin)`` in the frame of `a`) inside `a`.
 
     The frame is scaled so that `a` becomes the square ``[-1, 1]²``, whose constant bounds make the
@@ -228,8 +254,14 @@ def _clipped_area(x: float, y: float, cos: float, sin: float, a_hw: float, a_hh:
     ux, uy = b_hw * cos / scale_x, b_hw * sin / scale_y
     vx, vy = -(b_hh * sin / scale_x), b_hh * cos / scale_y
     x, y = x / scale_x, y / scale_y
-    if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(ux) and math.isfinite(uy)
-            and math.isfinite(vx) and math.isfinite(vy)):
+    if not (
+        math.isfinite(x)
+        and math.isfinite(y)
+        and math.isfinite(ux)
+        and math.isfinite(uy)
+        and math.isfinite(vx)
+        and math.isfinite(vy)
+    ):
         return np.nan
     return _square_clipped_area(x, y, ux, uy, vx, vy) * (a_hw * a_hh)
 
@@ -248,13 +280,38 @@ def _certainly_empty(ax: float, ay: float, aw: float, ah: float, bx: float, by: 
 
 
 @jit
-def _intersection_of_turned(ax: float, ay: float, aw: float, ah: float, a_angle: float, a_cos: float, a_sin: float,
-                            bx: float, by: float, bw: float, bh: float, b_angle: float, b_cos: float,
-                            b_sin: float) -> float:
+def _intersection_of_turned(
+    ax: float,
+    ay: float,
+    aw: float,
+    ah: float,
+    a_angle: float,
+    a_cos: float,
+    a_sin: float,
+    bx: float,
+    by: float,
+    bw: float,
+    bh: float,
+    b_angle: float,
+    b_cos: float,
+    b_sin: float,
+) -> float:
     """`intersection_area`, the unit vectors of both boxes given."""
     if _comes_first(ax, ay, aw, ah, a_angle, bx, by, bw, bh, b_angle):
         ax, ay, aw, ah, a_cos, a_sin, bx, by, bw, bh, b_cos, b_sin = (
-            bx, by, bw, bh, b_cos, b_sin, ax, ay, aw, ah, a_cos, a_sin)
+            bx,
+            by,
+            bw,
+            bh,
+            b_cos,
+            b_sin,
+            ax,
+            ay,
+            aw,
+            ah,
+            a_cos,
+            a_sin,
+        )
     if _bounds_apart(ax, ay, aw, ah, a_cos, a_sin, bx, by, bw, bh, b_cos, b_sin):
         return 0.0
     a_hw, a_hh, b_hw, b_hh = 0.5 * aw, 0.5 * ah, 0.5 * bw, 0.5 * bh
@@ -283,8 +340,18 @@ def _intersection_of_turned(ax: float, ay: float, aw: float, ah: float, a_angle:
 
 
 @jit
-def intersection_area(ax: float, ay: float, aw: float, ah: float, a_angle: float,
-                      bx: float, by: float, bw: float, bh: float, b_angle: float) -> float:
+def intersection_area(
+    ax: float,
+    ay: float,
+    aw: float,
+    ah: float,
+    a_angle: float,
+    bx: float,
+    by: float,
+    bw: float,
+    bh: float,
+    b_angle: float,
+) -> float:
     """The area of the intersection of two rotated boxes ``(cx, cy, w, h, angle)``.
 
     In ``[0, min(w_a h_a, w_b h_b)]``, exactly the smaller area when a box is inside the other (so
@@ -301,8 +368,9 @@ def intersection_area(ax: float, ay: float, aw: float, ah: float, a_angle: float
 
 
 @jit
-def _twice_hull_area(x: float, y: float, cos: float, sin: float, a_hw: float, a_hh: float,
-                     b_hw: float, b_hh: float) -> float:
+def _twice_hull_area(
+    x: float, y: float, cos: float, sin: float, a_hw: float, a_hh: float, b_hw: float, b_hh: float
+) -> float:
     """Twice the area of the convex hull of `a` and `b`, `b` at ``(x, y)`` turned by ``(cos, sin)`` in the frame of `a`.
 
     The support of a convex polygon along a direction is its vertex (or edge) that reaches
@@ -350,14 +418,26 @@ def _twice_hull_area(x: float, y: float, cos: float, sin: float, a_hw: float, a_
     v2 = _at_least_zero(-sin * e2x + cos * e2y)
     v3 = _at_least_zero(-cos * e3x + -sin * e3y)
     # The shoelace sum, term by term, unrolled (a loop over tuples indexes them through memory: 3x slower).
-    total = ((w0 - v0) * _cross(a_hw, -a_hh, b0x, b0y) + (1.0 - v0) * _cross(b0x, b0y, b1x, b1y)
-             + (v0 - w1) * _cross(a_hw, -a_hh, b1x, b1y))
-    total += ((w1 - v1) * _cross(a_hw, a_hh, b1x, b1y) + (1.0 - v1) * _cross(b1x, b1y, b2x, b2y)
-              + (v1 - w2) * _cross(a_hw, a_hh, b2x, b2y))
-    total += ((w2 - v2) * _cross(-a_hw, a_hh, b2x, b2y) + (1.0 - v2) * _cross(b2x, b2y, b3x, b3y)
-              + (v2 - w3) * _cross(-a_hw, a_hh, b3x, b3y))
-    total += ((w3 - v3) * _cross(-a_hw, -a_hh, b3x, b3y) + (1.0 - v3) * _cross(b3x, b3y, b0x, b0y)
-              + (v3 - w0) * _cross(-a_hw, -a_hh, b0x, b0y))
+    total = (
+        (w0 - v0) * _cross(a_hw, -a_hh, b0x, b0y)
+        + (1.0 - v0) * _cross(b0x, b0y, b1x, b1y)
+        + (v0 - w1) * _cross(a_hw, -a_hh, b1x, b1y)
+    )
+    total += (
+        (w1 - v1) * _cross(a_hw, a_hh, b1x, b1y)
+        + (1.0 - v1) * _cross(b1x, b1y, b2x, b2y)
+        + (v1 - w2) * _cross(a_hw, a_hh, b2x, b2y)
+    )
+    total += (
+        (w2 - v2) * _cross(-a_hw, a_hh, b2x, b2y)
+        + (1.0 - v2) * _cross(b2x, b2y, b3x, b3y)
+        + (v2 - w3) * _cross(-a_hw, a_hh, b3x, b3y)
+    )
+    total += (
+        (w3 - v3) * _cross(-a_hw, -a_hh, b3x, b3y)
+        + (1.0 - v3) * _cross(b3x, b3y, b0x, b0y)
+        + (v3 - w0) * _cross(-a_hw, -a_hh, b0x, b0y)
+    )
     # a_i × a_{i+1} is 2 * a_hw * a_hh for every edge of `a`.
     wins = ((w0 + w1) + w2) + w3
     return total + wins * ((a_hw * a_hh) * 2.0)
@@ -376,12 +456,38 @@ def _cross(ux: float, uy: float, vx: float, vy: float) -> float:
 
 
 @jit
-def _hull_of_turned(ax: float, ay: float, aw: float, ah: float, a_angle: float, a_cos: float, a_sin: float,
-                    bx: float, by: float, bw: float, bh: float, b_angle: float, b_cos: float, b_sin: float) -> float:
+def _hull_of_turned(
+    ax: float,
+    ay: float,
+    aw: float,
+    ah: float,
+    a_angle: float,
+    a_cos: float,
+    a_sin: float,
+    bx: float,
+    by: float,
+    bw: float,
+    bh: float,
+    b_angle: float,
+    b_cos: float,
+    b_sin: float,
+) -> float:
     """`hull_area`, the unit vectors of both boxes given."""
     if _comes_first(ax, ay, aw, ah, a_angle, bx, by, bw, bh, b_angle):
         ax, ay, aw, ah, a_cos, a_sin, bx, by, bw, bh, b_cos, b_sin = (
-            bx, by, bw, bh, b_cos, b_sin, ax, ay, aw, ah, a_cos, a_sin)
+            bx,
+            by,
+            bw,
+            bh,
+            b_cos,
+            b_sin,
+            ax,
+            ay,
+            aw,
+            ah,
+            a_cos,
+            a_sin,
+        )
     a_hw, a_hh, b_hw, b_hh = 0.5 * aw, 0.5 * ah, 0.5 * bw, 0.5 * bh
     x, y = _turn_back(bx - ax, by - ay, a_cos, a_sin)
     cos, sin = _relative_direction(a_cos, a_sin, b_cos, b_sin)
@@ -398,8 +504,18 @@ def _hull_of_turned(ax: float, ay: float, aw: float, ah: float, a_angle: float, 
 
 
 @jit
-def hull_area(ax: float, ay: float, aw: float, ah: float, a_angle: float,
-              bx: float, by: float, bw: float, bh: float, b_angle: float) -> float:
+def hull_area(
+    ax: float,
+    ay: float,
+    aw: float,
+    ah: float,
+    a_angle: float,
+    bx: float,
+    by: float,
+    bw: float,
+    bh: float,
+    b_angle: float,
+) -> float:
     """The area of the convex hull of two rotated boxes ``(cx, cy, w, h, angle)`` (GIoU's enclosure).
 
     At least ``max(w_a h_a, w_b h_b)``, exactly that when a box is inside the other; NaN when a
@@ -426,8 +542,9 @@ def _unit_vector_of(coords: np.ndarray, table: np.ndarray, i: int) -> tuple[floa
 
 
 @jit
-def _intersection_of_rows(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
-                          i: int, j: int) -> float:
+def _intersection_of_rows(
+    a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray, i: int, j: int
+) -> float:
     """`intersection_area` of ``a[i]`` and ``b[j]``."""
     ax, ay, aw, ah, a_angle = a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4]
     bx, by, bw, bh, b_angle = b[j, 0], b[j, 1], b[j, 2], b[j, 3], b[j, 4]
@@ -453,8 +570,15 @@ def _hull_of_rows(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np
 
 
 @jit(parallel=True)
-def _intersection_loop(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
-                       index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
+def _intersection_loop(
+    a: np.ndarray,
+    b: np.ndarray,
+    table_a: np.ndarray,
+    table_b: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    out: np.ndarray,
+) -> None:
     if out.shape[0] < PARALLEL_MIN:
         for k in range(out.shape[0]):
             out[k] = _intersection_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
@@ -464,8 +588,15 @@ def _intersection_loop(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_
 
 
 @jit(parallel=True)
-def _hull_loop(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray,
-               index_a: np.ndarray, index_b: np.ndarray, out: np.ndarray) -> None:
+def _hull_loop(
+    a: np.ndarray,
+    b: np.ndarray,
+    table_a: np.ndarray,
+    table_b: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    out: np.ndarray,
+) -> None:
     if out.shape[0] < PARALLEL_MIN:
         for k in range(out.shape[0]):
             out[k] = _hull_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
@@ -501,8 +632,9 @@ def hull_pairs(a: np.ndarray, b: np.ndarray, index_a: np.ndarray, index_b: np.nd
     return _measure_pairs(_hull_loop, a, b, index_a, index_b)
 
 
-def _measure_pairs(loop: Callable[..., None], a: np.ndarray, b: np.ndarray, index_a: np.ndarray,
-                   index_b: np.ndarray) -> np.ndarray:
+def _measure_pairs(
+    loop: Callable[..., None], a: np.ndarray, b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray
+) -> np.ndarray:
     """Run `loop` on the boxes `a`, `b` (flattened) and the pair indices.
 
     When there are at least `TABLE_PAIRS_PER_BOX` pairs per box (a pairwise matrix), each box's cos

@@ -109,8 +109,10 @@ class Region(abc.ABC):
         regions = _same_kind(cls, regions, "regions")
         shapes = {region.shape for region in regions}
         if len(shapes) > 1:
-            raise InvalidArgumentError(f"'regions' must all have one shape to be stacked (got {sorted(shapes)}); "
-                                       "concatenate joins batches of different lengths")
+            raise InvalidArgumentError(
+                f"'regions' must all have one shape to be stacked (got {sorted(shapes)}); "
+                "concatenate joins batches of different lengths"
+            )
         return cls._joined(regions, np.stack)
 
     @classmethod
@@ -126,8 +128,10 @@ class Region(abc.ABC):
         """
         batches = _same_kind(cls, batches, "batches")
         if any(not batch.shape for batch in batches):
-            raise InvalidArgumentError(f"'batches' must be batches with at least one axis (got a single "
-                                       f"{cls.__name__}, shape ()); stack joins single regions")
+            raise InvalidArgumentError(
+                f"'batches' must be batches with at least one axis (got a single "
+                f"{cls.__name__}, shape ()); stack joins single regions"
+            )
         tails = {batch.shape[1:] for batch in batches}
         if len(tails) > 1:
             raise InvalidArgumentError(f"'batches' must have the same shape after the first axis (got {sorted(tails)})")
@@ -147,11 +151,14 @@ class Region(abc.ABC):
         try:
             flat = (math.prod(own_shape),)
             # Flattening is always valid; any other shape is checked by NumPy.
-            batch_shape = (flat if tuple(new_shape) == flat
-                           else np.empty(own_shape, dtype=np.bool_).reshape(new_shape).shape)
+            batch_shape = (
+                flat if tuple(new_shape) == flat else np.empty(own_shape, dtype=np.bool_).reshape(new_shape).shape
+            )
         except (TypeError, ValueError):
-            raise InvalidArgumentError(f"'shape' must hold the batch's {self.size} regions (got {new_shape!r} for a "
-                                       f"{type(self).__name__} batch of shape {self.shape})") from None
+            raise InvalidArgumentError(
+                f"'shape' must hold the batch's {self.size} regions (got {new_shape!r} for a "
+                f"{type(self).__name__} batch of shape {self.shape})"
+            ) from None
         arrays = {}
         for name, trailing in self._fields.items():
             array = getattr(self, name)

@@ -8,8 +8,16 @@ import numpy as np
 import shapely
 from numpy.typing import ArrayLike, NDArray
 
-from geoiou._validation import (as_float_array, fail, plain_numbers, plain_region_fits, require_measurable, require_ordered,
-                                require_within_range, boxes_lost_size)
+from geoiou._validation import (
+    as_float_array,
+    fail,
+    plain_numbers,
+    plain_region_fits,
+    require_measurable,
+    require_ordered,
+    require_within_range,
+    boxes_lost_size,
+)
 from geoiou.regions.base import Region, as_measure, readonly
 
 if TYPE_CHECKING:
@@ -91,8 +99,9 @@ class Box(Region):
         require_ordered(array[..., 0], array[..., 2], "coords", "x1 <= x2 (inclusive indices)")
         require_ordered(array[..., 1], array[..., 3], "coords", "y1 <= y2 (inclusive indices)")
         xyxy = array + np.array([0.0, 0.0, 1.0, 1.0])
-        _require_sizes_kept(xyxy, array[..., 2] - array[..., 0] + 1, array[..., 3] - array[..., 1] + 1,
-                            "inclusive pixel indices")
+        _require_sizes_kept(
+            xyxy, array[..., 2] - array[..., 0] + 1, array[..., 3] - array[..., 1] + 1, "inclusive pixel indices"
+        )
         return cls(xyxy)
 
     def to_array(self, fmt: BoxFormat = "xyxy") -> np.ndarray:
@@ -167,8 +176,9 @@ class Box(Region):
     def corners(self) -> np.ndarray:
         """Return the four corners, shape ``(*shape, 4, 2)``, in the order of `RotatedBox.to_corners`."""
         x1, y1, x2, y2 = np.moveaxis(self._xyxy, -1, 0)
-        return np.stack([np.stack([x1, y1], -1), np.stack([x2, y1], -1),
-                         np.stack([x2, y2], -1), np.stack([x1, y2], -1)], axis=-2)
+        return np.stack(
+            [np.stack([x1, y1], -1), np.stack([x2, y1], -1), np.stack([x2, y2], -1), np.stack([x1, y2], -1)], axis=-2
+        )
 
     def _describe_one(self) -> str:
         return ", ".join(f"{v:g}" for v in self._xyxy)
@@ -199,7 +209,10 @@ def _require_sizes_kept(xyxy: np.ndarray, w: np.ndarray, h: np.ndarray, what: st
     lost = boxes_lost_size(xyxy, w, h)
     if lost.any():
         index = tuple(int(i) for i in np.argwhere(lost)[0])
-        raise fail("coords", f"sizes that survive the conversion to corners ({what}): a size below float64's "
-                             "resolution at its coordinates rounds away; shift the data towards the origin",
-                   f"w={float(w[index]):.17g}, h={float(h[index]):.17g} at x={float(xyxy[index][0]):.17g}, "
-                   f"y={float(xyxy[index][1]):.17g}, batch index {index}")
+        raise fail(
+            "coords",
+            f"sizes that survive the conversion to corners ({what}): a size below float64's "
+            "resolution at its coordinates rounds away; shift the data towards the origin",
+            f"w={float(w[index]):.17g}, h={float(h[index]):.17g} at x={float(xyxy[index][0]):.17g}, "
+            f"y={float(xyxy[index][1]):.17g}, batch index {index}",
+        )

@@ -33,6 +33,7 @@ __all__ = [
     "rasterize_canvases",
 ]
 
+
 def polygon_coverage(
     geometry: shapely.Polygon | shapely.MultiPolygon,
     shape: tuple[int, int],
@@ -258,18 +259,20 @@ def _window_of_edges(
         return None
     # Subtract the origin first, then the integer window offset, so that the
     # offset adds no rounding of its own.
-    return rows, cols, Edges(
-        (edges.x0 - x_origin) - cols.start,
-        (edges.y0 - y_origin) - rows.start,
-        (edges.x1 - x_origin) - cols.start,
-        (edges.y1 - y_origin) - rows.start,
-        edges.weight,
+    return (
+        rows,
+        cols,
+        Edges(
+            (edges.x0 - x_origin) - cols.start,
+            (edges.y0 - y_origin) - rows.start,
+            (edges.x1 - x_origin) - cols.start,
+            (edges.y1 - y_origin) - rows.start,
+            edges.weight,
+        ),
     )
 
 
-def _interval_overlaps(
-    lo: NDArray[np.float64], hi: NDArray[np.float64], n_cells: int
-) -> NDArray[np.float64]:
+def _interval_overlaps(lo: NDArray[np.float64], hi: NDArray[np.float64], n_cells: int) -> NDArray[np.float64]:
     """Return the overlap length of ``[lo, hi)`` with each cell ``[i, i + 1)``.
 
     Shape is ``lo.shape + (n_cells,)``.
@@ -343,8 +346,11 @@ def rasterize_canvases(
     width = int(widths.max(initial=0))
     edges = _trim_to_rows(edges, heights[edges.canvas])
     pieces = _split_at_grid_lines(edges, (heights[edges.canvas], widths[edges.canvas]))
-    coverage = _accumulate_pieces(pieces, (heights[pieces.canvas], widths[pieces.canvas]),
-                                  table=(row_offsets[pieces.canvas], int(heights.sum()), width))
+    coverage = _accumulate_pieces(
+        pieces,
+        (heights[pieces.canvas], widths[pieces.canvas]),
+        table=(row_offsets[pieces.canvas], int(heights.sum()), width),
+    )
     # The running sum of a row goes on past a narrower canvas's last column: those cells are not its own.
     row_width = np.repeat(widths, heights)
     coverage[np.arange(width) >= row_width[:, None]] = 0.0
@@ -368,7 +374,10 @@ def _trim_to_rows(edges: Edges, n_rows: int | NDArray[np.intp]) -> Edges:
 
 
 def _slide_into_rows(
-    x: NDArray[np.float64], y: NDArray[np.float64], x_other: NDArray[np.float64], y_other: NDArray[np.float64],
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    x_other: NDArray[np.float64],
+    y_other: NDArray[np.float64],
     n_rows: int | NDArray[np.intp],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Slide endpoints ``(x, y)`` along their edge towards the other end onto ``y = 0`` or ``y = H`` if beyond.
@@ -405,8 +414,9 @@ def _swap_axes(edges: Edges) -> Edges:
     return Edges(edges.y0, edges.x0, edges.y1, edges.x1, edges.weight, edges.canvas)
 
 
-def _split_at_lines(edges: Edges, n_lines: int | NDArray[np.intp], per_edge: tuple[Any, ...] = ()
-                    ) -> tuple[Edges, tuple[Any, ...]]:
+def _split_at_lines(
+    edges: Edges, n_lines: int | NDArray[np.intp], per_edge: tuple[Any, ...] = ()
+) -> tuple[Edges, tuple[Any, ...]]:
     """Cut segments where they cross the vertical lines ``x = k``, ``0 <= k <= n_lines``.
 
     `n_lines` is one number or one per segment; `per_edge` are more per-segment arrays (or
@@ -454,8 +464,9 @@ def _crossed_lines(
     return first, np.maximum(last - first + 1, 0)
 
 
-def _accumulate_pieces(pieces: Edges, shape: tuple[Any, Any], table: tuple[Any, int, int] | None = None
-                       ) -> NDArray[np.float64]:
+def _accumulate_pieces(
+    pieces: Edges, shape: tuple[Any, Any], table: tuple[Any, int, int] | None = None
+) -> NDArray[np.float64]:
     """Deposit single-cell pieces into a row accumulator and integrate along rows.
 
     A piece in row ``r``, column ``c`` with signed height ``dy`` and mean x

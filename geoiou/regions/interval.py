@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from geoiou._validation import SMALLEST_LENGTH, as_float_array, require_measurable, require_ordered, require_within_range
+from geoiou._validation import (
+    SMALLEST_LENGTH,
+    as_float_array,
+    require_measurable,
+    require_ordered,
+    require_within_range,
+)
 from geoiou.regions.base import Region, as_measure, readonly
 
 __all__ = ["Interval"]

@@ -194,13 +194,20 @@ class Mask(Region):
             return joined
         height = max(mask._store.grid[0] for mask in masks)
         width = max(mask._store.grid[1] for mask in masks)
-        padded = [np.pad(mask._data, [(0, 0)] * len(mask.shape) + [(0, height - mask._store.grid[0]),
-                                                                    (0, width - mask._store.grid[1])])
-                  for mask in masks]
+        padded = [
+            np.pad(
+                mask._data,
+                [(0, 0)] * len(mask.shape) + [(0, height - mask._store.grid[0]), (0, width - mask._store.grid[1])],
+            )
+            for mask in masks
+        ]
         data = join(padded)
         batch = data.shape[:-2]
-        joined._attach(_PixelStore((height, width), dense=data.reshape(_count(batch), height, width)),
-                       np.arange(_count(batch)).reshape(batch), origins)
+        joined._attach(
+            _PixelStore((height, width), dense=data.reshape(_count(batch), height, width)),
+            np.arange(_count(batch)).reshape(batch),
+            origins,
+        )
         return joined
 
     def _attach(self, store: _PixelStore, index: np.ndarray, origin: np.ndarray) -> None:
@@ -336,9 +343,15 @@ class Mask(Region):
         return outline(self)
 
     @classmethod
-    def from_polygon(cls, polygon: Polygon | Box | RotatedBox, *, shape: tuple[int, int] | None = None,
-                     origin: ArrayLike | None = None, rule: Literal["centre", "any", "coverage"] = "centre",
-                     fraction: float = 0.5) -> Mask:
+    def from_polygon(
+        cls,
+        polygon: Polygon | Box | RotatedBox,
+        *,
+        shape: tuple[int, int] | None = None,
+        origin: ArrayLike | None = None,
+        rule: Literal["centre", "any", "coverage"] = "centre",
+        fraction: float = 0.5,
+    ) -> Mask:
         """Rasterize vector regions to masks on one pixel grid, by a named rule.
 
         Rasterizing changes the region (a mask is made of whole pixels), so the rule is the
@@ -457,7 +470,9 @@ class _Windows:
         line, bit = (cols, rows) if self.column_major else (rows, cols)
         line_lo, line_hi, bit_lo, bit_hi = self.spans(masks)
         inside = (line >= line_lo) & (line < line_hi) & (bit >= bit_lo) & (bit < bit_hi)
-        at = self.offsets[masks] + (line - self.line0[masks]) * self.stride[masks] + bit // WORD_BITS - self.word0[masks]
+        at = (
+            self.offsets[masks] + (line - self.line0[masks]) * self.stride[masks] + bit // WORD_BITS - self.word0[masks]
+        )
         words = self.words[np.where(inside, at, 0)] if self.words.size else np.zeros(len(at), dtype="<u8")
         bits: np.ndarray = inside & ((words >> (bit % WORD_BITS).astype(np.uint64)) & np.uint64(1)).astype(bool)
         return bits
@@ -570,10 +585,14 @@ def _stretch_boxes(runs: coco_rle.Runs, height: int) -> np.ndarray:
     firsts, lasts = runs.offsets[filled], runs.offsets[filled + 1] - 1
     boxes = np.zeros((len(runs.sizes), 4), dtype=np.int64)
     if filled.size:
-        boxes[filled] = np.column_stack([
-            np.minimum.reduceat(top, firsts), np.maximum.reduceat(bottom, firsts),
-            runs.starts[firsts] // height, (runs.stops[lasts] - 1) // height + 1
-        ])
+        boxes[filled] = np.column_stack(
+            [
+                np.minimum.reduceat(top, firsts),
+                np.maximum.reduceat(bottom, firsts),
+                runs.starts[firsts] // height,
+                (runs.stops[lasts] - 1) // height + 1,
+            ]
+        )
     return boxes
 
 
@@ -601,8 +620,9 @@ class _PixelStore:
     pixels, columns for runs); the other one is built only to compare with a mask of the other form.
     """
 
-    def __init__(self, grid: tuple[int, int], *, dense: np.ndarray | None = None,
-                 runs: coco_rle.Runs | None = None) -> None:
+    def __init__(
+        self, grid: tuple[int, int], *, dense: np.ndarray | None = None, runs: coco_rle.Runs | None = None
+    ) -> None:
         self.grid = (int(grid[0]), int(grid[1]))
         self._given_dense = None if dense is None else readonly(dense)
         self._runs = runs
@@ -740,9 +760,12 @@ def _origins(origin: ArrayLike, batch: tuple[int, ...], grid: tuple[int, int]) -
     reach = np.abs(origin_array) + np.array([grid[1], grid[0]], dtype=np.float64)
     too_far = ~(reach <= LARGEST_PIXEL_EDGE)
     if too_far.any():
-        raise fail("origin", "pixel edges within ±2**52 (about 4.5e15), where float64 still resolves a pixel: "
-                   "translate the data towards 0", f"{origin_array[tuple(np.argwhere(too_far)[0][:-1])].tolist()} "
-                   f"with a grid of {grid[0]} × {grid[1]} pixels")
+        raise fail(
+            "origin",
+            "pixel edges within ±2**52 (about 4.5e15), where float64 still resolves a pixel: "
+            "translate the data towards 0",
+            f"{origin_array[tuple(np.argwhere(too_far)[0][:-1])].tolist()} with a grid of {grid[0]} × {grid[1]} pixels",
+        )
     try:
         return np.broadcast_to(origin_array, (*batch, 2))
     except ValueError:
@@ -761,8 +784,11 @@ def _padded(runs: coco_rle.Runs) -> np.ndarray:
 def _binary(array: ArrayLike) -> np.ndarray:
     """Validate a 0/1 raster and return it as bool, explaining the usual mistakes."""
     if isinstance(array, Mapping) and "counts" in array:
-        raise fail("array", "a 2-D raster (H, W) or a batch (..., H, W); for a COCO RLE dict use "
-                            "geoiou.Mask.from_rle(rle)", array)
+        raise fail(
+            "array",
+            "a 2-D raster (H, W) or a batch (..., H, W); for a COCO RLE dict use geoiou.Mask.from_rle(rle)",
+            array,
+        )
     data = as_numpy(array, "array")
     if data.ndim < 2:
         raise fail("array", "a 2-D raster (H, W) or a batch (..., H, W)", f"shape {data.shape}")

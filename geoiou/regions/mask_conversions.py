@@ -51,8 +51,9 @@ _STEPS = np.array([(1, 0), (0, 1), (-1, 0), (0, -1)])
 
 
 # --------------------------------------------------------------------------- polygons -> masks
-def rasterize(regions: Any, shape: tuple[int, int] | None, origin: Any, rule: Rule, fraction: float) -> tuple[
-        np.ndarray, np.ndarray]:
+def rasterize(
+    regions: Any, shape: tuple[int, int] | None, origin: Any, rule: Rule, fraction: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Pixels ``(*batch, H, W)`` of vector regions by `rule`, and the grid's origin."""
     from geoiou.regions.box import Box
     from geoiou.regions.polygon import Polygon
@@ -127,27 +128,41 @@ def outline(mask: Mask) -> Polygon:
     padded = np.pad(np.asarray(mask.data).reshape(count, height, width), ((0, 0), (1, 1), (1, 1)))
     edges = _boundary_edges(padded)
     if edges.x.size == 0:  # no true pixel anywhere: every polygon is empty
-        empty = RaggedPolygons(np.zeros((0, 2)), np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(count + 1, np.int64))
+        empty = RaggedPolygons(
+            np.zeros((0, 2)), np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(count + 1, np.int64)
+        )
         return Polygon._attached(empty, np.arange(count).reshape(mask.shape))
     ring, rank = _parts_and_rings(edges, padded, height, width)
     # Visit each ring from its first edge on; keep the start of every edge that turns.
     order = np.lexsort((rank, ring))
     ring, direction = ring[order], edges.direction[order]
-    start_x, start_y, mask_of_edge, component = (edges.x[order], edges.y[order], edges.mask[order],
-                                                 edges.component[order])
+    start_x, start_y, mask_of_edge, component = (
+        edges.x[order],
+        edges.y[order],
+        edges.mask[order],
+        edges.component[order],
+    )
     first = np.flatnonzero(np.diff(ring, prepend=-1) != 0)
     previous_direction = np.roll(direction, 1)
     previous_direction[first] = direction[np.append(first[1:], ring.size) - 1]  # the ring's last edge
     corner = direction != previous_direction
-    ring, start_x, start_y, mask_of_edge, component = (ring[corner], start_x[corner], start_y[corner],
-                                                      mask_of_edge[corner], component[corner])
+    ring, start_x, start_y, mask_of_edge, component = (
+        ring[corner],
+        start_x[corner],
+        start_y[corner],
+        mask_of_edge[corner],
+        component[corner],
+    )
     ring_start = np.flatnonzero(np.diff(ring, prepend=-1) != 0)
     lengths = np.diff(np.append(ring_start, ring.size))
     # Shoelace sum of each ring (integer lattice: exact): positive for an exterior (counter-clockwise).
     following = np.arange(ring.size) + 1
     following[ring_start + lengths - 1] = ring_start
-    twice_area = np.add.reduceat(start_x * start_y[following] - start_y * start_x[following], ring_start) if ring.size \
+    twice_area = (
+        np.add.reduceat(start_x * start_y[following] - start_y * start_x[following], ring_start)
+        if ring.size
         else np.zeros(0, dtype=np.int64)
+    )
     ring_mask, ring_component, is_hole = mask_of_edge[ring_start], component[ring_start], twice_area < 0
     # Rings in polygon order: by mask, by component (a part), the exterior first, then its holes.
     ring_order = np.lexsort((is_hole, ring_component, ring_mask))
@@ -163,16 +178,18 @@ def outline(mask: Mask) -> Polygon:
     part_offsets = np.append(part_starts, lengths.size)
     parts_per_mask = np.bincount(ring_mask[part_starts], minlength=count)
     geometry_offsets = np.concatenate([[0], np.cumsum(parts_per_mask)])
-    store = RaggedPolygons(coords, ring_offsets.astype(np.int64), part_offsets.astype(np.int64),
-                           geometry_offsets.astype(np.int64))
+    store = RaggedPolygons(
+        coords, ring_offsets.astype(np.int64), part_offsets.astype(np.int64), geometry_offsets.astype(np.int64)
+    )
     return Polygon._attached(store, np.arange(count).reshape(mask.shape))
 
 
 class _Edges:
     """Directed unit edges with the true pixel on their left: start vertex, direction, mask, that pixel, its part."""
 
-    def __init__(self, x: np.ndarray, y: np.ndarray, direction: np.ndarray, mask: np.ndarray, row: np.ndarray,
-                 col: np.ndarray) -> None:
+    def __init__(
+        self, x: np.ndarray, y: np.ndarray, direction: np.ndarray, mask: np.ndarray, row: np.ndarray, col: np.ndarray
+    ) -> None:
         self.x, self.y, self.direction, self.mask, self.row, self.col = x, y, direction, mask, row, col
         #: The 4-connected part of the true pixel (any distinct value per part; set by `_parts_and_rings`).
         self.component = np.arange(x.size)

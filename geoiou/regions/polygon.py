@@ -20,8 +20,16 @@ import numpy as np
 import shapely
 from numpy.typing import ArrayLike
 
-from geoiou._validation import (LARGEST_COORDINATE, SMALLEST_AREA, arrays_as_numpy, as_real_array, describe, fail,
-                                require_measurable, require_within_range)
+from geoiou._validation import (
+    LARGEST_COORDINATE,
+    SMALLEST_AREA,
+    arrays_as_numpy,
+    as_real_array,
+    describe,
+    fail,
+    require_measurable,
+    require_within_range,
+)
 from geoiou.errors import InvalidRegionError
 from geoiou.regions.base import Region, as_measure, readonly
 from geoiou.regions.hulls import ConvexHulls
@@ -145,8 +153,15 @@ class Polygon(Region):
         return cls._attached(store, np.arange(store.size).reshape(geoms.shape))
 
     @classmethod
-    def from_ragged(cls, coords: ArrayLike, ring_offsets: ArrayLike, part_offsets: ArrayLike,
-                    geometry_offsets: ArrayLike, *, repair: bool = False) -> Polygon:
+    def from_ragged(
+        cls,
+        coords: ArrayLike,
+        ring_offsets: ArrayLike,
+        part_offsets: ArrayLike,
+        geometry_offsets: ArrayLike,
+        *,
+        repair: bool = False,
+    ) -> Polygon:
         """Build a batch of shape ``(G,)`` from coordinate arrays with offsets (GeoArrow's MultiPolygon layout).
 
         This is the layout of ``shapely.to_ragged_array`` for MultiPolygons and of GeoArrow: no
@@ -191,8 +206,9 @@ class Polygon(Region):
         flat = corners.reshape(-1, n, 2)
         closed = np.concatenate([flat, flat[:, :1]], axis=1).reshape(-1, 2)
         count = len(flat)
-        store = RaggedPolygons.from_closed_rings(np.ascontiguousarray(closed, dtype=np.float64),
-                                                 np.arange(count + 1, dtype=np.int64) * (n + 1))
+        store = RaggedPolygons.from_closed_rings(
+            np.ascontiguousarray(closed, dtype=np.float64), np.arange(count + 1, dtype=np.int64) * (n + 1)
+        )
         return cls._attached(store, np.arange(count).reshape(batch))
 
     @classmethod
@@ -251,8 +267,12 @@ class Polygon(Region):
         ([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0], [0.0, 0.0]], [0, 4], [0, 1], [0, 1])
         """
         store = self._store.take(self._index.ravel())
-        return (store.coords.copy(), store.ring_offsets.copy(), store.part_offsets.copy(),
-                store.geometry_offsets.copy())
+        return (
+            store.coords.copy(),
+            store.ring_offsets.copy(),
+            store.part_offsets.copy(),
+            store.geometry_offsets.copy(),
+        )
 
     # ----------------------------------------------------------------- measures
     @property
@@ -322,13 +342,16 @@ def _rings_store(vertices: np.ndarray, offsets: np.ndarray, param: str, *, repai
     finite = np.isfinite(vertices).all(axis=1)
     if not finite.all():
         k = int(np.searchsorted(offsets, int(np.argmin(finite)), side="right") - 1)
-        raise fail(name(k), "finite coordinates (no NaN or inf)", vertices[offsets[k]:offsets[k + 1]])
+        raise fail(name(k), "finite coordinates (no NaN or inf)", vertices[offsets[k] : offsets[k + 1]])
     vertices, offsets = _opened(vertices, offsets)
     empty = np.flatnonzero(np.diff(offsets) == 0)
     if empty.size:  # shapely's ragged-array reader would fail on it with a message about offsets
         where = param if single else f"{param}[{int(empty[0])}]"
-        raise fail(where, "a ring of at least 3 vertices (x, y); for an empty polygon use "
-                          "Polygon.from_shapely(shapely.Polygon())", "no vertices")
+        raise fail(
+            where,
+            "a ring of at least 3 vertices (x, y); for an empty polygon use Polygon.from_shapely(shapely.Polygon())",
+            "no vertices",
+        )
     coords, ring_offsets = _closed(vertices, offsets)
     store = RaggedPolygons.from_closed_rings(coords, ring_offsets)
     invalid = ~shapely.is_valid(store.shapely)
@@ -337,7 +360,7 @@ def _rings_store(vertices: np.ndarray, offsets: np.ndarray, param: str, *, repai
         flat = suspects[_all_collinear(vertices, offsets, suspects)]
         if flat.size:
             k = int(flat[0])
-            ring = vertices[offsets[k]:offsets[k + 1]]
+            ring = vertices[offsets[k] : offsets[k + 1]]
             if len(np.unique(ring, axis=0)) < 3:
                 raise fail(name(k), "at least 3 distinct vertices", ring)
             raise fail(name(k), "vertices enclosing a positive area (these are collinear)", ring)
@@ -406,15 +429,19 @@ def _all_collinear(vertices: np.ndarray, offsets: np.ndarray, rings: np.ndarray)
     return np.bincount(owner, weights=np.abs(cross), minlength=len(rings)) == 0
 
 
-def _ragged_store(coords: ArrayLike, ring_offsets: ArrayLike, part_offsets: ArrayLike,
-                  geometry_offsets: ArrayLike) -> RaggedPolygons:
+def _ragged_store(
+    coords: ArrayLike, ring_offsets: ArrayLike, part_offsets: ArrayLike, geometry_offsets: ArrayLike
+) -> RaggedPolygons:
     """Check the arrays of `Polygon.from_ragged` (shapes, offsets, finite values, closed rings)."""
     vertices = _float_vertices(coords, "coords")
     if vertices.ndim != 2:
         raise fail("coords", "an array of vertices of shape (V, 2)", f"shape {vertices.shape}")
     arrays = {}
-    for name, offsets, count in (("ring_offsets", ring_offsets, len(vertices)), ("part_offsets", part_offsets, None),
-                                 ("geometry_offsets", geometry_offsets, None)):
+    for name, offsets, count in (
+        ("ring_offsets", ring_offsets, len(vertices)),
+        ("part_offsets", part_offsets, None),
+        ("geometry_offsets", geometry_offsets, None),
+    ):
         values = np.asarray(offsets)
         if values.ndim != 1 or len(values) == 0 or not np.issubdtype(values.dtype, np.integer):
             raise fail(name, "a 1-D array of integer offsets starting at 0", values)
@@ -430,12 +457,22 @@ def _ragged_store(coords: ArrayLike, ring_offsets: ArrayLike, part_offsets: Arra
     short = ends - starts < 4
     if short.any():
         r = int(np.argmax(short))
-        raise fail("ring_offsets", "rings of at least 4 coordinates (3 vertices, closed)", f"ring {r} with {ends[r] - starts[r]}")
+        raise fail(
+            "ring_offsets",
+            "rings of at least 4 coordinates (3 vertices, closed)",
+            f"ring {r} with {ends[r] - starts[r]}",
+        )
     open_ring = (vertices[starts] != vertices[ends - 1]).any(axis=1)
     if open_ring.any():
         r = int(np.argmax(open_ring))
-        raise fail("coords", "closed rings (each ring's last vertex repeats its first)", f"ring {r}: {vertices[starts[r]:ends[r]]}")
-    return RaggedPolygons(np.ascontiguousarray(vertices), ring_offsets, arrays["part_offsets"], arrays["geometry_offsets"])
+        raise fail(
+            "coords",
+            "closed rings (each ring's last vertex repeats its first)",
+            f"ring {r}: {vertices[starts[r] : ends[r]]}",
+        )
+    return RaggedPolygons(
+        np.ascontiguousarray(vertices), ring_offsets, arrays["part_offsets"], arrays["geometry_offsets"]
+    )
 
 
 # --------------------------------------------------------------------------- validity
@@ -450,12 +487,22 @@ def _require_polygonal(geoms: np.ndarray, param: str) -> None:
         return
     for index, geometry in np.ndenumerate(geoms):
         if not isinstance(geometry, (shapely.Polygon, shapely.MultiPolygon)):
-            raise fail(param if not index else f"{param}[{', '.join(map(str, index))}]",
-                       "a shapely Polygon or MultiPolygon", type(geometry).__name__)
+            raise fail(
+                param if not index else f"{param}[{', '.join(map(str, index))}]",
+                "a shapely Polygon or MultiPolygon",
+                type(geometry).__name__,
+            )
 
 
-def _validated(store: RaggedPolygons, param: str, shape: tuple[int, ...], *, repair: bool,
-               where: str | None = None, invalid: np.ndarray | None = None) -> RaggedPolygons:
+def _validated(
+    store: RaggedPolygons,
+    param: str,
+    shape: tuple[int, ...],
+    *,
+    repair: bool,
+    where: str | None = None,
+    invalid: np.ndarray | None = None,
+) -> RaggedPolygons:
     """Check every geometry with shapely's validity test, at once; repair the invalid ones only when asked.
 
     `invalid` passes the result of a validity test already run on the store.

@@ -120,12 +120,16 @@ class RaggedPolygons:
 
         def joined(offsets: list[np.ndarray], counts: list[int]) -> np.ndarray:
             shifts = np.cumsum([0, *counts[:-1]])
-            return np.concatenate([o[:-1] + shift for o, shift in zip(offsets, shifts)] + [[sum(counts)]]).astype(np.int64)
+            return np.concatenate([o[:-1] + shift for o, shift in zip(offsets, shifts)] + [[sum(counts)]]).astype(
+                np.int64
+            )
 
-        return cls(np.concatenate([s.coords for s in stores]),
-                   joined([s.ring_offsets for s in stores], [len(s.coords) for s in stores]),
-                   joined([s.part_offsets for s in stores], [len(s.ring_offsets) - 1 for s in stores]),
-                   joined([s.geometry_offsets for s in stores], [len(s.part_offsets) - 1 for s in stores]))
+        return cls(
+            np.concatenate([s.coords for s in stores]),
+            joined([s.ring_offsets for s in stores], [len(s.coords) for s in stores]),
+            joined([s.part_offsets for s in stores], [len(s.ring_offsets) - 1 for s in stores]),
+            joined([s.geometry_offsets for s in stores], [len(s.part_offsets) - 1 for s in stores]),
+        )
 
     @classmethod
     def empty(cls) -> RaggedPolygons:
@@ -236,8 +240,10 @@ class RaggedPolygons:
         scale = np.ldexp(1.0, -np.frexp(extent)[1])
         p, q = (start - anchor) * scale[edges.geometry, None], (end - anchor) * scale[edges.geometry, None]
         cross = (p[:, 0] * q[:, 1] - q[:, 0] * p[:, 1]) * edges.weight_sign
-        moments = np.stack([np.bincount(edges.geometry, weights=cross * (p[:, k] + q[:, k]), minlength=self.size)
-                            for k in range(2)], axis=-1)
+        moments = np.stack(
+            [np.bincount(edges.geometry, weights=cross * (p[:, k] + q[:, k]), minlength=self.size) for k in range(2)],
+            axis=-1,
+        )
         twice_area = np.bincount(edges.geometry, weights=cross, minlength=self.size)
         with np.errstate(invalid="ignore", divide="ignore"):
             local = moments / (3 * twice_area[:, None]) / scale[:, None]
@@ -252,8 +258,16 @@ class RaggedPolygons:
         start, ring = self._edge_starts
         geometry = self.ring_geometry[ring]
         x, y = self.coords[:, 0], self.coords[:, 1]
-        return Edges(start, geometry, offsets_of(np.bincount(geometry, minlength=self.size)), self.ring_weight[ring],
-                     x[start], y[start], x[start + 1], y[start + 1])
+        return Edges(
+            start,
+            geometry,
+            offsets_of(np.bincount(geometry, minlength=self.size)),
+            self.ring_weight[ring],
+            x[start],
+            y[start],
+            x[start + 1],
+            y[start + 1],
+        )
 
     @functools.cached_property
     def convex_hulls(self) -> ConvexHulls:
@@ -272,13 +286,16 @@ class RaggedPolygons:
         if single.size:
             one = self if single.size == self.size else self.take(single)
             geoms[single] = shapely.from_ragged_array(
-                shapely.GeometryType.POLYGON, one.coords, (one.ring_offsets, one.part_offsets))
+                shapely.GeometryType.POLYGON, one.coords, (one.ring_offsets, one.part_offsets)
+            )
         multi = np.flatnonzero(parts > 1)
         if multi.size:
             many = self.take(multi)
             geoms[multi] = shapely.from_ragged_array(
-                shapely.GeometryType.MULTIPOLYGON, many.coords, (many.ring_offsets, many.part_offsets,
-                                                                 many.geometry_offsets))
+                shapely.GeometryType.MULTIPOLYGON,
+                many.coords,
+                (many.ring_offsets, many.part_offsets, many.geometry_offsets),
+            )
         return geoms
 
 

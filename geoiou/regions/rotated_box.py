@@ -9,8 +9,15 @@ import numpy as np
 import shapely
 from numpy.typing import ArrayLike, NDArray
 
-from geoiou._validation import (as_float_array, fail, plain_numbers, plain_region_fits, require_measurable,
-                                require_nonnegative, require_within_range)
+from geoiou._validation import (
+    as_float_array,
+    fail,
+    plain_numbers,
+    plain_region_fits,
+    require_measurable,
+    require_nonnegative,
+    require_within_range,
+)
 from geoiou.regions.base import Region, as_measure, readonly
 
 if TYPE_CHECKING:
@@ -138,8 +145,9 @@ class RotatedBox(Region):
         return cls.from_radians(array)
 
     @classmethod
-    def from_corners(cls, corners: ArrayLike, *, fit: Literal["strict", "min_area"] = "strict",
-                     rtol: float = 1e-6) -> RotatedBox:
+    def from_corners(
+        cls, corners: ArrayLike, *, fit: Literal["strict", "min_area"] = "strict", rtol: float = 1e-6
+    ) -> RotatedBox:
         """Build from four corner points, shape ``(..., 4, 2)`` or ``(..., 8)`` (DOTA's 8 numbers).
 
         Parameters
@@ -386,14 +394,17 @@ def _rectangle_parameters(points: np.ndarray, rtol: float) -> np.ndarray:
     # A rectangle: both diagonals share their midpoint and have equal length.
     diagonal_a = points[..., 2, :] - points[..., 0, :]
     diagonal_b = points[..., 3, :] - points[..., 1, :]
-    midpoint_gap = np.hypot(*np.moveaxis((points[..., 0, :] + points[..., 2, :]) - (points[..., 1, :] + points[..., 3, :]), -1, 0))
+    midpoint_gap = np.hypot(
+        *np.moveaxis((points[..., 0, :] + points[..., 2, :]) - (points[..., 1, :] + points[..., 3, :]), -1, 0)
+    )
     length_gap = np.abs(np.hypot(*np.moveaxis(diagonal_a, -1, 0)) - np.hypot(*np.moveaxis(diagonal_b, -1, 0)))
     scale = np.maximum(width + height, np.finfo(float).tiny)
     bad = (midpoint_gap > rtol * scale) | (length_gap > rtol * scale)
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise fail("corners", "the corners of a rectangle (use fit='min_area', or compare as Polygon)",
-                   points[index].tolist())
+        raise fail(
+            "corners", "the corners of a rectangle (use fit='min_area', or compare as Polygon)", points[index].tolist()
+        )
     angle = np.rad2deg(np.arctan2(edge_w[..., 1], edge_w[..., 0]))
     # Corners given clockwise (in a y-up frame) describe the same rectangle with h measured the other way.
     return np.stack([centre[..., 0], centre[..., 1], width, height, angle], axis=-1)

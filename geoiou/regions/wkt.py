@@ -34,9 +34,10 @@ def regions_from_wkt(cls: type[Region], text: Any, repair: bool) -> Region:
     from geoiou.regions import Box, Polygon, RotatedBox
 
     if cls not in (Polygon, Box, RotatedBox):
-        raise InvalidTypeError(f"{cls.__name__} cannot be read from WKT: read a Polygon (Polygon.from_wkt), then "
-                               + ("rasterize it with Mask.from_polygon" if cls.__name__ == "Mask" else
-                                  "WKT holds 2-D geometries"))
+        raise InvalidTypeError(
+            f"{cls.__name__} cannot be read from WKT: read a Polygon (Polygon.from_wkt), then "
+            + ("rasterize it with Mask.from_polygon" if cls.__name__ == "Mask" else "WKT holds 2-D geometries")
+        )
     strings = np.asarray(text, dtype=object)
     geoms = _parse(strings)
     kinds = shapely.get_type_id(geoms.reshape(-1))

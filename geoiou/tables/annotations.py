@@ -50,10 +50,12 @@ def _ids(value: Any, param: str, n: int) -> np.ndarray:
 
 
 def _numbers(value: Any, param: str, n: int) -> np.ndarray:
-    raw = value if isinstance(value, np.ndarray) else np.asarray(value) if isinstance(value, (list, tuple, str)) \
-        else None
-    if raw is not None and (raw.dtype.kind in "US" or (raw.dtype.kind == "O" and any(
-            isinstance(item, (str, bytes)) for item in raw.flat))):
+    raw = (
+        value if isinstance(value, np.ndarray) else np.asarray(value) if isinstance(value, (list, tuple, str)) else None
+    )
+    if raw is not None and (
+        raw.dtype.kind in "US" or (raw.dtype.kind == "O" and any(isinstance(item, (str, bytes)) for item in raw.flat))
+    ):
         # "0.9" is not a score: NumPy would convert it, but it is a file read as text, or a mistake.
         raise _fail(param, "an array of numbers, not strings (convert text with float(...) first)", value)
     try:
@@ -97,7 +99,9 @@ def _flags(value: Any, param: str, n: int) -> np.ndarray | None:
         raise _fail(param, f"one flag per region, shape ({n},)", f"shape {array.shape}")
     if array.dtype != bool:
         if array.dtype.kind not in "iuf" or not np.isin(array, (0, 1)).all():
-            raise _fail(param, "booleans or 0/1", array[~np.isin(array, (0, 1))][0] if array.dtype.kind in "iuf" else value)
+            raise _fail(
+                param, "booleans or 0/1", array[~np.isin(array, (0, 1))][0] if array.dtype.kind in "iuf" else value
+            )
         array = array.astype(bool)
     return array
 
@@ -110,15 +114,23 @@ def _region_pieces(region: Any, param: str) -> list[Region]:
     result = []
     for i, piece in enumerate(pieces):
         if not isinstance(piece, Region):
-            raise _fail(param if isinstance(region, Region) else f"{param}[{i}]",
-                        "a geoiou Region such as Box, Polygon or Mask", type(piece).__name__)
+            raise _fail(
+                param if isinstance(region, Region) else f"{param}[{i}]",
+                "a geoiou Region such as Box, Polygon or Mask",
+                type(piece).__name__,
+            )
         if len(piece.shape) > 1:
-            raise _fail(param, "a batch of shape (N,) (or a sequence of such batches)", f"a batch of shape {piece.shape}")
+            raise _fail(
+                param, "a batch of shape (N,) (or a sequence of such batches)", f"a batch of shape {piece.shape}"
+            )
         result.append(piece.reshape(1) if piece.shape == () else piece)
     dims = {p.ndim for p in result}
     if len(dims) > 1:
-        raise _fail(param, "regions of one dimension: intervals cannot be mixed with 2-D regions",
-                    sorted({type(p).__name__ for p in result}))
+        raise _fail(
+            param,
+            "regions of one dimension: intervals cannot be mixed with 2-D regions",
+            sorted({type(p).__name__ for p in result}),
+        )
     return result
 
 
@@ -177,16 +189,28 @@ class Annotations:
     _area: np.ndarray | None
     _ignore: np.ndarray | None
 
-    def __init__(self, image_id: ArrayLike, category_id: ArrayLike, region: Region | Sequence[Region], *,
-                 score: ArrayLike | None = None, iscrowd: ArrayLike | None = None, area: ArrayLike | None = None,
-                 ignore: ArrayLike | None = None) -> None:
+    def __init__(
+        self,
+        image_id: ArrayLike,
+        category_id: ArrayLike,
+        region: Region | Sequence[Region],
+        *,
+        score: ArrayLike | None = None,
+        iscrowd: ArrayLike | None = None,
+        area: ArrayLike | None = None,
+        ignore: ArrayLike | None = None,
+    ) -> None:
         pieces = _region_pieces(region, "region")
         n = sum(len(piece) for piece in pieces)
         object.__setattr__(self, "_pieces", tuple(pieces))
-        for name, value in (("_image_id", _ids(image_id, "image_id", n)),
-                            ("_category_id", _ids(category_id, "category_id", n)),
-                            ("_score", _scores(score, n)), ("_iscrowd", _flags(iscrowd, "iscrowd", n)),
-                            ("_area", _areas(area, n)), ("_ignore", _flags(ignore, "ignore", n))):
+        for name, value in (
+            ("_image_id", _ids(image_id, "image_id", n)),
+            ("_category_id", _ids(category_id, "category_id", n)),
+            ("_score", _scores(score, n)),
+            ("_iscrowd", _flags(iscrowd, "iscrowd", n)),
+            ("_area", _areas(area, n)),
+            ("_ignore", _flags(ignore, "ignore", n)),
+        ):
             if value is not None:
                 value.flags.writeable = False
             object.__setattr__(self, name, value)
@@ -214,8 +238,11 @@ class Annotations:
         columns: dict[str, list[Any]] = {key: [] for key in RECORD_KEYS}
         for i, record in enumerate(records):
             if not isinstance(record, Mapping):
-                raise _fail(f"records[{i}]", "a mapping such as {'image_id': ..., 'category_id': ..., 'region': ...}",
-                            type(record).__name__)
+                raise _fail(
+                    f"records[{i}]",
+                    "a mapping such as {'image_id': ..., 'category_id': ..., 'region': ...}",
+                    type(record).__name__,
+                )
             unknown = set(record) - set(RECORD_KEYS)
             if unknown:
                 raise _fail(f"records[{i}]", f"a mapping with keys among {RECORD_KEYS}", f"keys {sorted(unknown)}")
@@ -232,26 +259,44 @@ class Annotations:
             columns["region"].extend(pieces)
             for key in ("score", "area"):
                 columns[key].append(record.get(key))
-            columns["iscrowd"].append(np.zeros(n, bool) if record.get("iscrowd") is None
-                                      else _flags(record["iscrowd"], f'records[{i}]["iscrowd"]', n))
-            columns["ignore"].append(np.zeros(n, bool) if record.get("ignore") is None
-                                     else _flags(record["ignore"], f'records[{i}]["ignore"]', n))
+            columns["iscrowd"].append(
+                np.zeros(n, bool)
+                if record.get("iscrowd") is None
+                else _flags(record["iscrowd"], f'records[{i}]["iscrowd"]', n)
+            )
+            columns["ignore"].append(
+                np.zeros(n, bool)
+                if record.get("ignore") is None
+                else _flags(record["ignore"], f'records[{i}]["ignore"]', n)
+            )
         optional = {}
         for key in ("score", "area"):
             present = [value is not None for value in columns[key]]
             if any(present) and not all(present):
-                raise _fail(f"records[{present.index(not present[0])}]", f"a mapping with {key!r} like the other records",
-                            "a record without it" if present[0] else "a record with it")
+                raise _fail(
+                    f"records[{present.index(not present[0])}]",
+                    f"a mapping with {key!r} like the other records",
+                    "a record without it" if present[0] else "a record with it",
+                )
             if all(present) and records:
-                optional[key] = np.concatenate([np.atleast_1d(_numbers(v, f'records[{i}]["{key}"]', len(ids)))
-                                                for i, (v, ids) in enumerate(zip(columns[key], columns["image_id"]))])
+                optional[key] = np.concatenate(
+                    [
+                        np.atleast_1d(_numbers(v, f'records[{i}]["{key}"]', len(ids)))
+                        for i, (v, ids) in enumerate(zip(columns[key], columns["image_id"]))
+                    ]
+                )
         if not records:
             return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), [])
         iscrowd = np.concatenate(columns["iscrowd"])
         ignore = np.concatenate(columns["ignore"])
-        return cls(_ids(np.concatenate(columns["image_id"]), "image_id", len(iscrowd)),
-                   np.concatenate(columns["category_id"]), columns["region"],
-                   iscrowd=iscrowd if iscrowd.any() else None, ignore=ignore if ignore.any() else None, **optional)
+        return cls(
+            _ids(np.concatenate(columns["image_id"]), "image_id", len(iscrowd)),
+            np.concatenate(columns["category_id"]),
+            columns["region"],
+            iscrowd=iscrowd if iscrowd.any() else None,
+            ignore=ignore if ignore.any() else None,
+            **optional,
+        )
 
     def __getstate__(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}
@@ -263,7 +308,9 @@ class Annotations:
             object.__setattr__(self, name, value)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        raise FrozenRegionError(f"Annotations is immutable (setting {name!r}): build a new one with the columns changed")
+        raise FrozenRegionError(
+            f"Annotations is immutable (setting {name!r}): build a new one with the columns changed"
+        )
 
     def __len__(self) -> int:
         return len(self._image_id)
@@ -297,11 +344,18 @@ class Annotations:
         selected = np.asarray(rows)
         if selected.dtype == bool:
             if selected.shape != (len(self),):
-                raise _fail("rows", f"a boolean mask of shape ({len(self)},) or increasing row indices",
-                            f"a mask of shape {selected.shape}")
+                raise _fail(
+                    "rows",
+                    f"a boolean mask of shape ({len(self)},) or increasing row indices",
+                    f"a mask of shape {selected.shape}",
+                )
             selected = np.flatnonzero(selected)
-        elif selected.dtype.kind not in "iu" or selected.ndim != 1 or (np.diff(selected) <= 0).any() or (
-                len(selected) and (selected[0] < 0 or selected[-1] >= len(self))):
+        elif (
+            selected.dtype.kind not in "iu"
+            or selected.ndim != 1
+            or (np.diff(selected) <= 0).any()
+            or (len(selected) and (selected[0] < 0 or selected[-1] >= len(self)))
+        ):
             raise _fail("rows", f"increasing row indices in [0, {len(self)}) or a boolean mask", rows)
         pieces, start = [], 0
         for piece in self._pieces:
@@ -309,8 +363,10 @@ class Annotations:
             if len(inside):
                 pieces.append(piece[inside])
             start += len(piece)
-        columns = {name: None if getattr(self, name) is None else getattr(self, name)[selected]
-                   for name in ("score", "iscrowd", "area", "ignore")}
+        columns = {
+            name: None if getattr(self, name) is None else getattr(self, name)[selected]
+            for name in ("score", "iscrowd", "area", "ignore")
+        }
         if not pieces and self._pieces:  # no row: an empty batch of the first kind keeps the kind
             pieces = [self._pieces[0][:0]]
         return Annotations(self._image_id[selected], self._category_id[selected], pieces, **columns)
@@ -335,7 +391,11 @@ def as_annotations(value: Any, param: str) -> Annotations:
             return Annotations(**value)
         except TypeError as error:
             raise _fail(param, f"a mapping of the columns {RECORD_KEYS}", f"keys {sorted(value)}") from error
-    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)) and all(isinstance(v, Mapping) for v in value):
+    if (
+        isinstance(value, Sequence)
+        and not isinstance(value, (str, bytes))
+        and all(isinstance(v, Mapping) for v in value)
+    ):
         return Annotations.from_records(value)
     raise _fail(param, "Annotations, a mapping of columns, or a sequence of per-image records", type(value).__name__)
 

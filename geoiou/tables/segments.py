@@ -51,8 +51,16 @@ class TemporalSegments:
     (3, ('v1', 'v2', 'v3'))
     """
 
-    def __init__(self, *, video_id: ArrayLike, label: ArrayLike, start: ArrayLike, end: ArrayLike,
-                 score: ArrayLike | None = None, videos: Iterable[Hashable] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        video_id: ArrayLike,
+        label: ArrayLike,
+        start: ArrayLike,
+        end: ArrayLike,
+        score: ArrayLike | None = None,
+        videos: Iterable[Hashable] | None = None,
+    ) -> None:
         self.video_id = _object_column(video_id, "video_id")
         size = len(self.video_id)
         self.label = _object_column(label, "label", size)
@@ -83,17 +91,27 @@ class TemporalSegments:
         """
         if not isinstance(records, Mapping):
             raise _invalid("records", "a mapping from video id to that video's records", type(records).__name__)
-        rows = [(video, *_parse_record(record, video)) for video, video_records in records.items()
-                for record in video_records]
+        rows = [
+            (video, *_parse_record(record, video))
+            for video, video_records in records.items()
+            for record in video_records
+        ]
         scores = [row[4] for row in rows]
         has_score = [score is not None for score in scores]
         if any(has_score) and not all(has_score):
             video = rows[has_score.index(False)][0]
-            raise _invalid("records", "all scored or all without scores", "a record without 'score'",
-                           f" in video {video!r}")
+            raise _invalid(
+                "records", "all scored or all without scores", "a record without 'score'", f" in video {video!r}"
+            )
         columns: list[Sequence[Any]] = list(zip(*rows)) if rows else [[]] * 5
-        return cls(video_id=columns[0], start=columns[1], end=columns[2], label=columns[3],
-                   score=columns[4] if rows and all(has_score) else None, videos=records.keys())
+        return cls(
+            video_id=columns[0],
+            start=columns[1],
+            end=columns[2],
+            label=columns[3],
+            score=columns[4] if rows and all(has_score) else None,
+            videos=records.keys(),
+        )
 
     def __len__(self) -> int:
         return len(self.video_id)
@@ -124,10 +142,12 @@ def _object_column(values: Any, param: str, size: int | None = None) -> np.ndarr
 
 
 def _float_column(values: ArrayLike, param: str, size: int, video_id: np.ndarray) -> np.ndarray:
-    raw = values if isinstance(values, np.ndarray) else np.asarray(values) if isinstance(values, (list, tuple)) \
-        else None
-    if raw is not None and (raw.dtype.kind in "US" or (raw.dtype.kind == "O" and any(
-            isinstance(item, (str, bytes)) for item in raw.flat))):
+    raw = (
+        values if isinstance(values, np.ndarray) else np.asarray(values) if isinstance(values, (list, tuple)) else None
+    )
+    if raw is not None and (
+        raw.dtype.kind in "US" or (raw.dtype.kind == "O" and any(isinstance(item, (str, bytes)) for item in raw.flat))
+    ):
         # "3.5" is not a time: NumPy would convert it, but it is a file read as text, or a mistake.
         raise _invalid(param, "an array of numbers, not strings (convert text with float(...) first)", values)
     try:
@@ -184,8 +204,12 @@ def _parse_record(record: Any, video: Hashable) -> tuple[Any, Any, Any, Any]:
     except (KeyError, TypeError, ValueError):
         pass
     if isinstance(record, (tuple, list)) and record and isinstance(record[0], str):  # ("run", 0, 5): label first
-        raise _invalid("records", "(start, end, label[, score]) in this order, the label third", record,
-                       f" in video {video!r}: the label comes after the times")
+        raise _invalid(
+            "records",
+            "(start, end, label[, score]) in this order, the label third",
+            record,
+            f" in video {video!r}: the label comes after the times",
+        )
     expected = "{'segment': [start, end], 'label': ..., 'score': ...} or (start, end, label[, score])"
     raise _invalid("records", expected, record, f" in video {video!r}")
 

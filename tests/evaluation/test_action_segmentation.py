@@ -109,8 +109,9 @@ def test_videos_are_aggregated_as_ms_tcn_does():
     # (not frame-weighted, which would be 70).
     # F1 from summed counts: video 1 TP 1; video 2 "b" FP, "a" (IoU 1/6) FP, its truth FN:
     # TP 1, FP 2, FN 1, F1 = 2 / (2 + 2 + 1) = 40 (not the mean of per-video F1s, 50).
-    result = evaluate_action_segmentation([frames("aaaa"), frames("aaaaaa")], [frames("aaaa"), frames("bbbbba")],
-                                          overlaps=[0.5])
+    result = evaluate_action_segmentation(
+        [frames("aaaa"), frames("aaaaaa")], [frames("aaaa"), frames("bbbbba")], overlaps=[0.5]
+    )
     assert result.accuracy == 50.0
     np.testing.assert_allclose(result.accuracy_per_video, [100.0, 100 / 6])
     assert result.edit == 75.0
@@ -150,7 +151,12 @@ def test_the_result_reports_like_ms_tcn():
     result = evaluate(frames("aaaabbbb"), frames("aaaaaabb"), mstcn_2019_compat=True)
     assert result.summary().splitlines() == [
         "Action segmentation: 1 videos, 8 frames (MS-TCN 2019 segment ends)",
-        "Acc: 75.0000", "Edit: 100.0000", "F1@0.10: 100.0000", "F1@0.25: 100.0000", "F1@0.50: 50.0000"]
+        "Acc: 75.0000",
+        "Edit: 100.0000",
+        "F1@0.10: 100.0000",
+        "F1@0.25: 100.0000",
+        "F1@0.50: 50.0000",
+    ]
     as_dict = json.loads(result.to_json())
     assert as_dict["f1"] == {"0.1": 100.0, "0.25": 100.0, "0.5": 50.0}
     assert as_dict["counts"]["0.5"] == {"tp": 1, "fp": 1, "fn": 1}
@@ -160,29 +166,50 @@ def test_the_result_reports_like_ms_tcn():
     np.testing.assert_array_equal(result.recall, [100, 100, 50])
     with pytest.raises(InvalidArgumentError, match=r"'overlap' must be one of \[0.1, 0.25, 0.5\] \(got 0.3\)"):
         result.f1_at(0.3)
-    assert repr(result) == ("ActionSegmentationResult(accuracy=75.00, edit=100.00, "
-                            "F1@0.1=100.00, F1@0.25=100.00, F1@0.5=50.00)")
+    assert repr(result) == (
+        "ActionSegmentationResult(accuracy=75.00, edit=100.00, F1@0.1=100.00, F1@0.25=100.00, F1@0.5=50.00)"
+    )
 
 
 # --------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize(
     ("truth", "predicted", "options", "message"),
     [
-        ([["a", "b"]], [["a"]], {},
-         r"^'predictions' must be one label per frame \(2 frames\) \(got '1 labels' for video 0\)$"),
+        (
+            [["a", "b"]],
+            [["a"]],
+            {},
+            r"^'predictions' must be one label per frame \(2 frames\) \(got '1 labels' for video 0\)$",
+        ),
         ([["a"], ["b"]], [["a"]], {}, r"^'predictions' must be one sequence per video \(2\) \(got '1 sequences'\)$"),
-        ([[]], [[]], {},
-         r"^'ground_truth' must be a non-empty 1-D sequence of frame labels \(got 'shape \(0,\)' for video 0\)$"),
+        (
+            [[]],
+            [[]],
+            {},
+            r"^'ground_truth' must be a non-empty 1-D sequence of frame labels \(got 'shape \(0,\)' for video 0\)$",
+        ),
         ([[["a"]]], [[["a"]]], {}, r"'ground_truth' must be a non-empty 1-D sequence .*shape \(1, 1\)"),
-        ([[1, 2]], [["1", "2"]], {},
-         r"'predictions' must be labels of the same type as 'ground_truth' \(got '<U1 labels for int\d+ labels'"),
-        ({"x": [1]}, {"y": [1]}, {},
-         r"'predictions' must be for the videos of 'ground_truth' \(got \"no prediction for video 'x'\"\)"),
+        (
+            [[1, 2]],
+            [["1", "2"]],
+            {},
+            r"'predictions' must be labels of the same type as 'ground_truth' \(got '<U1 labels for int\d+ labels'",
+        ),
+        (
+            {"x": [1]},
+            {"y": [1]},
+            {},
+            r"'predictions' must be for the videos of 'ground_truth' \(got \"no prediction for video 'x'\"\)",
+        ),
         ({"x": [1]}, [[1]], {}, r"'predictions' must be a mapping exactly when 'ground_truth' is one \(got 'list'\)"),
         ([], [], {}, r"'ground_truth' must be at least one video"),
         ({}, {}, {}, r"'ground_truth' must be at least one video"),
-        ([[1]], [[1]], {"overlaps": [0.5, 0.0]},
-         r"'overlaps' must be a non-empty 1-D array of numbers in \(0, 1\] \(got \[0.5, 0.0\]\)"),
+        (
+            [[1]],
+            [[1]],
+            {"overlaps": [0.5, 0.0]},
+            r"'overlaps' must be a non-empty 1-D array of numbers in \(0, 1\] \(got \[0.5, 0.0\]\)",
+        ),
         ([[1]], [[1]], {"background": [[0]]}, r"'background' must be a label or an iterable of hashable labels"),
     ],
 )
@@ -281,13 +308,16 @@ def generated_videos(seed):
         if rng.random() < 0.1:
             truth = [BG] * int(rng.integers(1, 12))
         else:
-            truth = [label for _ in range(rng.integers(1, 9))
-                     for label in [labels[rng.integers(0, 4)]] * int(rng.integers(1, 7))]
+            truth = [
+                label
+                for _ in range(rng.integers(1, 9))
+                for label in [labels[rng.integers(0, 4)]] * int(rng.integers(1, 7))
+            ]
         predicted = list(truth)
         for _ in range(rng.integers(0, 5)):
             at = int(rng.integers(0, len(truth)))
             width = int(rng.integers(1, 4))
-            predicted[at:at + width] = [labels[rng.integers(0, 4)]] * len(predicted[at:at + width])
+            predicted[at : at + width] = [labels[rng.integers(0, 4)]] * len(predicted[at : at + width])
         truths.append(truth)
         predictions.append(predicted)
     return truths, predictions
@@ -310,9 +340,12 @@ def test_matches_the_loop_oracle(seed, compat):
 
 def test_the_oracle_data_exercises_the_2019_difference():
     differing = sum(
-        not np.array_equal(evaluate_action_segmentation(*generated_videos(seed)).counts,
-                           evaluate_action_segmentation(*generated_videos(seed), mstcn_2019_compat=True).counts)
-        for seed in range(60))
+        not np.array_equal(
+            evaluate_action_segmentation(*generated_videos(seed)).counts,
+            evaluate_action_segmentation(*generated_videos(seed), mstcn_2019_compat=True).counts,
+        )
+        for seed in range(60)
+    )
     all_background = sum(any(set(truth) == {BG} for truth in generated_videos(seed)[0]) for seed in range(60))
     assert differing >= 10 and all_background >= 3
 
@@ -324,5 +357,7 @@ def test_per_video_values_are_keyed_by_video():
     result = evaluate_action_segmentation(truth, predicted, background=())
     assert result.videos == ("v_jump", "v_run")  # the ground truth's order
     assert result.per_video()["v_run"]["accuracy"] == 75.0 and result.per_video()["v_jump"]["accuracy"] == 100.0
-    listed = evaluate_action_segmentation(list(truth.values()), [predicted["v_jump"], predicted["v_run"]], background=())
+    listed = evaluate_action_segmentation(
+        list(truth.values()), [predicted["v_jump"], predicted["v_run"]], background=()
+    )
     assert listed.videos == (0, 1) and listed.per_video()[1] == result.per_video()["v_run"]

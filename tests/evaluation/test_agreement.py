@@ -22,8 +22,9 @@ DOTA = files("geoiou") / "data" / "dota"
 
 
 # --------------------------------------------------------------------------- SpaceNet, written out
-def spacenet_counts(proposals: list[shapely.Geometry], truths: list[shapely.Geometry],
-                    threshold: float = 0.5) -> tuple[int, int, int]:
+def spacenet_counts(
+    proposals: list[shapely.Geometry], truths: list[shapely.Geometry], threshold: float = 0.5
+) -> tuple[int, int, int]:
     """SpaceNet's ``evalTools.score``: proposals in order, each claiming the remaining truth it overlaps most."""
     remaining = list(range(len(truths)))
     true_positives = false_positives = 0
@@ -60,8 +61,9 @@ def footprint_tiles(seed: int, tiles: int = 12) -> tuple[list, list, list, list]
                 if gen.random() < 0.2:
                     continue
                 w, h = gen.uniform(8, 22, 2)
-                footprint = shapely.affinity.rotate(shapely.box(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2),
-                                                    gen.uniform(0, 90))
+                footprint = shapely.affinity.rotate(
+                    shapely.box(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), gen.uniform(0, 90)
+                )
                 truth_rows.append((tile_id, footprint))
                 for _ in range(1 + (gen.random() < 0.1)):  # a duplicate detection now and then
                     if gen.random() < 0.85:
@@ -77,16 +79,18 @@ def footprint_tiles(seed: int, tiles: int = 12) -> tuple[list, list, list, list]
 
 
 def annotations(rows: list[tuple[str, shapely.Geometry]]) -> Annotations:
-    return Annotations(image_id=[tile for tile, _ in rows], category_id="building",
-                       region=geoiou.Polygon.from_shapely([geometry for _, geometry in rows]))
+    return Annotations(
+        image_id=[tile for tile, _ in rows],
+        category_id="building",
+        region=geoiou.Polygon.from_shapely([geometry for _, geometry in rows]),
+    )
 
 
 @pytest.mark.parametrize("method", ["greedy", "optimal"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_spacenet_building_f1_equals_its_reference_loop(seed, method):
     truth_rows, proposal_rows = footprint_tiles(seed)
-    result = evaluate_agreement(annotations(truth_rows), annotations(proposal_rows), method=method,
-                                zero_division=0.0)
+    result = evaluate_agreement(annotations(truth_rows), annotations(proposal_rows), method=method, zero_division=0.0)
     per_image = result.per_image()
     totals = np.zeros(3, dtype=int)
     for tile in sorted({tile for tile, _ in truth_rows + proposal_rows}):
@@ -105,10 +109,16 @@ def test_spacenet_building_f1_equals_its_reference_loop(seed, method):
 def two_annotators() -> tuple[Annotations, Annotations]:
     """Image 1: A has a car and a truck, B the car (IoU 0.8) and a second car elsewhere.
     Image 2: A has a truck, B the same truck (IoU 1) and nothing else."""
-    a = Annotations(image_id=[1, 1, 2], category_id=["car", "truck", "truck"],
-                    region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10], [0, 0, 5, 5]]))
-    b = Annotations(image_id=[1, 1, 2], category_id=["car", "car", "truck"],
-                    region=geoiou.Box([[0, 0, 10, 8], [20, 0, 30, 10], [0, 0, 5, 5]]))
+    a = Annotations(
+        image_id=[1, 1, 2],
+        category_id=["car", "truck", "truck"],
+        region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10], [0, 0, 5, 5]]),
+    )
+    b = Annotations(
+        image_id=[1, 1, 2],
+        category_id=["car", "car", "truck"],
+        region=geoiou.Box([[0, 0, 10, 8], [20, 0, 30, 10], [0, 0, 5, 5]]),
+    )
     return a, b
 
 
@@ -117,13 +127,38 @@ def test_hand_worked_report():
     result = evaluate_agreement(a, b)
     # B's second car sits on A's truck, but categories differ: matched only with ignore_category.
     # Pairs at IoU 0.8 (the car: 80 of 100) and 1 (the truck): quartiles 0.85, 0.9, 0.95.
-    assert result.overall() == pytest.approx({
-        "a": 3, "b": 3, "matched": 2, "only_a": 1, "only_b": 1, "precision": 2 / 3, "recall": 2 / 3,
-        "f1": 2 / 3, "iou_mean": 0.9, "iou_q25": 0.85, "iou_q50": 0.9, "iou_q75": 0.95}, rel=1e-15)
+    assert result.overall() == pytest.approx(
+        {
+            "a": 3,
+            "b": 3,
+            "matched": 2,
+            "only_a": 1,
+            "only_b": 1,
+            "precision": 2 / 3,
+            "recall": 2 / 3,
+            "f1": 2 / 3,
+            "iou_mean": 0.9,
+            "iou_q25": 0.85,
+            "iou_q50": 0.9,
+            "iou_q75": 0.95,
+        },
+        rel=1e-15,
+    )
     per_category = result.per_category()
     assert per_category["car"] == {  # A: 1 car, B: 2 cars, 1 pair at IoU 80/100
-        "a": 1, "b": 2, "matched": 1, "only_a": 0, "only_b": 1, "precision": 0.5, "recall": 1.0, "f1": 2 / 3,
-        "iou_mean": 0.8, "iou_q25": 0.8, "iou_q50": 0.8, "iou_q75": 0.8}
+        "a": 1,
+        "b": 2,
+        "matched": 1,
+        "only_a": 0,
+        "only_b": 1,
+        "precision": 0.5,
+        "recall": 1.0,
+        "f1": 2 / 3,
+        "iou_mean": 0.8,
+        "iou_q25": 0.8,
+        "iou_q50": 0.8,
+        "iou_q75": 0.8,
+    }
     assert per_category["truck"]["matched"] == 1 and per_category["truck"]["only_a"] == 1
     assert per_category["truck"]["f1"] == 2 / 3  # 2 · 1 / (2 + 1)
     per_image = result.per_image()
@@ -139,8 +174,19 @@ def test_ignoring_categories_matches_across_them():
     # A's truck in image 1 matched B's second car: per category, each side counts its own labels.
     per_category = result.per_category()
     assert per_category["car"] == {
-        "a": 1, "b": 2, "matched": 1, "only_a": 0, "only_b": 0, "precision": 1.0, "recall": 1.0, "f1": 1.0,
-        "iou_mean": 0.8, "iou_q25": 0.8, "iou_q50": 0.8, "iou_q75": 0.8}
+        "a": 1,
+        "b": 2,
+        "matched": 1,
+        "only_a": 0,
+        "only_b": 0,
+        "precision": 1.0,
+        "recall": 1.0,
+        "f1": 1.0,
+        "iou_mean": 0.8,
+        "iou_q25": 0.8,
+        "iou_q50": 0.8,
+        "iou_q75": 0.8,
+    }
     assert per_category["truck"]["matched"] == 2 and per_category["truck"]["precision"] == 1.0
     assert result.category_pairs() == {("car", "car"): 1, ("truck", "car"): 1, ("truck", "truck"): 1}
     assert "within images)" in result.summary()
@@ -167,9 +213,12 @@ def test_quantiles_equal_numpy_per_category():
     boxes = np.c_[corners, corners + gen.uniform(5, 15, (300, 2))]
     moved = boxes + gen.normal(0, 1.0, boxes.shape)
     categories = gen.integers(0, 4, 300)
-    result = evaluate_agreement({"image_id": 1, "category_id": categories, "region": geoiou.Box(boxes)},
-                                {"image_id": 1, "category_id": categories, "region": geoiou.Box(moved)},
-                                min_iou=0.3, quantiles=(0.1, 0.5, 0.9))
+    result = evaluate_agreement(
+        {"image_id": 1, "category_id": categories, "region": geoiou.Box(boxes)},
+        {"image_id": 1, "category_id": categories, "region": geoiou.Box(moved)},
+        min_iou=0.3,
+        quantiles=(0.1, 0.5, 0.9),
+    )
     matched = result.matching
     for category, values in result.per_category().items():
         ious = matched.iou[categories[matched.index_a] == category]
@@ -180,8 +229,9 @@ def test_quantiles_equal_numpy_per_category():
 
 def test_intervals_from_temporal_segments():
     # Video v1: [0, 10) against [1, 10) (IoU 0.9) and an extra [20, 25); v2 only in the first set.
-    first = TemporalSegments(video_id=["v1", "v2"], label=["jump", "jump"], start=[0, 3], end=[10, 4],
-                             videos=["v1", "v2", "v3"])
+    first = TemporalSegments(
+        video_id=["v1", "v2"], label=["jump", "jump"], start=[0, 3], end=[10, 4], videos=["v1", "v2", "v3"]
+    )
     second = TemporalSegments(video_id=["v1", "v1"], label=["jump", "jump"], start=[1, 20], end=[10, 25])
     result = evaluate_agreement(first, second)
     assert result.matching.iou.tolist() == [0.9]
@@ -198,8 +248,9 @@ def test_polygons_against_their_rotated_boxes_mixed_kinds():
     result = evaluate_agreement({**table, "region": objects.polygons}, {**table, "region": rectangles})
     np.testing.assert_array_equal(result.matching.index_a, result.matching.index_b)
     assert result.overall()["f1"] == 1.0
-    assert result.overall()["iou_mean"] == pytest.approx(float(np.mean(geoiou.iou(objects.polygons, rectangles))),
-                                                          rel=1e-12)
+    assert result.overall()["iou_mean"] == pytest.approx(
+        float(np.mean(geoiou.iou(objects.polygons, rectangles))), rel=1e-12
+    )
 
 
 def test_outputs():
@@ -207,12 +258,28 @@ def test_outputs():
     result = evaluate_agreement(a, b, images=[3])
     document = json.loads(result.to_json(pairs=True))
     assert document["overall"]["matched"] == 2 and document["method"] == "greedy"
-    assert document["per_image"][2] == {"image_id": 3, "a": 0, "b": 0, "matched": 0, "only_a": 0, "only_b": 0,
-                                        "precision": None, "recall": None, "f1": None, "iou_mean": None,
-                                        "iou_q25": None, "iou_q50": None, "iou_q75": None}
+    assert document["per_image"][2] == {
+        "image_id": 3,
+        "a": 0,
+        "b": 0,
+        "matched": 0,
+        "only_a": 0,
+        "only_b": 0,
+        "precision": None,
+        "recall": None,
+        "f1": None,
+        "iou_mean": None,
+        "iou_q25": None,
+        "iou_q50": None,
+        "iou_q75": None,
+    }
     # Two pairs, then A's unmatched truck, then B's unmatched car.
     assert [(p["row_a"], p["row_b"], p["category_a"], p["category_b"]) for p in document["pairs"]] == [
-        (0, 0, "car", "car"), (2, 2, "truck", "truck"), (1, -1, "truck", None), (-1, 1, None, "car")]
+        (0, 0, "car", "car"),
+        (2, 2, "truck", "truck"),
+        (1, -1, "truck", None),
+        (-1, 1, None, "car"),
+    ]
     assert document["pairs"][2]["iou"] is None and document["pairs"][0]["iou"] == 0.8
     assert "pairs" not in result.to_dict()
     assert repr(result).startswith("<AgreementResult F1=0.667: 2 matched, 1 only in A, 1 only in B")
@@ -222,13 +289,21 @@ def test_outputs():
 # --------------------------------------------------------------------------- properties
 def random_table(gen: np.random.Generator, n: int) -> dict:
     corners = gen.uniform(0, 60, (n, 2))
-    return {"image_id": gen.integers(0, 3, n), "category_id": gen.integers(0, 2, n),
-            "region": geoiou.RotatedBox(np.c_[corners, gen.uniform(4, 20, (n, 2)), gen.uniform(-90, 90, n)])}
+    return {
+        "image_id": gen.integers(0, 3, n),
+        "category_id": gen.integers(0, 2, n),
+        "region": geoiou.RotatedBox(np.c_[corners, gen.uniform(4, 20, (n, 2)), gen.uniform(-90, 90, n)]),
+    }
 
 
 @ci_settings(max_examples=30)
-@given(seed=st.integers(0, 2**32 - 1), n_a=st.integers(0, 40), n_b=st.integers(0, 40),
-       min_iou=st.sampled_from([0.1, 0.5]), ignore_category=st.booleans())
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_a=st.integers(0, 40),
+    n_b=st.integers(0, 40),
+    min_iou=st.sampled_from([0.1, 0.5]),
+    ignore_category=st.booleans(),
+)
 def test_counts_add_up_and_swapping_swaps_precision_and_recall(seed, n_a, n_b, min_iou, ignore_category):
     gen = np.random.default_rng(seed)
     a, b = random_table(gen, n_a), random_table(gen, n_b)
@@ -245,18 +320,23 @@ def test_counts_add_up_and_swapping_swaps_precision_and_recall(seed, n_a, n_b, m
     if n_a + n_b:
         assert overall["f1"] == pytest.approx(2 * overall["matched"] / (n_a + n_b), abs=1e-15)
         if back["matched"] == overall["matched"]:  # equal sums; the count can differ only on ties
-            assert back["precision"] == overall["recall"] or (math.isnan(back["precision"]) and math.isnan(overall["recall"]))
+            assert back["precision"] == overall["recall"] or (
+                math.isnan(back["precision"]) and math.isnan(overall["recall"])
+            )
 
 
 # --------------------------------------------------------------------------- refusals
-@pytest.mark.parametrize("options, message", [
-    ({"method": "best"}, "'method' must be one of ('greedy', 'optimal') (got 'best')"),
-    ({"ignore_category": "yes"}, "'ignore_category' must be True or False (got 'yes')"),
-    ({"quantiles": [0.5, 2]}, "'quantiles' must be a sequence of numbers in [0, 1] (got [0.5, 2])"),
-    ({"zero_division": 2.0}, "'zero_division' must be NaN or a number in [0, 1] (got 2.0)"),
-    ({"images": "img"}, "'images' must be an iterable of image ids (got 'img')"),
-    ({"min_iou": -0.1}, "'min_iou' must be a number in [0, 1] (got -0.1)"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"method": "best"}, "'method' must be one of ('greedy', 'optimal') (got 'best')"),
+        ({"ignore_category": "yes"}, "'ignore_category' must be True or False (got 'yes')"),
+        ({"quantiles": [0.5, 2]}, "'quantiles' must be a sequence of numbers in [0, 1] (got [0.5, 2])"),
+        ({"zero_division": 2.0}, "'zero_division' must be NaN or a number in [0, 1] (got 2.0)"),
+        ({"images": "img"}, "'images' must be an iterable of image ids (got 'img')"),
+        ({"min_iou": -0.1}, "'min_iou' must be a number in [0, 1] (got -0.1)"),
+    ],
+)
 def test_bad_options_are_refused(options, message):
     a, b = two_annotators()
     with pytest.raises(geoiou.InvalidArgumentError) as error:

@@ -20,29 +20,41 @@ def boxes(*coords: list[float]) -> geoiou.Box:
 
 @pytest.fixture
 def scene() -> tuple[Annotations, Annotations]:
-    truth = Annotations(image_id=[1, 1, 2, 3], category_id=["cat", "dog", "cat", "dog"],
-                        region=boxes([0, 0, 10, 10], [20, 20, 40, 40], [5, 5, 15, 25], [0, 0, 50, 50]),
-                        iscrowd=[0, 0, 0, 1])
-    predictions = Annotations(image_id=[1, 1, 2, 2, 3], category_id=["cat", "dog", "cat", "cat", "dog"],
-                              score=[0.9, 0.8, 0.7, 0.7, 0.2],
-                              region=boxes([0, 0, 10, 10], [22, 20, 40, 40], [5, 5, 15, 20], [60, 60, 70, 70], [1, 1, 5, 5]))
+    truth = Annotations(
+        image_id=[1, 1, 2, 3],
+        category_id=["cat", "dog", "cat", "dog"],
+        region=boxes([0, 0, 10, 10], [20, 20, 40, 40], [5, 5, 15, 25], [0, 0, 50, 50]),
+        iscrowd=[0, 0, 0, 1],
+    )
+    predictions = Annotations(
+        image_id=[1, 1, 2, 2, 3],
+        category_id=["cat", "dog", "cat", "cat", "dog"],
+        score=[0.9, 0.8, 0.7, 0.7, 0.2],
+        region=boxes([0, 0, 10, 10], [22, 20, 40, 40], [5, 5, 15, 20], [60, 60, 70, 70], [1, 1, 5, 5]),
+    )
     return truth, predictions
 
 
 # --------------------------------------------------------------------------- inputs
 def test_records_and_columns_are_the_same_input(scene) -> None:
     truth, predictions = scene
-    records = [{"image_id": 1, "category_id": ["cat", "dog"], "region": boxes([0, 0, 10, 10], [20, 20, 40, 40])},
-               {"image_id": 2, "category_id": "cat", "region": boxes([5, 5, 15, 25])},
-               {"image_id": 3, "category_id": "dog", "region": geoiou.Box([0, 0, 50, 50]), "iscrowd": True}]
+    records = [
+        {"image_id": 1, "category_id": ["cat", "dog"], "region": boxes([0, 0, 10, 10], [20, 20, 40, 40])},
+        {"image_id": 2, "category_id": "cat", "region": boxes([5, 5, 15, 25])},
+        {"image_id": 3, "category_id": "dog", "region": geoiou.Box([0, 0, 50, 50]), "iscrowd": True},
+    ]
     from_records = Annotations.from_records(records)
     assert from_records.image_id.tolist() == [1, 1, 2, 3]
     assert from_records.iscrowd.tolist() == [False, False, False, True]
     expected = evaluate_coco(truth, predictions)
     assert evaluate_coco(from_records, predictions).stats == expected.stats
     assert evaluate_coco(records, predictions).stats == expected.stats  # records accepted directly
-    columns = {"image_id": predictions.image_id, "category_id": predictions.category_id,
-               "region": predictions.regions, "score": predictions.score}
+    columns = {
+        "image_id": predictions.image_id,
+        "category_id": predictions.category_id,
+        "region": predictions.regions,
+        "score": predictions.score,
+    }
     assert evaluate_coco(truth, columns).stats == expected.stats  # so is a mapping of columns
 
 
@@ -57,25 +69,34 @@ def test_annotations_describe_themselves(scene) -> None:
 
 
 def test_single_ids_are_repeated_and_region_pieces_follow_one_another() -> None:
-    mixed = Annotations(image_id=7, category_id="a",
-                        region=[geoiou.Polygon([(0, 0), (4, 0), (0, 4)]), geoiou.Mask(np.ones((2, 3, 3), dtype=bool)),
-                                geoiou.Box([0, 0, 1, 1])])
+    mixed = Annotations(
+        image_id=7,
+        category_id="a",
+        region=[
+            geoiou.Polygon([(0, 0), (4, 0), (0, 4)]),
+            geoiou.Mask(np.ones((2, 3, 3), dtype=bool)),
+            geoiou.Box([0, 0, 1, 1]),
+        ],
+    )
     assert len(mixed) == 4
     assert mixed.image_id.tolist() == [7, 7, 7, 7]
     assert mixed.kinds == ("Box", "Mask", "Polygon")
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"score": [0.5, float("nan")]}, "'score' must be real numbers (no NaN) (got 'NaN at row 1')"),
-    ({"score": [0.5]}, "'score' must be one number per region, shape (2,) (got 'shape (1,)')"),
-    ({"iscrowd": [0, 2]}, "'iscrowd' must be booleans or 0/1 (got 2)"),
-    ({"area": [1.0, -1.0]}, "'area' must be finite and non-negative (got '-1.0 at row 1')"),
-    ({"image_id": [1.5, 2.5]}, "'image_id' must be integer or string ids (got 'dtype float64')"),
-    ({"category_id": [1, 2, 3]}, "'category_id' must be one id per region, shape (2,) (got 'shape (3,)')"),
-    ({"region": [geoiou.Box([0, 0, 1, 1]), geoiou.Interval([0, 1])]}, "'region' must be regions of one dimension"),
-    ({"region": np.zeros((2, 4))}, "'region' must be a geoiou Region batch of shape (N,)"),
-    ({"region": geoiou.Box(np.zeros((1, 2, 4)))}, "'region' must be a batch of shape (N,)"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"score": [0.5, float("nan")]}, "'score' must be real numbers (no NaN) (got 'NaN at row 1')"),
+        ({"score": [0.5]}, "'score' must be one number per region, shape (2,) (got 'shape (1,)')"),
+        ({"iscrowd": [0, 2]}, "'iscrowd' must be booleans or 0/1 (got 2)"),
+        ({"area": [1.0, -1.0]}, "'area' must be finite and non-negative (got '-1.0 at row 1')"),
+        ({"image_id": [1.5, 2.5]}, "'image_id' must be integer or string ids (got 'dtype float64')"),
+        ({"category_id": [1, 2, 3]}, "'category_id' must be one id per region, shape (2,) (got 'shape (3,)')"),
+        ({"region": [geoiou.Box([0, 0, 1, 1]), geoiou.Interval([0, 1])]}, "'region' must be regions of one dimension"),
+        ({"region": np.zeros((2, 4))}, "'region' must be a geoiou Region batch of shape (N,)"),
+        ({"region": geoiou.Box(np.zeros((1, 2, 4)))}, "'region' must be a batch of shape (N,)"),
+    ],
+)
 def test_bad_annotations_are_refused(kwargs: dict, message: str) -> None:
     arguments = {"image_id": [1, 2], "category_id": [1, 1], "region": boxes([0, 0, 1, 1], [0, 0, 2, 2]), **kwargs}
     with pytest.raises(InvalidArgumentError) as error:
@@ -89,7 +110,9 @@ def test_bad_records_are_refused() -> None:
         Annotations.from_records([{**one, "bbox": [0, 0, 1, 1]}])
     with pytest.raises(InvalidArgumentError, match="'records\\[0\\]' must be a mapping with the key 'region'"):
         Annotations.from_records([{"image_id": 1, "category_id": 1}])
-    with pytest.raises(InvalidArgumentError, match="'records\\[1\\]' must be a mapping with 'score' like the other records"):
+    with pytest.raises(
+        InvalidArgumentError, match="'records\\[1\\]' must be a mapping with 'score' like the other records"
+    ):
         Annotations.from_records([{**one, "score": [0.5]}, one])
     with pytest.raises(InvalidArgumentError, match="'records\\[0\\]\\[\"image_id\"\\]' must be a single id"):
         Annotations.from_records([{**one, "image_id": [1, 2]}])
@@ -102,8 +125,10 @@ def test_unknown_images_and_categories_are_errors(scene) -> None:
     stray = Annotations(image_id=[9], category_id=["cat"], region=boxes([0, 0, 1, 1]), score=[0.5])
     with pytest.raises(InvalidArgumentError) as error:
         evaluate_coco(truth, stray)
-    assert str(error.value) == ("'predictions.image_id' must be one of the evaluated images of the ground truth; pass "
-                                "images=[...] to evaluate images without ground truth (got '9 at row 0')")
+    assert str(error.value) == (
+        "'predictions.image_id' must be one of the evaluated images of the ground truth; pass "
+        "images=[...] to evaluate images without ground truth (got '9 at row 0')"
+    )
     assert evaluate_coco(truth, stray, images=[1, 2, 3, 9])["AP"] == 0.0  # listed: a false positive
     with pytest.raises(InvalidArgumentError, match="'predictions.category_id' must be one of the categories"):
         evaluate_coco(truth, Annotations(image_id=[1], category_id=["cow"], region=boxes([0, 0, 1, 1]), score=[0.5]))
@@ -131,10 +156,13 @@ def test_masks_must_have_their_image_size() -> None:
     wrong = Annotations(image_id=[1], category_id=[1], region=geoiou.Mask(np.ones((1, 2, 3), dtype=bool)), score=[0.9])
     with pytest.raises(InvalidArgumentError) as error:
         evaluate_coco(truth, wrong, images={1: (4, 6)})
-    assert str(error.value) == ("'predictions.region' must be masks of their image's size at origin (0, 0): 4x6 pixels "
-                                "for image 1 (got 'a 2x3 mask at origin (0, 0) at row 0')")
-    moved = Annotations(image_id=[1], category_id=[1], region=geoiou.Mask(np.ones((1, 4, 6), dtype=bool), origin=(1, 0)),
-                        score=[0.9])
+    assert str(error.value) == (
+        "'predictions.region' must be masks of their image's size at origin (0, 0): 4x6 pixels "
+        "for image 1 (got 'a 2x3 mask at origin (0, 0) at row 0')"
+    )
+    moved = Annotations(
+        image_id=[1], category_id=[1], region=geoiou.Mask(np.ones((1, 4, 6), dtype=bool), origin=(1, 0)), score=[0.9]
+    )
     with pytest.raises(InvalidArgumentError, match="at origin \\(1, 0\\) at row 0"):
         evaluate_coco(truth, moved, images={1: (4, 6)})
     # Without image sizes, masks are regions like any other: compared exactly wherever they lie.
@@ -155,32 +183,37 @@ def test_unsupported_pairs_surface(scene) -> None:
         pass
 
     truth, _ = scene
-    predictions = Annotations(image_id=[1], category_id=["cat"], score=[0.5],
-                              region=Strange([[0.0, 0, 1, 1]]))
+    predictions = Annotations(image_id=[1], category_id=["cat"], score=[0.5], region=Strange([[0.0, 0, 1, 1]]))
     with pytest.raises(UnsupportedPairError):
         evaluate_coco(truth, predictions)
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"iou_thresholds": [0.5, 1.5]}, "'iou_thresholds' must be numbers in (0, 1] (got 1.5)"),
-    ({"iou_thresholds": [0.7, 0.5]}, "'iou_thresholds' must be increasing"),
-    ({"recall_thresholds": []}, "'recall_thresholds' must be a non-empty sequence of numbers"),
-    ({"max_detections": (0, 10)}, "'max_detections' must be a sequence of positive integers"),
-    ({"area_ranges": {"all": (10, 0)}}, "'area_ranges[\"all\"]' must be a pair (low, high) with low <= high"),
-    ({"polygon_iou": "raster"}, "'polygon_iou' must be one of ('exact', 'pycocotools') (got 'raster')"),
-    ({"polygon_iou": "pycocotools"}, "'images' must be a mapping {image_id: (height, width)} with polygon_iou"),
-    ({"images": 3}, "'images' must be a sequence of image ids or a mapping"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"iou_thresholds": [0.5, 1.5]}, "'iou_thresholds' must be numbers in (0, 1] (got 1.5)"),
+        ({"iou_thresholds": [0.7, 0.5]}, "'iou_thresholds' must be increasing"),
+        ({"recall_thresholds": []}, "'recall_thresholds' must be a non-empty sequence of numbers"),
+        ({"max_detections": (0, 10)}, "'max_detections' must be a sequence of positive integers"),
+        ({"area_ranges": {"all": (10, 0)}}, "'area_ranges[\"all\"]' must be a pair (low, high) with low <= high"),
+        ({"polygon_iou": "raster"}, "'polygon_iou' must be one of ('exact', 'pycocotools') (got 'raster')"),
+        ({"polygon_iou": "pycocotools"}, "'images' must be a mapping {image_id: (height, width)} with polygon_iou"),
+        ({"images": 3}, "'images' must be a sequence of image ids or a mapping"),
+    ],
+)
 def test_bad_coco_options_are_refused(scene, options: dict, message: str) -> None:
     with pytest.raises(InvalidArgumentError) as error:
         evaluate_coco(*scene, **options)
     assert str(error.value).startswith(message)
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"iou_threshold": 1.0}, "'iou_threshold' must be a number in [0, 1) (got 1.0)"),
-    ({"interpolation": "101point"}, "'interpolation' must be one of ('all', '11point') (got '101point')"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"iou_threshold": 1.0}, "'iou_threshold' must be a number in [0, 1) (got 1.0)"),
+        ({"interpolation": "101point"}, "'interpolation' must be one of ('all', '11point') (got '101point')"),
+    ],
+)
 def test_bad_voc_options_are_refused(scene, options: dict, message: str) -> None:
     truth, predictions = scene
     plain = Annotations(image_id=truth.image_id, category_id=truth.category_id, region=truth.regions)
@@ -205,9 +238,25 @@ def test_coco_result_outputs(scene) -> None:
     result = evaluate_coco(*scene)
     lines = result.summary().splitlines()
     assert len(lines) == 12
-    assert lines[0] == " Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = " + f"{result['AP']:0.3f}"
+    assert (
+        lines[0]
+        == " Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = " + f"{result['AP']:0.3f}"
+    )
     assert lines[6].startswith(" Average Recall     (AR) @[ IoU=0.50:0.95 | area=   all | maxDets=  1 ]")
-    assert list(result.stats) == ["AP", "AP50", "AP75", "APs", "APm", "APl", "AR1", "AR10", "AR100", "ARs", "ARm", "ARl"]
+    assert list(result.stats) == [
+        "AP",
+        "AP50",
+        "AP75",
+        "APs",
+        "APm",
+        "APl",
+        "AR1",
+        "AR10",
+        "AR100",
+        "ARs",
+        "ARm",
+        "ARl",
+    ]
     assert result.stats_array.shape == (12,)
     assert result.precision.shape == (10, 101, 2, 4, 3) and result.recall.shape == (10, 2, 4, 3)
     assert result.categories.tolist() == ["cat", "dog"]
@@ -232,20 +281,25 @@ def test_crowd_dog_has_no_regular_truth(scene) -> None:
 
 def test_categories_without_truth_get_minus_one_and_no_truth_at_all() -> None:
     truth = Annotations(image_id=[1], category_id=[1], region=boxes([0, 0, 10, 10]))
-    predictions = Annotations(image_id=[1, 1], category_id=[1, 2], region=boxes([0, 0, 10, 10], [0, 0, 5, 5]), score=[0.9, 0.8])
+    predictions = Annotations(
+        image_id=[1, 1], category_id=[1, 2], region=boxes([0, 0, 10, 10], [0, 0, 5, 5]), score=[0.9, 0.8]
+    )
     result = evaluate_coco(truth, predictions, categories=[1, 2])
     assert result.per_category()[2] == dict.fromkeys(result.stats, -1.0)
     assert result["AP"] == pytest.approx(1.0)  # category 2 left out of the mean
-    empty = evaluate_coco(Annotations(image_id=[], category_id=[], region=[]),
-                          Annotations(image_id=[], category_id=[], region=[], score=[]))
+    empty = evaluate_coco(
+        Annotations(image_id=[], category_id=[], region=[]),
+        Annotations(image_id=[], category_id=[], region=[], score=[]),
+    )
     assert empty.stats == dict.fromkeys(empty.stats, -1.0)
     nothing_found = evaluate_coco(truth, Annotations(image_id=[], category_id=[], region=[], score=[]))
     assert nothing_found["AP"] == 0.0 and nothing_found["AR100"] == 0.0
 
 
 def test_other_settings_rename_the_summary(scene) -> None:
-    result = evaluate_coco(*scene, max_detections=[5, 1], area_ranges={"all": (0, 1e10), "tiny": (0, 50)},
-                           iou_thresholds=[0.5, 0.6])
+    result = evaluate_coco(
+        *scene, max_detections=[5, 1], area_ranges={"all": (0, 1e10), "tiny": (0, 50)}, iou_thresholds=[0.5, 0.6]
+    )
     assert list(result.stats) == ["AP", "AP50", "AP75", "AP_tiny", "AR1", "AR5", "AR_tiny"]
     assert result["AP75"] == -1.0  # no threshold 0.75: nothing to average, as COCOeval prints it
     assert "maxDets=  5" in result.summary()
@@ -268,24 +322,35 @@ def test_the_same_boxes_in_every_2d_kind_give_the_same_numbers() -> None:
     image, category = rng.integers(0, 8, 40), rng.integers(0, 2, 40)
     which = rng.integers(0, 40, 60)
     truth_boxes, pred_boxes = geoiou.Box(truth_xyxy), geoiou.Box(pred_xyxy)
-    predictions = Annotations(image_id=image[which], category_id=category[which], region=pred_boxes,
-                              score=np.round(rng.random(60), 1))
-    expected = evaluate_coco(Annotations(image_id=image, category_id=category, region=truth_boxes), predictions,
-                             images=range(8))
+    predictions = Annotations(
+        image_id=image[which], category_id=category[which], region=pred_boxes, score=np.round(rng.random(60), 1)
+    )
+    expected = evaluate_coco(
+        Annotations(image_id=image, category_id=category, region=truth_boxes), predictions, images=range(8)
+    )
     for converted in (truth_boxes.to_rotated_box(), truth_boxes.to_polygon()):
-        got = evaluate_coco(Annotations(image_id=image, category_id=category, region=converted), predictions,
-                            images=range(8))
+        got = evaluate_coco(
+            Annotations(image_id=image, category_id=category, region=converted), predictions, images=range(8)
+        )
         np.testing.assert_allclose(got.stats_array, expected.stats_array, atol=1e-12)
-    voc = evaluate_voc(Annotations(image_id=image, category_id=category, region=truth_boxes.to_polygon()), predictions,
-                       images=range(8))
+    voc = evaluate_voc(
+        Annotations(image_id=image, category_id=category, region=truth_boxes.to_polygon()), predictions, images=range(8)
+    )
     assert 0 < voc.mAP <= 1
 
 
 def test_temporal_intervals() -> None:
-    truth = Annotations(image_id=["video"] * 3, category_id=["jump", "jump", "run"],
-                        region=geoiou.Interval([[0, 10], [30, 35], [12, 20]]))
-    predictions = Annotations(image_id="video", category_id=["jump", "jump", "run"], score=[0.9, 0.4, 0.8],
-                              region=geoiou.Interval([[1, 10], [29, 35], [12, 30]]))
+    truth = Annotations(
+        image_id=["video"] * 3,
+        category_id=["jump", "jump", "run"],
+        region=geoiou.Interval([[0, 10], [30, 35], [12, 20]]),
+    )
+    predictions = Annotations(
+        image_id="video",
+        category_id=["jump", "jump", "run"],
+        score=[0.9, 0.4, 0.8],
+        region=geoiou.Interval([[1, 10], [29, 35], [12, 30]]),
+    )
     result = evaluate_coco(truth, predictions, area_ranges={"all": (0, math.inf)})
     # jump: IoU 0.9 and 5/6, both found up to 0.8, one at 0.85 and 0.9; run: IoU 8/18, below every threshold.
     assert result.per_category()["run"]["AP"] == 0.0

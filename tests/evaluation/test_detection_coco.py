@@ -34,13 +34,22 @@ def assert_same(result, evaluator) -> None:
 
 def truth_columns(dataset: dict, regions) -> Annotations:
     anns = dataset["annotations"]
-    return Annotations(image_id=[a["image_id"] for a in anns], category_id=[a["category_id"] for a in anns],
-                       region=regions, iscrowd=[a["iscrowd"] for a in anns], area=[a["area"] for a in anns])
+    return Annotations(
+        image_id=[a["image_id"] for a in anns],
+        category_id=[a["category_id"] for a in anns],
+        region=regions,
+        iscrowd=[a["iscrowd"] for a in anns],
+        area=[a["area"] for a in anns],
+    )
 
 
 def prediction_columns(results: list[dict], regions) -> Annotations:
-    return Annotations(image_id=[r["image_id"] for r in results], category_id=[r["category_id"] for r in results],
-                       region=regions, score=[r["score"] for r in results])
+    return Annotations(
+        image_id=[r["image_id"] for r in results],
+        category_id=[r["category_id"] for r in results],
+        region=regions,
+        score=[r["score"] for r in results],
+    )
 
 
 # --------------------------------------------------------------------------- boxes
@@ -61,9 +70,16 @@ def box_dataset(seed: int, *, integer: bool, n_images: int = 60, n_categories: i
             copies = 2 if rng.random() < 0.15 else 1  # duplicated objects: equal-IoU ties
             for _ in range(copies):
                 # COCO's area field, not the box's: it decides small/medium/large.
-                annotations.append({"id": len(annotations) + 1, "image_id": image, "category_id": category,
-                                    "bbox": box, "area": float(box[2] * box[3] * rng.uniform(0.6, 1.0)),
-                                    "iscrowd": int(rng.random() < 0.1)})
+                annotations.append(
+                    {
+                        "id": len(annotations) + 1,
+                        "image_id": image,
+                        "category_id": category,
+                        "bbox": box,
+                        "area": float(box[2] * box[3] * rng.uniform(0.6, 1.0)),
+                        "iscrowd": int(rng.random() < 0.1),
+                    }
+                )
             objects.append((box, category))
         if image % 5 == 0:  # every 5th image: no predictions
             continue
@@ -80,8 +96,9 @@ def box_dataset(seed: int, *, integer: bool, n_images: int = 60, n_categories: i
             else:
                 box, category = random_box(), int(rng.integers(1, n_categories + 1))
                 score = rng.uniform(0.0, 0.7)
-            results.append({"image_id": image, "category_id": category, "bbox": box,
-                            "score": float(np.round(score, 1))})  # one decimal: many tied scores
+            results.append(
+                {"image_id": image, "category_id": category, "bbox": box, "score": float(np.round(score, 1))}
+            )  # one decimal: many tied scores
     categories = [{"id": c} for c in range(1, n_categories + 2)]  # the last one has no ground truth
     return {"images": images, "annotations": annotations, "categories": categories}, results
 
@@ -93,8 +110,12 @@ def test_boxes_match_cocoeval(seed: int, integer: bool) -> None:
     evaluator = run_cocoeval(dataset, results, "bbox")
     truth = truth_columns(dataset, geoiou.Box([a["bbox"] for a in dataset["annotations"]], fmt="xywh"))
     predictions = prediction_columns(results, geoiou.Box([r["bbox"] for r in results], fmt="xywh"))
-    result = evaluate_coco(truth, predictions, images=[image["id"] for image in dataset["images"]],
-                           categories=[c["id"] for c in dataset["categories"]])
+    result = evaluate_coco(
+        truth,
+        predictions,
+        images=[image["id"] for image in dataset["images"]],
+        categories=[c["id"] for c in dataset["categories"]],
+    )
     assert_same(result, evaluator)
     assert 0.1 < result["AP"] < 0.9 and result["AP50"] > 0.2  # a dataset where the numbers mean something
     per_category = result.per_category()
@@ -108,7 +129,9 @@ def test_box_areas_default_to_the_measure() -> None:
         annotation["area"] = annotation["bbox"][2] * annotation["bbox"][3]
     evaluator = run_cocoeval(dataset, results, "bbox")
     truth = truth_columns(dataset, geoiou.Box([a["bbox"] for a in dataset["annotations"]], fmt="xywh"))
-    truth = Annotations(image_id=truth.image_id, category_id=truth.category_id, region=truth.regions, iscrowd=truth.iscrowd)
+    truth = Annotations(
+        image_id=truth.image_id, category_id=truth.category_id, region=truth.regions, iscrowd=truth.iscrowd
+    )
     predictions = prediction_columns(results, geoiou.Box([r["bbox"] for r in results], fmt="xywh"))
     assert_same(evaluate_coco(truth, predictions, images=range(1, 61), categories=range(1, 6)), evaluator)
 
@@ -138,9 +161,16 @@ def mask_dataset(seed: int, n_images: int = 30, n_categories: int = 3):
         for _ in range(0 if image % 6 == 0 else rng.integers(0, 6)):
             mask, category = blob(rng), int(rng.integers(1, n_categories + 1))
             for _ in range(2 if rng.random() < 0.15 else 1):
-                annotations.append({"id": len(annotations) + 1, "image_id": image, "category_id": category,
-                                    "iscrowd": int(rng.random() < 0.15), "area": float(mask.sum()),
-                                    "segmentation": encode(mask)})
+                annotations.append(
+                    {
+                        "id": len(annotations) + 1,
+                        "image_id": image,
+                        "category_id": category,
+                        "iscrowd": int(rng.random() < 0.15),
+                        "area": float(mask.sum()),
+                        "segmentation": encode(mask),
+                    }
+                )
                 truth_masks[image].append(mask)
             objects.append((mask, category))
         if image % 5 == 0:
@@ -153,10 +183,20 @@ def mask_dataset(seed: int, n_images: int = 30, n_categories: int = 3):
                     mask = mask | blob(rng)
             else:
                 mask, category = blob(rng), int(rng.integers(1, n_categories + 1))
-            results.append({"image_id": image, "category_id": category, "segmentation": encode(mask),
-                            "score": float(np.round(rng.random(), 1))})
+            results.append(
+                {
+                    "image_id": image,
+                    "category_id": category,
+                    "segmentation": encode(mask),
+                    "score": float(np.round(rng.random(), 1)),
+                }
+            )
             predicted_masks[image].append(mask)
-    dataset = {"images": images, "annotations": annotations, "categories": [{"id": c} for c in range(1, n_categories + 1)]}
+    dataset = {
+        "images": images,
+        "annotations": annotations,
+        "categories": [{"id": c} for c in range(1, n_categories + 1)],
+    }
     return dataset, results, truth_masks, predicted_masks
 
 
@@ -170,8 +210,11 @@ def test_masks_match_cocoeval(seed: int) -> None:
     dataset, results, truth_masks, predicted_masks = mask_dataset(seed)
     evaluator = run_cocoeval(dataset, results, "segm")
     sizes = {image["id"]: (HEIGHT, WIDTH) for image in dataset["images"]}
-    result = evaluate_coco(truth_columns(dataset, stacked(truth_masks)), prediction_columns(results, stacked(predicted_masks)),
-                           images=sizes)
+    result = evaluate_coco(
+        truth_columns(dataset, stacked(truth_masks)),
+        prediction_columns(results, stacked(predicted_masks)),
+        images=sizes,
+    )
     assert_same(result, evaluator)
     assert result["AP50"] > 0.1
 
@@ -183,14 +226,25 @@ def test_per_image_records_give_the_same_numbers() -> None:
     for image in sorted(truth_masks):
         anns = [a for a in dataset["annotations"] if a["image_id"] == image]
         if anns:
-            truth_records.append({"image_id": image, "category_id": [a["category_id"] for a in anns],
-                                  "region": geoiou.Mask(np.array(truth_masks[image])),
-                                  "iscrowd": [a["iscrowd"] for a in anns], "area": [a["area"] for a in anns]})
+            truth_records.append(
+                {
+                    "image_id": image,
+                    "category_id": [a["category_id"] for a in anns],
+                    "region": geoiou.Mask(np.array(truth_masks[image])),
+                    "iscrowd": [a["iscrowd"] for a in anns],
+                    "area": [a["area"] for a in anns],
+                }
+            )
         mine = [r for r in results if r["image_id"] == image]
         if mine:
-            prediction_records.append({"image_id": image, "category_id": [r["category_id"] for r in mine],
-                                       "region": geoiou.Mask(np.array(predicted_masks[image])),
-                                       "score": [r["score"] for r in mine]})
+            prediction_records.append(
+                {
+                    "image_id": image,
+                    "category_id": [r["category_id"] for r in mine],
+                    "region": geoiou.Mask(np.array(predicted_masks[image])),
+                    "score": [r["score"] for r in mine],
+                }
+            )
     result = evaluate_coco(truth_records, prediction_records, images=range(1, 31))
     assert_same(result, evaluator)
 
@@ -215,20 +269,38 @@ def polygon_dataset(seed: int, n_images: int = 25, n_categories: int = 3):
             if rng.random() < 0.15:
                 crowd = np.zeros((h, w), dtype=bool)
                 y0, x0 = rng.integers(0, h // 2), rng.integers(0, w // 2)
-                crowd[y0:y0 + h // 3, x0:x0 + w // 3] = True
-                annotations.append({"id": len(annotations) + 1, "image_id": image, "category_id": category,
-                                    "iscrowd": 1, "area": float(crowd.sum()), "segmentation": encode(crowd)})
+                crowd[y0 : y0 + h // 3, x0 : x0 + w // 3] = True
+                annotations.append(
+                    {
+                        "id": len(annotations) + 1,
+                        "image_id": image,
+                        "category_id": category,
+                        "iscrowd": 1,
+                        "area": float(crowd.sum()),
+                        "segmentation": encode(crowd),
+                    }
+                )
                 truth_regions.append(geoiou.Mask(crowd))
                 continue
-            rings = [random_ring(rng, rng.uniform(0, w / 2), rng.uniform(0, h), rng.uniform(3, 15), int(rng.integers(3, 9)))]
+            rings = [
+                random_ring(rng, rng.uniform(0, w / 2), rng.uniform(0, h), rng.uniform(3, 15), int(rng.integers(3, 9)))
+            ]
             if rng.random() < 0.3:  # a second, disjoint part
                 rings.append(random_ring(rng, rng.uniform(w / 2 + 15, w + 5), rng.uniform(0, h), rng.uniform(3, 8), 5))
             parts = [shapely.Polygon(ring) for ring in rings]
             geometry = parts[0] if len(parts) == 1 else shapely.MultiPolygon(parts)
             if not geometry.is_valid:
                 continue
-            annotations.append({"id": len(annotations) + 1, "image_id": image, "category_id": category, "iscrowd": 0,
-                                "area": float(geometry.area), "segmentation": [ring.ravel().tolist() for ring in rings]})
+            annotations.append(
+                {
+                    "id": len(annotations) + 1,
+                    "image_id": image,
+                    "category_id": category,
+                    "iscrowd": 0,
+                    "area": float(geometry.area),
+                    "segmentation": [ring.ravel().tolist() for ring in rings],
+                }
+            )
             truth_regions.append(geoiou.Polygon.from_shapely(geometry))
             objects.append((rings, category))
         for _ in range(rng.integers(0, 8)):
@@ -239,13 +311,22 @@ def polygon_dataset(seed: int, n_images: int = 25, n_categories: int = 3):
             else:
                 mask = np.zeros((h, w), dtype=bool)
                 y0, x0 = rng.integers(0, h - 5), rng.integers(0, w - 5)
-                mask[y0:y0 + 8, x0:x0 + 8] = True
+                mask[y0 : y0 + 8, x0 : x0 + 8] = True
                 category = int(rng.integers(1, n_categories + 1))
-            results.append({"image_id": image, "category_id": category, "segmentation": encode(mask),
-                            "score": float(np.round(rng.random(), 1))})
+            results.append(
+                {
+                    "image_id": image,
+                    "category_id": category,
+                    "segmentation": encode(mask),
+                    "score": float(np.round(rng.random(), 1)),
+                }
+            )
             predicted_regions.append(geoiou.Mask(mask))
-    dataset = {"images": [{"id": i, "height": h, "width": w} for i, (h, w) in sizes.items()],
-               "annotations": annotations, "categories": [{"id": c} for c in range(1, n_categories + 1)]}
+    dataset = {
+        "images": [{"id": i, "height": h, "width": w} for i, (h, w) in sizes.items()],
+        "annotations": annotations,
+        "categories": [{"id": c} for c in range(1, n_categories + 1)],
+    }
     return dataset, results, truth_regions, predicted_regions, sizes
 
 
@@ -294,9 +375,14 @@ def boxes(*coords: list[float]) -> geoiou.Box:
 
 
 def as_coco(truth_boxes: list, truth_categories: list, crowd: list, result_boxes: list, scores: list):
-    dataset = {"images": [{"id": 1, "height": 100, "width": 100}], "categories": [{"id": 1}],
-               "annotations": [{"id": i + 1, "image_id": 1, "category_id": c, "bbox": b, "area": b[2] * b[3], "iscrowd": k}
-                               for i, (b, c, k) in enumerate(zip(truth_boxes, truth_categories, crowd))]}
+    dataset = {
+        "images": [{"id": 1, "height": 100, "width": 100}],
+        "categories": [{"id": 1}],
+        "annotations": [
+            {"id": i + 1, "image_id": 1, "category_id": c, "bbox": b, "area": b[2] * b[3], "iscrowd": k}
+            for i, (b, c, k) in enumerate(zip(truth_boxes, truth_categories, crowd))
+        ],
+    }
     results = [{"image_id": 1, "category_id": 1, "bbox": b, "score": s} for b, s in zip(result_boxes, scores)]
     truth = Annotations(image_id=1, category_id=truth_categories, region=boxes(*truth_boxes), iscrowd=crowd)
     predictions = Annotations(image_id=1, category_id=1, region=boxes(*result_boxes), score=scores)
@@ -331,7 +417,9 @@ def test_crowd_regions_match_by_iof_and_repeatedly() -> None:
 def test_ignore_flag_is_honoured_and_unset_reproduces_cocoeval() -> None:
     truth = Annotations(image_id=1, category_id=1, region=boxes([0, 0, 10, 10], [50, 50, 10, 10]))
     flagged = Annotations(image_id=1, category_id=1, region=truth.regions, ignore=[False, True])
-    predictions = Annotations(image_id=1, category_id=1, region=boxes([50, 50, 10, 10], [0, 0, 10, 10]), score=[0.9, 0.8])
+    predictions = Annotations(
+        image_id=1, category_id=1, region=boxes([50, 50, 10, 10], [0, 0, 10, 10]), score=[0.9, 0.8]
+    )
     assert evaluate_coco(truth, predictions)["AP50"] == pytest.approx(1.0)
     assert evaluate_coco(flagged, predictions)["AR100"] == pytest.approx(1.0)  # the flagged object is not required
     plain = evaluate_coco(truth, predictions)
@@ -350,8 +438,12 @@ def test_large_dataset_is_vectorized() -> None:
     predicted = truth_xywh[pick] + rng.normal(0, 3, (len(pick), 4))
     predicted[:, 2:] = np.abs(predicted[:, 2:]) + 1
     truth = Annotations(image_id=image, category_id=category, region=geoiou.Box(truth_xywh, fmt="xywh"))
-    predictions = Annotations(image_id=image[pick], category_id=category[pick], region=geoiou.Box(predicted, fmt="xywh"),
-                              score=rng.random(len(pick)))
+    predictions = Annotations(
+        image_id=image[pick],
+        category_id=category[pick],
+        region=geoiou.Box(predicted, fmt="xywh"),
+        score=rng.random(len(pick)),
+    )
     result = evaluate_coco(truth, predictions, images=range(n_images))
     assert 0.3 < result["AP"] < 1.0
 
@@ -365,8 +457,9 @@ def test_rasterized_polygons_for_evaluation_stay_runs_and_equal_the_dense_raster
     parts = [[(100.3, 200.7), (180.2, 210.1), (150.5, 290.9)], [(150, 250), (260, 240), (200, 330)]]
     square = [[(2990.5, 10.2), (3999.0, 10.2), (3999.0, 20.8), (2990.5, 20.8)]]
     small = [[(0.5, 0.5), (3.5, 1.5), (1.5, 3.9)]]
-    geometries = np.array([shapely.union_all([shapely.Polygon(p) for p in parts]), shapely.Polygon(square[0]),
-                           shapely.Polygon(small[0])])
+    geometries = np.array(
+        [shapely.union_all([shapely.Polygon(p) for p in parts]), shapely.Polygon(square[0]), shapely.Polygon(small[0])]
+    )
     sizes = np.array([[3000, 4000], [3000, 4000], [5, 4]])
     runs = coco_compat_polygon_runs(geoiou.Polygon.from_shapely(geometries), sizes, "region")
     np.testing.assert_array_equal(runs.sizes, sizes)
@@ -406,8 +499,12 @@ def test_per_object_matches_are_cocoeval_evalimgs(seed: int) -> None:
     evaluator = run_cocoeval(dataset, results, "bbox")
     truth = truth_columns(dataset, geoiou.Box([a["bbox"] for a in dataset["annotations"]], fmt="xywh"))
     predictions = prediction_columns(results, geoiou.Box([r["bbox"] for r in results], fmt="xywh"))
-    matches = evaluate_coco(truth, predictions, images=[image["id"] for image in dataset["images"]],
-                            categories=[c["id"] for c in dataset["categories"]]).matches
+    matches = evaluate_coco(
+        truth,
+        predictions,
+        images=[image["id"] for image in dataset["images"]],
+        categories=[c["id"] for c in dataset["categories"]],
+    ).matches
     checked = 0
     for entry in evaluator.evalImgs:
         if entry is None or entry["aRng"] != [0, 1e10]:
@@ -417,12 +514,14 @@ def test_per_object_matches_are_cocoeval_evalimgs(seed: int) -> None:
         if dt_rows.size:
             np.testing.assert_array_equal(matches.prediction_match[:, dt_rows] + 1, entry["dtMatches"].astype(np.int64))
             np.testing.assert_array_equal(matches.ignored[:, dt_rows], entry["dtIgnore"])
-            np.testing.assert_array_equal(matches.true_positive[:, dt_rows],
-                                          (entry["dtMatches"] > 0) & ~entry["dtIgnore"])
+            np.testing.assert_array_equal(
+                matches.true_positive[:, dt_rows], (entry["dtMatches"] > 0) & ~entry["dtIgnore"]
+            )
         if gt_rows.size:  # a crowd region may be matched by several; pycocotools keeps the last, geoiou the best
             regular = ~np.array([dataset["annotations"][row]["iscrowd"] for row in gt_rows], dtype=bool)
-            np.testing.assert_array_equal(matches.truth_match[:, gt_rows[regular]] + 1,
-                                          entry["gtMatches"][:, regular].astype(np.int64))
+            np.testing.assert_array_equal(
+                matches.truth_match[:, gt_rows[regular]] + 1, entry["gtMatches"][:, regular].astype(np.int64)
+            )
         checked += dt_rows.size
     assert checked > 100
     # The IoU of each match is the pair's IoU.

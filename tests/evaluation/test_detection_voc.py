@@ -35,7 +35,9 @@ def reference_ap(recall: list[float], precision: list[float], eleven_points: boo
     values = [0.0] + list(precision) + [0.0]
     for i in range(len(values) - 1, 0, -1):
         values[i - 1] = max(values[i - 1], values[i])
-    return sum((points[i + 1] - points[i]) * values[i + 1] for i in range(len(points) - 1) if points[i + 1] != points[i])
+    return sum(
+        (points[i + 1] - points[i]) * values[i + 1] for i in range(len(points) - 1) if points[i + 1] != points[i]
+    )
 
 
 def shape_of(region: geoiou.Region) -> shapely.Geometry:
@@ -65,7 +67,9 @@ def reference_voc(truth: list[dict], predictions: list[dict], threshold: float, 
         positives = 0
         for row, obj in enumerate(truth):
             if obj["category"] == category:
-                objects.setdefault(obj["image"], []).append({**obj, "shape": shapes[id(obj)], "taken": False, "row": row})
+                objects.setdefault(obj["image"], []).append(
+                    {**obj, "shape": shapes[id(obj)], "taken": False, "row": row}
+                )
                 positives += not obj["difficult"]
         mine = [p for p in predictions if p["category"] == category]
         mine = [mine[i] for i in np.argsort([-p["score"] for p in mine], kind="stable")]
@@ -122,8 +126,14 @@ def rotated_scene(seed: int, n_images: int = 12, n_categories: int = 3) -> tuple
         for _ in range(rng.integers(0, 7)):
             box = [*rng.uniform(0, 200, 2), *rng.uniform(5, 50, 2), rng.uniform(-90, 90)]
             category = int(rng.integers(n_categories))
-            truth.append({"image": image, "category": category, "region": geoiou.RotatedBox(box),
-                          "difficult": bool(rng.random() < 0.2)})
+            truth.append(
+                {
+                    "image": image,
+                    "category": category,
+                    "region": geoiou.RotatedBox(box),
+                    "difficult": bool(rng.random() < 0.2),
+                }
+            )
             boxes.append((box, category))
             if rng.random() < 0.1:  # a duplicate object: equal overlaps, the first one wins
                 truth.append({**truth[-1], "difficult": False})
@@ -133,9 +143,18 @@ def rotated_scene(seed: int, n_images: int = 12, n_categories: int = 3) -> tuple
                 box = np.array(box) + rng.normal(0, 1, 5) * [2, 2, 2, 2, 5]
                 box[2:4] = np.abs(box[2:4]) + 1
             else:
-                box, category = [*rng.uniform(0, 200, 2), *rng.uniform(5, 50, 2), rng.uniform(-90, 90)], int(rng.integers(n_categories))
-            predictions.append({"image": image, "category": category, "region": geoiou.RotatedBox(box),
-                                "score": float(np.round(rng.random(), 1))})  # many tied scores
+                box, category = (
+                    [*rng.uniform(0, 200, 2), *rng.uniform(5, 50, 2), rng.uniform(-90, 90)],
+                    int(rng.integers(n_categories)),
+                )
+            predictions.append(
+                {
+                    "image": image,
+                    "category": category,
+                    "region": geoiou.RotatedBox(box),
+                    "score": float(np.round(rng.random(), 1)),
+                }
+            )  # many tied scores
     return truth, predictions
 
 
@@ -146,28 +165,54 @@ def dota_scene(seed: int) -> tuple[list[dict], list[dict]]:
     for name in DOTA_FILES:
         objects = read_dota(files("geoiou") / "data" / "dota" / name)
         for k in range(len(objects.classes)):
-            truth.append({"image": name, "category": objects.classes[k], "region": objects.polygons[k],
-                          "difficult": bool(objects.difficult[k])})
+            truth.append(
+                {
+                    "image": name,
+                    "category": objects.classes[k],
+                    "region": objects.polygons[k],
+                    "difficult": bool(objects.difficult[k]),
+                }
+            )
             for _ in range(rng.choice([0, 1, 1, 2])):
                 corners = objects.corners[k] + rng.normal(0, 1.5, (4, 2))
                 try:
                     region = geoiou.Polygon(corners)
                 except geoiou.InvalidRegionError:
                     continue
-                predictions.append({"image": name, "category": objects.classes[k], "region": region,
-                                    "score": float(np.round(rng.random(), 2))})
+                predictions.append(
+                    {
+                        "image": name,
+                        "category": objects.classes[k],
+                        "region": region,
+                        "score": float(np.round(rng.random(), 2)),
+                    }
+                )
         for _ in range(5):
             x, y = rng.uniform(0, 1000, 2)
-            predictions.append({"image": name, "category": str(rng.choice(objects.classes)), "score": float(rng.random()),
-                                "region": geoiou.Polygon([(x, y), (x + 30, y), (x + 30, y + 20), (x, y + 20)])})
+            predictions.append(
+                {
+                    "image": name,
+                    "category": str(rng.choice(objects.classes)),
+                    "score": float(rng.random()),
+                    "region": geoiou.Polygon([(x, y), (x + 30, y), (x + 30, y + 20), (x, y + 20)]),
+                }
+            )
     return truth, predictions
 
 
 def as_annotations(truth: list[dict], predictions: list[dict]) -> tuple[Annotations, Annotations]:
-    gt = Annotations(image_id=[o["image"] for o in truth], category_id=[o["category"] for o in truth],
-                     region=[o["region"] for o in truth], ignore=[o["difficult"] for o in truth])
-    dt = Annotations(image_id=[p["image"] for p in predictions], category_id=[p["category"] for p in predictions],
-                     region=[p["region"] for p in predictions], score=[p["score"] for p in predictions])
+    gt = Annotations(
+        image_id=[o["image"] for o in truth],
+        category_id=[o["category"] for o in truth],
+        region=[o["region"] for o in truth],
+        ignore=[o["difficult"] for o in truth],
+    )
+    dt = Annotations(
+        image_id=[p["image"] for p in predictions],
+        category_id=[p["category"] for p in predictions],
+        region=[p["region"] for p in predictions],
+        score=[p["score"] for p in predictions],
+    )
     return gt, dt
 
 
@@ -179,7 +224,11 @@ def test_rotated_boxes_match_the_reference(seed: int) -> None:
     expected = reference_voc(truth, predictions, threshold)
     gt, dt = as_annotations(truth, predictions)
     for which, interpolation in enumerate(["all", "11point"]):
-        check(evaluate_voc(gt, dt, iou_threshold=threshold, interpolation=interpolation, images=range(12)), expected, which)
+        check(
+            evaluate_voc(gt, dt, iou_threshold=threshold, interpolation=interpolation, images=range(12)),
+            expected,
+            which,
+        )
 
 
 @pytest.mark.parametrize("seed", range(2))
@@ -197,7 +246,9 @@ def test_bundled_dota_labels_match_the_reference(seed: int) -> None:
 def test_kinds_mix_polygons_against_rotated_boxes() -> None:
     truth, predictions = rotated_scene(7)
     truth = [{**o, "region": o["region"].to_polygon()} for o in truth]  # ground truth as polygons
-    check(evaluate_voc(*as_annotations(truth, predictions), images=range(12)), reference_voc(truth, predictions, 0.5), 0)
+    check(
+        evaluate_voc(*as_annotations(truth, predictions), images=range(12)), reference_voc(truth, predictions, 0.5), 0
+    )
 
 
 # --------------------------------------------------------------------------- the rules, one at a time
@@ -207,8 +258,12 @@ def boxes(*coords: list[float]) -> geoiou.Box:
 
 def test_a_duplicate_is_a_false_positive_and_a_difficult_match_is_ignored() -> None:
     truth = Annotations(image_id=1, category_id=0, region=boxes([0, 0, 10, 10], [20, 20, 30, 30]), ignore=[False, True])
-    preds = Annotations(image_id=1, category_id=0, score=[0.9, 0.8, 0.7, 0.6],
-                        region=boxes([0, 0, 10, 10], [0, 0, 10, 9], [20, 20, 30, 30], [50, 50, 60, 60]))
+    preds = Annotations(
+        image_id=1,
+        category_id=0,
+        score=[0.9, 0.8, 0.7, 0.6],
+        region=boxes([0, 0, 10, 10], [0, 0, 10, 9], [20, 20, 30, 30], [50, 50, 60, 60]),
+    )
     result = evaluate_voc(truth, preds)
     # TP, FP (duplicate), ignored (difficult), FP: precision 1, 1/2, 1/2, 1/3 at recall 1.
     np.testing.assert_allclose(result.precision[0], [1.0, 0.5, 0.5, 1 / 3])
@@ -235,8 +290,12 @@ def test_the_threshold_is_strict() -> None:
 
 
 def test_categories_without_ground_truth_or_predictions() -> None:
-    truth = Annotations(image_id=[1, 1], category_id=["car", "ship"], region=boxes([0, 0, 10, 10], [20, 20, 30, 30]),
-                        ignore=[False, True])
+    truth = Annotations(
+        image_id=[1, 1],
+        category_id=["car", "ship"],
+        region=boxes([0, 0, 10, 10], [20, 20, 30, 30]),
+        ignore=[False, True],
+    )
     preds = Annotations(image_id=[1], category_id=["plane"], score=[0.5], region=boxes([0, 0, 5, 5]))
     result = evaluate_voc(truth, preds, categories=["car", "plane", "ship"])
     per = result.per_category()
@@ -257,8 +316,12 @@ def test_eleven_point_thresholds_are_the_devkits() -> None:
 
 def test_scores_ties_keep_input_order() -> None:
     truth = Annotations(image_id=[1, 2], category_id=0, region=boxes([0, 0, 10, 10], [0, 0, 10, 10]))
-    first_hit = Annotations(image_id=[1, 2], category_id=0, score=[0.5, 0.5], region=boxes([0, 0, 10, 10], [50, 50, 60, 60]))
-    first_miss = Annotations(image_id=[2, 1], category_id=0, score=[0.5, 0.5], region=boxes([50, 50, 60, 60], [0, 0, 10, 10]))
+    first_hit = Annotations(
+        image_id=[1, 2], category_id=0, score=[0.5, 0.5], region=boxes([0, 0, 10, 10], [50, 50, 60, 60])
+    )
+    first_miss = Annotations(
+        image_id=[2, 1], category_id=0, score=[0.5, 0.5], region=boxes([50, 50, 60, 60], [0, 0, 10, 10])
+    )
     np.testing.assert_allclose(evaluate_voc(truth, first_hit).precision[0], [1.0, 0.5])
     np.testing.assert_allclose(evaluate_voc(truth, first_miss).precision[0], [0.0, 0.5])
 
@@ -273,10 +336,14 @@ def test_per_object_matches_are_the_devkits_decisions(seed: int) -> None:
     assert len(records) == len(predictions) == len(outcomes)
     for row, (outcome, matched) in outcomes.items():
         assert (records[row]["outcome"], records[row]["matched_row"]) == (outcome, matched), f"prediction {row}"
-    found = {record["row"] for record in matches.to_records(0.5) if record["kind"] == "ground_truth"
-             and record["outcome"] == "found"}
+    found = {
+        record["row"]
+        for record in matches.to_records(0.5)
+        if record["kind"] == "ground_truth" and record["outcome"] == "found"
+    }
     assert found == {matched for outcome, matched in outcomes.values() if outcome == "true positive"} | {
-        matched for outcome, matched in outcomes.values() if outcome == "ignored"}
+        matched for outcome, matched in outcomes.values() if outcome == "ignored"
+    }
 
 
 def test_per_image_results_and_worst_images():
@@ -284,15 +351,30 @@ def test_per_image_results_and_worst_images():
     import geoiou
     from geoiou.evaluation import Annotations, evaluate_voc
 
-    truth = Annotations(image_id=["a", "a", "b"], category_id=[1, 1, 1],
-                        region=geoiou.Box([[0, 0, 4, 4], [10, 10, 14, 14], [0, 0, 4, 4]]))
-    preds = Annotations(image_id=["a", "b", "b"], category_id=[1, 1, 1], score=[0.9, 0.8, 0.7],
-                        region=geoiou.Box([[0, 0, 4, 4], [0, 0, 4, 3], [20, 20, 24, 24]]))
+    truth = Annotations(
+        image_id=["a", "a", "b"],
+        category_id=[1, 1, 1],
+        region=geoiou.Box([[0, 0, 4, 4], [10, 10, 14, 14], [0, 0, 4, 4]]),
+    )
+    preds = Annotations(
+        image_id=["a", "b", "b"],
+        category_id=[1, 1, 1],
+        score=[0.9, 0.8, 0.7],
+        region=geoiou.Box([[0, 0, 4, 4], [0, 0, 4, 3], [20, 20, 24, 24]]),
+    )
     result = evaluate_voc(truth, preds, images=["a", "b", "c"])
     rows = result.per_image()
     # a: one of two found, no false positive: F1 = 2 / (2 + 0 + 1). b: its box found at IoU 0.75, one false: 2 / 3.
-    assert rows["a"] == {"num_ground_truths": 2, "num_detections": 1, "true_positives": 1, "false_positives": 0,
-                         "missed": 1, "precision": 1.0, "recall": 0.5, "f1": 2 / 3}
+    assert rows["a"] == {
+        "num_ground_truths": 2,
+        "num_detections": 1,
+        "true_positives": 1,
+        "false_positives": 0,
+        "missed": 1,
+        "precision": 1.0,
+        "recall": 0.5,
+        "f1": 2 / 3,
+    }
     assert rows["b"]["true_positives"] == 1 and rows["b"]["false_positives"] == 1 and rows["b"]["f1"] == 2 / 3
     assert rows["c"]["num_ground_truths"] == 0 and rows["c"]["f1"] != rows["c"]["f1"]  # NaN: nothing there
     assert result.worst_images() == ["a", "b"]  # equal F1: by image id; c (empty) left out

@@ -59,14 +59,27 @@ def detection_set(seed: int, n_images: int = 24, *, crowd: bool = True) -> tuple
                 pred_rows.append((image, int(category), jitter, float(rng.choice([0.9, 0.5, rng.random()]))))
         for _ in range(int(rng.integers(0, 3))):  # false positives, also of category 9 on other images
             corner = rng.uniform(0, 80, 2)
-            pred_rows.append((image, int(rng.choice([1, 2, 3, 9])), np.r_[corner, corner + rng.uniform(4, 30, 2)],
-                              float(rng.choice([0.9, rng.random()]))))
-    truth = Annotations(image_id=[r[0] for r in truth_rows], category_id=[r[1] for r in truth_rows],
-                        region=geoiou.Box(np.array([r[2] for r in truth_rows]).reshape(-1, 4)),
-                        iscrowd=[r[3] for r in truth_rows], ignore=[r[4] for r in truth_rows])
-    predictions = Annotations(image_id=[r[0] for r in pred_rows], category_id=[r[1] for r in pred_rows],
-                              region=geoiou.Box(np.array([r[2] for r in pred_rows]).reshape(-1, 4)),
-                              score=[r[3] for r in pred_rows])
+            pred_rows.append(
+                (
+                    image,
+                    int(rng.choice([1, 2, 3, 9])),
+                    np.r_[corner, corner + rng.uniform(4, 30, 2)],
+                    float(rng.choice([0.9, rng.random()])),
+                )
+            )
+    truth = Annotations(
+        image_id=[r[0] for r in truth_rows],
+        category_id=[r[1] for r in truth_rows],
+        region=geoiou.Box(np.array([r[2] for r in truth_rows]).reshape(-1, 4)),
+        iscrowd=[r[3] for r in truth_rows],
+        ignore=[r[4] for r in truth_rows],
+    )
+    predictions = Annotations(
+        image_id=[r[0] for r in pred_rows],
+        category_id=[r[1] for r in pred_rows],
+        region=geoiou.Box(np.array([r[2] for r in pred_rows]).reshape(-1, 4)),
+        score=[r[3] for r in pred_rows],
+    )
     return truth, predictions, list(range(n_images))
 
 
@@ -90,8 +103,11 @@ def test_coco_over_parts_equals_one_call_bit_for_bit(seed, n_parts):
     states = []
     for part in image_parts(len(images), n_parts, seed):
         state = CocoEvaluation()
-        state.update(truth.take(np.isin(truth.image_id, part)), predictions.take(np.isin(predictions.image_id, part)),
-                     images=part.tolist())
+        state.update(
+            truth.take(np.isin(truth.image_id, part)),
+            predictions.take(np.isin(predictions.image_id, part)),
+            images=part.tolist(),
+        )
         states.append(pickle.loads(pickle.dumps(state)))  # as a worker would send it
     split = merge_states(states).compute()
     for name in ("precision", "recall", "scores"):
@@ -102,16 +118,19 @@ def test_coco_over_parts_equals_one_call_bit_for_bit(seed, n_parts):
 
 
 @settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 10_000), n_parts=st.integers(2, 6),
-       interpolation=st.sampled_from(["all", "11point"]))
+@given(seed=st.integers(0, 10_000), n_parts=st.integers(2, 6), interpolation=st.sampled_from(["all", "11point"]))
 def test_voc_over_parts_equals_one_call_bit_for_bit(seed, n_parts, interpolation):
     truth, predictions, images = detection_set(seed, crowd=False)
     whole = evaluate_voc(truth, predictions, images=images, interpolation=interpolation)
     merged = VocEvaluation(interpolation=interpolation)
     for part in image_parts(len(images), n_parts, seed):
-        merged = merged.merge(VocEvaluation(interpolation=interpolation).update(
-            truth.take(np.isin(truth.image_id, part)), predictions.take(np.isin(predictions.image_id, part)),
-            images=part.tolist()))
+        merged = merged.merge(
+            VocEvaluation(interpolation=interpolation).update(
+                truth.take(np.isin(truth.image_id, part)),
+                predictions.take(np.isin(predictions.image_id, part)),
+                images=part.tolist(),
+            )
+        )
     split = merged.compute()
     np.testing.assert_array_equal(split.ap, whole.ap)
     np.testing.assert_array_equal(split.num_ground_truths, whole.num_ground_truths)
@@ -125,8 +144,9 @@ def test_a_training_loop_updates_once_per_image():
     truth, predictions, images = detection_set(7)
     state = CocoEvaluation(max_detections=(1, 5, 20))
     for image in images:
-        state.update(truth.take(truth.image_id == image), predictions.take(predictions.image_id == image),
-                     images=[image])
+        state.update(
+            truth.take(truth.image_id == image), predictions.take(predictions.image_id == image), images=[image]
+        )
     whole = evaluate_coco(truth, predictions, images=images, max_detections=(1, 5, 20))
     assert state.num_parts == len(images)
     np.testing.assert_array_equal(state.compute().precision, whole.precision)
@@ -134,25 +154,33 @@ def test_a_training_loop_updates_once_per_image():
 
 def test_an_image_in_two_parts_is_refused_by_name():
     truth, predictions, _ = detection_set(3)
-    first = CocoEvaluation().update(truth.take(truth.image_id < 10), predictions.take(predictions.image_id < 10),
-                                    images=range(10))
-    second = CocoEvaluation().update(truth.take(truth.image_id >= 9), predictions.take(predictions.image_id >= 9),
-                                     images=range(9, 24))
+    first = CocoEvaluation().update(
+        truth.take(truth.image_id < 10), predictions.take(predictions.image_id < 10), images=range(10)
+    )
+    second = CocoEvaluation().update(
+        truth.take(truth.image_id >= 9), predictions.take(predictions.image_id >= 9), images=range(9, 24)
+    )
     with pytest.raises(InvalidArgumentError, match=r"'parts' must be parts split by image.*image 9 in 2 parts"):
         first.merge(second).compute()
 
 
 def test_a_category_without_ground_truth_in_any_part_is_refused_naming_the_part_and_row():
     box = geoiou.Box([[0, 0, 4, 4]])
-    first = CocoEvaluation().update(Annotations(image_id=1, category_id=[1], region=box),
-                                    Annotations(image_id=1, category_id=[1], region=box, score=[1.0]))
-    second = CocoEvaluation().update(Annotations(image_id=2, category_id=[1], region=box),
-                                     Annotations(image_id=2, category_id=[7], region=box, score=[1.0]))
+    first = CocoEvaluation().update(
+        Annotations(image_id=1, category_id=[1], region=box),
+        Annotations(image_id=1, category_id=[1], region=box, score=[1.0]),
+    )
+    second = CocoEvaluation().update(
+        Annotations(image_id=2, category_id=[1], region=box),
+        Annotations(image_id=2, category_id=[7], region=box, score=[1.0]),
+    )
     with pytest.raises(InvalidArgumentError, match=r"categories of the ground truth.*7 at row 0 of part 1"):
         first.merge(second).compute()
     # The same prediction is a false positive of category 7 once another part has its ground truth.
-    third = CocoEvaluation().update(Annotations(image_id=3, category_id=[7], region=box),
-                                    Annotations(image_id=3, category_id=[7], region=box, score=[0.5]))
+    third = CocoEvaluation().update(
+        Annotations(image_id=3, category_id=[7], region=box),
+        Annotations(image_id=3, category_id=[7], region=box, score=[0.5]),
+    )
     result = first.merge(second, third).compute()
     assert result.categories.tolist() == [1, 7]
     # Its false positive (score 1.0, image 2) ranks above its hit (0.5, image 3): precision 1/2 at recall 1.
@@ -161,8 +189,11 @@ def test_a_category_without_ground_truth_in_any_part_is_refused_naming_the_part_
 
 def test_states_of_different_settings_or_kinds_do_not_merge():
     # The message names the one setting that differs (issue 24, item 7), not all of them.
-    with pytest.raises(InvalidArgumentError, match=r"'others\[0\]' must be a CocoEvaluation with this state's "
-                                                   r"max_detections=\(1, 10, 100\) \(got 'max_detections=\(1, 10\)'\)"):
+    with pytest.raises(
+        InvalidArgumentError,
+        match=r"'others\[0\]' must be a CocoEvaluation with this state's "
+        r"max_detections=\(1, 10, 100\) \(got 'max_detections=\(1, 10\)'\)",
+    ):
         CocoEvaluation().merge(CocoEvaluation(max_detections=(1, 10)))
     with pytest.raises(InvalidArgumentError, match=r"'others\[0\]' must be a CocoEvaluation"):
         CocoEvaluation().merge(VocEvaluation())
@@ -172,10 +203,14 @@ def test_states_of_different_settings_or_kinds_do_not_merge():
 
 def test_parts_with_ids_of_two_types_are_refused():
     box = geoiou.Box([[0, 0, 4, 4]])
-    first = VocEvaluation().update(Annotations(image_id=1, category_id=[1], region=box),
-                                   Annotations(image_id=1, category_id=[1], region=box, score=[1.0]))
-    second = VocEvaluation().update(Annotations(image_id="b", category_id=[1], region=box),
-                                    Annotations(image_id="b", category_id=[1], region=box, score=[1.0]))
+    first = VocEvaluation().update(
+        Annotations(image_id=1, category_id=[1], region=box),
+        Annotations(image_id=1, category_id=[1], region=box, score=[1.0]),
+    )
+    second = VocEvaluation().update(
+        Annotations(image_id="b", category_id=[1], region=box),
+        Annotations(image_id="b", category_id=[1], region=box, score=[1.0]),
+    )
     with pytest.raises(InvalidArgumentError, match="image ids of one type in every part"):
         first.merge(second).compute()
 
@@ -196,9 +231,12 @@ def temporal_set(seed: int, n_videos: int = 12) -> tuple[dict, dict]:
     for video in range(n_videos):
         starts = rng.uniform(0, 100, int(rng.integers(1, 5)))
         truth[f"v{video}"] = [(s, s + rng.uniform(1, 20), str(rng.choice(["a", "b", "c"]))) for s in starts]
-        predictions[f"v{video}"] = [(begin, begin + rng.uniform(1, 20), label, float(rng.choice([0.5, rng.random()])))
-                                    for s, _, label in truth[f"v{video}"] for _ in range(int(rng.integers(0, 3)))
-                                    for begin in [s + rng.normal(0, 2)]]
+        predictions[f"v{video}"] = [
+            (begin, begin + rng.uniform(1, 20), label, float(rng.choice([0.5, rng.random()])))
+            for s, _, label in truth[f"v{video}"]
+            for _ in range(int(rng.integers(0, 3)))
+            for begin in [s + rng.normal(0, 2)]
+        ]
     return truth, predictions
 
 
@@ -208,9 +246,13 @@ def test_temporal_detection_over_parts_equals_one_call(seed, n_parts):
     truth, predictions = temporal_set(seed)
     whole = evaluate_temporal_detection(truth, predictions)
     videos = list(truth)
-    states = [TemporalDetectionEvaluation().update({v: truth[v] for v in videos[part[0]:part[-1] + 1]},
-                                                    {v: predictions[v] for v in videos[part[0]:part[-1] + 1]})
-              for part in image_parts(len(videos), n_parts, seed)]
+    states = [
+        TemporalDetectionEvaluation().update(
+            {v: truth[v] for v in videos[part[0] : part[-1] + 1]},
+            {v: predictions[v] for v in videos[part[0] : part[-1] + 1]},
+        )
+        for part in image_parts(len(videos), n_parts, seed)
+    ]
     split = merge_states(states).compute()
     np.testing.assert_array_equal(split.ap, whole.ap)
     assert split.labels == whole.labels and split.num_videos == whole.num_videos
@@ -226,14 +268,19 @@ def test_temporal_parts_sharing_a_video_are_refused():
 def test_action_segmentation_over_parts_equals_one_call():
     rng = np.random.default_rng(5)
     truth = {f"v{i}": np.repeat(rng.integers(0, 4, 8), rng.integers(1, 9, 8)) for i in range(9)}
-    predicted = {video: np.where(rng.random(len(labels)) < 0.2, rng.integers(0, 4, len(labels)), labels)
-                 for video, labels in truth.items()}
+    predicted = {
+        video: np.where(rng.random(len(labels)) < 0.2, rng.integers(0, 4, len(labels)), labels)
+        for video, labels in truth.items()
+    }
     whole = evaluate_action_segmentation(truth, predicted, background=0)
     videos = list(truth)
     state = ActionSegmentationEvaluation(background=0)
     for part in (videos[:2], videos[2:7], videos[7:]):
-        state = state.merge(ActionSegmentationEvaluation(background=0).update(
-            {v: truth[v] for v in part}, {v: predicted[v] for v in part}))
+        state = state.merge(
+            ActionSegmentationEvaluation(background=0).update(
+                {v: truth[v] for v in part}, {v: predicted[v] for v in part}
+            )
+        )
     split = state.compute()
     assert (split.accuracy, split.edit, split.videos) == (whole.accuracy, whole.edit, whole.videos)
     np.testing.assert_array_equal(split.counts, whole.counts)
@@ -272,13 +319,19 @@ def test_agreement_over_parts_equals_one_call():
 
 def test_agreement_of_temporal_segments_over_parts():
     truth, predictions = temporal_set(4)
-    as_segments = {name: TemporalSegments.from_records({v: [r[:3] for r in rows] for v, rows in side.items()})
-                   for name, side in (("a", truth), ("b", predictions))}
+    as_segments = {
+        name: TemporalSegments.from_records({v: [r[:3] for r in rows] for v, rows in side.items()})
+        for name, side in (("a", truth), ("b", predictions))
+    }
     whole = evaluate_agreement(as_segments["a"], as_segments["b"])
     state = AgreementEvaluation()
     for videos in (list(truth)[:5], list(truth)[5:]):
-        state.update(*(TemporalSegments.from_records({v: [r[:3] for r in side[v]] for v in videos})
-                       for side in (truth, predictions)))
+        state.update(
+            *(
+                TemporalSegments.from_records({v: [r[:3] for r in side[v]] for v in videos})
+                for side in (truth, predictions)
+            )
+        )
     assert state.compute().overall() == whole.overall()
 
 

@@ -40,8 +40,9 @@ def test_seed_example_as_label_sets():
     truth = [["Airplane", "Boat", "Car"], ["Airplane", "Car"], ["Boat", "Car"], ["Car", "Boat", "Airplane"]]
     pred = [["Boat"], ["Airplane", "Boat", "Car"], {"Airplane", "Boat", "Car"}, ("Airplane", "Boat", "Car")]
     for average in AVERAGES:
-        np.testing.assert_array_equal(jaccard(truth, pred, labels=NAMES, average=average),
-                                      jaccard(SEED_TRUTH, SEED_PRED, average=average))
+        np.testing.assert_array_equal(
+            jaccard(truth, pred, labels=NAMES, average=average), jaccard(SEED_TRUTH, SEED_PRED, average=average)
+        )
     # `labels` fixes the output order
     np.testing.assert_allclose(jaccard(truth, pred, labels=["Car", "Boat", "Airplane"]), [3 / 4, 3 / 4, 2 / 4])
 
@@ -61,9 +62,9 @@ def _random_indicators(seed):
     truth = (rng.random((n_samples, n_classes)) < rng.uniform(0.1, 0.7)).astype(int)
     pred = (rng.random((n_samples, n_classes)) < rng.uniform(0.1, 0.7)).astype(int)
     for matrix in (truth, pred):
-        matrix[rng.random(n_samples) < 0.3] = 0     # empty rows
+        matrix[rng.random(n_samples) < 0.3] = 0  # empty rows
         matrix[:, rng.random(n_classes) < 0.3] = 0  # empty columns
-    if seed % 5 == 0:                               # a column empty on both sides, a row too
+    if seed % 5 == 0:  # a column empty on both sides, a row too
         truth[:, 0] = pred[:, 0] = 0
         truth[0] = pred[0] = 0
     return truth, pred
@@ -83,8 +84,9 @@ def test_matches_sklearn_for_every_average_and_zero_division(seed):
     for average in AVERAGES:
         for zero_division in ("warn", 0.0, 1.0):
             ours, ours_warned = _call(jaccard, truth, pred, average=average, zero_division=zero_division)
-            theirs, they_warned = _call(metrics.jaccard_score, truth, pred, average=average,
-                                        zero_division=zero_division)
+            theirs, they_warned = _call(
+                metrics.jaccard_score, truth, pred, average=average, zero_division=zero_division
+            )
             np.testing.assert_array_equal(ours, theirs, err_msg=f"{average=} {zero_division=}")  # bit for bit
             assert ours_warned == they_warned, f"{average=} {zero_division=}"
 
@@ -106,7 +108,8 @@ def test_weighted_with_no_true_labels_falls_back_to_the_plain_mean_like_sklearn(
     # per class: 0/1, 0/0, 0/0 -> with zero_division=1.0: [0, 1, 1], no weights -> 2/3
     assert jaccard(truth, pred, average="weighted", zero_division=1.0) == pytest.approx(2 / 3)
     assert jaccard(truth, pred, average="weighted", zero_division=1.0) == metrics.jaccard_score(
-        truth, pred, average="weighted", zero_division=1.0)
+        truth, pred, average="weighted", zero_division=1.0
+    )
 
 
 @pytest.mark.parametrize("seed", range(0, 40, 5))
@@ -119,11 +122,13 @@ def test_nan_zero_division_leaves_undefined_entries_out_like_sklearn_on_the_rest
     assert np.isnan(per_class).sum() == truth.shape[1] - defined.size
     if defined.size:
         assert jaccard(truth, pred, average="macro", zero_division=NAN) == metrics.jaccard_score(
-            truth, pred, labels=defined, average="macro")
+            truth, pred, labels=defined, average="macro"
+        )
     rows = (truth | pred).any(axis=1)
     if rows.any():
         assert jaccard(truth, pred, average="samples", zero_division=NAN) == pytest.approx(
-            metrics.jaccard_score(truth[rows], pred[rows], average="samples"))
+            metrics.jaccard_score(truth[rows], pred[rows], average="samples")
+        )
 
 
 def test_nan_everywhere_averages_to_nan():
@@ -153,29 +158,44 @@ def test_one_column_is_one_class():
 # ---------------------------------------------------------------- errors
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: jaccard([[1, 0]], [[1, 0, 1]]),
-     r"'y_pred' must be of shape \(1, 2\) like 'y_true' \(got 'shape \(1, 3\)'\)"),
-    (lambda: jaccard([[1, 2]], [[1, 0]]), r"'y_true' must be binary \(only 0 and 1\) \(got '2 at index \(0, 1\)'\)"),
-    (lambda: jaccard([[1, 0]], [[0.5, 0]]),
-     r"'y_pred' must be binary \(only 0 and 1\) \(got '0.5 at index \(0, 0\)'\)"),
-    (lambda: jaccard([[1, 0]], [[NAN, 0]]), r"'y_pred' must be binary"),
-    (lambda: jaccard([1, 0], [1, 0]), r"'y_true' must be a 2-D indicator matrix .* \(got 'shape \(2,\)'\)"),
-    (lambda: jaccard(np.zeros((0, 3)), np.zeros((0, 3))), r"at least one sample and one class"),
-    (lambda: jaccard([[1, 0], [1]], [[1, 0], [1]]), r"'y_true' must be a binary indicator matrix .* \(got 'a ragged"),
-    (lambda: jaccard([["a"]], [["a"]]), r"'y_true' must be a binary indicator matrix .*label sets with 'labels'"),
-    (lambda: jaccard([[1, 0]], [[1, 0]], average="binary"), r"'average' must be one of None, 'micro'"),
-    (lambda: jaccard([[1, 0]], [[1, 0]], zero_division="nan"), r"'zero_division' must be 'warn', NaN or a number"),
-    (lambda: jaccard([[1, 0]], [[1, 0]], zero_division=2), r"'zero_division' must be"),
-    (lambda: jaccard([["a"]], [["x"]], labels=["a"]),
-     r"'y_pred' must be label sets drawn from 'labels' \(got \"'x' in sample 0\"\)"),
-    (lambda: jaccard(["a"], [["a"]], labels=["a"]), r"'y_true' must be a collection of labels per sample \(wrap"),
-    (lambda: jaccard([["a"]], [["a"], []], labels=["a"]), r"'y_pred' must be of shape \(1, 1\)"),
-    (lambda: jaccard([], [], labels=["a"]), r"'y_true' must be at least one sample"),
-    (lambda: jaccard([["a"]], [["a"]], labels="a"), r"'labels' must be a non-empty sequence of distinct labels"),
-    (lambda: jaccard([["a"]], [["a"]], labels=["a", "a"]), r"'labels' must be a sequence of distinct labels"),
-    (lambda: jaccard([["a"]], [["a"]], labels=[["a"]]), r"'labels' must be a sequence of hashable labels"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: jaccard([[1, 0]], [[1, 0, 1]]),
+            r"'y_pred' must be of shape \(1, 2\) like 'y_true' \(got 'shape \(1, 3\)'\)",
+        ),
+        (
+            lambda: jaccard([[1, 2]], [[1, 0]]),
+            r"'y_true' must be binary \(only 0 and 1\) \(got '2 at index \(0, 1\)'\)",
+        ),
+        (
+            lambda: jaccard([[1, 0]], [[0.5, 0]]),
+            r"'y_pred' must be binary \(only 0 and 1\) \(got '0.5 at index \(0, 0\)'\)",
+        ),
+        (lambda: jaccard([[1, 0]], [[NAN, 0]]), r"'y_pred' must be binary"),
+        (lambda: jaccard([1, 0], [1, 0]), r"'y_true' must be a 2-D indicator matrix .* \(got 'shape \(2,\)'\)"),
+        (lambda: jaccard(np.zeros((0, 3)), np.zeros((0, 3))), r"at least one sample and one class"),
+        (
+            lambda: jaccard([[1, 0], [1]], [[1, 0], [1]]),
+            r"'y_true' must be a binary indicator matrix .* \(got 'a ragged",
+        ),
+        (lambda: jaccard([["a"]], [["a"]]), r"'y_true' must be a binary indicator matrix .*label sets with 'labels'"),
+        (lambda: jaccard([[1, 0]], [[1, 0]], average="binary"), r"'average' must be one of None, 'micro'"),
+        (lambda: jaccard([[1, 0]], [[1, 0]], zero_division="nan"), r"'zero_division' must be 'warn', NaN or a number"),
+        (lambda: jaccard([[1, 0]], [[1, 0]], zero_division=2), r"'zero_division' must be"),
+        (
+            lambda: jaccard([["a"]], [["x"]], labels=["a"]),
+            r"'y_pred' must be label sets drawn from 'labels' \(got \"'x' in sample 0\"\)",
+        ),
+        (lambda: jaccard(["a"], [["a"]], labels=["a"]), r"'y_true' must be a collection of labels per sample \(wrap"),
+        (lambda: jaccard([["a"]], [["a"], []], labels=["a"]), r"'y_pred' must be of shape \(1, 1\)"),
+        (lambda: jaccard([], [], labels=["a"]), r"'y_true' must be at least one sample"),
+        (lambda: jaccard([["a"]], [["a"]], labels="a"), r"'labels' must be a non-empty sequence of distinct labels"),
+        (lambda: jaccard([["a"]], [["a"]], labels=["a", "a"]), r"'labels' must be a sequence of distinct labels"),
+        (lambda: jaccard([["a"]], [["a"]], labels=[["a"]]), r"'labels' must be a sequence of hashable labels"),
+    ],
+)
 def test_bad_input_is_refused_with_a_clear_message(call, message):
     with pytest.raises(InvalidArgumentError, match=message):
         call()

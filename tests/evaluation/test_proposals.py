@@ -65,16 +65,22 @@ def generated(seed):
             truth_rows.append((f"v{video}", start, start + float(rng.integers(2, 20))))
         for _ in range(int(rng.integers(0, 30))):
             start = float(rng.integers(0, 60))
-            proposal_rows.append((f"v{video}", start, start + float(rng.integers(1, 25)),
-                                  round(float(rng.random()), 1)))  # one decimal: tied scores
+            proposal_rows.append(
+                (f"v{video}", start, start + float(rng.integers(1, 25)), round(float(rng.random()), 1))
+            )  # one decimal: tied scores
     proposal_rows.append(("elsewhere", 0.0, 5.0, 0.9))  # a video without ground truth: not used
     return truth_rows, proposal_rows
 
 
 def segments(rows, scored):
     columns = list(zip(*rows))
-    return TemporalSegments(video_id=columns[0], label=[""] * len(rows), start=columns[1], end=columns[2],
-                            score=columns[3] if scored else None)
+    return TemporalSegments(
+        video_id=columns[0],
+        label=[""] * len(rows),
+        start=columns[1],
+        end=columns[2],
+        score=columns[3] if scored else None,
+    )
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -82,8 +88,9 @@ def segments(rows, scored):
 def test_matches_activitynets_proposal_evaluation(seed, max_average):
     truth_rows, proposal_rows = generated(seed)
     thresholds = np.linspace(0.5, 0.95, 10)
-    result = evaluate_temporal_proposals(segments(truth_rows, False), segments(proposal_rows, True),
-                                         max_proposals_per_video=max_average)
+    result = evaluate_temporal_proposals(
+        segments(truth_rows, False), segments(proposal_rows, True), max_proposals_per_video=max_average
+    )
     average, per_video, auc = oracle(truth_rows, proposal_rows, max_average, thresholds)
     np.testing.assert_allclose(result.average_recall, average, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(result.proposals_per_video, per_video, rtol=1e-12)
@@ -103,19 +110,40 @@ def test_eval_proposals_on_the_command_line(tmp_path):
     import subprocess
     import sys
 
-    truth = {"database": {"v_a": {"subset": "validation", "duration": 100.0, "annotations": [
-        {"segment": [1, 5], "label": "x"}, {"segment": [20, 40], "label": "y"}]}}}
+    truth = {
+        "database": {
+            "v_a": {
+                "subset": "validation",
+                "duration": 100.0,
+                "annotations": [{"segment": [1, 5], "label": "x"}, {"segment": [20, 40], "label": "y"}],
+            }
+        }
+    }
     # ActivityNet's proposal files have no labels.
     proposals = {"results": {"v_a": [{"segment": [1, 5.5], "score": 0.9}, {"segment": [18, 41], "score": 0.8}]}}
     (tmp_path / "gt.json").write_text(json.dumps(truth))
     (tmp_path / "proposals.json").write_text(json.dumps(proposals))
-    run = subprocess.run([sys.executable, "-m", "geoiou.cli", "eval", str(tmp_path / "gt.json"),
-                          str(tmp_path / "proposals.json"), "--proposals", "--no-progress", "--json",
-                          str(tmp_path / "r.json")], capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "geoiou.cli",
+            "eval",
+            str(tmp_path / "gt.json"),
+            str(tmp_path / "proposals.json"),
+            "--proposals",
+            "--no-progress",
+            "--json",
+            str(tmp_path / "r.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     expected = evaluate_temporal_proposals(
         TemporalSegments(video_id=["v_a", "v_a"], label=["x", "y"], start=[1.0, 20.0], end=[5.0, 40.0]),
-        TemporalSegments(video_id=["v_a", "v_a"], label=["", ""], start=[1.0, 18.0], end=[5.5, 41.0],
-                         score=[0.9, 0.8]))
+        TemporalSegments(video_id=["v_a", "v_a"], label=["", ""], start=[1.0, 18.0], end=[5.5, 41.0], score=[0.9, 0.8]),
+    )
     headline = json.loads((tmp_path / "r.json").read_text())["result"]["headline"]
     assert headline["AUC"] == pytest.approx(expected.auc) and f"AUC    {expected.auc:7.2f}" in run.stdout

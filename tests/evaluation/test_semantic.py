@@ -16,31 +16,35 @@ NAN = math.nan
 
 
 def test_golden_three_classes():
-    target = [[0, 0, 1],
-              [1, 2, 2]]
-    prediction = [[0, 1, 1],
-                  [1, 2, 0]]
+    target = [[0, 0, 1], [1, 2, 2]]
+    prediction = [[0, 1, 1], [1, 2, 0]]
     # pixel pairs (t, p): (0,0) (0,1) (1,1) (1,1) (2,2) (2,0)
     cm = ConfusionMatrix(3).update(target, prediction)
-    np.testing.assert_array_equal(cm.matrix, [[1, 1, 0],   # class 0: 1 right, 1 taken for class 1
-                                              [0, 2, 0],   # class 1: both right
-                                              [1, 0, 1]])  # class 2: 1 right, 1 taken for class 0
+    np.testing.assert_array_equal(
+        cm.matrix,
+        [
+            [1, 1, 0],  # class 0: 1 right, 1 taken for class 1
+            [0, 2, 0],  # class 1: both right
+            [1, 0, 1],
+        ],
+    )  # class 2: 1 right, 1 taken for class 0
     scores = cm.compute()
     # IoU = TP / (row + column - TP): 1/(2+2-1), 2/(2+3-2), 1/(2+1-1)
     np.testing.assert_allclose(scores.iou, [1 / 3, 2 / 3, 1 / 2])
-    assert scores.miou == pytest.approx((1 / 3 + 2 / 3 + 1 / 2) / 3)       # 0.5
+    assert scores.miou == pytest.approx((1 / 3 + 2 / 3 + 1 / 2) / 3)  # 0.5
     assert scores.fwiou == pytest.approx(2 / 6 * (1 / 3 + 2 / 3 + 1 / 2))  # every support is 2 of 6
-    assert scores.pixel_accuracy == pytest.approx(4 / 6)                   # trace / total
-    np.testing.assert_allclose(scores.class_accuracy, [1 / 2, 1, 1 / 2])   # TP / row
+    assert scores.pixel_accuracy == pytest.approx(4 / 6)  # trace / total
+    np.testing.assert_allclose(scores.class_accuracy, [1 / 2, 1, 1 / 2])  # TP / row
     assert scores.mean_class_accuracy == pytest.approx(2 / 3)
     np.testing.assert_array_equal(scores.support, [2, 2, 2])
 
 
 def _ignore_and_absent_scores(zero_division=NAN):
-    target = [[0, 0, 0, 255],
-              [1, 1, 255, 0]]
-    prediction = [[0, 0, 1, 3],    # the 3 sits on an ignored pixel: skipped
-                  [1, 0, 2, 0]]    # so does the 2
+    target = [[0, 0, 0, 255], [1, 1, 255, 0]]
+    prediction = [
+        [0, 0, 1, 3],  # the 3 sits on an ignored pixel: skipped
+        [1, 0, 2, 0],
+    ]  # so does the 2
     # counted pairs: (0,0) (0,0) (0,1) (1,1) (1,0) (0,0); classes 2 and 3 never counted
     cm = ConfusionMatrix(4, ignore_index=255).update(target, prediction)
     np.testing.assert_array_equal(cm.matrix, [[3, 1, 0, 0], [1, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
@@ -52,17 +56,20 @@ def test_golden_ignore_index_and_absent_classes_are_nan_and_left_out():
     scores = _ignore_and_absent_scores()
     # class 0: 3 / (4 + 4 - 3); class 1: 1 / (2 + 2 - 1); classes 2, 3: 0/0
     np.testing.assert_allclose(scores.iou, [3 / 5, 1 / 3, NAN, NAN])
-    assert scores.miou == pytest.approx((3 / 5 + 1 / 3) / 2)               # NaN left out: 0.4667
-    assert scores.fwiou == pytest.approx(4 / 6 * 3 / 5 + 2 / 6 * 1 / 3)   # 0.5111
+    assert scores.miou == pytest.approx((3 / 5 + 1 / 3) / 2)  # NaN left out: 0.4667
+    assert scores.fwiou == pytest.approx(4 / 6 * 3 / 5 + 2 / 6 * 1 / 3)  # 0.5111
     assert scores.pixel_accuracy == pytest.approx(4 / 6)
     np.testing.assert_allclose(scores.class_accuracy, [3 / 4, 1 / 2, NAN, NAN])
     assert scores.mean_class_accuracy == pytest.approx(0.625)
 
 
-@pytest.mark.parametrize(("zero_division", "miou", "mean_accuracy"), [
-    (0.0, (3 / 5 + 1 / 3) / 4, (3 / 4 + 1 / 2) / 4),          # absent classes count as misses
-    (1.0, (3 / 5 + 1 / 3 + 2) / 4, (3 / 4 + 1 / 2 + 2) / 4),  # ... or as hits
-])
+@pytest.mark.parametrize(
+    ("zero_division", "miou", "mean_accuracy"),
+    [
+        (0.0, (3 / 5 + 1 / 3) / 4, (3 / 4 + 1 / 2) / 4),  # absent classes count as misses
+        (1.0, (3 / 5 + 1 / 3 + 2) / 4, (3 / 4 + 1 / 2 + 2) / 4),  # ... or as hits
+    ],
+)
 def test_zero_division_policies_count_absent_classes(zero_division, miou, mean_accuracy):
     scores = _ignore_and_absent_scores(zero_division)
     np.testing.assert_allclose(scores.iou, [3 / 5, 1 / 3, zero_division, zero_division])
@@ -136,7 +143,8 @@ def test_matches_sklearn(seed):
     recall = metrics.recall_score(t, p, labels=labels, average=None, zero_division=np.nan)
     np.testing.assert_allclose(nans.class_accuracy, recall)
     assert nans.mean_class_accuracy == pytest.approx(
-        metrics.recall_score(t, p, labels=labels, average="macro", zero_division=np.nan))
+        metrics.recall_score(t, p, labels=labels, average="macro", zero_division=np.nan)
+    )
 
 
 # ---------------------------------------------------------------- accumulation and merge
@@ -179,8 +187,9 @@ def test_every_integer_dtype_counts_the_same(dtype):
     rng = np.random.default_rng(10)
     target, prediction = rng.integers(0, 3, (6, 7)), rng.integers(0, 3, (6, 7))
     expected = ConfusionMatrix(3).update(target, prediction).matrix
-    np.testing.assert_array_equal(ConfusionMatrix(3).update(target.astype(dtype), prediction.astype(dtype)).matrix,
-                                  expected)
+    np.testing.assert_array_equal(
+        ConfusionMatrix(3).update(target.astype(dtype), prediction.astype(dtype)).matrix, expected
+    )
 
 
 def test_boolean_maps_are_labels_zero_and_one():
@@ -226,36 +235,61 @@ def test_results_are_read_only():
 # ---------------------------------------------------------------- errors
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: ConfusionMatrix(0), r"'num_classes' must be a positive integer \(got 0\)"),
-    (lambda: ConfusionMatrix(2.0), r"'num_classes' must be a positive integer \(got 2.0\)"),
-    (lambda: ConfusionMatrix(3, ignore_index=1), r"'ignore_index' must be None or an integer outside \[0, 3\)"),
-    (lambda: ConfusionMatrix(2).update([0, 1], [0]), r"'prediction' must be an array of shape \(2,\) like 'target' "
-                                                     r"\(got 'shape \(1,\)'\)"),
-    (lambda: ConfusionMatrix(2).update([[0.0, 1.0]], [[0, 1]]), r"'target' must be an array of integer labels "
-                                                                 r"\(got 'dtype float64'\)"),
-    (lambda: ConfusionMatrix(2).update([0, 1], np.array([0, 1], np.float32)),
-     r"'prediction' must be an array of integer"),
-    (lambda: ConfusionMatrix(2, ignore_index=255).update([[0, 1], [2, 255]], [[0, 0], [0, 0]]),
-     r"'target' must be labels in \[0, 2\) or 255 \(got '2 at index \(1, 0\)'\)"),
-    (lambda: ConfusionMatrix(2).update([0, -1], [0, 0]), r"'target' must be labels in \[0, 2\) \(got '-1 at index"),
-    (lambda: ConfusionMatrix(2, ignore_index=255).update([0, 1], [0, 255]),
-     r"'prediction' must be labels in \[0, 2\) where the target is counted \(got '255 at index \(1,\)'\)"),
-    (lambda: ConfusionMatrix(2).update([[0, 1], [0]], [[0, 1], [0]]), r"'target' must be an array of integer labels "
-                                                                       r"\(got 'a ragged sequence'\)"),
-    (lambda: ConfusionMatrix(2, ignore_index=255).update([[255, 0], [0, -3]], [[0, 0], [0, 0]]),
-     r"'target' must be labels in \[0, 2\) or 255 \(got '-3 at index \(1, 1\)'\)"),
-    (lambda: ConfusionMatrix(2).update(np.array([0, 2**63], np.uint64), np.array([0, 0], np.uint64)),
-     r"'target' must be labels in \[0, 2\) \(got '9223372036854775808 at index \(1,\)'\)"),
-    (lambda: ConfusionMatrix(2).merge(ConfusionMatrix(3)), r"'other' must be a ConfusionMatrix with num_classes=2"),
-    (lambda: ConfusionMatrix(2).merge(ConfusionMatrix(2, ignore_index=255)), r"and ignore_index=None"),
-    (lambda: ConfusionMatrix(2).compute(zero_division=2), r"'zero_division' must be NaN or a number in \[0, 1\]"),
-    (lambda: ConfusionMatrix(2).compute(class_names=["a"]), r"'class_names' must be a sequence of 2 names"),
-    (lambda: SemanticSegmentationResult([[1, 2]]), r"'matrix' must be a square \(C, C\) array"),
-    (lambda: SemanticSegmentationResult([[1, -2], [0, 0]]), r"'matrix' must be non-negative integer counts"),
-    (lambda: semantic_iou([[0]], [[0], [1]], 2), r"'predictions' must be as long as 'targets' \(got 'more than 1"),
-    (lambda: semantic_iou([[0], [1]], [[0]], 2), r"'predictions' must be as long as 'targets' \(got '1 predictions"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: ConfusionMatrix(0), r"'num_classes' must be a positive integer \(got 0\)"),
+        (lambda: ConfusionMatrix(2.0), r"'num_classes' must be a positive integer \(got 2.0\)"),
+        (lambda: ConfusionMatrix(3, ignore_index=1), r"'ignore_index' must be None or an integer outside \[0, 3\)"),
+        (
+            lambda: ConfusionMatrix(2).update([0, 1], [0]),
+            r"'prediction' must be an array of shape \(2,\) like 'target' "
+            r"\(got 'shape \(1,\)'\)",
+        ),
+        (
+            lambda: ConfusionMatrix(2).update([[0.0, 1.0]], [[0, 1]]),
+            r"'target' must be an array of integer labels "
+            r"\(got 'dtype float64'\)",
+        ),
+        (
+            lambda: ConfusionMatrix(2).update([0, 1], np.array([0, 1], np.float32)),
+            r"'prediction' must be an array of integer",
+        ),
+        (
+            lambda: ConfusionMatrix(2, ignore_index=255).update([[0, 1], [2, 255]], [[0, 0], [0, 0]]),
+            r"'target' must be labels in \[0, 2\) or 255 \(got '2 at index \(1, 0\)'\)",
+        ),
+        (lambda: ConfusionMatrix(2).update([0, -1], [0, 0]), r"'target' must be labels in \[0, 2\) \(got '-1 at index"),
+        (
+            lambda: ConfusionMatrix(2, ignore_index=255).update([0, 1], [0, 255]),
+            r"'prediction' must be labels in \[0, 2\) where the target is counted \(got '255 at index \(1,\)'\)",
+        ),
+        (
+            lambda: ConfusionMatrix(2).update([[0, 1], [0]], [[0, 1], [0]]),
+            r"'target' must be an array of integer labels "
+            r"\(got 'a ragged sequence'\)",
+        ),
+        (
+            lambda: ConfusionMatrix(2, ignore_index=255).update([[255, 0], [0, -3]], [[0, 0], [0, 0]]),
+            r"'target' must be labels in \[0, 2\) or 255 \(got '-3 at index \(1, 1\)'\)",
+        ),
+        (
+            lambda: ConfusionMatrix(2).update(np.array([0, 2**63], np.uint64), np.array([0, 0], np.uint64)),
+            r"'target' must be labels in \[0, 2\) \(got '9223372036854775808 at index \(1,\)'\)",
+        ),
+        (lambda: ConfusionMatrix(2).merge(ConfusionMatrix(3)), r"'other' must be a ConfusionMatrix with num_classes=2"),
+        (lambda: ConfusionMatrix(2).merge(ConfusionMatrix(2, ignore_index=255)), r"and ignore_index=None"),
+        (lambda: ConfusionMatrix(2).compute(zero_division=2), r"'zero_division' must be NaN or a number in \[0, 1\]"),
+        (lambda: ConfusionMatrix(2).compute(class_names=["a"]), r"'class_names' must be a sequence of 2 names"),
+        (lambda: SemanticSegmentationResult([[1, 2]]), r"'matrix' must be a square \(C, C\) array"),
+        (lambda: SemanticSegmentationResult([[1, -2], [0, 0]]), r"'matrix' must be non-negative integer counts"),
+        (lambda: semantic_iou([[0]], [[0], [1]], 2), r"'predictions' must be as long as 'targets' \(got 'more than 1"),
+        (
+            lambda: semantic_iou([[0], [1]], [[0]], 2),
+            r"'predictions' must be as long as 'targets' \(got '1 predictions",
+        ),
+    ],
+)
 def test_bad_input_is_refused_with_a_clear_message(call, message):
     with pytest.raises(InvalidArgumentError, match=message):
         call()

@@ -127,8 +127,7 @@ def test_a_prediction_never_matches_truth_of_another_class():
 
 def test_thumos14_reports_each_threshold():
     # tIoU = 4.5 / 10 = 0.45: a hit at 0.3 and 0.4 only.
-    result = evaluate_temporal_detection({"v": [(0, 10, "a")]}, {"v": [(0, 4.5, "a", 0.9)]},
-                                         tiou_thresholds="thumos14")
+    result = evaluate_temporal_detection({"v": [(0, 10, "a")]}, {"v": [(0, 4.5, "a", 0.9)]}, tiou_thresholds="thumos14")
     np.testing.assert_array_equal(result.tiou_thresholds, THUMOS14_TIOU_THRESHOLDS)
     np.testing.assert_array_equal(result.mean_ap, [1, 1, 0, 0, 0])
     assert result.mean_ap_at(0.4) == 1.0 and result.mean_ap_at(0.5) == 0.0
@@ -149,10 +148,17 @@ def test_interpolated_average_precision_of_a_ranking():
 # --------------------------------------------------------------------------- input forms
 def test_records_columns_and_activitynet_dicts_give_the_same_result():
     tuples = {"v1": [(0, 10, "a", 0.9), (3, 8, "b", 0.4)], "v2": [(1, 2, "a", 0.7)]}
-    dicts = {video: [{"segment": [s, e], "label": label, "score": score} for s, e, label, score in rows]
-             for video, rows in tuples.items()}
-    columns = TemporalSegments(video_id=np.array(["v1", "v1", "v2"]), label=np.array(["a", "b", "a"]),
-                               start=[0, 3, 1], end=[10, 8, 2], score=np.array([0.9, 0.4, 0.7]))
+    dicts = {
+        video: [{"segment": [s, e], "label": label, "score": score} for s, e, label, score in rows]
+        for video, rows in tuples.items()
+    }
+    columns = TemporalSegments(
+        video_id=np.array(["v1", "v1", "v2"]),
+        label=np.array(["a", "b", "a"]),
+        start=[0, 3, 1],
+        end=[10, 8, 2],
+        score=np.array([0.9, 0.4, 0.7]),
+    )
     truth = {"v1": [(0, 9, "a"), (2, 8, "b")], "v2": [(0, 2, "a")], "v3": []}
     results = [evaluate_temporal_detection(truth, predictions).to_dict() for predictions in (tuples, dicts, columns)]
     assert results[0] == results[1] == results[2]
@@ -181,15 +187,25 @@ TRUTH = {"v": [(0, 10, "a")]}
     ("predictions", "message"),
     [
         ({"v": [(0, 10, "a", float("nan"))]}, r"^'score' must be finite \(got nan at segment 0, video 'v'\)$"),
-        ({"v": [(0, 1, "a", 0.1), (0, float("inf"), "a", 0.5)]},
-         r"^'end' must be finite \(got inf at segment 1, video 'v'\)$"),
+        (
+            {"v": [(0, 1, "a", 0.1), (0, float("inf"), "a", 0.5)]},
+            r"^'end' must be finite \(got inf at segment 1, video 'v'\)$",
+        ),
         ({"v": [(5, 2, "a", 0.5)]}, r"^'end' must be >= start \(got '\[5, 2\]' at segment 0, video 'v'\)$"),
-        ({"x": [(0, 10, "a", 0.5)]}, r"^'predictions' must be for videos of the ground truth \(got 'x'; the ground truth has, for example, 'v'\)$"),
-        ({"v": [(0, 10, "dance", 0.5)]},
-         r"^'predictions' must be labelled with classes of the ground truth \(got 'dance'; the ground truth has, for "
-         r"example, 'a'\)$"),
-        ({"v": [(0, 10, "a")]},
-         r"^'predictions' must be scored \(each prediction needs a 'score'\) \(got 'no scores'\)$"),
+        (
+            {"x": [(0, 10, "a", 0.5)]},
+            r"^'predictions' must be for videos of the ground truth \(got 'x'; the ground truth has, for example, "
+            r"'v'\)$",
+        ),
+        (
+            {"v": [(0, 10, "dance", 0.5)]},
+            r"^'predictions' must be labelled with classes of the ground truth \(got 'dance'; the ground truth has, "
+            r"for example, 'a'\)$",
+        ),
+        (
+            {"v": [(0, 10, "a")]},
+            r"^'predictions' must be scored \(each prediction needs a 'score'\) \(got 'no scores'\)$",
+        ),
         ({"v": [(0, 10, "a", 0.5), (0, 10, "a")]}, r"'records' must be all scored or all without scores"),
         ({"v": [(0, 10)]}, r"'records' must be \{'segment': \[start, end\].* \(got \(0, 10\) in video 'v'\)"),
         ({"v": [{"segment": [0, 1]}]}, r"'records' must be .*in video 'v'"),
@@ -238,8 +254,12 @@ def test_the_result_reports_a_table_a_dict_and_json():
     assert lines[-1] == f"avg   {100 * result.average_mean_ap:7.2f}"
     as_dict = json.loads(result.to_json(indent=2))
     assert as_dict["mAP"] == pytest.approx(result.mean_ap.tolist())
-    assert as_dict["per_class"][0] == {"label": "jump", "AP": result.ap[:, 0].tolist(), "num_truths": 2,
-                                       "num_predictions": 2}
+    assert as_dict["per_class"][0] == {
+        "label": "jump",
+        "AP": result.ap[:, 0].tolist(),
+        "num_truths": 2,
+        "num_predictions": 2,
+    }
     assert result.mean_ap_at(0.9) == result.mean_ap[8]  # finds 0.8999999999999999
     with pytest.raises(InvalidArgumentError, match=r"'threshold' must be one of \[0.5, 0.55"):
         result.mean_ap_at(0.33)
@@ -280,15 +300,26 @@ def test_per_object_matches_say_which_segment_each_prediction_claimed():
 
 
 # --------------------------------------------------------------------------- hints (issue 24, items 9 and 10)
-@pytest.mark.parametrize(("truth", "predictions", "message"), [
-    # The label 3 against "3": equal as text, different as values, so no prediction could match.
-    ({"v1": [(0, 5, 3)]}, {"v1": [(0, 4, "3", 0.9)]}, r"the types differ, the ground truth has 3 \(int\) and this "
-                                                       r"is '3' \(str\)"),
-    # ActivityNet's ids carry a "v_" prefix, which prediction files made from video names often lack.
-    ({"v_abc": [(0, 5, "run")]}, {"abc": [(0, 4, "run", 0.9)]}, r"\(got 'abc': the ground truth has 'v_abc'"),
-    ({"v1": [(0, 5, "run")]}, {"v1": [("run", 0, 4, 0.9)]}, r"'records' must be \(start, end, label\[, score\]\) in "
-                                                             r"this order, the label third"),
-])
+@pytest.mark.parametrize(
+    ("truth", "predictions", "message"),
+    [
+        # The label 3 against "3": equal as text, different as values, so no prediction could match.
+        (
+            {"v1": [(0, 5, 3)]},
+            {"v1": [(0, 4, "3", 0.9)]},
+            r"the types differ, the ground truth has 3 \(int\) and this "
+            r"is '3' \(str\)",
+        ),
+        # ActivityNet's ids carry a "v_" prefix, which prediction files made from video names often lack.
+        ({"v_abc": [(0, 5, "run")]}, {"abc": [(0, 4, "run", 0.9)]}, r"\(got 'abc': the ground truth has 'v_abc'"),
+        (
+            {"v1": [(0, 5, "run")]},
+            {"v1": [("run", 0, 4, 0.9)]},
+            r"'records' must be \(start, end, label\[, score\]\) in "
+            r"this order, the label third",
+        ),
+    ],
+)
 def test_common_mistakes_are_named(truth, predictions, message):
     with pytest.raises(InvalidArgumentError, match=message):
         TemporalDetectionEvaluation().update(truth, predictions).compute()
@@ -306,6 +337,9 @@ def test_integer_frame_labels_with_the_default_background_are_warned_about():
 
 def test_ids_that_read_the_same_in_two_types_are_refused():
     # Issue 24, item 10: video 1 and video "1" would be two videos; one side was read as text.
-    with pytest.raises(InvalidArgumentError, match=r"'video_id' must be ids of one type for equal names \(got "
-                                                   r"\"both 1 and '1'\"\)"):
+    with pytest.raises(
+        InvalidArgumentError,
+        match=r"'video_id' must be ids of one type for equal names \(got "
+        r"\"both 1 and '1'\"\)",
+    ):
         TemporalSegments(video_id=[1, "1"], label=["a", "a"], start=[0, 1], end=[1, 2])

@@ -26,15 +26,17 @@ def oracle_voc_ap(precision, recall):
     padded_recall = [0.0] + list(recall) + [1.0]
     for i in range(len(padded_precision) - 2, -1, -1):
         padded_precision[i] = max(padded_precision[i], padded_precision[i + 1])
-    return sum((padded_recall[i] - padded_recall[i - 1]) * padded_precision[i]
-               for i in range(1, len(padded_recall)) if padded_recall[i] != padded_recall[i - 1])
+    return sum(
+        (padded_recall[i] - padded_recall[i - 1]) * padded_precision[i]
+        for i in range(1, len(padded_recall))
+        if padded_recall[i] != padded_recall[i - 1]
+    )
 
 
 def _later_first(indices, tious):
     """ActivityNet's ``tiou_arr.argsort()[::-1]``: a stable ascending sort reversed, so of equal tIoUs the
     later ground truth comes first."""
     return sorted(indices, key=lambda g: tious[g])[::-1]
-
 
 
 def oracle_class_ap(truths, predictions, thresholds, zero_division, sorted_by_tiou=_later_first):
@@ -114,13 +116,20 @@ def generated_data(seed):
 
 def as_segments(rows, videos, scored):
     columns = list(zip(*rows))
-    return TemporalSegments(video_id=columns[0], label=columns[1], start=columns[2], end=columns[3],
-                            score=columns[4] if scored else None, videos=videos)
+    return TemporalSegments(
+        video_id=columns[0],
+        label=columns[1],
+        start=columns[2],
+        end=columns[3],
+        score=columns[4] if scored else None,
+        videos=videos,
+    )
 
 
 @pytest.mark.parametrize("seed", range(40))
-@pytest.mark.parametrize(("thresholds", "zero_division"),
-                         [("activitynet", 0.0), ("thumos14", 0.0), ("activitynet", 1.0)])
+@pytest.mark.parametrize(
+    ("thresholds", "zero_division"), [("activitynet", 0.0), ("thumos14", 0.0), ("activitynet", 1.0)]
+)
 def test_matches_the_loop_oracle_on_generated_data(seed, thresholds, zero_division):
     videos, truth_rows, prediction_rows = generated_data(seed)
     truth = as_segments(truth_rows, videos, scored=False)
@@ -132,8 +141,13 @@ def test_matches_the_loop_oracle_on_generated_data(seed, thresholds, zero_divisi
 
 
 def test_the_generated_data_exercises_the_cases_it_claims():
-    seen = {"zero-length truth": 0, "zero-length prediction": 0, "tied scores": 0, "empty truth video": 0,
-            "class without predictions": 0}
+    seen = {
+        "zero-length truth": 0,
+        "zero-length prediction": 0,
+        "tied scores": 0,
+        "empty truth video": 0,
+        "class without predictions": 0,
+    }
     for seed in range(40):
         videos, truth_rows, prediction_rows = generated_data(seed)
         seen["zero-length truth"] += any(row[2] == row[3] for row in truth_rows)
@@ -150,14 +164,18 @@ def test_matches_the_oracle_on_a_larger_random_set():
     # the one-truth fast path and the multi-truth loop all run.
     rng = np.random.default_rng(2024)
     videos = [f"v{i}" for i in range(30)]
-    truth_rows = [(videos[rng.integers(0, 30)], "xyz"[rng.integers(0, 3)], s, s + rng.uniform(0.5, 30))
-                  for s in rng.uniform(0, 100, 60)]
+    truth_rows = [
+        (videos[rng.integers(0, 30)], "xyz"[rng.integers(0, 3)], s, s + rng.uniform(0.5, 30))
+        for s in rng.uniform(0, 100, 60)
+    ]
     prediction_rows = []
     for video, label, start, end in truth_rows * 4:
         shift = rng.normal(0, 3, 2)
         prediction_rows.append((video, label, start + shift[0], max(start + shift[0], end + shift[1]), rng.random()))
-    prediction_rows += [(videos[rng.integers(0, 30)], "xyz"[rng.integers(0, 3)], s, s + 10, rng.random())
-                        for s in rng.uniform(0, 100, 100)]
+    prediction_rows += [
+        (videos[rng.integers(0, 30)], "xyz"[rng.integers(0, 3)], s, s + 10, rng.random())
+        for s in rng.uniform(0, 100, 100)
+    ]
     truth, predictions = as_segments(truth_rows, videos, False), as_segments(prediction_rows, videos, True)
     result = evaluate_temporal_detection(truth, predictions)
     expected = oracle_map(truth_rows, prediction_rows, result.tiou_thresholds, 0.0)
@@ -174,12 +192,20 @@ def test_a_prediction_overlapping_two_segments_equally_claims_the_later_one():
     false positive: AP 0.5.
     """
     truth = TemporalSegments(video_id=["v", "v"], label=["x", "x"], start=[0.0, 4.0], end=[4.0, 8.0], videos=["v"])
-    predictions = TemporalSegments(video_id=["v", "v"], label=["x", "x"], start=[2.0, 0.0], end=[6.0, 4.0],
-                                   score=[0.9, 0.8], videos=["v"])
+    predictions = TemporalSegments(
+        video_id=["v", "v"], label=["x", "x"], start=[2.0, 0.0], end=[6.0, 4.0], score=[0.9, 0.8], videos=["v"]
+    )
     result = evaluate_temporal_detection(truth, predictions, tiou_thresholds=[0.3])
     assert result.ap[0, 0] == 1.0
-    assert oracle_map([("v", "x", 0.0, 4.0), ("v", "x", 4.0, 8.0)],
-                      [("v", "x", 2.0, 6.0, 0.9), ("v", "x", 0.0, 4.0, 0.8)], [0.3], 0.0)[0, 0] == 1.0
+    assert (
+        oracle_map(
+            [("v", "x", 0.0, 4.0), ("v", "x", 4.0, 8.0)],
+            [("v", "x", 2.0, 6.0, 0.9), ("v", "x", 0.0, 4.0, 0.8)],
+            [0.3],
+            0.0,
+        )[0, 0]
+        == 1.0
+    )
 
 
 def tied_data(seed):
@@ -212,7 +238,12 @@ def test_the_tie_rule_changes_the_numbers_in_the_tied_data():
     for seed in range(30):
         _, truth_rows, prediction_rows = tied_data(seed)
         later = oracle_map(truth_rows, prediction_rows, [0.3], 0.0)
-        earlier = oracle_map(truth_rows, prediction_rows, [0.3], 0.0,
-                             sorted_by_tiou=lambda indices, tious: sorted(indices, key=lambda g: -tious[g]))
+        earlier = oracle_map(
+            truth_rows,
+            prediction_rows,
+            [0.3],
+            0.0,
+            sorted_by_tiou=lambda indices, tious: sorted(indices, key=lambda g: -tious[g]),
+        )
         differ += not np.array_equal(later, earlier)
     assert differ >= 5, differ

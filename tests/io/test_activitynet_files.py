@@ -29,28 +29,42 @@ def write_json(path, document):
 
 def results(videos):
     """A results document; `videos` maps id -> [(start, end, label, score), ...]."""
-    return {"version": "VERSION 1.3", "external_data": {}, "results": {
-        video: [{"label": label, "score": score, "segment": [start, end]} for start, end, label, score in rows]
-        for video, rows in videos.items()}}
+    return {
+        "version": "VERSION 1.3",
+        "external_data": {},
+        "results": {
+            video: [{"label": label, "score": score, "segment": [start, end]} for start, end, label, score in rows]
+            for video, rows in videos.items()
+        },
+    }
 
 
 # --------------------------------------------------------------------------- golden values
 GOLDEN_TRUTH = {
-    "version": "VERSION 1.3", "taxonomy": [],
+    "version": "VERSION 1.3",
+    "taxonomy": [],
     "database": {
-        "v1": {"subset": "validation", "duration": 60.0,
-               "annotations": [{"segment": [0, 10], "label": "jump"}, {"segment": [20, 30], "label": "jump"}]},
-        "v2": {"subset": "validation", "duration": 40.5,
-               "annotations": [{"segment": [0, 10], "label": "jump"}, {"segment": [0, 20], "label": "run"}]},
+        "v1": {
+            "subset": "validation",
+            "duration": 60.0,
+            "annotations": [{"segment": [0, 10], "label": "jump"}, {"segment": [20, 30], "label": "jump"}],
+        },
+        "v2": {
+            "subset": "validation",
+            "duration": 40.5,
+            "annotations": [{"segment": [0, 10], "label": "jump"}, {"segment": [0, 20], "label": "run"}],
+        },
         "v3": {"subset": "validation", "duration": 12.0, "annotations": []},
         "v4": {"subset": "training", "duration": 30.0, "annotations": [{"segment": [0, 10], "label": "jump"}]},
     },
 }
-GOLDEN_PREDICTIONS = results({
-    "v1": [(0, 8, "jump", 0.9), (20, 26, "jump", 0.7)],   # tIoU 0.8 and 0.6 with v1's two jumps
-    "v2": [(0, 10, "jump", 0.6), (0, 10, "run", 0.5)],    # tIoU 1.0 (jump) and 0.5 (run)
-    "v3": [(0, 5, "jump", 0.8)],                           # a video without truth: a false positive
-})
+GOLDEN_PREDICTIONS = results(
+    {
+        "v1": [(0, 8, "jump", 0.9), (20, 26, "jump", 0.7)],  # tIoU 0.8 and 0.6 with v1's two jumps
+        "v2": [(0, 10, "jump", 0.6), (0, 10, "run", 0.5)],  # tIoU 1.0 (jump) and 0.5 (run)
+        "v3": [(0, 5, "jump", 0.8)],  # a video without truth: a false positive
+    }
+)
 
 
 def test_golden_map_of_a_hand_checked_file(tmp_path):
@@ -183,8 +197,14 @@ def synthetic_files(tmp_path, seed):
         starts = gen.uniform(0, duration * 0.8, count)
         ends = starts + gen.uniform(1, duration * 0.3, count)
         classes = [labels[(number + k) % 4] if k == 0 else str(gen.choice(labels)) for k in range(count)]
-        truth_videos[video] = {"subset": subset, "duration": duration, "url": "", "annotations": [
-            {"segment": [float(s), float(e)], "label": label} for s, e, label in zip(starts, ends, classes)]}
+        truth_videos[video] = {
+            "subset": subset,
+            "duration": duration,
+            "url": "",
+            "annotations": [
+                {"segment": [float(s), float(e)], "label": label} for s, e, label in zip(starts, ends, classes)
+            ],
+        }
         if subset != "validation":
             continue
         rows = []
@@ -198,11 +218,19 @@ def synthetic_files(tmp_path, seed):
         prediction_rows[video] = rows
     count = sum(map(len, prediction_rows.values()))
     scores = iter(gen.permutation(count) / count + 0.001)  # distinct: the official tie order is arbitrary
-    results_document = {"version": "VERSION 1.3", "external_data": {}, "results": {
-        video: [{"label": label, "score": float(next(scores)), "segment": [float(s), float(e)]} for s, e, label in rows]
-        for video, rows in prediction_rows.items()}}
-    truth_path = write_json(tmp_path / f"gt{seed}.json", {"version": "VERSION 1.3", "taxonomy": [],
-                                                          "database": truth_videos})
+    results_document = {
+        "version": "VERSION 1.3",
+        "external_data": {},
+        "results": {
+            video: [
+                {"label": label, "score": float(next(scores)), "segment": [float(s), float(e)]} for s, e, label in rows
+            ]
+            for video, rows in prediction_rows.items()
+        },
+    }
+    truth_path = write_json(
+        tmp_path / f"gt{seed}.json", {"version": "VERSION 1.3", "taxonomy": [], "database": truth_videos}
+    )
     return truth_path, write_json(tmp_path / f"pred{seed}.json", results_document)
 
 
@@ -228,13 +256,19 @@ def scored_segments(draw):
     finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
     starts = draw(st.lists(finite, min_size=count, max_size=count))
     # Lengths of 0 or at least 1e-100: a positive length below 2**-500 is refused by the reader, as by Interval.
-    lengths = draw(st.lists(st.floats(0, 1e3).map(lambda length: length if length >= 1e-100 else 0.0),
-                            min_size=count, max_size=count))
+    lengths = draw(
+        st.lists(
+            st.floats(0, 1e3).map(lambda length: length if length >= 1e-100 else 0.0), min_size=count, max_size=count
+        )
+    )
     return TemporalSegments(
         video_id=draw(st.lists(st.sampled_from(videos), min_size=count, max_size=count)),
         label=draw(st.lists(st.text(min_size=1, max_size=5), min_size=count, max_size=count)),
-        start=starts, end=[s + length for s, length in zip(starts, lengths)],
-        score=draw(st.lists(st.floats(0, 1), min_size=count, max_size=count)), videos=videos)
+        start=starts,
+        end=[s + length for s, length in zip(starts, lengths)],
+        score=draw(st.lists(st.floats(0, 1), min_size=count, max_size=count)),
+        videos=videos,
+    )
 
 
 @ci_settings(40)
@@ -252,8 +286,9 @@ def test_write_then_read_gives_the_same_segments(tmp_path_factory, segments):
 
 
 def test_written_file_has_the_official_layout(tmp_path):
-    segments = TemporalSegments(video_id=["v1"], label=["jump"], start=[1.5], end=[4.0], score=[0.25],
-                                videos=["v1", "v2"])
+    segments = TemporalSegments(
+        video_id=["v1"], label=["jump"], start=[1.5], end=[4.0], score=[0.25], videos=["v1", "v2"]
+    )
     write_activitynet_results(tmp_path / "out.json", segments)
     document = json.loads((tmp_path / "out.json").read_text())
     # The fields ActivityNet's ANETdetection requires of a prediction file, and its record layout.
@@ -261,12 +296,21 @@ def test_written_file_has_the_official_layout(tmp_path):
     assert document["results"] == {"v1": [{"label": "jump", "score": 0.25, "segment": [1.5, 4.0]}], "v2": []}
 
 
-@pytest.mark.parametrize(("predictions", "message"), [
-    ({"v1": []}, r"'predictions' must be TemporalSegments \(got 'dict'\)"),
-    (TemporalSegments(video_id=["v1"], label=["a"], start=[0], end=[1]), r"must be scored"),
-    (TemporalSegments(video_id=[7], label=["a"], start=[0], end=[1], score=[1]), r"video ids that are strings .*\(got 7\)"),
-    (TemporalSegments(video_id=["v"], label=[3], start=[0], end=[1], score=[1]), r"labels that are strings \(got 3\)"),
-])
+@pytest.mark.parametrize(
+    ("predictions", "message"),
+    [
+        ({"v1": []}, r"'predictions' must be TemporalSegments \(got 'dict'\)"),
+        (TemporalSegments(video_id=["v1"], label=["a"], start=[0], end=[1]), r"must be scored"),
+        (
+            TemporalSegments(video_id=[7], label=["a"], start=[0], end=[1], score=[1]),
+            r"video ids that are strings .*\(got 7\)",
+        ),
+        (
+            TemporalSegments(video_id=["v"], label=[3], start=[0], end=[1], score=[1]),
+            r"labels that are strings \(got 3\)",
+        ),
+    ],
+)
 def test_writer_refuses_what_would_not_read_back(tmp_path, predictions, message):
     with pytest.raises(InvalidArgumentError, match=message):
         write_activitynet_results(tmp_path / "out.json", predictions)
@@ -275,8 +319,9 @@ def test_writer_refuses_what_would_not_read_back(tmp_path, predictions, message)
 
 # --------------------------------------------------------------------------- errors
 def annotation_error(annotation):
-    return {"database": {"v_a": {"subset": "validation", "annotations": [{"segment": [0, 1], "label": "ok"},
-                                                                        annotation]}}}
+    return {
+        "database": {"v_a": {"subset": "validation", "annotations": [{"segment": [0, 1], "label": "ok"}, annotation]}}
+    }
 
 
 def prediction_error(prediction):
@@ -284,20 +329,36 @@ def prediction_error(prediction):
 
 
 BAD_SEGMENTS = [  # each document has one valid segment beside the bad one
-    (annotation_error({"segment": [5, 2], "label": "a"}),
-     r"database\['v_a'\]\.annotations\[1\]: 'segment' must have end >= start \(got \[5, 2\]\)"),
+    (
+        annotation_error({"segment": [5, 2], "label": "a"}),
+        r"database\['v_a'\]\.annotations\[1\]: 'segment' must have end >= start \(got \[5, 2\]\)",
+    ),
     (annotation_error({"segment": [math.nan, 2], "label": "a"}), r"annotations\[1\]: 'segment' must be finite"),
     (annotation_error({"segment": [0, math.inf], "label": "a"}), r"annotations\[1\]: 'segment' must be finite"),
-    (annotation_error({"segment": [0, 1, 2], "label": "a"}), r"'segment' must be \[start, end\], two numbers \(got \[0, 1, 2\]\)"),
+    (
+        annotation_error({"segment": [0, 1, 2], "label": "a"}),
+        r"'segment' must be \[start, end\], two numbers \(got \[0, 1, 2\]\)",
+    ),
     (annotation_error({"segment": ["0", "1"], "label": "a"}), r"'segment' must be \[start, end\], two numbers"),
-    (annotation_error({"segment": [0, 1]}), r"annotations\[1\]: 'label' must be present .*\(got the fields \['segment'\]\)"),
+    (
+        annotation_error({"segment": [0, 1]}),
+        r"annotations\[1\]: 'label' must be present .*\(got the fields \['segment'\]\)",
+    ),
     (annotation_error({"label": "a"}), r"'segment' must be present"),
     (annotation_error({"segment": [0, 1], "label": 4}), r"'label' must be a string \(got 4\)"),
     (annotation_error([0, 1, "a"]), r"annotations\[1\]: the record must be an object"),
-    (prediction_error({"label": "a", "score": "high", "segment": [0, 1]}),
-     r"results\['v_a'\]\[1\]: 'score' must be a finite number \(got 'high'\)"),
-    (prediction_error({"label": "a", "score": math.nan, "segment": [0, 1]}), r"'score' must be a finite number \(got nan\)"),
-    (prediction_error({"label": "a", "score": True, "segment": [0, 1]}), r"'score' must be a finite number \(got True\)"),
+    (
+        prediction_error({"label": "a", "score": "high", "segment": [0, 1]}),
+        r"results\['v_a'\]\[1\]: 'score' must be a finite number \(got 'high'\)",
+    ),
+    (
+        prediction_error({"label": "a", "score": math.nan, "segment": [0, 1]}),
+        r"'score' must be a finite number \(got nan\)",
+    ),
+    (
+        prediction_error({"label": "a", "score": True, "segment": [0, 1]}),
+        r"'score' must be a finite number \(got True\)",
+    ),
     (prediction_error({"label": "a", "segment": [0, 1]}), r"results\['v_a'\]\[1\]: 'score' must be present"),
 ]
 BAD_VIDEOS = [  # the one video is at fault, so none of its segments is read
@@ -305,7 +366,10 @@ BAD_VIDEOS = [  # the one video is at fault, so none of its segments is read
     ({"database": {"v_a": [1, 2]}}, r"database\['v_a'\]: the video must be an object"),
     ({"database": {"v_a": {"subset": "validation"}}}, r"database\['v_a'\]: 'annotations' must be a list \(got None\)"),
     ({"database": {"v_a": {"duration": -1, "annotations": []}}}, r"database\['v_a'\]: 'duration' must be >= 0"),
-    ({"database": {"v_a": {"duration": "60s", "annotations": []}}}, r"'duration' must be a finite number \(got '60s'\)"),
+    (
+        {"database": {"v_a": {"duration": "60s", "annotations": []}}},
+        r"'duration' must be a finite number \(got '60s'\)",
+    ),
 ]
 
 
@@ -317,8 +381,10 @@ def test_an_invalid_record_names_the_file_the_record_and_the_fault(tmp_path, doc
     assert str(caught.value).startswith(f"{path}, ")
 
 
-@pytest.mark.parametrize(("document", "kept"), [(document, 1) for document, _ in BAD_SEGMENTS]
-                         + [(document, 0) for document, _ in BAD_VIDEOS])
+@pytest.mark.parametrize(
+    ("document", "kept"),
+    [(document, 1) for document, _ in BAD_SEGMENTS] + [(document, 0) for document, _ in BAD_VIDEOS],
+)
 def test_skipping_an_invalid_record_keeps_the_others(document, kept):
     read = read_activitynet(document, skip_invalid=True)
     assert len(read.report.skipped) == 1
@@ -326,28 +392,42 @@ def test_skipping_an_invalid_record_keeps_the_others(document, kept):
 
 
 def test_skip_counts_group_the_faults():
-    document = {"results": {
-        "v1": [{"label": "a", "score": 0.9, "segment": [0, 4]}, {"label": "a", "score": 0.8, "segment": [5, 1]},
-               {"label": "a", "score": "x", "segment": [0, 1]}],
-        "v2": [{"label": "a", "score": 0.7, "segment": [9, 3]}],
-        "v3": "none",
-    }}
+    document = {
+        "results": {
+            "v1": [
+                {"label": "a", "score": 0.9, "segment": [0, 4]},
+                {"label": "a", "score": 0.8, "segment": [5, 1]},
+                {"label": "a", "score": "x", "segment": [0, 1]},
+            ],
+            "v2": [{"label": "a", "score": 0.7, "segment": [9, 3]}],
+            "v3": "none",
+        }
+    }
     read = read_activitynet(document, skip_invalid=True)
     assert read.report.read == 1 and len(read.segments) == 1
-    assert read.report.counts() == {"'segment' must have end >= start": 2, "'score' must be a finite number": 1,
-                                    "the video's predictions must be a list": 1}
+    assert read.report.counts() == {
+        "'segment' must have end >= start": 2,
+        "'score' must be a finite number": 1,
+        "the video's predictions must be a list": 1,
+    }
     assert read.report.skipped[0].location == "results['v1'][1]"
     assert read.segments.videos == ("v1", "v2")  # v2 keeps its place (no valid rows); v3 is not a video
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("{\"results\": {", r"bad\.json: not valid JSON \(Expecting .* at line 1, column 14\)"),
-    ("[1, 2]", r"bad\.json: expected a JSON object at the top level \(got list\)"),
-    ('{"database": {}, "results": {}}', r"expected one of the top-level keys .* \(got both \['database', 'results'\]\)"),
-    ('{"version": 1}', r"\(got neither; top-level keys are \['version'\]\)"),
-    ('{"database": []}', r"'database' must be an object mapping video ids to videos \(got \[\]\)"),
-    ('{"results": {"v1": [], "v1": []}}', r"an object has the key 'v1' twice"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"results": {', r"bad\.json: not valid JSON \(Expecting .* at line 1, column 14\)"),
+        ("[1, 2]", r"bad\.json: expected a JSON object at the top level \(got list\)"),
+        (
+            '{"database": {}, "results": {}}',
+            r"expected one of the top-level keys .* \(got both \['database', 'results'\]\)",
+        ),
+        ('{"version": 1}', r"\(got neither; top-level keys are \['version'\]\)"),
+        ('{"database": []}', r"'database' must be an object mapping video ids to videos \(got \[\]\)"),
+        ('{"results": {"v1": [], "v1": []}}', r"an object has the key 'v1' twice"),
+    ],
+)
 def test_a_malformed_file_is_a_whole_file_error_even_when_skipping(tmp_path, text, message):
     path = tmp_path / "bad.json"
     path.write_text(text)
@@ -358,8 +438,11 @@ def test_a_malformed_file_is_a_whole_file_error_even_when_skipping(tmp_path, tex
 
 def test_unknown_subset_lists_the_subsets_present(tmp_path):
     path = write_json(tmp_path / "gt.json", GOLDEN_TRUTH)
-    with pytest.raises(InvalidArgumentError, match=r"'subset' must be a subset that videos of .*gt\.json have, "
-                                                   r"one of \['training', 'validation'\] \(got 'val'\)"):
+    with pytest.raises(
+        InvalidArgumentError,
+        match=r"'subset' must be a subset that videos of .*gt\.json have, "
+        r"one of \['training', 'validation'\] \(got 'val'\)",
+    ):
         read_activitynet(path, subset="val")
 
 
@@ -369,8 +452,12 @@ def test_subset_is_refused_for_a_results_file():
 
 
 def test_a_video_without_subset_is_invalid_when_filtering_by_subset():
-    document = {"database": {"v1": {"subset": "validation", "annotations": [{"segment": [0, 1], "label": "a"}]},
-                             "v2": {"annotations": [{"segment": [0, 1], "label": "a"}]}}}
+    document = {
+        "database": {
+            "v1": {"subset": "validation", "annotations": [{"segment": [0, 1], "label": "a"}]},
+            "v2": {"annotations": [{"segment": [0, 1], "label": "a"}]},
+        }
+    }
     with pytest.raises(FormatError, match=r"database\['v2'\]: 'subset' must be a string such as 'validation'"):
         read_activitynet(document, subset="validation")
     read = read_activitynet(document, subset="validation", skip_invalid=True)
@@ -380,8 +467,12 @@ def test_a_video_without_subset_is_invalid_when_filtering_by_subset():
 
 def test_videos_of_other_subsets_are_not_read():
     # A malformed annotation in a training video does not stop reading the validation subset.
-    document = {"database": {"v1": {"subset": "validation", "annotations": [{"segment": [0, 1], "label": "a"}]},
-                             "v2": {"subset": "training", "annotations": [{"segment": [5, 1], "label": "a"}]}}}
+    document = {
+        "database": {
+            "v1": {"subset": "validation", "annotations": [{"segment": [0, 1], "label": "a"}]},
+            "v2": {"subset": "training", "annotations": [{"segment": [5, 1], "label": "a"}]},
+        }
+    }
     assert read_activitynet(document, subset="validation").report.read == 1
     with pytest.raises(FormatError, match=r"database\['v2'\]\.annotations\[0\]"):
         read_activitynet(document, subset="all")
@@ -391,13 +482,19 @@ def test_by_default_the_validation_subset_is_read_as_activitynet_does(tmp_path):
     # ActivityNet's eval_detection.py reads subset="validation" unless told otherwise: never mix subsets silently.
     path = write_json(tmp_path / "gt.json", GOLDEN_TRUTH)
     default, validation = read_activitynet(path), read_activitynet(path, subset="validation")
-    assert default.subset == "validation" and default.segments.videos == validation.segments.videos == ("v1", "v2", "v3")
+    assert default.subset == "validation" and default.segments.videos == validation.segments.videos == (
+        "v1",
+        "v2",
+        "v3",
+    )
     assert read_activitynet(path, subset="all").subset is None
 
 
 def test_several_subsets_without_validation_are_refused_by_name(tmp_path):
-    database = {video: {**entry, "subset": "testing" if entry.get("subset") == "validation" else entry.get("subset")}
-                for video, entry in GOLDEN_TRUTH["database"].items()}
+    database = {
+        video: {**entry, "subset": "testing" if entry.get("subset") == "validation" else entry.get("subset")}
+        for video, entry in GOLDEN_TRUTH["database"].items()
+    }
     path = write_json(tmp_path / "gt.json", {**GOLDEN_TRUTH, "database": database})
     with pytest.raises(InvalidArgumentError, match=r"\['testing', 'training'\], or 'all'"):
         read_activitynet(path)
@@ -405,7 +502,9 @@ def test_several_subsets_without_validation_are_refused_by_name(tmp_path):
 
 
 def test_a_file_of_one_subset_is_read_whole(tmp_path):
-    database = {video: entry for video, entry in GOLDEN_TRUTH["database"].items() if entry.get("subset") == "validation"}
+    database = {
+        video: entry for video, entry in GOLDEN_TRUTH["database"].items() if entry.get("subset") == "validation"
+    }
     read = read_activitynet(write_json(tmp_path / "gt.json", {**GOLDEN_TRUTH, "database": database}))
     assert read.subset is None and read.segments.videos == ("v1", "v2", "v3")
 
@@ -419,11 +518,15 @@ def test_columns_and_records_read_the_same_segments(kind, monkeypatch):
     videos = {}
     for k in range(40):
         starts = np.round(rng.uniform(0, 50, int(rng.integers(0, 6))), 2)
-        entries = [{"segment": [float(s), float(s) + int(rng.integers(0, 9))], "label": str(rng.choice(["a", "b c"]))}
-                   for s in starts]
+        entries = [
+            {"segment": [float(s), float(s) + int(rng.integers(0, 9))], "label": str(rng.choice(["a", "b c"]))}
+            for s in starts
+        ]
         if kind == "results":
             entries = [{**entry, "score": float(rng.choice([1, 0.5, rng.random()]))} for entry in entries]
-        videos[f"v{k}"] = entries if kind == "results" else {"subset": "validation", "duration": 60, "annotations": entries}
+        videos[f"v{k}"] = (
+            entries if kind == "results" else {"subset": "validation", "duration": 60, "annotations": entries}
+        )
     document = {kind: videos}
     fast = read_activitynet(document)
     monkeypatch.setattr(activitynet, "_plain_columns", lambda groups, scored: None)

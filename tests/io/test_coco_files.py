@@ -69,8 +69,12 @@ def realistic_dataset(seed: int) -> tuple[dict, list[dict], list[dict]]:
     """A COCO dataset, a box result file and a mask result file for it."""
     rng = np.random.default_rng(seed)
     sizes = {image: (int(rng.integers(40, 90)), int(rng.integers(40, 100))) for image in range(1, 13)}
-    categories = [{"id": 1, "name": "person"}, {"id": 2, "name": "dog"}, {"id": 4, "name": "kite"},
-                  {"id": 9, "name": "unseen"}]  # "unseen" has no objects: -1, left out of the means
+    categories = [
+        {"id": 1, "name": "person"},
+        {"id": 2, "name": "dog"},
+        {"id": 4, "name": "kite"},
+        {"id": 9, "name": "unseen"},
+    ]  # "unseen" has no objects: -1, left out of the means
     annotations, box_results, mask_results = [], [], []
     for image, (h, w) in sizes.items():
         if image == 7:
@@ -90,18 +94,27 @@ def realistic_dataset(seed: int) -> tuple[dict, list[dict], list[dict]]:
             else:
                 raster = np.zeros((h, w), dtype=bool)
                 y, x = int(rng.integers(0, h - 10)), int(rng.integers(0, w - 10))
-                raster[y:y + int(rng.integers(4, h // 2)), x:x + int(rng.integers(4, w // 2))] = True
+                raster[y : y + int(rng.integers(4, h // 2)), x : x + int(rng.integers(4, w // 2))] = True
                 raster &= rng.random((h, w)) < 0.9  # ragged, many runs
                 segmentation = uncompressed(raster) if kind == "crowd" else encode(raster)
             bbox = [float(v) for v in mask_utils.toBbox(mask_utils.encode(np.asfortranarray(raster.astype(np.uint8))))]
-            annotations.append({"id": 100 + len(annotations), "image_id": image, "category_id": category,
-                                "segmentation": segmentation, "area": float(raster.sum()), "bbox": bbox,
-                                "iscrowd": int(kind == "crowd")})
+            annotations.append(
+                {
+                    "id": 100 + len(annotations),
+                    "image_id": image,
+                    "category_id": category,
+                    "segmentation": segmentation,
+                    "area": float(raster.sum()),
+                    "bbox": bbox,
+                    "iscrowd": int(kind == "crowd"),
+                }
+            )
             for _ in range(int(rng.integers(0, 3))):  # found (maybe twice), a little off
                 score = float(np.round(rng.uniform(0.3, 1.0), 1))  # one decimal: tied scores
                 shifted = np.roll(raster, tuple(int(v) for v in rng.integers(-2, 3, 2)), axis=(0, 1))
-                mask_results.append({"image_id": image, "category_id": category, "segmentation": encode(shifted),
-                                     "score": score})
+                mask_results.append(
+                    {"image_id": image, "category_id": category, "segmentation": encode(shifted), "score": score}
+                )
                 noisy = np.round(np.array(bbox) + rng.normal(0, 1.5, 4), 2)
                 noisy[2:] = np.maximum(noisy[2:], 1)
                 box_results.append({"image_id": image, "category_id": category, "bbox": noisy.tolist(), "score": score})
@@ -110,9 +123,18 @@ def realistic_dataset(seed: int) -> tuple[dict, list[dict], list[dict]]:
         blob[5:15, 10:30] = True
         category, score = int(rng.choice([1, 2, 4])), float(np.round(rng.uniform(0, 0.6), 1))
         mask_results.append({"image_id": image, "category_id": category, "segmentation": encode(blob), "score": score})
-        box_results.append({"image_id": image, "category_id": category, "bbox": [10.0, 5.0, 20.0, 10.0], "score": score})
-    images = [{"id": image, "height": h, "width": w, "file_name": f"{image:012d}.jpg"} for image, (h, w) in sizes.items()]
-    dataset = {"info": {"description": "synthetic"}, "images": images, "annotations": annotations, "categories": categories}
+        box_results.append(
+            {"image_id": image, "category_id": category, "bbox": [10.0, 5.0, 20.0, 10.0], "score": score}
+        )
+    images = [
+        {"id": image, "height": h, "width": w, "file_name": f"{image:012d}.jpg"} for image, (h, w) in sizes.items()
+    ]
+    dataset = {
+        "info": {"description": "synthetic"},
+        "images": images,
+        "annotations": annotations,
+        "categories": categories,
+    }
     return dataset, box_results, mask_results
 
 
@@ -123,8 +145,9 @@ def test_boxes_read_from_files_evaluate_as_cocoeval(tmp_path, seed):
     truth = read_coco(write_json(tmp_path / "instances.json", dataset))
     predictions = read_coco_results(write_json(tmp_path / "boxes.json", box_results))
     assert predictions.geometry == "bbox"
-    result = evaluate_coco(truth.annotations, predictions.annotations, images=truth.images,
-                           categories=list(truth.categories))
+    result = evaluate_coco(
+        truth.annotations, predictions.annotations, images=truth.images, categories=list(truth.categories)
+    )
     expected = run_cocoeval(dataset, box_results, "bbox").stats
     np.testing.assert_array_equal(result.stats_array, expected)
     assert result["AP50"] > 0.3  # numbers that mean something
@@ -137,8 +160,13 @@ def test_segmentations_read_from_files_evaluate_as_cocoeval(tmp_path, seed):
     predictions = read_coco_results(write_json(tmp_path / "masks.json", mask_results))
     assert predictions.geometry == "segmentation"
     assert set(truth.annotations.kinds) == {"Polygon", "Mask"}
-    result = evaluate_coco(truth.annotations, predictions.annotations, images=truth.images,
-                           categories=list(truth.categories), polygon_iou="pycocotools")
+    result = evaluate_coco(
+        truth.annotations,
+        predictions.annotations,
+        images=truth.images,
+        categories=list(truth.categories),
+        polygon_iou="pycocotools",
+    )
     expected = run_cocoeval(dataset, mask_results, "segm").stats
     np.testing.assert_array_equal(result.stats_array, expected)
     assert result["AP50"] > 0.15  # numbers that mean something
@@ -152,8 +180,10 @@ def test_polygons_read_as_pycocotools_rasterizes_them_evaluate_as_cocoeval_also_
     annotations = [a for a in dataset["annotations"] if isinstance(a["segmentation"], list)]
     annotations[0]["segmentation"] = [[10, 10, 60, 60, 60, 10, 10, 60]]  # a bow-tie
     x, y = annotations[1]["bbox"][:2]
-    annotations[1]["segmentation"] = [[x, y, x + 30, y, x + 30, y + 20, x, y + 20],  # two parts sharing an edge
-                                      [x + 30, y, x + 50, y, x + 50, y + 20, x + 30, y + 20]]
+    annotations[1]["segmentation"] = [
+        [x, y, x + 30, y, x + 30, y + 20, x, y + 20],  # two parts sharing an edge
+        [x + 30, y, x + 50, y, x + 50, y + 20, x + 30, y + 20],
+    ]
     path = write_json(tmp_path / "instances.json", dataset)
     with pytest.raises(FormatError, match="repair=True"):
         read_coco(path, geometry="segmentation")  # exact reading refuses the bow-tie
@@ -162,8 +192,9 @@ def test_polygons_read_as_pycocotools_rasterizes_them_evaluate_as_cocoeval_also_
     truth = read_coco(path, geometry="segmentation", polygons="pycocotools")
     assert truth.annotations.kinds == ("Mask",)
     predictions = read_coco_results(write_json(tmp_path / "masks.json", mask_results))
-    result = evaluate_coco(truth.annotations, predictions.annotations, images=truth.images,
-                           categories=list(truth.categories))
+    result = evaluate_coco(
+        truth.annotations, predictions.annotations, images=truth.images, categories=list(truth.categories)
+    )
     np.testing.assert_array_equal(result.stats_array, run_cocoeval(dataset, mask_results, "segm").stats)
 
 
@@ -192,7 +223,9 @@ def test_regions_are_the_records_geometries(tmp_path):
         segmentation = annotation["segmentation"]
         if isinstance(segmentation, dict):
             # The RLE decoded by pycocotools is the mask's pixels.
-            rle = mask_utils.frPyObjects(segmentation, h, w) if isinstance(segmentation["counts"], list) else segmentation
+            rle = (
+                mask_utils.frPyObjects(segmentation, h, w) if isinstance(segmentation["counts"], list) else segmentation
+            )
             np.testing.assert_array_equal(region.data, mask_utils.decode(rle).astype(bool))
         else:
             # Disjoint parts: a MultiPolygon of the parts with their vertices as written.
@@ -271,15 +304,30 @@ def test_masks_written_back_are_pycocotools_encodings(tmp_path):
     dataset, _, _ = realistic_dataset(0)
     # A crowd RLE whose counts hold an empty run: pixels 2-4 and 4-5 are one run once decoded.
     h, w = dataset_size(dataset, 7)
-    dataset["annotations"].append({"id": 999, "image_id": 7, "category_id": 1, "iscrowd": 1, "area": 3.0,
-                                   "bbox": [0, 0, 1, 1], "segmentation": {"size": [h, w],
-                                                                          "counts": [2, 2, 0, 1, h * w - 5]}})
+    dataset["annotations"].append(
+        {
+            "id": 999,
+            "image_id": 7,
+            "category_id": 1,
+            "iscrowd": 1,
+            "area": 3.0,
+            "bbox": [0, 0, 1, 1],
+            "segmentation": {"size": [h, w], "counts": [2, 2, 0, 1, h * w - 5]},
+        }
+    )
     truth = read_coco(write_json(tmp_path / "instances.json", dataset), geometry="segmentation").annotations
-    masks = [(row, piece) for row, piece in zip(np.cumsum([0] + [len(p) for p in truth.regions]), truth.regions)
-             if isinstance(piece, geoiou.Mask)]
+    masks = [
+        (row, piece)
+        for row, piece in zip(np.cumsum([0] + [len(p) for p in truth.regions]), truth.regions)
+        if isinstance(piece, geoiou.Mask)
+    ]
     rows = np.concatenate([np.arange(row, row + len(piece)) for row, piece in masks])
-    predictions = Annotations(image_id=truth.image_id[rows], category_id=truth.category_id[rows],
-                              region=[piece for _, piece in masks], score=np.linspace(0, 1, len(rows)))
+    predictions = Annotations(
+        image_id=truth.image_id[rows],
+        category_id=truth.category_id[rows],
+        region=[piece for _, piece in masks],
+        score=np.linspace(0, 1, len(rows)),
+    )
     write_coco_results(tmp_path / "out.json", predictions)
     written = json.loads((tmp_path / "out.json").read_text())
     for row, record in zip(rows, written, strict=True):
@@ -313,8 +361,9 @@ def mask_batches(draw) -> list[np.ndarray]:
 def test_mask_results_round_trip(tmp_path_factory, masks, data):
     path = tmp_path_factory.mktemp("masks") / "results.json"
     scores = data.draw(st.lists(st.floats(0, 1), min_size=len(masks), max_size=len(masks)))
-    predictions = Annotations(image_id=np.arange(len(masks)), category_id=3, score=scores,
-                              region=[geoiou.Mask(mask[None]) for mask in masks])
+    predictions = Annotations(
+        image_id=np.arange(len(masks)), category_id=3, score=scores, region=[geoiou.Mask(mask[None]) for mask in masks]
+    )
     write_coco_results(path, predictions)
     written = json.loads(path.read_text())
     for mask, record in zip(masks, written, strict=True):
@@ -345,8 +394,13 @@ def test_box_results_round_trip(tmp_path_factory, xywh):
 
 
 @SETTINGS
-@given(st.lists(st.tuples(st.integers(-50, 50), st.integers(-50, 50), st.integers(0, 40), st.integers(0, 40)),
-                min_size=1, max_size=20))
+@given(
+    st.lists(
+        st.tuples(st.integers(-50, 50), st.integers(-50, 50), st.integers(0, 40), st.integers(0, 40)),
+        min_size=1,
+        max_size=20,
+    )
+)
 def test_integer_box_results_round_trip_exactly(tmp_path_factory, xywh):
     path = tmp_path_factory.mktemp("boxes") / "results.json"
     write_coco_results(path, Annotations(image_id=1, category_id=1, region=geoiou.Box(xywh, fmt="xywh"), score=1.0))
@@ -354,8 +408,20 @@ def test_integer_box_results_round_trip_exactly(tmp_path_factory, xywh):
 
 
 @SETTINGS
-@given(st.lists(st.tuples(st.floats(-100, 100), st.floats(-100, 100), st.floats(1, 30), st.integers(3, 9),
-                          st.integers(0, 2**32 - 1), st.booleans()), min_size=1, max_size=8))
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(-100, 100),
+            st.floats(-100, 100),
+            st.floats(1, 30),
+            st.integers(3, 9),
+            st.integers(0, 2**32 - 1),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_polygon_results_round_trip(tmp_path_factory, shapes):
     path = tmp_path_factory.mktemp("polygons") / "results.json"
     geometries = []
@@ -404,12 +470,33 @@ def small_dataset() -> dict:
         "images": [{"id": 1, "height": 20, "width": 30}, {"id": 2, "height": 2, "width": 3}],
         "categories": [{"id": 1, "name": "person"}, {"id": 2, "name": "dog"}],
         "annotations": [
-            {"id": 10, "image_id": 1, "category_id": 1, "iscrowd": 0, "area": 50.0, "bbox": [0, 0, 10, 10],
-             "segmentation": [[0, 0, 10, 0, 0, 10]]},
-            {"id": 11, "image_id": 2, "category_id": 2, "iscrowd": 1, "area": 3.0, "bbox": [1, 0, 2, 2],
-             "segmentation": {"size": [2, 3], "counts": [2, 3, 1]}},
-            {"id": 12, "image_id": 2, "category_id": 1, "iscrowd": 0, "area": 3.0, "bbox": [1, 0, 2, 2],
-             "segmentation": {"size": [2, 3], "counts": "231"}},
+            {
+                "id": 10,
+                "image_id": 1,
+                "category_id": 1,
+                "iscrowd": 0,
+                "area": 50.0,
+                "bbox": [0, 0, 10, 10],
+                "segmentation": [[0, 0, 10, 0, 0, 10]],
+            },
+            {
+                "id": 11,
+                "image_id": 2,
+                "category_id": 2,
+                "iscrowd": 1,
+                "area": 3.0,
+                "bbox": [1, 0, 2, 2],
+                "segmentation": {"size": [2, 3], "counts": [2, 3, 1]},
+            },
+            {
+                "id": 12,
+                "image_id": 2,
+                "category_id": 1,
+                "iscrowd": 0,
+                "area": 3.0,
+                "bbox": [1, 0, 2, 2],
+                "segmentation": {"size": [2, 3], "counts": "231"},
+            },
         ],
     }
 
@@ -430,58 +517,179 @@ def mutate(path: str, value):
 
 RECORD_ERRORS = [
     # (path, value, geometry, location, message)
-    ("annotations.1.id", 10, "bbox", "annotations[1] (id 10)", "'id' must be unique (got 10, also at annotations[0] (id 10))"),
+    (
+        "annotations.1.id",
+        10,
+        "bbox",
+        "annotations[1] (id 10)",
+        "'id' must be unique (got 10, also at annotations[0] (id 10))",
+    ),
     ("annotations.1.id", None, "bbox", "annotations[1]", "'id' must be an integer (got nothing: the key is missing)"),
-    ("annotations.1.image_id", 3, "bbox", "annotations[1] (id 11)",
-     "'image_id' must be the id of one of the file's images (got 3)"),
-    ("annotations.1.category_id", 7, "bbox", "annotations[1] (id 11)",
-     "'category_id' must be the id of one of the file's categories (got 7)"),
-    ("annotations.1.category_id", True, "bbox", "annotations[1] (id 11)", "'category_id' must be an integer (got True)"),
+    (
+        "annotations.1.image_id",
+        3,
+        "bbox",
+        "annotations[1] (id 11)",
+        "'image_id' must be the id of one of the file's images (got 3)",
+    ),
+    (
+        "annotations.1.category_id",
+        7,
+        "bbox",
+        "annotations[1] (id 11)",
+        "'category_id' must be the id of one of the file's categories (got 7)",
+    ),
+    (
+        "annotations.1.category_id",
+        True,
+        "bbox",
+        "annotations[1] (id 11)",
+        "'category_id' must be an integer (got True)",
+    ),
     ("annotations.1.iscrowd", 2, "bbox", "annotations[1] (id 11)", "'iscrowd' must be 0 or 1 (got 2)"),
     ("annotations.1.area", -1, "bbox", "annotations[1] (id 11)", "'area' must be a non-negative number (got -1)"),
-    ("annotations.1.area", None, "bbox", "annotations[1] (id 11)",
-     "'area' must be a non-negative number like in the other annotations (got nothing: the key is missing)"),
-    ("annotations.1.bbox", [1, 2, 3], "bbox", "annotations[1] (id 11)", "'bbox' must be 4 numbers [x, y, w, h] (got [1, 2, 3])"),
-    ("annotations.1.bbox", [1, 2, "3", 4], "bbox", "annotations[1] (id 11)",
-     "'bbox' must be 4 numbers [x, y, w, h] (got [1, 2, '3', 4])"),
-    ("annotations.1.bbox", [1, 2, float("nan"), 4], "bbox", "annotations[1] (id 11)",
-     "'bbox' must be 4 numbers [x, y, w, h] (got [1, 2, nan, 4])"),
-    ("annotations.1.bbox", [1e308, 2, 1e308, 4], "bbox", "annotations[1] (id 11)",  # x + w overflows
-     "'bbox' must be 4 numbers [x, y, w, h] (got [1e+308, 2, 1e+308, 4])"),
-    ("annotations.1.bbox", [1, 2, 3, -4], "bbox", "annotations[1] (id 11)",
-     "'bbox' must have a non-negative width and height (got [1, 2, 3, -4])"),
-    ("annotations.1.bbox", None, "bbox", "annotations[1] (id 11)",
-     "'bbox' must be 4 numbers [x, y, w, h] (got nothing: the key is missing)"),
-    ("annotations.0.segmentation", [], "segmentation", "annotations[0] (id 10)",
-     "'segmentation' must be a non-empty list of polygons or an RLE dict {'size': [h, w], 'counts': ...} (got [])"),
-    ("annotations.0.segmentation", [[0, 0, 10, 0, 0]], "segmentation", "annotations[0] (id 10)",
-     "'segmentation[0]' must be a flat list of coordinates x1, y1, x2, y2, ... of at least 3 points (got [0, 0, 10, 0, 0])"),
-    ("annotations.0.segmentation", [[0, 0, 10, 0, 0, 10], [0, 0, 1, 1, 0, 0]], "segmentation", "annotations[0] (id 10)",
-     "'segmentation[1]' must be a flat list of coordinates x1, y1, x2, y2, ... of at least 3 points (got [0, 0, 1, 1, 0, 0])"),
-    ("annotations.0.segmentation", [[0, 0, 10, 0, float("inf"), 10]], "segmentation", "annotations[0] (id 10)",
-     "'segmentation[0]' must hold finite numbers (got [0, 0, 10, 0, inf, 10])"),
-    ("annotations.0.segmentation", [[0, 0, 10, 10, 10, 0, 0, 10]], "segmentation", "annotations[0] (id 10)",
-     "'segmentation[0]' must be a valid polygon (got Self-intersection[5 5]); pass repair=True to make it valid with "
-     "shapely.make_valid"),
-    ("annotations.0.segmentation", "polygon", "segmentation", "annotations[0] (id 10)",
-     "'segmentation' must be a non-empty list of polygons or an RLE dict {'size': [h, w], 'counts': ...} (got 'polygon')"),
-    ("annotations.1.segmentation", {"size": [3, 2], "counts": [2, 3, 1]}, "segmentation", "annotations[1] (id 11)",
-     "'segmentation.size' must be the image's [height, width] [2, 3] (got [3, 2])"),
-    ("annotations.1.segmentation", {"size": [2, 3]}, "segmentation", "annotations[1] (id 11)",
-     "'segmentation' must be a non-empty list of polygons or an RLE dict {'size': [h, w], 'counts': ...} (got {'size': [2, 3]})"),
-    ("annotations.1.segmentation", {"size": [2, "3"], "counts": [6]}, "segmentation", "annotations[1] (id 11)",
-     "'segmentation.size' must be two non-negative integers [h, w] (got [2, '3'])"),
-    ("annotations.1.segmentation", {"size": [2, 3], "counts": [2, 3]}, "segmentation", "annotations[1] (id 11)",
-     "'segmentation' must be a valid COCO RLE: 'counts' must be run lengths adding up to h·w = 6 (got 'a total of 5')"),
-    ("annotations.2.segmentation", {"size": [2, 3], "counts": "23"}, "segmentation", "annotations[2] (id 12)",
-     "'segmentation' must be a valid COCO RLE: 'counts' must be run lengths adding up to h·w = 6 (got 'a total of 5')"),
-    ("annotations.2.segmentation", {"size": [2, 3], "counts": "2~1"}, "segmentation", "annotations[2] (id 12)",
-     "'segmentation' must be a valid COCO RLE: 'counts' must be a COCO string of characters '0' to 'o' (got \"'~' at position 1\")"),
+    (
+        "annotations.1.area",
+        None,
+        "bbox",
+        "annotations[1] (id 11)",
+        "'area' must be a non-negative number like in the other annotations (got nothing: the key is missing)",
+    ),
+    (
+        "annotations.1.bbox",
+        [1, 2, 3],
+        "bbox",
+        "annotations[1] (id 11)",
+        "'bbox' must be 4 numbers [x, y, w, h] (got [1, 2, 3])",
+    ),
+    (
+        "annotations.1.bbox",
+        [1, 2, "3", 4],
+        "bbox",
+        "annotations[1] (id 11)",
+        "'bbox' must be 4 numbers [x, y, w, h] (got [1, 2, '3', 4])",
+    ),
+    (
+        "annotations.1.bbox",
+        [1, 2, float("nan"), 4],
+        "bbox",
+        "annotations[1] (id 11)",
+        "'bbox' must be 4 numbers [x, y, w, h] (got [1, 2, nan, 4])",
+    ),
+    (
+        "annotations.1.bbox",
+        [1e308, 2, 1e308, 4],
+        "bbox",
+        "annotations[1] (id 11)",  # x + w overflows
+        "'bbox' must be 4 numbers [x, y, w, h] (got [1e+308, 2, 1e+308, 4])",
+    ),
+    (
+        "annotations.1.bbox",
+        [1, 2, 3, -4],
+        "bbox",
+        "annotations[1] (id 11)",
+        "'bbox' must have a non-negative width and height (got [1, 2, 3, -4])",
+    ),
+    (
+        "annotations.1.bbox",
+        None,
+        "bbox",
+        "annotations[1] (id 11)",
+        "'bbox' must be 4 numbers [x, y, w, h] (got nothing: the key is missing)",
+    ),
+    (
+        "annotations.0.segmentation",
+        [],
+        "segmentation",
+        "annotations[0] (id 10)",
+        "'segmentation' must be a non-empty list of polygons or an RLE dict {'size': [h, w], 'counts': ...} (got [])",
+    ),
+    (
+        "annotations.0.segmentation",
+        [[0, 0, 10, 0, 0]],
+        "segmentation",
+        "annotations[0] (id 10)",
+        "'segmentation[0]' must be a flat list of coordinates x1, y1, x2, y2, ... of at least 3 points (got [0, 0, 10, 0, 0])",
+    ),
+    (
+        "annotations.0.segmentation",
+        [[0, 0, 10, 0, 0, 10], [0, 0, 1, 1, 0, 0]],
+        "segmentation",
+        "annotations[0] (id 10)",
+        "'segmentation[1]' must be a flat list of coordinates x1, y1, x2, y2, ... of at least 3 points (got [0, 0, 1, 1, 0, 0])",
+    ),
+    (
+        "annotations.0.segmentation",
+        [[0, 0, 10, 0, float("inf"), 10]],
+        "segmentation",
+        "annotations[0] (id 10)",
+        "'segmentation[0]' must hold finite numbers (got [0, 0, 10, 0, inf, 10])",
+    ),
+    (
+        "annotations.0.segmentation",
+        [[0, 0, 10, 10, 10, 0, 0, 10]],
+        "segmentation",
+        "annotations[0] (id 10)",
+        "'segmentation[0]' must be a valid polygon (got Self-intersection[5 5]); pass repair=True to make it valid with "
+        "shapely.make_valid",
+    ),
+    (
+        "annotations.0.segmentation",
+        "polygon",
+        "segmentation",
+        "annotations[0] (id 10)",
+        "'segmentation' must be a non-empty list of polygons or an RLE dict {'size': [h, w], 'counts': ...} (got 'polygon')",
+    ),
+    (
+        "annotations.1.segmentation",
+        {"size": [3, 2], "counts": [2, 3, 1]},
+        "segmentation",
+        "annotations[1] (id 11)",
+        "'segmentation.size' must be the image's [height, width] [2, 3] (got [3, 2])",
+    ),
+    (
+        "annotations.1.segmentation",
+        {"size": [2, 3]},
+        "segmentation",
+        "annotations[1] (id 11)",
+        "'segmentation' must be a non-empty list of polygons or an RLE dict {'size': [h, w], 'counts': ...} (got {'size': [2, 3]})",
+    ),
+    (
+        "annotations.1.segmentation",
+        {"size": [2, "3"], "counts": [6]},
+        "segmentation",
+        "annotations[1] (id 11)",
+        "'segmentation.size' must be two non-negative integers [h, w] (got [2, '3'])",
+    ),
+    (
+        "annotations.1.segmentation",
+        {"size": [2, 3], "counts": [2, 3]},
+        "segmentation",
+        "annotations[1] (id 11)",
+        "'segmentation' must be a valid COCO RLE: 'counts' must be run lengths adding up to h·w = 6 (got 'a total of 5')",
+    ),
+    (
+        "annotations.2.segmentation",
+        {"size": [2, 3], "counts": "23"},
+        "segmentation",
+        "annotations[2] (id 12)",
+        "'segmentation' must be a valid COCO RLE: 'counts' must be run lengths adding up to h·w = 6 (got 'a total of 5')",
+    ),
+    (
+        "annotations.2.segmentation",
+        {"size": [2, 3], "counts": "2~1"},
+        "segmentation",
+        "annotations[2] (id 12)",
+        "'segmentation' must be a valid COCO RLE: 'counts' must be a COCO string of characters '0' to 'o' (got \"'~' at position 1\")",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("path", "value", "geometry", "location", "message"), RECORD_ERRORS,
-                         ids=[f"{case[0]}={case[1]!r}" for case in RECORD_ERRORS])
+@pytest.mark.parametrize(
+    ("path", "value", "geometry", "location", "message"),
+    RECORD_ERRORS,
+    ids=[f"{case[0]}={case[1]!r}" for case in RECORD_ERRORS],
+)
 def test_invalid_records_name_file_record_and_fault(tmp_path, path, value, geometry, location, message):
     source = write_json(tmp_path / "instances.json", mutate(path, value))
     with pytest.raises(FormatError) as caught:
@@ -508,8 +716,11 @@ TABLE_ERRORS = [
 ]
 
 
-@pytest.mark.parametrize(("path", "value", "location", "message", "orphans"), TABLE_ERRORS,
-                         ids=[f"{case[0]}={case[1]!r}" for case in TABLE_ERRORS])
+@pytest.mark.parametrize(
+    ("path", "value", "location", "message", "orphans"),
+    TABLE_ERRORS,
+    ids=[f"{case[0]}={case[1]!r}" for case in TABLE_ERRORS],
+)
 def test_invalid_images_and_categories(tmp_path, path, value, location, message, orphans):
     source = write_json(tmp_path / "instances.json", mutate(path, value))
     with pytest.raises(FormatError) as caught:
@@ -526,8 +737,10 @@ def test_an_image_skipped_takes_its_annotations_along():
     dataset = mutate("images.1.width", "3")
     truth = read_coco(dataset, skip_invalid=True)
     assert truth.images == {1: (20, 30)}
-    assert truth.report.counts() == {"'image_id' must be the id of one of the file's images": 2,
-                                     "'width' must be an integer": 1}
+    assert truth.report.counts() == {
+        "'image_id' must be the id of one of the file's images": 2,
+        "'width' must be an integer": 1,
+    }
     np.testing.assert_array_equal(truth.annotation_ids, [10])
 
 
@@ -544,10 +757,12 @@ def test_skip_invalid_counts_every_fault_once_and_keeps_the_rest(tmp_path):
     anns[polygon_rows[6]]["bbox"] = [0, 0, -1, 1]  # a fault of the box: not seen when reading segmentations
     source = write_json(tmp_path / "instances.json", dataset)
     truth = read_coco(source, geometry="segmentation", skip_invalid=True)
-    assert truth.report.counts() == {"'segmentation[0]' must be a valid polygon": 3,
-                                     "'segmentation.size' must be the image's [height, width] "
-                                     f"{list(truth.images[anns[rle_rows[0]]['image_id']])}": 1,
-                                     "'category_id' must be the id of one of the file's categories": 1}
+    assert truth.report.counts() == {
+        "'segmentation[0]' must be a valid polygon": 3,
+        "'segmentation.size' must be the image's [height, width] "
+        f"{list(truth.images[anns[rle_rows[0]]['image_id']])}": 1,
+        "'category_id' must be the id of one of the file's categories": 1,
+    }
     dropped = set(crossing) | {rle_rows[0], polygon_rows[5]}
     kept = [a["id"] for k, a in enumerate(anns) if k not in dropped]
     np.testing.assert_array_equal(truth.annotation_ids, kept)
@@ -564,14 +779,22 @@ def test_skip_invalid_counts_every_fault_once_and_keeps_the_rest(tmp_path):
     assert [rows[ids.index(anns[k]["id"])].area for k in crossing] == [8.0, 8.0, 8.0]
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ("[1, 2", "not valid JSON (Expecting ',' delimiter at line 1, column 6)"),
-    ("[]", "a COCO dataset must be a JSON object with the keys ['images', 'annotations', 'categories'] (got a list; "
-           "a result file is read by read_coco_results)"),
-    ('{"images": [], "annotations": []}', "a COCO dataset must have the keys ['images', 'annotations', 'categories'] "
-                                          "(missing ['categories'])"),
-    ('{"images": {}, "annotations": [], "categories": []}', "'images' must be a list (got {})"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("[1, 2", "not valid JSON (Expecting ',' delimiter at line 1, column 6)"),
+        (
+            "[]",
+            "a COCO dataset must be a JSON object with the keys ['images', 'annotations', 'categories'] (got a list; "
+            "a result file is read by read_coco_results)",
+        ),
+        (
+            '{"images": [], "annotations": []}',
+            "a COCO dataset must have the keys ['images', 'annotations', 'categories'] (missing ['categories'])",
+        ),
+        ('{"images": {}, "annotations": [], "categories": []}', "'images' must be a list (got {})"),
+    ],
+)
 def test_whole_file_faults_are_never_skipped(tmp_path, content, message):
     path = tmp_path / "instances.json"
     path.write_text(content)
@@ -581,25 +804,50 @@ def test_whole_file_faults_are_never_skipped(tmp_path, content, message):
 
 
 RESULT_ERRORS = [
-    ({"image_id": 1, "category_id": 1, "bbox": [0, 0, 1, 1]}, "auto",
-     "'score' must be a finite number (got nothing: the key is missing)"),
-    ({"image_id": 1, "category_id": 1, "bbox": [0, 0, 1, 1], "score": None}, "auto", "'score' must be a finite number (got None)"),
-    ({"image_id": "a", "category_id": 1, "bbox": [0, 0, 1, 1], "score": 1}, "auto", "'image_id' must be an integer (got 'a')"),
-    ({"image_id": 1, "category_id": 1, "bbox": [0, 0, 1], "score": 1}, "auto",
-     "'bbox' must be 4 numbers [x, y, w, h] (got [0, 0, 1])"),
-    ({"image_id": 1, "category_id": 1, "segmentation": {"size": [2, 2], "counts": [1, 1]}, "score": 1}, "segmentation",
-     "'segmentation' must be a valid COCO RLE: 'counts' must be run lengths adding up to h·w = 4 (got 'a total of 2')"),
-    ({"image_id": 1, "category_id": 1, "segmentation": [[0, 0, 2, 2, 2, 0, 0, 2]], "score": 1}, "segmentation",
-     "'segmentation[0]' must be a valid polygon (got Self-intersection[1 1]); pass repair=True to make it valid "
-     "with shapely.make_valid"),
+    (
+        {"image_id": 1, "category_id": 1, "bbox": [0, 0, 1, 1]},
+        "auto",
+        "'score' must be a finite number (got nothing: the key is missing)",
+    ),
+    (
+        {"image_id": 1, "category_id": 1, "bbox": [0, 0, 1, 1], "score": None},
+        "auto",
+        "'score' must be a finite number (got None)",
+    ),
+    (
+        {"image_id": "a", "category_id": 1, "bbox": [0, 0, 1, 1], "score": 1},
+        "auto",
+        "'image_id' must be an integer (got 'a')",
+    ),
+    (
+        {"image_id": 1, "category_id": 1, "bbox": [0, 0, 1], "score": 1},
+        "auto",
+        "'bbox' must be 4 numbers [x, y, w, h] (got [0, 0, 1])",
+    ),
+    (
+        {"image_id": 1, "category_id": 1, "segmentation": {"size": [2, 2], "counts": [1, 1]}, "score": 1},
+        "segmentation",
+        "'segmentation' must be a valid COCO RLE: 'counts' must be run lengths adding up to h·w = 4 (got 'a total of 2')",
+    ),
+    (
+        {"image_id": 1, "category_id": 1, "segmentation": [[0, 0, 2, 2, 2, 0, 0, 2]], "score": 1},
+        "segmentation",
+        "'segmentation[0]' must be a valid polygon (got Self-intersection[1 1]); pass repair=True to make it valid "
+        "with shapely.make_valid",
+    ),
     ([1, 2], "auto", "the record must be a JSON object (got [1, 2])"),
 ]
 
 
 @pytest.mark.parametrize(("record", "geometry", "message"), RESULT_ERRORS, ids=[case[2][:40] for case in RESULT_ERRORS])
 def test_invalid_results_name_file_record_and_fault(tmp_path, record, geometry, message):
-    good = {"image_id": 1, "category_id": 1, "score": 0.5, "bbox": [0, 0, 2, 2],
-            "segmentation": {"size": [2, 2], "counts": [0, 4]}}
+    good = {
+        "image_id": 1,
+        "category_id": 1,
+        "score": 0.5,
+        "bbox": [0, 0, 2, 2],
+        "segmentation": {"size": [2, 2], "counts": [0, 4]},
+    }
     source = write_json(tmp_path / "results.json", [good, record, good])
     with pytest.raises(FormatError) as caught:
         read_coco_results(source, geometry=geometry)
@@ -612,35 +860,75 @@ def test_invalid_results_name_file_record_and_fault(tmp_path, record, geometry, 
 
 def test_result_file_must_be_a_list(tmp_path):
     source = write_json(tmp_path / "results.json", small_dataset())
-    with pytest.raises(FormatError, match=re.escape(f"{source}: a COCO result file must be a JSON list of predictions "
-                                                    "(got a dict; a dataset file is read by read_coco)")):
+    with pytest.raises(
+        FormatError,
+        match=re.escape(
+            f"{source}: a COCO result file must be a JSON list of predictions "
+            "(got a dict; a dataset file is read by read_coco)"
+        ),
+    ):
         read_coco_results(source)
 
 
 def test_bad_options_are_refused():
-    with pytest.raises(InvalidArgumentError, match=re.escape("'geometry' must be one of ('bbox', 'segmentation') (got 'segm')")):
+    with pytest.raises(
+        InvalidArgumentError, match=re.escape("'geometry' must be one of ('bbox', 'segmentation') (got 'segm')")
+    ):
         read_coco(small_dataset(), geometry="segm")
-    with pytest.raises(InvalidArgumentError, match=re.escape("'geometry' must be one of ('auto', 'bbox', 'segmentation')")):
+    with pytest.raises(
+        InvalidArgumentError, match=re.escape("'geometry' must be one of ('auto', 'bbox', 'segmentation')")
+    ):
         read_coco_results([], geometry="mask")
 
 
-@pytest.mark.parametrize(("predictions", "geometry", "message"), [
-    (Annotations(image_id=["a"], category_id=1, region=geoiou.Box([[0, 0, 1, 1]]), score=1), "auto",
-     "'predictions.image_id' must be integer ids (COCO's ids are integers) (got 'dtype <U1')"),
-    (Annotations(image_id=[1], category_id=1, region=geoiou.Box([[0, 0, 1, 1]])), "auto",
-     "'predictions' must be predictions with a score per row (got \"no 'score' column\")"),
-    (Annotations(image_id=[1, 1], category_id=1, score=1, region=[geoiou.Box([[0, 0, 1, 1]]),
-                                                                 geoiou.Mask(np.ones((1, 2, 2)), origin=(3, 0))]),
-     "auto", "'predictions.region' must be masks at origin (0, 0): an RLE has no origin (got 'origin [3.0, 0.0]' at row 1)"),
-    (Annotations(image_id=[1], category_id=1, score=1,
-                 region=geoiou.Polygon.from_shapely(np.array([shapely.box(0, 0, 9, 9).difference(shapely.box(2, 2, 4, 4))]))),
-     "auto", "'predictions.region' must be polygons without holes (COCO's polygon format has none) "
-             "(got 'a polygon with holes' at row 0)"),
-    (Annotations(image_id=[1], category_id=1, score=1, region=geoiou.Interval([[0, 1]])), "auto",
-     "'predictions.region' must be 2-D regions for a COCO file (got 'Interval' at row 0)"),
-    (Annotations(image_id=[1], category_id=1, score=1, region=geoiou.Mask(np.zeros((1, 2, 2)))), "bbox",
-     "'predictions.region' must be regions with a bounding box (got 'an empty region' at row 0)"),
-])
+@pytest.mark.parametrize(
+    ("predictions", "geometry", "message"),
+    [
+        (
+            Annotations(image_id=["a"], category_id=1, region=geoiou.Box([[0, 0, 1, 1]]), score=1),
+            "auto",
+            "'predictions.image_id' must be integer ids (COCO's ids are integers) (got 'dtype <U1')",
+        ),
+        (
+            Annotations(image_id=[1], category_id=1, region=geoiou.Box([[0, 0, 1, 1]])),
+            "auto",
+            "'predictions' must be predictions with a score per row (got \"no 'score' column\")",
+        ),
+        (
+            Annotations(
+                image_id=[1, 1],
+                category_id=1,
+                score=1,
+                region=[geoiou.Box([[0, 0, 1, 1]]), geoiou.Mask(np.ones((1, 2, 2)), origin=(3, 0))],
+            ),
+            "auto",
+            "'predictions.region' must be masks at origin (0, 0): an RLE has no origin (got 'origin [3.0, 0.0]' at row 1)",
+        ),
+        (
+            Annotations(
+                image_id=[1],
+                category_id=1,
+                score=1,
+                region=geoiou.Polygon.from_shapely(
+                    np.array([shapely.box(0, 0, 9, 9).difference(shapely.box(2, 2, 4, 4))])
+                ),
+            ),
+            "auto",
+            "'predictions.region' must be polygons without holes (COCO's polygon format has none) "
+            "(got 'a polygon with holes' at row 0)",
+        ),
+        (
+            Annotations(image_id=[1], category_id=1, score=1, region=geoiou.Interval([[0, 1]])),
+            "auto",
+            "'predictions.region' must be 2-D regions for a COCO file (got 'Interval' at row 0)",
+        ),
+        (
+            Annotations(image_id=[1], category_id=1, score=1, region=geoiou.Mask(np.zeros((1, 2, 2)))),
+            "bbox",
+            "'predictions.region' must be regions with a bounding box (got 'an empty region' at row 0)",
+        ),
+    ],
+)
 def test_writer_refuses_what_coco_cannot_hold(tmp_path, predictions, geometry, message):
     with pytest.raises(InvalidArgumentError) as caught:
         write_coco_results(tmp_path / "out.json", predictions, geometry=geometry)

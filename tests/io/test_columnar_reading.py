@@ -36,8 +36,11 @@ def _records(n_masks: int, seed: int, geometry: str) -> list[dict]:
     records = []
     for k in range(n_masks):
         height, width = (int(v) for v in rng.integers(1, 7, 2))
-        record = {"image_id": int(rng.integers(1, 4)), "category_id": int(rng.integers(1, 3)),
-                  "score": float(np.round(rng.random(), 3))}
+        record = {
+            "image_id": int(rng.integers(1, 4)),
+            "category_id": int(rng.integers(1, 3)),
+            "score": float(np.round(rng.random(), 3)),
+        }
         if geometry == "bbox":
             record["bbox"] = np.round(rng.uniform(0, 9, 4), 2).tolist()
         else:
@@ -83,20 +86,25 @@ def test_masks_of_several_sizes_keep_their_sizes_in_stretches_of_the_file(tmp_pa
         assert area == rle.decode(record["segmentation"]).sum()
 
 
-@pytest.mark.parametrize("text", [
-    '[{"image_id": 1, "category_id": 1, "score": 0.5, "score": 0.9, "bbox": [0, 0, 1, 1]}]',  # plain
-    '[{"image_id" : 1, "category_id": 1, "score": 0.5, "score": 0.9, "bbox": [0, 0, 1, 1]}]',  # a spaced colon
-    '[{"image_id": 1, "category_id": 1, "note": "a \\"quoted\\": word", "score": 0.5, "score": 0.9, '
-    '"bbox": [0, 0, 1, 1]}]',  # a quote inside a string, before a colon
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"image_id": 1, "category_id": 1, "score": 0.5, "score": 0.9, "bbox": [0, 0, 1, 1]}]',  # plain
+        '[{"image_id" : 1, "category_id": 1, "score": 0.5, "score": 0.9, "bbox": [0, 0, 1, 1]}]',  # a spaced colon
+        '[{"image_id": 1, "category_id": 1, "note": "a \\"quoted\\": word", "score": 0.5, "score": 0.9, '
+        '"bbox": [0, 0, 1, 1]}]',  # a quote inside a string, before a colon
+    ],
+)
 def test_a_repeated_key_is_refused_however_the_file_is_written(tmp_path, text):
     with pytest.raises(FormatError, match="the key 'score' twice"):
         read_coco_results(_write(tmp_path, text))
 
 
-_DATASET = ('{"images": [{"id": 1, "height": 9, "width": 9%s}], "categories": [{"id": 1, "name": "a"}], '
-            '"annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 2, 2], "area": 4, '
-            '"iscrowd": 0, "segmentation": [[0, 0, 2, 0, 2, 2]]%s}]%s}')
+_DATASET = (
+    '{"images": [{"id": 1, "height": 9, "width": 9%s}], "categories": [{"id": 1, "name": "a"}], '
+    '"annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 2, 2], "area": 4, '
+    '"iscrowd": 0, "segmentation": [[0, 0, 2, 0, 2, 2]]%s}]%s}'
+)
 
 
 @pytest.mark.parametrize(("where", "key"), [(0, "width"), (1, "area"), (2, "images")])
@@ -120,9 +128,12 @@ def test_a_plain_dataset_is_proved_free_of_repeated_keys_without_the_hook(tmp_pa
 
 
 def test_a_file_with_spaced_colons_or_escapes_reads_as_a_plain_one(tmp_path):
-    plain = read_coco_results(_write(tmp_path, '[{"image_id": 1, "category_id": 2, "score": 0.5, "bbox": [0, 0, 1, 2]}]'))
-    spaced = read_coco_results(_write(tmp_path, '[{"image_id" : 1, "category_id":2, "note": "a\\\\b", "score" : 0.5, '
-                                                '"bbox": [0, 0, 1, 2]}]'))
+    plain = read_coco_results(
+        _write(tmp_path, '[{"image_id": 1, "category_id": 2, "score": 0.5, "bbox": [0, 0, 1, 2]}]')
+    )
+    spaced = read_coco_results(
+        _write(tmp_path, '[{"image_id" : 1, "category_id":2, "note": "a\\\\b", "score" : 0.5, "bbox": [0, 0, 1, 2]}]')
+    )
     _same_predictions(plain, spaced)
 
 
@@ -134,14 +145,17 @@ def test_skip_invalid_reads_the_valid_records_of_a_file_with_faults(tmp_path):
     np.testing.assert_array_equal(read.annotations.score, [r["score"] for k, r in enumerate(records) if k != 2])
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("image_id", True, "'image_id' must be an integer (got True)"),
-    ("image_id", 2**70, "'image_id' must be an integer"),
-    ("score", 1e309, "'score' must be a finite number"),
-    ("bbox", [0, 0, -1, 1], "non-negative width and height"),
-    ("bbox", [0, 0, "1", 1], "'bbox' must be 4 numbers"),
-    ("bbox", [1e308, 0, 1e308, 1], "'bbox' must be 4 numbers"),  # x + w overflows
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("image_id", True, "'image_id' must be an integer (got True)"),
+        ("image_id", 2**70, "'image_id' must be an integer"),
+        ("score", 1e309, "'score' must be a finite number"),
+        ("bbox", [0, 0, -1, 1], "non-negative width and height"),
+        ("bbox", [0, 0, "1", 1], "'bbox' must be 4 numbers"),
+        ("bbox", [1e308, 0, 1e308, 1], "'bbox' must be 4 numbers"),  # x + w overflows
+    ],
+)
 def test_what_the_columns_refuse_the_record_parser_names(tmp_path, field, value, message):
     records = _records(3, 2, "bbox")
     records[1][field] = value
@@ -186,15 +200,27 @@ def _dataset(seed: int) -> dict:
         else:
             pixels = rng.random((image["height"], image["width"])) < 0.1
             segmentation = {**rle.encode(pixels), "counts": rle.encode(pixels)["counts"].decode()}
-        annotations.append({"id": 100 + k, "image_id": image["id"], "category_id": int(rng.integers(1, 3)),
-                            "segmentation": segmentation, "bbox": [x, y, 4.0, 4.0], "area": 16.0,
-                            "iscrowd": int(kind == 3)})
-    return {"images": images, "categories": [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}],
-            "annotations": annotations}
+        annotations.append(
+            {
+                "id": 100 + k,
+                "image_id": image["id"],
+                "category_id": int(rng.integers(1, 3)),
+                "segmentation": segmentation,
+                "bbox": [x, y, 4.0, 4.0],
+                "area": 16.0,
+                "iscrowd": int(kind == 3),
+            }
+        )
+    return {
+        "images": images,
+        "categories": [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}],
+        "annotations": annotations,
+    }
 
 
-@pytest.mark.parametrize(("geometry", "polygons"), [("bbox", "exact"), ("segmentation", "exact"),
-                                                    ("segmentation", "pycocotools")])
+@pytest.mark.parametrize(
+    ("geometry", "polygons"), [("bbox", "exact"), ("segmentation", "exact"), ("segmentation", "pycocotools")]
+)
 @pytest.mark.parametrize("seed", range(4))
 def test_dataset_columns_and_records_give_the_same_annotations(geometry, polygons, seed):
     from geoiou.io import read_coco

@@ -71,14 +71,18 @@ def test_folder_golden_values():
     assert rows.score is None
     # Rows follow the files in sorted order, and each file's lines in order.
     first = read_dota(DOTA / "P0706.txt")
-    np.testing.assert_array_equal(shapely.get_coordinates(rows.regions[0][:536].to_shapely()),
-                                  shapely.get_coordinates(first.polygons.to_shapely()))
+    np.testing.assert_array_equal(
+        shapely.get_coordinates(rows.regions[0][:536].to_shapely()),
+        shapely.get_coordinates(first.polygons.to_shapely()),
+    )
 
 
 # --------------------------------------------------------------------------- file structure
 def test_headers_blank_lines_and_crlf_are_passed_over(tmp_path):
     path = tmp_path / "P0001.txt"
-    path.write_bytes(b"imagesource:GoogleEarth\r\ngsd:null\r\n\r\n0 0 4 0 4 4 0 4 plane 0\r\n   \r\n1 1 3 1 3 2 1 2 ship 1\r\n")
+    path.write_bytes(
+        b"imagesource:GoogleEarth\r\ngsd:null\r\n\r\n0 0 4 0 4 4 0 4 plane 0\r\n   \r\n1 1 3 1 3 2 1 2 ship 1\r\n"
+    )
     objects = read_dota(path)
     assert objects.classes == ("plane", "ship") and objects.difficult.tolist() == [False, True]
     assert objects.polygons.area.tolist() == [16.0, 2.0]
@@ -108,15 +112,24 @@ def test_empty_file_gives_empty_batches(tmp_path):
 
 # --------------------------------------------------------------------------- invalid records
 BAD_LINES = [
-    ("1 2 3 4 5 6 ship 0", r"expected 8 coordinates, a class and a difficult flag \(got 8 fields: '1 2 3 4 5 6 ship 0'\)"),
+    (
+        "1 2 3 4 5 6 ship 0",
+        r"expected 8 coordinates, a class and a difficult flag \(got 8 fields: '1 2 3 4 5 6 ship 0'\)",
+    ),
     ("0 0 4 0 4 4 0 4 ship 0 extra", r"expected 8 coordinates, a class and a difficult flag \(got 11 fields"),
     ("1 2 3 4 5 6 7 x ship 0", r"'y4' must be a number \(got 'x'\)"),
     ("1 2 nan 4 5 6 7 8 ship 0", r"'x2' must be a finite number \(got 'nan'\)"),
     ("1 2 3 4 5 inf 7 8 ship 0", r"'y3' must be a finite number \(got 'inf'\)"),
     ("0 0 4 0 4 4 0 4 ship 2", r"'difficult' must be 0 or 1 \(got '2'\)"),
-    ("0 0 4 4 4 0 0 4 ship 0", r"'corners' must be a simple quadrilateral: its edges must not cross "
-                               r"\(got Self-intersection at \(2, 2\); are the corners out of order\?\)"),
-    ("0 0 1 1 2 2 3 3 ship 0", r"'corners' must enclose a positive area \(got \[\[0.0, 0.0\], .*on one line or repeated\)"),
+    (
+        "0 0 4 4 4 0 0 4 ship 0",
+        r"'corners' must be a simple quadrilateral: its edges must not cross "
+        r"\(got Self-intersection at \(2, 2\); are the corners out of order\?\)",
+    ),
+    (
+        "0 0 1 1 2 2 3 3 ship 0",
+        r"'corners' must enclose a positive area \(got \[\[0.0, 0.0\], .*on one line or repeated\)",
+    ),
     ("5 5 5 5 5 5 5 5 ship 0", r"'corners' must enclose a positive area"),
 ]
 
@@ -147,15 +160,26 @@ def test_skip_invalid_keeps_the_good_lines_and_reports_the_bad_one(tmp_path, lin
 
 def test_skip_counts_group_by_reason(tmp_path):
     path = tmp_path / "P0002.txt"
-    lines = ["0 0 4 0 4 4 0 4 plane 0", "0 0 4 4 4 0 0 4 ship 0", "a 0 4 0 4 4 0 4 ship 0",
-             "0 0 4 4 4 0 0 4 ship 0", "0 0 4 0 4 4 0 4 ship 7", "2 2 6 2 6 6 2 6 ship 0"]
+    lines = [
+        "0 0 4 0 4 4 0 4 plane 0",
+        "0 0 4 4 4 0 0 4 ship 0",
+        "a 0 4 0 4 4 0 4 ship 0",
+        "0 0 4 4 4 0 0 4 ship 0",
+        "0 0 4 0 4 4 0 4 ship 7",
+        "2 2 6 2 6 6 2 6 ship 0",
+    ]
     path.write_text("\n".join(lines) + "\n")
     report = read_dota(path, skip_invalid=True).report
     assert report.read == 2
-    assert report.counts() == {"'corners' must be a simple quadrilateral: its edges must not cross": 2,
-                               "'x1' must be a number": 1, "'difficult' must be 0 or 1": 1}
+    assert report.counts() == {
+        "'corners' must be a simple quadrilateral: its edges must not cross": 2,
+        "'x1' must be a number": 1,
+        "'difficult' must be 0 or 1": 1,
+    }
     assert [s.location for s in report.skipped] == ["line 2", "line 3", "line 4", "line 5"]
-    assert "2 x 'corners' must be a simple quadrilateral: its edges must not cross (first at line 2)" in report.summary()
+    assert (
+        "2 x 'corners' must be a simple quadrilateral: its edges must not cross (first at line 2)" in report.summary()
+    )
 
 
 def test_first_fault_in_file_order_is_raised(tmp_path):
@@ -218,7 +242,9 @@ def test_task1_round_trip_of_the_bundled_ground_truth(tmp_path):
     rows = ground_truth_rows()
     # Distinct scores identify each row after reading (rows come back grouped by class file).
     scores = (np.arange(len(rows)) + 1) / (len(rows) + 1)
-    write_task1(tmp_path, [(image, category, score, corners) for (image, category, corners), score in zip(rows, scores)])
+    write_task1(
+        tmp_path, [(image, category, score, corners) for (image, category, corners), score in zip(rows, scores)]
+    )
     predictions = read_dota_task1(tmp_path)
     read_back = predictions.annotations
     assert len(read_back) == 984 and predictions.report.read == 984
@@ -233,7 +259,9 @@ def test_task1_round_trip_of_the_bundled_ground_truth(tmp_path):
 
 
 def test_task1_files_given_as_paths_or_one_file(tmp_path):
-    write_task1(tmp_path, [("P1", "plane", 0.9, [0, 0, 4, 0, 4, 4, 0, 4]), ("P2", "ship", 0.5, [1, 1, 3, 1, 3, 2, 1, 2])])
+    write_task1(
+        tmp_path, [("P1", "plane", 0.9, [0, 0, 4, 0, 4, 4, 0, 4]), ("P2", "ship", 0.5, [1, 1, 3, 1, 3, 2, 1, 2])]
+    )
     (tmp_path / "Task2_plane.txt").write_text("not read: Task2 is horizontal boxes\n")
     from_folder = read_dota_task1(tmp_path)
     from_paths = read_dota_task1([tmp_path / "Task1_ship.txt", tmp_path / "Task1_plane.txt"])
@@ -245,13 +273,16 @@ def test_task1_files_given_as_paths_or_one_file(tmp_path):
     assert one.annotations.regions[0].area.tolist() == [2.0]
 
 
-@pytest.mark.parametrize(("line", "message"), [
-    ("P1 0.9 0 0 4 0 4 4 0", r"expected an image name, a score and 8 coordinates \(got 9 fields"),
-    ("P1 high 0 0 4 0 4 4 0 4", r"'score' must be a number \(got 'high'\)"),
-    ("P1 nan 0 0 4 0 4 4 0 4", r"'score' must be a finite number \(got 'nan'\)"),
-    ("P1 0.9 0 0 4 0 4 4 0 y", r"'y4' must be a number"),
-    ("P1 0.9 0 0 4 4 4 0 0 4", r"'corners' must be a simple quadrilateral"),
-])
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("P1 0.9 0 0 4 0 4 4 0", r"expected an image name, a score and 8 coordinates \(got 9 fields"),
+        ("P1 high 0 0 4 0 4 4 0 4", r"'score' must be a number \(got 'high'\)"),
+        ("P1 nan 0 0 4 0 4 4 0 4", r"'score' must be a finite number \(got 'nan'\)"),
+        ("P1 0.9 0 0 4 0 4 4 0 y", r"'y4' must be a number"),
+        ("P1 0.9 0 0 4 4 4 0 0 4", r"'corners' must be a simple quadrilateral"),
+    ],
+)
 def test_task1_bad_lines_name_the_file_and_line(tmp_path, line, message):
     path = tmp_path / "Task1_plane.txt"
     path.write_text(f"P1 0.5 0 0 4 0 4 4 0 4\n{line}\n")
@@ -323,7 +354,9 @@ def test_voc_on_perturbed_task1_predictions_matches_brute_force(tmp_path):
             rows.append((image, category, corners + 5000.0))
     rows = [row for row in rows if shapely.is_valid(shapely.Polygon(row[2]))]  # jitter may cross edges of tiny objects
     scores = rng.permutation(len(rows)) / len(rows) + 0.5 / len(rows)  # distinct: no ties of order
-    write_task1(tmp_path, [(image, category, score, corners) for (image, category, corners), score in zip(rows, scores)])
+    write_task1(
+        tmp_path, [(image, category, score, corners) for (image, category, corners), score in zip(rows, scores)]
+    )
     truth = read_dota_folder(DOTA)
     predictions = read_dota_task1(tmp_path)
     result = evaluate_voc(truth.annotations, predictions.annotations, interpolation="11point", images=truth.images)
@@ -343,12 +376,15 @@ def test_voc_hand_computed_golden_case(tmp_path):
     # (6 + 5 * 2/3) / 11 = 0.848484...
     labels = tmp_path / "labels"
     labels.mkdir()
-    (labels / "P1.txt").write_text("0 0 10 0 10 10 0 10 plane 0\n20 0 30 0 30 10 20 10 plane 0\n"
-                                   "40 0 50 0 50 10 40 10 plane 1\n")
+    (labels / "P1.txt").write_text(
+        "0 0 10 0 10 10 0 10 plane 0\n20 0 30 0 30 10 20 10 plane 0\n40 0 50 0 50 10 40 10 plane 1\n"
+    )
     submission = tmp_path / "submission"
     submission.mkdir()
-    (submission / "Task1_plane.txt").write_text("P1 0.9 0 0 10 0 10 10 0 10\nP1 0.8 100 100 110 100 110 110 100 110\n"
-                                                "P1 0.75 40 0 50 0 50 10 40 10\nP1 0.7 21 0 30 0 30 10 21 10\n")
+    (submission / "Task1_plane.txt").write_text(
+        "P1 0.9 0 0 10 0 10 10 0 10\nP1 0.8 100 100 110 100 110 110 100 110\n"
+        "P1 0.75 40 0 50 0 50 10 40 10\nP1 0.7 21 0 30 0 30 10 21 10\n"
+    )
     truth, predictions = read_dota_folder(labels), read_dota_task1(submission)
     result = evaluate_voc(truth.annotations, predictions.annotations, interpolation="11point")
     assert result.mAP == pytest.approx((6 + 5 * 2 / 3) / 11, abs=1e-12)
@@ -363,7 +399,8 @@ def test_task1_scores_are_any_finite_number(tmp_path):
         read_dota_task1(path)
     read = read_dota_task1(path, skip_invalid=True)
     assert read.annotations.score.tolist() == [0.9, 1.7, -0.1] and read.report.counts() == {
-        "'score' must be a finite number": 1}
+        "'score' must be a finite number": 1
+    }
 
 
 def test_labels_written_and_read_back_are_the_same_objects(tmp_path):
@@ -419,8 +456,10 @@ def test_task1_columns_and_lines_read_the_same_predictions(monkeypatch):
     slow = read_dota_task1(TOUR_TASK1)
     for name in ("image_id", "category_id", "score"):
         np.testing.assert_array_equal(getattr(fast.annotations, name), getattr(slow.annotations, name))
-    np.testing.assert_array_equal(np.concatenate([r.area for r in fast.annotations.regions]),
-                                  np.concatenate([r.area for r in slow.annotations.regions]))
+    np.testing.assert_array_equal(
+        np.concatenate([r.area for r in fast.annotations.regions]),
+        np.concatenate([r.area for r in slow.annotations.regions]),
+    )
     assert fast.report.read == slow.report.read and len(fast.annotations) > 1000
 
 
@@ -450,8 +489,9 @@ def test_min_area_rectangles_have_opencvs_area_on_the_bundled_objects():
     corners = np.concatenate([read_dota(path).corners for path in paths])
     assert len(corners) == 984
     ours = geoiou.RotatedBox.from_corners(corners, fit="min_area")
-    theirs = geoiou.Polygon.from_rings(np.array([cv2.boxPoints(cv2.minAreaRect(quad.astype(np.float32)))
-                                                 for quad in corners], dtype=np.float64))
+    theirs = geoiou.Polygon.from_rings(
+        np.array([cv2.boxPoints(cv2.minAreaRect(quad.astype(np.float32))) for quad in corners], dtype=np.float64)
+    )
     np.testing.assert_allclose(ours.area, theirs.area, rtol=1e-4)
     # Both enclose the quadrilateral (within OpenCV's float32 rounding for its rectangle).
     polygons = geoiou.Polygon.from_rings(corners)

@@ -11,8 +11,14 @@ from hypothesis import given
 import geoiou
 from geoiou.errors import FormatError, InvalidArgumentError
 from geoiou.io.geo import parse_wkt, read_geojson, read_wkt
-from tests.strategies import (ci_settings, polygon_strategy, random_multipolygons, random_polygons,
-                              random_polygons_with_holes, rng)
+from tests.strategies import (
+    ci_settings,
+    polygon_strategy,
+    random_multipolygons,
+    random_polygons,
+    random_polygons_with_holes,
+    rng,
+)
 
 
 def square(x0, y0, side):
@@ -38,12 +44,15 @@ def write_json(path, document):
 
 # --------------------------------------------------------------------------- golden values
 def test_golden_areas_and_iou_of_a_feature_collection(tmp_path):
-    path = write_json(tmp_path / "fields.geojson", collection(
-        feature(polygon([[0, 0], [4, 0], [4, 3], [0, 3], [0, 0]]), id="a", properties={"crop": "wheat"}),
-        feature(polygon([[2, 0], [6, 0], [6, 3], [2, 3], [2, 0]]), properties=None),
-        feature(polygon(square(0, 0, 4), square(1, 1, 1))),                 # a 4x4 square with a 1x1 hole
-        feature({"type": "MultiPolygon", "coordinates": [[square(0, 0, 1)], [square(5, 5, 2)]]}, id=17),
-    ))
+    path = write_json(
+        tmp_path / "fields.geojson",
+        collection(
+            feature(polygon([[0, 0], [4, 0], [4, 3], [0, 3], [0, 0]]), id="a", properties={"crop": "wheat"}),
+            feature(polygon([[2, 0], [6, 0], [6, 3], [2, 3], [2, 0]]), properties=None),
+            feature(polygon(square(0, 0, 4), square(1, 1, 1))),  # a 4x4 square with a 1x1 hole
+            feature({"type": "MultiPolygon", "coordinates": [[square(0, 0, 1)], [square(5, 5, 2)]]}, id=17),
+        ),
+    )
     features = read_geojson(path)
     # 4x3 rectangles; 16 - 1 for the holed square; 1 + 4 for the two parts.
     np.testing.assert_array_equal(features.regions.area, [12, 12, 15, 5])
@@ -58,9 +67,14 @@ def test_golden_areas_and_iou_of_a_feature_collection(tmp_path):
 
 
 def test_a_geometry_collection_is_the_union_of_its_polygons():
-    geometry = {"type": "GeometryCollection", "geometries": [
-        polygon(square(0, 0, 2)), polygon(square(1, 0, 2)),
-        {"type": "GeometryCollection", "geometries": [polygon(square(10, 10, 1))]}]}
+    geometry = {
+        "type": "GeometryCollection",
+        "geometries": [
+            polygon(square(0, 0, 2)),
+            polygon(square(1, 0, 2)),
+            {"type": "GeometryCollection", "geometries": [polygon(square(10, 10, 1))]},
+        ],
+    }
     region = read_geojson(geometry).regions[0]
     # [0, 3] x [0, 2] (two overlapping 2x2 squares: 4 + 4 - 2) and a nested unit square: 6 + 1.
     assert region.area == pytest.approx(7.0)
@@ -90,8 +104,10 @@ def test_unclosed_geojson_ring_is_closed_and_empty_polygon_is_an_empty_region():
 
 def test_wkt_file_skips_comments_and_blank_lines(tmp_path):
     path = tmp_path / "parcels.wkt"
-    path.write_text("# parcels of 2024\n\nPOLYGON ((0 0, 4 0, 4 3, 0 3, 0 0))\n   \n"
-                    "MULTIPOLYGON (((0 0, 1 0, 1 1, 0 1, 0 0)), ((5 5, 7 5, 7 7, 5 7, 5 5)))\n")
+    path.write_text(
+        "# parcels of 2024\n\nPOLYGON ((0 0, 4 0, 4 3, 0 3, 0 0))\n   \n"
+        "MULTIPOLYGON (((0 0, 1 0, 1 1, 0 1, 0 0)), ((5 5, 7 5, 7 7, 5 7, 5 5)))\n"
+    )
     parcels = read_wkt(path)
     np.testing.assert_array_equal(parcels.regions.area, [12, 5])  # 4 x 3; 1 + 2 x 2
     assert parcels.ids == (0, 1) and parcels.properties == ({}, {}) and parcels.report.read == 2
@@ -106,9 +122,13 @@ def test_empty_inputs_give_an_empty_batch(tmp_path):
 # --------------------------------------------------------------------------- against shapely
 def test_pairwise_iou_of_read_features_equals_shapely_on_the_same_geometries(tmp_path):
     gen = rng(11)
-    originals = np.concatenate([random_polygons(gen, 20, span=6).to_shapely(),
-                                random_polygons_with_holes(gen, 10, span=6).to_shapely(),
-                                random_multipolygons(gen, 10, span=6).to_shapely()])
+    originals = np.concatenate(
+        [
+            random_polygons(gen, 20, span=6).to_shapely(),
+            random_polygons_with_holes(gen, 10, span=6).to_shapely(),
+            random_multipolygons(gen, 10, span=6).to_shapely(),
+        ]
+    )
     document = collection(*(feature(json.loads(shapely.to_geojson(g)), id=f"p{k}") for k, g in enumerate(originals)))
     features = read_geojson(write_json(tmp_path / "many.geojson", document))
     assert features.ids == tuple(f"p{k}" for k in range(40))
@@ -152,24 +172,47 @@ def test_geojson_round_trip_keeps_the_geometry(original):
 BOW_TIE = [[0, 0], [2, 2], [2, 0], [0, 2], [0, 0]]
 
 BAD_FEATURES = [
-    (feature({"type": "Point", "coordinates": [1, 2]}),
-     r"features\[1\]: 'geometry' must be a Polygon, a MultiPolygon or a GeometryCollection of them \(got Point, which has no area\)"),
+    (
+        feature({"type": "Point", "coordinates": [1, 2]}),
+        r"features\[1\]: 'geometry' must be a Polygon, a MultiPolygon or a GeometryCollection of them \(got Point, which has no area\)",
+    ),
     (feature({"type": "LineString", "coordinates": [[0, 0], [1, 1]]}), r"\(got LineString, which has no area\)"),
-    (feature({"type": "GeometryCollection", "geometries": [polygon(square(0, 0, 1)), {"type": "Point", "coordinates": [0, 0]}]}),
-     r"\(got a GeometryCollection holding a Point, which has no area\)"),
+    (
+        feature(
+            {
+                "type": "GeometryCollection",
+                "geometries": [polygon(square(0, 0, 1)), {"type": "Point", "coordinates": [0, 0]}],
+            }
+        ),
+        r"\(got a GeometryCollection holding a Point, which has no area\)",
+    ),
     (feature(None), r"features\[1\]: 'geometry' must be .* \(got null: the feature has no geometry\)"),
     (feature(polygon(BOW_TIE)), r"'geometry' must be a valid polygon \(got Self-intersection.*pass repair=True"),
-    (feature({"type": "MultiPolygon", "coordinates": [[square(0, 0, 2)], [square(1, 1, 2)]]}),
-     r"'geometry' must be a valid polygon \(got Self-intersection.*repair=True"),
-    (feature(polygon([[0, 0], [1, 0]])), r"'geometry' must be a well-formed GeoJSON Polygon \(got \[\[\[0, 0\], \[1, 0\]\]\]: "
-                                         r"A linearring requires at least 4 coordinates"),
-    (feature(polygon([[0, 0], [1, "a"], [1, 1]])), r"'coordinates' must be nested arrays of numbers \(got \[\[\[0, 0\], \[1, 'a'\]"),
+    (
+        feature({"type": "MultiPolygon", "coordinates": [[square(0, 0, 2)], [square(1, 1, 2)]]}),
+        r"'geometry' must be a valid polygon \(got Self-intersection.*repair=True",
+    ),
+    (
+        feature(polygon([[0, 0], [1, 0]])),
+        r"'geometry' must be a well-formed GeoJSON Polygon \(got \[\[\[0, 0\], \[1, 0\]\]\]: "
+        r"A linearring requires at least 4 coordinates",
+    ),
+    (
+        feature(polygon([[0, 0], [1, "a"], [1, 1]])),
+        r"'coordinates' must be nested arrays of numbers \(got \[\[\[0, 0\], \[1, 'a'\]",
+    ),
     (feature({"type": "Polygon"}), r"'geometry' must have 'coordinates' \(got the fields \['type'\]\)"),
-    (feature({"type": "Polgon", "coordinates": []}), r"'geometry' must be a GeoJSON geometry with a 'type' of .* \(got 'Polgon'\)"),
+    (
+        feature({"type": "Polgon", "coordinates": []}),
+        r"'geometry' must be a GeoJSON geometry with a 'type' of .* \(got 'Polgon'\)",
+    ),
     (feature(polygon([[0, 0], [1, 0], [1, math.nan], [0, 0]])), r"'geometry' must be finite coordinates"),
     (feature(polygon(square(0, 0, 1)), properties=[1, 2]), r"'properties' must be an object or null \(got \[1, 2\]\)"),
     (feature(polygon(square(0, 0, 1)), id=[1]), r"'id' must be a string or a number \(got \[1\]\)"),
-    ({"type": "Polygon", "coordinates": [square(0, 0, 1)]}, r"features\[1\]: a feature must be an object with \"type\": \"Feature\" \(got 'Polygon'\)"),
+    (
+        {"type": "Polygon", "coordinates": [square(0, 0, 1)]},
+        r"features\[1\]: a feature must be an object with \"type\": \"Feature\" \(got 'Polygon'\)",
+    ),
     (7, r"a feature must be an object .* \(got 7\)"),
 ]
 
@@ -184,8 +227,9 @@ def test_an_invalid_feature_names_the_file_the_feature_and_the_fault(tmp_path, b
 
 @pytest.mark.parametrize(("bad", "message"), BAD_FEATURES)
 def test_skipping_an_invalid_feature_keeps_the_others_and_their_ids(bad, message):
-    features = read_geojson(collection(feature(polygon(square(0, 0, 1))), bad, feature(polygon(square(0, 0, 2)))),
-                            skip_invalid=True)
+    features = read_geojson(
+        collection(feature(polygon(square(0, 0, 1))), bad, feature(polygon(square(0, 0, 2)))), skip_invalid=True
+    )
     assert features.report.read == 2 and [record.location for record in features.report.skipped] == ["features[1]"]
     np.testing.assert_array_equal(features.regions.area, [1, 4])
     assert features.ids == (0, 2)  # ids stay the features' indices in the file
@@ -207,17 +251,31 @@ def test_skip_counts_group_the_reasons():
     assert report.read == 1
     why = "'geometry' must be a Polygon, a MultiPolygon or a GeometryCollection of them"
     assert report.counts() == {why: 3, "'geometry' must be a valid polygon": 1}
-    assert [record.location for record in report.skipped] == ["features[0]", "features[2]", "features[3]", "features[4]"]
+    assert [record.location for record in report.skipped] == [
+        "features[0]",
+        "features[2]",
+        "features[3]",
+        "features[4]",
+    ]
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ('{"type": "FeatureCollection", "features": [', r"bad\.geojson: not valid JSON"),
-    ("[]", r"expected a GeoJSON object at the top level \(got list\)"),
-    ('{"type": "Topology"}', r"'type' must be 'FeatureCollection', 'Feature' or a geometry type .* \(got 'Topology'\)"),
-    ('{"features": []}', r"\(got None\)"),
-    ('{"type": "FeatureCollection", "features": {}}', r"'features' of a FeatureCollection must be a list \(got \{\}\)"),
-    ('{"type": "FeatureCollection", "type": "Feature"}', r"an object has the key 'type' twice"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"type": "FeatureCollection", "features": [', r"bad\.geojson: not valid JSON"),
+        ("[]", r"expected a GeoJSON object at the top level \(got list\)"),
+        (
+            '{"type": "Topology"}',
+            r"'type' must be 'FeatureCollection', 'Feature' or a geometry type .* \(got 'Topology'\)",
+        ),
+        ('{"features": []}', r"\(got None\)"),
+        (
+            '{"type": "FeatureCollection", "features": {}}',
+            r"'features' of a FeatureCollection must be a list \(got \{\}\)",
+        ),
+        ('{"type": "FeatureCollection", "type": "Feature"}', r"an object has the key 'type' twice"),
+    ],
+)
 def test_a_malformed_geojson_file_is_a_whole_file_error(tmp_path, text, message):
     path = tmp_path / "bad.geojson"
     path.write_text(text)
@@ -234,11 +292,20 @@ def test_a_bare_non_areal_geometry_is_an_invalid_record():
 
 
 BAD_WKT = [
-    ("POLYGN ((0 0, 1 0, 1 1, 0 0))", r"the text must be WKT \(got 'POLYGN \(\(0 0, 1 0, 1 1, 0 0\)\)': ParseException: Unknown type"),
+    (
+        "POLYGN ((0 0, 1 0, 1 1, 0 0))",
+        r"the text must be WKT \(got 'POLYGN \(\(0 0, 1 0, 1 1, 0 0\)\)': ParseException: Unknown type",
+    ),
     ("POLYGON ((0 0, 1 0, 1 1))", r"the text must be WKT .*closed linestring"),
     ("POLYGON ((0 0, 1 0, 1 1, 0 0)) trailing", r"the text must be WKT .*Unexpected text after end of geometry"),
-    ("POINT (1 2)", r"'geometry' must be a Polygon, a MultiPolygon or a GeometryCollection of them \(got Point, which has no area\)"),
-    ("POLYGON ((0 0, 2 2, 2 0, 0 2, 0 0))", r"'geometry' must be a valid polygon \(got Self-intersection.*pass repair=True"),
+    (
+        "POINT (1 2)",
+        r"'geometry' must be a Polygon, a MultiPolygon or a GeometryCollection of them \(got Point, which has no area\)",
+    ),
+    (
+        "POLYGON ((0 0, 2 2, 2 0, 0 2, 0 0))",
+        r"'geometry' must be a valid polygon \(got Self-intersection.*pass repair=True",
+    ),
     ("POLYGON ((0 0, 1 0, nan 1, 0 0))", r"'geometry' must be finite coordinates"),
 ]
 
@@ -270,9 +337,13 @@ def test_parse_wkt_refuses_what_is_not_text():
 
 # --------------------------------------------------------------------------- the bulk path for FeatureCollections
 def _collection(geometries: list, **feature_extras) -> dict:
-    return {"type": "FeatureCollection", "features": [
-        {"type": "Feature", "id": f"f{i}", "properties": {"i": i}, "geometry": geometry, **feature_extras}
-        for i, geometry in enumerate(geometries)]}
+    return {
+        "type": "FeatureCollection",
+        "features": [
+            {"type": "Feature", "id": f"f{i}", "properties": {"i": i}, "geometry": geometry, **feature_extras}
+            for i, geometry in enumerate(geometries)
+        ],
+    }
 
 
 def _write(tmp_path, document, name="layer.geojson"):
@@ -284,8 +355,13 @@ def _write(tmp_path, document, name="layer.geojson"):
 def test_a_feature_collection_file_reads_as_its_parsed_document_does(tmp_path):
     """Files go through a bulk path (shapely parses the geometries at once); documents feature by feature."""
     gen = rng(8)
-    originals = np.concatenate([random_polygons(gen, 20, span=6).to_shapely(), random_polygons_with_holes(gen, 10, span=6).to_shapely(),
-                                random_multipolygons(gen, 10, span=6).to_shapely()])
+    originals = np.concatenate(
+        [
+            random_polygons(gen, 20, span=6).to_shapely(),
+            random_polygons_with_holes(gen, 10, span=6).to_shapely(),
+            random_multipolygons(gen, 10, span=6).to_shapely(),
+        ]
+    )
     document = _collection([json.loads(shapely.to_geojson(g)) for g in originals])
     from_file = read_geojson(_write(tmp_path, document))
     from_document = read_geojson(document)
@@ -294,11 +370,23 @@ def test_a_feature_collection_file_reads_as_its_parsed_document_does(tmp_path):
     assert from_file.report.read == len(originals) and not from_file.report.skipped
 
 
-@pytest.mark.parametrize("geometry, expected_area", [
-    ({"type": "Polygon", "coordinates": [[[0, 0, 5], [2, 0, 5], [2, 2, 5], [0, 2, 5], [0, 0, 5]]]}, 4.0),  # z dropped
-    ({"type": "Polygon", "coordinates": [[[0, 0], [2, 0], [2, 2], [0, 2]]]}, 4.0),  # unclosed: closed
-    ({"type": "GeometryCollection", "geometries": [{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]]}]}, 0.5),
-])
+@pytest.mark.parametrize(
+    "geometry, expected_area",
+    [
+        (
+            {"type": "Polygon", "coordinates": [[[0, 0, 5], [2, 0, 5], [2, 2, 5], [0, 2, 5], [0, 0, 5]]]},
+            4.0,
+        ),  # z dropped
+        ({"type": "Polygon", "coordinates": [[[0, 0], [2, 0], [2, 2], [0, 2]]]}, 4.0),  # unclosed: closed
+        (
+            {
+                "type": "GeometryCollection",
+                "geometries": [{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]]}],
+            },
+            0.5,
+        ),
+    ],
+)
 def test_files_the_bulk_path_does_not_take_are_read_feature_by_feature(tmp_path, geometry, expected_area):
     square = {"type": "Polygon", "coordinates": [[[5, 5], [6, 5], [6, 6], [5, 6], [5, 5]]]}
     read = read_geojson(_write(tmp_path, _collection([square, geometry])))
@@ -319,7 +407,9 @@ def test_faults_in_a_file_are_named_and_skipped_like_in_a_document(tmp_path):
 def test_a_wkt_file_of_valid_polygons_reads_in_bulk_as_line_by_line(tmp_path):
     """Valid files are parsed at once; one faulty line sends the file to the line-by-line reader: same regions."""
     gen = rng(9)
-    originals = np.concatenate([random_polygons(gen, 10, span=6).to_shapely(), random_multipolygons(gen, 5, span=6).to_shapely()])
+    originals = np.concatenate(
+        [random_polygons(gen, 10, span=6).to_shapely(), random_multipolygons(gen, 5, span=6).to_shapely()]
+    )
     lines = [shapely.to_wkt(g, rounding_precision=-1) for g in originals]
     bulk = tmp_path / "valid.wkt"
     bulk.write_text("# parcels\n" + "\n".join(lines) + "\n")

@@ -16,13 +16,23 @@ from geoiou.io import read_coco, read_coco_results
 
 GOOD_RESULT = {"image_id": 1, "category_id": 1, "score": 0.5, "bbox": [0, 0, 2, 2]}
 GOOD_RLE = {"image_id": 1, "category_id": 1, "score": 0.5, "segmentation": {"size": [4, 4], "counts": "04L0"}}
-GOOD_ANNOTATION = {"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 2, 2], "area": 4.0, "iscrowd": 0,
-                   "segmentation": [[0, 0, 2, 0, 2, 2, 0, 2]]}
+GOOD_ANNOTATION = {
+    "id": 1,
+    "image_id": 1,
+    "category_id": 1,
+    "bbox": [0, 0, 2, 2],
+    "area": 4.0,
+    "iscrowd": 0,
+    "segmentation": [[0, 0, 2, 0, 2, 2, 0, 2]],
+}
 
 
 def dataset(**changes) -> dict:
-    return {"images": [{"id": 1, "height": 4, "width": 4}], "categories": [{"id": 1, "name": "a"}],
-            "annotations": [GOOD_ANNOTATION, {**GOOD_ANNOTATION, "id": 2, **changes}]}
+    return {
+        "images": [{"id": 1, "height": 4, "width": 4}],
+        "categories": [{"id": 1, "name": "a"}],
+        "annotations": [GOOD_ANNOTATION, {**GOOD_ANNOTATION, "id": 2, **changes}],
+    }
 
 
 RESULT_TEXTS = {
@@ -62,8 +72,12 @@ DATASET_TEXTS = {
     "polygon part of strings": json.dumps(dataset(segmentation=[["0", "0", "2", "0", "2", "2"]])),
     "crossing polygon": json.dumps(dataset(segmentation=[[0, 0, 2, 2, 2, 0, 0, 2]])),
     "RLE of another size": json.dumps(dataset(segmentation={"size": [3, 3], "counts": "09"})),
-    "area missing in one": json.dumps({**dataset(), "annotations": [GOOD_ANNOTATION, {
-        k: v for k, v in {**GOOD_ANNOTATION, "id": 2}.items() if k != "area"}]}),
+    "area missing in one": json.dumps(
+        {
+            **dataset(),
+            "annotations": [GOOD_ANNOTATION, {k: v for k, v in {**GOOD_ANNOTATION, "id": 2}.items() if k != "area"}],
+        }
+    ),
     "negative area": json.dumps(dataset(area=-1.0)),
     "bbox with a bool": json.dumps(dataset(bbox=[0, 0, True, 2])),
 }
@@ -92,8 +106,14 @@ def test_malformed_result_files(tmp_path, name):
 @pytest.mark.parametrize("name", list(DATASET_TEXTS))
 def test_malformed_dataset_files(tmp_path, name, geometry):
     text = DATASET_TEXTS[name]
-    geometry_only = {"NaN in a polygon", "odd polygon", "empty segmentation", "polygon part of strings",
-                     "crossing polygon", "RLE of another size"}
+    geometry_only = {
+        "NaN in a polygon",
+        "odd polygon",
+        "empty segmentation",
+        "polygon part of strings",
+        "crossing polygon",
+        "RLE of another size",
+    }
     if name in geometry_only and geometry == "bbox":
         pytest.skip("a fault of the segmentation, not read for boxes")
     if name == "bbox with a bool" and geometry == "segmentation":

@@ -41,29 +41,80 @@ ACTIVITYNET_TEXTS = {
     "truncated": json.dumps({"results": {"v": [{"label": "a", "score": 0.5, "segment": [0, 1]}]}})[:-4].encode(),
     "a list": b"[]",
     "neither database nor results": b'{"version": "1.3"}',
-    "segment of one number": json.dumps({"results": {"v": [{"label": "a", "score": 0.5, "segment": [0, 1]},
-                                                           {"label": "a", "score": 0.5, "segment": [2]}]}}).encode(),
-    "NaN score": json.dumps({"results": {"v": [{"label": "a", "score": 0.5, "segment": [0, 1]},
-                                               {"label": "a", "score": float("nan"), "segment": [0, 1]}]}}).encode(),
-    "label not a string": json.dumps({"database": {"v": {"subset": "validation", "duration": 5, "annotations": [
-        {"label": "a", "segment": [0, 1]}, {"label": 3, "segment": [0, 1]}]}}}).encode(),
-    "negative duration": json.dumps({"database": {"v": {"subset": "validation", "duration": -5, "annotations": [
-        {"label": "a", "segment": [0, 1]}]}, "w": {"subset": "validation", "duration": 5, "annotations": []}}}).encode(),
+    "segment of one number": json.dumps(
+        {
+            "results": {
+                "v": [{"label": "a", "score": 0.5, "segment": [0, 1]}, {"label": "a", "score": 0.5, "segment": [2]}]
+            }
+        }
+    ).encode(),
+    "NaN score": json.dumps(
+        {
+            "results": {
+                "v": [
+                    {"label": "a", "score": 0.5, "segment": [0, 1]},
+                    {"label": "a", "score": float("nan"), "segment": [0, 1]},
+                ]
+            }
+        }
+    ).encode(),
+    "label not a string": json.dumps(
+        {
+            "database": {
+                "v": {
+                    "subset": "validation",
+                    "duration": 5,
+                    "annotations": [{"label": "a", "segment": [0, 1]}, {"label": 3, "segment": [0, 1]}],
+                }
+            }
+        }
+    ).encode(),
+    "negative duration": json.dumps(
+        {
+            "database": {
+                "v": {"subset": "validation", "duration": -5, "annotations": [{"label": "a", "segment": [0, 1]}]},
+                "w": {"subset": "validation", "duration": 5, "annotations": []},
+            }
+        }
+    ).encode(),
     "repeated video": b'{"results": {"v": [], "v": []}}',
 }
 GEOJSON_TEXTS = {
     "empty file": b"",
     "binary garbage": b"\x00\xff",
     "not GeoJSON": b'{"type": "Nothing"}',
-    "a ring of two points": json.dumps({"type": "FeatureCollection", "features": [
-        {"type": "Feature", "properties": {}, "geometry": {"type": "Polygon", "coordinates": [[[0, 0], [1, 1], [0, 0]]]}},
-        {"type": "Feature", "properties": {}, "geometry": {"type": "Polygon", "coordinates": [
-            [[0, 0], [1, 0], [1, 1], [0, 0]]]}}]}).encode(),
-    "coordinates of strings": json.dumps({"type": "FeatureCollection", "features": [
-        {"type": "Feature", "properties": {}, "geometry": {"type": "Polygon", "coordinates": [
-            [["0", "0"], ["1", "0"], ["1", "1"], ["0", "0"]]]}}]}).encode(),
-    "a feature without geometry key": json.dumps({"type": "FeatureCollection", "features": [
-        {"type": "Feature", "properties": {}}]}).encode(),
+    "a ring of two points": json.dumps(
+        {
+            "type": "FeatureCollection",
+            "features": [
+                {
+                    "type": "Feature",
+                    "properties": {},
+                    "geometry": {"type": "Polygon", "coordinates": [[[0, 0], [1, 1], [0, 0]]]},
+                },
+                {
+                    "type": "Feature",
+                    "properties": {},
+                    "geometry": {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]]},
+                },
+            ],
+        }
+    ).encode(),
+    "coordinates of strings": json.dumps(
+        {
+            "type": "FeatureCollection",
+            "features": [
+                {
+                    "type": "Feature",
+                    "properties": {},
+                    "geometry": {"type": "Polygon", "coordinates": [[["0", "0"], ["1", "0"], ["1", "1"], ["0", "0"]]]},
+                }
+            ],
+        }
+    ).encode(),
+    "a feature without geometry key": json.dumps(
+        {"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {}}]}
+    ).encode(),
 }
 WKT_TEXTS = {
     "binary garbage": b"\x00\xff\xfe",
@@ -72,9 +123,13 @@ WKT_TEXTS = {
     "truncated": b"POLYGON ((0 0, 1 0, 1 1, 0 0))\nPOLYGON ((0 0, 1 0",
 }
 
-READERS = {"dota": (read_dota, DOTA_TEXTS, "P0001.txt"), "yolo": (read_yolo, YOLO_TEXTS, "image.txt"),
-           "activitynet": (read_activitynet, ACTIVITYNET_TEXTS, "file.json"),
-           "geojson": (read_geojson, GEOJSON_TEXTS, "file.geojson"), "wkt": (read_wkt, WKT_TEXTS, "file.wkt")}
+READERS = {
+    "dota": (read_dota, DOTA_TEXTS, "P0001.txt"),
+    "yolo": (read_yolo, YOLO_TEXTS, "image.txt"),
+    "activitynet": (read_activitynet, ACTIVITYNET_TEXTS, "file.json"),
+    "geojson": (read_geojson, GEOJSON_TEXTS, "file.geojson"),
+    "wkt": (read_wkt, WKT_TEXTS, "file.wkt"),
+}
 CASES = [(reader, name) for reader, (_, texts, _) in READERS.items() for name in texts]
 #: Cases that are valid files: the BOM is read past.
 READABLE = {("dota", "a BOM and a good line")}

@@ -12,8 +12,11 @@ from geoiou.errors import FormatError
 from geoiou.evaluation import evaluate_action_segmentation
 from geoiou.io.mstcn import read_mstcn_labels, read_mstcn_mapping
 
-TRUTH = {"S1": "background take take take background open open background",
-         "S2": "background open open open", "S3": "take take"}
+TRUTH = {
+    "S1": "background take take take background open open background",
+    "S2": "background open open open",
+    "S3": "take take",
+}
 RECOGNISED = {"S1": "background take take background background open open open", "S2": "background open open take"}
 
 
@@ -48,11 +51,17 @@ def test_a_label_outside_mapping_is_refused_naming_file_and_line(dataset):
 
 def test_eval_of_mstcn_folders_equals_the_python_api(dataset, tmp_path):
     root, results = dataset
-    run = subprocess.run([sys.executable, "-m", "geoiou.cli", "eval", str(root / "groundTruth"), str(results),
-                          "--no-progress"], capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "geoiou.cli", "eval", str(root / "groundTruth"), str(results), "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
-    expected = evaluate_action_segmentation({video: np.array(TRUTH[video].split()) for video in RECOGNISED},
-                                            {video: np.array(labels.split()) for video, labels in RECOGNISED.items()})
+    expected = evaluate_action_segmentation(
+        {video: np.array(TRUTH[video].split()) for video in RECOGNISED},
+        {video: np.array(labels.split()) for video, labels in RECOGNISED.items()},
+    )
     assert "geoiou eval: mstcn (frames), 2 videos, 12 frames" in run.stdout
     assert f"Acc: {expected.accuracy:.4f}" in run.stdout and f"Edit: {expected.edit:.4f}" in run.stdout
     assert f"F1@0.10: {expected.f1[0]:.4f}" in run.stdout

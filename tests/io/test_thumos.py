@@ -18,8 +18,9 @@ from geoiou.io.thumos import read_thumos14
 def annotations(tmp_path):
     folder = tmp_path / "annotation"
     folder.mkdir()
-    (folder / "BaseballPitch_val.txt").write_text("video_validation_0000051 67.5 75.9\n"
-                                                   "video_validation_0000051 85.9 90.6\n")
+    (folder / "BaseballPitch_val.txt").write_text(
+        "video_validation_0000051 67.5 75.9\nvideo_validation_0000051 85.9 90.6\n"
+    )
     (folder / "CliffDiving_val.txt").write_text("video_validation_0000052 10.0 14.2\n")
     (folder / "Ambiguous_val.txt").write_text("video_validation_0000053 1.0 2.0\n")
     return folder
@@ -45,17 +46,41 @@ def test_bad_lines_name_the_file_and_line(annotations):
 
 def test_eval_of_thumos14_annotations_against_activitynet_results(annotations, tmp_path):
     results = tmp_path / "results.json"
-    results.write_text(json.dumps({"results": {
-        "video_validation_0000051": [{"segment": [67.0, 76.0], "label": "BaseballPitch", "score": 0.9},
-                                     {"segment": [20.0, 25.0], "label": "BaseballPitch", "score": 0.8}],
-        "video_validation_0000052": [{"segment": [10.0, 14.0], "label": "CliffDiving", "score": 0.7}]}}))
-    run = subprocess.run([sys.executable, "-m", "geoiou.cli", "eval", str(annotations), str(results), "--no-progress",
-                          "--json", str(tmp_path / "r.json")], capture_output=True, text=True, timeout=300)
+    results.write_text(
+        json.dumps(
+            {
+                "results": {
+                    "video_validation_0000051": [
+                        {"segment": [67.0, 76.0], "label": "BaseballPitch", "score": 0.9},
+                        {"segment": [20.0, 25.0], "label": "BaseballPitch", "score": 0.8},
+                    ],
+                    "video_validation_0000052": [{"segment": [10.0, 14.0], "label": "CliffDiving", "score": 0.7}],
+                }
+            }
+        )
+    )
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "geoiou.cli",
+            "eval",
+            str(annotations),
+            str(results),
+            "--no-progress",
+            "--json",
+            str(tmp_path / "r.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     assert "geoiou eval: thumos14 (interval)" in run.stdout and "1 Ambiguous segments are read apart" in run.stderr
     result = json.loads((tmp_path / "r.json").read_text())["result"]
     # THUMOS14's thresholds 0.3:0.7 by default, and the numbers of the Python API on the same segments.
-    expected = evaluate_temporal_detection(read_thumos14(annotations).segments, read_activitynet(results).segments,
-                                           tiou_thresholds="thumos14")
+    expected = evaluate_temporal_detection(
+        read_thumos14(annotations).segments, read_activitynet(results).segments, tiou_thresholds="thumos14"
+    )
     assert result["tiou_thresholds"] == pytest.approx([0.3, 0.4, 0.5, 0.6, 0.7])
     assert result["headline"]["average_mAP"] == pytest.approx(expected.average_mean_ap)

@@ -14,8 +14,9 @@ import geoiou
 from geoiou.evaluation import evaluate_coco, evaluate_voc
 from geoiou.io.yolo import read_yolo, read_yolo_folder
 
-FAST = settings(max_examples=40, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(
+    max_examples=40, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def write(path: Path, text: str) -> Path:
@@ -45,8 +46,9 @@ def test_obb_corners_to_pixels_golden(tmp_path):
     # Corners scale x by the width (200) and y by the height (100), kept in the order written.
     objects = read_yolo(write(tmp_path / "a.txt", "2 0.1 0.2 0.3 0.2 0.3 0.6 0.1 0.6\n"), image_size=(100, 200))
     assert isinstance(objects.regions, geoiou.Polygon)
-    np.testing.assert_array_equal(shapely.get_coordinates(objects.regions.to_shapely())[:4],
-                                  [[20, 20], [60, 20], [60, 60], [20, 60]])
+    np.testing.assert_array_equal(
+        shapely.get_coordinates(objects.regions.to_shapely())[:4], [[20, 20], [60, 20], [60, 60], [20, 60]]
+    )
     assert objects.regions.area.tolist() == [1600.0]  # 40 x 40 pixels
     assert objects.classes.tolist() == [2] and objects.scores is None
 
@@ -71,7 +73,9 @@ def test_empty_file(tmp_path):
     path = write(tmp_path / "a.txt", "")
     assert read_yolo(path).regions.shape == (0,) and isinstance(read_yolo(path).regions, geoiou.Box)
     empty_obb = read_yolo(path, obb=True)
-    assert isinstance(empty_obb.regions, geoiou.Polygon) and empty_obb.classes.shape == (0,) and empty_obb.scores is None
+    assert (
+        isinstance(empty_obb.regions, geoiou.Polygon) and empty_obb.classes.shape == (0,) and empty_obb.scores is None
+    )
 
 
 # --------------------------------------------------------------------------- properties
@@ -83,8 +87,10 @@ sizes = st.tuples(st.integers(1, 5000), st.integers(1, 5000))
 def yolo_boxes(draw, n_max=6):
     """Lines ``class cx cy w h`` with normalised values, as a YOLO label file has them."""
     n = draw(st.integers(1, n_max))
-    return [(draw(st.integers(0, 80)), draw(unit), draw(unit), draw(st.floats(0.01, 1)), draw(st.floats(0.01, 1)))
-            for _ in range(n)]
+    return [
+        (draw(st.integers(0, 80)), draw(unit), draw(unit), draw(st.floats(0.01, 1)), draw(st.floats(0.01, 1)))
+        for _ in range(n)
+    ]
 
 
 @st.composite
@@ -141,12 +147,18 @@ def test_voc_and_coco_ap50_are_the_same_normalised_and_in_pixels(tmp_path):
         truth = np.column_stack([rng.integers(0, 3, 8), rng.uniform(0.2, 0.8, (8, 2)), rng.uniform(0.05, 0.3, (8, 2))])
         jitter = truth[:, 1:] + rng.normal(0, 0.02, (8, 4))
         predictions = np.column_stack([truth[:, 0], np.clip(jitter, 0.01, 0.99), rng.uniform(0, 1, 8)])
-        (truth_folder / f"img{image}.txt").write_text("\n".join(f"{int(r[0])} " + " ".join(repr(float(v)) for v in r[1:]) for r in truth))
-        (prediction_folder / f"img{image}.txt").write_text("\n".join(f"{int(r[0])} " + " ".join(repr(float(v)) for v in r[1:])
-                                                                      for r in predictions))
+        (truth_folder / f"img{image}.txt").write_text(
+            "\n".join(f"{int(r[0])} " + " ".join(repr(float(v)) for v in r[1:]) for r in truth)
+        )
+        (prediction_folder / f"img{image}.txt").write_text(
+            "\n".join(f"{int(r[0])} " + " ".join(repr(float(v)) for v in r[1:]) for r in predictions)
+        )
     results = {}
     for size in (None, (480, 640)):
-        truth, predictions = read_yolo_folder(truth_folder, image_sizes=size), read_yolo_folder(prediction_folder, image_sizes=size)
+        truth, predictions = (
+            read_yolo_folder(truth_folder, image_sizes=size),
+            read_yolo_folder(prediction_folder, image_sizes=size),
+        )
         voc = evaluate_voc(truth.annotations, predictions.annotations, images=truth.images)
         coco = evaluate_coco(truth.annotations, predictions.annotations, images=truth.images)
         results[size] = (voc.mAP, coco["AP50"], coco["AP75"], coco["AP"], coco["APl"])
@@ -159,13 +171,25 @@ def test_voc_and_coco_ap50_are_the_same_normalised_and_in_pixels(tmp_path):
 
 # --------------------------------------------------------------------------- errors
 BAD_LINES = [
-    ("0 0.5 0.5 0.2", None, r"expected 5 or 6 fields \(class cx cy w h \[conf\]\) or 9 or 10 fields "
-                            r"\(class x1 y1 x2 y2 x3 y3 x4 y4 \[conf\]\), or a segmentation polygon \(class x1 y1 \.\.\. "
-                            r"xk yk \[conf\], k >= 3 points\) \(got 4 fields: '0 0.5 0.5 0.2'\)"),
-    ("0 0.5 0.5 0.2 0.2", True, r"expected 9 or 10 fields \(class x1 y1 x2 y2 x3 y3 x4 y4 \[conf\]\); this line reads "
-                                r"as a box: pass obb=False or obb=None \(got 5 fields"),
-    ("0 0.1 0.1 0.3 0.1 0.3 0.3 0.1 0.3", False, r"expected 5 or 6 fields \(class cx cy w h \[conf\]\); this line reads "
-                                                 r"as YOLO-OBB corners: pass obb=True or obb=None \(got 9 fields"),
+    (
+        "0 0.5 0.5 0.2",
+        None,
+        r"expected 5 or 6 fields \(class cx cy w h \[conf\]\) or 9 or 10 fields "
+        r"\(class x1 y1 x2 y2 x3 y3 x4 y4 \[conf\]\), or a segmentation polygon \(class x1 y1 \.\.\. "
+        r"xk yk \[conf\], k >= 3 points\) \(got 4 fields: '0 0.5 0.5 0.2'\)",
+    ),
+    (
+        "0 0.5 0.5 0.2 0.2",
+        True,
+        r"expected 9 or 10 fields \(class x1 y1 x2 y2 x3 y3 x4 y4 \[conf\]\); this line reads "
+        r"as a box: pass obb=False or obb=None \(got 5 fields",
+    ),
+    (
+        "0 0.1 0.1 0.3 0.1 0.3 0.3 0.1 0.3",
+        False,
+        r"expected 5 or 6 fields \(class cx cy w h \[conf\]\); this line reads "
+        r"as YOLO-OBB corners: pass obb=True or obb=None \(got 9 fields",
+    ),
     ("a 0.5 0.5 0.2 0.2", None, r"'class' must be a non-negative integer \(got 'a'\)"),
     ("-1 0.5 0.5 0.2 0.2", None, r"'class' must be a non-negative integer \(got '-1'\)"),
     ("1.0 0.5 0.5 0.2 0.2", None, r"'class' must be a non-negative integer \(got '1.0'\)"),
@@ -202,8 +226,11 @@ def test_control_line_is_valid(tmp_path):
 
 def test_conf_column_on_some_lines_only(tmp_path):
     path = write(tmp_path / "a.txt", "0 0.5 0.5 0.2 0.2 0.9\n1 0.5 0.5 0.2 0.2\n2 0.5 0.5 0.2 0.2 0.8\n")
-    with pytest.raises(geoiou.FormatError, match=r"line 2: 'conf' must be present on every line or on none "
-                                                 r"\(got no conf column, while line 1 has one\)"):
+    with pytest.raises(
+        geoiou.FormatError,
+        match=r"line 2: 'conf' must be present on every line or on none "
+        r"\(got no conf column, while line 1 has one\)",
+    ):
         read_yolo(path)
     objects = read_yolo(path, skip_invalid=True)
     assert objects.classes.tolist() == [0, 2] and objects.scores.tolist() == [0.9, 0.8]
@@ -214,8 +241,10 @@ def test_conf_column_on_some_lines_only(tmp_path):
 
 def test_file_mixing_boxes_and_obb_is_an_error_even_when_skipping(tmp_path):
     path = write(tmp_path / "a.txt", "0 0.5 0.5 0.2 0.2\nbad\n1 0.1 0.1 0.3 0.1 0.3 0.3 0.1 0.3\n")
-    message = (r"a\.txt: the file mixes YOLO boxes \(class cx cy w h, first at line 1\) and polygons \(YOLO-OBB corners "
-               r"or segmentation points, first at line 3\); pass obb=False or obb=True")
+    message = (
+        r"a\.txt: the file mixes YOLO boxes \(class cx cy w h, first at line 1\) and polygons \(YOLO-OBB corners "
+        r"or segmentation points, first at line 3\); pass obb=False or obb=True"
+    )
     for skip in (False, True):
         with pytest.raises(geoiou.FormatError, match=message):
             read_yolo(path, skip_invalid=skip)
@@ -223,28 +252,50 @@ def test_file_mixing_boxes_and_obb_is_an_error_even_when_skipping(tmp_path):
     boxes = read_yolo(path, obb=False, skip_invalid=True)
     assert boxes.classes.tolist() == [0] and boxes.report.counts() == {
         "expected 5 or 6 fields (class cx cy w h [conf])": 1,
-        "expected 5 or 6 fields (class cx cy w h [conf]); this line reads as YOLO-OBB corners: pass obb=True or obb=None": 1}
+        "expected 5 or 6 fields (class cx cy w h [conf]); this line reads as YOLO-OBB corners: pass obb=True or obb=None": 1,
+    }
     corners = read_yolo(path, obb=True, skip_invalid=True)
     assert corners.classes.tolist() == [1] and len(corners.report.skipped) == 2
 
 
 def test_skip_counts_over_a_file(tmp_path):
-    lines = ["0 0.5 0.5 0.2 0.2", "0 1.5 0.5 0.2 0.2", "x 0.5 0.5 0.2 0.2", "0 0.5 2 0.2 0.2", "0 0.5", "4 0.1 0.1 0.1 0.1"]
+    lines = [
+        "0 0.5 0.5 0.2 0.2",
+        "0 1.5 0.5 0.2 0.2",
+        "x 0.5 0.5 0.2 0.2",
+        "0 0.5 2 0.2 0.2",
+        "0 0.5",
+        "4 0.1 0.1 0.1 0.1",
+    ]
     objects = read_yolo(write(tmp_path / "a.txt", "\n".join(lines)), skip_invalid=True)
     assert objects.report.read == 2 and objects.classes.tolist() == [0, 4]
-    assert objects.report.counts() == {"'cx' must be a normalised coordinate in [0, 1]": 1, "'class' must be a non-negative integer": 1,
-                                       "'cy' must be a normalised coordinate in [0, 1]": 1,
-                                       "expected 5 or 6 fields (class cx cy w h [conf]) or 9 or 10 fields "
-                                       "(class x1 y1 x2 y2 x3 y3 x4 y4 [conf]), or a segmentation polygon "
-                                       "(class x1 y1 ... xk yk [conf], k >= 3 points)": 1}
+    assert objects.report.counts() == {
+        "'cx' must be a normalised coordinate in [0, 1]": 1,
+        "'class' must be a non-negative integer": 1,
+        "'cy' must be a normalised coordinate in [0, 1]": 1,
+        "expected 5 or 6 fields (class cx cy w h [conf]) or 9 or 10 fields "
+        "(class x1 y1 x2 y2 x3 y3 x4 y4 [conf]), or a segmentation polygon "
+        "(class x1 y1 ... xk yk [conf], k >= 3 points)": 1,
+    }
 
 
-@pytest.mark.parametrize(("size", "shown"), [((0, 10), r"\(0, 10\)"), ((10.5, 10), r"\(10.5, 10\)"), ((10,), r"\(10,\)"),
-                                             ("640x480", "'640x480'"), ((True, 3), r"\(True, 3\)")])
+@pytest.mark.parametrize(
+    ("size", "shown"),
+    [
+        ((0, 10), r"\(0, 10\)"),
+        ((10.5, 10), r"\(10.5, 10\)"),
+        ((10,), r"\(10,\)"),
+        ("640x480", "'640x480'"),
+        ((True, 3), r"\(True, 3\)"),
+    ],
+)
 def test_image_size_must_be_two_positive_integers(tmp_path, size, shown):
     path = write(tmp_path / "a.txt", "0 0.5 0.5 0.2 0.2\n")
-    with pytest.raises(geoiou.InvalidArgumentError, match=r"'image_size' must be \(height, width\) in pixels, "
-                                                          rf"two positive integers \(got {shown}\)"):
+    with pytest.raises(
+        geoiou.InvalidArgumentError,
+        match=r"'image_size' must be \(height, width\) in pixels, "
+        rf"two positive integers \(got {shown}\)",
+    ):
         read_yolo(path, image_size=size)
 
 
@@ -265,8 +316,10 @@ def test_folder_in_sorted_order_with_empty_images_and_per_image_sizes(tmp_path):
     assert rows.image_id.tolist() == ["a", "a", "b"] and rows.category_id.tolist() == [0, 2, 1]
     assert rows.score is None and rows.ignore is None and rows.kinds == ("Box",)
     # a: height 10, width 20; b: the golden box of test_box_to_pixels_golden.
-    np.testing.assert_array_equal(np.concatenate([piece.to_array() for piece in rows.regions]),
-                                  [[5, 2.5, 15, 7.5], [0, 0, 10, 5], [80, 30, 120, 70]])
+    np.testing.assert_array_equal(
+        np.concatenate([piece.to_array() for piece in rows.regions]),
+        [[5, 2.5, 15, 7.5], [0, 0, 10, 5], [80, 30, 120, 70]],
+    )
     assert labels.report.read == 3 and labels.report.source == str(tmp_path)
 
 
@@ -282,8 +335,10 @@ def test_folder_with_one_size_for_all_and_obb(tmp_path):
 def test_folder_image_sizes_must_cover_every_stem(tmp_path):
     write(tmp_path / "a.txt", "0 0.5 0.5 0.2 0.2\n")
     write(tmp_path / "b.txt", "")
-    with pytest.raises(geoiou.InvalidArgumentError,
-                       match=r"'image_sizes' must have a \(height, width\) for every label file \(got none for 'b'\)"):
+    with pytest.raises(
+        geoiou.InvalidArgumentError,
+        match=r"'image_sizes' must have a \(height, width\) for every label file \(got none for 'b'\)",
+    ):
         read_yolo_folder(tmp_path, image_sizes={"a": (10, 10)})
     with pytest.raises(geoiou.InvalidArgumentError, match=r"\(got none for 'a' and 1 more\)"):
         read_yolo_folder(tmp_path, image_sizes={})
@@ -296,8 +351,11 @@ def test_folder_image_sizes_must_cover_every_stem(tmp_path):
 def test_folder_mixing_kinds_or_conf_columns_is_an_error(tmp_path):
     write(tmp_path / "a.txt", "0 0.5 0.5 0.2 0.2\n")
     write(tmp_path / "b.txt", "0 0.1 0.1 0.3 0.1 0.3 0.3 0.1 0.3\n")
-    with pytest.raises(geoiou.FormatError, match=r"the folder mixes files of YOLO boxes \(a\.txt\) and of YOLO-OBB "
-                                                 r"corners \(b\.txt\); pass obb=False or obb=True"):
+    with pytest.raises(
+        geoiou.FormatError,
+        match=r"the folder mixes files of YOLO boxes \(a\.txt\) and of YOLO-OBB "
+        r"corners \(b\.txt\); pass obb=False or obb=True",
+    ):
         read_yolo_folder(tmp_path)
     write(tmp_path / "b.txt", "0 0.5 0.5 0.2 0.2 0.7\n")
     with pytest.raises(geoiou.FormatError, match=r"a\.txt: the file has no score column while .*b\.txt has one"):
@@ -363,9 +421,13 @@ def test_columns_and_lines_read_the_same_objects(layout, image_size, monkeypatch
         angle = rng.uniform(0, np.pi / 2, n)
         offsets = np.stack([[-1, -1], [1, -1], [1, 1], [-1, 1]]) / 2
         rotation = np.stack([np.cos(angle), -np.sin(angle), np.sin(angle), np.cos(angle)], -1).reshape(n, 2, 2)
-        values = (centre[:, None] + np.einsum("nij,nkj->nki", rotation, offsets[None] * size[:, None] / 2)).reshape(n, 8)
-    lines = [" ".join([str(int(c)), *map(repr, row.tolist())] + ([f"{s:.3f}"] if "conf" in layout else []))
-             for c, row, s in zip(rng.integers(0, 80, n), values, rng.random(n))]
+        values = (centre[:, None] + np.einsum("nij,nkj->nki", rotation, offsets[None] * size[:, None] / 2)).reshape(
+            n, 8
+        )
+    lines = [
+        " ".join([str(int(c)), *map(repr, row.tolist())] + ([f"{s:.3f}"] if "conf" in layout else []))
+        for c, row, s in zip(rng.integers(0, 80, n), values, rng.random(n))
+    ]
     path = tmp_path / "image.txt"
     path.write_text("\n".join(lines) + "\n")
     fast = read_yolo(path, image_size=image_size)
@@ -394,8 +456,11 @@ def test_a_folder_read_as_one_table_equals_the_files_read_one_by_one(layout, mon
         if layout == "box":
             rows = [f"{int(c)} {x!r} {y!r} 0.1 0.2" for c, (x, y) in zip(rng.integers(0, 9, n), centre.tolist())]
         else:
-            rows = [f"{int(c)} {x - 0.1!r} {y - 0.1!r} {x + 0.1!r} {y - 0.1!r} {x + 0.1!r} {y + 0.1!r} {x - 0.1!r} "
-                    f"{y + 0.1!r} {s:.2f}" for c, (x, y), s in zip(rng.integers(0, 9, n), centre.tolist(), rng.random(n))]
+            rows = [
+                f"{int(c)} {x - 0.1!r} {y - 0.1!r} {x + 0.1!r} {y - 0.1!r} {x + 0.1!r} {y + 0.1!r} {x - 0.1!r} "
+                f"{y + 0.1!r} {s:.2f}"
+                for c, (x, y), s in zip(rng.integers(0, 9, n), centre.tolist(), rng.random(n))
+            ]
         write(tmp_path / f"img{k}.txt", "\n".join(rows) + ("\n" if rows else ""))
         sizes[f"img{k}"] = (int(rng.integers(100, 900)), int(rng.integers(100, 900)))
     fast = read_yolo_folder(tmp_path, image_sizes=sizes)
@@ -404,8 +469,10 @@ def test_a_folder_read_as_one_table_equals_the_files_read_one_by_one(layout, mon
     for name in ("image_id", "category_id", "score"):
         np.testing.assert_array_equal(getattr(fast.annotations, name), getattr(slow.annotations, name))
     for name in ("area", "bounds"):
-        np.testing.assert_array_equal(np.concatenate([getattr(piece, name) for piece in fast.annotations.regions]),
-                                      np.concatenate([getattr(piece, name) for piece in slow.annotations.regions]))
+        np.testing.assert_array_equal(
+            np.concatenate([getattr(piece, name) for piece in fast.annotations.regions]),
+            np.concatenate([getattr(piece, name) for piece in slow.annotations.regions]),
+        )
     assert fast.images == slow.images and fast.report == slow.report
 
 

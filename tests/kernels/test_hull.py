@@ -37,8 +37,9 @@ def hull_areas(geoms_a, geoms_b) -> np.ndarray:
 
 
 def expected_hull_areas(geoms_a, geoms_b) -> np.ndarray:
-    return shapely.area(shapely.convex_hull(shapely.union(np.asarray(geoms_a, dtype=object),
-                                                          np.asarray(geoms_b, dtype=object))))
+    return shapely.area(
+        shapely.convex_hull(shapely.union(np.asarray(geoms_a, dtype=object), np.asarray(geoms_b, dtype=object)))
+    )
 
 
 def assert_hulls_match(geoms_a, geoms_b, relative=1e-12):
@@ -61,29 +62,36 @@ def walked_and_measured(geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
                 continue
             t_x, t_y = frames[j, 0] - frames[i, 0], frames[j, 1] - frames[i, 1]
             walked[i, j] = hull_module._walked(vertices, slots[i], count_i, vertices, slots[j], count_j, t_x, t_y)
-            apart[i, j] = (frames[i, 4] < frames[j, 2] or frames[j, 4] < frames[i, 2]
-                           or frames[i, 5] < frames[j, 3] or frames[j, 5] < frames[i, 3])
+            apart[i, j] = (
+                frames[i, 4] < frames[j, 2]
+                or frames[j, 4] < frames[i, 2]
+                or frames[i, 5] < frames[j, 3]
+                or frames[j, 5] < frames[i, 3]
+            )
     rows = np.arange(size)
     index_a, index_b = (part.ravel() for part in np.meshgrid(rows, rows, indexing="ij"))
     measured = 2 * union_hull_areas(hulls, rows, index_a, hulls, rows, index_b).reshape(size, size)
     return walked, measured, apart
 
 
-@pytest.mark.parametrize("a, b, expected", [
-    # Two unit squares side by side with a gap of 1: the hull is the 3 x 1 box.
-    (shapely.box(0, 0, 1, 1), shapely.box(2, 0, 3, 1), 3.0),
-    # Diagonal unit squares: the hexagon (0,0) (1,0) (2,1) (2,2) (1,2) (0,1), area 4 - 2 * 1/2 = 3.
-    (shapely.box(0, 0, 1, 1), shapely.box(1, 1, 2, 2), 3.0),
-    # A square and a point above it: the square plus the triangle (0,1) (1,1) (0.5, 3) of area 1.
-    (shapely.box(0, 0, 1, 1), shapely.Point(0.5, 3), 2.0),
-    # Nested: the bigger one.
-    (shapely.box(0, 0, 4, 4), shapely.box(1, 1, 2, 2), 16.0),
-    # A segment across a square's corner: the pentagon of the square and the segment's ends.
-    (shapely.box(0, 0, 2, 2), shapely.LineString([(1, 3), (3, 1)]), 4.0 + 2.0),
-    # Two points, two segments on one line: nothing.
-    (shapely.Point(0, 0), shapely.Point(5, 5), 0.0),
-    (shapely.LineString([(0, 0), (1, 1)]), shapely.LineString([(2, 2), (5, 5)]), 0.0),
-])
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        # Two unit squares side by side with a gap of 1: the hull is the 3 x 1 box.
+        (shapely.box(0, 0, 1, 1), shapely.box(2, 0, 3, 1), 3.0),
+        # Diagonal unit squares: the hexagon (0,0) (1,0) (2,1) (2,2) (1,2) (0,1), area 4 - 2 * 1/2 = 3.
+        (shapely.box(0, 0, 1, 1), shapely.box(1, 1, 2, 2), 3.0),
+        # A square and a point above it: the square plus the triangle (0,1) (1,1) (0.5, 3) of area 1.
+        (shapely.box(0, 0, 1, 1), shapely.Point(0.5, 3), 2.0),
+        # Nested: the bigger one.
+        (shapely.box(0, 0, 4, 4), shapely.box(1, 1, 2, 2), 16.0),
+        # A segment across a square's corner: the pentagon of the square and the segment's ends.
+        (shapely.box(0, 0, 2, 2), shapely.LineString([(1, 3), (3, 1)]), 4.0 + 2.0),
+        # Two points, two segments on one line: nothing.
+        (shapely.Point(0, 0), shapely.Point(5, 5), 0.0),
+        (shapely.LineString([(0, 0), (1, 1)]), shapely.LineString([(2, 2), (5, 5)]), 0.0),
+    ],
+)
 def test_hand_worked_hulls(a, b, expected):
     assert hull_areas([a], [b])[0] == pytest.approx(expected, rel=1e-15, abs=1e-15)
     assert hull_areas([b], [a])[0] == hull_areas([a], [b])[0]
@@ -125,7 +133,9 @@ def test_far_apart_hulls_keep_every_digit():
     for distance in (1e2, 1e5, 1e8):
         a = shapely.convex_hull(shapely.MultiPoint(gen.normal(size=(8, 2))))
         b = shapely.convex_hull(shapely.MultiPoint(gen.normal(size=(8, 2)) * 2 + gen.normal(size=2) * distance))
-        corners = [(Fraction(x), Fraction(y)) for x, y in shapely.get_coordinates(shapely.convex_hull(shapely.union(a, b)))]
+        corners = [
+            (Fraction(x), Fraction(y)) for x, y in shapely.get_coordinates(shapely.convex_hull(shapely.union(a, b)))
+        ]
         exact = abs(sum(p[0] * q[1] - p[1] * q[0] for p, q in itertools.pairwise(corners))) / 2
         ours = hull_areas([a], [b])[0]
         assert abs(Fraction(ours) - exact) <= 2e-15 * exact
@@ -143,12 +153,22 @@ def test_hulls_with_many_normals_are_still_exact():
     assert_hulls_match([circle] * 5, others)
 
 
-DEGENERATE_HULLS = [shapely.Point(1, 1), shapely.Point(5, 5), shapely.LineString([(0, 0), (3, 3)]),
-                    shapely.LineString([(2, -1), (2, 4)]), shapely.LineString([(4, 0), (4, 6)]),
-                    shapely.LineString([(5, 0), (9, 0)]), shapely.Polygon(), shapely.box(0, 0, 2, 2),
-                    shapely.box(2, 0, 4, 2), shapely.box(0.5, 0.5, 1, 1), shapely.box(1, 1, 3, 3),
-                    shapely.box(5, 5, 6, 6), shapely.Polygon([(0, 0), (4, 0), (2, 3)]),
-                    shapely.Polygon([(0, 0), (4, 0), (2, 1e-9)])]
+DEGENERATE_HULLS = [
+    shapely.Point(1, 1),
+    shapely.Point(5, 5),
+    shapely.LineString([(0, 0), (3, 3)]),
+    shapely.LineString([(2, -1), (2, 4)]),
+    shapely.LineString([(4, 0), (4, 6)]),
+    shapely.LineString([(5, 0), (9, 0)]),
+    shapely.Polygon(),
+    shapely.box(0, 0, 2, 2),
+    shapely.box(2, 0, 4, 2),
+    shapely.box(0.5, 0.5, 1, 1),
+    shapely.box(1, 1, 3, 3),
+    shapely.box(5, 5, 6, 6),
+    shapely.Polygon([(0, 0), (4, 0), (2, 3)]),
+    shapely.Polygon([(0, 0), (4, 0), (2, 1e-9)]),
+]
 
 
 def test_degenerate_nested_touching_and_identical_hulls():
@@ -209,8 +229,12 @@ def test_mask_and_polygon_hulls_match_shapely(seed):
     data[0, 0] = True
     mask = geoiou.Mask(data, origin=tuple(gen.uniform(-5, 5, 2)))
     polygon = random_polygons(gen, 1, span=6)[0]
-    pixels = shapely.union_all(shapely.box(*(np.stack(np.nonzero(data)[::-1], axis=1) + mask.origin).T,
-                                           *(np.stack(np.nonzero(data)[::-1], axis=1) + mask.origin + 1).T))
+    pixels = shapely.union_all(
+        shapely.box(
+            *(np.stack(np.nonzero(data)[::-1], axis=1) + mask.origin).T,
+            *(np.stack(np.nonzero(data)[::-1], axis=1) + mask.origin + 1).T,
+        )
+    )
     expected = shapely.convex_hull(shapely.union(pixels, polygon.to_shapely())).area
     assert geoiou.enclosure_area(mask, polygon) == pytest.approx(expected, rel=1e-12)
     assert geoiou.enclosure_area(polygon, mask) == geoiou.enclosure_area(mask, polygon)

@@ -50,7 +50,9 @@ def builders(masks: np.ndarray, origin=(0.0, 0.0)) -> dict[str, geoiou.Mask]:
 def brute_force_shared(a: np.ndarray, origin_a, b: np.ndarray, origin_b) -> float:
     """Shared area, counting cells of a grid SCALE times finer that holds both masks (origins multiples of 1/SCALE)."""
     fine_a, fine_b = (np.kron(m, np.ones((SCALE, SCALE), dtype=bool)) for m in (a, b))
-    corners = [np.round(np.asarray(o, dtype=float)[::-1] * SCALE).astype(int) for o in (origin_a, origin_b)]  # (row, col)
+    corners = [
+        np.round(np.asarray(o, dtype=float)[::-1] * SCALE).astype(int) for o in (origin_a, origin_b)
+    ]  # (row, col)
     low = np.minimum(*corners)
     high = np.maximum(corners[0] + fine_a.shape, corners[1] + fine_b.shape)
     canvas = np.zeros((2, *(high - low)), dtype=bool)
@@ -71,7 +73,9 @@ def test_same_grid_counts_are_exact_for_every_build(shape):
     a, b = random_masks(gen, 11, shape), random_masks(gen, 9, shape)
     expected = pairwise_brute_force(a, b)
     for (name_a, mask_a), (name_b, mask_b) in itertools.product(builders(a).items(), builders(b).items()):
-        np.testing.assert_array_equal(geoiou.pairwise_intersection_area(mask_a, mask_b), expected, err_msg=f"{name_a}×{name_b}")
+        np.testing.assert_array_equal(
+            geoiou.pairwise_intersection_area(mask_a, mask_b), expected, err_msg=f"{name_a}×{name_b}"
+        )
 
 
 def test_rle_and_dense_builds_give_identical_metrics():
@@ -113,8 +117,12 @@ def test_batches_mixing_shared_and_offset_origins():
     origins_b = np.array([[0, 0], [0, 0], [2, 3], [0.5, 0], [0, 0], [0, 0]])
     expected = [[brute_force_shared(x, oa, y, ob) for y, ob in zip(b, origins_b)] for x, oa in zip(a, origins_a)]
     for build in ("dense", "rle"):
-        masks_a = geoiou.Mask(a, origin=origins_a) if build == "dense" else geoiou.Mask.from_rle(as_rle(a), origin=origins_a)
-        np.testing.assert_array_equal(geoiou.pairwise_intersection_area(masks_a, geoiou.Mask(b, origin=origins_b)), expected)
+        masks_a = (
+            geoiou.Mask(a, origin=origins_a) if build == "dense" else geoiou.Mask.from_rle(as_rle(a), origin=origins_a)
+        )
+        np.testing.assert_array_equal(
+            geoiou.pairwise_intersection_area(masks_a, geoiou.Mask(b, origin=origins_b)), expected
+        )
 
 
 def test_empty_and_full_masks():
@@ -134,7 +142,9 @@ def test_masks_reaching_every_edge_of_the_grid():
     masks = gen.random((6, 64, 128)) < 0.5
     masks[:, 0, :] = masks[:, -1, :] = masks[:, :, 0] = masks[:, :, -1] = True
     for built in builders(masks).values():
-        np.testing.assert_array_equal(geoiou.pairwise_intersection_area(built, built), pairwise_brute_force(masks, masks))
+        np.testing.assert_array_equal(
+            geoiou.pairwise_intersection_area(built, built), pairwise_brute_force(masks, masks)
+        )
         np.testing.assert_array_equal(built.bounds, np.tile([0, 0, 128, 64], (6, 1)))
 
 
@@ -220,9 +230,14 @@ def test_mask_polygon_pairs_match_the_pixel_oracle():
     dense = geoiou.Mask.stack(random_masks(gen, 12, max_side=14, origin="float", span=6))
     runs = geoiou.Mask.from_rle(dense.to_rle(), origin=dense.origin)
     polygons = random_polygons(gen, 10, span=7.0, r_min=1.0, r_max=6.0)
-    expected = np.array([[shapely.intersection(pixel_oracle_geometry(m.data, m.origin), p.to_shapely()).area
-                          for p in polygons] for m in dense])
+    expected = np.array(
+        [
+            [shapely.intersection(pixel_oracle_geometry(m.data, m.origin), p.to_shapely()).area for p in polygons]
+            for m in dense
+        ]
+    )
     for masks in (dense, runs):
         np.testing.assert_allclose(geoiou.pairwise_intersection_area(masks, polygons), expected, rtol=0, atol=1e-9)
-    np.testing.assert_array_equal(geoiou.pairwise_intersection_area(runs, polygons),
-                                  geoiou.pairwise_intersection_area(dense, polygons))
+    np.testing.assert_array_equal(
+        geoiou.pairwise_intersection_area(runs, polygons), geoiou.pairwise_intersection_area(dense, polygons)
+    )

@@ -20,8 +20,14 @@ import geoiou
 import geoiou.io
 from geoiou.kernels.polygon_loops import polygon_shared_area
 from geoiou.regions.ragged import RaggedPolygons
-from tests.strategies import ci_settings, polygon_strategy, random_multipolygons, random_polygons, \
-    random_polygons_with_holes, rng
+from tests.strategies import (
+    ci_settings,
+    polygon_strategy,
+    random_multipolygons,
+    random_polygons,
+    random_polygons_with_holes,
+    rng,
+)
 
 RELATIVE = 1e-9
 
@@ -42,23 +48,34 @@ def assert_matches_shapely(geoms_a: np.ndarray, geoms_b: np.ndarray) -> None:
 
 
 # --------------------------------------------------------------------------- hand-worked values
-@pytest.mark.parametrize("a, b, expected", [
-    # Unit squares, one moved right by half: they share [0.5, 1] x [0, 1].
-    (shapely.box(0, 0, 1, 1), shapely.box(0.5, 0, 1.5, 1), 0.5),
-    # The triangle (0,0) (4,0) (0,4) against the square [0, 2]^2: the square lies inside it.
-    (shapely.Polygon([(0, 0), (4, 0), (0, 4)]), shapely.box(0, 0, 2, 2), 4.0),
-    # The same triangle against [1, 3]^2: the part below x + y = 4 is the square minus a corner
-    # triangle of legs 2 (area 2): 4 - 2 = 2.
-    (shapely.Polygon([(0, 0), (4, 0), (0, 4)]), shapely.box(1, 1, 3, 3), 2.0),
-    # A 4x4 square with a 2x2 hole against the hole itself: nothing shared.
-    (shapely.Polygon(shapely.box(0, 0, 4, 4).exterior, [shapely.box(1, 1, 3, 3).exterior]), shapely.box(1, 1, 3, 3), 0.0),
-    # ... against [0, 2]^2: 4 minus the hole's quarter [1, 2]^2 = 3.
-    (shapely.Polygon(shapely.box(0, 0, 4, 4).exterior, [shapely.box(1, 1, 3, 3).exterior]), shapely.box(0, 0, 2, 2), 3.0),
-    # Two parts [0,1]^2 and [2,3]^2 against [0.5, 2.5] x [0, 1]: half of each part.
-    (shapely.MultiPolygon([shapely.box(0, 0, 1, 1), shapely.box(2, 0, 3, 1)]), shapely.box(0.5, 0, 2.5, 1), 1.0),
-    # A cross of two bars: their 2x2 middle.
-    (shapely.box(0, 4, 10, 6), shapely.box(4, 0, 6, 10), 4.0),
-])
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        # Unit squares, one moved right by half: they share [0.5, 1] x [0, 1].
+        (shapely.box(0, 0, 1, 1), shapely.box(0.5, 0, 1.5, 1), 0.5),
+        # The triangle (0,0) (4,0) (0,4) against the square [0, 2]^2: the square lies inside it.
+        (shapely.Polygon([(0, 0), (4, 0), (0, 4)]), shapely.box(0, 0, 2, 2), 4.0),
+        # The same triangle against [1, 3]^2: the part below x + y = 4 is the square minus a corner
+        # triangle of legs 2 (area 2): 4 - 2 = 2.
+        (shapely.Polygon([(0, 0), (4, 0), (0, 4)]), shapely.box(1, 1, 3, 3), 2.0),
+        # A 4x4 square with a 2x2 hole against the hole itself: nothing shared.
+        (
+            shapely.Polygon(shapely.box(0, 0, 4, 4).exterior, [shapely.box(1, 1, 3, 3).exterior]),
+            shapely.box(1, 1, 3, 3),
+            0.0,
+        ),
+        # ... against [0, 2]^2: 4 minus the hole's quarter [1, 2]^2 = 3.
+        (
+            shapely.Polygon(shapely.box(0, 0, 4, 4).exterior, [shapely.box(1, 1, 3, 3).exterior]),
+            shapely.box(0, 0, 2, 2),
+            3.0,
+        ),
+        # Two parts [0,1]^2 and [2,3]^2 against [0.5, 2.5] x [0, 1]: half of each part.
+        (shapely.MultiPolygon([shapely.box(0, 0, 1, 1), shapely.box(2, 0, 3, 1)]), shapely.box(0.5, 0, 2.5, 1), 1.0),
+        # A cross of two bars: their 2x2 middle.
+        (shapely.box(0, 4, 10, 6), shapely.box(4, 0, 6, 10), 4.0),
+    ],
+)
 def test_hand_worked_overlaps(a, b, expected):
     assert overlap(a, b) == pytest.approx(expected, rel=1e-15, abs=1e-15)
     assert overlap(b, a) == overlap(a, b)
@@ -68,19 +85,22 @@ def test_hand_worked_overlaps(a, b, expected):
 SQUARE = shapely.box(0, 0, 2, 2)
 
 
-@pytest.mark.parametrize("other, expected", [
-    (shapely.box(2, 0, 4, 2), 0.0),  # a shared edge, the other side of it: exactly 0
-    (shapely.box(2, 1, 4, 3), 0.0),  # a shared edge piece (collinear, overlapping edges), outside
-    (shapely.box(0, 0, 2, 2), 4.0),  # identical: exactly the area
-    (shapely.box(0, 0, 2, 2).reverse(), 4.0),  # the same square, clockwise and from another vertex
-    (shapely.box(0, 0, 1, 2), 2.0),  # shares three sides' worth of edges in the same direction, inside
-    (shapely.box(1, 0, 3, 2), 2.0),  # shared edges in the same and opposite directions
-    (shapely.Polygon([(2, 1), (3, 0), (3, 2)]), 0.0),  # a vertex on an edge, outside
-    (shapely.Polygon([(1, 1), (2, 0), (2, 2)]), 1.0),  # a vertex inside, the opposite edge on an edge
-    (shapely.Polygon([(2, 2), (3, 2), (3, 3)]), 0.0),  # touching at one vertex
-    (shapely.box(0.5, 0.5, 1.5, 1.5), 1.0),  # nested: exactly the smaller area
-    (shapely.box(-1, -1, 3, 3), 4.0),  # nested the other way
-])
+@pytest.mark.parametrize(
+    "other, expected",
+    [
+        (shapely.box(2, 0, 4, 2), 0.0),  # a shared edge, the other side of it: exactly 0
+        (shapely.box(2, 1, 4, 3), 0.0),  # a shared edge piece (collinear, overlapping edges), outside
+        (shapely.box(0, 0, 2, 2), 4.0),  # identical: exactly the area
+        (shapely.box(0, 0, 2, 2).reverse(), 4.0),  # the same square, clockwise and from another vertex
+        (shapely.box(0, 0, 1, 2), 2.0),  # shares three sides' worth of edges in the same direction, inside
+        (shapely.box(1, 0, 3, 2), 2.0),  # shared edges in the same and opposite directions
+        (shapely.Polygon([(2, 1), (3, 0), (3, 2)]), 0.0),  # a vertex on an edge, outside
+        (shapely.Polygon([(1, 1), (2, 0), (2, 2)]), 1.0),  # a vertex inside, the opposite edge on an edge
+        (shapely.Polygon([(2, 2), (3, 2), (3, 3)]), 0.0),  # touching at one vertex
+        (shapely.box(0.5, 0.5, 1.5, 1.5), 1.0),  # nested: exactly the smaller area
+        (shapely.box(-1, -1, 3, 3), 4.0),  # nested the other way
+    ],
+)
 def test_degenerate_configurations_are_exact(other, expected):
     assert overlap(SQUARE, other) == expected
     assert overlap(other, SQUARE) == expected
@@ -108,9 +128,19 @@ def test_collinear_overlapping_edges_in_both_directions():
         assert overlap(ell, moved.reverse()) == overlap(ell, moved)  # the ring's direction does not matter
 
 
-@pytest.mark.parametrize("scale, offset", [(1e9, 0.0), (1.0, 1e9), (1e-9, 0.0), (1e-9, 1e-3), (1.0, -3e12),
-                                           (1.0, 2.2250738585072014e-308), (2.0 ** -500, 2.0 ** -498),
-                                           (1e150, 1e152)])
+@pytest.mark.parametrize(
+    "scale, offset",
+    [
+        (1e9, 0.0),
+        (1.0, 1e9),
+        (1e-9, 0.0),
+        (1e-9, 1e-3),
+        (1.0, -3e12),
+        (1.0, 2.2250738585072014e-308),
+        (2.0**-500, 2.0**-498),
+        (1e150, 1e152),
+    ],
+)
 def test_scale_and_position_do_not_matter(scale, offset):
     """The same two polygons anywhere and at any size share the same fraction of their area.
 
@@ -134,7 +164,7 @@ def test_power_of_two_scaling_scales_the_result_exactly(power):
     # The kernel works in a frame scaled by a power of two, so scaling the inputs by one is exact
     # (the canonical order of the two sides, by their vertices, does not change either).
     geoms = random_polygons(rng(3), 40, span=4.0).to_shapely()
-    factor = 2.0 ** power
+    factor = 2.0**power
     scaled = np.array([shapely.affinity.scale(g, factor, factor, origin=(0, 0)) for g in geoms], dtype=object)
     pairs = np.arange(20), np.arange(20, 40)
     store, moved_store = RaggedPolygons.from_shapely(geoms), RaggedPolygons.from_shapely(scaled)
@@ -146,8 +176,13 @@ def test_power_of_two_scaling_scales_the_result_exactly(power):
 # --------------------------------------------------------------------------- cross-checks with shapely
 def test_random_polygons_holes_and_parts_match_shapely():
     gen = rng(11)
-    geoms = np.concatenate([random_polygons(gen, 60, span=5).to_shapely(), random_polygons_with_holes(gen, 30, span=5).to_shapely(),
-                            random_multipolygons(gen, 30, span=5).to_shapely()])
+    geoms = np.concatenate(
+        [
+            random_polygons(gen, 60, span=5).to_shapely(),
+            random_polygons_with_holes(gen, 30, span=5).to_shapely(),
+            random_multipolygons(gen, 30, span=5).to_shapely(),
+        ]
+    )
     index_a, index_b = np.meshgrid(np.arange(len(geoms)), np.arange(len(geoms)), indexing="ij")
     assert_matches_shapely(geoms[index_a.ravel()], geoms[index_b.ravel()])
 
@@ -177,8 +212,11 @@ def test_any_two_polygons_match_shapely(a, b):
 
 
 @ci_settings(40)
-@given(polygon_strategy(span=3.0, holes=True, multi=True),
-       st.sampled_from([(1, 0), (0, 1), (0.5, 0.25), (-1, -1), (0, 0)]), st.integers(0, 3))
+@given(
+    polygon_strategy(span=3.0, holes=True, multi=True),
+    st.sampled_from([(1, 0), (0, 1), (0.5, 0.25), (-1, -1), (0, 0)]),
+    st.integers(0, 3),
+)
 def test_moved_and_turned_copies_match_shapely(a, shift, quarter_turns):
     """A copy moved along simple directions and turned by quarter turns: edges land on edges often."""
     g = a.to_shapely()

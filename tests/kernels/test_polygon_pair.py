@@ -18,8 +18,15 @@ from hypothesis import strategies as st
 import geoiou
 from geoiou.dispatch import find_kernel
 from geoiou.kernels import polygon_loops
-from tests.strategies import (ci_settings, polygon_strategy, random_multipolygons, random_polygons,
-                              random_polygons_with_holes, random_rotated_boxes, rng)
+from tests.strategies import (
+    ci_settings,
+    polygon_strategy,
+    random_multipolygons,
+    random_polygons,
+    random_polygons_with_holes,
+    random_rotated_boxes,
+    rng,
+)
 
 #: Grid of the test polygons' vertices: a vertex of at most 2^5 plus a shift of at most 2^40 needs
 #: 40 + 5 + 10 < 53 bits, so the shifted polygon is exactly the same polygon, moved.
@@ -29,8 +36,11 @@ GRID = 2.0**-10
 def mixed_polygons(seed: int) -> geoiou.Polygon:
     """Simple polygons, polygons with holes and multipolygons in one batch."""
     gen = rng(seed)
-    parts = [random_polygons(gen, 30, span=6), random_polygons_with_holes(gen, 10, span=6),
-             random_multipolygons(gen, 10, span=6)]
+    parts = [
+        random_polygons(gen, 30, span=6),
+        random_polygons_with_holes(gen, 10, span=6),
+        random_multipolygons(gen, 10, span=6),
+    ]
     return geoiou.Polygon.from_shapely(np.concatenate([p.to_shapely() for p in parts]))
 
 
@@ -84,8 +94,10 @@ def test_mixed_pairs_of_large_box_batches_gather_only_the_boxes_asked_for():
     polygons = random_polygons(rng(18), 50, span=20)
     low = rng(19).uniform(0, 20, (500, 2))
     sizes = rng(20).uniform(1, 6, (500, 2))
-    boxes = [geoiou.Box(np.concatenate([low, low + sizes], axis=1)),
-             geoiou.RotatedBox(np.column_stack([low, sizes, rng(21).uniform(-180, 180, 500)]))]
+    boxes = [
+        geoiou.Box(np.concatenate([low, low + sizes], axis=1)),
+        geoiou.RotatedBox(np.column_stack([low, sizes, rng(21).uniform(-180, 180, 500)])),
+    ]
     for batch in boxes:
         pair = find_kernel(type(batch), geoiou.Polygon)
         for count in (20, 3):
@@ -111,8 +123,10 @@ def test_mixed_pairs_have_their_own_kernels():
 
 
 @ci_settings(60)
-@given(polygon_strategy(span=6.0, holes=True, multi=True),
-       st.tuples(st.floats(-6, 6), st.floats(-6, 6), st.floats(0.1, 8), st.floats(0.1, 8), st.floats(-180, 180)))
+@given(
+    polygon_strategy(span=6.0, holes=True, multi=True),
+    st.tuples(st.floats(-6, 6), st.floats(-6, 6), st.floats(0.1, 8), st.floats(0.1, 8), st.floats(-180, 180)),
+)
 def test_rotated_boxes_against_polygons_match_shapely(polygon, box):
     rotated = geoiou.RotatedBox(list(box))
     expected = shapely.intersection(rotated.to_shapely(), polygon.to_shapely()).area
@@ -123,12 +137,17 @@ def test_rotated_boxes_against_polygons_match_shapely(polygon, box):
 
 
 @ci_settings(80)
-@given(st.tuples(st.integers(-64, 64), st.integers(-64, 64), st.integers(2, 128), st.integers(2, 128)),
-       st.floats(-180, 180),
-       st.one_of(polygon_strategy(span=6.0, max_radius=6.0, holes=True, multi=True),
-                 st.tuples(st.integers(-64, 64), st.integers(-64, 64), st.integers(2, 128), st.integers(2, 128),
-                           st.floats(-180, 180))),
-       st.integers(0, 40))
+@given(
+    st.tuples(st.integers(-64, 64), st.integers(-64, 64), st.integers(2, 128), st.integers(2, 128)),
+    st.floats(-180, 180),
+    st.one_of(
+        polygon_strategy(span=6.0, max_radius=6.0, holes=True, multi=True),
+        st.tuples(
+            st.integers(-64, 64), st.integers(-64, 64), st.integers(2, 128), st.integers(2, 128), st.floats(-180, 180)
+        ),
+    ),
+    st.integers(0, 40),
+)
 def test_rotated_box_and_polygon_keep_their_precision_at_any_offset(box, angle, other, power):
     """Both moved by 2^power (up to 2^40): the IoU stays within 1e-12 of the pair at the origin.
 
@@ -162,8 +181,11 @@ def test_the_issue_example_keeps_its_value_far_from_the_origin(offset):
 
 
 @ci_settings(60)
-@given(st.tuples(st.integers(-64, 64), st.integers(-64, 64), st.integers(1, 128), st.integers(1, 128)),
-       polygon_strategy(span=6.0, holes=True, multi=True), st.integers(0, 40))
+@given(
+    st.tuples(st.integers(-64, 64), st.integers(-64, 64), st.integers(1, 128), st.integers(1, 128)),
+    polygon_strategy(span=6.0, holes=True, multi=True),
+    st.integers(0, 40),
+)
 def test_boxes_against_polygons_match_shapely_at_any_offset(box, polygon, power):
     x, y, w, h = (v / 16 for v in box)
     geometry = shapely.set_precision(polygon.to_shapely(), GRID)
@@ -171,8 +193,10 @@ def test_boxes_against_polygons_match_shapely_at_any_offset(box, polygon, power)
         return
     expected = shapely.intersection(shapely.box(x, y, x + w, y + h), geometry).area
     shift = 2.0**power
-    moved = geoiou.intersection_area(geoiou.Box([x + shift, y + shift, x + w + shift, y + h + shift]),
-                                     geoiou.Polygon.from_shapely(shapely.affinity.translate(geometry, shift, shift)))
+    moved = geoiou.intersection_area(
+        geoiou.Box([x + shift, y + shift, x + w + shift, y + h + shift]),
+        geoiou.Polygon.from_shapely(shapely.affinity.translate(geometry, shift, shift)),
+    )
     assert abs(moved - expected) <= 1e-12 * max(w * h, geometry.area)
 
 
@@ -191,8 +215,10 @@ def fans_of(a: geoiou.Polygon, b: geoiou.Polygon) -> tuple[np.ndarray, np.ndarra
     store_a, store_b = polygon_loops._store(a._store), polygon_loops._store(b._store)
     bounds_a, bounds_b = (polygon_loops._geometry_bounds(store, 0) for store in (store_a, store_b))
     ox, oy, scale = polygon_loops._frame(bounds_a, bounds_b)
-    return (polygon_loops._polygon_fan(store_a, 0, ox, oy, 1 / scale),
-            polygon_loops._polygon_fan(store_b, 0, ox, oy, 1 / scale))
+    return (
+        polygon_loops._polygon_fan(store_a, 0, ox, oy, 1 / scale),
+        polygon_loops._polygon_fan(store_b, 0, ox, oy, 1 / scale),
+    )
 
 
 def assert_same_cells(a: geoiou.Polygon, b: geoiou.Polygon) -> None:
@@ -212,8 +238,11 @@ def test_walking_by_angle_keeps_the_pairs_of_the_full_test(a, b):
 
 
 @ci_settings(40)
-@given(polygon_strategy(span=2.0, holes=True, multi=True), st.sampled_from([(0, 0), (1, 0), (0.5, 0.5), (0, -2)]),
-       st.integers(0, 3))
+@given(
+    polygon_strategy(span=2.0, holes=True, multi=True),
+    st.sampled_from([(0, 0), (1, 0), (0.5, 0.5), (0, -2)]),
+    st.integers(0, 3),
+)
 def test_walking_by_angle_keeps_the_pairs_of_moved_and_turned_copies(a, shift, quarter_turns):
     """Copies share edges, vertices and exact angles with the original: ties of angles in the sorted order."""
     g = a.to_shapely()

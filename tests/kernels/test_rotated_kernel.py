@@ -57,9 +57,13 @@ def naive_corners(box) -> np.ndarray:
 
 
 def random_boxes(rng: np.random.Generator, count: int, span: float = 10.0, size=(0.1, 5.0)) -> np.ndarray:
-    return np.column_stack([
-        rng.uniform(0, span, (count, 2)), rng.uniform(*size, (count, 2)), rng.uniform(-360, 360, count),
-    ])
+    return np.column_stack(
+        [
+            rng.uniform(0, span, (count, 2)),
+            rng.uniform(*size, (count, 2)),
+            rng.uniform(-360, 360, count),
+        ]
+    )
 
 
 def random_box_pairs(rng: np.random.Generator, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -230,8 +234,9 @@ def test_nearly_parallel_edges(offset, delta):
 def test_nearly_parallel_edges_match_shapely_in_the_local_frame():
     rng = np.random.default_rng(5)
     a = random_boxes(rng, 500)
-    b = a + np.column_stack([rng.normal(scale=0.5, size=(500, 2)), np.zeros((500, 2)),
-                             rng.choice([1e-7, -1e-7, 1e-10, -1e-10], 500)])
+    b = a + np.column_stack(
+        [rng.normal(scale=0.5, size=(500, 2)), np.zeros((500, 2)), rng.choice([1e-7, -1e-7, 1e-10, -1e-10], 500)]
+    )
     ours, reference = rotated_box_intersection_area(a, b), shapely_intersection(a, b)
     np.testing.assert_allclose(ours / area(a), reference / area(a), rtol=1e-9, atol=1e-9)
 
@@ -270,12 +275,14 @@ def test_boxes_sharing_a_full_edge_or_only_a_corner(angle):
 
 def test_zero_width_and_zero_height_boxes_have_no_intersection():
     big = np.array([0.0, 0.0, 10.0, 10.0, 20.0])
-    degenerate = np.array([
-        [0, 0, 0, 3, 15],  # zero width
-        [1, 1, 3, 0, -40],  # zero height
-        [0, 0, 0, 0, 0],  # a point
-        [0, 0, 10, 0, 20],  # the big box's middle line
-    ])
+    degenerate = np.array(
+        [
+            [0, 0, 0, 3, 15],  # zero width
+            [1, 1, 3, 0, -40],  # zero height
+            [0, 0, 0, 0, 0],  # a point
+            [0, 0, 10, 0, 20],  # the big box's middle line
+        ]
+    )
     values = rotated_box_intersection_area(big, degenerate)
     assert np.array_equal(values, np.zeros(4))
     assert np.array_equal(rotated_box_intersection_area(degenerate, degenerate), np.zeros(4))
@@ -344,7 +351,8 @@ def test_property_symmetric_and_bounded(a, b):
 def test_property_translation_invariant(a, b, dx, dy):
     moved = [dx, dy, 0, 0, 0]
     assert rotated_box_intersection_area(a + moved, b + moved) == pytest.approx(
-        rotated_box_intersection_area(a, b), abs=tolerance(a, b))
+        rotated_box_intersection_area(a, b), abs=tolerance(a, b)
+    )
 
 
 @PROPERTY_SETTINGS
@@ -357,7 +365,8 @@ def test_property_rotating_both_boxes_about_a_point_keeps_the_area(a, b, turn, p
         return np.array([px + c * x - s * y, py + s * x + c * y, box[2], box[3], box[4] + turn])
 
     assert rotated_box_intersection_area(rotate(a), rotate(b)) == pytest.approx(
-        rotated_box_intersection_area(a, b), abs=tolerance(a, b))
+        rotated_box_intersection_area(a, b), abs=tolerance(a, b)
+    )
 
 
 @PROPERTY_SETTINGS
@@ -392,16 +401,19 @@ def test_pairwise_broadcast_equals_a_loop_of_single_calls():
         assert np.array_equal(matrix, loop)
 
 
-@pytest.mark.parametrize(("shape_a", "shape_b", "expected"), [
-    ((5,), (5,), ()),
-    ((3, 5), (5,), (3,)),
-    ((5,), (3, 5), (3,)),
-    ((2, 1, 5), (4, 5), (2, 4)),
-    ((2, 3, 1, 5), (1, 4, 5), (2, 3, 4)),
-    ((0, 5), (5,), (0,)),
-    ((0, 1, 5), (1, 3, 5), (0, 3)),
-    ((4, 1, 5), (1, 0, 5), (4, 0)),
-])
+@pytest.mark.parametrize(
+    ("shape_a", "shape_b", "expected"),
+    [
+        ((5,), (5,), ()),
+        ((3, 5), (5,), (3,)),
+        ((5,), (3, 5), (3,)),
+        ((2, 1, 5), (4, 5), (2, 4)),
+        ((2, 3, 1, 5), (1, 4, 5), (2, 3, 4)),
+        ((0, 5), (5,), (0,)),
+        ((0, 1, 5), (1, 3, 5), (0, 3)),
+        ((4, 1, 5), (1, 0, 5), (4, 0)),
+    ],
+)
 def test_output_has_the_broadcast_batch_shape(shape_a, shape_b, expected):
     rng = np.random.default_rng(10)
     a = random_boxes(rng, int(np.prod(shape_a[:-1]))).reshape(shape_a)
@@ -439,7 +451,7 @@ def test_serial_and_parallel_loops_give_the_same_bits():
     a, b = random_box_pairs(rng, 3 * PARALLEL_MIN)
     for kernel in (rotated_box_intersection_area, rotated_box_hull_area):
         whole = kernel(a, b)
-        parts = np.concatenate([kernel(a[start:start + 7], b[start:start + 7]) for start in range(0, len(a), 7)])
+        parts = np.concatenate([kernel(a[start : start + 7], b[start : start + 7]) for start in range(0, len(a), 7)])
         assert np.array_equal(whole, parts)
 
 
@@ -448,16 +460,25 @@ def test_serial_and_parallel_loops_give_the_same_bits():
 
 def adversarial_boxes(rng: np.random.Generator, count: int, kind: str) -> np.ndarray:
     if kind == "grid45":  # integer centres and sizes at multiples of 45 degrees: many coincidences
-        return np.column_stack([rng.integers(-3, 4, (count, 2)), rng.integers(0, 5, (count, 2)),
-                                45 * rng.integers(-8, 9, count)]).astype(float)
+        return np.column_stack(
+            [rng.integers(-3, 4, (count, 2)), rng.integers(0, 5, (count, 2)), 45 * rng.integers(-8, 9, count)]
+        ).astype(float)
     if kind == "grid90":  # half-integer centres, axis-parallel: shared edges and corners
-        return np.column_stack([rng.integers(-6, 7, (count, 2)) / 2, rng.integers(0, 5, (count, 2)),
-                                90 * rng.integers(-4, 5, count)]).astype(float)
+        return np.column_stack(
+            [rng.integers(-6, 7, (count, 2)) / 2, rng.integers(0, 5, (count, 2)), 90 * rng.integers(-4, 5, count)]
+        ).astype(float)
     if kind == "thin":  # zero and nearly zero heights
-        return np.column_stack([rng.uniform(-1, 1, (count, 2)), rng.uniform(0, 5, count),
-                                rng.choice([0.0, 1e-9, 1e-5], count), rng.uniform(-360, 360, count)])
-    return np.column_stack([rng.uniform(-3, 3, (count, 2)), rng.uniform(0, 5, (count, 2)),
-                            rng.uniform(-360, 360, count)])
+        return np.column_stack(
+            [
+                rng.uniform(-1, 1, (count, 2)),
+                rng.uniform(0, 5, count),
+                rng.choice([0.0, 1e-9, 1e-5], count),
+                rng.uniform(-360, 360, count),
+            ]
+        )
+    return np.column_stack(
+        [rng.uniform(-3, 3, (count, 2)), rng.uniform(0, 5, (count, 2)), rng.uniform(-360, 360, count)]
+    )
 
 
 def with_twins(rng: np.random.Generator, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -606,13 +627,16 @@ def test_extreme_sizes_stay_in_range_without_warnings():
 # --- batches, chunks and threads ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("shape_a", "shape_b"), [
-    ((6, 1), (1, 9)),  # the pairwise layout: a repeated along lines, the same run of b on each
-    ((1, 9), (6, 1)),  # the same, sides swapped
-    ((2, 1, 4), (3, 4)),  # both sides vary along lines, from different starts
-    ((12,), (12,)),  # elementwise: no gather at all
-    ((3, 4), (3, 1)),
-])
+@pytest.mark.parametrize(
+    ("shape_a", "shape_b"),
+    [
+        ((6, 1), (1, 9)),  # the pairwise layout: a repeated along lines, the same run of b on each
+        ((1, 9), (6, 1)),  # the same, sides swapped
+        ((2, 1, 4), (3, 4)),  # both sides vary along lines, from different starts
+        ((12,), (12,)),  # elementwise: no gather at all
+        ((3, 4), (3, 1)),
+    ],
+)
 def test_every_batch_layout_gives_the_same_bits(shape_a, shape_b):
     rng = np.random.default_rng(44)
     a = random_boxes(rng, math.prod(shape_a), span=8.0).reshape(shape_a + (5,))
@@ -672,8 +696,13 @@ def test_unit_vectors_are_exact_at_quarter_turns_and_nan_for_nan():
 def test_the_kernels_turn_boxes_as_the_regions_do():
     # The kernels' frames and bounds come from the same cos and sin as the regions' corners.
     rng = np.random.default_rng(47)
-    angles = np.concatenate([rng.uniform(-720, 720, 2000), 90.0 * rng.integers(-40, 40, 100),
-                             [1e-10, -1e-300, 45.0, -45.0, 135.0, 1e15, -3e20, 2.0**60 + 90.0]])
+    angles = np.concatenate(
+        [
+            rng.uniform(-720, 720, 2000),
+            90.0 * rng.integers(-40, 40, 100),
+            [1e-10, -1e-300, 45.0, -45.0, 135.0, 1e15, -3e20, 2.0**60 + 90.0],
+        ]
+    )
     cos, sin = unit_vectors(angles)
     compiled = np.array([kernels.unit_vector(angle) for angle in angles])
     assert np.array_equal(compiled[:, 0], cos) and np.array_equal(compiled[:, 1], sin)
@@ -721,8 +750,9 @@ TINY_OR_ANY_SIZE = st.one_of(
     st.floats(1e-3, 1e3),
     st.builds(lambda mantissa, exponent: mantissa * 2.0**exponent, st.floats(1, 2), st.integers(-480, 20)),
 )
-FAR_COORDINATE = st.one_of(st.floats(-100, 100), st.floats(-(2.0**40), 2.0**40),
-                           st.sampled_from([1.0, 1e6, -1e9, 2.0**40, -(2.0**40)]))
+FAR_COORDINATE = st.one_of(
+    st.floats(-100, 100), st.floats(-(2.0**40), 2.0**40), st.sampled_from([1.0, 1e6, -1e9, 2.0**40, -(2.0**40)])
+)
 ANGLE = st.one_of(st.floats(-720, 720), st.sampled_from([0.0, 90.0, -180.0, 45.0, 1e-12]))
 
 
@@ -744,9 +774,13 @@ def test_property_a_box_has_iou_1_with_itself(cx, cy, w, h, angle):
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
-@given(FAR_COORDINATE, FAR_COORDINATE,
-       st.tuples(*[st.floats(-20, 20)] * 2, *[st.one_of(st.just(0.0), st.floats(1e-6, 15))] * 4),
-       ANGLE, ANGLE)
+@given(
+    FAR_COORDINATE,
+    FAR_COORDINATE,
+    st.tuples(*[st.floats(-20, 20)] * 2, *[st.one_of(st.just(0.0), st.floats(1e-6, 15))] * 4),
+    ANGLE,
+    ANGLE,
+)
 def test_property_symmetric_bit_for_bit(cx, cy, numbers, angle_a, angle_b):
     dx, dy, w_a, h_a, w_b, h_b = numbers
     a = geoiou.RotatedBox([cx, cy, w_a, h_a, angle_a])
@@ -754,7 +788,8 @@ def test_property_symmetric_bit_for_bit(cx, cy, numbers, angle_a, angle_b):
     for metric in (geoiou.intersection_area, geoiou.iou, geoiou.giou):
         forward, backward = metric(a, b), metric(b, a)
         assert np.float64(forward).view(np.uint64) == np.float64(backward).view(np.uint64) or (
-            math.isnan(forward) and math.isnan(backward))
+            math.isnan(forward) and math.isnan(backward)
+        )
 
 
 def test_results_do_not_depend_on_the_number_of_threads():

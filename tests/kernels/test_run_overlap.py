@@ -30,12 +30,18 @@ def test_counts_from_runs_equal_counts_of_decoded_pixels(batches, data):
     index_a = rle.to_runs(rle.encode_batch(dense_a))
     index_b = rle.to_runs(rle.encode_batch(dense_b))
     n_pairs = data.draw(st.integers(0, 12))
-    masks_a = np.array(data.draw(st.lists(st.integers(0, len(dense_a) - 1), min_size=n_pairs, max_size=n_pairs)), dtype=np.int64)
-    masks_b = np.array(data.draw(st.lists(st.integers(0, len(dense_b) - 1), min_size=n_pairs, max_size=n_pairs)), dtype=np.int64)
+    masks_a = np.array(
+        data.draw(st.lists(st.integers(0, len(dense_a) - 1), min_size=n_pairs, max_size=n_pairs)), dtype=np.int64
+    )
+    masks_b = np.array(
+        data.draw(st.lists(st.integers(0, len(dense_b) - 1), min_size=n_pairs, max_size=n_pairs)), dtype=np.int64
+    )
     # Column-major positions mean the same pixel on grids of one height: compare over the shared columns.
     width = min(dense_a.shape[2], dense_b.shape[2])
     expected = [int((dense_a[i][:, :width] & dense_b[j][:, :width]).sum()) for i, j in zip(masks_a, masks_b)]
-    np.testing.assert_array_equal(run_overlap_counts(index_a, masks_a, index_b, masks_b), np.array(expected, dtype=np.int64))
+    np.testing.assert_array_equal(
+        run_overlap_counts(index_a, masks_a, index_b, masks_b), np.array(expected, dtype=np.int64)
+    )
 
 
 def _touching_runs(masks: np.ndarray, rng: np.random.Generator) -> list[dict]:
