@@ -27,7 +27,7 @@ PENDING = {
     "geoiou/evaluation/temporal.py": 5,
     "geoiou/io/activitynet.py": 5,
     "geoiou/io/coco.py": 28,
-    "geoiou/io/dota.py": 7,
+    "geoiou/io/dota.py": 3,
     "geoiou/io/geo.py": 6,
     "geoiou/io/yolo.py": 9,
     "geoiou/kernels/mask.py": 1,

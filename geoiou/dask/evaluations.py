@@ -347,8 +347,8 @@ def evaluate_coco_files(
         geometry = read_coco_results(results[0], skip_invalid=skip_invalid).geometry  # type: ignore[assignment]
     truth = read_coco(
         ground_truth,
-        geometry=geometry,
-        polygons=options.get("polygon_iou", "exact"),  # type: ignore[arg-type]
+        geometry=geometry,  # type: ignore[arg-type]
+        polygons=options.get("polygon_iou", "exact"),
         skip_invalid=skip_invalid,
     )
     options = {"categories": list(truth.categories), **options}

@@ -19,6 +19,7 @@ import shapely
 from numpy.typing import ArrayLike
 
 from geoiou._validation import describe, invalid_argument, shapely_range_faults
+from geoiou.errors import FormatError
 from geoiou.io.folders import FileColumns, LabelSet, label_files, label_set, line_records, parse_records, settle
 from geoiou.io.line_columns import field_table, finite_numbers
 from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, source_name
@@ -110,8 +111,9 @@ def read_dota(path: str | os.PathLike[str], *, skip_invalid: bool = False) -> Do
     records = line_records(path, skip=_is_header)
     parsed = parse_records(records, _label_fields)
     polygons, corners, kept = settled_quadrilaterals(reader, records, parsed)
-    classes = tuple(parsed[index][1] for index in kept)
-    difficult = np.array([parsed[index][2] for index in kept], dtype=bool)
+    rows = [row for row in (parsed[index] for index in kept) if not isinstance(row, FormatError)]  # all are rows
+    classes = tuple(row[1] for row in rows)
+    difficult = np.array([row[2] for row in rows], dtype=np.bool_)
     return DotaObjects(polygons, corners, classes, difficult, reader.report())
 
 
@@ -416,12 +418,13 @@ def _read_task1_file(path: Path, skip_invalid: bool) -> FileColumns:
     records = line_records(path)
     parsed = parse_records(records, _task1_fields)
     polygons, _, kept = settled_quadrilaterals(reader, records, parsed)
+    rows = [row for row in (parsed[index] for index in kept) if not isinstance(row, FormatError)]  # all are rows
     return FileColumns(
-        image_id=np.array([parsed[index][1] for index in kept], dtype=str),
+        image_id=np.array([row[1] for row in rows], dtype=str),
         category_id=path.stem[len(TASK1_PREFIX) :],
         region=polygons,
         report=reader.report(),
-        score=np.array([parsed[index][2] for index in kept], dtype=np.float64),
+        score=np.array([row[2] for row in rows], dtype=np.float64),
     )
 
 
