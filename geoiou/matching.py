@@ -265,12 +265,13 @@ def group_codes(group_a: Any, group_b: Any, size_a: int, size_b: int) -> tuple[n
         raise invalid_argument(
             "group_b", f"as many key columns as 'group_a' ({len(columns_a)})", f"{len(columns_b)} columns"
         )
-    codes = None
+    codes: np.ndarray | None = None
     for column_a, column_b in zip(columns_a, columns_b):
         distinct, code_a, code_b = joint_keys(column_a, column_b, size_a, size_b)
         inverse = np.r_[code_a, code_b]
         # Mixed-radix code of the columns so far, renumbered so that it never grows beyond N + M.
         codes = inverse if codes is None else _compact(codes * len(distinct) + inverse)
+    assert codes is not None  # zip ran at least once: both sides have one key column or more
     return codes[:size_a], codes[size_a:]
 
 
@@ -428,7 +429,8 @@ def _sparse_assignment(node_a: np.ndarray, node_b: np.ndarray, values: np.ndarra
     order = np.lexsort((node_b, node_a))
     keys = node_a[order].astype(np.int64) * columns + node_b[order]
     wanted = matched_row[real].astype(np.int64) * columns + matched_column[real]
-    return order[np.searchsorted(keys, wanted)]
+    result: np.ndarray = order[np.searchsorted(keys, wanted)]
+    return result
 
 
 def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

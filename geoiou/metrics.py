@@ -468,7 +468,8 @@ def diou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
 
 
 def _diou_of(m: _PairMeasures, zero_division: float) -> np.ndarray:
-    return _iou_of(m, zero_division) - _centre_penalty(m)
+    result: np.ndarray = _iou_of(m, zero_division) - _centre_penalty(m)
+    return result
 
 
 def _centre_penalty(m: _PairMeasures) -> np.ndarray:
@@ -517,7 +518,8 @@ def _ciou_of(m: _PairMeasures, zero_division: float) -> np.ndarray:
     aspect_a, aspect_b = np.arctan2(width_a, height_a), np.arctan2(width_b, height_b)
     v = (4 / np.pi**2) * (aspect_b - aspect_a) ** 2
     alpha = _ratio(v, 1 - overlap + v, 0.0)
-    return overlap - _centre_penalty(m) - alpha * v
+    result: np.ndarray = overlap - _centre_penalty(m) - alpha * v
+    return result
 
 
 def iou_of_pairs(

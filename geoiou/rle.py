@@ -261,7 +261,8 @@ def encode_batch(masks: ArrayLike | Sequence[ArrayLike]) -> list[dict[str, Any]]
     """
     if isinstance(masks, np.ndarray) and masks.ndim != 3:
         raise fail("masks", "an array (n, h, w) or a sequence of 2-D arrays", f"shape {masks.shape}")
-    arrays = [_binary(mask, f"masks[{k}]") for k, mask in enumerate(masks)]
+    # `masks` is an (n, h, w) array or a sequence of masks here: both iterate over their masks.
+    arrays = [_binary(mask, f"masks[{k}]") for k, mask in enumerate(masks)]  # type: ignore[arg-type]
     for k, array in enumerate(arrays):
         if array.ndim != 2:
             raise fail(f"masks[{k}]", "a 2-D array (h, w)", f"shape {array.shape}")
@@ -302,7 +303,8 @@ def decode(rle: dict[str, Any]) -> np.ndarray:
         raise fail("rle", "one COCO RLE dict; use decode_batch for several", rle)
     runs = to_runs(rle)
     height, width = (int(n) for n in runs.sizes[0])
-    return runs.paint(0, 1, 0, width).reshape(width, height).T
+    result: np.ndarray = runs.paint(0, 1, 0, width).reshape(width, height).T
+    return result
 
 
 def decode_batch(rles: Sequence[dict[str, Any]]) -> np.ndarray:
@@ -330,7 +332,10 @@ def decode_batch(rles: Sequence[dict[str, Any]]) -> np.ndarray:
             "rles", "RLEs of one size; decode them one at a time", f"sizes {np.unique(runs.sizes, axis=0).tolist()}"
         )
     height, width = (int(n) for n in runs.sizes[0]) if len(runs.sizes) else (0, 0)
-    return runs.paint(0, len(runs.sizes), 0, width).reshape(len(runs.sizes), width, height).transpose(0, 2, 1)
+    result: np.ndarray = (
+        runs.paint(0, len(runs.sizes), 0, width).reshape(len(runs.sizes), width, height).transpose(0, 2, 1)
+    )
+    return result
 
 
 def to_runs(rles: dict[str, Any] | Sequence[dict[str, Any]]) -> Runs:
@@ -443,7 +448,8 @@ def _column_boundaries(mask: np.ndarray) -> np.ndarray:
         drop = np.zeros(boundaries.size, dtype=bool)
         drop[1:-1:2] = drop[2::2] = joined
         boundaries = boundaries[~drop]
-    return boundaries.astype(np.int64)
+    result: np.ndarray = boundaries.astype(np.int64)
+    return result
 
 
 def compress_runs(runs: Runs, selection: ArrayLike) -> list[bytes]:

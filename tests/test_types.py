@@ -30,14 +30,7 @@ PENDING = {
     "geoiou/io/dota.py": 3,
     "geoiou/io/geo.py": 6,
     "geoiou/io/yolo.py": 9,
-    "geoiou/kernels/mask.py": 1,
-    "geoiou/kernels/pairs.py": 1,
-    "geoiou/matching.py": 2,
-    "geoiou/metrics.py": 2,
     "geoiou/plot.py": 5,
-    "geoiou/regions/polygon.py": 11,
-    "geoiou/regions/ragged.py": 2,
-    "geoiou/rle.py": 4,
 }
 
 

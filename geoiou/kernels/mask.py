@@ -384,7 +384,8 @@ def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.nd
         np.ascontiguousarray(masks, dtype=np.int64),
     )
     # Each pixel's coverage is at most 1, so only the polygon's side can be overshot, by rounding.
-    return np.minimum(covered, store.area[geometry])
+    result: np.ndarray = np.minimum(covered, store.area[geometry])
+    return result
 
 
 @jit

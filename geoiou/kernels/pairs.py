@@ -23,7 +23,8 @@ def bounds_overlap(bounds_a: np.ndarray, bounds_b: np.ndarray) -> np.ndarray:
 
     def overlap_on(axis: int) -> np.ndarray:
         low = np.maximum(bounds_a[..., axis], bounds_b[..., axis])
-        return np.less(low, np.minimum(bounds_a[..., half + axis], bounds_b[..., half + axis]))
+        result: np.ndarray = np.less(low, np.minimum(bounds_a[..., half + axis], bounds_b[..., half + axis]))
+        return result
 
     # Axis by axis on the columns: `np.all(..., axis=-1)` over a last axis of 2 or 4 costs more than the tests.
     overlap = overlap_on(0)

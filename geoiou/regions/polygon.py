@@ -123,7 +123,7 @@ class Polygon(Region):
             count, size = vertices.shape[:2]
             vertices, offsets = vertices.reshape(count * size, 2), np.arange(count + 1) * size
         else:
-            vertices, offsets = _concatenated_rings(rings)
+            vertices, offsets = _concatenated_rings(list(rings))
         store = _rings_store(vertices, offsets, "rings", repair=repair)
         return cls._attached(store, np.arange(store.size))
 
@@ -281,11 +281,13 @@ class Polygon(Region):
 
     @property
     def bounds(self) -> np.ndarray:
-        return self._store.bounds[self._index]
+        result: np.ndarray = self._store.bounds[self._index]
+        return result
 
     @property
     def centroid(self) -> np.ndarray:
-        return self._store.centroid[self._index]
+        result: np.ndarray = self._store.centroid[self._index]
+        return result
 
     def _hull_table(self, needed: np.ndarray | None = None) -> tuple[ConvexHulls, np.ndarray]:
         """The convex hulls of the store (computed once) and each polygon's row in them (the GIoU hull kernel's input).
@@ -316,7 +318,8 @@ def _float_vertices(value: ArrayLike, param: str) -> np.ndarray:
 def _concatenated_rings(rings: Sequence[ArrayLike]) -> tuple[np.ndarray, np.ndarray]:
     """All rings' vertices in one ``(V, 2)`` array, and where each ring starts and ends."""
     try:
-        lengths = np.fromiter(map(len, rings), dtype=np.int64, count=len(rings))
+        # A ring without a length (a scalar) fails here and is reported below as not an array of vertices.
+        lengths = np.fromiter((len(ring) for ring in rings), dtype=np.int64, count=len(rings))  # type: ignore[arg-type]
         vertices = np.concatenate(rings, axis=0).astype(np.float64) if len(rings) else np.zeros((0, 2))
     except (TypeError, ValueError):
         vertices = None
@@ -338,7 +341,10 @@ def _rings_store(vertices: np.ndarray, offsets: np.ndarray, param: str, *, repai
     from a self-intersecting one.
     """
     single = param == "ring"
-    name = (lambda k: param) if single else (lambda k: f"{param}[{k}]")
+
+    def name(k: int) -> str:
+        return param if single else f"{param}[{k}]"
+
     finite = np.isfinite(vertices).all(axis=1)
     if not finite.all():
         k = int(np.searchsorted(offsets, int(np.argmin(finite)), side="right") - 1)
@@ -426,7 +432,8 @@ def _all_collinear(vertices: np.ndarray, offsets: np.ndarray, rings: np.ndarray)
     cross = local[:, 0] * following[:, 1] - local[:, 1] * following[:, 0]
     # The roll pairs each ring's last vertex with the next ring's first: that term is ignored.
     cross[offsets_of(offsets[rings + 1] - offsets[rings])[1:] - 1] = 0.0
-    return np.bincount(owner, weights=np.abs(cross), minlength=len(rings)) == 0
+    result: np.ndarray = np.bincount(owner, weights=np.abs(cross), minlength=len(rings)) == 0
+    return result
 
 
 def _ragged_store(
@@ -436,7 +443,8 @@ def _ragged_store(
     vertices = _float_vertices(coords, "coords")
     if vertices.ndim != 2:
         raise fail("coords", "an array of vertices of shape (V, 2)", f"shape {vertices.shape}")
-    arrays = {}
+    arrays: dict[str, np.ndarray] = {}
+    previous = ""
     for name, offsets, count in (
         ("ring_offsets", ring_offsets, len(vertices)),
         ("part_offsets", part_offsets, None),

@@ -151,7 +151,8 @@ class RaggedPolygons:
     def ring_geometry(self) -> np.ndarray:
         """The geometry each ring belongs to, (R,)."""
         part_geometry = np.repeat(np.arange(self.size), np.diff(self.geometry_offsets))
-        return part_geometry[self.ring_part]
+        result: np.ndarray = part_geometry[self.ring_part]
+        return result
 
     @functools.cached_property
     def is_exterior(self) -> np.ndarray:
@@ -163,7 +164,8 @@ class RaggedPolygons:
     @functools.cached_property
     def geometry_vertex_offsets(self) -> np.ndarray:
         """Where each geometry's vertices start and end in `coords`, (G + 1,)."""
-        return self.ring_offsets[self.part_offsets[self.geometry_offsets]]
+        result: np.ndarray = self.ring_offsets[self.part_offsets[self.geometry_offsets]]
+        return result
 
     def take(self, index: np.ndarray) -> RaggedPolygons:
         """The geometries at `index` (a 1-D integer array), in that order, as a compact batch."""
