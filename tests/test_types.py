@@ -25,11 +25,6 @@ PENDING = {
     "geoiou/evaluation/detection.py": 8,
     "geoiou/evaluation/semantic.py": 4,
     "geoiou/evaluation/temporal.py": 5,
-    "geoiou/io/activitynet.py": 5,
-    "geoiou/io/coco.py": 28,
-    "geoiou/io/dota.py": 3,
-    "geoiou/io/geo.py": 6,
-    "geoiou/io/yolo.py": 9,
     "geoiou/plot.py": 5,
 }
 

@@ -208,7 +208,7 @@ def _kind(document: Any, reader: RecordReader) -> str:
 
 
 def _read_database(
-    database: Mapping, subset: str | None, reader: RecordReader
+    database: Mapping[str, Any], subset: str | None, reader: RecordReader
 ) -> tuple[list[_Group], list[Hashable], dict[str, float]]:
     if subset is not None:
         _require_subset_present(database, subset, reader.source)
@@ -232,7 +232,7 @@ def _read_database(
     return groups, videos, durations
 
 
-def _require_subset_present(database: Mapping, subset: str, source: str) -> None:
+def _require_subset_present(database: Mapping[str, Any], subset: str, source: str) -> None:
     present = {entry.get("subset") for entry in database.values() if isinstance(entry, Mapping)}
     if subset not in present:
         names = sorted(name for name in present if isinstance(name, str))
@@ -244,7 +244,7 @@ def _of_another_subset(entry: Any, subset: str) -> bool:
     return isinstance(entry, Mapping) and isinstance(entry.get("subset"), str) and entry["subset"] != subset
 
 
-def _video_entry(entry: Any, subset_required: bool) -> tuple[list, float | None]:
+def _video_entry(entry: Any, subset_required: bool) -> tuple[list[Any], float | None]:
     """The annotations and the duration (None when absent) of one ground-truth video entry."""
     if not isinstance(entry, Mapping):
         raise invalid(f"the video must be an object with 'annotations' (got {describe(entry)})")
@@ -260,7 +260,7 @@ def _video_entry(entry: Any, subset_required: bool) -> tuple[list, float | None]
     return entry["annotations"], duration
 
 
-def _read_results(results: Mapping, reader: RecordReader) -> tuple[list[_Group], list[Hashable]]:
+def _read_results(results: Mapping[str, Any], reader: RecordReader) -> tuple[list[_Group], list[Hashable]]:
     groups: list[_Group] = []
     videos: list[Hashable] = []
     for video, predictions in results.items():
@@ -314,7 +314,9 @@ def _plain_columns(
     return video_id, columns["label"], bounds, score
 
 
-def _read_segments(reader: RecordReader, video: Hashable, records: list, location: str, *, scored: bool) -> list[Row]:
+def _read_segments(
+    reader: RecordReader, video: Hashable, records: list[Any], location: str, *, scored: bool
+) -> list[Row]:
     rows: list[Row] = []
     for index, record in enumerate(records):
         with reader.record(f"{location}[{index}]"):

@@ -35,7 +35,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, groupby, repeat
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
 import numpy as np
 import shapely
@@ -65,7 +65,10 @@ Geometry = Literal["bbox", "segmentation"]
 PolygonReading = Literal["exact", "pycocotools"]
 POLYGON_READINGS = ("exact", "pycocotools")
 ResultGeometry = Literal["auto", "bbox", "segmentation"]
-GEOMETRIES = ("bbox", "segmentation")
+#: A table value (`_read_table`) and a checked choice (`_checked_geometry`).
+_Value = TypeVar("_Value")
+_Choice = TypeVar("_Choice", bound=str)
+GEOMETRIES: tuple[Geometry, ...] = ("bbox", "segmentation")
 #: The top-level keys of a dataset file.
 DATASET_KEYS = ("images", "annotations", "categories")
 BBOX = "4 numbers [x, y, w, h]"
@@ -223,7 +226,8 @@ def read_coco(
     faults = {**_area_faults(parsed), **_repeated_id_faults(records, parsed)}
     regions = _Regions.build(_rows(parsed), faults, geometry, repair)
     kept = settle(reader, records, parsed, regions.faults)
-    rows = [parsed[index] for index in kept]
+    # settle keeps parsed records only: the filter narrows the type and drops nothing.
+    rows = [row for row in (parsed[index] for index in kept) if isinstance(row, _Row)]
     areas = [row.area for row in rows]
     annotations = Annotations(
         image_id=np.array([row.image_id for row in rows], dtype=np.int64),
@@ -237,7 +241,7 @@ def read_coco(
     )
 
 
-def _dataset_sections(document: Any, reader: RecordReader) -> dict[str, list]:
+def _dataset_sections(document: Any, reader: RecordReader) -> dict[str, list[Any]]:
     """The three lists of a dataset file; anything else is a fault of the whole file."""
     if not isinstance(document, Mapping):
         raise reader.whole_file(
@@ -253,9 +257,11 @@ def _dataset_sections(document: Any, reader: RecordReader) -> dict[str, list]:
     return {key: document[key] for key in DATASET_KEYS}
 
 
-def _read_table(reader: RecordReader, records: list, section: str, entry: Callable[[Any], tuple[int, Any]]) -> dict:
+def _read_table(
+    reader: RecordReader, records: list[Any], section: str, entry: Callable[[Any], tuple[int, _Value]]
+) -> dict[int, _Value]:
     """Read the id -> value table of "images" or "categories"; a repeated id is an invalid record."""
-    table: dict[int, Any] = {}
+    table: dict[int, _Value] = {}
     where: dict[int, str] = {}
     for location, record in _located(records, section):
         with reader.record(location):
@@ -477,7 +483,7 @@ def _rows(parsed: list[Any]) -> list[_Row | None]:
 
 def _repeated_id_faults(records: list[tuple[str, Any]], parsed: list[Any]) -> dict[int, str]:
     """An annotation whose "id" an earlier one has (pycocotools' index would keep only one of them)."""
-    first: dict[int, int] = {}
+    first: dict[int | None, int] = {}  # annotation ids are never None (_AnnotationParser requires them)
     faults = {}
     for index, row in enumerate(_rows(parsed)):
         if row is None:
@@ -571,7 +577,8 @@ def _read_results(path: Any, choice: str, repair: bool, skip_invalid: bool, phas
     parsed = parse_records(records, lambda record: _prediction(record, choice))
     regions = _Regions.build(_rows(parsed), {}, choice, repair)
     kept = settle(reader, records, parsed, regions.faults)
-    rows = [parsed[index] for index in kept]
+    # settle keeps parsed records only: the filter narrows the type and drops nothing.
+    rows = [row for row in (parsed[index] for index in kept) if isinstance(row, _Row)]
     annotations = Annotations(
         image_id=np.array([row.image_id for row in rows], dtype=np.int64),
         category_id=np.array([row.category_id for row in rows], dtype=np.int64),
@@ -661,9 +668,9 @@ def _all_have(records: list[Any], key: str) -> bool:
 
 
 # --------------------------------------------------------------------------- fields of one record
-def _located(records: list, section: str) -> list[tuple[str, Any]]:
+def _located(records: list[Any], section: str) -> list[tuple[str, Any]]:
     """Each record with its location, ``annotations[17] (id 4242)`` when it has an integer id."""
-    located = []
+    located: list[tuple[str, Any]] = []
     for index, record in enumerate(records):
         identifier = record.get("id") if isinstance(record, Mapping) else None
         suffix = f" (id {identifier})" if _is_integer(identifier) else ""
@@ -736,7 +743,8 @@ def _bbox(value: Any) -> tuple[float, float, float, float]:
         raise invalid(f"'bbox' must be {BBOX} (got {describe(value)})")
     if value[2] < 0 or value[3] < 0:
         raise invalid(f"'bbox' must have a non-negative width and height (got {describe(value)})")
-    return tuple(float(v) for v in value)
+    x, y, width, height = (float(v) for v in value)
+    return x, y, width, height
 
 
 @dataclass(frozen=True)
@@ -790,10 +798,10 @@ def _rle(value: Mapping[str, Any], image_size: tuple[int, int] | None) -> _Rle:
     return _Rle(value, (int(size[0]), int(size[1])))
 
 
-def _checked_geometry(geometry: Any, choices: tuple[str, ...]) -> str:
+def _checked_geometry(geometry: Any, choices: tuple[_Choice, ...]) -> _Choice:
     if geometry not in choices:
         raise invalid_argument("geometry", f"one of {choices}", geometry)
-    return geometry
+    return cast(_Choice, geometry)  # equal to one of the choices: the `in` test above is what mypy cannot follow
 
 
 # --------------------------------------------------------------------------- regions of the records
@@ -812,25 +820,26 @@ class _Regions:
     def build(cls, rows: list[_Row | None], faults: dict[int, str], geometry: str, repair: bool) -> _Regions:
         """Regions of the `rows` that are not None and not in `faults` (which is copied, then extended)."""
         faults = dict(faults)
-        alive = [index for index, row in enumerate(rows) if row is not None and index not in faults]
+        alive_rows = {index: row for index, row in enumerate(rows) if row is not None and index not in faults}
+        alive = list(alive_rows)
         if geometry == "bbox":
-            boxes = np.array([rows[index].geometry for index in alive], dtype=np.float64).reshape(-1, 4)
+            boxes = np.array([alive_rows[index].geometry for index in alive], dtype=np.float64).reshape(-1, 4)
             box_faults = _box_faults(boxes)
             faults.update({alive[row]: reason for row, reason in box_faults.items()})
             keep = np.setdiff1d(np.arange(len(alive)), list(box_faults))
             return cls([Box(boxes[keep], fmt="xywh")], faults)
-        parts = {index: rows[index].geometry for index in alive if not isinstance(rows[index].geometry, _Rle)}
+        parts = {index: row.geometry for index, row in alive_rows.items() if not isinstance(row.geometry, _Rle)}
         polygons = _polygons(parts, repair, faults)
-        pieces = []
+        pieces: list[Region] = []
         for key, group in groupby(
-            (index for index in alive if index not in faults), key=lambda index: _kind(rows[index].geometry)
+            (index for index in alive if index not in faults), key=lambda index: _kind(alive_rows[index].geometry)
         ):
             members = list(group)
             if key == ("polygon",):
                 # Validated part by part and as unions above: skip from_shapely's second validation.
                 pieces.append(Polygon._from_valid_shapely(_object_array([polygons[index] for index in members])))
             else:
-                pieces.append(_masks({index: rows[index].geometry.rle for index in members}, faults))
+                pieces.append(_masks({index: alive_rows[index].geometry.rle for index in members}, faults))
         return cls([piece for piece in pieces if len(piece)] or [Polygon.from_shapely(_object_array([]))], faults)
 
 
@@ -924,18 +933,20 @@ def _joined_parts(owners: list[int], counts: np.ndarray, geoms: np.ndarray, faul
 
 def _masks(rles: dict[int, Mapping[str, Any]], faults: dict[int, str]) -> Mask:
     """Masks of one size from their RLEs, kept as runs; on a malformed RLE each is checked to find the faulty ones."""
+    # The RLE readers take dicts: an RLE given as another mapping (in a document passed as a
+    # mapping) is refused by them with InvalidRegionError, which makes it its record's fault.
     try:
-        return Mask.from_rle(list(rles.values()))
+        return Mask.from_rle(list(rles.values()))  # type: ignore[arg-type]  # mappings on purpose, see above
     except InvalidRegionError:
         pass
-    good = []
+    good: list[dict[str, Any]] = []
     for index, rle in rles.items():
         try:
-            coco_rle.to_runs(rle)
+            coco_rle.to_runs(rle)  # type: ignore[arg-type]  # a mapping on purpose, see above
         except InvalidRegionError as error:
             faults[index] = f"'segmentation' must be a valid COCO RLE: {error}"
             continue
-        good.append(rle)
+        good.append(cast(dict[str, Any], rle))  # to_runs accepted it, so it is a dict
     return Mask.from_rle(good)
 
 
@@ -987,7 +998,8 @@ def write_coco_results(
     choice = _checked_geometry(geometry, ("auto", *GEOMETRIES))
     if choice == "auto":
         choice = "bbox" if all(isinstance(piece, Box) for piece in predictions.regions) else "segmentation"
-    values, first_row = [], 0
+    values: list[Any] = []
+    first_row = 0
     for piece in predictions.regions:
         values.extend(_bbox_values(piece, first_row) if choice == "bbox" else _segmentation_values(piece, first_row))
         first_row += len(piece)
@@ -1010,12 +1022,14 @@ def _bbox_values(piece: Region, first_row: int) -> list[list[float]]:
     if piece.ndim != 2:
         raise _refuse_row("2-D regions for a COCO file", type(piece).__name__, first_row)
     if isinstance(piece, Box):
-        return piece.to_array("xywh").tolist()
+        boxes: list[list[float]] = piece.to_array("xywh").tolist()
+        return boxes
     bounds = piece.bounds
     empty = np.flatnonzero(~np.isfinite(bounds).all(axis=1))  # an empty region has NaN bounds
     if empty.size:
         raise _refuse_row("regions with a bounding box", "an empty region", first_row + int(empty[0]))
-    return np.column_stack([bounds[:, :2], bounds[:, 2:] - bounds[:, :2]]).tolist()
+    bounding: list[list[float]] = np.column_stack([bounds[:, :2], bounds[:, 2:] - bounds[:, :2]]).tolist()
+    return bounding
 
 
 def _segmentation_values(piece: Region, first_row: int) -> list[Any]:
@@ -1046,7 +1060,8 @@ def _mask_rles(masks: Mask, first_row: int) -> list[dict[str, Any]]:
         raise _refuse_row(
             "masks at origin (0, 0): an RLE has no origin", f"origin {masks.origin[row].tolist()}", first_row + row
         )
-    encoded = []  # Mask.to_rle encodes masks held as runs without decoding them
+    encoded: list[dict[str, Any]] = []  # Mask.to_rle encodes masks held as runs without decoding them
     for start in range(0, len(masks), ENCODE_CHUNK):
-        encoded.extend(masks[start : start + ENCODE_CHUNK].to_rle())
+        # A slice of a 1-D batch is a batch: to_rle gives the list of its RLEs, never one dict.
+        encoded.extend(cast(list[dict[str, Any]], masks[start : start + ENCODE_CHUNK].to_rle()))
     return [{"size": rle["size"], "counts": rle["counts"].decode("ascii")} for rle in encoded]

@@ -230,7 +230,7 @@ def read_dota_task1(
         if isinstance(paths_or_folder, (str, os.PathLike))
         else os.path.commonpath([os.fspath(path) for path in paths])
     )
-    images = [image for column in columns for image in column.image_id.tolist()]
+    images = [image for column in columns for image in np.atleast_1d(column.image_id).tolist()]
     return label_set(source, columns, images)
 
 
@@ -285,8 +285,8 @@ def _describe_reason(reason: str) -> str:
 
 def settled_quadrilaterals(
     reader: RecordReader,
-    records: list,
-    parsed: list,
+    records: list[Any],
+    parsed: list[Any],
     *,
     scale: np.ndarray | None = None,
     faults: dict[int, str] | None = None,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,8 +73,8 @@ class GeoFeatures:
     """
 
     regions: Polygon
-    properties: tuple[dict, ...]
-    ids: tuple
+    properties: tuple[dict[str, Any], ...]
+    ids: tuple[Hashable, ...]
     report: ReadReport
 
 
@@ -279,7 +279,7 @@ def _only_numbers(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _feature_properties(feature: Mapping) -> dict:
+def _feature_properties(feature: Mapping[str, Any]) -> dict[str, Any]:
     properties = feature.get("properties")
     if properties is None:
         return {}
@@ -288,7 +288,7 @@ def _feature_properties(feature: Mapping) -> dict:
     return dict(properties)
 
 
-def _feature_id(feature: Mapping, default: int) -> Hashable:
+def _feature_id(feature: Mapping[str, Any], default: int) -> Hashable:
     if "id" not in feature:
         return default
     value = feature["id"]
@@ -450,7 +450,12 @@ def _polygonal_members(geometry: shapely.Geometry) -> list[shapely.Geometry]:
     return members
 
 
-def _geo_features(geometries: list, properties: list, ids: list, reader: RecordReader) -> GeoFeatures:
+def _geo_features(
+    geometries: Sequence[shapely.Geometry],
+    properties: Sequence[dict[str, Any]],
+    ids: Sequence[Hashable],
+    reader: RecordReader,
+) -> GeoFeatures:
     batch = np.empty(len(geometries), dtype=object)
     batch[:] = geometries
     return GeoFeatures(Polygon.from_shapely(batch), tuple(properties), tuple(ids), reader.report())

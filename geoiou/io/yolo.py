@@ -34,7 +34,16 @@ import numpy as np
 from geoiou._validation import invalid_argument, sized_box_faults
 from geoiou.errors import FormatError, InvalidArgumentError
 from geoiou.io.dota import CORNER_NAMES, quadrilateral_faults, settled_quadrilaterals, settled_rings
-from geoiou.io.folders import FileColumns, LabelSet, label_files, label_set, line_records, parse_records, settle
+from geoiou.io.folders import (
+    FileColumns,
+    LabelSet,
+    LineRecord,
+    label_files,
+    label_set,
+    line_records,
+    parse_records,
+    settle,
+)
 from geoiou.io.line_columns import class_indices, field_table, finite_numbers, split_lines, table_of
 from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, source_name
 from geoiou.regions import Box, Polygon
@@ -48,6 +57,8 @@ LAYOUTS = {
     False: ((5, 6), "class cx cy w h [conf]"),
     True: ((9, 10), "class x1 y1 x2 y2 x3 y3 x4 y4 [conf]"),
 }
+#: One parsed line: its coordinates, class index and conf (None without the column).
+_Fields = tuple[list[float], int, "float | None"]
 CLASS_INDEX = re.compile(r"[0-9]+")
 
 
@@ -151,20 +162,24 @@ def read_yolo(
     is_obb = obb if obb is not None else _detected_layout(reader, records, parsed)
     faults = _conf_faults(records, parsed)
     quadrilaterals = all(isinstance(value, FormatError) or len(value[0]) == 8 for value in parsed)
+    regions: Box | Polygon
     if is_obb and quadrilaterals:
         regions, _, kept = settled_quadrilaterals(reader, records, parsed, scale=scale, faults=faults)
     elif is_obb:
         regions, kept = settled_rings(reader, records, parsed, scale=scale, faults=faults)
     else:
         rows = [index for index, value in enumerate(parsed) if not isinstance(value, FormatError)]
-        cxcywh = np.array([parsed[index][0] for index in rows], dtype=np.float64).reshape(-1, 4)
+        coordinates = [value[0] for value in parsed if not isinstance(value, FormatError)]  # the rows, in order
+        cxcywh = np.array(coordinates, dtype=np.float64).reshape(-1, 4)
         cxcywh = cxcywh if scale is None else cxcywh * np.tile(scale, 2)
         # What Box would refuse (a size rounded away, an area that underflows), named by line.
         faults = {rows[row]: reason for row, reason in sized_box_faults(cxcywh, "cxcywh", "box").items()} | faults
         kept = settle(reader, records, parsed, faults)
         regions = Box(cxcywh[np.searchsorted(rows, kept).astype(np.int64)], fmt="cxcywh")
-    classes = np.array([parsed[index][1] for index in kept], dtype=np.int64)
-    confs = [parsed[index][2] for index in kept]
+    # settle keeps parsed records only: the filter narrows the type and drops nothing.
+    kept_rows = [row for row in (parsed[index] for index in kept) if not isinstance(row, FormatError)]
+    classes = np.array([row[1] for row in kept_rows], dtype=np.int64)
+    confs = [row[2] for row in kept_rows]
     scores = np.array(confs, dtype=np.float64) if confs and confs[0] is not None else None
     return YoloObjects(regions, classes, scores, reader.report())
 
@@ -293,7 +308,8 @@ def read_yolo_folder(
     read = _folder_columns(folder, paths, sizes, obb)
     if read is not None:
         return dataclasses.replace(read, class_names=_class_names(Path(folder)))
-    columns, kinds = [], {}
+    columns = []
+    kinds: dict[type[Box] | type[Polygon], str] = {}
     for path, size in zip(paths, sizes):
         objects = read_yolo(path, image_size=size, obb=obb, skip_invalid=skip_invalid)
         if len(objects.regions):
@@ -327,7 +343,7 @@ def _class_names(folder: Path) -> dict[int, str]:
     return {index: name for index, name in enumerate(names) if name}
 
 
-def _yolo_fields(fields: list[str], obb: bool | None) -> tuple[list[float], int, float | None]:
+def _yolo_fields(fields: list[str], obb: bool | None) -> _Fields:
     """Coordinates, class index and conf (None without the column) of one line."""
     layouts = [obb] if obb is not None else [False, True]
     layout = next((kind for kind in layouts if len(fields) in LAYOUTS[kind][0]), None)
@@ -372,7 +388,7 @@ def _unit_field(text: str, name: str) -> float:
 
 def _expected_fields(layouts: list[bool]) -> str:
     return " or ".join(
-        f"{counts[0]} or {counts[1]} fields ({reading})" for counts, reading in map(LAYOUTS.get, layouts)
+        f"{counts[0]} or {counts[1]} fields ({reading})" for counts, reading in (LAYOUTS[layout] for layout in layouts)
     )
 
 
@@ -383,9 +399,9 @@ def _other_layout_hint(fields: list[str], obb: bool | None) -> str:
     return ""
 
 
-def _detected_layout(reader: RecordReader, records: list, parsed: list) -> bool:
+def _detected_layout(reader: RecordReader, records: list[LineRecord], parsed: list[_Fields | FormatError]) -> bool:
     """True when the parsed lines are YOLO-OBB, False for boxes (or no line); a mix is a fault of the whole file."""
-    first = {}
+    first: dict[bool, str] = {}
     for (location, _), value in zip(records, parsed):
         if not isinstance(value, FormatError):
             first.setdefault(len(value[0]) != 4, location)  # corners (OBB, segmentation polygons) or a box
@@ -398,19 +414,20 @@ def _detected_layout(reader: RecordReader, records: list, parsed: list) -> bool:
     return bool(first) and next(iter(first))
 
 
-def _conf_faults(records: list, parsed: list) -> dict[int, str]:
+def _conf_faults(records: list[LineRecord], parsed: list[_Fields | FormatError]) -> dict[int, str]:
     """Lines whose conf column is present or absent unlike the file's first record."""
-    valid = [index for index, value in enumerate(parsed) if not isinstance(value, FormatError)]
+    valid = [(index, value) for index, value in enumerate(parsed) if not isinstance(value, FormatError)]
     if not valid:
         return {}
-    first_has_conf = parsed[valid[0]][2] is not None
-    first_location = records[valid[0]][0]
+    first_index, first_row = valid[0]
+    first_has_conf = first_row[2] is not None
+    first_location = records[first_index][0]
     reason = (
         f"'conf' must be present on every line or on none (got no conf column, while {first_location} has one)"
         if first_has_conf
         else f"'conf' must be present on every line or on none (got a conf column, while {first_location} has none)"
     )
-    return {index: reason for index in valid if (parsed[index][2] is not None) != first_has_conf}
+    return {index: reason for index, row in valid if (row[2] is not None) != first_has_conf}
 
 
 def _image_scale(size: Any, param: str) -> np.ndarray:
