@@ -53,7 +53,7 @@ ENCLOSURE_NAMES = {"box": "enclosing box", "hull": "convex hull"}
 #: Regions left unmatched by `plot_matching`, one colour per side (matched pairs take the colour of their IoU).
 UNMATCHED_COLOURS = (PALETTE[3], PALETTE[5])
 #: Outlines of the two sides of `plot_matching`: solid for the first, dashed for the second.
-SIDE_LINESTYLES = ("solid", "dashed")
+SIDE_LINESTYLES: tuple[Literal["solid"], Literal["dashed"]] = ("solid", "dashed")
 
 
 # --------------------------------------------------------------------------- public functions
@@ -1059,7 +1059,8 @@ def _draw_matching_lanes(
         ],
         axis=1,
     )
-    ax.add_collection(LineCollection(links, colors=pair_colours, linewidths=1.5, zorder=1))
+    # One (2, 2) segment per pair: LineCollection takes a sequence of them (and reads each row of an array alike).
+    ax.add_collection(LineCollection(list(links), colors=pair_colours, linewidths=1.5, zorder=1))
     ax.set_yticks([0, 1], labels)
     ax.set_ylim(1.5, -0.5)
     ax.set_xlabel("time")

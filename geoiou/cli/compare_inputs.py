@@ -18,14 +18,18 @@ geojson       GeoJSON FeatureCollection                               one: ``"la
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 
 from geoiou.errors import FormatError
 from geoiou.io.report import ReadReport
+
+if TYPE_CHECKING:
+    from geoiou.io.coco import Geometry, ResultGeometry
 
 __all__ = ["GEOJSON_IMAGE", "Source", "read_source"]
 
@@ -58,14 +62,29 @@ class Source:
     kind: str
     table: Any
     report: ReadReport
-    images: list = field(default_factory=list)
-    names: dict = field(default_factory=dict)
+    images: list[Hashable] = field(default_factory=list)
+    names: dict[Hashable, str] = field(default_factory=dict)
     row_ids: np.ndarray | None = None
 
     def describe(self) -> str:
         """One line: the kind, the region kinds and the counts."""
         kinds = getattr(self.table, "kinds", ("Interval",))
         return f"{self.kind} ({', '.join(kinds) or 'no regions'}), {len(self.table)} regions"
+
+
+class _Reader(Protocol):
+    """The reader of one kind of source: every option of `read_source`, each taking those it needs."""
+
+    def __call__(
+        self,
+        path: str,
+        *,
+        geometry: str,
+        image_size: tuple[int, int] | None,
+        subset: str | None,
+        category_property: str | None,
+        skip_invalid: bool,
+    ) -> Source: ...
 
 
 def read_source(
@@ -93,7 +112,7 @@ def read_source(
     >>> source.describe(), source.images[:2]
     ('dota (Polygon), 984 regions', ['P0706', 'P0770'])
     """
-    readers = {
+    readers: dict[str, _Reader] = {
         "coco": _coco,
         "coco-results": _coco_results,
         "dota": _dota,
@@ -121,14 +140,19 @@ def read_source(
 def _coco(path: str, *, geometry: str, skip_invalid: bool, **_: Any) -> Source:
     from geoiou.io.coco import read_coco
 
-    read = read_coco(path, geometry="segmentation" if geometry == "auto" else geometry, skip_invalid=skip_invalid)
-    return Source("coco", read.annotations, read.report, list(read.images), dict(read.categories), read.annotation_ids)
+    # read_coco checks `geometry` itself (compare_command passes "auto", "bbox" or "segmentation").
+    coco_geometry = cast("Geometry", "segmentation" if geometry == "auto" else geometry)
+    read = read_coco(path, geometry=coco_geometry, skip_invalid=skip_invalid)
+    # A copy keyed by Hashable (dict(read.categories) would be a dict[int, str], and dict keys are invariant).
+    names: dict[Hashable, str] = {category: name for category, name in read.categories.items()}
+    return Source("coco", read.annotations, read.report, list(read.images), names, read.annotation_ids)
 
 
 def _coco_results(path: str, *, geometry: str, skip_invalid: bool, **_: Any) -> Source:
     from geoiou.io.coco import read_coco_results
 
-    read = read_coco_results(path, geometry=geometry, skip_invalid=skip_invalid)
+    # read_coco_results checks `geometry` itself (compare_command passes "auto", "bbox" or "segmentation").
+    read = read_coco_results(path, geometry=cast("ResultGeometry", geometry), skip_invalid=skip_invalid)
     return Source("coco-results", read.annotations, read.report)
 
 

@@ -88,7 +88,9 @@ def frame_segments(
     return segment_labels, Interval(bounds)
 
 
-def _segments(labels: np.ndarray, background: frozenset, mstcn_2019_compat: bool) -> tuple[np.ndarray, np.ndarray]:
+def _segments(
+    labels: np.ndarray, background: frozenset[Hashable], mstcn_2019_compat: bool
+) -> tuple[np.ndarray, np.ndarray]:
     """Labels ``(S,)`` and frame bounds ``(S, 2)`` of the non-background runs."""
     if background == _DEFAULT_BACKGROUND_SET and labels.dtype.kind in "iu":
         # The default "background" cannot be an integer label: every run, background included, becomes a segment.
@@ -110,8 +112,10 @@ def _segments(labels: np.ndarray, background: frozenset, mstcn_2019_compat: bool
     return run_labels[keep], np.stack([starts[keep], ends[keep]], axis=-1)
 
 
-def _background_set(background: Iterable[Hashable] | str | int) -> frozenset:
-    if np.isscalar(background):  # one label, not an iterable of characters
+def _background_set(background: Iterable[Hashable] | str | int) -> frozenset[Hashable]:
+    # One label, not an iterable of characters. Every int is a scalar to numpy too: the isinstance only
+    # tells the type checker that what is left is iterable.
+    if np.isscalar(background) or isinstance(background, int):
         background = (background,)
     try:
         return frozenset(label.item() if isinstance(label, np.generic) else label for label in background)
@@ -188,7 +192,7 @@ def _segment_hits(
     true_positives = np.zeros(len(overlaps), dtype=np.int64)
     if len(truth_labels) and len(predicted_labels):
         # Empty segments (only in compat mode) overlap nothing: IoU 0, never a hit.
-        tiou = iou(Interval(predicted_bounds[:, None]), Interval(truth_bounds[None, :]), zero_division=0.0)
+        tiou = np.asarray(iou(Interval(predicted_bounds[:, None]), Interval(truth_bounds[None, :]), zero_division=0.0))
         tiou[predicted_labels[:, None] != truth_labels[None, :]] = 0.0
         best = tiou.argmax(axis=1)
         best_tiou = tiou[np.arange(len(best)), best]
@@ -315,7 +319,8 @@ class ActionSegmentationResult:
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     """``numerator / denominator``, 0 where the denominator is 0 (as MS-TCN's ``nan_to_num``)."""
-    return np.divide(numerator, denominator, out=np.zeros(np.shape(numerator)), where=denominator != 0)
+    ratio: np.ndarray = np.divide(numerator, denominator, out=np.zeros(np.shape(numerator)), where=denominator != 0)
+    return ratio
 
 
 def _f1(counts: np.ndarray) -> np.ndarray:
@@ -509,24 +514,28 @@ class ActionSegmentationEvaluation(MergeableEvaluation[ActionSegmentationResult]
         )
 
 
-def _paired_videos(ground_truth: Sequence | Mapping, predictions: Sequence | Mapping) -> list[tuple[Any, tuple]]:
+def _paired_videos(
+    ground_truth: Sequence[ArrayLike] | Mapping[Hashable, ArrayLike],
+    predictions: Sequence[ArrayLike] | Mapping[Hashable, ArrayLike],
+) -> list[tuple[Hashable, tuple[ArrayLike, ArrayLike]]]:
     """``[(video, (truth, prediction)), ...]`` from two sequences or two mappings of videos."""
-    if isinstance(ground_truth, Mapping) != isinstance(predictions, Mapping):
-        raise _invalid("predictions", "a mapping exactly when 'ground_truth' is one", type(predictions).__name__)
-    if isinstance(ground_truth, Mapping):
+    pairs: list[tuple[Hashable, tuple[ArrayLike, ArrayLike]]]
+    if isinstance(ground_truth, Mapping) and isinstance(predictions, Mapping):
         missing = [video for video in ground_truth if video not in predictions]
         extra = [video for video in predictions if video not in ground_truth]
         if missing or extra:
             problem = f"no prediction for video {missing[0]!r}" if missing else f"unknown video {extra[0]!r}"
             raise _invalid("predictions", "for the videos of 'ground_truth'", problem)
         pairs = [(video, (truth, predictions[video])) for video, truth in ground_truth.items()]
-    else:
+    elif not isinstance(ground_truth, Mapping) and not isinstance(predictions, Mapping):
         ground_truth, predictions = list(ground_truth), list(predictions)
         if len(ground_truth) != len(predictions):
             raise _invalid(
                 "predictions", f"one sequence per video ({len(ground_truth)})", f"{len(predictions)} sequences"
             )
         pairs = list(enumerate(zip(ground_truth, predictions)))
+    else:  # one mapping and one sequence
+        raise _invalid("predictions", "a mapping exactly when 'ground_truth' is one", type(predictions).__name__)
     if not pairs:
         raise _invalid("ground_truth", "at least one video", "none")
     return pairs

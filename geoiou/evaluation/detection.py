@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Iterable, Literal, Sequence, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -126,13 +126,15 @@ def _concatenate(regions: list[Region]) -> Region:
         return regions[0]
     kind = type(regions[0])
     if kind in VECTOR_KINDS:
-        return kind.concatenate(regions)
+        # The regions are all of one kind, that of the first (which mypy cannot follow from a list[Region]).
+        return kind.concatenate(cast("list[Any]", regions))
     if kind is Mask:
-        datas = [region.data for region in regions]
+        masks = cast("list[Mask]", regions)  # the regions are all of one kind, that of the first: masks
+        datas = [region.data for region in masks]
         height = max(data.shape[1] for data in datas)
         width = max(data.shape[2] for data in datas)
         data = np.concatenate([np.pad(d, ((0, 0), (0, height - d.shape[1]), (0, width - d.shape[2]))) for d in datas])
-        return Mask(data, origin=np.concatenate([region.origin for region in regions]))
+        return Mask(data, origin=np.concatenate([region.origin for region in masks]))
     return kind.stack([single for region in regions for single in region])
 
 
@@ -174,7 +176,7 @@ class _Store:
         """The regions of `rows` (all of one kind) as one batch."""
         blocks = self.block_of[rows]
         if (blocks == blocks[0]).all():
-            return self.blocks[blocks[0]][self.index[rows]]
+            return self.blocks[int(blocks[0])][self.index[rows]]
         distinct = np.unique(blocks)
         parts = [self.blocks[b][self.index[rows[blocks == b]]] for b in distinct]
         order = np.concatenate([np.flatnonzero(blocks == b) for b in distinct])
@@ -372,7 +374,8 @@ class _Prepared:
 # --------------------------------------------------------------------------- public evaluations
 def _check_thresholds(values: Any, param: str, default: np.ndarray, *, low_open: bool) -> np.ndarray:
     if values is None:
-        return default.copy()
+        thresholds: np.ndarray = default.copy()
+        return thresholds
     array = np.atleast_1d(np.asarray(values, dtype=np.float64)) if _numeric(values) else None
     if array is None or array.ndim != 1 or len(array) == 0:
         raise _fail(param, "a non-empty sequence of numbers", values)

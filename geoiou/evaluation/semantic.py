@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from geoiou._validation import invalid_argument as _fail, zero_division_value as _check_zero_division
 from geoiou.evaluation.mergeable import MergeableEvaluation
@@ -101,7 +102,7 @@ class ConfusionMatrix(MergeableEvaluation["SemanticSegmentationResult"]):
     def __init__(self, num_classes: int, *, ignore_index: int | None = None) -> None:
         self._num_classes = _check_num_classes(num_classes)
         self._ignore_index = _check_ignore_index(ignore_index, self._num_classes)
-        self._counts = np.zeros((self._num_classes, self._num_classes), dtype=np.int64)
+        self._counts: np.ndarray = np.zeros((self._num_classes, self._num_classes), dtype=np.int64)
 
     def __repr__(self) -> str:
         return (
@@ -121,7 +122,8 @@ class ConfusionMatrix(MergeableEvaluation["SemanticSegmentationResult"]):
     @property
     def matrix(self) -> np.ndarray:
         """A copy of the ``(C, C)`` int64 counts; rows are ground truth, columns prediction."""
-        return self._counts.copy()
+        counts: np.ndarray = self._counts.copy()
+        return counts
 
     @property
     def total(self) -> int:
@@ -171,7 +173,7 @@ class ConfusionMatrix(MergeableEvaluation["SemanticSegmentationResult"]):
         self._counts += np.bincount(flat, minlength=n * n + 1)[: n * n].reshape(n, n)
         return self
 
-    def _check_range(self, t: np.ndarray, p: np.ndarray, ignored: np.ndarray | None, shape: tuple) -> None:
+    def _check_range(self, t: np.ndarray, p: np.ndarray, ignored: np.ndarray | None, shape: tuple[int, ...]) -> None:
         """Raise on the first counted label outside ``[0, C)``, located by its index in `shape`."""
         n = self._num_classes
         for param, values in (("target", t), ("prediction", p)):
@@ -229,7 +231,7 @@ class ConfusionMatrix(MergeableEvaluation["SemanticSegmentationResult"]):
         return SemanticSegmentationResult(self._counts, zero_division=zero_division, class_names=class_names)
 
 
-def _divide(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
+def _divide(numerator: ArrayLike, denominator: ArrayLike, zero_division: float) -> np.ndarray:
     """``numerator / denominator`` as float64, and `zero_division` where the denominator is 0."""
     out = np.full(np.shape(numerator), zero_division, dtype=np.float64)
     np.divide(numerator, denominator, out=out, where=denominator != 0)
@@ -335,7 +337,7 @@ class SemanticSegmentationResult:
     @property
     def num_classes(self) -> int:
         """Number of classes C."""
-        return self._counts.shape[0]
+        return int(self._counts.shape[0])
 
     @property
     def class_names(self) -> tuple[str, ...]:

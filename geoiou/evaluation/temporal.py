@@ -65,7 +65,7 @@ def _thresholds(value: str | ArrayLike) -> np.ndarray:
     return thresholds
 
 
-def _codes(values: np.ndarray, index: dict, param: str, what: str) -> np.ndarray:
+def _codes(values: np.ndarray, index: dict[Hashable, int], param: str, what: str) -> np.ndarray:
     """Integer code of each value in `index`; an unknown value is an error naming it (`what` it must be)."""
     try:
         return np.array([index[value] for value in values.tolist()], dtype=np.intp)
@@ -89,7 +89,7 @@ def _near_miss(value: Any, index: dict[Any, int]) -> str:
     return f"; the ground truth has, for example, {', '.join(map(repr, examples))}" if examples else ""
 
 
-def _class_labels(labels: np.ndarray) -> tuple:
+def _class_labels(labels: np.ndarray) -> tuple[Hashable, ...]:
     unique = list(dict.fromkeys(labels.tolist()))
     try:
         return tuple(sorted(unique))
@@ -128,7 +128,8 @@ def _greedy_match(tiou: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
 def _concatenated_ranges(counts: np.ndarray) -> np.ndarray:
     """``0..counts[0]-1, 0..counts[1]-1, ...`` joined: the position of each pair within its run."""
     ends = np.cumsum(counts)
-    return np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - counts, counts)
+    positions: np.ndarray = np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - counts, counts)
+    return positions
 
 
 def _true_positives(
@@ -251,7 +252,7 @@ class TemporalDetectionResult:
     """
 
     tiou_thresholds: np.ndarray
-    labels: tuple
+    labels: tuple[Hashable, ...]
     ap: np.ndarray
     num_truths: np.ndarray
     num_predictions: np.ndarray
@@ -261,7 +262,8 @@ class TemporalDetectionResult:
     @property
     def mean_ap(self) -> np.ndarray:
         """mAP at each threshold, shape (T,): the mean of `ap` over the classes."""
-        return self.ap.mean(axis=1)
+        mean_ap: np.ndarray = self.ap.mean(axis=1)
+        return mean_ap
 
     @property
     def average_mean_ap(self) -> float:
