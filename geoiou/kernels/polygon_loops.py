@@ -49,6 +49,7 @@ vertices), so ``(a, b)`` and ``(b, a)`` run the same arithmetic and give the sam
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -132,17 +133,9 @@ def rotated_polygon_shared_area(
     >>> rotated_polygon_shared_area(np.array([[2.0, 2.0, 2.0, 2.0, 90.0]]), np.array([0]), square, np.array([0]))
     array([1.])
     """
-    store = _store(polygons)
-    out = np.empty(len(geometry))
-    if len(out) < SERIAL_PAIRS:
-        _rotated_pairs_serial(_floats(boxes[box_index]), store, _indices(geometry), out)
-        return out
-    which_box, rows_box = region_rows(box_index, len(boxes))
-    which, rows = region_rows(geometry, polygons.size)
-    table = _rotated_table(_floats(boxes[which_box]))
-    use_threads(len(out))
-    _rotated_pairs_parallel(table, rows_box, store, which, _polygon_bounds(store, which), rows, out)
-    return out
+    return _boxes_with_polygons(
+        _rotated_pairs_serial, _rotated_pairs_parallel, _rotated_table, boxes, box_index, polygons, geometry
+    )
 
 
 def box_polygon_shared_area(
@@ -157,15 +150,30 @@ def box_polygon_shared_area(
     >>> box_polygon_shared_area(np.array([[1.0, 1.0, 3.0, 3.0]]), np.array([0]), square, np.array([0]))
     array([1.])
     """
+    return _boxes_with_polygons(_box_pairs_serial, _box_pairs_parallel, _floats, boxes, box_index, polygons, geometry)
+
+
+def _boxes_with_polygons(
+    serial: Callable[..., None],
+    parallel: Callable[..., None],
+    table_of: Callable[[np.ndarray], np.ndarray],
+    boxes: np.ndarray,
+    box_index: np.ndarray,
+    polygons: RaggedPolygons,
+    geometry: np.ndarray,
+) -> np.ndarray:
+    """Run a box kind's loops against polygons: the serial one on the asked boxes for a few pairs, else the
+    parallel one on a table of the boxes the pairs use (`table_of` of their coordinates)."""
     store = _store(polygons)
     out = np.empty(len(geometry))
     if len(out) < SERIAL_PAIRS:
-        _box_pairs_serial(_floats(boxes[box_index]), store, _indices(geometry), out)
+        serial(_floats(boxes[box_index]), store, _indices(geometry), out)
         return out
     which_box, rows_box = region_rows(box_index, len(boxes))
     which, rows = region_rows(geometry, polygons.size)
+    table = table_of(_floats(boxes[which_box]))
     use_threads(len(out))
-    _box_pairs_parallel(_floats(boxes[which_box]), rows_box, store, which, _polygon_bounds(store, which), rows, out)
+    parallel(table, rows_box, store, which, _polygon_bounds(store, which), rows, out)
     return out
 
 

@@ -280,6 +280,32 @@ def _certainly_empty(ax: float, ay: float, aw: float, ah: float, bx: float, by: 
 
 
 @jit
+def _in_canonical_order(
+    ax: float,
+    ay: float,
+    aw: float,
+    ah: float,
+    a_angle: float,
+    a_cos: float,
+    a_sin: float,
+    bx: float,
+    by: float,
+    bw: float,
+    bh: float,
+    b_angle: float,
+    b_cos: float,
+    b_sin: float,
+) -> tuple[float, float, float, float, float, float, float, float, float, float, float, float]:
+    """The two boxes (centre, size, unit vector) with the one that comes first in ``(cx, cy, w, h, angle)`` first.
+
+    Measuring a pair in this order makes (a, b) and (b, a) run the same arithmetic: the same bits.
+    """
+    if _comes_first(ax, ay, aw, ah, a_angle, bx, by, bw, bh, b_angle):
+        return bx, by, bw, bh, b_cos, b_sin, ax, ay, aw, ah, a_cos, a_sin
+    return ax, ay, aw, ah, a_cos, a_sin, bx, by, bw, bh, b_cos, b_sin
+
+
+@jit
 def _intersection_of_turned(
     ax: float,
     ay: float,
@@ -297,21 +323,9 @@ def _intersection_of_turned(
     b_sin: float,
 ) -> float:
     """`intersection_area`, the unit vectors of both boxes given."""
-    if _comes_first(ax, ay, aw, ah, a_angle, bx, by, bw, bh, b_angle):
-        ax, ay, aw, ah, a_cos, a_sin, bx, by, bw, bh, b_cos, b_sin = (
-            bx,
-            by,
-            bw,
-            bh,
-            b_cos,
-            b_sin,
-            ax,
-            ay,
-            aw,
-            ah,
-            a_cos,
-            a_sin,
-        )
+    ax, ay, aw, ah, a_cos, a_sin, bx, by, bw, bh, b_cos, b_sin = _in_canonical_order(
+        ax, ay, aw, ah, a_angle, a_cos, a_sin, bx, by, bw, bh, b_angle, b_cos, b_sin
+    )
     if _bounds_apart(ax, ay, aw, ah, a_cos, a_sin, bx, by, bw, bh, b_cos, b_sin):
         return 0.0
     a_hw, a_hh, b_hw, b_hh = 0.5 * aw, 0.5 * ah, 0.5 * bw, 0.5 * bh
@@ -473,21 +487,9 @@ def _hull_of_turned(
     b_sin: float,
 ) -> float:
     """`hull_area`, the unit vectors of both boxes given."""
-    if _comes_first(ax, ay, aw, ah, a_angle, bx, by, bw, bh, b_angle):
-        ax, ay, aw, ah, a_cos, a_sin, bx, by, bw, bh, b_cos, b_sin = (
-            bx,
-            by,
-            bw,
-            bh,
-            b_cos,
-            b_sin,
-            ax,
-            ay,
-            aw,
-            ah,
-            a_cos,
-            a_sin,
-        )
+    ax, ay, aw, ah, a_cos, a_sin, bx, by, bw, bh, b_cos, b_sin = _in_canonical_order(
+        ax, ay, aw, ah, a_angle, a_cos, a_sin, bx, by, bw, bh, b_angle, b_cos, b_sin
+    )
     a_hw, a_hh, b_hw, b_hh = 0.5 * aw, 0.5 * ah, 0.5 * bw, 0.5 * bh
     x, y = _turn_back(bx - ax, by - ay, a_cos, a_sin)
     cos, sin = _relative_direction(a_cos, a_sin, b_cos, b_sin)
