@@ -1089,7 +1089,7 @@ def workload_s(settings: Settings) -> list[Table]:
                 kind="geoiou",
             )
             table.add(
-                f"shapely overlay of the same pair",
+                "shapely overlay of the same pair",
                 lambda m=metric, g=geometry, p=pairs, e=box_enclosure: [
                     shapely_pair_metric(m, g(a), g(b), e) for a, b in p
                 ],

@@ -39,7 +39,7 @@ from geoiou.metrics import (
     iou,
     union_area,
 )
-from geoiou.regions import Box, Interval, Mask, Region
+from geoiou.regions import Interval, Mask, Region
 
 __all__ = ["plot_matching", "plot_pair", "plot_pr_curve", "plot_regions", "plot_threshold_curve", "plot_timeline"]
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import operator
 from itertools import chain, repeat
-from typing import Any, Callable, Literal, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike

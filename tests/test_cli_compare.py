@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import geoiou
 from geoiou.evaluation import evaluate_agreement
 from geoiou.io import read_dota
 from tests.test_cli_eval import small_coco  # noqa: F401  (the fixture: the tour's COCO files cut to three images)
