@@ -1,4 +1,4 @@
-"""End to end, as users run it: from the user's files or arrays to the answer, geoiou against what they would run instead.
+"""End to end, as users run it: from their files or arrays to the answer, geoiou against what they would run instead.
 
 Every workload is generated from a fixed seed (`e2e_workloads.py`) into a temporary folder, then
 each row is one call that starts from the files (or the arrays), in one process:

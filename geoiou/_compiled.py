@@ -63,7 +63,7 @@ def jit(*, parallel: bool = False, inline: bool = False) -> Callable[[F], F]: ..
 
 
 def jit(function: F | None = None, *, parallel: bool = False, inline: bool = False) -> F | Callable[[F], F]:
-    """Compile `function` with geoiou's conventions (see the module docstring); use as ``@jit`` or ``@jit(parallel=True)``.
+    """Compile `function` with geoiou's conventions (see the module docstring): ``@jit``, ``@jit(parallel=True)``.
 
     ``inline=True`` inlines the function where it is called, for the small per-pair helpers that
     take arrays: a call that is not inlined counts references to each array argument with atomic
@@ -85,7 +85,7 @@ def jit(function: F | None = None, *, parallel: bool = False, inline: bool = Fal
 
 
 def use_threads(items: int) -> None:
-    """Apply geoiou's thread limit (`geoiou.set_threads`) to the parallel loop over `items` the calling thread runs next."""
+    """Apply geoiou's thread limit (`geoiou.set_threads`) to the calling thread's next parallel loop, over `items`."""
     if items < PARALLEL_MIN:
         return  # the loop runs on the calling thread
     wanted = threads.limit()

@@ -203,7 +203,7 @@ def render_table(rows: list[Example]) -> str:
 
 
 def dota_scene_report() -> str:
-    """Summarise the bundled DOTA harbour scene: exact pairwise overlaps among its 536 objects (531 ships, 5 harbours)."""
+    """Summarise the bundled DOTA harbour scene: exact pairwise overlaps of its 536 objects (531 ships, 5 harbours)."""
     objects = read_dota(Path(str(files("geoiou") / "data" / "dota" / "P0706.txt")))
     scene = objects.polygons
     start = time.perf_counter()

@@ -265,7 +265,8 @@ def plot_timeline(
     >>> [label.get_text() for label in ax.get_yticklabels()]
     ['ground truth', 'prediction']
     >>> plt.close(ax.figure)
-    >>> ax = plot_timeline({"predictions": geoiou.Interval([[0, 5], [2, 8], [6, 9]])}, scores={"predictions": [0.9, 0.6, 0.4]})
+    >>> segments = geoiou.Interval([[0, 5], [2, 8], [6, 9]])
+    >>> ax = plot_timeline({"predictions": segments}, scores={"predictions": [0.9, 0.6, 0.4]})
     >>> [text.get_text() for text in ax.texts]  # [0, 5) and [2, 8) overlap: two rows
     ['0.90', '0.60', '0.40']
     >>> plt.close(ax.figure)

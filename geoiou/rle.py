@@ -96,7 +96,8 @@ class Runs(NamedTuple):
         Examples
         --------
         >>> from geoiou import rle
-        >>> rle.to_runs([{"size": [2, 2], "counts": [1, 2, 1]}, {"size": [1, 3], "counts": [0, 1, 1, 1]}]).pixels_before()
+        >>> runs = rle.to_runs([{"size": [2, 2], "counts": [1, 2, 1]}, {"size": [1, 3], "counts": [0, 1, 1, 1]}])
+        >>> runs.pixels_before()
         array([0, 2, 3, 4])
         """
         before = np.zeros(len(self.starts) + 1, dtype=np.int64)

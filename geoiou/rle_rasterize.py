@@ -431,7 +431,7 @@ def coco_compat_parts_runs(
 
 
 def _chunks(ragged: Any, n: int) -> list[tuple[int, int]]:
-    """Ranges of objects of about `RASTER_CHUNK` walked points each (about 5 per pixel of perimeter, plus 1 per edge)."""
+    """Ranges of objects of about `RASTER_CHUNK` walked points each (about 5 per perimeter pixel, plus 1 per edge)."""
     if n == 0:
         return [(0, 0)]
     steps = (

@@ -76,7 +76,8 @@ def overlaps(a: Region, b: Region, *, min_iou: float = 0.0, progress: bool = Fal
             raise not_a_region(name, region)
         if len(region.shape) != 1:
             raise InvalidArgumentError(
-                f"{name!r} must be a 1-D batch of regions, shape (N,) (got {getattr(region, 'shape', type(region).__name__)})"
+                f"{name!r} must be a 1-D batch of regions, shape (N,) "
+                f"(got {getattr(region, 'shape', type(region).__name__)})"
             )
     find_kernel(type(a), type(b))  # refuse an unsupported pair before comparing bounds
     index_a, index_b = _candidate_pairs(a, b)

@@ -73,7 +73,8 @@ def _rotated() -> tuple[Any, str]:
     best = max(result.per_category().items(), key=lambda item: item[1]["num_ground_truths"])
     return (
         result,
-        f"mAP {result.mAP:.3f} (11 points, IoU > 0.5); {best[0]}: AP {best[1]['AP']:.3f} over {best[1]['num_ground_truths']} objects",
+        f"mAP {result.mAP:.3f} (11 points, IoU > 0.5); {best[0]}: AP {best[1]['AP']:.3f} "
+        f"over {best[1]['num_ground_truths']} objects",
     )
 
 

@@ -14,7 +14,6 @@ import pytest
 
 from geoiou.evaluation import evaluate_agreement
 from geoiou.io import read_dota
-from tests.test_cli_eval import small_coco  # noqa: F401  (the fixture: the tour's COCO files cut to three images)
 
 TOUR = files("geoiou") / "data" / "tour"
 DOTA = files("geoiou") / "data" / "dota"

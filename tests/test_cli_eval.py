@@ -27,25 +27,6 @@ def run(*args, cwd=None):
     )
 
 
-#: The tour's three smallest images (120 objects): exact polygon-pixel coverage of every pair is the slow part.
-SMALL_IMAGES = {2, 3, 5}
-
-
-@pytest.fixture(scope="module")
-def small_coco(tmp_path_factory):
-    """The tour's COCO files cut down to `SMALL_IMAGES`: (instances, segm results)."""
-    folder = tmp_path_factory.mktemp("coco")
-    instances = json.loads((TOUR / "coco" / "instances.json").read_text())
-    instances["images"] = [image for image in instances["images"] if image["id"] in SMALL_IMAGES]
-    instances["annotations"] = [a for a in instances["annotations"] if a["image_id"] in SMALL_IMAGES]
-    results = [
-        r for r in json.loads((TOUR / "coco" / "results-segm.json").read_text()) if r["image_id"] in SMALL_IMAGES
-    ]
-    (folder / "instances.json").write_text(json.dumps(instances))
-    (folder / "segm.json").write_text(json.dumps(results))
-    return folder / "instances.json", folder / "segm.json"
-
-
 def cocoeval_stats(iou_type, instances=TOUR / "coco" / "instances.json", results=TOUR / "coco" / "results-bbox.json"):
     """pycocotools' own numbers for COCO files: the independent reference."""
     return run_cocoeval(json.loads(Path(instances).read_text()), json.loads(Path(results).read_text()), iou_type).stats
@@ -218,7 +199,8 @@ def test_help_lists_formats():
         (
             TOUR / "coco" / "results-bbox.json",
             TOUR / "coco" / "instances.json",
-            "results-bbox.json: this looks like COCO results (a list of scored objects), given as the ground truth: did you swap them?",
+            "results-bbox.json: this looks like COCO results (a list of scored objects), given as the ground truth: "
+            "did you swap them?",
         ),
         (
             TOUR / "activitynet" / "results.json",

@@ -159,7 +159,10 @@ def test_a_failing_gallery_block_fails_the_build_and_names_the_picture(tmp_path)
 
 
 def test_a_working_gallery_block_builds_its_picture(tmp_path):
-    code = "import geoiou\nfrom geoiou.plot import plot_pair\nax = plot_pair(geoiou.Box([0, 0, 2, 2]), geoiou.Box([1, 1, 3, 3]))\n"
+    code = (
+        "import geoiou\nfrom geoiou.plot import plot_pair\n"
+        "ax = plot_pair(geoiou.Box([0, 0, 2, 2]), geoiou.Box([1, 1, 3, 3]))\n"
+    )
     result = build(write_gallery_site(tmp_path, code), tmp_path / "site")
     assert result.returncode == 0, result.stderr[-3000:]
     assert (tmp_path / "site" / "gallery" / "picture.png").read_bytes()[:8] == PNG_SIGNATURE

@@ -145,7 +145,8 @@ def test_non_polygonal_shapely_geometry_is_refused():
 def test_probability_mask_is_refused_with_a_threshold_hint():
     with pytest.raises(
         InvalidRegionError,
-        match=r"'array' must be boolean or only 0 and 1; it looks like probabilities: threshold them first.*\(got 0.3\)",
+        match=r"'array' must be boolean or only 0 and 1; it looks like probabilities: "
+        r"threshold them first.*\(got 0.3\)",
     ):
         geoiou.Mask(np.array([[0.3, 1.0], [0.0, 0.9]]))
 

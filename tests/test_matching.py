@@ -350,7 +350,8 @@ def test_properties_with_polygons_against_rotated_boxes(a, b):
         ({"group_a": [1, 2], "group_b": [1]}, "'group_a' must be one key per region, shape (1,) (got 'shape (2,)')"),
         (
             {"group_a": [1], "group_b": ["1"]},
-            "'group_b' must be keys of the same type as 'group_a' (both strings or both not) (got '<U1 keys against int64')",
+            "'group_b' must be keys of the same type as 'group_a' (both strings or both not) (got '<U1 keys against "
+            "int64')",
         ),
         (
             {"group_a": ([1], [2]), "group_b": [1]},

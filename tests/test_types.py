@@ -1,9 +1,8 @@
 """A strict type check of geoiou/ (mypy --strict, configured in pyproject.toml), run by the test suite.
 
-Every module passes the strict check except those in `PENDING`, the modules other branches were
-rewriting while this check landed (metrics and kernels, the readers, the evaluations, the
-polygon store, matching and comparison, and their parts of plot.py and mask.py). Each keeps at most the errors it had then, so the list can only shrink: a module
-brought to zero errors must leave the list (the test says so), and no module may add errors.
+Every module passes the strict check (`PENDING`, the worklist of modules still allowed errors,
+is empty; a module put there may only lose errors until it leaves the list, and no module may add
+errors).
 Nothing is silenced in the code: there is no ``# type: ignore`` beyond those the check verifies.
 """
 

@@ -106,7 +106,9 @@ def render_block(block: GalleryBlock) -> bytes:
         raise RuntimeError(f"gallery picture {block.name!r}: its code raised {error!r}") from error
     axes = namespace.get("ax")
     if axes is None or not hasattr(axes, "figure"):
-        raise RuntimeError(f"gallery picture {block.name!r}: the code must bind 'ax' to a matplotlib Axes (got {axes!r})")
+        raise RuntimeError(
+            f"gallery picture {block.name!r}: the code must bind 'ax' to a matplotlib Axes (got {axes!r})"
+        )
     buffer = io.BytesIO()
     axes.figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
     pyplot.close("all")
@@ -142,7 +144,8 @@ def on_files(files: Any, config: Any) -> Any:
     >>> (root / "docs").mkdir()
     >>> _ = (root / "mkdocs.yml").write_text(f"site_name: example\nhooks: [{__file__}]\n")
     >>> code = "import matplotlib.pyplot as plt\nfigure, ax = plt.subplots()\n"
-    >>> _ = (root / "docs" / "gallery.md").write_text(f"```python\n# gallery: empty.png\n{code}```\n![](gallery/empty.png)\n")
+    >>> page = f"```python\n# gallery: empty.png\n{code}```\n![](gallery/empty.png)\n"
+    >>> _ = (root / "docs" / "gallery.md").write_text(page)
     >>> config = load_config(str(root / "mkdocs.yml"))
     >>> [file.src_uri for file in config.plugins.on_files(Files([]), config=config)]  # as mkdocs calls it
     ['gallery/empty.png']
@@ -153,6 +156,8 @@ def on_files(files: Any, config: Any) -> Any:
     for block in gallery_blocks(markdown):
         uri = f"{IMAGE_DIRECTORY}/{block.name}"
         if f"]({uri})" not in markdown:
-            raise RuntimeError(f"gallery picture {block.name!r} is rendered but {GALLERY_PAGE} does not show it ({uri})")
+            raise RuntimeError(
+                f"gallery picture {block.name!r} is rendered but {GALLERY_PAGE} does not show it ({uri})"
+            )
         files.append(File.generated(config, uri, content=render_block(block)))
     return files

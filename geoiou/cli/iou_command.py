@@ -146,7 +146,8 @@ def measure_pairs(
     Examples
     --------
     >>> measure_pairs(geoiou.Box([0, 0, 2, 2]), geoiou.Box([1, 0, 3, 2]))
-    [{'a': 0, 'b': 0, 'IoU': 0.3333333333333333, 'GIoU': 0.3333333333333333, 'intersection': 2.0, 'union': 6.0, 'enclosure': 6.0, 'enclosure_kind': 'box'}]
+    [{'a': 0, 'b': 0, 'IoU': 0.3333333333333333, 'GIoU': 0.3333333333333333, 'intersection': 2.0, 'union': 6.0,
+      'enclosure': 6.0, 'enclosure_kind': 'box'}]
     """
     rows_a, rows_b = a.reshape(-1), b.reshape(-1)
     intersection = geoiou.pairwise_intersection_area(rows_a, rows_b)

@@ -246,8 +246,8 @@ class ActionSegmentationResult:
 
         Examples
         --------
-        >>> result = evaluate_action_segmentation({"a": [0, 0, 1, 1], "b": [2, 2, 2]}, {"a": [0, 1, 1, 1], "b": [2, 2, 2]},
-        ...                                       background=())  # integer labels, none of them background
+        >>> truth, predicted = {"a": [0, 0, 1, 1], "b": [2, 2, 2]}, {"a": [0, 1, 1, 1], "b": [2, 2, 2]}
+        >>> result = evaluate_action_segmentation(truth, predicted, background=())  # integer labels, no background
         >>> result.per_video()["a"]
         {'accuracy': 75.0, 'edit': 100.0}
         """

@@ -337,7 +337,8 @@ class AgreementResult:
     --------
     >>> import geoiou
     >>> from geoiou.evaluation import evaluate_agreement
-    >>> a = {"image_id": [1, 1, 2], "category_id": [5, 5, 5], "region": geoiou.Box([[0, 0, 4, 4], [9, 9, 12, 12], [0, 0, 2, 2]])}
+    >>> boxes = geoiou.Box([[0, 0, 4, 4], [9, 9, 12, 12], [0, 0, 2, 2]])
+    >>> a = {"image_id": [1, 1, 2], "category_id": [5, 5, 5], "region": boxes}
     >>> b = {"image_id": [1, 2], "category_id": [5, 5], "region": geoiou.Box([[0, 0, 4, 3], [0, 0, 2, 2]])}
     >>> result = evaluate_agreement(a, b)
     >>> print(result.summary())
@@ -478,7 +479,7 @@ class AgreementResult:
         }
 
     def summary(self, *, worst: int = 5, category_names: Mapping[Any, str] | None = None) -> str:
-        """A table per category and overall (mean and median IoU; `to_dict` has every quantile), and the `worst` images by F1.
+        """A table per category and overall (mean and median IoU; `to_dict` has all quantiles); the `worst` images.
 
         `category_names` maps category ids to the names shown (COCO files name their categories).
         """

@@ -536,7 +536,8 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
     >>> evaluation = CocoEvaluation()
     >>> for image in (1, 2):  # one update per image, as a training loop would
     ...     truth = Annotations(image_id=image, category_id=[1], region=geoiou.Box([[0, 0, 10, 10]]))
-    ...     preds = Annotations(image_id=image, category_id=[1], score=[0.9], region=geoiou.Box([[0, 0, 10, 10 - image]]))
+    ...     box = geoiou.Box([[0, 0, 10, 10 - image]])
+    ...     preds = Annotations(image_id=image, category_id=[1], score=[0.9], region=box)
     ...     _ = evaluation.update(truth, preds)
     >>> result = evaluation.compute()
     >>> result.num_images, round(result["AP"], 4), result["AP50"]  # IoU 0.9 and 0.8: both found up to 0.8
@@ -729,9 +730,11 @@ class VocEvaluation(MergeableEvaluation[VocResult]):
     >>> import geoiou
     >>> evaluation = VocEvaluation(interpolation="11point")
     >>> _ = evaluation.update(Annotations(image_id="a", category_id=["ship"], region=geoiou.Box([[0, 0, 8, 8]])),
-    ...                       Annotations(image_id="a", category_id=["ship"], score=[0.9], region=geoiou.Box([[0, 0, 8, 7]])))
+    ...                       Annotations(image_id="a", category_id=["ship"], score=[0.9],
+    ...                                   region=geoiou.Box([[0, 0, 8, 7]])))
     >>> _ = evaluation.update(Annotations(image_id="b", category_id=["ship"], region=geoiou.Box([[0, 0, 8, 8]])),
-    ...                       Annotations(image_id="b", category_id=["ship"], score=[0.8], region=geoiou.Box([[5, 5, 9, 9]])))
+    ...                       Annotations(image_id="b", category_id=["ship"], score=[0.8],
+    ...                                   region=geoiou.Box([[5, 5, 9, 9]])))
     >>> evaluation.compute().per_category()["ship"]["recall"]
     0.5
     """

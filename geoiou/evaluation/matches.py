@@ -114,7 +114,7 @@ class ObjectMatches:
 
     @classmethod
     def concatenate(cls, parts: list[ObjectMatches], n_predictions: list[int], n_truths: list[int]) -> ObjectMatches:
-        """The matches of parts evaluated apart, as over their inputs joined in order (rows shifted by the part sizes)."""
+        """The matches of parts evaluated apart, as over their inputs joined in order (rows shifted by part sizes)."""
         if len(parts) == 1:
             return parts[0]
         dt_start, gt_start = part_starts(n_predictions), part_starts(n_truths)

@@ -84,7 +84,7 @@ def _near_miss(value: Any, index: dict[Any, int]) -> str:
     if isinstance(value, str):
         for key in (f"v_{value}", value[2:] if value.startswith("v_") else None):
             if key is not None and key in index:
-                return f": the ground truth has {key!r}; ActivityNet's video ids start with 'v_' in both files or in neither"
+                return f": the ground truth has {key!r}; ActivityNet's ids start with 'v_' in both files or in neither"
     examples = [key for key in list(index)[:3]]
     return f"; the ground truth has, for example, {', '.join(map(repr, examples))}" if examples else ""
 

@@ -207,7 +207,8 @@ class VocResult:
     --------
     >>> import geoiou
     >>> from geoiou.evaluation import Annotations, evaluate_voc
-    >>> truth = Annotations(image_id=["a", "a"], category_id=["ship", "ship"], region=geoiou.RotatedBox([[10, 10, 8, 4, 30], [40, 40, 8, 4, 0]]))
+    >>> ships = geoiou.RotatedBox([[10, 10, 8, 4, 30], [40, 40, 8, 4, 0]])
+    >>> truth = Annotations(image_id=["a", "a"], category_id=["ship", "ship"], region=ships)
     >>> preds = Annotations(image_id=["a", "a"], category_id=["ship", "ship"], score=[0.9, 0.8],
     ...                     region=geoiou.RotatedBox([[10, 10, 8, 4, 35], [10, 10, 8, 4, 30]]))
     >>> result = evaluate_voc(truth, preds)

@@ -99,7 +99,8 @@ class CocoDataset:
     Examples
     --------
     >>> dataset = {"images": [{"id": 3, "height": 480, "width": 640}], "categories": [{"id": 1, "name": "person"}],
-    ...            "annotations": [{"id": 9, "image_id": 3, "category_id": 1, "bbox": [10, 20, 30, 40], "area": 1000.0}]}
+    ...            "annotations": [{"id": 9, "image_id": 3, "category_id": 1, "bbox": [10, 20, 30, 40],
+    ...                             "area": 1000.0}]}
     >>> coco = read_coco(dataset)
     >>> coco.images, coco.categories, coco.annotation_ids, coco.annotations.area
     ({3: (480, 640)}, {1: 'person'}, array([9]), array([1000.]))
@@ -203,7 +204,8 @@ def read_coco(
     >>> read_coco(dataset)
     Traceback (most recent call last):
     ...
-    geoiou.errors.FormatError: <dict>, annotations[1] (id 8): 'bbox' must have a non-negative width and height (got [0, 0, -3, 3])
+    geoiou.errors.FormatError: <dict>, annotations[1] (id 8): 'bbox' must have a non-negative width and height
+    (got [0, 0, -3, 3])
     >>> print(read_coco(dataset, skip_invalid=True).report.summary())
     <dict>: read 4 records, skipped 1
       1 x 'bbox' must have a non-negative width and height (first at annotations[1] (id 8))

@@ -502,7 +502,7 @@ def write_dota(
 
 
 def write_dota_task1(folder: str | os.PathLike[str], predictions: Any) -> list[Path]:
-    """Write predictions as a DOTA Task1 submission: one ``Task1_<class>.txt`` per class, ``image score x1 y1 ... y4`` lines.
+    """Write predictions as a DOTA Task1 submission: a ``Task1_<class>.txt`` per class, ``image score x1 ... y4`` lines.
 
     Parameters
     ----------

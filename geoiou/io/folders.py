@@ -101,7 +101,7 @@ class FileColumns:
 
 
 def label_files(folder: str | os.PathLike[str], pattern: str = "*.txt") -> list[Path]:
-    """The files of `folder` (not its subfolders) matching `pattern` in any case, sorted by name; a single file is itself.
+    """The files of `folder` (not its subfolders) matching `pattern` in any case, by name; a single file is itself.
 
     A label file given instead of its folder is read as a folder of one image (its stem).
 
@@ -171,7 +171,8 @@ def parse_records(records: Sequence[LineRecord], parse: Callable[[list[str]], Pa
     Examples
     --------
     >>> from geoiou.io.report import float_field
-    >>> first, second = parse_records([("line 1", ["2.5"]), ("line 2", ["x"])], lambda fields: float_field(fields[0], "x1"))
+    >>> records = [("line 1", ["2.5"]), ("line 2", ["x"])]
+    >>> first, second = parse_records(records, lambda fields: float_field(fields[0], "x1"))
     >>> first, second.reason
     (2.5, "'x1' must be a number (got 'x')")
     """
@@ -197,7 +198,8 @@ def settle(
     --------
     >>> reader = RecordReader("boxes.txt", skip_invalid=True)
     >>> records = [("line 1", ["a"]), ("line 2", ["b"]), ("line 3", ["c"])]
-    >>> settle(reader, records, ["a", invalid("'x' must be a number (got 'b')"), "c"], {2: "'corners' must be distinct"})
+    >>> parsed = ["a", invalid("'x' must be a number (got 'b')"), "c"]
+    >>> settle(reader, records, parsed, {2: "'corners' must be distinct"})
     [0]
     >>> print(reader.report().summary())
     boxes.txt: read 1 records, skipped 2

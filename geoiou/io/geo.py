@@ -387,7 +387,8 @@ def parse_wkt(text: str, *, repair: bool = False) -> Polygon:
     >>> parse_wkt("LINESTRING (0 0, 4 4)")
     Traceback (most recent call last):
     ...
-    geoiou.errors.FormatError: <literal>: 'geometry' must be a Polygon, a MultiPolygon or a GeometryCollection of them (got LineString, which has no area)
+    geoiou.errors.FormatError: <literal>: 'geometry' must be a Polygon, a MultiPolygon or a GeometryCollection of them
+    (got LineString, which has no area)
     """
     if not isinstance(text, str):
         raise invalid_argument("text", "a WKT string", text)

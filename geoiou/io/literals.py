@@ -79,7 +79,8 @@ def parse_region(text: str, *, repair: bool = False) -> Region:
     >>> parse_region("interval:3,1")
     Traceback (most recent call last):
     ...
-    geoiou.errors.FormatError: <literal>, 'interval:3,1': 'coords' must be ordered with start <= end (got '3.0 > 1.0 at batch index ()')
+    geoiou.errors.FormatError: <literal>, 'interval:3,1': 'coords' must be ordered with start <= end
+    (got '3.0 > 1.0 at batch index ()')
     """
     stripped = text.strip()
     kind, separator, body = stripped.partition(":")

@@ -167,7 +167,8 @@ def read_text(path: str | os.PathLike[str]) -> str:
     >>> read_text(path)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    geoiou.errors.FormatError: /.../labels.txt: not UTF-8 text (invalid start byte at byte 0); is it an image or an archive?
+    geoiou.errors.FormatError: /.../labels.txt: not UTF-8 text (invalid start byte at byte 0);
+    is it an image or an archive?
     """
     try:
         with open(path, "rb") as handle:  # bytes decoded at once: a text stream's decoder costs more per file

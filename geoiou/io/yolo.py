@@ -70,7 +70,7 @@ class YoloObjects:
     ----------
     regions : Box or Polygon
         A batch of shape (N,): `Box` for ``class cx cy w h`` lines, `Polygon` for YOLO-OBB corners
-        and segmentation points (kept as written, in their order). Normalised coordinates unless an image size was given.
+        and segmentation points (kept as written, in their order). Normalised coordinates unless an image size is given.
     classes : ndarray of int64, shape (N,)
         The class index of each object.
     scores : ndarray of float64, shape (N,), or None

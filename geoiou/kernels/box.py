@@ -18,7 +18,7 @@ __all__ = ["aligned_enclosures", "aligned_intersection"]
 @register(Box, Box)
 @register(Interval, Interval)
 def aligned_intersection(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """Measure of the intersection of axis-aligned boxes (or intervals), one per pair ``(a[index_a[k]], b[index_b[k]])``."""
+    """Measure of the intersection of the axis-aligned boxes (intervals) ``a[index_a[k]]`` and ``b[index_b[k]]``."""
     use_threads(len(index_a))
     return _aligned_pairs(_bounds_table(a), _bounds_table(b), index_a, index_b, False)
 

@@ -63,7 +63,8 @@ def hull_tables(hulls: ConvexHulls) -> tuple[np.ndarray, np.ndarray, np.ndarray,
 
     Hull k owns the rows ``slots[k] .. slots[k + 1] - 1`` of ``vertices`` ``(V, 6)``: its
     ``count`` vertices counter-clockwise, then vertex 0 again (with an infinite angle and the
-    whole running sum, twice the hull's area); the columns are x, y, angle, running sum, edge. ``frames[k]`` ``(6,)`` holds its centre and bounds
+    whole running sum, twice the hull's area); the columns are x, y, angle, running sum, edge.
+    ``frames[k]`` ``(6,)`` holds its centre and bounds
     (NaN for an empty hull). ``guesses[k, d]`` is the number of the hull's normals whose
     pseudo-angle is below ``d / 16``: where the search for the vertex furthest in a direction of
     that bucket starts.

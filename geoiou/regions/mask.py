@@ -186,7 +186,7 @@ class Mask(Region):
 
     @classmethod
     def _joined(cls, masks: list[Mask], join: Any) -> Mask:
-        """Join batches (`concatenate`) or single masks: one store if they share one, else their pixels padded to one grid."""
+        """Join batches (`concatenate`) or single masks: one store if they share one, else pixels padded to one grid."""
         joined = object.__new__(cls)
         origins = join([mask._origin for mask in masks])
         if all(mask._store is masks[0]._store for mask in masks):

@@ -536,7 +536,7 @@ def _validated(
 
 
 def _require_representable(store: RaggedPolygons, param: str, shape: tuple[int, ...], valid: np.ndarray) -> None:
-    """Refuse coordinates whose areas would overflow float64, and valid polygons whose areas underflow (see `_validation`)."""
+    """Refuse coordinates whose areas would overflow float64, and valid polygons whose areas underflow."""
     present = ~np.isnan(store.bounds[:, 0])  # empty polygons have NaN bounds and area 0
     magnitude = np.where(present, np.abs(np.nan_to_num(store.bounds)).max(axis=-1, initial=0.0), 0.0)
     require_within_range(magnitude.reshape(shape), param)

@@ -336,7 +336,8 @@ class Annotations:
         Examples
         --------
         >>> import geoiou
-        >>> truth = Annotations(image_id=[1, 2, 2], category_id=[5, 5, 6], region=geoiou.Box([[0, 0, 1, 1], [0, 0, 2, 2], [1, 1, 3, 3]]))
+        >>> boxes = geoiou.Box([[0, 0, 1, 1], [0, 0, 2, 2], [1, 1, 3, 3]])
+        >>> truth = Annotations(image_id=[1, 2, 2], category_id=[5, 5, 6], region=boxes)
         >>> second = truth.take(truth.image_id == 2)
         >>> second.category_id.tolist(), len(second.regions[0])
         ([5, 6], 2)
@@ -383,7 +384,7 @@ class Annotations:
 
 
 def as_annotations(value: Any, param: str) -> Annotations:
-    """`value` as Annotations: itself, a mapping of its columns, or a sequence of per-image records (`param` names it in errors)."""
+    """`value` as Annotations: itself, a mapping of its columns, or a sequence of per-image records."""
     if isinstance(value, Annotations):
         return value
     if isinstance(value, Mapping):

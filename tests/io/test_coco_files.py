@@ -609,14 +609,16 @@ RECORD_ERRORS = [
         [[0, 0, 10, 0, 0]],
         "segmentation",
         "annotations[0] (id 10)",
-        "'segmentation[0]' must be a flat list of coordinates x1, y1, x2, y2, ... of at least 3 points (got [0, 0, 10, 0, 0])",
+        "'segmentation[0]' must be a flat list of coordinates x1, y1, x2, y2, ... of at least 3 points (got [0, 0, "
+        "10, 0, 0])",
     ),
     (
         "annotations.0.segmentation",
         [[0, 0, 10, 0, 0, 10], [0, 0, 1, 1, 0, 0]],
         "segmentation",
         "annotations[0] (id 10)",
-        "'segmentation[1]' must be a flat list of coordinates x1, y1, x2, y2, ... of at least 3 points (got [0, 0, 1, 1, 0, 0])",
+        "'segmentation[1]' must be a flat list of coordinates x1, y1, x2, y2, ... of at least 3 points (got [0, 0, "
+        "1, 1, 0, 0])",
     ),
     (
         "annotations.0.segmentation",
@@ -630,7 +632,8 @@ RECORD_ERRORS = [
         [[0, 0, 10, 10, 10, 0, 0, 10]],
         "segmentation",
         "annotations[0] (id 10)",
-        "'segmentation[0]' must be a valid polygon (got Self-intersection[5 5]); pass repair=True to make it valid with "
+        "'segmentation[0]' must be a valid polygon (got Self-intersection[5 5]); pass repair=True to make it valid "
+        "with "
         "shapely.make_valid",
     ),
     (
@@ -638,7 +641,8 @@ RECORD_ERRORS = [
         "polygon",
         "segmentation",
         "annotations[0] (id 10)",
-        "'segmentation' must be a non-empty list of polygons or an RLE dict {'size': [h, w], 'counts': ...} (got 'polygon')",
+        "'segmentation' must be a non-empty list of polygons or an RLE dict {'size': [h, w], 'counts': ...} (got "
+        "'polygon')",
     ),
     (
         "annotations.1.segmentation",
@@ -652,7 +656,8 @@ RECORD_ERRORS = [
         {"size": [2, 3]},
         "segmentation",
         "annotations[1] (id 11)",
-        "'segmentation' must be a non-empty list of polygons or an RLE dict {'size': [h, w], 'counts': ...} (got {'size': [2, 3]})",
+        "'segmentation' must be a non-empty list of polygons or an RLE dict {'size': [h, w], 'counts': ...} (got "
+        "{'size': [2, 3]})",
     ),
     (
         "annotations.1.segmentation",
@@ -666,21 +671,24 @@ RECORD_ERRORS = [
         {"size": [2, 3], "counts": [2, 3]},
         "segmentation",
         "annotations[1] (id 11)",
-        "'segmentation' must be a valid COCO RLE: 'counts' must be run lengths adding up to h·w = 6 (got 'a total of 5')",
+        "'segmentation' must be a valid COCO RLE: 'counts' must be run lengths adding up to h·w = 6 (got 'a total of "
+        "5')",
     ),
     (
         "annotations.2.segmentation",
         {"size": [2, 3], "counts": "23"},
         "segmentation",
         "annotations[2] (id 12)",
-        "'segmentation' must be a valid COCO RLE: 'counts' must be run lengths adding up to h·w = 6 (got 'a total of 5')",
+        "'segmentation' must be a valid COCO RLE: 'counts' must be run lengths adding up to h·w = 6 (got 'a total of "
+        "5')",
     ),
     (
         "annotations.2.segmentation",
         {"size": [2, 3], "counts": "2~1"},
         "segmentation",
         "annotations[2] (id 12)",
-        "'segmentation' must be a valid COCO RLE: 'counts' must be a COCO string of characters '0' to 'o' (got \"'~' at position 1\")",
+        "'segmentation' must be a valid COCO RLE: 'counts' must be a COCO string of characters '0' to 'o' (got \"'~' "
+        'at position 1")',
     ),
 ]
 
@@ -827,7 +835,8 @@ RESULT_ERRORS = [
     (
         {"image_id": 1, "category_id": 1, "segmentation": {"size": [2, 2], "counts": [1, 1]}, "score": 1},
         "segmentation",
-        "'segmentation' must be a valid COCO RLE: 'counts' must be run lengths adding up to h·w = 4 (got 'a total of 2')",
+        "'segmentation' must be a valid COCO RLE: 'counts' must be run lengths adding up to h·w = 4 (got 'a total of "
+        "2')",
     ),
     (
         {"image_id": 1, "category_id": 1, "segmentation": [[0, 0, 2, 2, 2, 0, 0, 2]], "score": 1},
@@ -902,7 +911,8 @@ def test_bad_options_are_refused():
                 region=[geoiou.Box([[0, 0, 1, 1]]), geoiou.Mask(np.ones((1, 2, 2)), origin=(3, 0))],
             ),
             "auto",
-            "'predictions.region' must be masks at origin (0, 0): an RLE has no origin (got 'origin [3.0, 0.0]' at row 1)",
+            "'predictions.region' must be masks at origin (0, 0): an RLE has no origin (got 'origin [3.0, 0.0]' at "
+            "row 1)",
         ),
         (
             Annotations(

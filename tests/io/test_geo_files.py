@@ -174,7 +174,8 @@ BOW_TIE = [[0, 0], [2, 2], [2, 0], [0, 2], [0, 0]]
 BAD_FEATURES = [
     (
         feature({"type": "Point", "coordinates": [1, 2]}),
-        r"features\[1\]: 'geometry' must be a Polygon, a MultiPolygon or a GeometryCollection of them \(got Point, which has no area\)",
+        r"features\[1\]: 'geometry' must be a Polygon, a MultiPolygon or a GeometryCollection of them \(got Point, "
+        r"which has no area\)",
     ),
     (feature({"type": "LineString", "coordinates": [[0, 0], [1, 1]]}), r"\(got LineString, which has no area\)"),
     (
@@ -300,7 +301,8 @@ BAD_WKT = [
     ("POLYGON ((0 0, 1 0, 1 1, 0 0)) trailing", r"the text must be WKT .*Unexpected text after end of geometry"),
     (
         "POINT (1 2)",
-        r"'geometry' must be a Polygon, a MultiPolygon or a GeometryCollection of them \(got Point, which has no area\)",
+        r"'geometry' must be a Polygon, a MultiPolygon or a GeometryCollection of them "
+        r"\(got Point, which has no area\)",
     ),
     (
         "POLYGON ((0 0, 2 2, 2 0, 0 2, 0 0))",

@@ -252,7 +252,8 @@ def test_file_mixing_boxes_and_obb_is_an_error_even_when_skipping(tmp_path):
     boxes = read_yolo(path, obb=False, skip_invalid=True)
     assert boxes.classes.tolist() == [0] and boxes.report.counts() == {
         "expected 5 or 6 fields (class cx cy w h [conf])": 1,
-        "expected 5 or 6 fields (class cx cy w h [conf]); this line reads as YOLO-OBB corners: pass obb=True or obb=None": 1,
+        "expected 5 or 6 fields (class cx cy w h [conf]); this line reads as YOLO-OBB corners: pass obb=True or "
+        "obb=None": 1,
     }
     corners = read_yolo(path, obb=True, skip_invalid=True)
     assert corners.classes.tolist() == [1] and len(corners.report.skipped) == 2
