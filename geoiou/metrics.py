@@ -93,9 +93,9 @@ class _PairMeasures:
     def enclosure(self, enclosure: Enclosure) -> np.ndarray:
         """The measure of GIoU's C of each pair: the enclosing axis-aligned box, or the convex hull of the union."""
         if enclosure == "box":
-            from geoiou.kernels.formulas import box_enclosures
+            from geoiou.kernels.box import aligned_enclosures  # compiled: not loaded by `import geoiou`
 
-            return box_enclosures(self.a, self.b, self.index_a, self.index_b)
+            return aligned_enclosures(self.a, self.b, self.index_a, self.index_b)
         hull = find_kernel(type(self.a), type(self.b), measure="hull")
         return hull.pairs(self.a, self.b, self.index_a, self.index_b)
 

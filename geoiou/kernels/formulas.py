@@ -13,10 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
-from geoiou.kernels.box import aligned_enclosures
-from geoiou.regions import Region
 
-__all__ = ["box_enclosures", "giou_values", "iof_values", "iou_values", "ratios", "union_values"]
+__all__ = ["giou_values", "iof_values", "iou_values", "ratios", "union_values"]
 
 
 @jit
@@ -209,16 +207,3 @@ def ratios(numerator: np.ndarray, denominator: np.ndarray, zero_division: float)
         _NONE,
         zero_division,
     )
-
-
-def box_enclosures(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """Measure of the smallest axis-aligned box (interval) holding both regions of each pair: GIoU's box C.
-
-    Examples
-    --------
-    >>> import numpy as np, geoiou
-    >>> pair = np.array([0])
-    >>> box_enclosures(geoiou.Box([[0, 0, 1, 1]]), geoiou.Box([[2, 0, 3, 1]]), pair, pair)
-    array([3.])
-    """
-    return aligned_enclosures(a, b, index_a, index_b)
