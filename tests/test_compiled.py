@@ -36,6 +36,8 @@ def _scenes() -> dict[str, tuple[geoiou.Region, geoiou.Region]]:
         "rotated": (geoiou.RotatedBox(rotated(150)), geoiou.RotatedBox(rotated(120))),
         "polygon": (geoiou.RotatedBox(rotated(80)).to_polygon(), geoiou.Box(boxes(70)).to_polygon()),
         "mask": (geoiou.Mask(masks[:6]), geoiou.Mask(masks[6:], origin=(3.5, 2))),
+        "mask_box": (geoiou.Mask(masks, origin=(0.25, 0)), geoiou.Box(boxes(70) / 5)),
+        "mask_polygon": (geoiou.Mask(masks), geoiou.RotatedBox(rotated(70) / [5, 5, 1, 1, 1]).to_polygon()),
     }
 
 
@@ -45,7 +47,7 @@ def threads_restored():
     geoiou.set_threads(None)
 
 
-@pytest.mark.parametrize("kind", ["box", "interval", "rotated", "polygon", "mask"])
+@pytest.mark.parametrize("kind", ["box", "interval", "rotated", "polygon", "mask", "mask_box", "mask_polygon"])
 def test_results_are_identical_for_any_number_of_threads(kind, threads_restored):
     # Every kernel computes each pair on its own: the split of pairs among threads cannot change a bit.
     a, b = _scenes()[kind]
