@@ -16,7 +16,7 @@ combination of kinds are measured in one vectorized call.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from geoiou.errors import UnsupportedPairError
 from geoiou.metrics import iou_of_pairs
 from geoiou.regions import Box, Interval, Polygon, Region, RotatedBox
 
-__all__ = ["RowBlocks", "grouped_overlaps"]
+__all__ = ["RowBlocks", "by_combination", "grouped_overlaps", "pair_intersections"]
 
 #: Pairs measured per call of `iou`; bounds the memory of the gathered regions.
 MEASURE_CHUNK = 1 << 16
@@ -55,16 +55,37 @@ class RowBlocks:
     """
 
     def __init__(self, pieces: Sequence[Region]) -> None:
-        groups: dict[object, list[tuple[Region, np.ndarray]]] = {}
-        start = 0
+        entries, start = [], 0
         for piece in pieces:
-            key = type(piece) if isinstance(piece, JOINABLE_KINDS) else len(groups)
-            groups.setdefault(key, []).append((piece, np.arange(start, start + len(piece))))
+            entries.append((piece, np.arange(start, start + len(piece))))
             start += len(piece)
-        self.size = start
+        self._index_entries(entries, start)
+
+    @classmethod
+    def of_entries(cls, entries: Sequence[tuple[Region, np.ndarray]], size: int) -> RowBlocks:
+        """Rows in any order: each entry is a 1-D batch and the rows its regions are (together, every row once).
+
+        Examples
+        --------
+        >>> import numpy as np, geoiou
+        >>> rows = RowBlocks.of_entries([(geoiou.Box([[0, 0, 1, 1], [2, 2, 3, 3]]), np.array([2, 0])),
+        ...                              (geoiou.Box([[5, 5, 6, 6]]), np.array([1]))], 3)
+        >>> rows.index.tolist(), rows.areas().tolist()
+        ([1, 2, 0], [1.0, 1.0, 1.0])
+        """
+        rows = cls.__new__(cls)
+        rows._index_entries(entries, size)
+        return rows
+
+    def _index_entries(self, entries: Sequence[tuple[Region, np.ndarray]], size: int) -> None:
+        groups: dict[object, list[tuple[Region, np.ndarray]]] = {}
+        for piece, rows in entries:
+            key = type(piece) if isinstance(piece, JOINABLE_KINDS) else len(groups)
+            groups.setdefault(key, []).append((piece, rows))
+        self.size = size
         self.blocks: list[Region] = []
-        self.block_of = np.zeros(start, dtype=np.int64)
-        self.index = np.zeros(start, dtype=np.int64)
+        self.block_of = np.zeros(size, dtype=np.int64)
+        self.index = np.zeros(size, dtype=np.int64)
         for members in groups.values():
             batches = [piece for piece, _ in members]
             rows = np.concatenate([rows for _, rows in members])
@@ -81,11 +102,19 @@ class RowBlocks:
     def bounds(self) -> np.ndarray:
         """Bounds of every row, shape ``(size, 2 * ndim)``; NaN for empty regions."""
         width = 2 * self.ndim
-        if len(self.blocks) == 1:  # its rows are the block's, in order
-            return self.blocks[0].bounds.reshape(self.size, width)
-        result = np.empty((self.size, width))
+        return self._per_row(lambda block: block.bounds.reshape(len(block), width), (width,))
+
+    def areas(self) -> np.ndarray:
+        """The measure (area, or length for intervals) of every row, shape ``(size,)``."""
+        return self._per_row(lambda block: block._area_array().reshape(len(block)), ())
+
+    def _per_row(self, values_of: Callable[[Region], np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
+        """A per-region value of every block, laid out by row."""
+        if len(self.blocks) == 1 and (self.index == np.arange(self.size)).all():  # its rows are the block's, in order
+            return values_of(self.blocks[0])
+        result = np.empty((self.size, *shape))
         for block, rows in zip(self.blocks, runs_by_key(self.block_of, len(self.blocks))):
-            result[rows] = block.bounds.reshape(len(block), width)[self.index[rows]]
+            result[rows] = values_of(block)[self.index[rows]]
         return result
 
 
@@ -151,7 +180,46 @@ def grouped_overlaps(
 
 
 def _measure(a: RowBlocks, b: RowBlocks, row_a: np.ndarray, row_b: np.ndarray) -> np.ndarray:
-    """Exact IoU of each pair of rows, one `iou` call per combination of blocks (and chunk)."""
+    """Exact IoU of each pair of rows."""
+    return by_combination(
+        a,
+        b,
+        row_a,
+        row_b,
+        lambda block_a, block_b, index_a, index_b: iou_of_pairs(block_a, block_b, index_a, index_b, zero_division=0.0),
+    )
+
+
+def pair_intersections(a: RowBlocks, b: RowBlocks, row_a: np.ndarray, row_b: np.ndarray) -> np.ndarray:
+    """The exact intersection measure of each pair of rows ``(row_a[k], row_b[k])``.
+
+    Examples
+    --------
+    >>> import numpy as np, geoiou
+    >>> boxes = RowBlocks([geoiou.Box([[0, 0, 2, 2]]), geoiou.Polygon([(0, 0), (2, 0), (0, 2)]).reshape(1)])
+    >>> pair_intersections(boxes, boxes, np.array([0, 0]), np.array([0, 1]))
+    array([4., 2.])
+    """
+    return by_combination(
+        a,
+        b,
+        row_a,
+        row_b,
+        lambda block_a, block_b, index_a, index_b: find_kernel(type(block_a), type(block_b)).pairs(
+            block_a, block_b, index_a, index_b
+        ),
+    )
+
+
+def by_combination(
+    a: RowBlocks,
+    b: RowBlocks,
+    row_a: np.ndarray,
+    row_b: np.ndarray,
+    measure: Callable[[Region, Region, np.ndarray, np.ndarray], np.ndarray],
+) -> np.ndarray:
+    """``measure(block_a, block_b, index_a, index_b)`` of each pair of rows: one call per combination of blocks
+    (and chunk), so that pairs of a kind are measured together whatever the order of the rows."""
     values = np.empty(len(row_a))
     combination = a.block_of[row_a] * len(b.blocks) + b.block_of[row_b]
     keys, combination = np.unique(combination, return_inverse=True)
@@ -159,7 +227,5 @@ def _measure(a: RowBlocks, b: RowBlocks, row_a: np.ndarray, row_b: np.ndarray) -
         block_a, block_b = a.blocks[key // len(b.blocks)], b.blocks[key % len(b.blocks)]
         for start in range(0, len(pairs), MEASURE_CHUNK):
             chunk = pairs[start : start + MEASURE_CHUNK]
-            values[chunk] = iou_of_pairs(
-                block_a, block_b, a.index[row_a[chunk]], b.index[row_b[chunk]], zero_division=0.0
-            )
+            values[chunk] = measure(block_a, block_b, a.index[row_a[chunk]], b.index[row_b[chunk]])
     return values

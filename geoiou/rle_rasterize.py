@@ -304,7 +304,7 @@ def coco_compat_rasterize(rings: Sequence[Any], height: int, width: int) -> np.n
 
     See Also
     --------
-    geoiou.evaluation.detection.evaluate_coco : ``polygon_iou="pycocotools"`` rasterizes polygons with this.
+    geoiou.evaluation.evaluate_coco : ``polygon_iou="pycocotools"`` rasterizes polygons with this.
 
     Notes
     -----

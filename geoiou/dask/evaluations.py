@@ -20,11 +20,11 @@ from geoiou._progress import progress
 from geoiou._validation import invalid_argument
 from geoiou.dask.cluster import connected, part_count
 from geoiou.evaluation.agreement import AgreementEvaluation, AgreementResult
-from geoiou.evaluation.coco import CocoResult
-from geoiou.evaluation.detection import CocoEvaluation, VocEvaluation
+from geoiou.evaluation.results import CocoResult, VocResult
+from geoiou.evaluation.coco import CocoEvaluation
+from geoiou.evaluation.voc import VocEvaluation
 from geoiou.evaluation.mergeable import MergeableEvaluation, joined_ids, merge_states, part_starts
 from geoiou.evaluation.temporal import TemporalDetectionEvaluation, TemporalDetectionResult
-from geoiou.evaluation.voc import VocResult
 from geoiou.grouped_overlaps import runs_by_key
 from geoiou.tables.annotations import Annotations, as_annotations, id_list
 from geoiou.tables.segments import TemporalSegments, as_segments

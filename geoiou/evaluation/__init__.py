@@ -14,17 +14,12 @@ from geoiou.evaluation.action_segmentation import (
     frame_segments,
 )
 from geoiou.evaluation.agreement import AgreementEvaluation, AgreementResult, evaluate_agreement
-from geoiou.evaluation.detection import (
-    CocoEvaluation,
-    CocoResult,
-    VocEvaluation,
-    VocResult,
-    evaluate_coco,
-    evaluate_voc,
-)
+from geoiou.evaluation.coco import CocoEvaluation, evaluate_coco
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.mergeable import MergeableEvaluation, merge_states
 from geoiou.evaluation.multilabel import JaccardEvaluation, jaccard
+from geoiou.evaluation.results import CocoResult, VocResult
+from geoiou.evaluation.voc import VocEvaluation, evaluate_voc
 from geoiou.evaluation.proposals import TemporalProposalResult, evaluate_temporal_proposals
 from geoiou.evaluation.semantic import ConfusionMatrix, SemanticSegmentationResult, semantic_iou
 from geoiou.evaluation.temporal import (

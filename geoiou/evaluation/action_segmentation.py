@@ -415,6 +415,15 @@ class _VideoScores:
     keyed: bool
 
 
+@dataclass(frozen=True)
+class ActionSegmentationSettings:
+    """The checked settings of an `ActionSegmentationEvaluation` (what `merge` compares)."""
+
+    overlaps: np.ndarray
+    background: frozenset[Hashable]
+    mstcn_2019_compat: bool
+
+
 class ActionSegmentationEvaluation(MergeableEvaluation[ActionSegmentationResult]):
     """Action segmentation scores accumulated part by part (videos split across parts): `update`, `merge`, `compute`.
 
@@ -433,6 +442,8 @@ class ActionSegmentationEvaluation(MergeableEvaluation[ActionSegmentationResult]
     (85.71428571428571, ('a', 'b'))
     """
 
+    settings: ActionSegmentationSettings
+
     def __init__(
         self,
         *,
@@ -442,9 +453,11 @@ class ActionSegmentationEvaluation(MergeableEvaluation[ActionSegmentationResult]
         show_progress: bool | None = None,
     ) -> None:
         self._start(
-            overlaps=_checked_overlaps(overlaps),
-            background=_background_set(background),
-            mstcn_2019_compat=bool(mstcn_2019_compat),
+            ActionSegmentationSettings(
+                overlaps=_checked_overlaps(overlaps),
+                background=_background_set(background),
+                mstcn_2019_compat=bool(mstcn_2019_compat),
+            )
         )
         self.show_progress = show_progress
 
@@ -454,18 +467,18 @@ class ActionSegmentationEvaluation(MergeableEvaluation[ActionSegmentationResult]
         predictions: Sequence[ArrayLike] | Mapping[Hashable, ArrayLike],
     ) -> ActionSegmentationEvaluation:
         """Score the videos of one part; return ``self``. Given as sequences, videos are numbered on across parts."""
-        settings = self._settings
+        settings = self.settings
         pairs = _paired_videos(ground_truth, predictions)
         correct, frames, edits = [], [], []
-        counts = np.zeros((len(settings["overlaps"]), 3), dtype=np.int64)
+        counts = np.zeros((len(settings.overlaps), 3), dtype=np.int64)
         for video, (truth, predicted) in progress(pairs, label="action segmentation", enabled=self.show_progress):
             truth, predicted = _checked_video(truth, predicted, video)
-            truth_segments = _segments(truth, settings["background"], settings["mstcn_2019_compat"])
-            predicted_segments = _segments(predicted, settings["background"], settings["mstcn_2019_compat"])
+            truth_segments = _segments(truth, settings.background, settings.mstcn_2019_compat)
+            predicted_segments = _segments(predicted, settings.background, settings.mstcn_2019_compat)
             correct.append(int(np.count_nonzero(truth == predicted)))
             frames.append(len(truth))
             edits.append(_edit(truth_segments[0], predicted_segments[0]))
-            counts += _segment_hits(truth_segments, predicted_segments, settings["overlaps"])
+            counts += _segment_hits(truth_segments, predicted_segments, settings.overlaps)
         self._parts.append(
             _VideoScores(
                 tuple(video for video, _ in pairs),
@@ -503,13 +516,13 @@ class ActionSegmentationEvaluation(MergeableEvaluation[ActionSegmentationResult]
         return ActionSegmentationResult(
             accuracy=100 * float(correct.sum()) / float(frames.sum()),
             edit=float(np.mean(edits)),
-            overlaps=self._settings["overlaps"],
+            overlaps=self.settings.overlaps,
             f1=_f1(counts),
             counts=counts,
             edit_per_video=edits,
             accuracy_per_video=100 * correct / frames,
             num_frames=int(frames.sum()),
-            mstcn_2019_compat=self._settings["mstcn_2019_compat"],
+            mstcn_2019_compat=self.settings.mstcn_2019_compat,
             videos=videos,
         )
 

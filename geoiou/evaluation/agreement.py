@@ -35,9 +35,9 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from geoiou._validation import invalid_argument, zero_division_value
-from geoiou.evaluation.coco import _plain
+from geoiou.evaluation.results import plain as _plain
 from geoiou.evaluation.mergeable import MergeableEvaluation, part_starts, refuse_shared
-from geoiou.matching import METHODS, Matching, joint_keys, match
+from geoiou.matching import METHODS, Matching, Method, joint_keys, match
 from geoiou.regions import Interval, Region
 from geoiou.tables.annotations import Annotations, as_annotations
 from geoiou.tables.segments import TemporalSegments
@@ -73,7 +73,7 @@ def evaluate_agreement(
     b: Annotations | TemporalSegments | Mapping[str, Any] | Sequence[Mapping[str, Any]],
     *,
     min_iou: float = 0.5,
-    method: str = "greedy",
+    method: Method = "greedy",
     ignore_category: bool = False,
     images: Iterable[Any] | None = None,
     quantiles: Sequence[float] = DEFAULT_QUANTILES,
@@ -157,6 +157,17 @@ class _MatchedPart:
     images: np.ndarray
 
 
+@dataclass(frozen=True)
+class AgreementSettings:
+    """The checked settings of an `AgreementEvaluation` (what `merge` compares)."""
+
+    min_iou: float
+    method: Method
+    ignore_category: bool
+    quantiles: tuple[float, ...]
+    zero_division: float
+
+
 class AgreementEvaluation(MergeableEvaluation["AgreementResult"]):
     """The agreement of two annotation sets accumulated part by part (images split across parts).
 
@@ -177,11 +188,13 @@ class AgreementEvaluation(MergeableEvaluation["AgreementResult"]):
     (1, array([0]), array([0]))
     """
 
+    settings: AgreementSettings
+
     def __init__(
         self,
         *,
         min_iou: float = 0.5,
-        method: str = "greedy",
+        method: Method = "greedy",
         ignore_category: bool = False,
         quantiles: Sequence[float] = DEFAULT_QUANTILES,
         zero_division: float = math.nan,
@@ -191,11 +204,13 @@ class AgreementEvaluation(MergeableEvaluation["AgreementResult"]):
         if method not in METHODS:
             raise invalid_argument("method", f"one of {METHODS}", method)
         self._start(
-            min_iou=min_iou,
-            method=method,
-            ignore_category=bool(ignore_category),
-            quantiles=_quantiles(quantiles),
-            zero_division=zero_division_value(zero_division),
+            AgreementSettings(
+                min_iou=min_iou,
+                method=method,
+                ignore_category=bool(ignore_category),
+                quantiles=_quantiles(quantiles),
+                zero_division=zero_division_value(zero_division),
+            )
         )
 
     def update(
@@ -206,20 +221,20 @@ class AgreementEvaluation(MergeableEvaluation["AgreementResult"]):
         images: Iterable[Any] | None = None,
     ) -> AgreementEvaluation:
         """Match the regions of one part's images; return ``self``. `images` as in `evaluate_agreement`."""
-        settings = self._settings
+        settings = self.settings
         side_a, side_b = _Side.of(a, "a"), _Side.of(b, "b")
         extra = [*side_a.images, *side_b.images, *([] if images is None else _listed(images))]
         image_ids, image_a, image_b = _ids(side_a.image_id, side_b.image_id, ("a.image_id", "b.image_id"), extra)
         _, category_a, category_b = _ids(side_a.category_id, side_b.category_id, ("a.category_id", "b.category_id"), [])
         groups_a, groups_b = (
-            (image_a,) if settings["ignore_category"] else (image_a, category_a),
-            (image_b,) if settings["ignore_category"] else (image_b, category_b),
+            (image_a,) if settings.ignore_category else (image_a, category_a),
+            (image_b,) if settings.ignore_category else (image_b, category_b),
         )
         matching = match(
             side_a.regions,
             side_b.regions,
-            min_iou=settings["min_iou"],
-            method=settings["method"],
+            min_iou=settings.min_iou,
+            method=settings.method,
             group_a=groups_a,
             group_b=groups_b,
         )
@@ -230,7 +245,7 @@ class AgreementEvaluation(MergeableEvaluation["AgreementResult"]):
 
     def compute(self) -> AgreementResult:
         """The report over every part: counts, ratios and IoU statistics overall, per category and per image."""
-        settings, parts = self._settings, self._parts
+        settings, parts = self.settings, self._parts
         refuse_shared((image for part in parts for image in part.images.tolist()), "image")
         columns = {
             name: _joined([getattr(part, name) for part in parts])
@@ -250,9 +265,9 @@ class AgreementEvaluation(MergeableEvaluation["AgreementResult"]):
             image_b=image_b,
             category_a=category_a,
             category_b=category_b,
-            ignore_category=settings["ignore_category"],
-            quantiles=settings["quantiles"],
-            zero_division=settings["zero_division"],
+            ignore_category=settings.ignore_category,
+            quantiles=settings.quantiles,
+            zero_division=settings.zero_division,
         )
 
 
@@ -264,7 +279,7 @@ def _joined(columns: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(present) if present else np.zeros(0, dtype=np.int64)
 
 
-def _joined_matching(matchings: list[Matching], settings: dict[str, Any]) -> Matching:
+def _joined_matching(matchings: list[Matching], settings: AgreementSettings) -> Matching:
     """The matchings of several parts as one over their rows joined in order."""
     start_a = part_starts([len(m.unmatched_a) + len(m) for m in matchings])
     start_b = part_starts([len(m.unmatched_b) + len(m) for m in matchings])
@@ -279,8 +294,8 @@ def _joined_matching(matchings: list[Matching], settings: dict[str, Any]) -> Mat
         join("iou", start_a, np.float64),
         join("unmatched_a", start_a),
         join("unmatched_b", start_b),
-        float(settings["min_iou"]),
-        settings["method"],
+        float(settings.min_iou),
+        settings.method,
     )
 
 

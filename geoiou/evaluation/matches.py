@@ -8,7 +8,7 @@ IoU of each match.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -18,7 +18,6 @@ from geoiou.evaluation.mergeable import part_starts
 __all__ = ["ObjectMatches"]
 
 
-@dataclass(frozen=True, eq=False)
 class ObjectMatches:
     """Each prediction's match and each ground truth's finder, per IoU threshold.
 
@@ -60,13 +59,27 @@ class ObjectMatches:
     {'kind': 'prediction', 'row': 1, 'matched_row': None, 'iou': None, 'outcome': 'false positive'}
     """
 
-    iou_thresholds: np.ndarray
-    prediction_match: np.ndarray
-    prediction_iou: np.ndarray
-    true_positive: np.ndarray
-    ignored: np.ndarray
-    evaluated: np.ndarray
-    truth_match: np.ndarray
+    def __init__(
+        self,
+        iou_thresholds: np.ndarray,
+        prediction_match: np.ndarray,
+        prediction_iou: np.ndarray,
+        true_positive: np.ndarray,
+        ignored: np.ndarray,
+        evaluated: np.ndarray,
+        truth_match: np.ndarray,
+    ) -> None:
+        self.iou_thresholds = np.asarray(iou_thresholds, dtype=np.float64)
+        self._pieces: tuple[MatchPositions, ...] = ()
+        self._arrays: tuple[np.ndarray, ...] | None = (
+            prediction_match,
+            prediction_iou,
+            true_positive,
+            ignored,
+            evaluated,
+            truth_match,
+        )
+        self._sizes = (prediction_match.shape[-1], truth_match.shape[-1])
 
     @classmethod
     def from_positions(
@@ -85,32 +98,20 @@ class ObjectMatches:
 
         `gt_position`, `iou`, `true_positive` and `ignored` are ``(T, D)`` over the positions of
         the predictions evaluated (``D = len(dt_rows)``), in the matcher's order, best score first
-        within an image and category.
+        within an image and category. The per-row arrays are built when first read: an
+        evaluation keeps these positions (a few bytes per evaluated prediction) until then.
         """
-        n_thresholds = len(iou_thresholds)
-        match = np.full((n_thresholds, n_predictions), -1, dtype=np.int64)
-        matched = gt_position >= 0
-        match[:, dt_rows] = np.append(gt_rows, -1)[np.where(matched, gt_position, len(gt_rows))]  # gt_rows may be empty
-        prediction_iou = np.full((n_thresholds, n_predictions), np.nan)
-        prediction_iou[:, dt_rows] = iou
-        flags = [np.zeros((n_thresholds, n_predictions), dtype=bool) for _ in range(2)]
-        flags[0][:, dt_rows], flags[1][:, dt_rows] = true_positive, ignored
-        evaluated = np.zeros(n_predictions, dtype=bool)
-        evaluated[dt_rows] = True
-        # Each ground truth's finder: the first position (best score) among the predictions matched to it.
-        finder = np.full((n_thresholds, n_truths), len(dt_rows), dtype=np.int64)
-        t, d = np.nonzero(matched)
-        np.minimum.at(finder, (t, gt_rows[gt_position[t, d]]), d)
-        truth_match = np.where(finder < len(dt_rows), np.append(dt_rows, -1)[finder], -1)
-        return cls(
-            np.asarray(iou_thresholds, dtype=np.float64),
-            match,
-            prediction_iou,
-            flags[0],
-            flags[1],
-            evaluated,
-            truth_match,
-        )
+        piece = MatchPositions(gt_position, iou, true_positive, ignored, dt_rows, gt_rows, 0, 0)
+        return cls._of_pieces(np.asarray(iou_thresholds, dtype=np.float64), (piece,), n_predictions, n_truths)
+
+    @classmethod
+    def _of_pieces(
+        cls, iou_thresholds: np.ndarray, pieces: tuple[MatchPositions, ...], n_predictions: int, n_truths: int
+    ) -> ObjectMatches:
+        matches = cls.__new__(cls)
+        matches.iou_thresholds, matches._pieces, matches._arrays = iou_thresholds, pieces, None
+        matches._sizes = (n_predictions, n_truths)
+        return matches
 
     @classmethod
     def concatenate(cls, parts: list[ObjectMatches], n_predictions: list[int], n_truths: list[int]) -> ObjectMatches:
@@ -118,6 +119,13 @@ class ObjectMatches:
         if len(parts) == 1:
             return parts[0]
         dt_start, gt_start = part_starts(n_predictions), part_starts(n_truths)
+        if all(part._arrays is None for part in parts):  # still positions: shift them, build nothing
+            pieces = tuple(
+                piece.shifted(int(dt), int(gt))
+                for part, dt, gt in zip(parts, dt_start, gt_start)
+                for piece in part._pieces
+            )
+            return cls._of_pieces(parts[0].iou_thresholds, pieces, sum(n_predictions), sum(n_truths))
 
         def shifted(name: str, starts: np.ndarray) -> np.ndarray:
             return np.concatenate(
@@ -140,6 +148,42 @@ class ObjectMatches:
             joined("evaluated"),
             shifted("truth_match", dt_start),
         )
+
+    def _built(self) -> tuple[np.ndarray, ...]:
+        if self._arrays is None:
+            self._arrays = _rows_of(self.iou_thresholds, self._pieces, *self._sizes)
+            self._pieces = ()
+        return self._arrays
+
+    @property
+    def prediction_match(self) -> np.ndarray:
+        """The ground-truth row each prediction matched, -1 where none ``(T, P)``."""
+        return self._built()[0]
+
+    @property
+    def prediction_iou(self) -> np.ndarray:
+        """The IoU (IoF with a crowd region) with that ground truth, NaN where none ``(T, P)``."""
+        return self._built()[1]
+
+    @property
+    def true_positive(self) -> np.ndarray:
+        """Counted as a true positive ``(T, P)``."""
+        return self._built()[2]
+
+    @property
+    def ignored(self) -> np.ndarray:
+        """Counted neither way ``(T, P)``."""
+        return self._built()[3]
+
+    @property
+    def evaluated(self) -> np.ndarray:
+        """Within the detection limit ``(P,)``."""
+        return self._built()[4]
+
+    @property
+    def truth_match(self) -> np.ndarray:
+        """The prediction row that found each ground truth, -1 where none ``(T, G)``."""
+        return self._built()[5]
 
     def renumbered(self, prediction_row: np.ndarray, truth_row: np.ndarray) -> ObjectMatches:
         """The same matches with the rows renumbered: prediction row ``i`` becomes ``prediction_row[i]``, ground-truth
@@ -208,3 +252,54 @@ class ObjectMatches:
                 }
             )
         return records
+
+
+@dataclass(frozen=True)
+class MatchPositions:
+    """One matcher's decisions over its sorted positions, and where its rows start among all the rows.
+
+    ``gt_position``, ``iou``, ``true_positive`` and ``ignored`` are ``(T, D)``; ``dt_rows`` ``(D,)``
+    and ``gt_rows`` ``(G,)`` are the input rows of the positions, shifted by ``dt_offset`` and
+    ``gt_offset`` in the rows of all parts.
+    """
+
+    gt_position: np.ndarray
+    iou: np.ndarray
+    true_positive: np.ndarray
+    ignored: np.ndarray
+    dt_rows: np.ndarray
+    gt_rows: np.ndarray
+    dt_offset: int
+    gt_offset: int
+
+    def shifted(self, dt: int, gt: int) -> MatchPositions:
+        """The same decisions with the rows shifted by `dt` and `gt` more."""
+        return replace(self, dt_offset=self.dt_offset + dt, gt_offset=self.gt_offset + gt)
+
+
+def _rows_of(
+    iou_thresholds: np.ndarray, pieces: tuple[MatchPositions, ...], n_predictions: int, n_truths: int
+) -> tuple[np.ndarray, ...]:
+    """The per-row arrays of `ObjectMatches` from the positions of each piece."""
+    n_thresholds = len(iou_thresholds)
+    match = np.full((n_thresholds, n_predictions), -1, dtype=np.int64)
+    prediction_iou = np.full((n_thresholds, n_predictions), np.nan)
+    true_positive = np.zeros((n_thresholds, n_predictions), dtype=bool)
+    ignored = np.zeros((n_thresholds, n_predictions), dtype=bool)
+    evaluated = np.zeros(n_predictions, dtype=bool)
+    truth_match = np.full((n_thresholds, n_truths), -1, dtype=np.int64)
+    for piece in pieces:
+        dt_rows, gt_rows = piece.dt_rows + piece.dt_offset, piece.gt_rows + piece.gt_offset
+        matched = piece.gt_position >= 0
+        # gt_rows may be empty: the sentinel position len(gt_rows) reads -1.
+        match[:, dt_rows] = np.append(gt_rows, -1)[np.where(matched, piece.gt_position, len(gt_rows))]
+        prediction_iou[:, dt_rows] = piece.iou
+        true_positive[:, dt_rows], ignored[:, dt_rows] = piece.true_positive, piece.ignored
+        evaluated[dt_rows] = True
+        # Each ground truth's finder: the first position (best score) among the predictions matched to it.
+        finder = np.full((n_thresholds, len(gt_rows)), len(dt_rows), dtype=np.int64)
+        t, d = np.nonzero(matched)
+        np.minimum.at(finder, (t, piece.gt_position[t, d]), d)
+        found = finder < len(dt_rows)
+        truth_match[:, gt_rows] = np.where(found, np.append(dt_rows, -1)[finder], -1)
+    return match, prediction_iou, true_positive, ignored, evaluated, truth_match

@@ -18,6 +18,7 @@ its ground truth twice. ``compute`` refuses it by name.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Hashable, Iterable
@@ -36,15 +37,16 @@ StateT = TypeVar("StateT", bound="MergeableEvaluation[Any]")
 class MergeableEvaluation(Generic[ResultT]):
     """Base of the evaluation states: settings fixed at construction, parts added by ``update``.
 
-    Subclasses keep their settings in `_settings` (compared by `merge`) and one entry per
-    ``update`` in `_parts`; ``compute`` reads the parts in order.
+    Subclasses keep their checked settings in `settings`, a frozen dataclass of their own
+    (compared field by field by `merge`), and one entry per ``update`` in `_parts`; ``compute``
+    reads the parts in order.
     """
 
-    _settings: dict[str, Any]
+    settings: Any
     _parts: list[Any]
 
-    def _start(self, **settings: Any) -> None:
-        self._settings = settings
+    def _start(self, settings: Any) -> None:
+        self.settings = settings
         self._parts = []
 
     def empty(self: StateT) -> StateT:
@@ -71,11 +73,11 @@ class MergeableEvaluation(Generic[ResultT]):
         for i, other in enumerate(others):
             if type(other) is not type(self):
                 raise invalid_argument(f"others[{i}]", f"a {type(self).__name__} state", other)
-            differing = _differing_setting(self._settings, other._settings)
+            differing = _differing_setting(self.settings, other.settings)
             if differing is not None:
                 # Name the setting, not every setting: the states of a run share all but the one at fault.
                 mine, theirs = (
-                    _shown(settings.get(differing, "(not set)")) for settings in (self._settings, other._settings)
+                    _shown(getattr(settings, differing, "(not set)")) for settings in (self.settings, other.settings)
                 )
                 raise invalid_argument(
                     f"others[{i}]",
@@ -113,12 +115,11 @@ def _shown(value: Any) -> Any:
     return value.tolist() if isinstance(value, np.ndarray) else value
 
 
-def _differing_setting(a: dict[str, Any], b: dict[str, Any]) -> str | None:
-    """The first setting whose value differs between `a` and `b` (or that one of them lacks), or None."""
-    for key in [*a, *(key for key in b if key not in a)]:
-        if key not in a or key not in b:
-            return key
-        left, right = a[key], b[key]
+def _differing_setting(a: Any, b: Any) -> str | None:
+    """The first field whose value differs between the settings `a` and `b` (dataclasses of one type), or None."""
+    for field in dataclasses.fields(a):
+        key = field.name
+        left, right = getattr(a, key), getattr(b, key)
         if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
             if not np.array_equal(np.asarray(left), np.asarray(right)):
                 return key

@@ -214,6 +214,15 @@ class _LabelCounts:
     sample_union: np.ndarray
 
 
+@dataclass(frozen=True)
+class JaccardSettings:
+    """The checked settings of a `JaccardEvaluation` (what `merge` compares)."""
+
+    average: str | None
+    zero_division: float | str
+    labels: tuple[Hashable, ...] | None
+
+
 class JaccardEvaluation(MergeableEvaluation[Any]):
     """Multi-label Jaccard accumulated part by part (samples split across parts): `update`, `merge`, `compute`.
 
@@ -230,6 +239,8 @@ class JaccardEvaluation(MergeableEvaluation[Any]):
     True
     """
 
+    settings: JaccardSettings
+
     def __init__(
         self,
         *,
@@ -242,11 +253,15 @@ class JaccardEvaluation(MergeableEvaluation[Any]):
             raise _fail("average", "one of None, 'micro', 'macro', 'samples', 'weighted'", average)
         if labels is not None:
             _check_labels(labels)
-        self._start(average=average, zero_division=zero_division, labels=None if labels is None else tuple(labels))
+        self._start(
+            JaccardSettings(
+                average=average, zero_division=zero_division, labels=None if labels is None else tuple(labels)
+            )
+        )
 
     def update(self, y_true: Any, y_pred: Any) -> JaccardEvaluation:
         """Count the samples of one part; return ``self``. Every part has the same classes."""
-        truth, pred = _inputs(y_true, y_pred, self._settings["labels"])
+        truth, pred = _inputs(y_true, y_pred, self.settings.labels)
         if self._parts and truth.shape[1] != len(self._parts[0].support):
             raise _fail(
                 "y_true", f"{len(self._parts[0].support)} classes like the parts before", f"{truth.shape[1]} classes"
@@ -269,7 +284,7 @@ class JaccardEvaluation(MergeableEvaluation[Any]):
 
     def _scores(self, warning_level: int) -> float | np.ndarray:
         """`compute`, warning about 0/0 at `warning_level` frames up (the user's line)."""
-        parts, average, zero_division = self._parts, self._settings["average"], self._settings["zero_division"]
+        parts, average, zero_division = self._parts, self.settings.average, self.settings.zero_division
         if not parts:
             raise _fail("y_true", "at least one sample", "none")
         if len({len(part.support) for part in parts}) > 1:

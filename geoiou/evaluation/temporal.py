@@ -431,6 +431,14 @@ class _TemporalPart:
     matches: ObjectMatches
 
 
+@dataclass(frozen=True)
+class TemporalDetectionSettings:
+    """The checked settings of a `TemporalDetectionEvaluation` (what `merge` compares)."""
+
+    tiou_thresholds: np.ndarray
+    zero_division: float
+
+
 class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
     """Temporal detection mAP accumulated part by part (videos split across parts): `update`, `merge`, `compute`.
 
@@ -448,6 +456,8 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
     array([0.5])
     """
 
+    settings: TemporalDetectionSettings
+
     def __init__(
         self,
         *,
@@ -456,8 +466,10 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
         show_progress: bool | None = None,
     ) -> None:
         self._start(
-            tiou_thresholds=_thresholds(tiou_thresholds),
-            zero_division=zero_division_value(zero_division, allow_nan=False),
+            TemporalDetectionSettings(
+                tiou_thresholds=_thresholds(tiou_thresholds),
+                zero_division=zero_division_value(zero_division, allow_nan=False),
+            )
         )
         self.show_progress = show_progress
 
@@ -494,8 +506,8 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
             prediction_key,
             _coords(predictions),
             scores,
-            self._settings["tiou_thresholds"],
-            self._settings["zero_division"],
+            self.settings.tiou_thresholds,
+            self.settings.zero_division,
             self.show_progress,
         )
         self._parts.append(_TemporalPart(tuple(truth.videos), truth.label, predictions.label, scores, matches))
@@ -536,7 +548,7 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
             axis=1,
         )
         return TemporalDetectionResult(
-            tiou_thresholds=self._settings["tiou_thresholds"].copy(),
+            tiou_thresholds=self.settings.tiou_thresholds.copy(),
             labels=labels,
             ap=ap,
             num_truths=num_truths,

@@ -1,7 +1,7 @@
-"""The PASCAL VOC detection protocol on arrays, as DOTA's devkit uses it for rotated boxes and polygons.
+"""The PASCAL VOC detection protocol for any region kind, as DOTA's devkit runs it: `VocEvaluation`, `evaluate_voc`.
 
 For each category, predictions are taken in decreasing score (ties in input order) across all
-images. Each is compared with every ground truth of its image and category and assigned to the
+images. Each is compared with the ground truths of its image and category and assigned to the
 one it overlaps most (the first of equal overlaps). If that overlap exceeds the threshold
 (strictly, as VOC's ``ovmax > ovthresh``):
 
@@ -12,23 +12,38 @@ one it overlaps most (the first of equal overlaps). If that overlap exceeds the 
 
 Below the threshold, or with no ground truth in the image, the prediction is a false positive.
 Recall is counted against the ground truths that are not difficult. A prediction's claim depends
-only on the predictions before it in the same image, so every image is resolved at once.
+only on the predictions before it in the same image and category, so the groups are resolved in
+parallel by a compiled loop (`geoiou.evaluation.protocol_loops.voc_assign`), on the candidate
+pairs of each prediction (`geoiou.evaluation.overlaps`): a ground truth whose bounds do not
+overlap the prediction's has overlap 0, which never exceeds the threshold, so a crowded image
+costs memory for the pairs that overlap, not for all of its pairs.
 """
 
 from __future__ import annotations
 
-import json
-import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Sequence
 
 import numpy as np
 
-from geoiou._validation import invalid_argument
-from geoiou.evaluation.coco import OverlapFunction, _plain, block_pairs, runs, stable_order
+from geoiou._validation import invalid_argument as _fail
 from geoiou.evaluation.matches import ObjectMatches
+from geoiou.evaluation.mergeable import MergeableEvaluation, disjoint_keys
+from geoiou.evaluation.overlaps import DetectionRegions, candidate_overlaps, regions_of
+from geoiou.evaluation.prepared import (
+    Deferred,
+    PreparedPart,
+    checked_categories,
+    evaluated_categories,
+    part_categories,
+    recoded,
+    summed_by_category,
+)
+from geoiou.evaluation.results import VocResult
+from geoiou.tables.annotations import Annotations, as_annotations
 
-__all__ = ["VocResult", "voc_average_precision"]
+__all__ = ["VocEvaluation", "VocSettings", "evaluate_voc", "voc_average_precision"]
 
 Interpolation = Literal["all", "11point"]
 INTERPOLATIONS = ("all", "11point")
@@ -69,80 +84,53 @@ def voc_average_precision(recall: np.ndarray, precision: np.ndarray, interpolati
 
 
 @dataclass(frozen=True)
-class VocArrays:
-    """What `voc_evaluate` needs, one entry per annotation (indices into the image and category lists)."""
+class VocSettings:
+    """The checked settings of a `VocEvaluation` (see `evaluate_voc` for each); `merge` compares them."""
 
-    num_images: int
-    num_categories: int
-    gt_image: np.ndarray
-    gt_category: np.ndarray
-    gt_ignore: np.ndarray
-    dt_image: np.ndarray
-    dt_category: np.ndarray
-    dt_score: np.ndarray
+    iou_threshold: float
+    interpolation: Interpolation
+    categories: np.ndarray | None
 
 
 def voc_match(
-    data: VocArrays, overlap: OverlapFunction, *, iou_threshold: float
+    prepared: PreparedPart, predicted: DetectionRegions, truth: DetectionRegions, iou_threshold: float
 ) -> tuple[np.ndarray, np.ndarray, ObjectMatches]:
-    """VOC's assignment of every prediction, image by image: true and false positive flags by input row, and
-    the per-object matches."""
-    images = data.num_images
-    dt_group = data.dt_category.astype(np.int64) * images + data.dt_image
-    gt_group = data.gt_category.astype(np.int64) * images + data.gt_image
-    order = stable_order(dt_group, -data.dt_score)  # by image and category, then score
-    gt_order = stable_order(gt_group)
-    dt_keys, dt_starts, dt_counts = runs(dt_group[order])
-    gt_keys, gt_starts, gt_counts = runs(gt_group[gt_order])
-    _, in_dt, in_gt = np.intersect1d(dt_keys, gt_keys, assume_unique=True, return_indices=True)
-    d_start, d_count = dt_starts[in_dt], dt_counts[in_dt]
-    g_start, g_count = gt_starts[in_gt], gt_counts[in_gt]
+    """VOC's assignment of every prediction: true and false positive flags by input row, and the per-object matches."""
+    from geoiou.evaluation.protocol_loops import voc_assign  # compiled: loaded on first use
 
-    # Best overlap and its ground truth (the first of equal overlaps) for each prediction in `order`.
-    best = np.full(len(order), -np.inf)
-    best_gt = np.full(len(order), -1, dtype=np.int64)
-    if len(d_count):
-        offsets, pair_row, pair_col = block_pairs(d_count, g_count)
-        pair_block = np.repeat(np.arange(len(d_count)), d_count * g_count)
-        pair_dt = d_start[pair_block] + pair_row
-        pair_gt = g_start[pair_block] + pair_col
-        values = overlap(
-            order[pair_dt], gt_order[pair_gt], np.zeros(len(pair_gt), dtype=bool), offsets, d_count, g_count
-        )
-        values = np.where(np.isnan(values), 0.0, values)
-        # One segment of g_count pairs per prediction: its row of its block.
-        segment_block = np.repeat(np.arange(len(d_count)), d_count)
-        segment_row = np.arange(int(d_count.sum())) - np.repeat(np.cumsum(d_count) - d_count, d_count)
-        segment_start = offsets[segment_block] + segment_row * g_count[segment_block]
-        segment_dt = d_start[segment_block] + segment_row
-        maxima = np.maximum.reduceat(values, segment_start)
-        at_max = values == np.repeat(maxima, g_count[segment_block])
-        first = np.minimum.reduceat(np.where(at_max, pair_col, np.iinfo(np.int64).max), segment_start)
-        best[segment_dt] = maxima
-        best_gt[segment_dt] = g_start[segment_block] + first
-
-    hit = best > iou_threshold
-    difficult = np.zeros(len(order), dtype=bool)
-    difficult[hit] = data.gt_ignore[gt_order[best_gt[hit]]]
-    claims = np.flatnonzero(hit & ~difficult)
-    _, first_claims = np.unique(best_gt[claims], return_index=True)
-    true_positive = np.zeros(len(order), dtype=bool)
-    true_positive[claims[first_claims]] = True
-    false_positive = ~hit | (hit & ~difficult & ~true_positive)
-    # A duplicate of a claimed ground truth is a false positive that matched nothing (VOC's devkit).
-    counted = true_positive | (hit & difficult)
+    images = len(prepared.image_ids)
+    dt_group_all = prepared.dt_category * images + prepared.dt_image
+    gt_group_all = prepared.gt_category * images + prepared.gt_image
+    order = np.lexsort((-np.asarray(prepared.predicted.score), dt_group_all))  # by group, then score; ties: input
+    gt_order = np.argsort(gt_group_all, kind="stable")
+    dt_group = dt_group_all[order]
+    group_start = np.concatenate([[0], np.flatnonzero(dt_group[1:] != dt_group[:-1]) + 1, [len(order)]])
+    difficult = prepared.flags("ignore")[gt_order]
+    pairs = candidate_overlaps(
+        predicted,
+        truth,
+        order,
+        gt_order,
+        dt_group,
+        gt_group_all[gt_order],
+        np.zeros(len(gt_order), dtype=bool),
+        at_least=np.nextafter(iou_threshold, np.inf),  # VOC needs an overlap strictly above the threshold
+    )
+    true_positive, false_positive, counted = voc_assign(
+        group_start.astype(np.int64), pairs.pair_start, pairs.pair_gt, pairs.value, difficult, iou_threshold
+    )
+    found = counted >= 0
     matches = ObjectMatches.from_positions(
         np.array([iou_threshold]),
-        np.where(counted, best_gt, -1)[None],
-        np.where(counted, best, np.nan)[None],
+        np.where(found, np.append(pairs.pair_gt, -1)[counted], -1)[None],
+        np.where(found, np.append(pairs.value, np.nan)[counted], np.nan)[None],
         true_positive[None],
-        (hit & difficult)[None],
+        (found & ~true_positive)[None],  # counted but not a true positive: on a difficult ground truth
         order,
         gt_order,
         len(order),
-        len(data.gt_image),
+        len(prepared.truth),
     )
-
     # Back to input rows.
     tp_row = np.empty(len(order), dtype=bool)
     fp_row = np.empty(len(order), dtype=bool)
@@ -161,7 +149,7 @@ def voc_curves(
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], list[np.ndarray]]:
     """Per category, predictions in decreasing score across images (ties in input order): AP, the number of
     predictions, and the precision and recall curves."""
-    class_order = stable_order(dt_category, -dt_score)
+    class_order = np.lexsort((-dt_score, dt_category))  # by category, then score; ties keep the input order
     bounds = np.searchsorted(dt_category[class_order], np.arange(num_categories + 1))
     ap = np.full(num_categories, np.nan)
     precisions, recalls = [], []
@@ -180,184 +168,230 @@ def voc_curves(
     return ap, np.diff(bounds), precisions, recalls
 
 
-@dataclass(frozen=True, eq=False)
-class VocResult:
-    """The result of `evaluate_voc`: AP per category and their mean.
+@dataclass(frozen=True)
+class _VocPart:
+    """What one part leaves for `VocEvaluation.compute`: each prediction's category code, score and outcome."""
 
-    Attributes
-    ----------
-    categories : ndarray
-        Category ids (sorted), the order of every per-category array.
-    ap : ndarray
-        AP of each category; NaN for a category without ground truth that is not difficult.
-    num_ground_truths : ndarray
-        Ground truths per category that are not difficult (VOC's ``npos``).
-    num_detections : ndarray
-        Predictions per category.
-    precision, recall : tuple of ndarray
-        Each category's curve, one point per prediction in decreasing score.
-    iou_threshold : float
-    interpolation : {"all", "11point"}
-    num_images : int
-    matches : ObjectMatches
-        Per prediction and ground truth: what matched what, with which IoU, and as what it counted
-        (a single threshold; a difficult ground truth's matches are ignored).
+    images: np.ndarray
+    categories: np.ndarray
+    truth_categories: np.ndarray
+    deferred: Deferred
+    dt_category: np.ndarray
+    score: np.ndarray
+    true_positive: np.ndarray
+    false_positive: np.ndarray
+    positives: np.ndarray
+    matches: ObjectMatches
+    num_predictions: int
+    num_truths: int
+    #: Per image of `images`: ground truths (not ignored), predictions, true and false positives.
+    image_counts: np.ndarray | None = None
+
+
+class VocEvaluation(MergeableEvaluation[VocResult]):
+    """PASCAL VOC / DOTA detection AP accumulated part by part: `update` per part, `merge`, `compute`.
+
+    Each image belongs to one part. Ties of score across images keep the input order, which is
+    the order of the parts: merged in the order the inputs were split, the result is exactly
+    `evaluate_voc`'s on all of them. The parameters are those of `evaluate_voc`.
 
     Examples
     --------
     >>> import geoiou
-    >>> from geoiou.evaluation import Annotations, evaluate_voc
-    >>> ships = geoiou.RotatedBox([[10, 10, 8, 4, 30], [40, 40, 8, 4, 0]])
-    >>> truth = Annotations(image_id=["a", "a"], category_id=["ship", "ship"], region=ships)
-    >>> preds = Annotations(image_id=["a", "a"], category_id=["ship", "ship"], score=[0.9, 0.8],
-    ...                     region=geoiou.RotatedBox([[10, 10, 8, 4, 35], [10, 10, 8, 4, 30]]))
-    >>> result = evaluate_voc(truth, preds)
-    >>> result.mAP, result.per_category()["ship"]["AP"]
-    (0.5, 0.5)
+    >>> evaluation = VocEvaluation(interpolation="11point")
+    >>> _ = evaluation.update(Annotations(image_id="a", category_id=["ship"], region=geoiou.Box([[0, 0, 8, 8]])),
+    ...                       Annotations(image_id="a", category_id=["ship"], score=[0.9],
+    ...                                   region=geoiou.Box([[0, 0, 8, 7]])))
+    >>> _ = evaluation.update(Annotations(image_id="b", category_id=["ship"], region=geoiou.Box([[0, 0, 8, 8]])),
+    ...                       Annotations(image_id="b", category_id=["ship"], score=[0.8],
+    ...                                   region=geoiou.Box([[5, 5, 9, 9]])))
+    >>> evaluation.compute().per_category()["ship"]["recall"]
+    0.5
     """
 
-    categories: np.ndarray
-    ap: np.ndarray
-    num_ground_truths: np.ndarray
-    num_detections: np.ndarray
-    precision: tuple[np.ndarray, ...]
-    recall: tuple[np.ndarray, ...]
-    iou_threshold: float
-    interpolation: str
-    num_images: int
-    matches: ObjectMatches | None = None
-    #: The evaluated images (sorted) and, per image, its ground truths (not difficult), predictions,
-    #: true positives and false positives at `iou_threshold`: shape (images, 4). None when not kept.
-    image_ids: np.ndarray | None = None
-    image_counts: np.ndarray | None = None
+    settings: VocSettings
 
-    @property
-    def mAP(self) -> float:  # noqa: N802 (the name everyone uses)
-        """Mean AP over the categories that have ground truth (NaN if none has)."""
-        present = ~np.isnan(self.ap)
-        return float(np.mean(self.ap[present])) if present.any() else math.nan
-
-    def per_category(self) -> dict[Any, dict[str, float]]:
-        """``{category_id: {"AP": ..., "recall": ..., "num_ground_truths": ..., "num_detections": ...}}``.
-
-        ``recall`` is the final recall (all predictions counted); NaN without ground truth.
-        """
-        result = {}
-        for k, category in enumerate(self.categories):
-            final_recall = (
-                float(self.recall[k][-1]) if len(self.recall[k]) else (0.0 if self.num_ground_truths[k] else math.nan)
+    def __init__(
+        self,
+        *,
+        iou_threshold: float = 0.5,
+        interpolation: Interpolation = "all",
+        categories: Sequence[Any] | None = None,
+        show_progress: bool | None = None,
+    ) -> None:
+        if not (isinstance(iou_threshold, (int, float, np.integer, np.floating)) and 0 <= iou_threshold < 1):
+            raise _fail("iou_threshold", "a number in [0, 1)", iou_threshold)
+        if interpolation not in INTERPOLATIONS:
+            raise _fail("interpolation", f"one of {INTERPOLATIONS}", interpolation)
+        self._start(
+            VocSettings(  # interpolation is one of INTERPOLATIONS, checked above
+                iou_threshold=float(iou_threshold),
+                interpolation=interpolation,
+                categories=checked_categories(categories),
             )
-            result[_plain(category)] = {
-                "AP": float(self.ap[k]),
-                "recall": final_recall,
-                "num_ground_truths": int(self.num_ground_truths[k]),
-                "num_detections": int(self.num_detections[k]),
-            }
-        return result
+        )
+        self.show_progress = show_progress
 
-    def per_image(self) -> dict[Any, dict[str, float]]:
-        """``{image_id: {"num_ground_truths", "num_detections", "true_positives", "false_positives", "missed",
-        "precision", "recall", "f1"}}``, every prediction counted (no score cut), at `iou_threshold`.
-
-        A true positive is a prediction that found a ground truth of its category at IoU above the
-        threshold, as in the AP; ``missed`` are the ground truths (not difficult) no prediction
-        found. Precision is NaN without predictions, recall without ground truth, F1 when both
-        are (``2 tp / (2 tp + fp + missed)``, NaN for an image without either).
-
-        Examples
-        --------
-        >>> import geoiou
-        >>> from geoiou.evaluation.detection import Annotations, evaluate_voc
-        >>> truth = Annotations(image_id=["a", "b"], category_id=[1, 1],
-        ...                     region=geoiou.Box([[0, 0, 4, 4], [0, 0, 4, 4]]))
-        >>> preds = Annotations(image_id=["a", "b"], category_id=[1, 1], score=[0.9, 0.8],
-        ...                     region=geoiou.Box([[0, 0, 4, 4], [9, 9, 12, 12]]))
-        >>> result = evaluate_voc(truth, preds)
-        >>> result.per_image()["b"]["f1"], result.worst_images(1)
-        (0.0, ['b'])
-        """
-        if self.image_ids is None or self.image_counts is None:
-            raise invalid_argument("result", "a VocResult computed with its per-image counts", "none kept")
-        rows = {}
-        for image, (truths, detections, hits, false) in zip(self.image_ids.tolist(), self.image_counts.tolist()):
-            missed = truths - hits
-            rows[_plain(image)] = {
-                "num_ground_truths": truths,
-                "num_detections": detections,
-                "true_positives": hits,
-                "false_positives": false,
-                "missed": missed,
-                "precision": hits / detections if detections else math.nan,
-                "recall": hits / truths if truths else math.nan,
-                "f1": 2 * hits / (2 * hits + false + missed) if 2 * hits + false + missed else math.nan,
-            }
-        return rows
-
-    def worst_images(self, count: int | None = None) -> list[Any]:
-        """The images with the lowest F1 (`per_image`), worst first (ties by image id); images with
-        neither ground truth nor predictions are left out. `count` limits the list."""
-        rows = [
-            (values["f1"], index, image)
-            for index, (image, values) in enumerate(self.per_image().items())
-            if not math.isnan(values["f1"])
-        ]
-        return [image for _, _, image in sorted(rows)[:count]]
-
-    def summary(self, *, digits: int = 4) -> str:
-        """A table: one line per category (ground truths, predictions, final recall, AP) and the mAP.
-
-        `digits` is the decimals of AP and mAP (recall has one fewer).
-        """
-        if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 17:
-            raise invalid_argument("digits", "an integer from 1 to 17", digits)
-        rows = self.per_category()
-        width = max([len(str(c)) for c in rows] + [8])
-        cell = max(6, digits + 2)
-        lines = [f"{'category':<{width}}  {'gts':>6}  {'dets':>6}  {'recall':>{cell}}  {'AP':>{cell}}"]
-        for category, values in rows.items():
-            lines.append(
-                f"{str(category):<{width}}  {values['num_ground_truths']:>6d}  "
-                f"{values['num_detections']:>6d}  "
-                f"{values['recall']:>{cell}.{max(1, digits - 1)}f}  {values['AP']:>{cell}.{digits}f}"
+    def update(
+        self,
+        ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+        predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+        *,
+        images: Sequence[Any] | Mapping[Any, tuple[int, int]] | None = None,
+    ) -> VocEvaluation:
+        """Assign the predictions of one part's images; return ``self``. `images` as in `evaluate_voc`."""
+        truth, predicted = as_annotations(ground_truth, "ground_truth"), as_annotations(predictions, "predictions")
+        categories, deferred = part_categories(self.settings.categories, truth, predicted)
+        prepared = PreparedPart(truth, predicted, images, categories, needs_sizes=False)
+        if truth.iscrowd is not None and truth.iscrowd.any():
+            raise _fail(
+                "ground_truth.iscrowd",
+                "unset or all false for VOC (it has no crowd regions; mark them ignore)",
+                f"a crowd region at row {int(np.flatnonzero(truth.iscrowd)[0])}",
             )
-        label = "all points" if self.interpolation == "all" else "11 points"
-        lines.append(f"mAP ({label}, IoU > {self.iou_threshold:g}) = {self.mAP:.{digits}f}")
-        return "\n".join(lines)
-
-    def to_dict(self, *, arrays: bool = False) -> dict[str, Any]:
-        """A JSON-ready dict (NaN written as None); `arrays` adds the precision and recall curves."""
-
-        def number(value: float) -> float | None:
-            return None if math.isnan(value) else value
-
-        result: dict[str, Any] = {
-            "protocol": "voc",
-            "headline": {"mAP": number(self.mAP)},
-            "mAP": number(self.mAP),
-            "per_category": [
-                {
-                    "category_id": category,
-                    **{key: number(v) if isinstance(v, float) else v for key, v in values.items()},
-                }
-                for category, values in self.per_category().items()
+        truth_regions, predicted_regions = regions_of(prepared, "exact")
+        true_positive, false_positive, matches = voc_match(
+            prepared, predicted_regions, truth_regions, self.settings.iou_threshold
+        )
+        difficult = prepared.flags("ignore")
+        positives = np.bincount(prepared.gt_category[~difficult], minlength=len(prepared.category_ids))
+        dt_image = prepared.dt_image
+        image_counts = np.stack(
+            [
+                np.bincount(codes, minlength=len(prepared.image_ids))
+                for codes in (
+                    prepared.gt_image[~difficult],
+                    dt_image,
+                    dt_image[true_positive],
+                    dt_image[false_positive],
+                )
             ],
-            "iou_threshold": self.iou_threshold,
-            "interpolation": self.interpolation,
-            "num_images": self.num_images,
-        }
-        if self.image_ids is not None:
-            result["per_image"] = [
-                {"image_id": image, **{key: number(v) if isinstance(v, float) else v for key, v in values.items()}}
-                for image, values in self.per_image().items()
-            ]
-        if arrays:
-            result["precision"] = [curve.tolist() for curve in self.precision]
-            result["recall"] = [[number(v) for v in curve.tolist()] for curve in self.recall]
-        return result
+            axis=1,
+        ).astype(np.int64)
+        self._parts.append(
+            _VocPart(
+                images=prepared.image_ids,
+                categories=prepared.category_ids,
+                truth_categories=np.unique(truth.category_id),
+                deferred=deferred,
+                dt_category=prepared.dt_category,
+                score=np.asarray(predicted.score),
+                true_positive=true_positive,
+                false_positive=false_positive,
+                positives=positives,
+                matches=matches,
+                num_predictions=len(predicted),
+                num_truths=len(truth),
+                image_counts=image_counts,
+            )
+        )
+        return self
 
-    def to_json(self, *, arrays: bool = False, indent: int | None = None) -> str:
-        """`to_dict` as a JSON string."""
-        return json.dumps(self.to_dict(arrays=arrays), indent=indent)
+    def compute(self) -> VocResult:
+        """AP per category over every part, predictions ranked across all images: the `VocResult`."""
+        settings, parts = self.settings, self._parts
+        images = disjoint_keys([part.images for part in parts], "image")
+        categories = evaluated_categories(settings.categories, parts)
+        category_code = np.concatenate(
+            [np.zeros(0, np.int64)] + [recoded(categories, part.categories, part.dt_category) for part in parts]
+        )
+        positives = summed_by_category(categories, parts, "positives")
+        score, true_positive, false_positive = (
+            np.concatenate([np.zeros(0, dtype)] + [getattr(part, name) for part in parts])
+            for name, dtype in (("score", float), ("true_positive", bool), ("false_positive", bool))
+        )
+        ap, detections, precision, recall = voc_curves(
+            len(categories), category_code, score, true_positive, false_positive, positives, settings.interpolation
+        )
+        matches = (
+            ObjectMatches.concatenate(
+                [part.matches for part in parts],
+                [part.num_predictions for part in parts],
+                [part.num_truths for part in parts],
+            )
+            if parts
+            else None
+        )
+        # Per image: each part's images with their counts, in the order of the sorted image ids.
+        part_images = np.concatenate([np.asarray(part.images) for part in parts]) if parts else np.zeros(0, np.int64)
+        counts = np.concatenate(
+            [np.zeros((0, 4), np.int64)] + [part.image_counts for part in parts if part.image_counts is not None]
+        )
+        order = np.argsort(part_images, kind="stable") if len(counts) == len(part_images) else None
+        return VocResult(
+            categories=categories,
+            ap=ap,
+            num_ground_truths=positives,
+            num_detections=detections,
+            precision=tuple(precision),
+            recall=tuple(recall),
+            iou_threshold=settings.iou_threshold,
+            interpolation=settings.interpolation,
+            num_images=len(images),
+            matches=matches,
+            image_ids=None if order is None else part_images[order],
+            image_counts=None if order is None else counts[order],
+        )
 
-    def __repr__(self) -> str:
-        return f"<VocResult mAP={self.mAP:.4f} over {len(self.categories)} categories; summary() for the table>"
+
+def evaluate_voc(
+    ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    *,
+    iou_threshold: float = 0.5,
+    interpolation: Interpolation = "all",
+    images: Sequence[Any] | Mapping[Any, tuple[int, int]] | None = None,
+    categories: Sequence[Any] | None = None,
+    show_progress: bool | None = None,
+) -> VocResult:
+    """PASCAL VOC detection AP per category and mAP for any region kind, as DOTA's devkit computes them.
+
+    Parameters
+    ----------
+    ground_truth : Annotations, mapping of columns or sequence of per-image records
+        The ground-truth objects; ``ignore`` holds VOC's and DOTA's "difficult" flags. No crowd
+        regions (VOC has none: mark them ``ignore``); ``area`` is not used.
+    predictions : Annotations, mapping of columns or sequence of per-image records
+        The predictions, with a ``score`` each.
+    iou_threshold : float, default 0.5
+        A prediction matches when its best overlap is strictly above it (VOC's ``ovmax > ovthresh``).
+    interpolation : {"all", "11point"}, default "all"
+        ``"all"``: area under the precision envelope (VOC 2010+). ``"11point"``: VOC 2007's eleven
+        recall points, which DOTA's ``dota_evaluation_task1.py`` uses.
+    images, categories : optional
+        As in `evaluate_coco`.
+    show_progress : bool, optional
+        Draw a progress bar (by default only when stderr is a terminal).
+
+    Returns
+    -------
+    VocResult
+        ``result.mAP``, ``result.ap`` per category (NaN for a category without ground truth that
+        is not difficult, left out of the mAP), ``summary()``, ``per_category()``.
+
+    Notes
+    -----
+    Each prediction goes to the ground truth it overlaps most, even one an earlier prediction
+    took (then it is a false positive): VOC's rule, not COCO's. A prediction matched to a
+    difficult ground truth counts neither way, and difficult ground truths are not required. Ties
+    of score keep the input order (the devkits' quicksort leaves them unspecified).
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> import numpy as np, geoiou
+    >>> from geoiou.io import read_dota
+    >>> objects = read_dota(files("geoiou") / "data" / "dota" / "P0770.txt")
+    >>> truth = Annotations(image_id="P0770", category_id=list(objects.classes), region=objects.polygons,
+    ...                     ignore=objects.difficult)
+    >>> shifted = geoiou.Polygon.from_rings(list(objects.corners + 1.0))  # every object one pixel off
+    >>> preds = Annotations(image_id="P0770", category_id=list(objects.classes), region=shifted,
+    ...                     score=np.linspace(1, 0.5, len(objects.classes)))
+    >>> result = evaluate_voc(truth, preds, interpolation="11point")
+    >>> round(result.mAP, 4)
+    1.0
+    """
+    evaluation = VocEvaluation(
+        iou_threshold=iou_threshold, interpolation=interpolation, categories=categories, show_progress=show_progress
+    )
+    return evaluation.update(ground_truth, predictions, images=images).compute()

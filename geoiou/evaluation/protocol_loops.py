@@ -1,0 +1,556 @@
+"""The compiled loops of the detection protocols: COCO's greedy matching and accumulation, VOC's assignment.
+
+Each loop runs over independent units in parallel (groups of one image and category for the
+matchers; category, area range and threshold for COCO's curves), and every unit writes only its
+own cells of the outputs, so the result has the same bits for any number of threads. The callers
+(`geoiou.evaluation.coco`, `geoiou.evaluation.voc`) sort the predictions and find the candidate
+pairs with NumPy and the compiled candidate search; the loops here see plain arrays:
+
+- predictions by *position*: sorted by group (category and image), then by decreasing score (ties
+  in input order); ``group_start`` delimits each group's positions;
+- ground truths by position, sorted by group, annotation order within;
+- the candidate pairs of each prediction (``pair_start[d]`` to ``pair_start[d + 1]``, in any order
+  of ground truths: every rule here that depends on an order reads the ground truth's position),
+  with the ground truth's position and the overlap of the pair. A pair that is not a candidate
+  shares no area with its ground truth: its overlap is 0, which matches nothing.
+
+This module is imported on first use (it loads numba), not by ``import geoiou.evaluation``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+
+__all__ = [
+    "FALSE_POSITIVE",
+    "IGNORED",
+    "TRUE_POSITIVE",
+    "coco_curves",
+    "coco_greedy",
+    "sort_runs_by_score",
+    "voc_assign",
+]
+
+
+# --------------------------------------------------------------------------- COCO matching
+#: A prediction's outcome at one threshold and area range (`coco_greedy`'s codes).
+FALSE_POSITIVE, TRUE_POSITIVE, IGNORED = 0, 1, 2
+
+
+def coco_greedy(
+    group_start: np.ndarray,
+    pair_start: np.ndarray,
+    pair_gt: np.ndarray,
+    pair_value: np.ndarray,
+    gt_crowd: np.ndarray,
+    gt_ignored: np.ndarray,
+    dt_outside: np.ndarray,
+    thresholds: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """COCOeval's ``evaluateImg`` for every group, threshold and area range.
+
+    Parameters
+    ----------
+    group_start : ndarray of int64, shape (groups + 1,)
+        The first prediction position of each group (and the end).
+    pair_start : ndarray of int64, shape (D + 1,)
+        The first candidate pair of each prediction position.
+    pair_gt, pair_value : ndarray, shape (P,)
+        Each pair's ground-truth position and overlap (IoF for a crowd region, IoU otherwise).
+    gt_crowd : ndarray of bool, shape (G,)
+    gt_ignored : ndarray of bool, shape (G, A)
+        Crowd, flagged or outside the area range.
+    dt_outside : ndarray of bool, shape (D, A)
+        The prediction's measure is outside the area range.
+    thresholds : ndarray of float64, shape (T,)
+        ``min(t, 1 - 1e-10)`` for each IoU threshold t.
+
+    Returns
+    -------
+    outcome : ndarray of uint8, shape (D, T, A)
+        `TRUE_POSITIVE` (matched to a regular ground truth), `IGNORED` (matched to an ignored one,
+        or unmatched outside the area range) or `FALSE_POSITIVE`.
+    partner : ndarray of int64, shape (D, T, A)
+        The pair that matched each prediction (-1: none).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> one = np.array([0, 1])  # one group, one prediction, one candidate pair of overlap 0.7
+    >>> outcome, partner = coco_greedy(one, one, np.array([0]), np.array([0.7]), np.zeros(1, bool),
+    ...                                np.zeros((1, 1), bool), np.zeros((1, 1), bool), np.array([0.5, 0.75]))
+    >>> outcome[0, :, 0].tolist(), partner[0, :, 0].tolist()  # a true positive at 0.5, a false one at 0.75
+    ([1, 0], [0, -1])
+    """
+    n_dt = len(pair_start) - 1
+    shape = (n_dt, len(thresholds), gt_ignored.shape[1])
+    outcome = np.zeros(shape, dtype=np.uint8)
+    partner = np.full(shape, -1, dtype=np.int64)
+    taken = np.zeros((gt_ignored.shape[0], len(thresholds), gt_ignored.shape[1]), dtype=np.bool_)
+    use_threads(len(group_start) - 1)
+    _coco_groups(
+        group_start, pair_start, pair_gt, pair_value, gt_crowd, gt_ignored, dt_outside, thresholds,
+        taken, outcome, partner,
+    )  # fmt: skip
+    return outcome, partner
+
+
+@jit(inline=True)
+def _best_pair(
+    pair_start: np.ndarray,
+    pair_gt: np.ndarray,
+    pair_value: np.ndarray,
+    gt_crowd: np.ndarray,
+    gt_ignored: np.ndarray,
+    taken: np.ndarray,
+    d: int,
+    t: int,
+    a: int,
+    threshold: float,
+    want_ignored: bool,
+) -> int:
+    """The pair prediction `d` takes among the ground truths of one kind (regular or ignored), or -1.
+
+    COCOeval scans the ground truths in order and keeps the last whose overlap is not below the
+    best so far (starting at the threshold): the highest overlap, ties to the latest position.
+    """
+    best, chosen, chosen_gt = threshold, -1, -1
+    for p in range(pair_start[d], pair_start[d + 1]):
+        g = pair_gt[p]
+        if gt_ignored[g, a] != want_ignored or (taken[g, t, a] and not gt_crowd[g]):
+            continue
+        value = pair_value[p]
+        if value > best or (value == best and g > chosen_gt):
+            best, chosen, chosen_gt = value, p, g
+    return chosen
+
+
+@jit(inline=True)
+def _coco_group(
+    group_start: np.ndarray,
+    pair_start: np.ndarray,
+    pair_gt: np.ndarray,
+    pair_value: np.ndarray,
+    gt_crowd: np.ndarray,
+    gt_ignored: np.ndarray,
+    dt_outside: np.ndarray,
+    thresholds: np.ndarray,
+    taken: np.ndarray,
+    outcome: np.ndarray,
+    partner: np.ndarray,
+    group: int,
+) -> None:
+    for d in range(group_start[group], group_start[group + 1]):
+        if pair_start[d] == pair_start[d + 1]:  # no candidate: unmatched everywhere
+            for t in range(thresholds.shape[0]):
+                for a in range(gt_ignored.shape[1]):
+                    outcome[d, t, a] = IGNORED if dt_outside[d, a] else FALSE_POSITIVE
+            continue
+        for t in range(thresholds.shape[0]):
+            for a in range(gt_ignored.shape[1]):
+                # Regular ground truths first; an ignored one only when no regular one qualifies.
+                p = _best_pair(
+                    pair_start, pair_gt, pair_value, gt_crowd, gt_ignored, taken, d, t, a, thresholds[t], False
+                )
+                if p < 0:
+                    p = _best_pair(
+                        pair_start, pair_gt, pair_value, gt_crowd, gt_ignored, taken, d, t, a, thresholds[t], True
+                    )
+                if p < 0:
+                    outcome[d, t, a] = IGNORED if dt_outside[d, a] else FALSE_POSITIVE
+                    continue
+                g = pair_gt[p]
+                taken[g, t, a] = True
+                outcome[d, t, a] = IGNORED if gt_ignored[g, a] else TRUE_POSITIVE
+                partner[d, t, a] = p
+
+
+@jit(parallel=True)
+def _coco_groups(
+    group_start: np.ndarray,
+    pair_start: np.ndarray,
+    pair_gt: np.ndarray,
+    pair_value: np.ndarray,
+    gt_crowd: np.ndarray,
+    gt_ignored: np.ndarray,
+    dt_outside: np.ndarray,
+    thresholds: np.ndarray,
+    taken: np.ndarray,
+    outcome: np.ndarray,
+    partner: np.ndarray,
+) -> None:
+    # A group's predictions take only its own ground truths (`taken` is written per group): groups are independent.
+    n = group_start.shape[0] - 1
+    if n < PARALLEL_MIN:
+        for group in range(n):
+            _coco_group(
+                group_start, pair_start, pair_gt, pair_value, gt_crowd, gt_ignored, dt_outside, thresholds,
+                taken, outcome, partner, group,
+            )  # fmt: skip
+    else:
+        for group in prange(n):
+            _coco_group(
+                group_start, pair_start, pair_gt, pair_value, gt_crowd, gt_ignored, dt_outside, thresholds,
+                taken, outcome, partner, group,
+            )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- COCO accumulation
+def coco_curves(
+    category_start: np.ndarray,
+    order: np.ndarray,
+    rank: np.ndarray,
+    score: np.ndarray,
+    outcome: np.ndarray,
+    regular: np.ndarray,
+    recall_thresholds: np.ndarray,
+    max_detections: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """COCOeval's ``accumulate``: interpolated precision, recall and scores ``[T, R, K, A, M]`` / ``[T, K, A, M]``.
+
+    Parameters
+    ----------
+    category_start : ndarray of int64, shape (K + 1,)
+        Where each category's predictions start in `order`.
+    order : ndarray of int64, shape (D,)
+        Prediction positions, by category and then as COCOeval ranks them (decreasing score, ties
+        by image and rank within the image).
+    rank : ndarray of int64, shape (D,)
+        Each prediction's rank within its image and category (for the detection limits).
+    score : ndarray of float64, shape (D,)
+    outcome : ndarray of uint8, shape (D, T, A)
+        `coco_greedy`'s codes.
+    regular : ndarray of int64, shape (K, A)
+        Ground truths that count (not ignored) per category and area range.
+    recall_thresholds : ndarray of float64, shape (R,)
+        Increasing.
+    max_detections : ndarray of int64, shape (M,)
+        Increasing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> outcome = np.array([[[1]], [[0]]], dtype=np.uint8)  # one threshold and area: a true, then a false positive
+    >>> precision, recall, scores = coco_curves(np.array([0, 2]), np.array([0, 1]), np.array([0, 1]),
+    ...     np.array([0.9, 0.8]), outcome, np.array([[2]]), np.array([0.0, 0.5, 1.0]), np.array([100]))
+    >>> precision[0, :, 0, 0, 0].tolist(), float(recall[0, 0, 0, 0])  # half found, at precision 1 / (1 + eps)
+    ([0.9999999999999998, 0.9999999999999998, 0.0], 0.5)
+    """
+    n_thresholds, n_areas = outcome.shape[1], outcome.shape[2]
+    n_categories = len(category_start) - 1
+    shape = (n_thresholds, len(recall_thresholds), n_categories, n_areas, len(max_detections))
+    precision, scores = np.full(shape, -1.0), np.full(shape, -1.0)
+    recall = np.full((n_thresholds, n_categories, n_areas, len(max_detections)), -1.0)
+    use_threads(len(order))
+    _curves(
+        category_start,
+        order,
+        rank,
+        score,
+        outcome,
+        regular,
+        recall_thresholds,
+        max_detections,
+        precision,
+        recall,
+        scores,
+    )
+    return precision, recall, scores
+
+
+@jit(inline=True)
+def _curve_of(
+    category_start: np.ndarray,
+    order: np.ndarray,
+    rank: np.ndarray,
+    score: np.ndarray,
+    outcome: np.ndarray,
+    regular: np.ndarray,
+    recall_thresholds: np.ndarray,
+    max_detections: np.ndarray,
+    precision: np.ndarray,
+    recall: np.ndarray,
+    scores: np.ndarray,
+    unit: int,
+) -> None:
+    """One category and area range, for every threshold and detection limit, in one pass over its predictions.
+
+    COCOeval computes precision and recall after every prediction (ignored ones included, which
+    count neither way), makes precision monotone from the right (its envelope) and reads it where
+    recall first reaches each recall point. Recall grows only at true positives: at the j-th one
+    (from 0), with f false positives before it, recall is ``(j + 1) / positives`` and precision
+    ``(j + 1) / (f + j + 1 + eps)`` (COCOeval's float operations), and the envelope there is the
+    best precision of the true positives from it on. Recall point r is first reached at the true
+    positive ``need[r]``, which depends only on the number of positives, so each true positive
+    only raises the best precision of the recall points whose ``need`` it reaches last
+    (`segment_best`), and the envelope is a running maximum over those at the end. Recall point 0
+    is reached at the very first prediction, whatever it is.
+    """
+    n_areas, n_thresholds = regular.shape[1], outcome.shape[1]
+    k, a = unit // n_areas, unit % n_areas
+    positives = regular[k, a]
+    if positives == 0:
+        return
+    n_recall, n_limits = recall_thresholds.shape[0], max_detections.shape[0]
+    # need[r]: the true positive (from 0) at which recall first reaches recall_thresholds[r] (positives: never).
+    need = np.empty(n_recall, dtype=np.int64)
+    j = 0
+    for r in range(n_recall):
+        while j < positives and (j + 1) / np.float64(positives) < recall_thresholds[r]:
+            j += 1
+        need[r] = j
+    # Per threshold and limit: true and false positives so far, the recall point of the next segment, and per
+    # recall point the best precision of its segment and the score of its true positive.
+    hits = np.empty((n_thresholds, n_limits), dtype=np.int64)
+    false = np.empty((n_thresholds, n_limits), dtype=np.int64)
+    segment = np.empty((n_thresholds, n_limits), dtype=np.int64)
+    segment_best = np.empty((n_thresholds, n_limits, n_recall))
+    reached_score = np.empty((n_thresholds, n_limits, n_recall))
+    for t in range(n_thresholds):  # np.empty and loops: inside a parallel function np.zeros is a parallel loop
+        for m in range(n_limits):
+            hits[t, m], false[t, m], segment[t, m] = 0, 0, 0
+            for r in range(n_recall):
+                segment_best[t, m, r], reached_score[t, m, r] = 0.0, 0.0
+    first = np.empty(n_limits, dtype=np.int64)  # the first prediction within each limit
+    for m in range(n_limits):
+        first[m] = -1
+    eps = np.spacing(1.0)
+    for i in range(category_start[k], category_start[k + 1]):
+        d = order[i]
+        for m in range(n_limits - 1, -1, -1):  # the limits increase: a rank within one is within the larger ones
+            if rank[d] >= max_detections[m]:
+                break
+            if first[m] < 0:
+                first[m] = d
+            for t in range(n_thresholds):
+                code = outcome[d, t, a]
+                if code == FALSE_POSITIVE:
+                    false[t, m] += 1
+                elif code == TRUE_POSITIVE:
+                    j = hits[t, m]
+                    hits[t, m] = j + 1
+                    count = np.float64(j + 1)
+                    value = count / (np.float64(false[t, m]) + count + eps)
+                    s = segment[t, m]
+                    while s + 1 < n_recall and need[s + 1] <= j:
+                        s += 1
+                    segment[t, m] = s
+                    if need[s] <= j:
+                        segment_best[t, m, s] = max(segment_best[t, m, s], value)
+                        if need[s] == j:
+                            reached_score[t, m, s] = score[d]
+                    # Recall points sharing this need (need[s'] == j for s' < s) read the same true positive.
+                    back = s - 1
+                    while back >= 0 and need[back] == j:
+                        reached_score[t, m, back] = score[d]
+                        back -= 1
+    for t in range(n_thresholds):
+        for m in range(n_limits):
+            _fill_curve(
+                recall_thresholds, need, hits[t, m], positives, first[m], score,
+                segment_best[t, m], reached_score[t, m], precision[t, :, k, a, m], scores[t, :, k, a, m],
+            )  # fmt: skip
+            recall[t, k, a, m] = hits[t, m] / np.float64(positives) if first[m] >= 0 else 0.0
+
+
+@jit(inline=True)
+def _fill_curve(
+    recall_thresholds: np.ndarray,
+    need: np.ndarray,
+    n_hits: int,
+    positives: int,
+    first: int,
+    score: np.ndarray,
+    segment_best: np.ndarray,
+    reached_score: np.ndarray,
+    precision: np.ndarray,
+    scores: np.ndarray,
+) -> None:
+    """Precision (the envelope) and score at each recall point, from the best precision of each segment."""
+    best = 0.0
+    for r in range(recall_thresholds.shape[0] - 1, -1, -1):
+        best = max(best, segment_best[r])
+        if recall_thresholds[r] <= 0.0 and first >= 0:
+            precision[r], scores[r] = best, score[first]
+        elif need[r] < n_hits:
+            precision[r], scores[r] = best, reached_score[r]
+        else:
+            precision[r], scores[r] = 0.0, 0.0
+
+
+@jit(parallel=True)
+def _curves(
+    category_start: np.ndarray,
+    order: np.ndarray,
+    rank: np.ndarray,
+    score: np.ndarray,
+    outcome: np.ndarray,
+    regular: np.ndarray,
+    recall_thresholds: np.ndarray,
+    max_detections: np.ndarray,
+    precision: np.ndarray,
+    recall: np.ndarray,
+    scores: np.ndarray,
+) -> None:
+    units = regular.shape[0] * regular.shape[1]
+    if order.shape[0] < PARALLEL_MIN:
+        for unit in range(units):
+            _curve_of(
+                category_start, order, rank, score, outcome, regular, recall_thresholds, max_detections,
+                precision, recall, scores, unit,
+            )  # fmt: skip
+    else:
+        for unit in prange(units):
+            _curve_of(
+                category_start, order, rank, score, outcome, regular, recall_thresholds, max_detections,
+                precision, recall, scores, unit,
+            )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- VOC assignment
+def voc_assign(
+    group_start: np.ndarray,
+    pair_start: np.ndarray,
+    pair_gt: np.ndarray,
+    pair_value: np.ndarray,
+    gt_difficult: np.ndarray,
+    threshold: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """VOC's assignment of every prediction position: true positive, false positive, and the pair it counted with.
+
+    Each prediction goes to the ground truth it overlaps most (the first position among equal
+    overlaps), claimed or not. Above the threshold (strictly), a difficult one makes it count
+    neither way, a ground truth claimed by an earlier (higher-scoring) prediction makes it a false
+    positive, and otherwise it claims it. Below, it is a false positive.
+
+    Returns
+    -------
+    true_positive, false_positive : ndarray of bool, shape (D,)
+    counted : ndarray of int64, shape (D,)
+        The pair of a true positive or of a prediction on a difficult ground truth; -1 otherwise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> # One group, two predictions on the same ground truth (overlaps 0.8 and 0.9): the second is a duplicate.
+    >>> tp, fp, counted = voc_assign(np.array([0, 2]), np.array([0, 1, 2]), np.array([0, 0]), np.array([0.8, 0.9]),
+    ...                              np.zeros(1, bool), 0.5)
+    >>> tp.tolist(), fp.tolist(), counted.tolist()
+    ([True, False], [False, True], [0, -1])
+    """
+    n_dt = len(pair_start) - 1
+    true_positive, false_positive = np.zeros(n_dt, dtype=np.bool_), np.zeros(n_dt, dtype=np.bool_)
+    counted = np.full(n_dt, -1, dtype=np.int64)
+    claimed = np.zeros(len(gt_difficult), dtype=np.bool_)
+    use_threads(len(group_start) - 1)
+    _voc_groups(
+        group_start, pair_start, pair_gt, pair_value, gt_difficult, threshold, claimed,
+        true_positive, false_positive, counted,
+    )  # fmt: skip
+    return true_positive, false_positive, counted
+
+
+@jit(inline=True)
+def _voc_group(
+    group_start: np.ndarray,
+    pair_start: np.ndarray,
+    pair_gt: np.ndarray,
+    pair_value: np.ndarray,
+    gt_difficult: np.ndarray,
+    threshold: float,
+    claimed: np.ndarray,
+    true_positive: np.ndarray,
+    false_positive: np.ndarray,
+    counted: np.ndarray,
+    group: int,
+) -> None:
+    for d in range(group_start[group], group_start[group + 1]):
+        best, chosen = 0.0, -1
+        for p in range(pair_start[d], pair_start[d + 1]):
+            value = pair_value[p]
+            if value > best or (value == best and chosen >= 0 and pair_gt[p] < pair_gt[chosen]):
+                best, chosen = value, p
+        if chosen < 0 or not best > threshold:
+            false_positive[d] = True
+            continue
+        g = pair_gt[chosen]
+        if gt_difficult[g]:
+            counted[d] = chosen
+        elif claimed[g]:
+            false_positive[d] = True
+        else:
+            claimed[g] = True
+            true_positive[d] = True
+            counted[d] = chosen
+
+
+@jit(parallel=True)
+def _voc_groups(
+    group_start: np.ndarray,
+    pair_start: np.ndarray,
+    pair_gt: np.ndarray,
+    pair_value: np.ndarray,
+    gt_difficult: np.ndarray,
+    threshold: float,
+    claimed: np.ndarray,
+    true_positive: np.ndarray,
+    false_positive: np.ndarray,
+    counted: np.ndarray,
+) -> None:
+    n = group_start.shape[0] - 1
+    if n < PARALLEL_MIN:
+        for group in range(n):
+            _voc_group(
+                group_start, pair_start, pair_gt, pair_value, gt_difficult, threshold, claimed,
+                true_positive, false_positive, counted, group,
+            )  # fmt: skip
+    else:
+        for group in prange(n):
+            _voc_group(
+                group_start, pair_start, pair_gt, pair_value, gt_difficult, threshold, claimed,
+                true_positive, false_positive, counted, group,
+            )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- ranking
+def sort_runs_by_score(order: np.ndarray, run_start: np.ndarray, score: np.ndarray) -> None:
+    """Reorder each run ``order[run_start[i]:run_start[i + 1]]`` by decreasing score, in place; ties keep their order.
+
+    Runs are independent (the groups of one image and category, or the predictions of one
+    category): they are sorted in parallel, each with a stable merge sort.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> order = np.array([0, 1, 2, 3, 4])
+    >>> sort_runs_by_score(order, np.array([0, 3, 5]), np.array([0.1, 0.9, 0.1, 0.2, 0.8]))
+    >>> order.tolist()  # the first run [0, 1, 2] by score, 0 before 2 (a tie); then [3, 4]
+    [1, 0, 2, 4, 3]
+    """
+    use_threads(len(order))
+    _sort_runs(order, run_start, score)
+
+
+@jit(inline=True)
+def _sort_run(order: np.ndarray, run_start: np.ndarray, score: np.ndarray, run: int) -> None:
+    lo, hi = run_start[run], run_start[run + 1]
+    if hi - lo < 2:
+        return
+    keys = np.empty(hi - lo)
+    for i in range(lo, hi):
+        keys[i - lo] = -score[order[i]]
+    moved = order[lo:hi][np.argsort(keys, kind="mergesort")]
+    order[lo:hi] = moved
+
+
+@jit(parallel=True)
+def _sort_runs(order: np.ndarray, run_start: np.ndarray, score: np.ndarray) -> None:
+    n = run_start.shape[0] - 1
+    if order.shape[0] < PARALLEL_MIN:  # the work is the elements: a few long runs (categories) are worth threads
+        for run in range(n):
+            _sort_run(order, run_start, score, run)
+    else:
+        for run in prange(n):
+            _sort_run(order, run_start, score, run)
