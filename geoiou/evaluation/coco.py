@@ -162,7 +162,7 @@ def coco_match(
 def _coco_match(
     prepared: PreparedPart, predicted: DetectionRegions, truth: DetectionRegions, settings: CocoSettings, phases: Phases
 ) -> CocoMatched:
-    from geoiou.evaluation.protocol_loops import IGNORED, TRUE_POSITIVE, coco_greedy, sort_runs_by_score
+    from geoiou.evaluation.protocol_loops import coco_greedy, sort_runs_by_score
 
     images = len(prepared.image_ids)
     area_ranges = np.array(list(settings.area_ranges.values()))
@@ -199,15 +199,13 @@ def _coco_match(
         group_start, pairs.pair_start, pairs.pair_gt, pairs.value, gt_crowd, gt_ignored, dt_outside, thresholds
     )
     phases.done("matching")
-    # Per object, area range "all" (the first): positions back to the rows of the inputs.
-    first_range, codes = partner[:, :, 0].T, outcome[:, :, 0].T
-    found = first_range >= 0
-    matches = ObjectMatches.from_positions(
+    # Per object, area range "all" (the first): rows resolved when first read.
+    matches = ObjectMatches.from_pairs(
         settings.iou_thresholds,
-        np.where(found, np.append(pairs.pair_gt, -1)[first_range], -1),
-        np.where(found, np.append(pairs.value, np.nan)[first_range], np.nan),
-        codes == TRUE_POSITIVE,
-        codes == IGNORED,
+        outcome[:, :, 0],
+        partner,
+        pairs.pair_gt,
+        pairs.value,
         order,
         gt_order,
         len(prepared.predicted),

@@ -82,26 +82,28 @@ class ObjectMatches:
         self._sizes = (prediction_match.shape[-1], truth_match.shape[-1])
 
     @classmethod
-    def from_positions(
+    def from_pairs(
         cls,
         iou_thresholds: np.ndarray,
-        gt_position: np.ndarray,
-        iou: np.ndarray,
-        true_positive: np.ndarray,
-        ignored: np.ndarray,
+        outcome: np.ndarray,
+        partner: np.ndarray,
+        pair_gt: np.ndarray,
+        pair_value: np.ndarray,
         dt_rows: np.ndarray,
         gt_rows: np.ndarray,
         n_predictions: int,
         n_truths: int,
     ) -> ObjectMatches:
-        """From a matcher's sorted positions: ``dt_rows[d]`` and ``gt_rows[g]`` are the input rows of position d, g.
+        """From a matcher's decisions over its sorted positions and the candidate pairs they chose.
 
-        `gt_position`, `iou`, `true_positive` and `ignored` are ``(T, D)`` over the positions of
-        the predictions evaluated (``D = len(dt_rows)``), in the matcher's order, best score first
-        within an image and category. The per-row arrays are built when first read: an
-        evaluation keeps these positions (a few bytes per evaluated prediction) until then.
+        ``dt_rows[d]`` and ``gt_rows[g]`` are the input rows of prediction position d and
+        ground-truth position g. `outcome` ``(D, T)`` holds each evaluated prediction's code per
+        threshold (`TRUE_POSITIVE`, `IGNORED`, otherwise a false positive) and `partner` ``(D, T)``
+        the pair it counted with (-1: none); pair p joins ground-truth position ``pair_gt[p]`` with
+        overlap ``pair_value[p]``. The per-row arrays are built when first read: an evaluation keeps
+        these few bytes per evaluated prediction until then.
         """
-        piece = MatchPositions(gt_position, iou, true_positive, ignored, dt_rows, gt_rows, 0, 0)
+        piece = MatchPositions(outcome, partner, pair_gt, pair_value, dt_rows, gt_rows, 0, 0)
         return cls._of_pieces(np.asarray(iou_thresholds, dtype=np.float64), (piece,), n_predictions, n_truths)
 
     @classmethod
@@ -254,19 +256,24 @@ class ObjectMatches:
         return records
 
 
+#: `MatchPositions.outcome` codes (those of `geoiou.evaluation.protocol_loops`): anything else is a false positive.
+TRUE_POSITIVE, IGNORED = 1, 2
+
+
 @dataclass(frozen=True)
 class MatchPositions:
     """One matcher's decisions over its sorted positions, and where its rows start among all the rows.
 
-    ``gt_position``, ``iou``, ``true_positive`` and ``ignored`` are ``(T, D)``; ``dt_rows`` ``(D,)``
-    and ``gt_rows`` ``(G,)`` are the input rows of the positions, shifted by ``dt_offset`` and
-    ``gt_offset`` in the rows of all parts.
+    ``outcome`` and ``partner`` are ``(D, T)``: per evaluated prediction position and threshold,
+    its code and the candidate pair it counted with (-1: none); ``pair_gt`` and ``pair_value`` give
+    each pair's ground-truth position and overlap. ``dt_rows`` ``(D,)`` and ``gt_rows`` ``(G,)`` are
+    the input rows of the positions, shifted by ``dt_offset`` and ``gt_offset`` in the rows of all parts.
     """
 
-    gt_position: np.ndarray
-    iou: np.ndarray
-    true_positive: np.ndarray
-    ignored: np.ndarray
+    outcome: np.ndarray
+    partner: np.ndarray
+    pair_gt: np.ndarray
+    pair_value: np.ndarray
     dt_rows: np.ndarray
     gt_rows: np.ndarray
     dt_offset: int
@@ -290,16 +297,19 @@ def _rows_of(
     truth_match = np.full((n_thresholds, n_truths), -1, dtype=np.int64)
     for piece in pieces:
         dt_rows, gt_rows = piece.dt_rows + piece.dt_offset, piece.gt_rows + piece.gt_offset
-        matched = piece.gt_position >= 0
-        # gt_rows may be empty: the sentinel position len(gt_rows) reads -1.
-        match[:, dt_rows] = np.append(gt_rows, -1)[np.where(matched, piece.gt_position, len(gt_rows))]
-        prediction_iou[:, dt_rows] = piece.iou
-        true_positive[:, dt_rows], ignored[:, dt_rows] = piece.true_positive, piece.ignored
+        partner = piece.partner.T  # (T, D)
+        matched = partner >= 0
+        # The sentinel pair len(pair_gt) reads ground-truth position len(gt_rows), whose row reads -1.
+        gt_position = np.append(piece.pair_gt, len(gt_rows))[np.where(matched, partner, len(piece.pair_gt))]
+        match[:, dt_rows] = np.append(gt_rows, -1)[gt_position]
+        prediction_iou[:, dt_rows] = np.append(piece.pair_value, np.nan)[np.where(matched, partner, len(piece.pair_gt))]
+        true_positive[:, dt_rows] = piece.outcome.T == TRUE_POSITIVE
+        ignored[:, dt_rows] = piece.outcome.T == IGNORED
         evaluated[dt_rows] = True
         # Each ground truth's finder: the first position (best score) among the predictions matched to it.
         finder = np.full((n_thresholds, len(gt_rows)), len(dt_rows), dtype=np.int64)
         t, d = np.nonzero(matched)
-        np.minimum.at(finder, (t, piece.gt_position[t, d]), d)
+        np.minimum.at(finder, (t, gt_position[t, d]), d)
         found = finder < len(dt_rows)
         truth_match[:, gt_rows] = np.where(found, np.append(dt_rows, -1)[finder], -1)
     return match, prediction_iou, true_positive, ignored, evaluated, truth_match

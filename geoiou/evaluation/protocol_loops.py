@@ -72,8 +72,9 @@ def coco_greedy(
     outcome : ndarray of uint8, shape (D, T, A)
         `TRUE_POSITIVE` (matched to a regular ground truth), `IGNORED` (matched to an ignored one,
         or unmatched outside the area range) or `FALSE_POSITIVE`.
-    partner : ndarray of int64, shape (D, T, A)
-        The pair that matched each prediction (-1: none).
+    partner : ndarray of int64, shape (D, T)
+        The pair that matched each prediction in the first area range (-1: none), for the
+        per-object matches.
 
     Examples
     --------
@@ -81,13 +82,13 @@ def coco_greedy(
     >>> one = np.array([0, 1])  # one group, one prediction, one candidate pair of overlap 0.7
     >>> outcome, partner = coco_greedy(one, one, np.array([0]), np.array([0.7]), np.zeros(1, bool),
     ...                                np.zeros((1, 1), bool), np.zeros((1, 1), bool), np.array([0.5, 0.75]))
-    >>> outcome[0, :, 0].tolist(), partner[0, :, 0].tolist()  # a true positive at 0.5, a false one at 0.75
+    >>> outcome[0, :, 0].tolist(), partner[0].tolist()  # a true positive at 0.5, a false one at 0.75
     ([1, 0], [0, -1])
     """
     n_dt = len(pair_start) - 1
     shape = (n_dt, len(thresholds), gt_ignored.shape[1])
     outcome = np.zeros(shape, dtype=np.uint8)
-    partner = np.full(shape, -1, dtype=np.int64)
+    partner = np.full(shape[:2], -1, dtype=np.int64)
     taken = np.zeros((gt_ignored.shape[0], len(thresholds), gt_ignored.shape[1]), dtype=np.bool_)
     use_threads(len(group_start) - 1)
     _coco_groups(
@@ -164,7 +165,8 @@ def _coco_group(
                 g = pair_gt[p]
                 taken[g, t, a] = True
                 outcome[d, t, a] = IGNORED if gt_ignored[g, a] else TRUE_POSITIVE
-                partner[d, t, a] = p
+                if a == 0:
+                    partner[d, t] = p
 
 
 @jit(parallel=True)
@@ -417,8 +419,8 @@ def voc_assign(
     pair_value: np.ndarray,
     gt_difficult: np.ndarray,
     threshold: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """VOC's assignment of every prediction position: true positive, false positive, and the pair it counted with.
+) -> tuple[np.ndarray, np.ndarray]:
+    """VOC's assignment of every prediction position: its outcome, and the pair it counted with.
 
     Each prediction goes to the ground truth it overlaps most (the first position among equal
     overlaps), claimed or not. Above the threshold (strictly), a difficult one makes it count
@@ -427,7 +429,8 @@ def voc_assign(
 
     Returns
     -------
-    true_positive, false_positive : ndarray of bool, shape (D,)
+    outcome : ndarray of uint8, shape (D,)
+        `TRUE_POSITIVE`, `IGNORED` (on a difficult ground truth) or `FALSE_POSITIVE`.
     counted : ndarray of int64, shape (D,)
         The pair of a true positive or of a prediction on a difficult ground truth; -1 otherwise.
 
@@ -435,21 +438,18 @@ def voc_assign(
     --------
     >>> import numpy as np
     >>> # One group, two predictions on the same ground truth (overlaps 0.8 and 0.9): the second is a duplicate.
-    >>> tp, fp, counted = voc_assign(np.array([0, 2]), np.array([0, 1, 2]), np.array([0, 0]), np.array([0.8, 0.9]),
-    ...                              np.zeros(1, bool), 0.5)
-    >>> tp.tolist(), fp.tolist(), counted.tolist()
-    ([True, False], [False, True], [0, -1])
+    >>> outcome, counted = voc_assign(np.array([0, 2]), np.array([0, 1, 2]), np.array([0, 0]), np.array([0.8, 0.9]),
+    ...                               np.zeros(1, bool), 0.5)
+    >>> outcome.tolist(), counted.tolist()
+    ([1, 0], [0, -1])
     """
     n_dt = len(pair_start) - 1
-    true_positive, false_positive = np.zeros(n_dt, dtype=np.bool_), np.zeros(n_dt, dtype=np.bool_)
+    outcome = np.zeros(n_dt, dtype=np.uint8)
     counted = np.full(n_dt, -1, dtype=np.int64)
     claimed = np.zeros(len(gt_difficult), dtype=np.bool_)
     use_threads(len(group_start) - 1)
-    _voc_groups(
-        group_start, pair_start, pair_gt, pair_value, gt_difficult, threshold, claimed,
-        true_positive, false_positive, counted,
-    )  # fmt: skip
-    return true_positive, false_positive, counted
+    _voc_groups(group_start, pair_start, pair_gt, pair_value, gt_difficult, threshold, claimed, outcome, counted)
+    return outcome, counted
 
 
 @jit(inline=True)
@@ -461,8 +461,7 @@ def _voc_group(
     gt_difficult: np.ndarray,
     threshold: float,
     claimed: np.ndarray,
-    true_positive: np.ndarray,
-    false_positive: np.ndarray,
+    outcome: np.ndarray,
     counted: np.ndarray,
     group: int,
 ) -> None:
@@ -473,17 +472,13 @@ def _voc_group(
             if value > best or (value == best and chosen >= 0 and pair_gt[p] < pair_gt[chosen]):
                 best, chosen = value, p
         if chosen < 0 or not best > threshold:
-            false_positive[d] = True
-            continue
+            continue  # a false positive
         g = pair_gt[chosen]
         if gt_difficult[g]:
-            counted[d] = chosen
-        elif claimed[g]:
-            false_positive[d] = True
-        else:
+            outcome[d], counted[d] = IGNORED, chosen
+        elif not claimed[g]:
             claimed[g] = True
-            true_positive[d] = True
-            counted[d] = chosen
+            outcome[d], counted[d] = TRUE_POSITIVE, chosen
 
 
 @jit(parallel=True)
@@ -495,23 +490,20 @@ def _voc_groups(
     gt_difficult: np.ndarray,
     threshold: float,
     claimed: np.ndarray,
-    true_positive: np.ndarray,
-    false_positive: np.ndarray,
+    outcome: np.ndarray,
     counted: np.ndarray,
 ) -> None:
     n = group_start.shape[0] - 1
     if n < PARALLEL_MIN:
         for group in range(n):
             _voc_group(
-                group_start, pair_start, pair_gt, pair_value, gt_difficult, threshold, claimed,
-                true_positive, false_positive, counted, group,
-            )  # fmt: skip
+                group_start, pair_start, pair_gt, pair_value, gt_difficult, threshold, claimed, outcome, counted, group
+            )
     else:
         for group in prange(n):
             _voc_group(
-                group_start, pair_start, pair_gt, pair_value, gt_difficult, threshold, claimed,
-                true_positive, false_positive, counted, group,
-            )  # fmt: skip
+                group_start, pair_start, pair_gt, pair_value, gt_difficult, threshold, claimed, outcome, counted, group
+            )
 
 
 # --------------------------------------------------------------------------- ranking

@@ -17,16 +17,17 @@ from __future__ import annotations
 import json
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from geoiou._progress import progress
+from geoiou._progress import Phases
+from geoiou._ranges import ragged_arange
 from geoiou._validation import invalid_argument as _invalid, zero_division_value
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.mergeable import MergeableEvaluation, refuse_shared
-from geoiou.metrics import iou
+from geoiou.metrics import iou_of_pairs
 from geoiou.regions import Interval
 from geoiou.tables.segments import TemporalSegments, as_segments
 
@@ -66,11 +67,41 @@ def _thresholds(value: str | ArrayLike) -> np.ndarray:
 
 
 def _codes(values: np.ndarray, index: dict[Hashable, int], param: str, what: str) -> np.ndarray:
-    """Integer code of each value in `index`; an unknown value is an error naming it (`what` it must be)."""
-    try:
-        return np.array([index[value] for value in values.tolist()], dtype=np.intp)
-    except KeyError as error:
-        raise _invalid(param, f"{what} of the ground truth", error.args[0], _near_miss(error.args[0], index)) from None
+    """Integer code of each value in `index`; an unknown value is an error naming it (`what` it must be).
+
+    Strings and integers are coded by one sort of the keys and a binary search of the values (no
+    Python per value); other hashables (or keys of mixed types) are looked up one by one.
+    """
+    keys, plain_values = _plain_array(list(index)), _plain_array(values.tolist())
+    if keys is None or plain_values is None or (keys.dtype.kind == "U") != (plain_values.dtype.kind == "U"):
+        try:
+            return np.array([index[value] for value in values.tolist()], dtype=np.intp)
+        except KeyError as error:
+            raise _invalid(
+                param, f"{what} of the ground truth", error.args[0], _near_miss(error.args[0], index)
+            ) from None
+    sorter = np.argsort(keys, kind="stable")
+    found = np.minimum(np.searchsorted(keys[sorter], plain_values), max(len(keys) - 1, 0))
+    known = keys[sorter][found] == plain_values if len(keys) else np.zeros(len(plain_values), dtype=bool)
+    if not known.all():
+        value = values[int(np.flatnonzero(~known)[0])]
+        raise _invalid(param, f"{what} of the ground truth", value, _near_miss(value, index))
+    codes: np.ndarray = (
+        np.asarray([index[key] for key in keys[sorter].tolist()], dtype=np.intp)[found]
+        if len(keys)
+        else np.zeros(0, dtype=np.intp)
+    )
+    return codes
+
+
+def _plain_array(values: list[Any]) -> np.ndarray | None:
+    """`values` as an array of strings or of integers (not bools), or None for anything else."""
+    kinds = set(map(type, values))
+    if kinds <= {str}:
+        return np.array(values, dtype=str) if values else np.zeros(0, dtype=str)
+    if kinds <= {int, np.int64, np.int32}:
+        return np.array(values, dtype=np.int64)
+    return None
 
 
 def _near_miss(value: Any, index: dict[Any, int]) -> str:
@@ -98,41 +129,14 @@ def _class_labels(labels: np.ndarray) -> tuple[Hashable, ...]:
 
 
 # --------------------------------------------------------------------------- matching and AP
-def _greedy_match(tiou: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
-    """The ground truth (column of `tiou`) each prediction claims, ``(T, P)``, -1 for none (a false positive).
+class _Matched(NamedTuple):
+    """One part's matching: each prediction's outcome per threshold (by input row) and the per-object matches."""
 
-    Predictions are the rows of `tiou`, by decreasing score. Each claims the unclaimed ground
-    truth with the highest tIoU (the last of equal ones) if that reaches the threshold:
-    ActivityNet's walk down the tIoU-sorted ground truth (``argsort()[::-1]``, a stable sort
-    reversed, so of equal tIoUs the later segment first), skipping claimed ones and stopping at
-    the first tIoU below the threshold, claims the same one. Every threshold keeps its own claims.
-    """
-    reaches = tiou[None, :, :] >= thresholds[:, None, None]
-    claims = np.full(reaches.shape[:2], -1, dtype=np.int64)
-    if tiou.shape[1] == 1:  # one ground truth: the first prediction reaching the threshold claims it
-        reaches = reaches[:, :, 0]
-        found = reaches.any(axis=1)
-        claims[found, reaches.argmax(axis=1)[found]] = 0
-        return claims
-    claimed = np.zeros((len(thresholds), tiou.shape[1]), dtype=bool)
-    every_threshold = np.arange(len(thresholds))
-    for row in np.flatnonzero(reaches.any(axis=(0, 2))):  # the others are false positives everywhere
-        available = np.where(claimed, -np.inf, tiou[row])
-        best = available.shape[1] - 1 - available[:, ::-1].argmax(axis=1)  # the last of equal maxima
-        hit = available[every_threshold, best] >= thresholds
-        claims[hit, row] = best[hit]
-        claimed[every_threshold[hit], best[hit]] = True
-    return claims
+    true_positive: np.ndarray
+    matches: ObjectMatches
 
 
-def _concatenated_ranges(counts: np.ndarray) -> np.ndarray:
-    """``0..counts[0]-1, 0..counts[1]-1, ...`` joined: the position of each pair within its run."""
-    ends = np.cumsum(counts)
-    positions: np.ndarray = np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - counts, counts)
-    return positions
-
-
-def _true_positives(
+def _match(
     truth_key: np.ndarray,
     truth_coords: np.ndarray,
     prediction_key: np.ndarray,
@@ -141,57 +145,102 @@ def _true_positives(
     thresholds: np.ndarray,
     zero_division: float,
     show_progress: bool | None,
-) -> ObjectMatches:
-    """What each prediction matched at each threshold (true positives and their ground truth), by row.
+) -> _Matched:
+    """What each prediction matched at each threshold (true positives and their ground truth).
 
-    A key names one (class, video). Claims never cross keys, so the predictions of each key
-    (by decreasing score, ties in input order) are matched on their own against the ground
-    truth of that key. The tIoU of every pair sharing a key comes from one vectorized call.
+    A key names one (class, video). Claims never cross keys: the predictions of each key, by
+    decreasing score (ties in input order), claim the unclaimed ground truth of that key with the
+    highest tIoU if that reaches the threshold, the last of equal ones. This is ActivityNet's walk
+    down the tIoU-sorted ground truth (``argsort()[::-1]``: a stable sort reversed, so of equal
+    tIoUs the later segment first), skipping claimed ones and stopping at the first tIoU below the
+    threshold; it is also COCO's greedy rule, so the same compiled loop runs it, keys in parallel.
+    Only the pairs that can reach a threshold are measured (`_candidate_pairs`).
     """
-    truth_order = np.argsort(truth_key, kind="stable")
-    ranked = np.lexsort((-scores, prediction_key))
-    ranked_key = prediction_key[ranked]
-    first = np.searchsorted(truth_key[truth_order], ranked_key, side="left")
-    count = np.searchsorted(truth_key[truth_order], ranked_key, side="right") - first
-    pair_truth = truth_order[np.repeat(first, count) + _concatenated_ranges(count)]
-    pair_prediction = np.repeat(ranked, count)
-    tiou = np.asarray(
-        iou(
-            Interval(prediction_coords[pair_prediction]),
-            Interval(truth_coords[pair_truth]),
+    from geoiou.evaluation.protocol_loops import TRUE_POSITIVE, coco_greedy, sort_runs_by_score
+
+    with Phases("temporal matching", 2, enabled=show_progress) as phases:
+        truth_order = np.argsort(truth_key, kind="stable")
+        ranked = np.argsort(prediction_key, kind="stable")
+        key_start = _run_starts(prediction_key[ranked])
+        sort_runs_by_score(ranked, key_start, scores)
+        pair_dt, pair_gt = _candidate_pairs(
+            truth_key[truth_order],
+            truth_coords[truth_order],
+            prediction_key[ranked],
+            prediction_coords[ranked],
+            min_threshold=float(thresholds.min()),
             zero_division=zero_division,
         )
+        tiou = iou_of_pairs(
+            Interval(prediction_coords[ranked]), Interval(truth_coords[truth_order]), pair_dt, pair_gt,
+            zero_division=zero_division,
+        )  # fmt: skip
+        phases.done("tIoU")
+        n_truths = len(truth_key)
+        outcome, partner = coco_greedy(
+            key_start,
+            np.searchsorted(pair_dt, np.arange(len(ranked) + 1)).astype(np.int64),
+            pair_gt,
+            tiou,
+            np.zeros(n_truths, dtype=bool),
+            np.zeros((n_truths, 1), dtype=bool),
+            np.zeros((len(ranked), 1), dtype=bool),
+            thresholds,
+        )
+        phases.done("matching")
+    true_positive = np.zeros((len(thresholds), len(scores)), dtype=bool)
+    true_positive[:, ranked] = outcome[:, :, 0].T == TRUE_POSITIVE
+    matches = ObjectMatches.from_pairs(
+        thresholds, outcome[:, :, 0], partner, pair_gt, tiou, ranked, truth_order, len(scores), n_truths
+    )
+    return _Matched(true_positive, matches)
+
+
+def _run_starts(sorted_keys: np.ndarray) -> np.ndarray:
+    """Where each run of equal keys starts, and the end."""
+    return np.concatenate([[0], np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1, [len(sorted_keys)]]).astype(
+        np.int64
     )
 
-    matched_truth = np.full((len(thresholds), len(scores)), -1, dtype=np.int64)  # by prediction row
-    matched_tiou = np.full((len(thresholds), len(scores)), np.nan)
-    pair_start = np.cumsum(count) - count
-    for start, stop in progress(_runs_with_truth(ranked_key, count), label="temporal matching", enabled=show_progress):
-        pairs = pair_start[start] + np.arange((stop - start) * count[start]).reshape(stop - start, count[start])
-        claims = _greedy_match(tiou[pairs], thresholds)
-        t, row = np.nonzero(claims >= 0)
-        chosen = pairs[row, claims[t, row]]
-        matched_truth[t, ranked[start + row]] = pair_truth[chosen]
-        matched_tiou[t, ranked[start + row]] = tiou[chosen]
-    rows = np.arange(len(scores))
-    return ObjectMatches.from_positions(
-        thresholds,
-        matched_truth,
-        matched_tiou,
-        matched_truth >= 0,
-        np.zeros(matched_truth.shape, dtype=bool),
-        rows,
-        np.arange(len(truth_key)),
-        len(scores),
-        len(truth_key),
-    )
+
+def _candidate_pairs(
+    truth_key: np.ndarray,
+    truth_coords: np.ndarray,
+    prediction_key: np.ndarray,
+    prediction_coords: np.ndarray,
+    *,
+    min_threshold: float,
+    zero_division: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The (prediction, ground truth) positions of one key whose tIoU can reach a threshold, by prediction.
+
+    Both sides come sorted by key. A pair of segments that do not overlap with positive length has
+    tIoU 0, or `zero_division` when both are empty: with thresholds above 0 such pairs never
+    match, unless `zero_division` reaches one (then the pairs of two empty segments are added).
+    A threshold of 0 is reached by every pair: then every pair of a key is a candidate.
+    """
+    from geoiou.kernels.candidates import candidate_pairs
+
+    if min_threshold <= 0:
+        return _every_pair(truth_key, prediction_key)
+    pair_dt, pair_gt = candidate_pairs(prediction_coords, truth_coords, prediction_key, truth_key)
+    if zero_division >= min_threshold:
+        empty_dt = np.flatnonzero(prediction_coords[:, 0] == prediction_coords[:, 1])
+        empty_gt = np.flatnonzero(truth_coords[:, 0] == truth_coords[:, 1])
+        extra_dt, extra_gt = _every_pair(truth_key[empty_gt], prediction_key[empty_dt])
+        pair_dt = np.concatenate([pair_dt, empty_dt[extra_dt]])
+        pair_gt = np.concatenate([pair_gt, empty_gt[extra_gt]])
+        order = np.lexsort((pair_gt, pair_dt))
+        pair_dt, pair_gt = pair_dt[order], pair_gt[order]
+    return pair_dt, pair_gt
 
 
-def _runs_with_truth(sorted_keys: np.ndarray, count: np.ndarray) -> list[tuple[int, int]]:
-    """``(start, stop)`` of each run of equal keys that has ground truth to be matched against."""
-    starts = np.flatnonzero(np.diff(sorted_keys, prepend=-1))
-    stops = np.append(starts[1:], len(sorted_keys))
-    return [(int(start), int(stop)) for start, stop in zip(starts, stops) if count[start]]
+def _every_pair(truth_key: np.ndarray, prediction_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (prediction, ground truth) pair of positions that share a key (both sides sorted by key)."""
+    first = np.searchsorted(truth_key, prediction_key, side="left")
+    count = np.searchsorted(truth_key, prediction_key, side="right") - first
+    pair_gt, pair_dt = ragged_arange(first, first + count)
+    return pair_dt, pair_gt
 
 
 def interpolated_average_precision(true_positive: ArrayLike, num_truths: int) -> float | np.ndarray:
@@ -428,6 +477,7 @@ class _TemporalPart:
     truth_label: np.ndarray
     prediction_label: np.ndarray
     score: np.ndarray
+    true_positive: np.ndarray
     matches: ObjectMatches
 
 
@@ -500,7 +550,7 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
             predictions.label, label_index, "predictions", "labelled with classes"
         ) * num_videos + _codes(predictions.video_id, video_index, "predictions", "for videos")
         scores = predictions.score if predictions.score is not None else np.zeros(0)
-        matches = _true_positives(
+        matched = _match(
             truth_key,
             _coords(truth),
             prediction_key,
@@ -510,7 +560,11 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
             self.settings.zero_division,
             self.show_progress,
         )
-        self._parts.append(_TemporalPart(tuple(truth.videos), truth.label, predictions.label, scores, matches))
+        self._parts.append(
+            _TemporalPart(
+                tuple(truth.videos), truth.label, predictions.label, scores, matched.true_positive, matched.matches
+            )
+        )
         return self
 
     def compute(self) -> TemporalDetectionResult:
@@ -536,13 +590,16 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
             [len(part.score) for part in parts],
             [len(part.truth_label) for part in parts],
         )
+        true_positive = np.concatenate(
+            [np.zeros((len(self.settings.tiou_thresholds), 0), bool)] + [part.true_positive for part in parts], axis=1
+        )
         num_truths = np.bincount(truth_code, minlength=len(labels))
         num_predictions = np.bincount(prediction_label, minlength=len(labels))
         # By class, then by decreasing score (lexsort is stable: equal scores keep input order).
         ranked = np.split(np.lexsort((-scores, prediction_label)), np.cumsum(num_predictions)[:-1])
         ap = np.stack(
             [
-                interpolated_average_precision(matches.true_positive[:, rows], int(num_truths[code]))
+                interpolated_average_precision(true_positive[:, rows], int(num_truths[code]))
                 for code, rows in enumerate(ranked)
             ],
             axis=1,

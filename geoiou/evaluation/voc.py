@@ -96,7 +96,7 @@ def voc_match(
     prepared: PreparedPart, predicted: DetectionRegions, truth: DetectionRegions, iou_threshold: float
 ) -> tuple[np.ndarray, np.ndarray, ObjectMatches]:
     """VOC's assignment of every prediction: true and false positive flags by input row, and the per-object matches."""
-    from geoiou.evaluation.protocol_loops import voc_assign  # compiled: loaded on first use
+    from geoiou.evaluation.protocol_loops import FALSE_POSITIVE, TRUE_POSITIVE, voc_assign  # compiled: on first use
 
     images = len(prepared.image_ids)
     dt_group_all = prepared.dt_category * images + prepared.dt_image
@@ -116,16 +116,15 @@ def voc_match(
         np.zeros(len(gt_order), dtype=bool),
         at_least=np.nextafter(iou_threshold, np.inf),  # VOC needs an overlap strictly above the threshold
     )
-    true_positive, false_positive, counted = voc_assign(
+    outcome, counted = voc_assign(
         group_start.astype(np.int64), pairs.pair_start, pairs.pair_gt, pairs.value, difficult, iou_threshold
     )
-    found = counted >= 0
-    matches = ObjectMatches.from_positions(
+    matches = ObjectMatches.from_pairs(
         np.array([iou_threshold]),
-        np.where(found, np.append(pairs.pair_gt, -1)[counted], -1)[None],
-        np.where(found, np.append(pairs.value, np.nan)[counted], np.nan)[None],
-        true_positive[None],
-        (found & ~true_positive)[None],  # counted but not a true positive: on a difficult ground truth
+        outcome[:, None],
+        counted[:, None],
+        pairs.pair_gt,
+        pairs.value,
         order,
         gt_order,
         len(order),
@@ -134,7 +133,7 @@ def voc_match(
     # Back to input rows.
     tp_row = np.empty(len(order), dtype=bool)
     fp_row = np.empty(len(order), dtype=bool)
-    tp_row[order], fp_row[order] = true_positive, false_positive
+    tp_row[order], fp_row[order] = outcome == TRUE_POSITIVE, outcome == FALSE_POSITIVE
     return tp_row, fp_row, matches
 
 

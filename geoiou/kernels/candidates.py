@@ -153,7 +153,9 @@ def _columns(bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper bounds as contiguous ``(ndim, N)`` float64 arrays."""
     bounds = np.asarray(bounds, dtype=np.float64)
     half = bounds.shape[1] // 2
-    return np.ascontiguousarray(bounds[:, :half].T), np.ascontiguousarray(bounds[:, half:].T)
+    # Copies, never views of the caller's bounds (for one region the transposed slice is already contiguous):
+    # `Candidates` marks the rows that meet nothing in them.
+    return np.array(bounds[:, :half].T, order="C"), np.array(bounds[:, half:].T, order="C")
 
 
 @jit(inline=True)

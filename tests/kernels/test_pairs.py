@@ -65,3 +65,11 @@ def test_no_bounds_and_all_empty():
     assert found.count == 0 and all(len(p[0]) == 0 for p in found.chunks(10))
     # Golden: two boxes that only share an edge have no candidate pair (their intersection has no area).
     assert Candidates(np.array([[0.0, 0, 1, 1]]), np.array([[1.0, 0, 2, 1]])).count == 0
+
+
+def test_the_candidate_search_leaves_the_callers_bounds_alone() -> None:
+    # One flat region: its (1, 1) column slices are contiguous already, and were once written through to the caller.
+    bounds = np.array([[7.0, 7.0]])
+    index_a, _ = candidate_pairs(bounds, np.array([[5.0, 9.0]]))
+    assert len(index_a) == 0  # a point has no length to share
+    np.testing.assert_array_equal(bounds, [[7.0, 7.0]])
