@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from geoiou._progress import progress
 from geoiou._validation import invalid_argument as _invalid
 from geoiou.evaluation.mergeable import MergeableEvaluation, refuse_shared
 from geoiou.metrics import iou
@@ -93,14 +92,7 @@ def _segments(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Labels ``(S,)`` and frame bounds ``(S, 2)`` of the non-background runs."""
     if background == _DEFAULT_BACKGROUND_SET and labels.dtype.kind in "iu":
-        # The default "background" cannot be an integer label: every run, background included, becomes a segment.
-        warnings.warn(
-            "the background label 'background' (the default) cannot occur among integer frame labels, so "
-            "no frame is background and the background class counts as an action; pass background=0 "
-            "(or the index of your background class, as in MS-TCN's mapping.txt)",
-            UserWarning,
-            stacklevel=3,
-        )
+        _warn_integer_labels(stacklevel=4)
     changes = np.flatnonzero(labels[1:] != labels[:-1]) + 1
     starts = np.concatenate(([0], changes))
     ends = np.concatenate((changes, [len(labels)]))
@@ -110,6 +102,37 @@ def _segments(
     run_labels = labels[starts]
     keep = np.array([label not in background for label in run_labels.tolist()], dtype=bool)
     return run_labels[keep], np.stack([starts[keep], ends[keep]], axis=-1)
+
+
+def _warn_integer_labels(stacklevel: int = 3) -> None:
+    # The default "background" cannot be an integer label: every run, background included, becomes a segment.
+    warnings.warn(
+        "the background label 'background' (the default) cannot occur among integer frame labels, so "
+        "no frame is background and the background class counts as an action; pass background=0 "
+        "(or the index of your background class, as in MS-TCN's mapping.txt)",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def _label_codes(sequences: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
+    """Each sequence's labels as integer codes into the distinct labels of all of them (returned too).
+
+    Labels of one type are coded by one sort of all of them joined; sequences whose labels differ
+    in type (ints in one video, strings in another) are joined as Python objects, so that 1 and
+    "1" stay two labels.
+    """
+    if len({labels.dtype.kind for labels in sequences}) > 1:
+        sequences = [labels.astype(object) for labels in sequences]
+    joined = np.concatenate(sequences)
+    try:
+        labels, inverse = np.unique(joined, return_inverse=True)
+    except TypeError:  # objects of several types: no order among them
+        index: dict[Hashable, int] = {}
+        inverse = np.array([index.setdefault(label, len(index)) for label in joined.tolist()], dtype=np.int64)
+        labels = np.array(list(index), dtype=object)
+    inverse = inverse.reshape(-1).astype(np.int64)
+    return np.split(inverse, np.cumsum([len(labels_) for labels_ in sequences])[:-1]), labels
 
 
 def _background_set(background: Iterable[Hashable] | str | int) -> frozenset[Hashable]:
@@ -467,25 +490,33 @@ class ActionSegmentationEvaluation(MergeableEvaluation[ActionSegmentationResult]
         predictions: Sequence[ArrayLike] | Mapping[Hashable, ArrayLike],
     ) -> ActionSegmentationEvaluation:
         """Score the videos of one part; return ``self``. Given as sequences, videos are numbered on across parts."""
+        from geoiou.evaluation.segment_loops import score_videos  # compiled: loaded on first use
+
         settings = self.settings
         pairs = _paired_videos(ground_truth, predictions)
-        correct, frames, edits = [], [], []
-        counts = np.zeros((len(settings.overlaps), 3), dtype=np.int64)
-        for video, (truth, predicted) in progress(pairs, label="action segmentation", enabled=self.show_progress):
-            truth, predicted = _checked_video(truth, predicted, video)
-            truth_segments = _segments(truth, settings.background, settings.mstcn_2019_compat)
-            predicted_segments = _segments(predicted, settings.background, settings.mstcn_2019_compat)
-            correct.append(int(np.count_nonzero(truth == predicted)))
-            frames.append(len(truth))
-            edits.append(_edit(truth_segments[0], predicted_segments[0]))
-            counts += _segment_hits(truth_segments, predicted_segments, settings.overlaps)
+        videos = [_checked_video(truth, predicted, video) for video, (truth, predicted) in pairs]
+        frames = np.array([len(truth) for truth, _ in videos], dtype=np.int64)
+        codes, labels = _label_codes([labels for video in videos for labels in video])
+        truth_codes = np.concatenate(codes[0::2])
+        predicted_codes = np.concatenate(codes[1::2])
+        if settings.background == _DEFAULT_BACKGROUND_SET and any(t.dtype.kind in "iu" for t, _ in videos):
+            _warn_integer_labels()
+        background = np.array([label in settings.background for label in labels.tolist()], dtype=bool)
+        correct, edits, counts = score_videos(
+            truth_codes,
+            predicted_codes,
+            np.concatenate([[0], np.cumsum(frames)]).astype(np.int64),
+            background,
+            settings.overlaps,
+            settings.mstcn_2019_compat,
+        )
         self._parts.append(
             _VideoScores(
                 tuple(video for video, _ in pairs),
-                np.array(correct, dtype=np.int64),
-                np.array(frames, dtype=np.int64),
-                np.array(edits),
-                counts,
+                correct,
+                frames,
+                edits,
+                counts.sum(axis=0),
                 isinstance(ground_truth, Mapping),
             )
         )
