@@ -23,14 +23,14 @@ import numpy as np
 from geoiou.dispatch import find_kernel
 from geoiou.errors import UnsupportedPairError
 from geoiou.metrics import iou_of_pairs
-from geoiou.regions import Box, Interval, Polygon, Region, RotatedBox
+from geoiou.regions import Box, Interval, Mask, Polygon, Region, RotatedBox
 
 __all__ = ["RowBlocks", "by_combination", "grouped_overlaps", "pair_intersections"]
 
 #: Pairs measured per call of `iou`; bounds the memory of the gathered regions.
 MEASURE_CHUNK = 1 << 16
-#: Kinds whose batches join into one batch per kind (their data are plain arrays); masks of
-#: different grids cannot share a batch and stay in the batches given.
+#: Kinds whose batches join into one batch per kind (their data are plain arrays); masks join by
+#: form (`_join_key`).
 JOINABLE_KINDS = (Box, RotatedBox, Polygon, Interval)
 
 
@@ -38,7 +38,8 @@ class RowBlocks:
     """The rows of one side as a few batches: row ``r`` is ``blocks[block_of[r]][index[r]]``.
 
     Batches of a joinable kind (boxes, rotated boxes, polygons, intervals) are joined into one
-    block per kind; other batches (masks) are blocks of their own.
+    block per kind; masks held as COCO runs into one block (their runs on the largest grid, nothing
+    decoded), dense masks into one block per grid; batches of other kinds are blocks of their own.
 
     Parameters
     ----------
@@ -80,8 +81,7 @@ class RowBlocks:
     def _index_entries(self, entries: Sequence[tuple[Region, np.ndarray]], size: int) -> None:
         groups: dict[object, list[tuple[Region, np.ndarray]]] = {}
         for piece, rows in entries:
-            key = type(piece) if isinstance(piece, JOINABLE_KINDS) else len(groups)
-            groups.setdefault(key, []).append((piece, rows))
+            groups.setdefault(_join_key(piece, len(groups)), []).append((piece, rows))
         self.size = size
         self.blocks: list[Region] = []
         self.block_of = np.zeros(size, dtype=np.int64)
@@ -116,6 +116,16 @@ class RowBlocks:
         for block, rows in zip(self.blocks, runs_by_key(self.block_of, len(self.blocks))):
             result[rows] = values_of(block)[self.index[rows]]
         return result
+
+
+def _join_key(piece: Region, fresh: int) -> object:
+    """Which batches join into one block: one per vector kind, masks held as runs (their runs join on the largest
+    grid), dense masks of one grid; anything else (kinds from plug-ins) stays a block of its own."""
+    if isinstance(piece, JOINABLE_KINDS):
+        return type(piece)
+    if isinstance(piece, Mask):
+        return ("runs",) if piece._store.held_as_runs else ("pixels", piece.grid_shape)
+    return fresh
 
 
 def runs_by_key(keys: np.ndarray, count: int) -> list[np.ndarray]:

@@ -275,7 +275,9 @@ def test_rles_of_different_sizes_are_padded_to_one_grid():
     assert masks.data.shape == (2, 2, 5)
     np.testing.assert_array_equal(masks.area, [4, 1])
     np.testing.assert_array_equal(masks.bounds, [[0, 0, 2, 2], [4, 0, 5, 1]])
-    assert masks.to_rle()[1] == {"size": [2, 5], "counts": b"811"}  # the grid's size, not the RLE's
+    assert masks.grid_shape == (2, 5) and masks.source_shape.tolist() == [[2, 2], [1, 5]]
+    # Each comes back as its own RLE (pycocotools' encoding of the 1 x 5 mask whose last pixel is set), not padded.
+    assert masks.to_rle()[1] == coco_encode(np.array([[[0, 0, 0, 0, 1]]], dtype=bool))[0]
 
 
 def test_to_rle_of_nested_batches_and_repr():

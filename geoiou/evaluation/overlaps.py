@@ -99,8 +99,8 @@ def _check_mask_sizes(
     if len(masks) == 0:
         return
     expected = sizes[image[rows]]
-    height, width = masks.grid_shape  # a batch shares one grid
-    wrong = (expected[:, 0] != height) | (expected[:, 1] != width) | (masks.origin != 0).any(axis=-1)
+    given = masks.source_shape  # each mask's own size (a batch of several sizes shares the largest grid)
+    wrong = (given != expected).any(axis=-1) | (masks.origin != 0).any(axis=-1)
     if wrong.any():
         i = int(np.flatnonzero(wrong)[0])
         h, w = expected[i]
@@ -109,7 +109,7 @@ def _check_mask_sizes(
             f"{param}.region",
             f"masks of their image's size at origin (0, 0): {h}x{w} pixels for image "
             f"{image_ids[image[rows[i]]].item()!r}",
-            f"a {height}x{width} mask at origin ({x0:g}, {y0:g}) at row {rows[i]}",
+            f"a {given[i][0]}x{given[i][1]} mask at origin ({x0:g}, {y0:g}) at row {rows[i]}",
         )
 
 

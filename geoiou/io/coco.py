@@ -374,8 +374,8 @@ def _segmentation_column(values: list[Any], sizes: np.ndarray, polygons: str = "
     geometries = _polygon_column([values[k] for k in polygon_rows.tolist()])
     if geometries is None or runs is None:
         return None
-    # Consecutive records of one kind (and masks of one size) share a batch, as record by record.
-    kind = np.where(is_polygon, -1, sizes[:, 0] * (sizes[:, 1].max() + 1) + sizes[:, 1])
+    # Consecutive records of one kind share a batch, as record by record.
+    kind = is_polygon.astype(np.int64)
     changes = np.flatnonzero(kind[1:] != kind[:-1]) + 1
     polygon_at = np.cumsum(is_polygon) - 1  # index among the polygons / the masks of each record
     rle_at = np.cumsum(is_rle) - 1
@@ -389,10 +389,8 @@ def _segmentation_column(values: list[Any], sizes: np.ndarray, polygons: str = "
 
 
 def _mask_stretches(runs: coco_rle.Runs, sizes: np.ndarray) -> list[Region]:
-    """Masks of the records, one batch per stretch of records of one image size."""
-    kind = sizes[:, 0] * (sizes[:, 1].max(initial=0) + 1) + sizes[:, 1]
-    changes = (np.flatnonzero(kind[1:] != kind[:-1]) + 1).tolist()
-    return [Mask._from_runs(runs.slice(first, stop)) for first, stop in zip([0, *changes], [*changes, len(sizes)])]
+    """Masks of the records, in one batch (masks of several image sizes share the largest grid)."""
+    return [Mask._from_runs(runs)]
 
 
 def _polygon_parts(values: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -643,16 +641,14 @@ def _box_faults(boxes: np.ndarray) -> dict[int, str]:
 
 
 def _rle_column(values: list[Any]) -> list[Region] | None:
-    """Masks of all RLEs, decoded together; one batch per stretch of consecutive records of one size."""
+    """Masks of all RLEs, decoded together, in one batch (masks of several image sizes share the largest grid)."""
     if not values or not all_of_type(values, dict):
         return None
     try:
         runs = coco_rle.to_runs(values)
     except InvalidRegionError:
         return None
-    changes = np.flatnonzero((runs.sizes[1:] != runs.sizes[:-1]).any(axis=1)) + 1
-    bounds = [0, *changes.tolist(), len(values)]
-    return [Mask._from_runs(runs.slice(first, stop)) for first, stop in zip(bounds[:-1], bounds[1:])]
+    return [Mask._from_runs(runs)]  # one batch whatever the sizes and their order (on the largest grid)
 
 
 def _prediction(record: Any, geometry: str) -> _Row:
@@ -811,8 +807,8 @@ def _checked_geometry(geometry: Any, choices: tuple[_Choice, ...]) -> _Choice:
 class _Regions:
     """The region batches of the records that are valid, in record order, and the faults found building them.
 
-    Consecutive records of one kind share a batch: boxes, polygons, or masks of one size (an RLE
-    batch is kept as runs only when its masks have one size).
+    Consecutive records of one kind share a batch: boxes, polygons, or masks (kept as runs, masks
+    of several sizes on the largest grid).
     """
 
     pieces: list[Region]
@@ -852,7 +848,7 @@ def _object_array(values: list[Any]) -> np.ndarray:
 
 
 def _kind(geometry: Any) -> tuple[Any, ...]:
-    return ("mask", *geometry.size) if isinstance(geometry, _Rle) else ("polygon",)
+    return ("mask",) if isinstance(geometry, _Rle) else ("polygon",)  # masks of any sizes share one batch
 
 
 def _polygons(parts: dict[int, list[np.ndarray]], repair: bool, faults: dict[int, str]) -> dict[int, shapely.Geometry]:

@@ -139,14 +139,10 @@ class Mask(Region):
 
     @classmethod
     def _from_runs(cls, runs: coco_rle.Runs, *, origin: ArrayLike = (0.0, 0.0), single: bool = False) -> Mask:
-        """Masks from validated runs, kept as runs when they share one size (else padded to the largest)."""
+        """Masks from validated runs, kept as runs: RLEs of several sizes on the largest grid, padded with false
+        pixels (one run table whatever the sizes and their order; each mask's own size is its `source_shape`)."""
         batch = () if single else (len(runs.sizes),)
-        sizes = runs.sizes
-        if len(sizes) and (sizes == sizes[0]).all():
-            store = _PixelStore((int(sizes[0][0]), int(sizes[0][1])), runs=runs)
-        else:
-            height, width = (int(n) for n in sizes.max(axis=0, initial=0))
-            store = _PixelStore((height, width), dense=_padded(runs))
+        store = _PixelStore.of_runs(runs)
         mask = object.__new__(cls)
         mask._attach(store, np.arange(store.size).reshape(batch), _origins(origin, batch, store.grid))
         return mask
@@ -192,6 +188,15 @@ class Mask(Region):
         if all(mask._store is masks[0]._store for mask in masks):
             joined._attach(masks[0]._store, join([mask._index for mask in masks]), origins)
             return joined
+        if all(mask._store.held_as_runs for mask in masks):
+            # The runs of every batch in one table (on the largest grid): nothing is decoded.
+            starts = np.cumsum([0] + [mask._index.size for mask in masks[:-1]])
+            positions = join(
+                [start + np.arange(mask._index.size).reshape(mask.shape) for mask, start in zip(masks, starts)]
+            )
+            store = _PixelStore.joined([(mask._store, mask._index.ravel()) for mask in masks])
+            joined._attach(store, positions, origins)
+            return joined
         height = max(mask._store.grid[0] for mask in masks)
         width = max(mask._store.grid[1] for mask in masks)
         padded = [
@@ -221,7 +226,7 @@ class Mask(Region):
         index = self._index.ravel()
         runs = self._store._runs
         if runs is not None:
-            return _masks_from_runs, (runs.take(index), self._origin, self.shape)
+            return _masks_from_runs, (runs.take(index), self._origin, self.shape, self._store.source_shapes[index])
         pixels = self._store.select(index)
         return _masks_from_bits, (np.packbits(pixels, axis=-1), self._store.grid, self._origin, self.shape)
 
@@ -229,8 +234,9 @@ class Mask(Region):
     def to_rle(self) -> dict[str, Any] | list[Any]:
         """Encode as compressed COCO RLE, byte for byte as ``pycocotools.mask.encode``.
 
-        An RLE has no origin: the origin is left out. Masks of a batch share its grid, so a mask
-        built from a smaller RLE by `from_rle` or `stack` comes back padded to that grid.
+        An RLE has no origin: the origin is left out. A mask read from an RLE comes back at that
+        RLE's size (its `source_shape`), byte for byte, even in a batch of larger masks; a mask
+        stacked with larger dense masks by `stack` comes back padded to their grid.
 
         Returns
         -------
@@ -277,6 +283,22 @@ class Mask(Region):
         (4, 5)
         """
         return self._store.grid
+
+    @property
+    def source_shape(self) -> np.ndarray:
+        """``(height, width)`` each mask was given with, shape ``(*shape, 2)``: its RLE's size, or its array's grid.
+
+        A batch of masks of several sizes shares the largest grid (`grid_shape`), each padded with
+        false pixels; this is each one's own size (what an evaluation checks against its image).
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> masks = geoiou.Mask.from_rle([{"size": [2, 3], "counts": [6]}, {"size": [4, 1], "counts": [4]}])
+        >>> masks.grid_shape, masks.source_shape.tolist()
+        ((4, 3), [[2, 3], [4, 1]])
+        """
+        return np.array(self._store.source_shapes[self._index])
 
     @property
     def origin(self) -> np.ndarray:
@@ -596,11 +618,14 @@ def _stretch_boxes(runs: coco_rle.Runs, height: int) -> np.ndarray:
     return boxes
 
 
-def _masks_from_runs(runs: coco_rle.Runs, origin: np.ndarray, shape: tuple[int, ...]) -> Mask:
+def _masks_from_runs(
+    runs: coco_rle.Runs, origin: np.ndarray, shape: tuple[int, ...], source_shapes: np.ndarray | None = None
+) -> Mask:
     """Unpickle masks sent as runs (they share one grid, as in the batch they came from)."""
     mask = object.__new__(Mask)
     grid = (int(runs.sizes[0][0]), int(runs.sizes[0][1])) if len(runs.sizes) else (0, 0)
-    mask._attach(_PixelStore(grid, runs=runs), np.arange(len(runs.sizes)).reshape(shape), origin)
+    store = _PixelStore(grid, runs=runs, source_shapes=source_shapes)
+    mask._attach(store, np.arange(len(runs.sizes)).reshape(shape), origin)
     return mask
 
 
@@ -621,16 +646,44 @@ class _PixelStore:
     """
 
     def __init__(
-        self, grid: tuple[int, int], *, dense: np.ndarray | None = None, runs: coco_rle.Runs | None = None
+        self,
+        grid: tuple[int, int],
+        *,
+        dense: np.ndarray | None = None,
+        runs: coco_rle.Runs | None = None,
+        source_shapes: np.ndarray | None = None,
     ) -> None:
         self.grid = (int(grid[0]), int(grid[1]))
         self._given_dense = None if dense is None else readonly(dense)
         self._runs = runs
         self.size = len(dense) if dense is not None else len(self._held_runs().sizes)
+        #: ``(M, 2)``: the ``(height, width)`` each mask was given with (an RLE's size), at most the grid.
+        self.source_shapes = readonly(
+            np.broadcast_to(np.array(self.grid, dtype=np.int64), (self.size, 2))
+            if source_shapes is None
+            else np.asarray(source_shapes, dtype=np.int64).reshape(self.size, 2)
+        )
         #: Whether the cheap windows run along columns (built from runs) rather than rows.
         self.column_major = runs is not None
         #: Each mask's convex hull in grid units, by mask, computed on first use (`hull_vertices`).
         self._hulls: dict[int, np.ndarray] = {}
+
+    @classmethod
+    def of_runs(cls, runs: coco_rle.Runs) -> _PixelStore:
+        """A store of masks given as runs of any sizes: on the largest grid, each padded with false pixels."""
+        height, width = (int(n) for n in runs.sizes.max(axis=0, initial=0))
+        return cls((height, width), runs=runs.on_grid(height, width), source_shapes=runs.sizes)
+
+    @classmethod
+    def joined(cls, parts: Sequence[tuple[_PixelStore, np.ndarray]]) -> _PixelStore:
+        """The masks ``index`` of each store held as runs, in order, in one store (on the largest grid)."""
+        height = max(store.grid[0] for store, _ in parts)
+        width = max(store.grid[1] for store, _ in parts)
+        runs = coco_rle.Runs.concatenate(
+            [store._held_runs().take(index).on_grid(height, width) for store, index in parts]
+        )
+        sources = np.concatenate([np.zeros((0, 2), np.int64)] + [store.source_shapes[index] for store, index in parts])
+        return cls((height, width), runs=runs, source_shapes=sources)
 
     @functools.cached_property
     def dense(self) -> np.ndarray:
@@ -669,9 +722,12 @@ class _PixelStore:
     def encode(self, index: np.ndarray) -> list[dict[str, Any]]:
         """Compressed COCO RLEs of the masks at `index`; masks held as runs are encoded from their runs."""
         runs = self._runs
-        if runs is None or "dense" in self.__dict__ or not (runs.sizes[index] == self.grid).all():
+        if runs is None:
             return coco_rle.encode_batch(self.select(index))
-        return [{"size": list(self.grid), "counts": string} for string in coco_rle.compress_runs(runs, index)]
+        sizes = self.source_shapes[index]  # each at its own size: the grid's padding is no part of it
+        own = runs.take(index).resized(sizes)
+        strings = coco_rle.compress_runs(own, np.arange(len(sizes)))
+        return [{"size": size, "counts": string} for size, string in zip(sizes.tolist(), strings)]
 
     def hull_vertices(self, mask: int) -> np.ndarray:
         """The vertices ``(k, 2)`` of the convex hull of a mask's true pixel squares, in grid units (computed once).
@@ -770,15 +826,6 @@ def _origins(origin: ArrayLike, batch: tuple[int, ...], grid: tuple[int, int]) -
         return np.broadcast_to(origin_array, (*batch, 2))
     except ValueError:
         raise fail("origin", f"of shape (2,) or {(*batch, 2)}", f"shape {origin_array.shape}") from None
-
-
-def _padded(runs: coco_rle.Runs) -> np.ndarray:
-    """Dense pixels of RLEs of different sizes, each padded with false pixels to the largest."""
-    height, width = runs.sizes.max(axis=0, initial=0)
-    dense = np.zeros((len(runs.sizes), height, width), dtype=bool)
-    for k, (h, w) in enumerate(runs.sizes):
-        dense[k, :h, :w] = runs.paint(k, k + 1, 0, w).reshape(w, h).T
-    return dense
 
 
 def _binary(array: ArrayLike) -> np.ndarray:

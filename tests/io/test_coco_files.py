@@ -226,7 +226,10 @@ def test_regions_are_the_records_geometries(tmp_path):
             rle = (
                 mask_utils.frPyObjects(segmentation, h, w) if isinstance(segmentation["counts"], list) else segmentation
             )
-            np.testing.assert_array_equal(region.data, mask_utils.decode(rle).astype(bool))
+            # Masks of several image sizes share the largest grid: each is its RLE's pixels, padded with false ones.
+            assert region.source_shape.tolist() == [h, w]
+            np.testing.assert_array_equal(region.data[:h, :w], mask_utils.decode(rle).astype(bool))
+            assert not region.data[h:].any() and not region.data[:, w:].any()
         else:
             # Disjoint parts: a MultiPolygon of the parts with their vertices as written.
             expected = shapely.MultiPolygon([shapely.Polygon(np.reshape(part, (-1, 2))) for part in segmentation])
@@ -244,7 +247,7 @@ def test_boxes_are_xywh(tmp_path):
     np.testing.assert_array_equal(predictions.score, [r["score"] for r in box_results])
 
 
-def test_rle_masks_stay_runs_and_are_grouped_by_image_size(tmp_path):
+def test_rle_masks_stay_runs_in_one_batch_whatever_their_sizes(tmp_path):
     dataset, _, mask_results = realistic_dataset(0)
     truth = read_coco(write_json(tmp_path / "instances.json", dataset), geometry="segmentation")
     predictions = read_coco_results(write_json(tmp_path / "masks.json", mask_results))
@@ -254,10 +257,12 @@ def test_rle_masks_stay_runs_and_are_grouped_by_image_size(tmp_path):
         for piece in masks:
             assert piece.area.sum() > 0  # areas come from the runs...
             assert piece._store._runs is not None and "dense" not in vars(piece._store)  # ...no pixels decoded
-    # Consecutive records of one kind and one size share a batch: never one batch per record.
-    sizes = [tuple(truth.images[r["image_id"]]) for r in mask_results]
-    runs = 1 + sum(a != b for a, b in zip(sizes, sizes[1:]))
-    assert len(predictions.annotations.regions) == runs < len(mask_results)
+    # Masks of every image size, in any record order, share one batch (one run table on the largest grid).
+    sizes = {tuple(truth.images[r["image_id"]]) for r in mask_results}
+    assert len(sizes) > 1
+    (masks,) = predictions.annotations.regions
+    assert masks.grid_shape == tuple(np.max(list(sizes), axis=0))
+    assert [tuple(size) for size in masks.source_shape.tolist()] == [truth.images[r["image_id"]] for r in mask_results]
 
 
 def test_polygon_parts_are_united(tmp_path):
@@ -372,9 +377,13 @@ def test_mask_results_round_trip(tmp_path_factory, masks, data):
     back = read_coco_results(path).annotations
     rows = [region for piece in back.regions for region in piece]
     for mask, region in zip(masks, rows, strict=True):
-        np.testing.assert_array_equal(region.data, mask)
+        # Masks of several sizes share the largest grid: the mask, padded with false pixels.
+        assert region.source_shape.tolist() == list(mask.shape)
+        padded = np.zeros(region.grid_shape, dtype=bool)
+        padded[: mask.shape[0], : mask.shape[1]] = mask
+        np.testing.assert_array_equal(region.data, padded)
     assert back.score.tolist() == scores and back.image_id.tolist() == list(range(len(masks)))
-    # Writing what was read (now runs, grouped by size) gives the same file.
+    # Writing what was read (now runs in one batch, each mask at its own size) gives the same file.
     write_coco_results(path.with_name("again.json"), back)
     assert path.with_name("again.json").read_text() == path.read_text()
 

@@ -76,13 +76,14 @@ def test_columns_and_records_give_the_same_predictions(n, seed, geometry):
     _same_predictions(read_coco_results(records), read_coco_results(_with_numpy_ids(records)))
 
 
-def test_masks_of_several_sizes_keep_their_sizes_in_stretches_of_the_file(tmp_path):
+def test_masks_of_several_sizes_keep_their_sizes_in_one_batch(tmp_path):
     records = _records(6, 3, "segmentation")
     sizes = [tuple(record["segmentation"]["size"]) for record in records]
     read = read_coco_results(_write(tmp_path, json.dumps(records)))
-    stretches = [sizes[0]] + [size for before, size in zip(sizes, sizes[1:]) if size != before]
-    assert [piece.grid_shape for piece in read.annotations.regions] == stretches
-    for record, area in zip(records, np.concatenate([piece.area for piece in read.annotations.regions])):
+    (masks,) = read.annotations.regions  # one run table on the largest grid, whatever the order of sizes
+    assert masks.grid_shape == tuple(np.max(sizes, axis=0))
+    assert [tuple(size) for size in masks.source_shape.tolist()] == sizes
+    for record, area in zip(records, masks.area):
         assert area == rle.decode(record["segmentation"]).sum()
 
 
