@@ -173,6 +173,10 @@ class Runs(NamedTuple):
     def on_grid(self, height: int, width: int) -> Runs:
         """The same masks on an ``height × width`` grid at least as large as each: padded with false pixels.
 
+        Padding keeps a mask's pixels where they are; only the positions of the runs of a mask
+        shorter than `height` move (a position counts the pixels of the columns before it): its
+        runs are cut at the ends of its columns and each piece is placed in its column on the new grid.
+
         Examples
         --------
         >>> from geoiou import rle
@@ -183,41 +187,18 @@ class Runs(NamedTuple):
         """
         if (self.sizes > np.array([height, width])).any():
             raise ValueError("on_grid() needs a grid at least as large as every mask")
-        return self.resized(np.broadcast_to(np.array([height, width], dtype=np.int64), self.sizes.shape))
-
-    def resized(self, sizes: np.ndarray) -> Runs:
-        """The same masks with the grid sizes ``(n, 2)``: each grown by false pixels, or cut back to where its
-        true pixels are (the caller knows the pixels cut off are false).
-
-        Only the positions of a mask whose height changes move (a position counts the pixels of the
-        columns before it): its runs are cut at the ends of its columns and each piece is placed in
-        its column on the new grid.
-
-        Examples
-        --------
-        >>> from geoiou import rle
-        >>> runs = rle.to_runs({"size": [2, 2], "counts": [1, 2, 1]})
-        >>> back = runs.on_grid(3, 4).resized(np.array([[2, 2]]))  # where it was: one run over the column end
-        >>> back.starts.tolist(), back.stops.tolist(), back.offsets.tolist()
-        ([1], [3], [0, 1])
-        """
-        sizes = np.array(sizes, dtype=np.int64).reshape(self.sizes.shape)
-        if (self.sizes[:, 0] == sizes[:, 0]).all():
+        sizes = np.broadcast_to(np.array([height, width], dtype=np.int64), self.sizes.shape).copy()
+        if (self.sizes[:, 0] == height).all():
             return Runs(sizes, self.starts, self.stops, self.offsets)
         owner = np.repeat(np.arange(len(self.sizes)), np.diff(self.offsets))
-        old, new = np.maximum(self.sizes[owner, 0], 1), sizes[owner, 0]  # an empty mask (height 0) has no runs
-        first_col, last_col = self.starts // old, (self.stops - 1) // old
+        own = np.maximum(self.sizes[owner, 0], 1)  # an empty mask (height 0) has no runs
+        first_col, last_col = self.starts // own, (self.stops - 1) // own
         step, run = ragged_arange(0, last_col - first_col + 1)
         col = first_col[run] + step
-        low = np.maximum(self.starts[run] - col * old[run], 0)
-        high = np.minimum(self.stops[run] - col * old[run], old[run])
-        starts, stops, owner = col * new[run] + low, col * new[run] + high, owner[run]
-        # Pieces that now touch (a column's last row, the next one's first) are one run again.
-        joined = np.flatnonzero((stops[:-1] == starts[1:]) & (owner[:-1] == owner[1:]))
-        stops = np.delete(stops, joined)
-        starts, owner = np.delete(starts, joined + 1), np.delete(owner, joined + 1)
-        offsets = np.searchsorted(owner, np.arange(len(self.sizes) + 1)).astype(np.int64)
-        return Runs(sizes, starts, stops, offsets)
+        low = np.maximum(self.starts[run] - col * own[run], 0)
+        high = np.minimum(self.stops[run] - col * own[run], own[run])
+        offsets = np.searchsorted(owner[run], np.arange(len(self.sizes) + 1)).astype(np.int64)
+        return Runs(sizes, col * height + low, col * height + high, offsets)
 
     def paint(self, first: int, stop: int, col_start: ArrayLike, col_stop: ArrayLike) -> np.ndarray:
         """Pixels of masks ``first:stop`` (all of one height h), column after column, mask after mask.

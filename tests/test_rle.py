@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -322,3 +324,47 @@ def test_masks_from_runs_encode_without_decoding_and_byte_for_byte():
     for one, encoded in zip(given, written):
         expected = pycocotools_mask.encode(np.asfortranarray(rle.decode(one).astype(np.uint8)))
         assert encoded["counts"] == expected["counts"] and encoded["size"] == list(expected["size"])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rles_of_several_sizes_in_one_batch_are_the_padded_masks(seed):
+    # One run table, each mask's runs read with its own height: everything a batch gives must equal the same
+    # masks padded to the largest grid as dense pixels (where every mask shares the grid's height).
+    masks = random_masks(seed)[:40]
+    batch = geoiou.Mask.from_rle(coco_encode_each(masks))
+    height, width = batch.grid_shape
+    padded = np.zeros((len(masks), height, width), dtype=bool)
+    for k, mask in enumerate(masks):
+        padded[k, : mask.shape[0], : mask.shape[1]] = mask
+    dense = geoiou.Mask(padded)
+    assert batch._store._runs is not None and not batch._store.one_height  # kept as runs, several heights
+    np.testing.assert_array_equal(batch.source_shape, [mask.shape for mask in masks])
+    np.testing.assert_array_equal(batch.area, dense.area)
+    np.testing.assert_array_equal(batch.bounds, dense.bounds)
+    np.testing.assert_array_equal(geoiou.pairwise_iou(batch, batch), geoiou.pairwise_iou(dense, dense))
+    boxes = geoiou.Box([[0.5, 0.5, 9.5, 30.0], [3.0, 1.0, 60.0, 20.5]])
+    np.testing.assert_array_equal(
+        geoiou.pairwise_intersection_area(batch, boxes), geoiou.pairwise_intersection_area(dense, boxes)
+    )
+    triangle = geoiou.Polygon([(0.5, 0.0), (40.0, 3.5), (7.0, 45.0)]).reshape(1)
+    np.testing.assert_allclose(
+        geoiou.pairwise_intersection_area(batch, triangle),
+        geoiou.pairwise_intersection_area(dense, triangle),
+        rtol=0,
+        atol=1e-9,
+    )
+    np.testing.assert_array_equal(batch.data, padded)
+    # Each comes back as its own RLE, byte for byte pycocotools' (not padded to the grid).
+    assert batch.to_rle() == coco_encode_each(masks)
+    # Sent to another process (Dask), a slice keeps its runs and the batch's grid.
+    sent = pickle.loads(pickle.dumps(batch[3:9]))
+    assert sent.grid_shape == batch.grid_shape and sent._store._runs is not None
+    np.testing.assert_array_equal(sent.data, padded[3:9])
+    # Joined with another batch of runs, nothing is decoded and the masks are the same.
+    joined = geoiou.Mask.concatenate([batch[::2], geoiou.Mask.from_rle(coco_encode_each(masks[:3]))])
+    assert joined._store._runs is not None
+    np.testing.assert_array_equal(joined.area, np.concatenate([dense.area[::2], dense.area[:3]]))
+
+
+def coco_encode_each(masks: list[np.ndarray]) -> list[dict]:
+    return [coco_encode(mask[None])[0] for mask in masks]

@@ -47,16 +47,18 @@ def _mask_pairs(a: Mask, b: Mask, index_a: np.ndarray, index_b: np.ndarray) -> n
     same_grid = (a._origin[index_a] == b._origin[index_b]).all(axis=-1)
     result = np.empty(len(index_a))
     runs_a, runs_b = a._store.runs, b._store.runs
-    if same_grid.any() and runs_a is not None and runs_b is not None and a._store.grid[0] == b._store.grid[0]:
-        # Both held as COCO runs on grids of one height: count from the runs, no pixels or words built.
-        result[same_grid] = run_overlap_counts(
-            runs_a, a._index[index_a[same_grid]], runs_b, b._index[index_b[same_grid]]
-        )
-    elif same_grid.any():
+    by_runs = np.zeros(len(index_a), dtype=bool)
+    if runs_a is not None and runs_b is not None:
+        # Both held as COCO runs, each pair of masks of one height: positions mean the same pixels in both.
+        by_runs = same_grid & (runs_a.sizes[a._index[index_a], 0] == runs_b.sizes[b._index[index_b], 0])
+        if by_runs.any():  # counted from the runs: no pixels or words built
+            result[by_runs] = run_overlap_counts(runs_a, a._index[index_a[by_runs]], runs_b, b._index[index_b[by_runs]])
+    by_windows = same_grid & ~by_runs
+    if by_windows.any():
         # Masks from RLE are packed along columns, dense ones along rows: a mixed pair uses rows.
         rows = not (a._store.column_major and b._store.column_major)
-        result[same_grid] = _window_overlap_counts(
-            a._store.windows(rows), a._index[index_a[same_grid]], b._store.windows(rows), b._index[index_b[same_grid]]
+        result[by_windows] = _window_overlap_counts(
+            a._store.windows(rows), a._index[index_a[by_windows]], b._store.windows(rows), b._index[index_b[by_windows]]
         )
     for k in np.flatnonzero(~same_grid):
         first, second = (a, index_a[k]), (b, index_b[k])

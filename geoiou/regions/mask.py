@@ -226,7 +226,7 @@ class Mask(Region):
         index = self._index.ravel()
         runs = self._store._runs
         if runs is not None:
-            return _masks_from_runs, (runs.take(index), self._origin, self.shape, self._store.source_shapes[index])
+            return _masks_from_runs, (runs.take(index), self._origin, self.shape, self._store.grid)
         pixels = self._store.select(index)
         return _masks_from_bits, (np.packbits(pixels, axis=-1), self._store.grid, self._origin, self.shape)
 
@@ -525,21 +525,22 @@ def _dense_row_windows(dense: np.ndarray) -> _Windows:
     return windows
 
 
-def _run_column_windows(runs: coco_rle.Runs, height: int) -> _Windows:
+def _run_column_windows(runs: coco_rle.Runs) -> _Windows:
     """Windows along the columns of masks given as COCO runs, built from the runs alone.
 
     Runs are column-major, so a run cut at column ends sets a range of bits in one line: whole
     words in its middle, partial words at its ends. The cost follows the number of runs and
     words, not of pixels, and nothing is decoded or transposed.
     """
-    windows = _Windows.zeros(True, _run_boxes(runs, height))
+    windows = _Windows.zeros(True, _run_boxes(runs))
     mask_of_run = np.repeat(np.arange(len(windows.boxes)), np.diff(runs.offsets))
+    height = np.maximum(runs.sizes[mask_of_run, 0], 1)  # each run's own mask height (a mask of height 0 has none)
     # Cut every run into pieces within one column: column `col`, rows low <= r < high.
     first_col, last_col = runs.starts // height, (runs.stops - 1) // height
     step, run = ragged_arange(0, last_col - first_col + 1)
     col = first_col[run] + step
-    low = np.maximum(runs.starts[run] - col * height, 0)
-    high = np.minimum(runs.stops[run] - col * height, height)
+    low = np.maximum(runs.starts[run] - col * height[run], 0)
+    high = np.minimum(runs.stops[run] - col * height[run], height[run])
     # Cut every piece into the words it touches.
     step, piece = ragged_arange(0, (high - 1) // WORD_BITS - low // WORD_BITS + 1)
     word = low[piece] // WORD_BITS + step
@@ -561,10 +562,11 @@ def _run_row_windows(runs: coco_rle.Runs, grid: tuple[int, int]) -> _Windows:
     Each mask's bounding box is decoded, transposed and packed on its own: a transposition
     cannot follow the runs, and the box keeps it small.
     """
-    windows = _Windows.zeros(False, _run_boxes(runs, grid[0]))
+    windows = _Windows.zeros(False, _run_boxes(runs))
     for m in np.flatnonzero(windows.stride):
         row0, row1, col0, col1 = windows.boxes[m]
-        columns = runs.paint(int(m), int(m) + 1, col0, col1).reshape(col1 - col0, grid[0])[:, row0:row1]
+        height = int(runs.sizes[m, 0])  # the mask's own height: its runs count the pixels of its columns
+        columns = runs.paint(int(m), int(m) + 1, col0, col1).reshape(col1 - col0, height)[:, row0:row1]
         first = col0 - WORD_BITS * windows.word0[m]
         lines = np.zeros((row1 - row0, WORD_BITS * windows.stride[m]), dtype=bool)
         lines[:, first : first + col1 - col0] = columns.T
@@ -588,18 +590,19 @@ def _pack_lines(pixels: np.ndarray, stride: int) -> np.ndarray:
     return packed.view("<u8").reshape(-1)
 
 
-def _run_boxes(runs: coco_rle.Runs, height: int) -> np.ndarray:
-    """Bounding boxes ``(M, 4)`` of masks given as column-major runs (zeros for an empty mask)."""
+def _run_boxes(runs: coco_rle.Runs) -> np.ndarray:
+    """Bounding boxes ``(M, 4)`` of masks given as column-major runs, each of its own height (zeros when empty)."""
     boxes = np.zeros((len(runs.sizes), 4), dtype=np.int64)
     for first, stop in runs.stretches():  # temporaries of a stretch stay in cache
-        boxes[first:stop] = _stretch_boxes(runs.slice(first, stop), height)
+        boxes[first:stop] = _stretch_boxes(runs.slice(first, stop))
     return boxes
 
 
-def _stretch_boxes(runs: coco_rle.Runs, height: int) -> np.ndarray:
+def _stretch_boxes(runs: coco_rle.Runs) -> np.ndarray:
     # Where each run starts and stops within the column it starts in; a stop beyond the column's end
     # means the run crosses into the next column, covering the bottom row of one and the top row of the other.
-    start_row = runs.starts % max(height, 1)
+    height = np.maximum(np.repeat(runs.sizes[:, 0], np.diff(runs.offsets)), 1)  # each run's own mask height
+    start_row = runs.starts % height
     stop_row = start_row + (runs.stops - runs.starts)
     top = np.where(stop_row > height, 0, start_row)
     bottom = np.minimum(stop_row, height)
@@ -611,21 +614,19 @@ def _stretch_boxes(runs: coco_rle.Runs, height: int) -> np.ndarray:
             [
                 np.minimum.reduceat(top, firsts),
                 np.maximum.reduceat(bottom, firsts),
-                runs.starts[firsts] // height,
-                (runs.stops[lasts] - 1) // height + 1,
+                runs.starts[firsts] // height[firsts],
+                (runs.stops[lasts] - 1) // height[lasts] + 1,
             ]
         )
     return boxes
 
 
 def _masks_from_runs(
-    runs: coco_rle.Runs, origin: np.ndarray, shape: tuple[int, ...], source_shapes: np.ndarray | None = None
+    runs: coco_rle.Runs, origin: np.ndarray, shape: tuple[int, ...], grid: tuple[int, int] | None = None
 ) -> Mask:
-    """Unpickle masks sent as runs (they share one grid, as in the batch they came from)."""
+    """Unpickle masks sent as runs, on the grid of the batch they came from."""
     mask = object.__new__(Mask)
-    grid = (int(runs.sizes[0][0]), int(runs.sizes[0][1])) if len(runs.sizes) else (0, 0)
-    store = _PixelStore(grid, runs=runs, source_shapes=source_shapes)
-    mask._attach(store, np.arange(len(runs.sizes)).reshape(shape), origin)
+    mask._attach(_PixelStore.of_runs(runs, grid), np.arange(len(runs.sizes)).reshape(shape), origin)
     return mask
 
 
@@ -646,22 +647,16 @@ class _PixelStore:
     """
 
     def __init__(
-        self,
-        grid: tuple[int, int],
-        *,
-        dense: np.ndarray | None = None,
-        runs: coco_rle.Runs | None = None,
-        source_shapes: np.ndarray | None = None,
+        self, grid: tuple[int, int], *, dense: np.ndarray | None = None, runs: coco_rle.Runs | None = None
     ) -> None:
         self.grid = (int(grid[0]), int(grid[1]))
         self._given_dense = None if dense is None else readonly(dense)
         self._runs = runs
         self.size = len(dense) if dense is not None else len(self._held_runs().sizes)
         #: ``(M, 2)``: the ``(height, width)`` each mask was given with (an RLE's size), at most the grid.
+        #: Runs are read with their own mask's height: masks of several sizes share one run table.
         self.source_shapes = readonly(
-            np.broadcast_to(np.array(self.grid, dtype=np.int64), (self.size, 2))
-            if source_shapes is None
-            else np.asarray(source_shapes, dtype=np.int64).reshape(self.size, 2)
+            np.broadcast_to(np.array(self.grid, dtype=np.int64), (self.size, 2)) if runs is None else runs.sizes
         )
         #: Whether the cheap windows run along columns (built from runs) rather than rows.
         self.column_major = runs is not None
@@ -669,21 +664,22 @@ class _PixelStore:
         self._hulls: dict[int, np.ndarray] = {}
 
     @classmethod
-    def of_runs(cls, runs: coco_rle.Runs) -> _PixelStore:
-        """A store of masks given as runs of any sizes: on the largest grid, each padded with false pixels."""
-        height, width = (int(n) for n in runs.sizes.max(axis=0, initial=0))
-        return cls((height, width), runs=runs.on_grid(height, width), source_shapes=runs.sizes)
+    def of_runs(cls, runs: coco_rle.Runs, grid: tuple[int, int] | None = None) -> _PixelStore:
+        """A store of masks given as runs of any sizes, on `grid` (by default the largest of them)."""
+        if grid is None:
+            grid = (int(runs.sizes[:, 0].max(initial=0)), int(runs.sizes[:, 1].max(initial=0)))
+        return cls(grid, runs=runs)
 
     @classmethod
     def joined(cls, parts: Sequence[tuple[_PixelStore, np.ndarray]]) -> _PixelStore:
         """The masks ``index`` of each store held as runs, in order, in one store (on the largest grid)."""
-        height = max(store.grid[0] for store, _ in parts)
-        width = max(store.grid[1] for store, _ in parts)
-        runs = coco_rle.Runs.concatenate(
-            [store._held_runs().take(index).on_grid(height, width) for store, index in parts]
-        )
-        sources = np.concatenate([np.zeros((0, 2), np.int64)] + [store.source_shapes[index] for store, index in parts])
-        return cls((height, width), runs=runs, source_shapes=sources)
+        grid = (max(store.grid[0] for store, _ in parts), max(store.grid[1] for store, _ in parts))
+        return cls.of_runs(coco_rle.Runs.concatenate([store._held_runs().take(index) for store, index in parts]), grid)
+
+    @property
+    def one_height(self) -> bool:
+        """Whether every mask held as runs has the grid's height (their positions then mean the same pixels)."""
+        return self._runs is None or bool((self._runs.sizes[:, 0] == self.grid[0]).all())
 
     @functools.cached_property
     def dense(self) -> np.ndarray:
@@ -691,8 +687,10 @@ class _PixelStore:
         if self._given_dense is not None:
             return self._given_dense
         height, width = self.grid
-        # Decoded column by column, as the runs go: the (M, H, W) result is a transposed view.
-        columns = self._held_runs().paint(0, self.size, 0, width).reshape(self.size, width, height)
+        # Decoded column by column, as the runs go: the (M, H, W) result is a transposed view. Masks shorter than
+        # the grid are first placed on it (their runs re-cut per column).
+        runs = self._held_runs() if self.one_height else self._held_runs().on_grid(height, width)
+        columns = runs.paint(0, self.size, 0, width).reshape(self.size, width, height)
         return readonly(columns.transpose(0, 2, 1))
 
     @functools.cached_property
@@ -705,7 +703,7 @@ class _PixelStore:
     @functools.cached_property
     def boxes(self) -> np.ndarray:
         """Bounding boxes (M, 4) int64 (first row, last row + 1, first column, last column + 1; zeros when empty)."""
-        return self.windows().boxes if self._runs is None else _run_boxes(self._runs, self.grid[0])
+        return self.windows().boxes if self._runs is None else _run_boxes(self._runs)
 
     def windows(self, rows: bool = False) -> _Windows:
         """The packed windows: along columns when built from runs, unless `rows` asks for rows."""
@@ -717,17 +715,16 @@ class _PixelStore:
 
     @functools.cached_property
     def _column_windows(self) -> _Windows:
-        return _run_column_windows(self._held_runs(), self.grid[0])
+        return _run_column_windows(self._held_runs())
 
     def encode(self, index: np.ndarray) -> list[dict[str, Any]]:
         """Compressed COCO RLEs of the masks at `index`; masks held as runs are encoded from their runs."""
         runs = self._runs
         if runs is None:
             return coco_rle.encode_batch(self.select(index))
-        sizes = self.source_shapes[index]  # each at its own size: the grid's padding is no part of it
-        own = runs.take(index).resized(sizes)
-        strings = coco_rle.compress_runs(own, np.arange(len(sizes)))
-        return [{"size": size, "counts": string} for size, string in zip(sizes.tolist(), strings)]
+        # Each at its own size: the grid's padding is no part of it.
+        strings = coco_rle.compress_runs(runs, index)
+        return [{"size": size, "counts": string} for size, string in zip(runs.sizes[index].tolist(), strings)]
 
     def hull_vertices(self, mask: int) -> np.ndarray:
         """The vertices ``(k, 2)`` of the convex hull of a mask's true pixel squares, in grid units (computed once).
@@ -758,9 +755,13 @@ class _PixelStore:
         """Pixels of one mask in a window ``[rows, cols]``, decoding only those columns of its runs."""
         if self._runs is None or "dense" in self.__dict__:
             return self.dense[mask, rows, cols]
-        height = self.grid[0]
-        columns = self._runs.paint(mask, mask + 1, cols.start, cols.stop).reshape(cols.stop - cols.start, height)
-        window: np.ndarray = columns.T[rows]
+        height, width = (int(n) for n in self._runs.sizes[mask])  # the mask's own grid: beyond it, false pixels
+        window = np.zeros((rows.stop - rows.start, cols.stop - cols.start), dtype=bool)
+        own_cols = min(cols.stop, width)
+        if own_cols > cols.start and min(rows.stop, height) > rows.start:
+            columns = self._runs.paint(mask, mask + 1, cols.start, own_cols).reshape(own_cols - cols.start, height)
+            own_rows = columns.T[rows.start : min(rows.stop, height)]
+            window[: own_rows.shape[0], : own_rows.shape[1]] = own_rows
         return window
 
     @property
