@@ -66,7 +66,14 @@ def write_coco(folder: Path) -> dict[str, Path]:
     for (i, c, s), polygon in zip(heads, predicted):
         h, w = (int(v) for v in sizes[i - 1])
         (rle,) = mask_utils.frPyObjects([polygon.reshape(-1).tolist()], h, w)
-        masks.append({"image_id": i, "category_id": c, "score": s, "segmentation": {"size": [h, w], "counts": rle["counts"].decode()}})
+        masks.append(
+            {
+                "image_id": i,
+                "category_id": c,
+                "score": s,
+                "segmentation": {"size": [h, w], "counts": rle["counts"].decode()},
+            }
+        )
     shuffled = rng.permutation(len(heads))
     folder.mkdir(parents=True, exist_ok=True)
     documents = {
@@ -147,7 +154,9 @@ def write_activitynet(folder: Path, n_videos: int = 5000, per_video: int = 100) 
         database[name] = {
             "subset": "validation",
             "duration": duration,
-            "annotations": [{"segment": [s, e], "label": label} for s, e, label in zip(starts.tolist(), ends.tolist(), labels)],
+            "annotations": [
+                {"segment": [s, e], "label": label} for s, e, label in zip(starts.tolist(), ends.tolist(), labels)
+            ],
         }
         source = rng.integers(0, count, per_video)
         near = rng.random(per_video) < 0.5
@@ -155,10 +164,14 @@ def write_activitynet(folder: Path, n_videos: int = 5000, per_video: int = 100) 
         start = np.where(near, starts[source] + shift[:, 0], rng.uniform(0, duration, per_video))
         end = np.where(near, ends[source] + shift[:, 1], start + rng.uniform(1, 30, per_video))
         start, end = np.round(np.minimum(start, end - 0.5), 2), np.round(end, 2)
-        label = np.where(near, np.array(labels)[source], np.array([f"class{c}" for c in rng.integers(0, 200, per_video)]))
+        label = np.where(
+            near, np.array(labels)[source], np.array([f"class{c}" for c in rng.integers(0, 200, per_video)])
+        )
         results[name] = [
             {"segment": [s, e], "label": str(lab), "score": float(p)}
-            for s, e, lab, p in zip(start.tolist(), end.tolist(), label.tolist(), np.round(rng.random(per_video), 4).tolist())
+            for s, e, lab, p in zip(
+                start.tolist(), end.tolist(), label.tolist(), np.round(rng.random(per_video), 4).tolist()
+            )
         ]
     folder.mkdir(parents=True, exist_ok=True)
     paths = {"ground_truth": folder / "anet-gt.json", "results": folder / "anet-results.json"}
@@ -185,7 +198,12 @@ def crowded_dota(n: int = 3200) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         rng.normal(0, 1, 3 * n), rng.normal(0, 1, 3 * n), rng.uniform(0.9, 1.1, (3 * n, 2)), rng.normal(0, 5, 3 * n)
     ]
     predicted = geoiou.RotatedBox(
-        np.c_[cx[source] + jitter[:, 0], cy[source] + jitter[:, 1], w[source] * jitter[:, 2], h[source] * jitter[:, 3],
-              angle[source] + jitter[:, 4]]
+        np.c_[
+            cx[source] + jitter[:, 0],
+            cy[source] + jitter[:, 1],
+            w[source] * jitter[:, 2],
+            h[source] * jitter[:, 3],
+            angle[source] + jitter[:, 4],
+        ]
     ).to_corners()
     return np.round(truth, 1), np.round(predicted, 1), np.round(rng.random(3 * n), 4)

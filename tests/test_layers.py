@@ -63,7 +63,8 @@ LAYER_OF: dict[str, str] = {
     "geoiou._compiled": "kernels",  # how the kernels are compiled (numba): nothing below them loads numba
     "geoiou.dispatch": "dispatch",
     "geoiou.tables": "tables",  # Annotations, TemporalSegments: what readers build and evaluations take
-    "geoiou.rle_rasterize": "tables",  # beside the RLE codec, but it rasterizes Polygon batches (their ragged store)
+    "geoiou.rle_rasterize": "kernels",  # pycocotools' rasterizer: its loop is compiled (raster_loops), as kernels are
+    "geoiou.raster_loops": "kernels",  # the compiled loop of the rasterizer (numba, loaded on first use)
     "geoiou.regions": "regions",
     "geoiou.errors": "foundation",
     "geoiou._validation": "foundation",
