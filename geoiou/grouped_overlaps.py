@@ -231,9 +231,13 @@ def by_combination(
     """``measure(block_a, block_b, index_a, index_b)`` of each pair of rows: one call per combination of blocks
     (and chunk), so that pairs of a kind are measured together whatever the order of the rows."""
     values = np.empty(len(row_a))
-    combination = a.block_of[row_a] * len(b.blocks) + b.block_of[row_b]
-    keys, combination = np.unique(combination, return_inverse=True)
-    for key, pairs in zip(keys.tolist(), runs_by_key(combination.ravel(), len(keys))):
+    if len(a.blocks) == 1 and len(b.blocks) == 1:  # one combination: nothing to sort
+        keys, groups = [0], [np.arange(len(row_a))]
+    else:
+        combination = a.block_of[row_a] * len(b.blocks) + b.block_of[row_b]
+        unique, combination = np.unique(combination, return_inverse=True)
+        keys, groups = unique.tolist(), runs_by_key(combination.ravel(), len(unique))
+    for key, pairs in zip(keys, groups):
         block_a, block_b = a.blocks[key // len(b.blocks)], b.blocks[key % len(b.blocks)]
         for start in range(0, len(pairs), MEASURE_CHUNK):
             chunk = pairs[start : start + MEASURE_CHUNK]

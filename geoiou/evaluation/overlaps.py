@@ -204,12 +204,9 @@ def candidate_overlaps(
         kept_dt.append(dt[keep])
         kept_gt.append(gt[keep])
         kept_value.append(value[keep])
-    pair_dt = _joined(kept_dt, np.int64)
-    return CandidateOverlaps(
-        np.searchsorted(pair_dt, np.arange(len(dt_rows) + 1)).astype(np.int64),
-        _joined(kept_gt, np.int64),
-        _joined(kept_value, np.float64),
-    )
+    pair_start = np.zeros(len(dt_rows) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(_joined(kept_dt, np.int64), minlength=len(dt_rows)), out=pair_start[1:])
+    return CandidateOverlaps(pair_start, _joined(kept_gt, np.int64), _joined(kept_value, np.float64))
 
 
 def _overlaps(
