@@ -31,6 +31,9 @@ from geoiou.tables.annotations import Annotations
 
 __all__ = ["CandidateOverlaps", "DetectionRegions", "candidate_overlaps", "regions_of"]
 
+#: Candidate pairs measured per step (16 MB of indices): memory follows a stretch of predictions, not all pairs.
+CHUNK_PAIRS = 1 << 20
+
 
 class DetectionRegions:
     """The regions of one side of a detection evaluation, by row, with their measures.
@@ -194,11 +197,12 @@ def candidate_overlaps(
     >>> found.pair_start.tolist(), found.pair_gt.tolist(), found.value.tolist()
     ([0, 1, 1], [0], [0.5])
     """
-    from geoiou.kernels.candidates import Candidates  # compiled: loaded on first use, not at `import geoiou`
+    from geoiou.evaluation.protocol_loops import GroupCandidates  # compiled: loaded on first use
 
-    found = Candidates(predicted.bounds(dt_rows), truth.bounds(gt_rows), dt_group, gt_group)
+    found = GroupCandidates(predicted.bounds(dt_rows), dt_group, truth.bounds(gt_rows), gt_group)
     kept_dt, kept_gt, kept_value = [], [], []
-    for dt, gt in found.chunks():
+    for first, stop in _stretches(found.counts):
+        dt, gt = found.of_predictions(first, stop)
         value = _overlaps(predicted, truth, dt_rows[dt], gt_rows[gt], gt_crowd[gt])
         keep = value >= at_least
         kept_dt.append(dt[keep])
@@ -219,6 +223,15 @@ def _overlaps(
     denominator = np.where(crowd, area_dt, union)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denominator > 0, intersection / denominator, 0.0)
+
+
+def _stretches(counts: np.ndarray) -> list[tuple[int, int]]:
+    """Consecutive ranges of predictions holding about `CHUNK_PAIRS` candidate pairs each (at least one each)."""
+    ends = np.cumsum(counts)
+    steps = np.arange(1, int(ends[-1]) // CHUNK_PAIRS + 1) * CHUNK_PAIRS if len(ends) else np.zeros(0, np.int64)
+    cuts = np.searchsorted(ends, steps) + 1
+    bounds = np.unique(np.concatenate([[0], cuts, [len(counts)]]).clip(0, len(counts)))
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist())) or [(0, 0)]
 
 
 def _joined(parts: list[np.ndarray], dtype: Any) -> np.ndarray:

@@ -245,20 +245,13 @@ def coco_curves(
     shape = (n_thresholds, len(recall_thresholds), n_categories, n_areas, len(max_detections))
     precision, scores = np.full(shape, -1.0), np.full(shape, -1.0)
     recall = np.full((n_thresholds, n_categories, n_areas, len(max_detections)), -1.0)
+    # Most predictions are false positives at every threshold: the loop counts them without reading their codes.
+    decided = (outcome != FALSE_POSITIVE).any(axis=1)
     use_threads(len(order))
     _curves(
-        category_start,
-        order,
-        rank,
-        score,
-        outcome,
-        regular,
-        recall_thresholds,
-        max_detections,
-        precision,
-        recall,
-        scores,
-    )
+        category_start, order, rank, score, outcome, decided, regular, recall_thresholds, max_detections,
+        precision, recall, scores,
+    )  # fmt: skip
     return precision, recall, scores
 
 
@@ -269,6 +262,7 @@ def _curve_of(
     rank: np.ndarray,
     score: np.ndarray,
     outcome: np.ndarray,
+    decided: np.ndarray,
     regular: np.ndarray,
     recall_thresholds: np.ndarray,
     max_detections: np.ndarray,
@@ -282,7 +276,8 @@ def _curve_of(
     COCOeval computes precision and recall after every prediction (ignored ones included, which
     count neither way), makes precision monotone from the right (its envelope) and reads it where
     recall first reaches each recall point. Recall grows only at true positives: at the j-th one
-    (from 0), with f false positives before it, recall is ``(j + 1) / positives`` and precision
+    (from 0), with f false positives before it (the predictions before it neither true positives
+    nor ignored), recall is ``(j + 1) / positives`` and precision
     ``(j + 1) / (f + j + 1 + eps)`` (COCOeval's float operations), and the envelope there is the
     best precision of the true positives from it on. Recall point r is first reached at the true
     positive ``need[r]``, which depends only on the number of positives, so each true positive
@@ -306,18 +301,19 @@ def _curve_of(
     # Per threshold and limit: true and false positives so far, the recall point of the next segment, and per
     # recall point the best precision of its segment and the score of its true positive.
     hits = np.empty((n_thresholds, n_limits), dtype=np.int64)
-    false = np.empty((n_thresholds, n_limits), dtype=np.int64)
+    skipped = np.empty((n_thresholds, n_limits), dtype=np.int64)  # ignored predictions: neither true nor false
     segment = np.empty((n_thresholds, n_limits), dtype=np.int64)
     segment_best = np.empty((n_thresholds, n_limits, n_recall))
     reached_score = np.empty((n_thresholds, n_limits, n_recall))
     for t in range(n_thresholds):  # np.empty and loops: inside a parallel function np.zeros is a parallel loop
         for m in range(n_limits):
-            hits[t, m], false[t, m], segment[t, m] = 0, 0, 0
+            hits[t, m], skipped[t, m], segment[t, m] = 0, 0, 0
             for r in range(n_recall):
                 segment_best[t, m, r], reached_score[t, m, r] = 0.0, 0.0
     first = np.empty(n_limits, dtype=np.int64)  # the first prediction within each limit
+    seen = np.empty(n_limits, dtype=np.int64)  # predictions within each limit so far
     for m in range(n_limits):
-        first[m] = -1
+        first[m], seen[m] = -1, 0
     eps = np.spacing(1.0)
     for i in range(category_start[k], category_start[k + 1]):
         d = order[i]
@@ -326,15 +322,19 @@ def _curve_of(
                 break
             if first[m] < 0:
                 first[m] = d
+            seen[m] += 1
+            if not decided[d, a]:  # a false positive at every threshold: counted by `seen` alone
+                continue
             for t in range(n_thresholds):
                 code = outcome[d, t, a]
-                if code == FALSE_POSITIVE:
-                    false[t, m] += 1
+                if code == IGNORED:
+                    skipped[t, m] += 1
                 elif code == TRUE_POSITIVE:
                     j = hits[t, m]
                     hits[t, m] = j + 1
                     count = np.float64(j + 1)
-                    value = count / (np.float64(false[t, m]) + count + eps)
+                    false = seen[m] - 1 - j - skipped[t, m]  # the predictions before this one that were false
+                    value = count / (np.float64(false) + count + eps)
                     s = segment[t, m]
                     while s + 1 < n_recall and need[s + 1] <= j:
                         s += 1
@@ -389,6 +389,7 @@ def _curves(
     rank: np.ndarray,
     score: np.ndarray,
     outcome: np.ndarray,
+    decided: np.ndarray,
     regular: np.ndarray,
     recall_thresholds: np.ndarray,
     max_detections: np.ndarray,
@@ -400,13 +401,13 @@ def _curves(
     if order.shape[0] < PARALLEL_MIN:
         for unit in range(units):
             _curve_of(
-                category_start, order, rank, score, outcome, regular, recall_thresholds, max_detections,
+                category_start, order, rank, score, outcome, decided, regular, recall_thresholds, max_detections,
                 precision, recall, scores, unit,
             )  # fmt: skip
     else:
         for unit in prange(units):
             _curve_of(
-                category_start, order, rank, score, outcome, regular, recall_thresholds, max_detections,
+                category_start, order, rank, score, outcome, decided, regular, recall_thresholds, max_detections,
                 precision, recall, scores, unit,
             )  # fmt: skip
 
@@ -546,3 +547,207 @@ def _sort_runs(order: np.ndarray, run_start: np.ndarray, score: np.ndarray) -> N
     else:
         for run in prange(n):
             _sort_run(order, run_start, score, run)
+
+
+# --------------------------------------------------------------------------- candidate pairs of sorted groups
+#: Ground truths of a group from which a prediction searches them sorted by their lower x bound, not one by one.
+SWEEP_FROM = 32
+
+
+class GroupCandidates:
+    """The (prediction, ground truth) position pairs of one group whose bounds overlap with positive measure.
+
+    Both sides come sorted by group (the evaluation's order: category and image); a prediction is
+    compared with the ground truths of its group only. Small groups test every pair; a group of
+    `SWEEP_FROM` ground truths or more sorts them by their lower x bound once and each prediction
+    searches the run that can reach it (as `geoiou.kernels.candidates` does over a whole set). The
+    pairs are counted first and handed out a stretch of predictions at a time, so memory follows
+    the pairs of a stretch, not all of them.
+
+    Parameters
+    ----------
+    dt_bounds, gt_bounds : ndarray of float64, shape (D, 2 * ndim), (G, 2 * ndim)
+        Lower bounds then upper bounds; NaN (an empty region) overlaps nothing.
+    dt_group, gt_group : ndarray of int64
+        Group codes, each non-decreasing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> found = GroupCandidates(np.array([[0.0, 0, 2, 2], [0, 0, 2, 2]]), np.array([0, 1]),
+    ...                         np.array([[1.0, 1, 3, 3], [1, 1, 3, 3]]), np.array([0, 0]))
+    >>> found.counts.tolist(), [pairs.tolist() for pairs in found.of_predictions(0, 2)]  # the second is alone
+    ([2, 0], [[0, 0], [0, 1]])
+    """
+
+    def __init__(
+        self, dt_bounds: np.ndarray, dt_group: np.ndarray, gt_bounds: np.ndarray, gt_group: np.ndarray
+    ) -> None:
+        self.dt_bounds, self.gt_bounds = _meeting_nothing_if_empty(dt_bounds), _meeting_nothing_if_empty(gt_bounds)
+        self.dt_group, self.gt_group = dt_group.astype(np.int64), gt_group.astype(np.int64)
+        self.group_lo = np.searchsorted(self.gt_group, self.dt_group, side="left").astype(np.int64)
+        self.group_hi = np.searchsorted(self.gt_group, self.dt_group, side="right").astype(np.int64)
+        # Per ground truth: its place in its group's order by lower x bound, and the running reach of upper x bounds.
+        self.by_x, self.reach = _groups_by_x(self.gt_bounds, self.gt_group)
+        use_threads(len(self.dt_group))
+        self.counts = _count_candidates(
+            self.dt_bounds, self.gt_bounds, self.group_lo, self.group_hi, self.by_x, self.reach
+        )
+
+    def of_predictions(self, first: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(dt, gt)`` positions of the candidate pairs of predictions ``first:stop``, by prediction."""
+        offsets = np.zeros(stop - first + 1, dtype=np.int64)
+        np.cumsum(self.counts[first:stop], out=offsets[1:])
+        dt, gt = np.empty(int(offsets[-1]), np.int64), np.empty(int(offsets[-1]), np.int64)
+        use_threads(stop - first)
+        _fill_candidates(
+            first, offsets, self.dt_bounds, self.gt_bounds, self.group_lo, self.group_hi, self.by_x, self.reach, dt, gt
+        )
+        return dt, gt
+
+
+def _meeting_nothing_if_empty(bounds: np.ndarray) -> np.ndarray:
+    """A copy of `bounds` where a region without area (NaN bounds, or none on some axis) is ``[inf, -inf]`` on every
+    axis: it then meets nothing, sorts last by its lower x bound and never raises a reach of upper bounds."""
+    bounds = np.array(bounds, dtype=np.float64, order="C")
+    half = bounds.shape[1] // 2
+    empty = ~np.all(bounds[:, :half] < bounds[:, half:], axis=1)  # NaN compares false
+    bounds[empty, :half], bounds[empty, half:] = np.inf, -np.inf
+    return bounds
+
+
+@jit
+def _groups_by_x(bounds: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For groups of `SWEEP_FROM` or more: the positions of each group by lower x bound, and the running maximum of
+    their upper x bounds in that order; other groups keep their order (and no reach is needed)."""
+    n, half = bounds.shape[0], bounds.shape[1] // 2
+    by_x, reach = np.arange(n), np.empty(n)
+    lo = 0
+    while lo < n:
+        hi = lo
+        while hi < n and group[hi] == group[lo]:
+            hi += 1
+        if hi - lo >= SWEEP_FROM:
+            order = np.argsort(bounds[lo:hi, 0], kind="mergesort")
+            running = -np.inf
+            for k in range(hi - lo):
+                by_x[lo + k] = lo + order[k]
+                running = max(running, bounds[lo + order[k], half])
+                reach[lo + k] = running
+        lo = hi
+    return by_x, reach
+
+
+@jit(inline=True)
+def _meet(a: np.ndarray, i: int, b: np.ndarray, j: int) -> bool:
+    """Whether bounds i of `a` and j of `b` overlap with positive measure on every axis (NaN: never)."""
+    half = a.shape[1] // 2
+    for axis in range(half):
+        if not max(a[i, axis], b[j, axis]) < min(a[i, half + axis], b[j, half + axis]):
+            return False
+    return True
+
+
+@jit(inline=True)
+def _search_range(dt_bounds: np.ndarray, d: int, lo: int, hi: int, gt_bounds: np.ndarray, by_x: np.ndarray,
+                  reach: np.ndarray) -> tuple[int, int]:  # fmt: skip
+    """The places ``[first, stop)`` of a swept group (by lower x) whose x range can meet prediction d."""
+    half = dt_bounds.shape[1] // 2
+    xmin, xmax = dt_bounds[d, 0], dt_bounds[d, half]
+    if not xmin < xmax:
+        return lo, lo
+    first = lo + np.searchsorted(reach[lo:hi], xmin, side="right")
+    stop = first
+    while stop < hi and gt_bounds[by_x[stop], 0] < xmax:
+        stop += 1
+    return first, stop
+
+
+@jit(inline=True)
+def _visit(
+    dt_bounds: np.ndarray,
+    gt_bounds: np.ndarray,
+    group_lo: np.ndarray,
+    group_hi: np.ndarray,
+    by_x: np.ndarray,
+    reach: np.ndarray,
+    d: int,
+    out_gt: np.ndarray,
+    at: int,
+) -> int:
+    """Count the candidates of prediction d, writing them to ``out_gt[at:]`` when `at` >= 0; return the count."""
+    lo, hi = group_lo[d], group_hi[d]
+    first, stop = lo, hi
+    if hi - lo >= SWEEP_FROM:
+        first, stop = _search_range(dt_bounds, d, lo, hi, gt_bounds, by_x, reach)
+    found = 0
+    for k in range(first, stop):
+        g = by_x[k]
+        if _meet(dt_bounds, d, gt_bounds, g):
+            if at >= 0:
+                out_gt[at + found] = g
+            found += 1
+    return found
+
+
+@jit(parallel=True)
+def _count_candidates(
+    dt_bounds: np.ndarray,
+    gt_bounds: np.ndarray,
+    group_lo: np.ndarray,
+    group_hi: np.ndarray,
+    by_x: np.ndarray,
+    reach: np.ndarray,
+) -> np.ndarray:
+    n = dt_bounds.shape[0]
+    counts = np.empty(n, dtype=np.int64)
+    nowhere = np.empty(0, dtype=np.int64)
+    if n < PARALLEL_MIN:
+        for d in range(n):
+            counts[d] = _visit(dt_bounds, gt_bounds, group_lo, group_hi, by_x, reach, d, nowhere, -1)
+    else:
+        for d in prange(n):
+            counts[d] = _visit(dt_bounds, gt_bounds, group_lo, group_hi, by_x, reach, d, nowhere, -1)
+    return counts
+
+
+@jit(inline=True)
+def _fill_one(
+    first: int,
+    offsets: np.ndarray,
+    dt_bounds: np.ndarray,
+    gt_bounds: np.ndarray,
+    group_lo: np.ndarray,
+    group_hi: np.ndarray,
+    by_x: np.ndarray,
+    reach: np.ndarray,
+    dt: np.ndarray,
+    gt: np.ndarray,
+    k: int,
+) -> None:
+    d = first + k
+    found = _visit(dt_bounds, gt_bounds, group_lo, group_hi, by_x, reach, d, gt, offsets[k])
+    for i in range(found):
+        dt[offsets[k] + i] = d
+
+
+@jit(parallel=True)
+def _fill_candidates(
+    first: int,
+    offsets: np.ndarray,
+    dt_bounds: np.ndarray,
+    gt_bounds: np.ndarray,
+    group_lo: np.ndarray,
+    group_hi: np.ndarray,
+    by_x: np.ndarray,
+    reach: np.ndarray,
+    dt: np.ndarray,
+    gt: np.ndarray,
+) -> None:
+    n = offsets.shape[0] - 1
+    if n < PARALLEL_MIN:
+        for k in range(n):
+            _fill_one(first, offsets, dt_bounds, gt_bounds, group_lo, group_hi, by_x, reach, dt, gt, k)
+    else:
+        for k in prange(n):
+            _fill_one(first, offsets, dt_bounds, gt_bounds, group_lo, group_hi, by_x, reach, dt, gt, k)
