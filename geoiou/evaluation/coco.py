@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, Sequence
+from typing import Any, Callable, Literal, NamedTuple, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -46,7 +46,7 @@ from geoiou._progress import Phases
 from geoiou._validation import invalid_argument as _fail
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.mergeable import MergeableEvaluation, disjoint_keys
-from geoiou.evaluation.overlaps import DetectionRegions, candidate_overlaps, regions_of
+from geoiou.evaluation.overlaps import CandidateOverlaps, region_pairs, regions_of
 from geoiou.evaluation.prepared import (
     Deferred,
     PreparedPart,
@@ -63,6 +63,11 @@ from geoiou.evaluation.results import CocoResult
 from geoiou.tables.annotations import Annotations, as_annotations
 
 __all__ = [
+    "CocoArrays",
+    "CocoMatched",
+    "PairSource",
+    "coco_accumulate",
+    "coco_match",
     "COCO_AREA_RANGES",
     "COCO_IOU_THRESHOLDS",
     "COCO_MAX_DETECTIONS",
@@ -128,6 +133,33 @@ class CocoSettings:
 
 
 # --------------------------------------------------------------------------- matching
+@dataclass(frozen=True)
+class CocoArrays:
+    """What COCO's matching needs, one entry per row: codes into the evaluated images and categories, flags, areas.
+
+    ``gt_area`` sorts ground truths into the area ranges (COCO's ``area`` field, or the measure),
+    ``dt_area`` predictions (their measure).
+    """
+
+    num_images: int
+    num_categories: int
+    gt_image: np.ndarray
+    gt_category: np.ndarray
+    gt_crowd: np.ndarray
+    gt_ignore: np.ndarray
+    gt_area: np.ndarray
+    dt_image: np.ndarray
+    dt_category: np.ndarray
+    dt_score: np.ndarray
+    dt_area: np.ndarray
+
+
+#: ``pairs(dt_rows, gt_rows, dt_group, gt_group, gt_crowd, at_least) -> CandidateOverlaps``: the pairs of one group
+#: that can match, for the prediction rows `dt_rows` and ground-truth rows `gt_rows` (both sorted by the group codes
+#: given), with each pair's overlap (IoF against a crowd region); pairs below `at_least` may be left out.
+PairSource = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float], CandidateOverlaps]
+
+
 class CocoMatched(NamedTuple):
     """What COCO's matching leaves of one part: the evaluated predictions (sorted) and the ground truths' flags.
 
@@ -136,7 +168,9 @@ class CocoMatched(NamedTuple):
     ``rank`` is each one's place within its image and category. ``outcome`` ``[D, T, A]`` is each
     one's outcome per threshold and area range (`protocol_loops.TRUE_POSITIVE`, ``FALSE_POSITIVE``
     or ``IGNORED``). ``gt_order`` sorts the ground truths by category and image and ``gt_ignored``
-    ``[G, A]`` flags them (crowd, ignored, or outside the area range) in that order.
+    ``[G, A]`` flags them (crowd, ignored, or outside the area range) in that order. ``partners``
+    ``[D, T, A]`` (when asked for) is the position in ``gt_order`` of the ground truth each
+    prediction matched, -1 for none.
     """
 
     order: np.ndarray
@@ -145,73 +179,86 @@ class CocoMatched(NamedTuple):
     gt_order: np.ndarray
     gt_ignored: np.ndarray
     matches: ObjectMatches
+    partners: np.ndarray | None = None
 
 
 def coco_match(
-    prepared: PreparedPart,
-    predicted: DetectionRegions,
-    truth: DetectionRegions,
-    settings: CocoSettings,
+    data: CocoArrays,
+    pairs: PairSource,
+    *,
+    iou_thresholds: np.ndarray,
+    max_detections: int,
+    area_ranges: np.ndarray,
+    every_area: bool = False,
     show_progress: bool | None = None,
 ) -> CocoMatched:
-    """COCOeval's ``evaluate``: the greedy matching of every image and category, and the per-object matches."""
+    """COCOeval's ``evaluate``: the greedy matching of every image and category, and the per-object matches.
+
+    `pairs` gives the pairs that can match with their overlaps: `region_pairs` (the exact overlaps
+    of regions whose bounds meet) or `every_pair` (a measure of every pair of a group, such as
+    pycocotools' keypoint similarity). `every_area` keeps ``partners`` for every area range.
+
+    Examples
+    --------
+    >>> from geoiou.evaluation.overlaps import every_pair
+    >>> data = CocoArrays(1, 1, np.array([0]), np.array([0]), np.array([False]), np.array([False]), np.array([50.0]),
+    ...                   np.array([0, 0]), np.array([0, 0]), np.array([0.5, 0.9]), np.array([50.0, 50.0]))
+    >>> overlap = every_pair(lambda dt, gt, crowd: np.where(dt == 0, 0.8, 0.3))  # row 0 overlaps the truth
+    >>> found = coco_match(data, overlap, iou_thresholds=np.array([0.5]), max_detections=100,
+    ...                    area_ranges=np.array([[0.0, 1e10]]))
+    >>> found.order.tolist(), found.outcome[:, 0, 0].tolist()  # by score: row 1 (a false positive), then row 0
+    ([1, 0], [0, 1])
+    """
     with Phases("COCO matching", 2, enabled=show_progress) as phases:
-        return _coco_match(prepared, predicted, truth, settings, phases)
+        return _coco_match(data, pairs, iou_thresholds, max_detections, area_ranges, every_area, phases)
 
 
 def _coco_match(
-    prepared: PreparedPart, predicted: DetectionRegions, truth: DetectionRegions, settings: CocoSettings, phases: Phases
+    data: CocoArrays,
+    pairs: PairSource,
+    iou_thresholds: np.ndarray,
+    max_detections: int,
+    area_ranges: np.ndarray,
+    every_area: bool,
+    phases: Phases,
 ) -> CocoMatched:
     from geoiou.evaluation.protocol_loops import coco_greedy, sort_runs_by_score
 
-    images = len(prepared.image_ids)
-    area_ranges = np.array(list(settings.area_ranges.values()))
     # Predictions: by category, image, then score (highest first; ties keep the input order, as
-    # COCOeval's mergesort does), and at most max(max_detections) per image and category.
-    dt_group_all = prepared.dt_category * images + prepared.dt_image
+    # COCOeval's mergesort does), and at most `max_detections` per image and category.
+    dt_group_all = data.dt_category * data.num_images + data.dt_image
     order = np.argsort(dt_group_all, kind="stable")
     group_start, _ = _runs(dt_group_all[order])
-    sort_runs_by_score(order, group_start, np.asarray(prepared.predicted.score))
+    sort_runs_by_score(order, group_start, data.dt_score)
     _, rank = _runs(dt_group_all[order])
-    kept = rank < settings.max_detections[-1]
+    kept = rank < max_detections
     order, rank = order[kept], rank[kept]
     dt_group = dt_group_all[order]
     group_start, _ = _runs(dt_group)
     # Ground truths: by category and image, annotation order within.
-    gt_group_all = prepared.gt_category * images + prepared.gt_image
+    gt_group_all = data.gt_category * data.num_images + data.gt_image
     gt_order = np.argsort(gt_group_all, kind="stable")
-    gt_crowd = prepared.flags("iscrowd")[gt_order]
-    area = truth.area if prepared.truth.area is None else prepared.truth.area
-    gt_area = area[gt_order]
+    gt_crowd, gt_area = data.gt_crowd[gt_order], data.gt_area[gt_order]
     # Ignored ground truths per area range [G, A]: crowd, flagged, or outside the range (inclusive).
     low, high = area_ranges[:, 0], area_ranges[:, 1]
-    gt_ignored = (
-        (gt_crowd | prepared.flags("ignore")[gt_order])[:, None] | (gt_area[:, None] < low) | (gt_area[:, None] > high)
-    )
-    dt_area = predicted.area[order][:, None]
+    gt_ignored = (gt_crowd | data.gt_ignore[gt_order])[:, None] | (gt_area[:, None] < low) | (gt_area[:, None] > high)
+    dt_area = data.dt_area[order][:, None]
     dt_outside = (dt_area < low) | (dt_area > high)
-    thresholds = np.minimum(settings.iou_thresholds, 1 - 1e-10)
-    pairs = candidate_overlaps(
-        predicted, truth, order, gt_order, dt_group, gt_group_all[gt_order], gt_crowd, at_least=thresholds.min()
-    )
+    thresholds = np.minimum(iou_thresholds, 1 - 1e-10)
+    found = pairs(order, gt_order, dt_group, gt_group_all[gt_order], gt_crowd, float(thresholds.min()))
     phases.done("overlaps")
     outcome, partner = coco_greedy(
-        group_start, pairs.pair_start, pairs.pair_gt, pairs.value, gt_crowd, gt_ignored, dt_outside, thresholds
-    )
+        group_start, found.pair_start, found.pair_gt, found.value, gt_crowd, gt_ignored, dt_outside, thresholds,
+        every_area,
+    )  # fmt: skip
     phases.done("matching")
     # Per object, area range "all" (the first): rows resolved when first read.
     matches = ObjectMatches.from_pairs(
-        settings.iou_thresholds,
-        outcome[:, :, 0],
-        partner,
-        pairs.pair_gt,
-        pairs.value,
-        order,
-        gt_order,
-        len(prepared.predicted),
-        len(prepared.truth),
-    )
-    return CocoMatched(order, rank, outcome, gt_order, gt_ignored, matches)
+        iou_thresholds, outcome[:, :, 0], partner[:, :, 0], found.pair_gt, found.value, order, gt_order,
+        len(data.dt_image), len(data.gt_image),
+    )  # fmt: skip
+    partners = np.where(partner >= 0, np.append(found.pair_gt, -1)[partner], -1) if every_area else None
+    return CocoMatched(order, rank, outcome, gt_order, gt_ignored, matches, partners)
 
 
 def _runs(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -358,7 +405,27 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
         categories, deferred = part_categories(settings.categories, truth, predicted)
         prepared = PreparedPart(truth, predicted, images, categories, needs_sizes=settings.polygon_iou == "pycocotools")
         truth_regions, predicted_regions = regions_of(prepared, settings.polygon_iou)
-        found = coco_match(prepared, predicted_regions, truth_regions, settings, self.show_progress)
+        data = CocoArrays(
+            num_images=len(prepared.image_ids),
+            num_categories=len(prepared.category_ids),
+            gt_image=prepared.gt_image,
+            gt_category=prepared.gt_category,
+            gt_crowd=prepared.flags("iscrowd"),
+            gt_ignore=prepared.flags("ignore"),
+            gt_area=truth_regions.area if truth.area is None else truth.area,
+            dt_image=prepared.dt_image,
+            dt_category=prepared.dt_category,
+            dt_score=np.asarray(predicted.score, dtype=np.float64),
+            dt_area=predicted_regions.area,
+        )
+        found = coco_match(
+            data,
+            region_pairs(predicted_regions, truth_regions),
+            iou_thresholds=settings.iou_thresholds,
+            max_detections=settings.max_detections[-1],
+            area_ranges=np.array(list(settings.area_ranges.values())),
+            show_progress=self.show_progress,
+        )
         gt_category = prepared.gt_category[found.gt_order]
         n_categories = len(prepared.category_ids)
         regular = np.stack(

@@ -17,7 +17,7 @@ formulas pycocotools uses: ``i / (a + b - i)`` and ``i / a``, 0 where the denomi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -29,7 +29,7 @@ from geoiou.rle_rasterize import coco_compat_polygon_runs
 from geoiou.evaluation.prepared import PreparedPart
 from geoiou.tables.annotations import Annotations
 
-__all__ = ["CandidateOverlaps", "DetectionRegions", "candidate_overlaps", "regions_of"]
+__all__ = ["CandidateOverlaps", "DetectionRegions", "candidate_overlaps", "every_pair", "region_pairs", "regions_of"]
 
 #: Candidate pairs measured per step (16 MB of indices): memory follows a stretch of predictions, not all pairs.
 CHUNK_PAIRS = 1 << 20
@@ -200,17 +200,78 @@ def candidate_overlaps(
     from geoiou.evaluation.protocol_loops import GroupCandidates  # compiled: loaded on first use
 
     found = GroupCandidates(predicted.bounds(dt_rows), dt_group, truth.bounds(gt_rows), gt_group)
+
+    def measure(dt: np.ndarray, gt: np.ndarray) -> np.ndarray:
+        return _overlaps(predicted, truth, dt_rows[dt], gt_rows[gt], gt_crowd[gt])
+
+    return _measured(found, measure, len(dt_rows), at_least)
+
+
+def _measured(
+    found: Any, measure: Callable[[np.ndarray, np.ndarray], np.ndarray], n_dt: int, at_least: float | None
+) -> CandidateOverlaps:
+    """The pairs `found` measured a stretch of predictions at a time, those below `at_least` left out."""
     kept_dt, kept_gt, kept_value = [], [], []
     for first, stop in _stretches(found.counts):
         dt, gt = found.of_predictions(first, stop)
-        value = _overlaps(predicted, truth, dt_rows[dt], gt_rows[gt], gt_crowd[gt])
-        keep = value >= at_least
-        kept_dt.append(dt[keep])
-        kept_gt.append(gt[keep])
-        kept_value.append(value[keep])
-    pair_start = np.zeros(len(dt_rows) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(_joined(kept_dt, np.int64), minlength=len(dt_rows)), out=pair_start[1:])
+        value = measure(dt, gt)
+        if at_least is not None:
+            keep = value >= at_least
+            dt, gt, value = dt[keep], gt[keep], value[keep]
+        kept_dt.append(dt)
+        kept_gt.append(gt)
+        kept_value.append(value)
+    pair_start = np.zeros(n_dt + 1, dtype=np.int64)
+    np.cumsum(np.bincount(_joined(kept_dt, np.int64), minlength=n_dt), out=pair_start[1:])
     return CandidateOverlaps(pair_start, _joined(kept_gt, np.int64), _joined(kept_value, np.float64))
+
+
+def region_pairs(predicted: DetectionRegions, truth: DetectionRegions) -> Callable[..., CandidateOverlaps]:
+    """The pair source of two sides' regions: the pairs of a group whose bounds meet, measured exactly (see
+    `candidate_overlaps`)."""
+
+    def pairs(
+        dt_rows: np.ndarray,
+        gt_rows: np.ndarray,
+        dt_group: np.ndarray,
+        gt_group: np.ndarray,
+        gt_crowd: np.ndarray,
+        at_least: float,
+    ) -> CandidateOverlaps:
+        return candidate_overlaps(predicted, truth, dt_rows, gt_rows, dt_group, gt_group, gt_crowd, at_least=at_least)
+
+    return pairs
+
+
+def every_pair(measure: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]) -> Callable[..., CandidateOverlaps]:
+    """The pair source of every pair of a group, measured by ``measure(dt_rows, gt_rows, crowd) -> values``.
+
+    For measures that are not overlaps of regions (pycocotools' keypoint similarity is positive for
+    pairs far apart) or to see every pair, as pycocotools' ``ious`` shows them; pairs are measured
+    a stretch of predictions at a time, and all kept (``at_least`` is not applied).
+
+    Examples
+    --------
+    >>> source = every_pair(lambda dt, gt, crowd: (dt + 1.0) / (gt + 2.0))
+    >>> found = source(np.arange(2), np.arange(2), np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros(2, bool), 0.5)
+    >>> found.pair_start.tolist(), found.pair_gt.tolist(), found.value.tolist()
+    ([0, 2, 4], [0, 1, 0, 1], [0.5, 0.3333333333333333, 1.0, 0.6666666666666666])
+    """
+
+    def pairs(
+        dt_rows: np.ndarray,
+        gt_rows: np.ndarray,
+        dt_group: np.ndarray,
+        gt_group: np.ndarray,
+        gt_crowd: np.ndarray,
+        at_least: float,
+    ) -> CandidateOverlaps:
+        from geoiou.evaluation.protocol_loops import GroupCandidates  # compiled: loaded on first use
+
+        found = GroupCandidates(None, dt_group, None, gt_group)
+        return _measured(found, lambda dt, gt: measure(dt_rows[dt], gt_rows[gt], gt_crowd[gt]), len(dt_rows), None)
+
+    return pairs
 
 
 def _overlaps(

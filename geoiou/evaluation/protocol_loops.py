@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+from geoiou._ranges import ragged_arange
 
 __all__ = [
     "FALSE_POSITIVE",
@@ -48,6 +49,7 @@ def coco_greedy(
     gt_ignored: np.ndarray,
     dt_outside: np.ndarray,
     thresholds: np.ndarray,
+    every_area: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """COCOeval's ``evaluateImg`` for every group, threshold and area range.
 
@@ -66,15 +68,17 @@ def coco_greedy(
         The prediction's measure is outside the area range.
     thresholds : ndarray of float64, shape (T,)
         ``min(t, 1 - 1e-10)`` for each IoU threshold t.
+    every_area : bool, default False
+        Keep the pair of every area range (pycocotools' ``evalImgs`` shows them), not only the first's.
 
     Returns
     -------
     outcome : ndarray of uint8, shape (D, T, A)
         `TRUE_POSITIVE` (matched to a regular ground truth), `IGNORED` (matched to an ignored one,
         or unmatched outside the area range) or `FALSE_POSITIVE`.
-    partner : ndarray of int64, shape (D, T)
-        The pair that matched each prediction in the first area range (-1: none), for the
-        per-object matches.
+    partner : ndarray of int64, shape (D, T, 1) or (D, T, A)
+        The pair that matched each prediction (-1: none), in the first area range (for the
+        per-object matches) or in each.
 
     Examples
     --------
@@ -82,13 +86,13 @@ def coco_greedy(
     >>> one = np.array([0, 1])  # one group, one prediction, one candidate pair of overlap 0.7
     >>> outcome, partner = coco_greedy(one, one, np.array([0]), np.array([0.7]), np.zeros(1, bool),
     ...                                np.zeros((1, 1), bool), np.zeros((1, 1), bool), np.array([0.5, 0.75]))
-    >>> outcome[0, :, 0].tolist(), partner[0].tolist()  # a true positive at 0.5, a false one at 0.75
+    >>> outcome[0, :, 0].tolist(), partner[0, :, 0].tolist()  # a true positive at 0.5, a false one at 0.75
     ([1, 0], [0, -1])
     """
     n_dt = len(pair_start) - 1
     shape = (n_dt, len(thresholds), gt_ignored.shape[1])
     outcome = np.zeros(shape, dtype=np.uint8)
-    partner = np.full(shape[:2], -1, dtype=np.int64)
+    partner = np.full((*shape[:2], shape[2] if every_area else 1), -1, dtype=np.int64)
     taken = np.zeros((gt_ignored.shape[0], len(thresholds), gt_ignored.shape[1]), dtype=np.bool_)
     use_threads(len(group_start) - 1)
     _coco_groups(
@@ -165,8 +169,8 @@ def _coco_group(
                 g = pair_gt[p]
                 taken[g, t, a] = True
                 outcome[d, t, a] = IGNORED if gt_ignored[g, a] else TRUE_POSITIVE
-                if a == 0:
-                    partner[d, t] = p
+                if a < partner.shape[2]:
+                    partner[d, t, a] = p
 
 
 @jit(parallel=True)
@@ -566,8 +570,10 @@ class GroupCandidates:
 
     Parameters
     ----------
-    dt_bounds, gt_bounds : ndarray of float64, shape (D, 2 * ndim), (G, 2 * ndim)
-        Lower bounds then upper bounds; NaN (an empty region) overlaps nothing.
+    dt_bounds, gt_bounds : ndarray of float64, shape (D, 2 * ndim), (G, 2 * ndim), or None
+        Lower bounds then upper bounds; NaN (an empty region) overlaps nothing. None (both): every
+        pair of a group is a candidate (for measures that are not overlaps of regions, such as
+        keypoint similarity, or to show every pair as pycocotools' ``ious`` does).
     dt_group, gt_group : ndarray of int64
         Group codes, each non-decreasing.
 
@@ -581,12 +587,19 @@ class GroupCandidates:
     """
 
     def __init__(
-        self, dt_bounds: np.ndarray, dt_group: np.ndarray, gt_bounds: np.ndarray, gt_group: np.ndarray
+        self, dt_bounds: np.ndarray | None, dt_group: np.ndarray, gt_bounds: np.ndarray | None, gt_group: np.ndarray
     ) -> None:
+        self.every = dt_bounds is None or gt_bounds is None
+        if dt_bounds is None or gt_bounds is None:  # no bounds to test: empty columns keep the arrays' types
+            dt_bounds, gt_bounds = np.zeros((len(dt_group), 2)), np.zeros((len(gt_group), 2))
         self.dt_bounds, self.gt_bounds = _meeting_nothing_if_empty(dt_bounds), _meeting_nothing_if_empty(gt_bounds)
-        self.dt_group, self.gt_group = dt_group.astype(np.int64), gt_group.astype(np.int64)
+        self.dt_group, self.gt_group = np.asarray(dt_group, np.int64), np.asarray(gt_group, np.int64)
         self.group_lo = np.searchsorted(self.gt_group, self.dt_group, side="left").astype(np.int64)
         self.group_hi = np.searchsorted(self.gt_group, self.dt_group, side="right").astype(np.int64)
+        if self.every:
+            self.by_x, self.reach = np.arange(len(self.gt_group)), np.zeros(len(self.gt_group))
+            self.counts: np.ndarray = self.group_hi - self.group_lo
+            return
         # Per ground truth: its place in its group's order by lower x bound, and the running reach of upper x bounds.
         self.by_x, self.reach = _groups_by_x(self.gt_bounds, self.gt_group)
         use_threads(len(self.dt_group))
@@ -598,6 +611,9 @@ class GroupCandidates:
         """``(dt, gt)`` positions of the candidate pairs of predictions ``first:stop``, by prediction."""
         offsets = np.zeros(stop - first + 1, dtype=np.int64)
         np.cumsum(self.counts[first:stop], out=offsets[1:])
+        if self.every:  # every ground truth of each prediction's group, in order
+            gt, dt = ragged_arange(self.group_lo[first:stop], self.group_hi[first:stop])
+            return dt + first, gt
         dt, gt = np.empty(int(offsets[-1]), np.int64), np.empty(int(offsets[-1]), np.int64)
         use_threads(stop - first)
         _fill_candidates(

@@ -191,7 +191,7 @@ def _match(
     true_positive = np.zeros((len(thresholds), len(scores)), dtype=bool)
     true_positive[:, ranked] = outcome[:, :, 0].T == TRUE_POSITIVE
     matches = ObjectMatches.from_pairs(
-        thresholds, outcome[:, :, 0], partner, pair_gt, tiou, ranked, truth_order, len(scores), n_truths
+        thresholds, outcome[:, :, 0], partner[:, :, 0], pair_gt, tiou, ranked, truth_order, len(scores), n_truths
     )
     return _Matched(true_positive, matches)
 
