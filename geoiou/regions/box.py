@@ -59,8 +59,11 @@ class Box(Region):
     array([4., 0.])
     """
 
-    _fields = {"_xyxy": 1}
+    # The sides as given: [x, y, w, h] (COCO) keeps w and h, which (x + w) - x may not give back to the last bit;
+    # a box's area is w * h, as pycocotools computes it, so COCO boxes overlap exactly as COCOeval measures them.
+    _fields = {"_xyxy": 1, "_size": 1}
     _xyxy: NDArray[np.float64]
+    _size: NDArray[np.float64]
 
     def __init__(self, coords: ArrayLike, *, fmt: BoxFormat = "xyxy") -> None:
         plain = plain_numbers(coords, 4) if fmt == "xyxy" else None
@@ -69,6 +72,7 @@ class Box(Region):
             x1, y1, x2, y2 = plain
             if x1 <= x2 and y1 <= y2 and plain_region_fits(max(abs(x1), abs(y1), abs(x2), abs(y2)), x2 - x1, y2 - y1):
                 object.__setattr__(self, "_xyxy", readonly(np.array((x1, y1, x2, y2))))
+                object.__setattr__(self, "_size", readonly(np.array((x2 - x1, y2 - y1))))
                 return
         array = as_float_array(coords, "coords", trailing=4)
         xyxy = _to_xyxy(array, fmt)
@@ -77,9 +81,11 @@ class Box(Region):
         require_ordered(xyxy[..., 0], xyxy[..., 2], "coords", "x1 <= x2", hint)
         require_ordered(xyxy[..., 1], xyxy[..., 3], "coords", "y1 <= y2", hint)
         require_within_range(np.abs(xyxy).max(axis=-1, initial=0.0), "coords")
-        width, height = xyxy[..., 2] - xyxy[..., 0], xyxy[..., 3] - xyxy[..., 1]
+        size = xyxy[..., 2:] - xyxy[..., :2] if fmt == "xyxy" else np.array(array[..., 2:])
+        width, height = size[..., 0], size[..., 1]
         require_measurable(width * height, (width > 0) & (height > 0), "coords")
         object.__setattr__(self, "_xyxy", readonly(xyxy))
+        object.__setattr__(self, "_size", readonly(size))
 
     @classmethod
     def from_pixel_indices(cls, coords: ArrayLike) -> Box:
@@ -117,28 +123,27 @@ class Box(Region):
         if fmt == "xyxy":
             return np.array(self._xyxy)
         if fmt == "xywh":
-            return np.stack([x1, y1, x2 - x1, y2 - y1], axis=-1)
+            return np.concatenate([self._xyxy[..., :2], self._size], axis=-1)
         if fmt == "cxcywh":
-            return np.stack([(x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1], axis=-1)
+            return np.concatenate([np.stack([(x1 + x2) / 2, (y1 + y2) / 2], axis=-1), self._size], axis=-1)
         raise fail("fmt", f"one of {FORMATS}", fmt)
 
     @property
     def width(self) -> float | np.ndarray:
-        """Width ``x2 - x1`` of each box."""
-        return as_measure(self._xyxy[..., 2] - self._xyxy[..., 0])
+        """Width of each box: ``w`` as given (``x2 - x1`` for corners)."""
+        return as_measure(self._size[..., 0])
 
     @property
     def height(self) -> float | np.ndarray:
-        """Height ``y2 - y1`` of each box."""
-        return as_measure(self._xyxy[..., 3] - self._xyxy[..., 1])
+        """Height of each box: ``h`` as given (``y2 - y1`` for corners)."""
+        return as_measure(self._size[..., 1])
 
     @property
     def area(self) -> float | np.ndarray:
         return as_measure(self._area_array())
 
     def _area_array(self) -> np.ndarray:
-        xyxy = self._xyxy
-        return np.asarray((xyxy[..., 2] - xyxy[..., 0]) * (xyxy[..., 3] - xyxy[..., 1]))
+        return np.asarray(self._size[..., 0] * self._size[..., 1])
 
     @property
     def bounds(self) -> np.ndarray:

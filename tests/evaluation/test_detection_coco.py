@@ -25,11 +25,12 @@ mask_utils = pytest.importorskip("pycocotools.mask")
 
 
 def assert_same(result, evaluator) -> None:
-    """The 12 numbers to 1e-6 (in fact they agree bit for bit), and the arrays behind them."""
-    np.testing.assert_allclose(result.stats_array, evaluator.stats, rtol=0, atol=1e-6)
-    np.testing.assert_allclose(result.precision, evaluator.eval["precision"], rtol=0, atol=1e-12)
-    np.testing.assert_allclose(result.recall, evaluator.eval["recall"], rtol=0, atol=1e-12)
-    np.testing.assert_allclose(result.scores, evaluator.eval["scores"], rtol=0, atol=1e-12)
+    """The 12 numbers and the arrays behind them, bit for bit (boxes keep their w and h: areas are w * h as
+    pycocotools computes them)."""
+    np.testing.assert_array_equal(result.stats_array, evaluator.stats)
+    np.testing.assert_array_equal(result.precision, evaluator.eval["precision"])
+    np.testing.assert_array_equal(result.recall, evaluator.eval["recall"])
+    np.testing.assert_array_equal(result.scores, evaluator.eval["scores"])
 
 
 def truth_columns(dataset: dict, regions) -> Annotations:
@@ -533,4 +534,4 @@ def test_per_object_matches_are_cocoeval_evalimgs(seed: int) -> None:
     t, rows = np.nonzero(matches.prediction_match >= 0)
     pairs = geoiou.iou(predictions.regions[0][rows], truth.regions[0][matches.prediction_match[t, rows]])
     crowd = truth.iscrowd[matches.prediction_match[t, rows]]
-    np.testing.assert_allclose(matches.prediction_iou[t, rows][~crowd], pairs[~crowd], rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(matches.prediction_iou[t, rows][~crowd], pairs[~crowd])
