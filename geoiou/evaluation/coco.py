@@ -167,7 +167,8 @@ class CocoMatched(NamedTuple):
     image and category), sorted by category, image and decreasing score (ties in input order);
     ``rank`` is each one's place within its image and category. ``outcome`` ``[D, T, A]`` is each
     one's outcome per threshold and area range (`protocol_loops.TRUE_POSITIVE`, ``FALSE_POSITIVE``
-    or ``IGNORED``). ``gt_order`` sorts the ground truths by category and image and ``gt_ignored``
+    or ``IGNORED``), and ``decided`` ``[D, A]`` says whether it is anything but a false positive
+    at some threshold. ``gt_order`` sorts the ground truths by category and image and ``gt_ignored``
     ``[G, A]`` flags them (crowd, ignored, or outside the area range) in that order. ``partners``
     ``[D, T, A]`` (when asked for) is the position in ``gt_order`` of the ground truth each
     prediction matched, -1 for none.
@@ -176,6 +177,7 @@ class CocoMatched(NamedTuple):
     order: np.ndarray
     rank: np.ndarray
     outcome: np.ndarray
+    decided: np.ndarray
     gt_order: np.ndarray
     gt_ignored: np.ndarray
     matches: ObjectMatches
@@ -247,7 +249,7 @@ def _coco_match(
     thresholds = np.minimum(iou_thresholds, 1 - 1e-10)
     found = pairs(order, gt_order, dt_group, gt_group_all[gt_order], gt_crowd, float(thresholds.min()))
     phases.done("overlaps")
-    outcome, partner = coco_greedy(
+    outcome, partner, decided = coco_greedy(
         group_start, found.pair_start, found.pair_gt, found.value, gt_crowd, gt_ignored, dt_outside, thresholds,
         every_area,
     )  # fmt: skip
@@ -258,7 +260,7 @@ def _coco_match(
         len(data.dt_image), len(data.gt_image),
     )  # fmt: skip
     partners = np.where(partner >= 0, np.append(found.pair_gt, -1)[partner], -1) if every_area else None
-    return CocoMatched(order, rank, outcome, gt_order, gt_ignored, matches, partners)
+    return CocoMatched(order, rank, outcome, decided, gt_order, gt_ignored, matches, partners)
 
 
 def _runs(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -277,6 +279,7 @@ def coco_accumulate(
     rank: np.ndarray,
     dt_score: np.ndarray,
     outcome: np.ndarray,
+    decided: np.ndarray,
     regular: np.ndarray,
     recall_thresholds: np.ndarray,
     max_detections: tuple[int, ...],
@@ -301,6 +304,7 @@ def coco_accumulate(
         rank,
         dt_score,
         outcome,
+        decided,
         regular.reshape(n_categories, outcome.shape[2]),
         recall_thresholds,
         np.asarray(max_detections, dtype=np.int64),
@@ -325,6 +329,7 @@ class _CocoPart:
     rank: np.ndarray
     score: np.ndarray
     outcome: np.ndarray
+    decided: np.ndarray
     regular: np.ndarray
     matches: ObjectMatches
     num_predictions: int
@@ -442,6 +447,7 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
                 rank=found.rank,
                 score=np.asarray(predicted.score)[found.order],
                 outcome=found.outcome,
+                decided=found.decided,
                 regular=regular,
                 matches=found.matches,
                 num_predictions=len(predicted),
@@ -469,6 +475,7 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
             joined("rank", np.zeros(0, np.int64)),
             joined("score", np.zeros(0)),
             joined("outcome", np.zeros((0, n_thresholds, n_areas), np.uint8)),
+            joined("decided", np.zeros((0, n_areas), bool)),
             summed_by_category(categories, parts, "regular").reshape(len(categories), n_areas),
             settings.recall_thresholds,
             settings.max_detections,

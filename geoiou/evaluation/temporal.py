@@ -177,7 +177,7 @@ def _match(
         )  # fmt: skip
         phases.done("tIoU")
         n_truths = len(truth_key)
-        outcome, partner = coco_greedy(
+        outcome, partner, _ = coco_greedy(
             key_start,
             np.searchsorted(pair_dt, np.arange(len(ranked) + 1)).astype(np.int64),
             pair_gt,
