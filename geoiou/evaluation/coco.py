@@ -332,8 +332,6 @@ class _CocoPart:
     decided: np.ndarray
     regular: np.ndarray
     matches: ObjectMatches
-    num_predictions: int
-    num_truths: int
 
 
 class CocoEvaluation(MergeableEvaluation[CocoResult]):
@@ -450,8 +448,6 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
                 decided=found.decided,
                 regular=regular,
                 matches=found.matches,
-                num_predictions=len(predicted),
-                num_truths=len(truth),
             )
         )
         return self
@@ -480,15 +476,7 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
             settings.recall_thresholds,
             settings.max_detections,
         )
-        matches = (
-            ObjectMatches.concatenate(
-                [part.matches for part in parts],
-                [part.num_predictions for part in parts],
-                [part.num_truths for part in parts],
-            )
-            if parts
-            else None
-        )
+        matches = ObjectMatches.concatenate([part.matches for part in parts])
         return CocoResult(
             precision=precision,
             recall=recall,
