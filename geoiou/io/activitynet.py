@@ -28,7 +28,7 @@ import numpy as np
 
 from geoiou._validation import SMALLEST_LENGTH, describe, invalid_argument, range_faults
 from geoiou.errors import FormatError
-from geoiou.io.columns import all_of_type, json_columns, number_column, number_rows, object_keys
+from geoiou.io.columns import all_of_type, json_columns, number_column, number_rows
 from geoiou.io.json_documents import load_json_document
 from geoiou.io.report import ReadReport, RecordReader, invalid
 from geoiou.tables.segments import TemporalSegments
@@ -144,10 +144,7 @@ def read_activitynet(
     <dict>: read 0 records, skipped 1
       1 x 'segment' must have end >= start (first at results['v_a'][0])
     """
-    # Keys counted down to the records (video -> list -> record), whose segment pairs are not entered.
-    document, reader = load_json_document(
-        source, skip_invalid=skip_invalid, count_keys=lambda parsed: object_keys(parsed, list_depth=4)
-    )
+    document, reader = load_json_document(source, skip_invalid=skip_invalid)
     kind = _kind(document, reader)
     if kind == "results" and subset is not None:
         raise invalid_argument("subset", "None for a results file (results have no subsets)", subset)

@@ -1,0 +1,134 @@
+"""COCO RLEs decoded into runs straight from a JSON file's bytes, in one compiled pass.
+
+The RLE strings of a result file are tens of megabytes: their characters are read where they lie
+in the file (a `Tape` knows each string's bytes), with no Python string per mask. Every check of
+`geoiou.rle.to_runs` is made (characters ``'0'`` to ``'o'``, no count cut short or longer than
+12 characters, non-negative run lengths adding up to h·w, at most 2**52 pixels); a mask that
+fails any of them makes the answer None, and the reader then reads the file record by record,
+where `geoiou.rle` names the fault. The runs are those `geoiou.rle.to_runs` gives.
+
+Examples
+--------
+>>> buf = np.frombuffer(b"231", dtype=np.uint8)  # one string, then the list [0, 1, 1, 1]
+>>> is_string, start, stop = np.array([True, False]), np.array([0, 0]), np.array([3, 4])
+>>> runs = runs_of_bytes(buf, is_string, start, stop, np.array([0, 1, 1, 1]), np.array([[2, 3], [1, 3]]))
+>>> runs.starts, runs.stops, runs.offsets
+(array([2, 0, 2]), array([5, 1, 3]), array([0, 1, 3]))
+>>> runs_of_bytes(buf, is_string, start, stop, np.array([0, 1, 1, 1]), np.array([[2, 3], [2, 3]])) is None
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geoiou._compiled import jit
+from geoiou.rle import Runs
+
+__all__ = ["runs_of_bytes"]
+
+#: Characters of one compressed count at most, as `geoiou.rle`: 12 groups of 5 bits.
+_MAX_GROUPS = 12
+#: The most pixels an RLE may cover, as `geoiou.rle`.
+_MAX_PIXELS = 2**52
+_INT64_MAX = 2**63 - 1
+
+
+def runs_of_bytes(
+    buf: np.ndarray, is_string: np.ndarray, start: np.ndarray, stop: np.ndarray, integers: np.ndarray, sizes: np.ndarray
+) -> Runs | None:
+    """The true runs of RLEs of `sizes` ``(n, 2)``; None if some mask is not a valid RLE of its size.
+
+    RLE k's counts are the compressed string ``buf[start[k]:stop[k]]`` where `is_string`, else the
+    list ``integers[start[k]:stop[k]]`` (COCO's crowd annotations).
+    """
+    sizes = np.asarray(sizes, dtype=np.int64).reshape(-1, 2)
+    starts, stops, offsets, valid = _runs(buf, is_string, start, stop, integers, sizes)
+    return Runs(sizes, starts, stops, offsets) if valid else None
+
+
+@jit
+def _runs(buf, is_string, start, stop, integers, sizes):  # type: ignore[no-untyped-def]
+    """``(starts, stops, offsets, valid)`` of every RLE: from its string's bytes, or from its range of `integers`."""
+    n = start.size
+    capacity = 0
+    longest = 0
+    for k in range(n):
+        length = stop[k] - start[k]
+        capacity += length // 2 + 1  # a true run takes two counts at least
+        longest = max(longest, length)
+    counts = np.empty(longest, dtype=np.int64)
+    starts = np.empty(capacity, dtype=np.int64)
+    stops = np.empty(capacity, dtype=np.int64)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    at = 0
+    for k in range(n):
+        height, width = sizes[k, 0], sizes[k, 1]
+        if height < 0 or width < 0 or float(height) * float(width) > _MAX_PIXELS:
+            return starts[:0], stops[:0], offsets, False
+        if is_string[k]:
+            m = _string_counts(buf, start[k], stop[k], counts)
+        else:
+            m = stop[k] - start[k]
+            counts[:m] = integers[start[k] : stop[k]]
+        if m < 0:
+            return starts[:0], stops[:0], offsets, False
+        at = _true_runs(counts, m, height * width, starts, stops, at)
+        if at < 0:
+            return starts[:0], stops[:0], offsets, False
+        offsets[k + 1] = at
+    return starts[:at], stops[:at], offsets, True
+
+
+@jit
+def _string_counts(buf, first, stop, counts):  # type: ignore[no-untyped-def]
+    """Read the counts of the compressed string in ``buf[first:stop]`` into `counts` (deltas undone); -1 if invalid.
+
+    ``rleFrString``: each count is 5-bit groups, least significant first, 0x20 set on all but the
+    last, whose bit 0x10 is the sign; from the fourth count on, the count two before is added. The
+    only escape a COCO string can need, ``\\\\``, is read as one backslash.
+    """
+    m = 0
+    i = first
+    while i < stop:
+        value = np.int64(0)
+        groups = 0
+        more = True
+        while more:
+            if i >= stop or groups >= _MAX_GROUPS:
+                return -1  # the string stops inside a count, or a count has too many characters
+            c = np.int64(buf[i])
+            i += 1
+            if c == 92:  # an escape: only an escaped backslash is a COCO character
+                if i >= stop or buf[i] != 92:
+                    return -1
+                i += 1
+            c -= 48
+            if c < 0 or c > 63:
+                return -1
+            value |= (c & 0x1F) << (5 * groups)
+            groups += 1
+            more = (c & 0x20) != 0
+            if not more and (c & 0x10) != 0:
+                value |= np.int64(-1) << (5 * groups)
+        if m > 2:
+            value += counts[m - 2]
+        counts[m] = value
+        m += 1
+    return m
+
+
+@jit
+def _true_runs(counts, m, pixels, starts, stops, at):  # type: ignore[no-untyped-def]
+    """Append the true runs of one mask's `m` counts (false first) at `at`; the new end, or -1 if invalid."""
+    total = np.int64(0)
+    for j in range(m):
+        count = counts[j]
+        if count < 0 or count > _INT64_MAX - total:
+            return -1
+        if j % 2 == 1 and count > 0:
+            starts[at] = total
+            stops[at] = total + count
+            at += 1
+        total += count
+    return at if total == pixels else -1

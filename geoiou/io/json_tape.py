@@ -1,0 +1,289 @@
+"""The columns of a JSON file, taken from its token table (`geoiou.io.json_tokens`) with array operations.
+
+A `Tape` is the file's bytes and its tokens. Readers ask it for the items of a container, the
+value of one key in each of a batch of objects, and those values as integers, numbers, rows of
+numbers or strings; every answer is an array over all records at once, and None when some value
+is not of the plain form asked for (a missing key, a string where a number goes, an integer
+beyond 64 bits): the reader then reads the file with ``json.loads`` record by record, which
+names the record and the fault.
+
+Examples
+--------
+>>> tape = Tape.of(b'[{"id": 1, "box": [0, 0.5, 2, 3]}, {"box": [1, 1, 1, 1e1], "id": 2}]')
+>>> records, _ = tape.elements(tape.root())
+>>> tape.integers(tape.field(records, "id"))
+array([1, 2])
+>>> tape.number_rows(tape.field(records, "box"), 4)
+array([[ 0. ,  0.5,  2. ,  3. ],
+       [ 1. ,  1. ,  1. , 10. ]])
+>>> tape.field(records, "score") is None  # no record has it
+True
+>>> Tape.of(b'[{"id": 1, "id": 2}]') is None  # a repeated key: json.loads must read it (and the reader refuses it)
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geoiou._compiled import jit
+from geoiou.rle import Runs
+from geoiou.io import json_tokens as tokens
+from geoiou.io.json_rle import runs_of_bytes
+from geoiou.io.json_tokens import ARRAY, ESCAPED_STRING, FLOAT, INT, KEY, OBJECT, SLOW, STRING
+
+__all__ = ["Tape"]
+
+
+class Tape:
+    """The bytes of a JSON file and its tokens (see `geoiou.io.json_tokens`): token 0 is the top value.
+
+    Build it with `Tape.of`. The arrays are indexed by token: ``kind``, ``parent`` (the container,
+    -1 for the top), ``start`` and ``stop`` (bytes of a string between its quotes, of a number;
+    for a container, ``stop`` is the token after its last descendant), ``integer`` (an integer's
+    value, a key's hash) and ``number`` (a number's value).
+    """
+
+    def __init__(self, buf: np.ndarray, table: tuple[np.ndarray, ...]) -> None:
+        self.buf = buf
+        self.kind, self.parent, self.start, self.stop, self.integer, self.number = table
+
+    @classmethod
+    def of(cls, data: bytes) -> Tape | None:
+        """The tape of `data`, or None when ``json.loads`` must read it.
+
+        None for text that is not JSON (``json.loads`` then names the fault), an object that
+        repeats a key, keys written with escapes (their bytes are not their text), nesting
+        deeper than `json_tokens.MAX_DEPTH`, or bytes that are not UTF-8.
+        """
+        buf = np.frombuffer(data, dtype=np.uint8)
+        *table, status, non_ascii, escaped_keys = tokens.tokenize(buf)
+        if status != tokens.OK or escaped_keys:
+            return None
+        if non_ascii:
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+        tape = cls(buf, tuple(table))
+        tape._resolve_slow_numbers()
+        return tape
+
+    def _resolve_slow_numbers(self) -> None:
+        """Numbers the tokenizer left to Python: all converted by ``float`` in one C-speed pass over their text."""
+        slow = np.flatnonzero(self.kind == SLOW)
+        if slow.size:
+            text = _joined_spans(self.buf, self.start[slow], self.stop[slow], ord(" "))
+            self.number[slow] = np.array(list(map(float, text.tobytes().split())), dtype=np.float64)
+
+    # ----------------------------------------------------------------------- structure
+    def children(self, containers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The tokens directly inside each of `containers`, end to end, and how many each has."""
+        return _children(self.kind, self.stop, containers.astype(np.int64))
+
+    def are(self, values: np.ndarray, *kinds: int) -> np.ndarray:
+        """Whether each token of `values` is of one of `kinds`."""
+        return np.isin(self.kind[values], kinds)
+
+    def optional_field(self, objects: np.ndarray, key: str) -> np.ndarray:
+        """The value token of `key` in each of `objects` (object tokens), -1 where the object lacks it."""
+        word = key.encode("utf-8")
+        return _values_of_key(
+            self.buf,
+            self.kind,
+            self.start,
+            self.stop,
+            self.integer,
+            objects.astype(np.int64),
+            tokens.fnv1a(word),
+            np.frombuffer(word, dtype=np.uint8),
+        )
+
+    def field(self, objects: np.ndarray, key: str) -> np.ndarray | None:
+        """The value token of `key` in each of `objects` (object tokens); None unless every one has it."""
+        values = self.optional_field(objects, key)
+        return None if (values < 0).any() else values
+
+    def root(self) -> np.ndarray:
+        """The top value of the file, as values (one token)."""
+        return np.zeros(1, dtype=np.int64)
+
+    def is_object(self, values: np.ndarray) -> np.ndarray:
+        """Whether each value is a JSON object."""
+        result: np.ndarray = self.kind[values] == OBJECT
+        return result
+
+    def is_array(self, values: np.ndarray) -> np.ndarray:
+        """Whether each value is a JSON array."""
+        result: np.ndarray = self.kind[values] == ARRAY
+        return result
+
+    def select(self, values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The values at `rows`."""
+        return values[rows]
+
+    def elements(self, arrays: np.ndarray | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """The elements of each of `arrays` end to end, and how many each has; None unless all are JSON arrays."""
+        if arrays is None or not (self.kind[arrays] == ARRAY).all():
+            return None
+        return self.children(arrays)
+
+    def members(self, objects: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The keys (as string values) and values of each of `objects` end to end, and how many each has."""
+        if not (self.kind[objects] == OBJECT).all():
+            return None
+        keys, counts = self.children(objects)
+        return keys, keys + 1, counts
+
+    def count_having(self, objects: np.ndarray, key: str) -> int:
+        """How many of `objects` have `key`."""
+        return int((self.optional_field(objects, key) >= 0).sum())
+
+    def integers_or(self, objects: np.ndarray, key: str, default: int) -> np.ndarray | None:
+        """The integer value of `key` in each object, `default` where it is missing; None if one is not an integer."""
+        values = self.optional_field(objects, key)
+        present = values >= 0
+        found = self.integers(values[present])
+        if found is None:
+            return None
+        result = np.full(values.size, default, dtype=np.int64)
+        result[present] = found
+        return result
+
+    # ----------------------------------------------------------------------- values
+    def integers(self, values: np.ndarray | None) -> np.ndarray | None:
+        """The values as int64, if each is a JSON integer within 64 bits; else None."""
+        if values is None or not (self.kind[values] == INT).all():
+            return None
+        return self.integer[values]
+
+    def numbers(self, values: np.ndarray | None) -> np.ndarray | None:
+        """The values as float64, if each is a finite JSON number; else None (the values ``json.loads`` gives)."""
+        if values is None:
+            return None
+        kind = self.kind[values]
+        integral = kind == INT
+        if not (integral | (kind == FLOAT) | (kind == SLOW)).all():
+            return None
+        numbers = np.where(integral, self.integer[values].astype(np.float64), self.number[values])
+        return numbers if np.isfinite(numbers).all() else None
+
+    def number_rows(self, values: np.ndarray | None, width: int) -> np.ndarray | None:
+        """``(n, width)`` float64 from arrays of exactly `width` finite numbers each; else None."""
+        if values is None or not (self.kind[values] == ARRAY).all() or (self.stop[values] - values != width + 1).any():
+            return None
+        flat = self.numbers((values[:, None] + np.arange(1, width + 1)).ravel())
+        return None if flat is None else flat.reshape(len(values), width)
+
+    def strings(self, values: np.ndarray | None) -> list[str] | None:
+        """The text of string values (escapes read as ``json.loads`` reads them); None unless all are strings."""
+        if values is None:
+            return None
+        kind = self.kind[values]
+        if not ((kind == STRING) | (kind == ESCAPED_STRING) | (kind == KEY)).all():
+            return None
+        if not values.size:
+            return []
+        # Raw text holds no newline (a control character must be escaped): one join, one decode, one split.
+        text = _joined_spans(self.buf, self.start[values], self.stop[values], ord("\n")).tobytes().decode("utf-8")
+        strings = text.split("\n")
+        escaped = np.flatnonzero(kind == ESCAPED_STRING)
+        if escaped.size:
+            import json
+
+            for k in escaped.tolist():  # rare: only strings written with escapes
+                strings[k] = json.loads(f'"{strings[k]}"')
+        return strings
+
+    def rle_runs(self, rles: np.ndarray, sizes: np.ndarray) -> Runs | None:
+        """The runs of RLE objects whose ``"size"`` values are `sizes` ``(n, 2)``; None unless each is a valid RLE.
+
+        The counts may be compressed strings or lists of integers.
+        """
+        counts = self.field(rles, "counts")
+        if counts is None:
+            return None
+        kind = self.kind[counts]
+        is_string = (kind == STRING) | (kind == ESCAPED_STRING)
+        lists = self.elements(counts[~is_string])
+        if lists is None:
+            return None
+        integers = self.integers(lists[0])
+        if integers is None:
+            return None
+        start, stop = self.start[counts], self.stop[counts]
+        # A list's counts are a range of `integers`.
+        stop[~is_string] = np.cumsum(lists[1])
+        start[~is_string] = stop[~is_string] - lists[1]
+        return runs_of_bytes(self.buf, is_string, start, stop, integers, sizes)
+
+
+@jit
+def _children(kind, stop, containers):  # type: ignore[no-untyped-def]
+    total = 0
+    for c in containers:
+        total += stop[c] - c - 1  # descendants: at least the children
+    children = np.empty(total, dtype=np.int64)
+    counts = np.zeros(containers.size, dtype=np.int64)
+    n = 0
+    for k in range(containers.size):
+        c = containers[k]
+        t = c + 1
+        while t < stop[c]:
+            children[n] = t
+            n += 1
+            counts[k] += 1
+            if kind[t] == KEY:
+                t += 1  # the key's value is the next token
+            t = stop[t] if (kind[t] == OBJECT or kind[t] == ARRAY) else t + 1
+    return children[:n], counts
+
+
+@jit
+def _values_of_key(buf, kind, start, stop, integer, objects, hashed, word):  # type: ignore[no-untyped-def]
+    """The value token of the key spelled `word` (of hash `hashed`) in each object, -1 where it has none.
+
+    Each object's own keys are walked (a nested object's keys are skipped with its value).
+    """
+    values = np.full(objects.size, -1, dtype=np.int64)
+    for k in range(objects.size):
+        o = objects[k]
+        if kind[o] != OBJECT:
+            continue
+        t = o + 1
+        while t < stop[o]:
+            if integer[t] == hashed and _spelled(buf, start[t], stop[t], word):
+                values[k] = t + 1
+                break
+            t += 1  # the value
+            t = stop[t] if (kind[t] == OBJECT or kind[t] == ARRAY) else t + 1
+    return values
+
+
+@jit
+def _spelled(buf, start, stop, word):  # type: ignore[no-untyped-def]
+    """Whether ``buf[start:stop]`` is `word`."""
+    if stop - start != word.size:
+        return False
+    for j in range(word.size):
+        if buf[start + j] != word[j]:
+            return False
+    return True
+
+
+@jit
+def _joined_spans(buf, start, stop, separator):  # type: ignore[no-untyped-def]
+    """The bytes of the spans end to end, `separator` after each but the last."""
+    size = 0
+    for k in range(start.size):
+        size += stop[k] - start[k] + 1
+    joined = np.empty(max(size - 1, 0), dtype=np.uint8)
+    at = 0
+    for k in range(start.size):
+        for j in range(start[k], stop[k]):
+            joined[at] = buf[j]
+            at += 1
+        if at < joined.size:
+            joined[at] = separator
+            at += 1
+    return joined
