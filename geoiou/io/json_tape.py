@@ -38,15 +38,14 @@ __all__ = ["Tape"]
 class Tape:
     """The bytes of a JSON file and its tokens (see `geoiou.io.json_tokens`): token 0 is the top value.
 
-    Build it with `Tape.of`. The arrays are indexed by token: ``kind``, ``parent`` (the container,
-    -1 for the top), ``start`` and ``stop`` (bytes of a string between its quotes, of a number;
+    Build it with `Tape.of`. The arrays are indexed by token: ``kind``, ``start`` and ``stop`` (bytes of a string between its quotes, of a number;
     for a container, ``stop`` is the token after its last descendant), ``integer`` (an integer's
     value, a key's hash) and ``number`` (a number's value).
     """
 
     def __init__(self, buf: np.ndarray, table: tuple[np.ndarray, ...]) -> None:
         self.buf = buf
-        self.kind, self.parent, self.start, self.stop, self.integer, self.number = table
+        self.kind, self.start, self.stop, self.integer, self.number = table
 
     @classmethod
     def of(cls, data: bytes) -> Tape | None:

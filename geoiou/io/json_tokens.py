@@ -1,10 +1,10 @@
 """A compiled JSON tokenizer: the bytes of a file become a table of tokens in one pass (the "tape").
 
 Each value of the document is one token, in document order (a container before what it holds),
-and each key of an object is one token right before its value. A token has its kind, its parent
-container, where it starts and stops (bytes for strings and numbers, tokens for containers: a
-container's descendants are the tokens up to its stop), and its number: the value of a number,
-the 64-bit FNV-1a hash of a key's bytes. Readers then take their columns from the table with
+and each key of an object is one token right before its value. A token has its kind, where it
+starts and stops (bytes for strings and numbers, tokens for containers: a container's
+descendants are the tokens up to its stop), and one 64-bit value: a number's, an integer's, or
+the FNV-1a hash of a key's bytes. Nothing more is kept: 25 bytes a token, written once. Readers then take their columns from the table with
 array operations (`geoiou.io.json_tape`), without a Python object per value.
 
 What the tokenizer accepts is what ``json.loads`` accepts, with the values it gives:
@@ -25,6 +25,8 @@ the fault as it always has.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -110,171 +112,173 @@ def _capacity(buf):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _is_space(c):  # type: ignore[no-untyped-def]
-    return c == 32 or c == 10 or c == 13 or c == 9
-
-
-@jit
-def _literal(buf, i, word):  # type: ignore[no-untyped-def]
-    """Whether the bytes at `i` spell `word` (an array of bytes)."""
-    if i + word.size > buf.size:
-        return False
-    for k in range(word.size):
-        if buf[i + k] != word[k]:
-            return False
-    return True
-
-
-@jit
-def _string_end(buf, i):  # type: ignore[no-untyped-def]
-    """``(stop, flags)`` of the string whose first byte (after the quote) is at `i`: stop is its closing quote.
-
-    flags: 1 escaped, 2 non-ASCII; stop -1 for an invalid string (unterminated, a control character,
-    a bad escape).
-    """
-    n = buf.size
-    flags = 0
-    while i < n:
-        c = buf[i]
-        if c == 34:  # "
-            return i, flags
-        if c == 92:  # backslash
-            flags |= 1
-            if i + 1 >= n:
-                return -1, flags
-            e = buf[i + 1]
-            if e == 117:  # \uXXXX
-                if i + 6 > n:
-                    return -1, flags
-                for k in range(i + 2, i + 6):
-                    h = buf[k]
-                    if not ((48 <= h <= 57) or (65 <= h <= 70) or (97 <= h <= 102)):
-                        return -1, flags
-                i += 6
-                continue
-            if not (e == 34 or e == 92 or e == 47 or e == 98 or e == 102 or e == 110 or e == 114 or e == 116):
-                return -1, flags
-            i += 2
-            continue
-        if c < 32:
-            return -1, flags
-        if c >= 128:
-            flags |= 2
-        i += 1
-    return -1, flags
-
-
-@jit
-def _hash(buf, start, stop):  # type: ignore[no-untyped-def]
-    value = np.uint64(14695981039346656037)
-    prime = np.uint64(1099511628211)
-    for k in range(start, stop):
-        value = (value ^ np.uint64(buf[k])) * prime
-    return np.int64(value)
-
-
-@jit
-def _same_bytes(buf, a, a_stop, b, b_stop):  # type: ignore[no-untyped-def]
-    if a_stop - a != b_stop - b:
-        return False
-    for k in range(a_stop - a):
-        if buf[a + k] != buf[b + k]:
-            return False
-    return True
-
-
-@jit
-def _number(buf, i, powers):  # type: ignore[no-untyped-def]
-    """Parse the number at `i`: ``(stop, kind, int value, float value)``; stop -1 if it is not a JSON number.
-
-    Digits beyond the 19th, a mantissa above 2**53 or a power of ten beyond ±22 make it `SLOW`
-    (the float is left to Python); an integer beyond 64 bits is `SLOW` too.
-    """
-    n = buf.size
-    negative = buf[i] == 45
-    if negative:
-        i += 1
-    if i >= n:
-        return -1, SLOW, 0, 0.0
-    c = buf[i]
-    mantissa = np.uint64(0)
-    digits = 0  # significant digits kept in the mantissa
-    dropped = False  # a significant digit that did not fit
-    exponent = 0
-    if c == 48:
-        i += 1
-    elif 49 <= c <= 57:
-        while i < n and 48 <= buf[i] <= 57:
-            if digits < 19:
-                mantissa = mantissa * np.uint64(10) + np.uint64(buf[i] - 48)
-                digits += 1
-            else:
-                dropped = True
-                exponent += 1
-            i += 1
-    else:
-        return -1, SLOW, 0, 0.0
-    integral = True
-    if i < n and buf[i] == 46:  # fraction
-        integral = False
-        i += 1
-        if i >= n or not (48 <= buf[i] <= 57):
-            return -1, SLOW, 0, 0.0
-        while i < n and 48 <= buf[i] <= 57:
-            d = buf[i] - 48
-            if digits < 19:
-                if digits > 0 or d != 0:
-                    mantissa = mantissa * np.uint64(10) + np.uint64(d)
-                    digits += 1
-                exponent -= 1
-            elif d != 0:
-                dropped = True
-            i += 1
-    if i < n and (buf[i] == 101 or buf[i] == 69):  # exponent
-        integral = False
-        i += 1
-        sign = 1
-        if i < n and (buf[i] == 43 or buf[i] == 45):
-            sign = -1 if buf[i] == 45 else 1
-            i += 1
-        if i >= n or not (48 <= buf[i] <= 57):
-            return -1, SLOW, 0, 0.0
-        written = 0
-        while i < n and 48 <= buf[i] <= 57:
-            if written < 100000:
-                written = written * 10 + (buf[i] - 48)
-            i += 1
-        exponent += sign * written
-    if integral:
-        if dropped or mantissa > np.uint64(9223372036854775807) + np.uint64(negative):
-            return i, SLOW, 0, 0.0
-        if negative:
-            return i, INT, -np.int64(mantissa - np.uint64(1)) - 1, 0.0
-        return i, INT, np.int64(mantissa), 0.0
-    if mantissa == 0 and not dropped:
-        return i, FLOAT, 0, -0.0 if negative else 0.0
-    if dropped or mantissa > np.uint64(_TWO_53) or exponent > 22 or exponent < -22:
-        return i, SLOW, 0, 0.0
-    value = float(mantissa)
-    value = value * powers[exponent] if exponent >= 0 else value / powers[-exponent]
-    return i, FLOAT, 0, -value if negative else value
-
-
-@jit
 def _tokenize(buf, powers, nan_word, infinity_word, true_word, false_word, null_word):  # type: ignore[no-untyped-def]
+    # The helpers are closures: numba inlines them without counting references to `buf` on every
+    # call, which for functions taking the array costs two atomic operations a token (measured:
+    # a loop of number parsing 4x slower).
     n = buf.size
+
+    def is_space(c):
+        return c == 32 or c == 10 or c == 13 or c == 9
+
+    def literal(i, word):
+        """Whether the bytes at `i` spell `word` (an array of bytes)."""
+        if i + word.size > n:
+            return False
+        for k in range(word.size):
+            if buf[i + k] != word[k]:
+                return False
+        return True
+
+    def string_end(i):
+        """``(stop, flags)`` of the string whose first byte (after the quote) is at `i`: stop is its closing quote.
+
+        flags: 1 escaped, 2 non-ASCII; stop -1 for an invalid string (unterminated, a control character,
+        a bad escape).
+        """
+        flags = 0
+        while i < n:
+            c = buf[i]
+            if c == 34:  # "
+                return i, flags
+            if c == 92:  # backslash
+                flags |= 1
+                if i + 1 >= n:
+                    return -1, flags
+                e = buf[i + 1]
+                if e == 117:  # \uXXXX
+                    if i + 6 > n:
+                        return -1, flags
+                    for k in range(i + 2, i + 6):
+                        h = buf[k]
+                        if not ((48 <= h <= 57) or (65 <= h <= 70) or (97 <= h <= 102)):
+                            return -1, flags
+                    i += 6
+                    continue
+                if not (e == 34 or e == 92 or e == 47 or e == 98 or e == 102 or e == 110 or e == 114 or e == 116):
+                    return -1, flags
+                i += 2
+                continue
+            if c < 32:
+                return -1, flags
+            if c >= 128:
+                flags |= 2
+            i += 1
+        return -1, flags
+
+    def hash_of(start, stop):
+        value = np.uint64(14695981039346656037)
+        prime = np.uint64(1099511628211)
+        for k in range(start, stop):
+            value = (value ^ np.uint64(buf[k])) * prime
+        return np.int64(value)
+
+    def same_bytes(a, a_stop, b, b_stop):
+        if a_stop - a != b_stop - b:
+            return False
+        for k in range(a_stop - a):
+            if buf[a + k] != buf[b + k]:
+                return False
+        return True
+
+    def number_at(i):
+        """Parse the number at `i`: ``(stop, kind, int value, float value)``; stop -1 if it is not a JSON number.
+
+        The mantissa keeps 18 significant digits (int64 arithmetic throughout: numba mixes uint64 and
+        int64 through float64). More digits, a mantissa above 2**53 or a power of ten beyond ±22 make it
+        `SLOW` (Python reads it), as does an integer of more than 18 digits.
+        """
+        negative = buf[i] == 45
+        if negative:
+            i += 1
+        if i >= n:
+            return -1, SLOW, 0, 0.0
+        mantissa = 0
+        digits = 0  # significant digits kept in the mantissa
+        dropped = False  # a significant digit that did not fit
+        exponent = 0
+        c = buf[i]
+        if c == 48:
+            i += 1
+        elif 49 <= c <= 57:
+            while i < n and 48 <= buf[i] <= 57:
+                if digits < 18:
+                    mantissa = mantissa * 10 + (buf[i] - 48)
+                    digits += 1
+                else:
+                    dropped = True
+                    exponent += 1
+                i += 1
+        else:
+            return -1, SLOW, 0, 0.0
+        integral = True
+        if i < n and buf[i] == 46:  # a fraction
+            integral = False
+            i += 1
+            if i >= n or not (48 <= buf[i] <= 57):
+                return -1, SLOW, 0, 0.0
+            while i < n and 48 <= buf[i] <= 57:
+                if digits < 18:
+                    mantissa = mantissa * 10 + (buf[i] - 48)
+                    if mantissa > 0:
+                        digits += 1  # leading zeros are not significant
+                    exponent -= 1
+                elif buf[i] != 48:
+                    dropped = True
+                i += 1
+        if i < n and (buf[i] == 101 or buf[i] == 69):  # an exponent
+            integral = False
+            i += 1
+            sign = 1
+            if i < n and (buf[i] == 43 or buf[i] == 45):
+                sign = -1 if buf[i] == 45 else 1
+                i += 1
+            if i >= n or not (48 <= buf[i] <= 57):
+                return -1, SLOW, 0, 0.0
+            written = 0
+            while i < n and 48 <= buf[i] <= 57:
+                if written < 100000:
+                    written = written * 10 + (buf[i] - 48)
+                i += 1
+            exponent += sign * written
+        if integral:
+            if dropped:
+                return i, SLOW, 0, 0.0
+            return i, INT, -mantissa if negative else mantissa, 0.0
+        if mantissa == 0 and not dropped:
+            return i, FLOAT, 0, -0.0 if negative else 0.0
+        if dropped or mantissa > _TWO_53 or exponent > 22 or exponent < -22:
+            return i, SLOW, 0, 0.0
+        value = float(mantissa)
+        value = value * powers[exponent] if exponent >= 0 else value / powers[-exponent]
+        return i, FLOAT, 0, -value if negative else value
+
     capacity, key_capacity = _capacity(buf)
     kind = np.empty(capacity, dtype=np.uint8)
-    parent = np.empty(capacity, dtype=np.int64)
     start = np.empty(capacity, dtype=np.int64)
     stop = np.empty(capacity, dtype=np.int64)
     integer = np.empty(capacity, dtype=np.int64)
-    number = np.empty(capacity, dtype=np.float64)
+    number = integer.view(np.float64)  # one slot per token: a number's bits or an integer (a key's hash)
     stack = np.empty(MAX_DEPTH + 1, dtype=np.int64)  # the open containers' tokens
     key_base = np.empty(MAX_DEPTH + 1, dtype=np.int64)  # where each open object's keys begin in `keys`
     keys = np.empty(key_capacity, dtype=np.int64)  # key tokens of the open objects
+
+    def sorted_repeat(first, last):
+        """Whether two keys of ``keys[first:last]`` (one object's) have the same bytes: sorted hashes compared."""
+        key_tokens = keys[first:last]
+        order = np.argsort(integer[key_tokens])
+        for k in range(1, order.size):
+            b = key_tokens[order[k]]
+            # Equal hashes run together; compare this key with every earlier one of the run.
+            j = k - 1
+            while j >= 0 and integer[key_tokens[order[j]]] == integer[b]:
+                other = key_tokens[order[j]]
+                if same_bytes(start[other], stop[other], start[b], stop[b]):
+                    return True
+                j -= 1
+        return False
+
     depth = 0
-    top = -1
     n_keys = 0
     count = 0
     status = OK
@@ -283,7 +287,7 @@ def _tokenize(buf, powers, nan_word, infinity_word, true_word, false_word, null_
     state = _VALUE
     i = 3 if n >= 3 and buf[0] == 0xEF and buf[1] == 0xBB and buf[2] == 0xBF else 0  # a UTF-8 byte-order mark
     while True:
-        while i < n and _is_space(buf[i]):
+        while i < n and is_space(buf[i]):
             i += 1
         if i >= n:
             break
@@ -311,12 +315,11 @@ def _tokenize(buf, powers, nan_word, infinity_word, true_word, false_word, null_
             stop[closing] = count
             if kind[closing] == OBJECT:
                 first = key_base[depth - 1]
-                if n_keys - first > _LINEAR_KEYS and _sorted_repeat(buf, keys[first:n_keys], start, stop, integer):
+                if n_keys - first > _LINEAR_KEYS and sorted_repeat(first, n_keys):
                     status = DUPLICATE_KEY
                     break
                 n_keys = first
             depth -= 1
-            top = stack[depth - 1] if depth > 0 else -1
             state = _COMMA_OR_CLOSE if depth > 0 else _DONE
             i += 1
             continue
@@ -324,20 +327,20 @@ def _tokenize(buf, powers, nan_word, infinity_word, true_word, false_word, null_
             if c != 34:
                 status = SYNTAX_ERROR
                 break
-            end, flags = _string_end(buf, i + 1)
+            end, flags = string_end(i + 1)
             if end < 0:
                 status = SYNTAX_ERROR
                 break
             kind[count] = ESCAPED_KEY if flags & 1 else KEY
             escaped_keys |= (flags & 1) != 0
             non_ascii |= (flags & 2) != 0
-            parent[count], start[count], stop[count] = top, i + 1, end
-            integer[count] = _hash(buf, i + 1, end)
+            start[count], stop[count] = i + 1, end
+            integer[count] = hash_of(i + 1, end)
             first = key_base[depth - 1]
             if n_keys - first <= _LINEAR_KEYS:
                 for k in range(first, n_keys):
                     other = keys[k]
-                    if integer[other] == integer[count] and _same_bytes(buf, start[other], stop[other], i + 1, end):
+                    if integer[other] == integer[count] and same_bytes(start[other], stop[other], i + 1, end):
                         status = DUPLICATE_KEY
                 if status != OK:
                     break
@@ -355,7 +358,7 @@ def _tokenize(buf, powers, nan_word, infinity_word, true_word, false_word, null_
             state = _VALUE
             continue
         # A value (state _VALUE or _VALUE_OR_CLOSE).
-        parent[count], start[count] = top, i
+        start[count] = i
         if c == 123 or c == 91:  # { or [
             if depth >= MAX_DEPTH:
                 status = TOO_DEEP
@@ -364,13 +367,12 @@ def _tokenize(buf, powers, nan_word, infinity_word, true_word, false_word, null_
             stack[depth] = count
             key_base[depth] = n_keys
             depth += 1
-            top = count
             count += 1
             i += 1
             state = _KEY_OR_CLOSE if c == 123 else _VALUE_OR_CLOSE
             continue
         if c == 34:
-            end, flags = _string_end(buf, i + 1)
+            end, flags = string_end(i + 1)
             if end < 0:
                 status = SYNTAX_ERROR
                 break
@@ -379,28 +381,32 @@ def _tokenize(buf, powers, nan_word, infinity_word, true_word, false_word, null_
             start[count], stop[count] = i + 1, end
             i = end + 1
         elif c == 45 or (48 <= c <= 57):
-            if c == 45 and _literal(buf, i + 1, infinity_word):
+            if c == 45 and literal(i + 1, infinity_word):
                 kind[count], number[count], stop[count] = FLOAT, -np.inf, i + 1 + infinity_word.size
             else:
-                end, token_kind, int_value, float_value = _number(buf, i, powers)
+                end, token_kind, int_value, float_value = number_at(i)
                 if end < 0:
                     status = SYNTAX_ERROR
                     break
-                kind[count], integer[count], number[count], stop[count] = token_kind, int_value, float_value, end
+                kind[count], stop[count] = token_kind, end
+                if token_kind == INT:
+                    integer[count] = int_value
+                else:
+                    number[count] = float_value
             i = stop[count]
-        elif _literal(buf, i, true_word):
+        elif literal(i, true_word):
             kind[count], stop[count] = TRUE, i + true_word.size
             i = stop[count]
-        elif _literal(buf, i, false_word):
+        elif literal(i, false_word):
             kind[count], stop[count] = FALSE, i + false_word.size
             i = stop[count]
-        elif _literal(buf, i, null_word):
+        elif literal(i, null_word):
             kind[count], stop[count] = NULL, i + null_word.size
             i = stop[count]
-        elif _literal(buf, i, nan_word):
+        elif literal(i, nan_word):
             kind[count], number[count], stop[count] = FLOAT, np.nan, i + nan_word.size
             i = stop[count]
-        elif _literal(buf, i, infinity_word):
+        elif literal(i, infinity_word):
             kind[count], number[count], stop[count] = FLOAT, np.inf, i + infinity_word.size
             i = stop[count]
         else:
@@ -412,47 +418,29 @@ def _tokenize(buf, powers, nan_word, infinity_word, true_word, false_word, null_
         status = SYNTAX_ERROR  # the text ends inside a value, or holds none
     return (
         kind[:count],
-        parent[:count],
         start[:count],
         stop[:count],
         integer[:count],
-        number[:count],
         status,
         non_ascii,
         escaped_keys,
     )
 
 
-@jit
-def _sorted_repeat(buf, key_tokens, start, stop, integer):  # type: ignore[no-untyped-def]
-    """Whether two of an object's keys (tokens) have the same bytes: their hashes sorted, equal neighbours compared."""
-    hashes = integer[key_tokens]
-    order = np.argsort(hashes)
-    for k in range(1, order.size):
-        a, b = key_tokens[order[k - 1]], key_tokens[order[k]]
-        if integer[a] == integer[b]:
-            # Equal hashes run together; compare this key with every earlier one of the run.
-            j = k - 1
-            while j >= 0 and integer[key_tokens[order[j]]] == integer[b]:
-                other = key_tokens[order[j]]
-                if _same_bytes(buf, start[other], stop[other], start[b], stop[b]):
-                    return True
-                j -= 1
-    return False
+def tokenize(data: bytes | np.ndarray) -> tuple[Any, ...]:
+    """Tokenize JSON text: ``(kind, start, stop, integer, number, status, non_ascii, escaped_keys)``.
 
-
-def tokenize(data: bytes | np.ndarray) -> tuple[np.ndarray, ...]:
-    """Tokenize JSON text: ``(kind, parent, start, stop, integer, number, status, non_ascii, escaped_keys)``.
+    `integer` and `number` are two views of one array: a token is an integer or a number, not both.
 
     Examples
     --------
-    >>> kind, parent, start, stop, integer, number, status, non_ascii, escaped = tokenize(b'{"a": [1, 2.5]}')
-    >>> kind.tolist(), parent.tolist(), stop.tolist(), status
-    ([0, 2, 1, 6, 7], [-1, 0, 0, 2, 2], [5, 3, 5, 8, 13], 0)
+    >>> kind, start, stop, integer, number, status, non_ascii, escaped = tokenize(b'{"a": [1, 2.5]}')
+    >>> kind.tolist(), stop.tolist(), status
+    ([0, 2, 1, 6, 7], [5, 3, 5, 8, 13], 0)
     >>> int(integer[3]), float(number[4])
     (1, 2.5)
     """
     buf = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data
     words = [np.frombuffer(word, dtype=np.uint8) for word in (b"NaN", b"Infinity", b"true", b"false", b"null")]
-    result = _tokenize(buf, _POWERS, *words)
-    return tuple(result)
+    kind, start, stop, integer, status, non_ascii, escaped_keys = _tokenize(buf, _POWERS, *words)
+    return kind, start, stop, integer, integer.view(np.float64), status, non_ascii, escaped_keys
