@@ -49,15 +49,45 @@ def runs_of_bytes(
 
 @jit
 def _runs(buf, is_string, start, stop, integers, sizes):  # type: ignore[no-untyped-def]
-    """``(starts, stops, offsets, valid)`` of every RLE: from its string's bytes, or from its range of `integers`."""
+    """``(starts, stops, offsets, valid)`` of every RLE: from its string's bytes, or from its range of `integers`.
+
+    One pass over each RLE's characters: a count is read, its delta undone, checked and, every
+    second one, written as a run; only the two counts before it are kept.
+    """
+
+    # A closure, not a function of its own: numba would count references to `buf` at every call.
+    def read_count(i, end):
+        """``rleFrString``'s next number at byte `i`: ``(value, next byte)``; next byte -1 if invalid.
+
+        5-bit groups, least significant first, 0x20 set on all but the last, whose bit 0x10 is the
+        sign. The only escape a COCO character can need, a backslash's, is read as one backslash.
+        """
+        value = np.int64(0)
+        groups = 0
+        more = True
+        while more:
+            if i >= end or groups >= _MAX_GROUPS:
+                return value, -1  # the string stops inside a count, or a count has too many characters
+            c = np.int64(buf[i])
+            i += 1
+            if c == 92:  # escaped: only an escaped backslash is a COCO character
+                if i >= end or buf[i] != 92:
+                    return value, -1
+                i += 1
+            c -= 48
+            if c < 0 or c > 63:
+                return value, -1
+            value |= (c & 0x1F) << (5 * groups)
+            groups += 1
+            more = (c & 0x20) != 0
+            if not more and (c & 0x10) != 0:
+                value |= np.int64(-1) << (5 * groups)
+        return value, i
+
     n = start.size
     capacity = 0
-    longest = 0
     for k in range(n):
-        length = stop[k] - start[k]
-        capacity += length // 2 + 1  # a true run takes two counts at least
-        longest = max(longest, length)
-    counts = np.empty(longest, dtype=np.int64)
+        capacity += (stop[k] - start[k]) // 2 + 1  # a true run takes two counts at least
     starts = np.empty(capacity, dtype=np.int64)
     stops = np.empty(capacity, dtype=np.int64)
     offsets = np.zeros(n + 1, dtype=np.int64)
@@ -66,69 +96,30 @@ def _runs(buf, is_string, start, stop, integers, sizes):  # type: ignore[no-unty
         height, width = sizes[k, 0], sizes[k, 1]
         if height < 0 or width < 0 or float(height) * float(width) > _MAX_PIXELS:
             return starts[:0], stops[:0], offsets, False
-        if is_string[k]:
-            m = _string_counts(buf, start[k], stop[k], counts)
-        else:
-            m = stop[k] - start[k]
-            counts[:m] = integers[start[k] : stop[k]]
-        if m < 0:
-            return starts[:0], stops[:0], offsets, False
-        at = _true_runs(counts, m, height * width, starts, stops, at)
-        if at < 0:
+        total = np.int64(0)
+        m = 0
+        before, two_before = np.int64(0), np.int64(0)
+        j = start[k]
+        while j < stop[k]:
+            if is_string[k]:
+                count, j = read_count(j, stop[k])
+                if j < 0:
+                    return starts[:0], stops[:0], offsets, False
+                if m > 2:  # from the fourth count on, the string holds the change from two counts before
+                    count += two_before
+            else:
+                count = integers[j]
+                j += 1
+            if count < 0 or count > _INT64_MAX - total:
+                return starts[:0], stops[:0], offsets, False
+            if m % 2 == 1 and count > 0:  # counts alternate false, true, ...: a run of true pixels
+                starts[at] = total
+                stops[at] = total + count
+                at += 1
+            total += count
+            two_before, before = before, count
+            m += 1
+        if total != height * width:
             return starts[:0], stops[:0], offsets, False
         offsets[k + 1] = at
     return starts[:at], stops[:at], offsets, True
-
-
-@jit
-def _string_counts(buf, first, stop, counts):  # type: ignore[no-untyped-def]
-    """Read the counts of the compressed string in ``buf[first:stop]`` into `counts` (deltas undone); -1 if invalid.
-
-    ``rleFrString``: each count is 5-bit groups, least significant first, 0x20 set on all but the
-    last, whose bit 0x10 is the sign; from the fourth count on, the count two before is added. The
-    only escape a COCO string can need, ``\\\\``, is read as one backslash.
-    """
-    m = 0
-    i = first
-    while i < stop:
-        value = np.int64(0)
-        groups = 0
-        more = True
-        while more:
-            if i >= stop or groups >= _MAX_GROUPS:
-                return -1  # the string stops inside a count, or a count has too many characters
-            c = np.int64(buf[i])
-            i += 1
-            if c == 92:  # an escape: only an escaped backslash is a COCO character
-                if i >= stop or buf[i] != 92:
-                    return -1
-                i += 1
-            c -= 48
-            if c < 0 or c > 63:
-                return -1
-            value |= (c & 0x1F) << (5 * groups)
-            groups += 1
-            more = (c & 0x20) != 0
-            if not more and (c & 0x10) != 0:
-                value |= np.int64(-1) << (5 * groups)
-        if m > 2:
-            value += counts[m - 2]
-        counts[m] = value
-        m += 1
-    return m
-
-
-@jit
-def _true_runs(counts, m, pixels, starts, stops, at):  # type: ignore[no-untyped-def]
-    """Append the true runs of one mask's `m` counts (false first) at `at`; the new end, or -1 if invalid."""
-    total = np.int64(0)
-    for j in range(m):
-        count = counts[j]
-        if count < 0 or count > _INT64_MAX - total:
-            return -1
-        if j % 2 == 1 and count > 0:
-            starts[at] = total
-            stops[at] = total + count
-            at += 1
-        total += count
-    return at if total == pixels else -1
