@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from itertools import chain, compress, repeat
+from itertools import chain, repeat
 from typing import Any, Protocol
 
 import numpy as np
@@ -47,7 +47,6 @@ __all__ = [
     "json_columns",
     "number_column",
     "number_rows",
-    "object_keys",
 ]
 
 #: Values of a source: token indices (an array) for a tape, Python objects (a list) for a parsed document.
@@ -55,7 +54,6 @@ Values = Any
 
 _INTEGER_TYPES = frozenset({int})
 _NUMBER_TYPES = frozenset({int, float})
-_CONTAINERS = frozenset({dict, list})
 
 
 def all_of_type(values: Any, kind: type) -> bool:
@@ -100,40 +98,6 @@ def number_rows(values: Sequence[Any], width: int) -> np.ndarray | None:
         return None
     flat = number_column(list(chain.from_iterable(values)))
     return None if flat is None else flat.reshape(len(values), width)
-
-
-def object_keys(document: Any, *, list_depth: int | None = None) -> int:
-    """The number of keys of the JSON objects in a parsed document, counted level by level at C speed.
-
-    `geoiou.io.json_documents` compares it with the keys written in the text to prove that no
-    object repeated a key (``json.load`` keeps the last value of a repeated key without a word).
-    With `list_depth`, arrays deeper than that many levels are not entered: the count then leaves
-    out objects inside them (an undercount only ever sends the file to the slower check), and a
-    million records' boxes and coordinate lists are not walked number by number.
-
-    Examples
-    --------
-    >>> object_keys([{"a": 1, "b": {"c": [{"d": 2}]}}, {"e": None}])
-    5
-    >>> object_keys([{"a": 1, "b": {"c": [{"d": 2}]}}, {"e": None}], list_depth=1)  # {"d": 2} is not reached
-    4
-    """
-    total, level, depth = 0, [document], 0
-    while level:
-        types = list(map(type, level))
-        dicts = list(compress(level, map(operator.is_, types, repeat(dict))))
-        total += sum(map(len, dicts))
-        inside = chain.from_iterable(map(dict.values, dicts))
-        if list_depth is None or depth < list_depth:
-            inside = chain(inside, chain.from_iterable(compress(level, map(operator.is_, types, repeat(list)))))
-            wanted = _CONTAINERS
-        else:
-            wanted = frozenset({dict})
-        values = list(inside)
-        # Numbers and strings end the walk; only objects (and arrays, while entered) go one level down.
-        level = list(compress(values, map(operator.contains, repeat(wanted), map(type, values))))
-        depth += 1
-    return total
 
 
 class JsonColumns(Protocol):

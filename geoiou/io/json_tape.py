@@ -38,9 +38,10 @@ __all__ = ["Tape"]
 class Tape:
     """The bytes of a JSON file and its tokens (see `geoiou.io.json_tokens`): token 0 is the top value.
 
-    Build it with `Tape.of`. The arrays are indexed by token: ``kind``, ``start`` and ``stop`` (bytes of a string between its quotes, of a number;
-    for a container, ``stop`` is the token after its last descendant), ``integer`` (an integer's
-    value, a key's hash) and ``number`` (a number's value).
+    Build it with `Tape.of`. The arrays are indexed by token: ``kind``, ``start`` and ``stop``
+    (bytes of a string between its quotes, of a number; for a container, ``stop`` is the token
+    after its last descendant), ``integer`` (an integer's value, a key's hash) and ``number`` (a
+    number's value; the same memory as ``integer``).
     """
 
     def __init__(self, buf: np.ndarray, table: tuple[np.ndarray, ...]) -> None:

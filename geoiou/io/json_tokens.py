@@ -4,14 +4,15 @@ Each value of the document is one token, in document order (a container before w
 and each key of an object is one token right before its value. A token has its kind, where it
 starts and stops (bytes for strings and numbers, tokens for containers: a container's
 descendants are the tokens up to its stop), and one 64-bit value: a number's, an integer's, or
-the FNV-1a hash of a key's bytes. Nothing more is kept: 25 bytes a token, written once. Readers then take their columns from the table with
-array operations (`geoiou.io.json_tape`), without a Python object per value.
+the FNV-1a hash of a key's bytes. Nothing more is kept: 25 bytes a token, written once. Readers
+then take their columns from the table with array operations (`geoiou.io.json_tape`), without a
+Python object per value.
 
 What the tokenizer accepts is what ``json.loads`` accepts, with the values it gives:
 
-- numbers are parsed exactly when they can be (an integer within 64 bits; a decimal of at most
-  19 significant digits whose mantissa is at most 2**53 and whose power of ten is within ±22, which
-  one multiplication or division of two exact doubles rounds correctly, Clinger's fast path);
+- numbers are parsed exactly when they can be (an integer of at most 18 digits; a decimal of at
+  most 18 significant digits whose mantissa is at most 2**53 and whose power of ten is within ±22,
+  which one multiplication or division of two exact doubles rounds correctly, Clinger's fast path);
   the others are marked `SLOW` and converted by Python's ``float`` (`json_tape`), so every value
   has the bits ``json.loads`` gives it;
 - ``NaN``, ``Infinity`` and ``-Infinity`` are numbers, as Python's ``json`` reads them;
