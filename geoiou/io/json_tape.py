@@ -29,6 +29,7 @@ import numpy as np
 from geoiou._compiled import jit
 from geoiou.rle import Runs
 from geoiou.io import json_tokens as tokens
+from geoiou.io.decimals import joined_spans, resolve_slow
 from geoiou.io.json_rle import runs_of_bytes
 from geoiou.io.json_tokens import ARRAY, ESCAPED_STRING, FLOAT, INT, KEY, OBJECT, SLOW, STRING
 
@@ -65,18 +66,10 @@ class Tape:
                 data.decode("utf-8")
             except UnicodeDecodeError:
                 return None
-        tape = cls(buf, tuple(table))
-        tape._resolve_slow_numbers()
-        return tape
+        kind, start, stop, _, number = table
+        resolve_slow(buf, kind, start, stop, number)  # the numbers Python reads
+        return cls(buf, tuple(table))
 
-    def _resolve_slow_numbers(self) -> None:
-        """Numbers the tokenizer left to Python: all converted by ``float`` in one C-speed pass over their text."""
-        slow = np.flatnonzero(self.kind == SLOW)
-        if slow.size:
-            text = _joined_spans(self.buf, self.start[slow], self.stop[slow], ord(" "))
-            self.number[slow] = np.array(list(map(float, text.tobytes().split())), dtype=np.float64)
-
-    # ----------------------------------------------------------------------- structure
     def children(self, containers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The tokens directly inside each of `containers`, end to end, and how many each has."""
         return _children(self.kind, self.stop, containers.astype(np.int64))
@@ -185,7 +178,7 @@ class Tape:
         if not values.size:
             return []
         # Raw text holds no newline (a control character must be escaped): one join, one decode, one split.
-        text = _joined_spans(self.buf, self.start[values], self.stop[values], ord("\n")).tobytes().decode("utf-8")
+        text = joined_spans(self.buf, self.start[values], self.stop[values], ord("\n")).tobytes().decode("utf-8")
         strings = text.split("\n")
         escaped = np.flatnonzero(kind == ESCAPED_STRING)
         if escaped.size:
@@ -269,21 +262,3 @@ def _spelled(buf, start, stop, word):  # type: ignore[no-untyped-def]
         if buf[start + j] != word[j]:
             return False
     return True
-
-
-@jit
-def _joined_spans(buf, start, stop, separator):  # type: ignore[no-untyped-def]
-    """The bytes of the spans end to end, `separator` after each but the last."""
-    size = 0
-    for k in range(start.size):
-        size += stop[k] - start[k] + 1
-    joined = np.empty(max(size - 1, 0), dtype=np.uint8)
-    at = 0
-    for k in range(start.size):
-        for j in range(start[k], stop[k]):
-            joined[at] = buf[j]
-            at += 1
-        if at < joined.size:
-            joined[at] = separator
-            at += 1
-    return joined

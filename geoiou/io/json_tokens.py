@@ -10,11 +10,8 @@ Python object per value.
 
 What the tokenizer accepts is what ``json.loads`` accepts, with the values it gives:
 
-- numbers are parsed exactly when they can be (an integer of at most 18 digits; a decimal of at
-  most 18 significant digits whose mantissa is at most 2**53 and whose power of ten is within ±22,
-  which one multiplication or division of two exact doubles rounds correctly, Clinger's fast path);
-  the others are marked `SLOW` and converted by Python's ``float`` (`json_tape`), so every value
-  has the bits ``json.loads`` gives it;
+- numbers get the bits ``json.loads`` gives them: the pass finds where each is written, and
+  `geoiou.io.decimals` reads them all afterwards, with JSON's grammar;
 - ``NaN``, ``Infinity`` and ``-Infinity`` are numbers, as Python's ``json`` reads them;
 - strings may hold any escape (marked: their bytes are not their text) and non-ASCII UTF-8
   (flagged: the file is then checked to be UTF-8 by Python);
@@ -32,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from geoiou._compiled import jit
+from geoiou.io.decimals import FLOAT, INT, NUMBER, SLOW, read_numbers
 
 __all__ = [
     "ARRAY",
@@ -55,8 +53,9 @@ __all__ = [
     "tokenize",
 ]
 
-# Token kinds.
-OBJECT, ARRAY, KEY, ESCAPED_KEY, STRING, ESCAPED_STRING, INT, FLOAT, SLOW, TRUE, FALSE, NULL = range(12)
+# Token kinds (numbers: `decimals`' INT, FLOAT and SLOW).
+OBJECT, ARRAY, KEY, ESCAPED_KEY, STRING, ESCAPED_STRING = range(6)
+TRUE, FALSE, NULL = range(9, 12)
 
 
 # Why the tokenizer stopped: the whole text is one JSON value (OK); not JSON as ``json.loads`` reads
@@ -70,9 +69,6 @@ MAX_DEPTH = 512
 _LINEAR_KEYS = 32
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
-#: Exact powers of ten as doubles (10**22 is the largest).
-_POWERS = np.array([10.0**k for k in range(23)])
-_TWO_53 = 2**53
 
 # Parser states: what may come next.
 _VALUE, _VALUE_OR_CLOSE, _KEY, _KEY_OR_CLOSE, _COLON, _COMMA_OR_CLOSE, _DONE = range(7)
@@ -113,7 +109,7 @@ def _capacity(buf):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _tokenize(buf, powers, nan_word, infinity_word, true_word, false_word, null_word):  # type: ignore[no-untyped-def]
+def _tokenize(buf, nan_word, infinity_word, true_word, false_word, null_word):  # type: ignore[no-untyped-def]
     # The helpers are closures: numba inlines them without counting references to `buf` on every
     # call, which for functions taking the array costs two atomic operations a token (measured:
     # a loop of number parsing 4x slower).
@@ -181,78 +177,6 @@ def _tokenize(buf, powers, nan_word, infinity_word, true_word, false_word, null_
             if buf[a + k] != buf[b + k]:
                 return False
         return True
-
-    def number_at(i):
-        """Parse the number at `i`: ``(stop, kind, int value, float value)``; stop -1 if it is not a JSON number.
-
-        The mantissa keeps 18 significant digits (int64 arithmetic throughout: numba mixes uint64 and
-        int64 through float64). More digits, a mantissa above 2**53 or a power of ten beyond ±22 make it
-        `SLOW` (Python reads it), as does an integer of more than 18 digits.
-        """
-        negative = buf[i] == 45
-        if negative:
-            i += 1
-        if i >= n:
-            return -1, SLOW, 0, 0.0
-        mantissa = 0
-        digits = 0  # significant digits kept in the mantissa
-        dropped = False  # a significant digit that did not fit
-        exponent = 0
-        c = buf[i]
-        if c == 48:
-            i += 1
-        elif 49 <= c <= 57:
-            while i < n and 48 <= buf[i] <= 57:
-                if digits < 18:
-                    mantissa = mantissa * 10 + (buf[i] - 48)
-                    digits += 1
-                else:
-                    dropped = True
-                    exponent += 1
-                i += 1
-        else:
-            return -1, SLOW, 0, 0.0
-        integral = True
-        if i < n and buf[i] == 46:  # a fraction
-            integral = False
-            i += 1
-            if i >= n or not (48 <= buf[i] <= 57):
-                return -1, SLOW, 0, 0.0
-            while i < n and 48 <= buf[i] <= 57:
-                if digits < 18:
-                    mantissa = mantissa * 10 + (buf[i] - 48)
-                    if mantissa > 0:
-                        digits += 1  # leading zeros are not significant
-                    exponent -= 1
-                elif buf[i] != 48:
-                    dropped = True
-                i += 1
-        if i < n and (buf[i] == 101 or buf[i] == 69):  # an exponent
-            integral = False
-            i += 1
-            sign = 1
-            if i < n and (buf[i] == 43 or buf[i] == 45):
-                sign = -1 if buf[i] == 45 else 1
-                i += 1
-            if i >= n or not (48 <= buf[i] <= 57):
-                return -1, SLOW, 0, 0.0
-            written = 0
-            while i < n and 48 <= buf[i] <= 57:
-                if written < 100000:
-                    written = written * 10 + (buf[i] - 48)
-                i += 1
-            exponent += sign * written
-        if integral:
-            if dropped:
-                return i, SLOW, 0, 0.0
-            return i, INT, -mantissa if negative else mantissa, 0.0
-        if mantissa == 0 and not dropped:
-            return i, FLOAT, 0, -0.0 if negative else 0.0
-        if dropped or mantissa > _TWO_53 or exponent > 22 or exponent < -22:
-            return i, SLOW, 0, 0.0
-        value = float(mantissa)
-        value = value * powers[exponent] if exponent >= 0 else value / powers[-exponent]
-        return i, FLOAT, 0, -value if negative else value
 
     capacity, key_capacity = _capacity(buf)
     kind = np.empty(capacity, dtype=np.uint8)
@@ -384,16 +308,11 @@ def _tokenize(buf, powers, nan_word, infinity_word, true_word, false_word, null_
         elif c == 45 or (48 <= c <= 57):
             if c == 45 and literal(i + 1, infinity_word):
                 kind[count], number[count], stop[count] = FLOAT, -np.inf, i + 1 + infinity_word.size
-            else:
-                end, token_kind, int_value, float_value = number_at(i)
-                if end < 0:
-                    status = SYNTAX_ERROR
-                    break
-                kind[count], stop[count] = token_kind, end
-                if token_kind == INT:
-                    integer[count] = int_value
-                else:
-                    number[count] = float_value
+            else:  # its text: read by `decimals.read_numbers` after the pass, with JSON's grammar
+                end = i + 1
+                while end < n and ((48 <= buf[end] <= 57) or buf[end] in (43, 45, 46, 69, 101)):
+                    end += 1
+                kind[count], stop[count] = NUMBER, end
             i = stop[count]
         elif literal(i, true_word):
             kind[count], stop[count] = TRUE, i + true_word.size
@@ -443,5 +362,7 @@ def tokenize(data: bytes | np.ndarray) -> tuple[Any, ...]:
     """
     buf = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data
     words = [np.frombuffer(word, dtype=np.uint8) for word in (b"NaN", b"Infinity", b"true", b"false", b"null")]
-    kind, start, stop, integer, status, non_ascii, escaped_keys = _tokenize(buf, _POWERS, *words)
+    kind, start, stop, integer, status, non_ascii, escaped_keys = _tokenize(buf, *words)
+    if status == OK and not read_numbers(buf, kind, start, stop, integer, strict=True):
+        status = SYNTAX_ERROR
     return kind, start, stop, integer, integer.view(np.float64), status, non_ascii, escaped_keys
