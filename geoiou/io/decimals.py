@@ -56,9 +56,18 @@ def read_numbers(
 
 
 @jit
-def _read_numbers(buf, kind, start, stop, integer, number, strict, powers):  # type: ignore[no-untyped-def]
+def _read_numbers(
+    buf: np.ndarray,
+    kind: np.ndarray,
+    start: np.ndarray,
+    stop: np.ndarray,
+    integer: np.ndarray,
+    number: np.ndarray,
+    strict: bool,
+    powers: np.ndarray,
+) -> bool:
     # A closure, not a function of its own: numba would count references to `buf` at every call.
-    def parse(i, end):
+    def parse(i: int, end: int) -> tuple[int, int, float]:
         """``(kind, integer, float)`` of the text ``buf[i:end]``; kind 0 if it is not a number."""
         negative = buf[i] == 45
         if negative or (buf[i] == 43 and not strict):
@@ -153,7 +162,7 @@ def resolve_slow(buf: np.ndarray, kind: np.ndarray, start: np.ndarray, stop: np.
 
 
 @jit
-def joined_spans(buf, start, stop, separator):  # type: ignore[no-untyped-def]
+def joined_spans(buf: np.ndarray, start: np.ndarray, stop: np.ndarray, separator: int) -> np.ndarray:
     """The bytes of the spans ``buf[start[k]:stop[k]]`` end to end, `separator` after each but the last."""
     size = 0
     for k in range(start.size):

@@ -48,7 +48,9 @@ def runs_of_bytes(
 
 
 @jit
-def _runs(buf, is_string, start, stop, integers, sizes):  # type: ignore[no-untyped-def]
+def _runs(
+    buf: np.ndarray, is_string: np.ndarray, start: np.ndarray, stop: np.ndarray, integers: np.ndarray, sizes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """``(starts, stops, offsets, valid)`` of every RLE: from its string's bytes, or from its range of `integers`.
 
     One pass over each RLE's characters: a count is read, its delta undone, checked and, every
@@ -56,7 +58,7 @@ def _runs(buf, is_string, start, stop, integers, sizes):  # type: ignore[no-unty
     """
 
     # A closure, not a function of its own: numba would count references to `buf` at every call.
-    def read_count(i, end):
+    def read_count(i: int, end: int) -> tuple[int, int]:
         """``rleFrString``'s next number at byte `i`: ``(value, next byte)``; next byte -1 if invalid.
 
         5-bit groups, least significant first, 0x20 set on all but the last, whose bit 0x10 is the

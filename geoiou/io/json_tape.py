@@ -113,7 +113,8 @@ class Tape:
 
     def select(self, values: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """The values at `rows`."""
-        return values[rows]
+        selected: np.ndarray = values[rows]
+        return selected
 
     def elements(self, arrays: np.ndarray | None) -> tuple[np.ndarray, np.ndarray] | None:
         """The elements of each of `arrays` end to end, and how many each has; None unless all are JSON arrays."""
@@ -148,7 +149,8 @@ class Tape:
         """The values as int64, if each is a JSON integer within 64 bits; else None."""
         if values is None or not (self.kind[values] == INT).all():
             return None
-        return self.integer[values]
+        integers: np.ndarray = self.integer[values]
+        return integers
 
     def numbers(self, values: np.ndarray | None) -> np.ndarray | None:
         """The values as float64, if each is a finite JSON number; else None (the values ``json.loads`` gives)."""
@@ -212,7 +214,7 @@ class Tape:
 
 
 @jit
-def _children(kind, stop, containers):  # type: ignore[no-untyped-def]
+def _children(kind: np.ndarray, stop: np.ndarray, containers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     total = 0
     for c in containers:
         total += stop[c] - c - 1  # descendants: at least the children
@@ -233,7 +235,16 @@ def _children(kind, stop, containers):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _values_of_key(buf, kind, start, stop, integer, objects, hashed, word):  # type: ignore[no-untyped-def]
+def _values_of_key(
+    buf: np.ndarray,
+    kind: np.ndarray,
+    start: np.ndarray,
+    stop: np.ndarray,
+    integer: np.ndarray,
+    objects: np.ndarray,
+    hashed: int,
+    word: np.ndarray,
+) -> np.ndarray:
     """The value token of the key spelled `word` (of hash `hashed`) in each object, -1 where it has none.
 
     Each object's own keys are walked (a nested object's keys are skipped with its value).
@@ -254,7 +265,7 @@ def _values_of_key(buf, kind, start, stop, integer, objects, hashed, word):  # t
 
 
 @jit
-def _spelled(buf, start, stop, word):  # type: ignore[no-untyped-def]
+def _spelled(buf: np.ndarray, start: int, stop: int, word: np.ndarray) -> bool:
     """Whether ``buf[start:stop]`` is `word`."""
     if stop - start != word.size:
         return False

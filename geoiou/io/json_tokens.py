@@ -89,7 +89,7 @@ def fnv1a(data: bytes) -> int:
 
 
 @jit
-def _capacity(buf):  # type: ignore[no-untyped-def]
+def _capacity(buf: np.ndarray) -> tuple[int, int]:
     """At least the number of tokens of the text, and of its keys: ``(tokens, keys)``.
 
     Every token but the first follows a ``[``, ``{``, ``,`` or ``:`` and every key a ``{`` or ``,``
@@ -109,16 +109,23 @@ def _capacity(buf):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _tokenize(buf, nan_word, infinity_word, true_word, false_word, null_word):  # type: ignore[no-untyped-def]
+def _tokenize(
+    buf: np.ndarray,
+    nan_word: np.ndarray,
+    infinity_word: np.ndarray,
+    true_word: np.ndarray,
+    false_word: np.ndarray,
+    null_word: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, bool, bool]:
     # The helpers are closures: numba inlines them without counting references to `buf` on every
     # call, which for functions taking the array costs two atomic operations a token (measured:
     # a loop of number parsing 4x slower).
     n = buf.size
 
-    def is_space(c):
+    def is_space(c: int) -> bool:
         return c == 32 or c == 10 or c == 13 or c == 9
 
-    def literal(i, word):
+    def literal(i: int, word: np.ndarray) -> bool:
         """Whether the bytes at `i` spell `word` (an array of bytes)."""
         if i + word.size > n:
             return False
@@ -127,7 +134,7 @@ def _tokenize(buf, nan_word, infinity_word, true_word, false_word, null_word):  
                 return False
         return True
 
-    def string_end(i):
+    def string_end(i: int) -> tuple[int, int]:
         """``(stop, flags)`` of the string whose first byte (after the quote) is at `i`: stop is its closing quote.
 
         flags: 1 escaped, 2 non-ASCII; stop -1 for an invalid string (unterminated, a control character,
@@ -163,14 +170,14 @@ def _tokenize(buf, nan_word, infinity_word, true_word, false_word, null_word):  
             i += 1
         return -1, flags
 
-    def hash_of(start, stop):
+    def hash_of(start: int, stop: int) -> int:
         value = np.uint64(14695981039346656037)
         prime = np.uint64(1099511628211)
         for k in range(start, stop):
             value = (value ^ np.uint64(buf[k])) * prime
-        return np.int64(value)
+        return int(np.int64(value))
 
-    def same_bytes(a, a_stop, b, b_stop):
+    def same_bytes(a: int, a_stop: int, b: int, b_stop: int) -> bool:
         if a_stop - a != b_stop - b:
             return False
         for k in range(a_stop - a):
@@ -188,7 +195,7 @@ def _tokenize(buf, nan_word, infinity_word, true_word, false_word, null_word):  
     key_base = np.empty(MAX_DEPTH + 1, dtype=np.int64)  # where each open object's keys begin in `keys`
     keys = np.empty(key_capacity, dtype=np.int64)  # key tokens of the open objects
 
-    def sorted_repeat(first, last):
+    def sorted_repeat(first: int, last: int) -> bool:
         """Whether two keys of ``keys[first:last]`` (one object's) have the same bytes: sorted hashes compared."""
         key_tokens = keys[first:last]
         order = np.argsort(integer[key_tokens])

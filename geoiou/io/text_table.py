@@ -43,7 +43,9 @@ class FieldTable:
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.start.shape  # type: ignore[return-value]  # always 2-D
+        """``(lines, fields per line)``."""
+        lines, width = self.start.shape
+        return lines, width
 
     @classmethod
     def of(
@@ -122,7 +124,7 @@ def _past_header(text: bytes, skip: Callable[[list[str]], bool] | None) -> bytes
 
 
 @jit
-def _digits_only(buf, start, stop):  # type: ignore[no-untyped-def]
+def _digits_only(buf: np.ndarray, start: np.ndarray, stop: np.ndarray) -> bool:
     for k in range(start.size):
         for j in range(start[k], stop[k]):
             if not (48 <= buf[j] <= 57):
@@ -131,7 +133,7 @@ def _digits_only(buf, start, stop):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _split(buf):  # type: ignore[no-untyped-def]
+def _split(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
     """``(field start, field stop, fields per line, line start, plain)`` of the non-blank lines of `buf`.
 
     Fields are separated by spaces and tabs, lines by ``\\n`` or ``\\r``. Plain: only printable
