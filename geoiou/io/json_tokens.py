@@ -195,6 +195,16 @@ def _tokenize(
     key_base = np.empty(MAX_DEPTH + 1, dtype=np.int64)  # where each open object's keys begin in `keys`
     keys = np.empty(key_capacity, dtype=np.int64)  # key tokens of the open objects
 
+    def read_string(i: int, token: int, plain: int, escaped: int) -> tuple[int, int]:
+        """Write `token`, the string whose quote is at `i` (of kind `plain`, or `escaped` if it holds an escape).
+
+        Its closing quote and its flags (see `string_end`); -1 for an invalid string.
+        """
+        end, flags = string_end(i + 1)
+        kind[token] = escaped if flags & 1 else plain
+        start[token], stop[token] = i + 1, end
+        return end, flags
+
     def sorted_repeat(first: int, last: int) -> bool:
         """Whether two keys of ``keys[first:last]`` (one object's) have the same bytes: sorted hashes compared."""
         key_tokens = keys[first:last]
@@ -259,14 +269,12 @@ def _tokenize(
             if c != 34:
                 status = SYNTAX_ERROR
                 break
-            end, flags = string_end(i + 1)
+            end, flags = read_string(i, count, KEY, ESCAPED_KEY)
             if end < 0:
                 status = SYNTAX_ERROR
                 break
-            kind[count] = ESCAPED_KEY if flags & 1 else KEY
             escaped_keys |= (flags & 1) != 0
             non_ascii |= (flags & 2) != 0
-            start[count], stop[count] = i + 1, end
             integer[count] = hash_of(i + 1, end)
             first = key_base[depth - 1]
             if n_keys - first <= _LINEAR_KEYS:
@@ -304,13 +312,11 @@ def _tokenize(
             state = _KEY_OR_CLOSE if c == 123 else _VALUE_OR_CLOSE
             continue
         if c == 34:
-            end, flags = string_end(i + 1)
+            end, flags = read_string(i, count, STRING, ESCAPED_STRING)
             if end < 0:
                 status = SYNTAX_ERROR
                 break
-            kind[count] = ESCAPED_STRING if flags & 1 else STRING
             non_ascii |= (flags & 2) != 0
-            start[count], stop[count] = i + 1, end
             i = end + 1
         elif c == 45 or (48 <= c <= 57):
             if c == 45 and literal(i + 1, infinity_word):
