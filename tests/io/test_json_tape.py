@@ -227,3 +227,13 @@ def test_corrupted_text_is_refused_or_read_as_json_loads_reads_it(document, data
         assert tape is None, bytes(text)
     elif tape is not None:
         assert same(to_python(tape), expected), bytes(text)
+
+
+def test_importing_the_readers_does_not_load_numba():
+    # numba (about 0.1 s, and scipy with it) is loaded by the first file read, not by the import.
+    import subprocess
+    import sys
+
+    code = "import sys, geoiou.io, geoiou.evaluation; print('numba' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
