@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import jit
+from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
 
 __all__ = ["FLOAT", "INT", "NUMBER", "SLOW", "read_numbers", "resolve_slow"]
 
@@ -52,10 +52,11 @@ def read_numbers(
     `value` holds an integer, or a float's bits (its float64 view). False if some text is not a
     number of the grammar (JSON's with `strict`).
     """
+    use_threads(kind.size)
     return bool(_read_numbers(buf, kind, start, stop, value, value.view(np.float64), strict, _POWERS))
 
 
-@jit
+@jit(parallel=True)
 def _read_numbers(
     buf: np.ndarray,
     kind: np.ndarray,
@@ -137,20 +138,30 @@ def _read_numbers(
         value = value * powers[exponent] if exponent >= 0 else value / powers[-exponent]
         return FLOAT, 0, -value if negative else value
 
-    for t in range(kind.size):
+    def read(t: int) -> int:
+        """Read token `t` if it is a number not read yet; 1 if its text is not a number, else 0."""
         if kind[t] != NUMBER:
-            continue
+            return 0
         if start[t] >= stop[t]:
-            return False
+            return 1
         found, whole_value, float_value = parse(start[t], stop[t])
         if found == 0:
-            return False
+            return 1
         kind[t] = found
         if found == INT:
             integer[t] = whole_value
         else:
             number[t] = float_value
-    return True
+        return 0
+
+    invalid = 0
+    if kind.size < PARALLEL_MIN:
+        for t in range(kind.size):
+            invalid += read(t)
+    else:
+        for t in prange(kind.size):  # each token on its own: the same bits for any number of threads
+            invalid += read(t)
+    return invalid == 0
 
 
 def resolve_slow(buf: np.ndarray, kind: np.ndarray, start: np.ndarray, stop: np.ndarray, number: np.ndarray) -> None:

@@ -237,3 +237,21 @@ def test_importing_the_readers_does_not_load_numba():
     code = "import sys, geoiou.io, geoiou.evaluation; print('numba' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_numbers_have_the_same_bits_on_one_and_two_threads():
+    import geoiou
+
+    rng = np.random.default_rng(0)
+    values = rng.standard_normal(5000) * 10.0 ** rng.integers(-30, 30, 5000)
+    text = json.dumps([[v, int(k)] for k, v in enumerate(values.tolist())]).encode()
+    tapes = []
+    for threads in (1, 2):
+        geoiou.set_threads(threads)
+        try:
+            tapes.append(Tape.of(text))
+        finally:
+            geoiou.set_threads(None)
+    assert tapes[0].kind.tobytes() == tapes[1].kind.tobytes()
+    assert tapes[0].integer.tobytes() == tapes[1].integer.tobytes()
+    assert same(to_python(tapes[0]), json.loads(text))
