@@ -253,5 +253,6 @@ def test_numbers_have_the_same_bits_on_one_and_two_threads():
         finally:
             geoiou.set_threads(None)
     assert tapes[0].kind.tobytes() == tapes[1].kind.tobytes()
-    assert tapes[0].integer.tobytes() == tapes[1].integer.tobytes()
+    numbers = np.isin(tapes[0].kind, (INT, FLOAT, SLOW))  # other tokens leave the slot unwritten
+    assert tapes[0].integer[numbers].tobytes() == tapes[1].integer[numbers].tobytes()
     assert same(to_python(tapes[0]), json.loads(text))
