@@ -374,7 +374,7 @@ def _annotation_columns(
     if not len(records):
         return None
     ids, image_id, category_id = (
-        columns.integers(columns.field(records, key)) for key in ("id", "image_id", "category_id")
+        columns.integers(values) for values in columns.fields(records, ("id", "image_id", "category_id"))
     )
     iscrowd = columns.integers_or(records, "iscrowd", 0)
     if (
@@ -672,11 +672,13 @@ def _prediction_columns(columns: JsonColumns, choice: str) -> tuple[Annotations,
     if choice == "auto":  # segmentations when every record has one (the record path's rule, `_all_have`)
         having = columns.count_having(records, "segmentation")
         geometry = "segmentation" if len(records) and having == len(records) else "bbox"
-    image_id, category_id = (columns.integers(columns.field(records, key)) for key in ("image_id", "category_id"))
-    score = columns.numbers(columns.field(records, "score"))
+    image_values, category_values, score_values, values = columns.fields(
+        records, ("image_id", "category_id", "score", geometry)
+    )
+    image_id, category_id = columns.integers(image_values), columns.integers(category_values)
+    score = columns.numbers(score_values)
     if image_id is None or category_id is None or score is None:
         return None
-    values = columns.field(records, geometry)
     region = _box_column(columns.number_rows(values, 4)) if geometry == "bbox" else _rle_column(columns, values)
     if region is None:
         return None

@@ -124,6 +124,9 @@ class JsonColumns(Protocol):
     def field(self, objects: Values, key: str) -> Values | None:
         """The value of `key` in each object; None unless every value is an object that has it."""
 
+    def fields(self, objects: Values, keys: tuple[str, ...]) -> list[Values | None]:
+        """`field` of each key (in one walk where the source can)."""
+
     def count_having(self, objects: Values, key: str) -> int:
         """How many of the objects have `key`."""
 
@@ -187,6 +190,9 @@ class ObjectColumns:
     def field(self, objects: list[Any], key: str) -> list[Any] | None:
         columns = json_columns(objects, (key,))
         return None if columns is None else columns[key]
+
+    def fields(self, objects: list[Any], keys: tuple[str, ...]) -> list[list[Any] | None]:
+        return [self.field(objects, key) for key in keys]
 
     def count_having(self, objects: list[Any], key: str) -> int:
         return sum(map(operator.contains, objects, repeat(key)))

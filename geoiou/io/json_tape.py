@@ -74,28 +74,35 @@ class Tape:
         """The tokens directly inside each of `containers`, end to end, and how many each has."""
         return _children(self.kind, self.stop, containers.astype(np.int64))
 
-    def are(self, values: np.ndarray, *kinds: int) -> np.ndarray:
-        """Whether each token of `values` is of one of `kinds`."""
-        return np.isin(self.kind[values], kinds)
-
-    def optional_field(self, objects: np.ndarray, key: str) -> np.ndarray:
-        """The value token of `key` in each of `objects` (object tokens), -1 where the object lacks it."""
-        word = key.encode("utf-8")
-        return _values_of_key(
+    def optional_fields(self, objects: np.ndarray, keys: tuple[str, ...]) -> np.ndarray:
+        """``(n, len(keys))``: the value token of each key in each of `objects`, -1 where the object lacks it."""
+        words = [key.encode("utf-8") for key in keys]
+        values: np.ndarray = _values_of_keys(
             self.buf,
             self.kind,
             self.start,
             self.stop,
             self.integer,
             objects.astype(np.int64),
-            tokens.fnv1a(word),
-            np.frombuffer(word, dtype=np.uint8),
+            np.array([tokens.fnv1a(word) for word in words], dtype=np.int64),
+            np.frombuffer(b"".join(words), dtype=np.uint8),
+            np.cumsum([0] + [len(word) for word in words]).astype(np.int64),
         )
+        return values
+
+    def optional_field(self, objects: np.ndarray, key: str) -> np.ndarray:
+        """The value token of `key` in each of `objects` (object tokens), -1 where the object lacks it."""
+        values: np.ndarray = self.optional_fields(objects, (key,))[:, 0]
+        return values
+
+    def fields(self, objects: np.ndarray, keys: tuple[str, ...]) -> list[np.ndarray | None]:
+        """The value tokens of each key in each of `objects`, found in one walk; None for a key some object lacks."""
+        values = self.optional_fields(objects, keys)
+        return [None if (column < 0).any() else column for column in values.T]
 
     def field(self, objects: np.ndarray, key: str) -> np.ndarray | None:
         """The value token of `key` in each of `objects` (object tokens); None unless every one has it."""
-        values = self.optional_field(objects, key)
-        return None if (values < 0).any() else values
+        return self.fields(objects, (key,))[0]
 
     def root(self) -> np.ndarray:
         """The top value of the file, as values (one token)."""
@@ -235,41 +242,44 @@ def _children(kind: np.ndarray, stop: np.ndarray, containers: np.ndarray) -> tup
 
 
 @jit
-def _values_of_key(
+def _values_of_keys(
     buf: np.ndarray,
     kind: np.ndarray,
     start: np.ndarray,
     stop: np.ndarray,
     integer: np.ndarray,
     objects: np.ndarray,
-    hashed: int,
-    word: np.ndarray,
+    hashes: np.ndarray,
+    words: np.ndarray,
+    word_starts: np.ndarray,
 ) -> np.ndarray:
-    """The value token of the key spelled `word` (of hash `hashed`) in each object, -1 where it has none.
+    """``(n, m)``: the value token of key j (spelled ``words[word_starts[j]:word_starts[j + 1]]``, of hash
+    ``hashes[j]``) in each object, -1 where it has none.
 
-    Each object's own keys are walked (a nested object's keys are skipped with its value).
+    Each object's own keys are walked once (a nested object's keys are skipped with its value).
     """
-    values = np.full(objects.size, -1, dtype=np.int64)
+
+    # A closure: numba would count references to `buf` at every call of a function of its own.
+    def spelled(t: int, j: int) -> bool:
+        """Whether key token `t` is spelled as word j."""
+        size = word_starts[j + 1] - word_starts[j]
+        if stop[t] - start[t] != size:
+            return False
+        for i in range(size):
+            if buf[start[t] + i] != words[word_starts[j] + i]:
+                return False
+        return True
+
+    values = np.full((objects.size, hashes.size), -1, dtype=np.int64)
     for k in range(objects.size):
         o = objects[k]
         if kind[o] != OBJECT:
             continue
         t = o + 1
         while t < stop[o]:
-            if integer[t] == hashed and _spelled(buf, start[t], stop[t], word):
-                values[k] = t + 1
-                break
+            for j in range(hashes.size):
+                if integer[t] == hashes[j] and spelled(t, j):
+                    values[k, j] = t + 1
             t += 1  # the value
             t = stop[t] if (kind[t] == OBJECT or kind[t] == ARRAY) else t + 1
     return values
-
-
-@jit
-def _spelled(buf: np.ndarray, start: int, stop: int, word: np.ndarray) -> bool:
-    """Whether ``buf[start:stop]`` is `word`."""
-    if stop - start != word.size:
-        return False
-    for j in range(word.size):
-        if buf[start + j] != word[j]:
-            return False
-    return True
