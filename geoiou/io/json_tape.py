@@ -163,18 +163,14 @@ class Tape:
         """The values as float64, if each is a finite JSON number; else None (the values ``json.loads`` gives)."""
         if values is None:
             return None
-        kind = self.kind[values]
-        integral = kind == INT
-        if not (integral | (kind == FLOAT) | (kind == SLOW)).all():
-            return None
-        numbers = np.where(integral, self.integer[values].astype(np.float64), self.number[values])
-        return numbers if np.isfinite(numbers).all() else None
+        numbers, finite = _finite_numbers(self.kind, self.integer, self.number, values.reshape(-1))
+        return numbers.reshape(values.shape) if finite else None
 
     def number_rows(self, values: np.ndarray | None, width: int) -> np.ndarray | None:
         """``(n, width)`` float64 from arrays of exactly `width` finite numbers each; else None."""
         if values is None or not (self.kind[values] == ARRAY).all() or (self.stop[values] - values != width + 1).any():
             return None
-        flat = self.numbers((values[:, None] + np.arange(1, width + 1)).ravel())
+        flat = self.numbers(values[:, None] + np.arange(1, width + 1))
         return None if flat is None else flat.reshape(len(values), width)
 
     def strings(self, values: np.ndarray | None) -> list[str] | None:
@@ -239,6 +235,26 @@ def _children(kind: np.ndarray, stop: np.ndarray, containers: np.ndarray) -> tup
                 t += 1  # the key's value is the next token
             t = stop[t] if (kind[t] == OBJECT or kind[t] == ARRAY) else t + 1
     return children[:n], counts
+
+
+@jit
+def _finite_numbers(
+    kind: np.ndarray, integer: np.ndarray, number: np.ndarray, values: np.ndarray
+) -> tuple[np.ndarray, bool]:
+    """The numbers of tokens `values` as float64 (an integer converted as Python's ``float`` does: rounded to
+    nearest), and whether every one is a finite number."""
+    numbers = np.empty(values.size, dtype=np.float64)
+    for k in range(values.size):
+        t = values[k]
+        if kind[t] == INT:
+            numbers[k] = float(integer[t])
+        elif kind[t] == FLOAT or kind[t] == SLOW:
+            numbers[k] = number[t]
+            if not np.isfinite(numbers[k]):
+                return numbers, False
+        else:
+            return numbers, False
+    return numbers, True
 
 
 @jit

@@ -92,18 +92,18 @@ def fnv1a(data: bytes) -> int:
 def _capacity(buf: np.ndarray) -> tuple[int, int]:
     """At least the number of tokens of the text, and of its keys: ``(tokens, keys)``.
 
-    Every token but the first follows a ``[``, ``{``, ``,`` or ``:`` and every key a ``{`` or ``,``
-    (these bytes inside strings only make the bound looser): the arrays are made once, so that the
-    tokenizer never grows them (an array reassigned in its loop costs reference counting per token).
+    Every token but the first follows a ``[``, ``{``, ``,`` or ``:``, and every key comes before a
+    ``:`` (these bytes inside strings only make the bound looser): the arrays are made once, so that
+    the tokenizer never grows them (an array reassigned in its loop costs reference counting per token).
     """
     tokens = 1
     keys = 1
     for k in range(buf.size):
         c = buf[k]
-        if c == 44 or c == 123:
+        if c == 58:
             tokens += 1
             keys += 1
-        elif c == 58 or c == 91:
+        elif c == 44 or c == 123 or c == 91:
             tokens += 1
     return tokens, keys
 
