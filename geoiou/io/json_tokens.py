@@ -24,11 +24,14 @@ the fault as it always has.
 
 from __future__ import annotations
 
+import re
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
-from geoiou._compiled import jit
+from geoiou import threads
+from geoiou._compiled import config, jit
 from geoiou.io.decimals import FLOAT, INT, NUMBER, SLOW, read_numbers
 
 __all__ = [
@@ -111,16 +114,34 @@ def _capacity(buf: np.ndarray) -> tuple[int, int]:
 @jit
 def _tokenize(
     buf: np.ndarray,
+    begin: int,
+    end: int,
+    inside: bool,
+    ends_inside: bool,
+    kind: np.ndarray,
+    start: np.ndarray,
+    stop: np.ndarray,
+    integer: np.ndarray,
+    base: int,
+    key_capacity: int,
     nan_word: np.ndarray,
     infinity_word: np.ndarray,
     true_word: np.ndarray,
     false_word: np.ndarray,
     null_word: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, bool, bool]:
+) -> tuple[int, int, bool, bool, int]:
+    """Tokenize ``buf[begin:end]`` into the arrays from token `base` on: ``(tokens, status, non_ascii, escaped_keys,
+    outer_stop)``.
+
+    The whole text: `inside` and `ends_inside` False. A piece of the top list (see `_pieces`):
+    `inside` starts within the list (its items are the first values), and `ends_inside` wants the
+    piece to end after an item's comma; `outer_stop` is the token after the list, where a piece
+    closes it (-1 otherwise).
+    """
     # The helpers are closures: numba inlines them without counting references to `buf` on every
     # call, which for functions taking the array costs two atomic operations a token (measured:
     # a loop of number parsing 4x slower).
-    n = buf.size
+    n = end
 
     def is_space(c: int) -> bool:
         return c == 32 or c == 10 or c == 13 or c == 9
@@ -185,13 +206,9 @@ def _tokenize(
                 return False
         return True
 
-    capacity, key_capacity = _capacity(buf)
-    kind = np.empty(capacity, dtype=np.uint8)
-    start = np.empty(capacity, dtype=np.int64)
-    stop = np.empty(capacity, dtype=np.int64)
-    integer = np.empty(capacity, dtype=np.int64)
     number = integer.view(np.float64)  # one slot per token: a number's bits or an integer (a key's hash)
     stack = np.empty(MAX_DEPTH + 1, dtype=np.int64)  # the open containers' tokens
+    open_kind = np.empty(MAX_DEPTH + 1, dtype=np.uint8)  # and their kinds
     key_base = np.empty(MAX_DEPTH + 1, dtype=np.int64)  # where each open object's keys begin in `keys`
     keys = np.empty(key_capacity, dtype=np.int64)  # key tokens of the open objects
 
@@ -221,13 +238,19 @@ def _tokenize(
         return False
 
     depth = 0
+    if inside:  # within the top list, whose token is in another piece
+        stack[0], open_kind[0], key_base[0] = -1, ARRAY, 0
+        depth = 1
     n_keys = 0
-    count = 0
+    count = base
+    outer_stop = -1
     status = OK
     non_ascii = False
     escaped_keys = False
     state = _VALUE
-    i = 3 if n >= 3 and buf[0] == 0xEF and buf[1] == 0xBB and buf[2] == 0xBF else 0  # a UTF-8 byte-order mark
+    i = begin
+    if begin == 0 and n >= 3 and buf[0] == 0xEF and buf[1] == 0xBB and buf[2] == 0xBF:
+        i = 3  # a UTF-8 byte-order mark
     while True:
         while i < n and is_space(buf[i]):
             i += 1
@@ -238,7 +261,7 @@ def _tokenize(
             status = SYNTAX_ERROR
             break
         if state == _COMMA_OR_CLOSE:
-            is_object = kind[stack[depth - 1]] == OBJECT
+            is_object = open_kind[depth - 1] == OBJECT
             if c == 44:  # ,
                 state = _KEY if is_object else _VALUE
                 i += 1
@@ -254,8 +277,11 @@ def _tokenize(
             or (state == _VALUE_OR_CLOSE and c == 93)
         ):
             closing = stack[depth - 1]
-            stop[closing] = count
-            if kind[closing] == OBJECT:
+            if closing >= 0:
+                stop[closing] = count
+            else:
+                outer_stop = count  # the top list, opened in another piece
+            if open_kind[depth - 1] == OBJECT:
                 first = key_base[depth - 1]
                 if n_keys - first > _LINEAR_KEYS and sorted_repeat(first, n_keys):
                     status = DUPLICATE_KEY
@@ -304,7 +330,7 @@ def _tokenize(
                 status = TOO_DEEP
                 break
             kind[count] = OBJECT if c == 123 else ARRAY
-            stack[depth] = count
+            stack[depth], open_kind[depth] = count, kind[count]
             key_base[depth] = n_keys
             depth += 1
             count += 1
@@ -347,23 +373,16 @@ def _tokenize(
             break
         count += 1
         state = _COMMA_OR_CLOSE if depth > 0 else _DONE
-    if status == OK and state != _DONE:
-        status = SYNTAX_ERROR  # the text ends inside a value, or holds none
-    return (
-        kind[:count],
-        start[:count],
-        stop[:count],
-        integer[:count],
-        status,
-        non_ascii,
-        escaped_keys,
-    )
+    if status == OK and (state != _VALUE or depth != 1 if ends_inside else state != _DONE):
+        status = SYNTAX_ERROR  # the text ends inside a value, or holds none; a piece ends elsewhere than after an item
+    return count - base, status, non_ascii, escaped_keys, outer_stop
 
 
 def tokenize(data: bytes | np.ndarray) -> tuple[Any, ...]:
     """Tokenize JSON text: ``(kind, start, stop, integer, number, status, non_ascii, escaped_keys)``.
 
     `integer` and `number` are two views of one array: a token is an integer or a number, not both.
+    A large list of objects is tokenized in pieces on several threads (`_pieces`).
 
     Examples
     --------
@@ -374,8 +393,107 @@ def tokenize(data: bytes | np.ndarray) -> tuple[Any, ...]:
     (1, 2.5)
     """
     buf = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data
-    words = [np.frombuffer(word, dtype=np.uint8) for word in (b"NaN", b"Infinity", b"true", b"false", b"null")]
-    kind, start, stop, integer, status, non_ascii, escaped_keys = _tokenize(buf, *words)
+    pieces = _pieces(buf)
+    tokens = _tokenize_pieces(buf, pieces)
+    if len(pieces) > 2 and tokens[4] != OK:  # pieces that do not join (a boundary inside a string), or a fault
+        tokens = _tokenize_pieces(buf, [0, buf.size])  # read whole: the fault as one pass finds it
+    kind, start, stop, integer, status, non_ascii, escaped_keys = tokens
     if status == OK and not read_numbers(buf, kind, start, stop, integer, strict=True):
         status = SYNTAX_ERROR
     return kind, start, stop, integer, integer.view(np.float64), status, non_ascii, escaped_keys
+
+
+#: Texts from this size are tokenized in pieces on several threads (when the top value is a list of objects).
+PIECE_BYTES = 1 << 21
+#: Where a piece may begin: the opening brace of an object that follows another in a list.
+_BOUNDARY = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
+_WORDS = [np.frombuffer(word, dtype=np.uint8) for word in (b"NaN", b"Infinity", b"true", b"false", b"null")]
+
+
+def wanted_pieces() -> int:
+    """One piece per thread the compiled code may use (`geoiou.set_threads`)."""
+    return threads.limit() or int(config.NUMBA_NUM_THREADS)
+
+
+def _pieces(buf: np.ndarray) -> list[int]:
+    """Where the pieces of the text begin, and its end: ``[0, ..., len(buf)]``.
+
+    A text of `PIECE_BYTES` or more whose first value opens a list is cut, once per thread, at the
+    first ``}, {`` after an even share of its bytes. Such bytes can stand inside a string too: each
+    piece then checks that it ends right after an item of the list (`_tokenize`'s `ends_inside`),
+    which the piece before a boundary inside a string cannot, and the text is read whole.
+    """
+    wanted = wanted_pieces()
+    first = np.flatnonzero(~np.isin(buf[:64], (32, 9, 10, 13, 0xEF, 0xBB, 0xBF)))
+    if wanted < 2 or buf.size < PIECE_BYTES or not first.size or buf[first[0]] != ord("["):
+        return [0, buf.size]
+    view = buf.data  # the bytes, searched in place
+    bounds = [0]
+    for share in range(1, wanted):
+        found = _BOUNDARY.search(view, max(share * buf.size // wanted, bounds[-1] + 1))
+        if found is None:
+            break
+        bounds.append(found.end() - 1)
+    return [*bounds, buf.size]
+
+
+def _tokenize_pieces(buf: np.ndarray, pieces: list[int]) -> tuple[Any, ...]:
+    """The tokens of the text cut at `pieces`, each piece on a thread of its own, joined (a status other than
+    `OK` if some piece is not JSON or does not end where the next begins).
+
+    Each piece writes its tokens from its own base (its share of the arrays, from `_capacity`);
+    the pieces after the first are then moved down against the one before, their containers'
+    stops with them.
+    """
+    bounds = list(zip(pieces[:-1], pieces[1:]))
+    capacities = [_capacity(buf[begin:end]) for begin, end in bounds]
+    bases = np.cumsum([0] + [tokens for tokens, _ in capacities])
+    kind = np.empty(bases[-1], dtype=np.uint8)
+    start, stop, integer = (np.empty(bases[-1], dtype=np.int64) for _ in range(3))
+
+    def piece(k: int) -> tuple[int, int, bool, bool, int]:
+        begin, end = bounds[k]
+        last = k == len(bounds) - 1
+        arrays = (kind, start, stop, integer, int(bases[k]), capacities[k][1])
+        return _tokenize(buf, begin, end, k > 0, not last, *arrays, *_WORDS)
+
+    if len(bounds) == 1:
+        results = [piece(0)]
+    else:
+        with ThreadPoolExecutor(len(bounds)) as pool:  # the compiled pass releases the GIL
+            results = list(pool.map(piece, range(len(bounds))))
+    status = max(status for _, status, *_ in results)
+    if status != OK:
+        return kind[:0], start[:0], stop[:0], integer[:0], status, False, False
+    count = _joined(kind, start, stop, integer, bases, [found for found, *_ in results], results[-1][4])
+    non_ascii = any(flag for _, _, flag, _, _ in results)
+    escaped_keys = any(flag for _, _, _, flag, _ in results)
+    return kind[:count], start[:count], stop[:count], integer[:count], status, non_ascii, escaped_keys
+
+
+def _joined(
+    kind: np.ndarray,
+    start: np.ndarray,
+    stop: np.ndarray,
+    integer: np.ndarray,
+    bases: np.ndarray,
+    counts: list[int],
+    outer_stop: int,
+) -> int:
+    """Move each piece's tokens down against the piece before (containers' stops shifted alike); the count."""
+    at = counts[0]
+    for base, count in zip(bases[1:-1].tolist(), counts[1:]):
+        shift = base - at
+        moved = slice(at, at + count)
+        kind[moved], start[moved], stop[moved], integer[moved] = (
+            kind[base : base + count],
+            start[base : base + count],
+            stop[base : base + count],
+            integer[base : base + count],
+        )
+        containers = (kind[moved] == OBJECT) | (kind[moved] == ARRAY)
+        stop[moved][containers] -= shift
+        at += count
+    if len(counts) > 1:
+        stop[0] = outer_stop - (bases[-2] - (at - counts[-1]))  # the top list, closed by the last piece
+    return at

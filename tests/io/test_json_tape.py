@@ -256,3 +256,57 @@ def test_numbers_have_the_same_bits_on_one_and_two_threads():
     numbers = np.isin(tapes[0].kind, (INT, FLOAT, SLOW))  # other tokens leave the slot unwritten
     assert tapes[0].integer[numbers].tobytes() == tapes[1].integer[numbers].tobytes()
     assert same(to_python(tapes[0]), json.loads(text))
+
+
+records = st.lists(
+    st.dictionaries(
+        st.sampled_from(["id", "bbox", "note", "score"]),
+        scalars | st.lists(scalars, max_size=3) | st.sampled_from(["}, {", '"}, {"', "a}, {b", "}\\n,\\t{"]),
+        max_size=4,
+    ),
+    max_size=12,
+)
+
+
+def _whole_and_in_pieces(text: bytes, pieces: int, monkeypatch) -> tuple[tuple, tuple]:
+    """The tokens of `text` read whole, and read cut into up to `pieces` pieces on as many threads."""
+    whole = json_tokens.tokenize(text)
+    with monkeypatch.context() as patched:
+        patched.setattr(json_tokens, "PIECE_BYTES", 1)
+        patched.setattr(json_tokens, "wanted_pieces", lambda: pieces)
+        cut = json_tokens.tokenize(text)
+    return whole, cut
+
+
+def _same_tokens(whole: tuple, cut: tuple) -> bool:
+    kind, start, stop, integer, _, status, non_ascii, escaped = whole
+    if status != cut[5] or (status == json_tokens.OK and (non_ascii, escaped) != (cut[6], cut[7])):
+        return False
+    if status != json_tokens.OK:
+        return True
+    written = np.isin(kind, (INT, FLOAT, SLOW, KEY))  # the slots tokens of other kinds leave unwritten
+    return (
+        kind.tobytes() == cut[0].tobytes()
+        and start.tobytes() == cut[1].tobytes()
+        and stop.tobytes() == cut[2].tobytes()
+        and integer[written].tobytes() == cut[3][written].tobytes()
+    )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(records, st.integers(2, 5), st.sampled_from([None, 1]), st.data())
+def test_a_list_read_in_pieces_is_the_list_read_whole(monkeypatch, document, pieces, indent, data):
+    text = bytearray(json.dumps(document, indent=indent).encode())
+    if text and data.draw(st.booleans()):  # a corruption anywhere: the pieces must fail alike, or agree
+        text[data.draw(st.integers(0, len(text) - 1))] = data.draw(st.sampled_from(list(b'{}[],:" x')))
+    whole, cut = _whole_and_in_pieces(bytes(text), pieces, monkeypatch)
+    assert _same_tokens(whole, cut), bytes(text)
+
+
+def test_a_boundary_inside_a_string_reads_the_text_whole(monkeypatch):
+    # "}, {" inside a string looks like a boundary: the piece before it does not end after an item.
+    text = json.dumps([{"a": 1, "note": "x" * 40 + "}, {" + "y" * 40}, {"b": 2}] * 3).encode()
+    whole, cut = _whole_and_in_pieces(text, 4, monkeypatch)
+    assert whole[5] == json_tokens.OK and _same_tokens(whole, cut)
+    tape, expected = read_both(text)
+    assert same(to_python(tape), expected)
