@@ -20,9 +20,12 @@ True
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from geoiou._compiled import jit
+from geoiou.io.json_tokens import wanted_pieces
 from geoiou.rle import Runs
 
 __all__ = ["runs_of_bytes"]
@@ -40,18 +43,75 @@ def runs_of_bytes(
     """The true runs of RLEs of `sizes` ``(n, 2)``; None if some mask is not a valid RLE of its size.
 
     RLE k's counts are the compressed string ``buf[start[k]:stop[k]]`` where `is_string`, else the
-    list ``integers[start[k]:stop[k]]`` (COCO's crowd annotations).
+    list ``integers[start[k]:stop[k]]`` (COCO's crowd annotations). Many masks are decoded in
+    pieces of about as many characters, one per thread (the pass releases the GIL), each into its
+    own share of the arrays; the pieces are then moved down against the one before.
     """
     sizes = np.asarray(sizes, dtype=np.int64).reshape(-1, 2)
-    starts, stops, offsets, valid = _runs(buf, is_string, start, stop, integers, sizes)
-    return Runs(sizes, starts, stops, offsets) if valid else None
+    slots = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum((stop - start) // 2 + 1, out=slots[1:])  # a true run takes two counts at least
+    bounds = _pieces(slots, wanted_pieces() if slots[-1] >= PIECE_SLOTS else 1)
+    starts, stops = np.empty(slots[-1], dtype=np.int64), np.empty(slots[-1], dtype=np.int64)
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+
+    def piece(k: int) -> bool:
+        first, last = bounds[k], bounds[k + 1]
+        masks = slice(first, last)
+        ends = offsets[first + 1 : last + 1]
+        rle = (is_string[masks], start[masks], stop[masks], integers, sizes[masks])
+        return bool(_runs(buf, *rle, starts, stops, int(slots[first]), ends))
+
+    if len(bounds) == 2:
+        valid = [piece(0)]
+    else:
+        with ThreadPoolExecutor(len(bounds) - 1) as pool:
+            valid = list(pool.map(piece, range(len(bounds) - 1)))
+    if not all(valid):
+        return None
+    count = _moved_down(starts, stops, offsets, slots, bounds)
+    return Runs(sizes, starts[:count], stops[:count], offsets)
+
+
+#: Masks whose counts could fill this many runs (half their characters) are decoded in pieces on threads.
+PIECE_SLOTS = 1 << 20
+
+
+def _pieces(slots: np.ndarray, wanted: int) -> list[int]:
+    """``[0, ..., n]``: the first mask of each of `wanted` pieces of about as many slots (one piece if few masks)."""
+    masks = len(slots) - 1
+    cuts = np.searchsorted(slots, slots[-1] * np.arange(1, wanted) // max(wanted, 1))
+    return [0, *sorted({cut for cut in cuts.tolist() if 0 < cut < masks}), masks]
+
+
+def _moved_down(
+    starts: np.ndarray, stops: np.ndarray, offsets: np.ndarray, slots: np.ndarray, bounds: list[int]
+) -> int:
+    """Move each piece's runs down against the piece before, its masks' offsets with them; the runs' count."""
+    at = int(offsets[bounds[1]])
+    for first, last in zip(bounds[1:-1], bounds[2:]):
+        base, end = int(slots[first]), int(offsets[last])
+        starts[at : at + end - base] = starts[base:end]
+        stops[at : at + end - base] = stops[base:end]
+        offsets[first + 1 : last + 1] -= base - at
+        at += end - base
+    return at
 
 
 @jit
 def _runs(
-    buf: np.ndarray, is_string: np.ndarray, start: np.ndarray, stop: np.ndarray, integers: np.ndarray, sizes: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
-    """``(starts, stops, offsets, valid)`` of every RLE: from its string's bytes, or from its range of `integers`.
+    buf: np.ndarray,
+    is_string: np.ndarray,
+    start: np.ndarray,
+    stop: np.ndarray,
+    integers: np.ndarray,
+    sizes: np.ndarray,
+    starts: np.ndarray,
+    stops: np.ndarray,
+    base: int,
+    ends: np.ndarray,
+) -> bool:
+    """Write the true runs of every RLE into `starts` and `stops` from `base` on, and where each RLE's runs end into
+    `ends`; whether every RLE is valid. Counts come from the string's bytes, or from the RLE's range of `integers`.
 
     One pass over each RLE's characters: a count is read, its delta undone, checked and, every
     second one, written as a run; only the two counts before it are kept.
@@ -86,18 +146,11 @@ def _runs(
                 value |= np.int64(-1) << (5 * groups)
         return value, i
 
-    n = start.size
-    capacity = 0
-    for k in range(n):
-        capacity += (stop[k] - start[k]) // 2 + 1  # a true run takes two counts at least
-    starts = np.empty(capacity, dtype=np.int64)
-    stops = np.empty(capacity, dtype=np.int64)
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    at = 0
-    for k in range(n):
+    at = base
+    for k in range(start.size):
         height, width = sizes[k, 0], sizes[k, 1]
         if height < 0 or width < 0 or float(height) * float(width) > _MAX_PIXELS:
-            return starts[:0], stops[:0], offsets, False
+            return False
         total = np.int64(0)
         m = 0
         before, two_before = np.int64(0), np.int64(0)
@@ -106,14 +159,14 @@ def _runs(
             if is_string[k]:
                 count, j = read_count(j, stop[k])
                 if j < 0:
-                    return starts[:0], stops[:0], offsets, False
+                    return False
                 if m > 2:  # from the fourth count on, the string holds the change from two counts before
                     count += two_before
             else:
                 count = integers[j]
                 j += 1
             if count < 0 or count > _INT64_MAX - total:
-                return starts[:0], stops[:0], offsets, False
+                return False
             if m % 2 == 1 and count > 0:  # counts alternate false, true, ...: a run of true pixels
                 starts[at] = total
                 stops[at] = total + count
@@ -122,6 +175,6 @@ def _runs(
             two_before, before = before, count
             m += 1
         if total != height * width:
-            return starts[:0], stops[:0], offsets, False
-        offsets[k + 1] = at
-    return starts[:at], stops[:at], offsets, True
+            return False
+        ends[k] = at
+    return True

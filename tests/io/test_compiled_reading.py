@@ -351,3 +351,30 @@ def test_negative_zero_and_exponents_keep_their_bits(tmp_path):
         read.annotations.regions[0].to_array("xywh"),
         [[-0.0, 100.0, 0.0025, 0.0], [0.1, 0.2, 0.30000000000000004, 123456789012.0]],
     )
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 2**32), st.integers(1, 40), st.integers(2, 5), st.booleans())
+def test_masks_decoded_in_pieces_equal_one_piece(tmp_path, monkeypatch, seed, n, pieces, faulty):
+    from geoiou.io import json_rle
+
+    records = _mask_records(seed, n)
+    if faulty and records:  # a fault in some piece: no piece's runs are kept, the record path names it
+        records[len(records) // 2]["segmentation"]["counts"] += "1"
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(records))
+    try:
+        whole = read_coco_results(path, geometry="segmentation")
+    except FormatError as error:
+        whole = error
+    with monkeypatch.context() as patched:
+        patched.setattr(json_rle, "PIECE_SLOTS", 1)
+        patched.setattr(json_rle, "wanted_pieces", lambda: pieces)
+        try:
+            cut = read_coco_results(path, geometry="segmentation")
+        except FormatError as error:
+            cut = error
+    if isinstance(whole, FormatError):
+        assert isinstance(cut, FormatError) and str(cut) == str(whole)
+    else:
+        _same_predictions(cut, whole)
