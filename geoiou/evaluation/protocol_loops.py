@@ -153,13 +153,18 @@ def _coco_group(
     group: int,
 ) -> None:
     for d in range(group_start[group], group_start[group + 1]):
-        if pair_start[d] == pair_start[d + 1]:  # no candidate: unmatched everywhere
-            for a in range(gt_ignored.shape[1]):
-                decided[d, a] = dt_outside[d, a]
-                for t in range(thresholds.shape[0]):
-                    outcome[d, t, a] = IGNORED if dt_outside[d, a] else FALSE_POSITIVE
-            continue
-        for t in range(thresholds.shape[0]):
+        # Thresholds increase: from the first above the prediction's best overlap on, it matches nothing.
+        best = -1.0
+        for p in range(pair_start[d], pair_start[d + 1]):
+            best = max(best, pair_value[p])
+        reachable = 0
+        while reachable < thresholds.shape[0] and thresholds[reachable] <= best:
+            reachable += 1
+        for a in range(gt_ignored.shape[1]):
+            decided[d, a] = dt_outside[d, a]
+            for t in range(reachable, thresholds.shape[0]):
+                outcome[d, t, a] = IGNORED if dt_outside[d, a] else FALSE_POSITIVE
+        for t in range(reachable):
             for a in range(gt_ignored.shape[1]):
                 # Regular ground truths first; an ignored one only when no regular one qualifies.
                 p = _best_pair(
@@ -171,7 +176,6 @@ def _coco_group(
                     )
                 if p < 0:
                     outcome[d, t, a] = IGNORED if dt_outside[d, a] else FALSE_POSITIVE
-                    decided[d, a] |= dt_outside[d, a]
                     continue
                 g = pair_gt[p]
                 taken[g, t, a] = True
@@ -604,10 +608,10 @@ class GroupCandidates:
         self.every = dt_bounds is None or gt_bounds is None
         if dt_bounds is None or gt_bounds is None:  # no bounds to test: empty columns keep the arrays' types
             dt_bounds, gt_bounds = np.zeros((len(dt_group), 2)), np.zeros((len(gt_group), 2))
-        self.dt_bounds, self.gt_bounds = _meeting_nothing_if_empty(dt_bounds), _meeting_nothing_if_empty(gt_bounds)
+        self.dt_bounds = np.ascontiguousarray(dt_bounds, dtype=np.float64)
+        self.gt_bounds = np.ascontiguousarray(gt_bounds, dtype=np.float64)
         self.dt_group, self.gt_group = np.asarray(dt_group, np.int64), np.asarray(gt_group, np.int64)
-        self.group_lo = np.searchsorted(self.gt_group, self.dt_group, side="left").astype(np.int64)
-        self.group_hi = np.searchsorted(self.gt_group, self.dt_group, side="right").astype(np.int64)
+        self.group_lo, self.group_hi = _group_ranges(self.dt_group, self.gt_group)
         if self.every:
             self.by_x, self.reach = np.arange(len(self.gt_group)), np.zeros(len(self.gt_group))
             self.counts: np.ndarray = self.group_hi - self.group_lo
@@ -634,14 +638,20 @@ class GroupCandidates:
         return dt, gt
 
 
-def _meeting_nothing_if_empty(bounds: np.ndarray) -> np.ndarray:
-    """A copy of `bounds` where a region without area (NaN bounds, or none on some axis) is ``[inf, -inf]`` on every
-    axis: it then meets nothing, sorts last by its lower x bound and never raises a reach of upper bounds."""
-    bounds = np.array(bounds, dtype=np.float64, order="C")
-    half = bounds.shape[1] // 2
-    empty = ~np.all(bounds[:, :half] < bounds[:, half:], axis=1)  # NaN compares false
-    bounds[empty, :half], bounds[empty, half:] = np.inf, -np.inf
-    return bounds
+@jit
+def _group_ranges(dt_group: np.ndarray, gt_group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each prediction, the ground truths ``[lo, hi)`` of its group: one walk of both sorted sides."""
+    lo, hi = np.empty(dt_group.shape[0], np.int64), np.empty(dt_group.shape[0], np.int64)
+    g = 0
+    for d in range(dt_group.shape[0]):
+        if d == 0 or dt_group[d] != dt_group[d - 1]:
+            while g < gt_group.shape[0] and gt_group[g] < dt_group[d]:
+                g += 1
+            first = g
+            while g < gt_group.shape[0] and gt_group[g] == dt_group[d]:
+                g += 1
+        lo[d], hi[d] = first, g
+    return lo, hi
 
 
 @jit
@@ -660,7 +670,9 @@ def _groups_by_x(bounds: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.
             running = -np.inf
             for k in range(hi - lo):
                 by_x[lo + k] = lo + order[k]
-                running = max(running, bounds[lo + order[k], half])
+                upper = bounds[lo + order[k], half]
+                if upper > running:  # NaN (an empty region) raises nothing
+                    running = upper
                 reach[lo + k] = running
         lo = hi
     return by_x, reach
@@ -668,10 +680,11 @@ def _groups_by_x(bounds: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.
 
 @jit(inline=True)
 def _meet(a: np.ndarray, i: int, b: np.ndarray, j: int) -> bool:
-    """Whether bounds i of `a` and j of `b` overlap with positive measure on every axis (NaN: never)."""
+    """Whether bounds i of `a` and j of `b` overlap with positive measure on every axis (NaN compares false: never)."""
     half = a.shape[1] // 2
     for axis in range(half):
-        if not max(a[i, axis], b[j, axis]) < min(a[i, half + axis], b[j, half + axis]):
+        a_low, a_high, b_low, b_high = a[i, axis], a[i, half + axis], b[j, axis], b[j, half + axis]
+        if not (a_low < b_high and b_low < a_high and a_low < a_high and b_low < b_high):
             return False
     return True
 
