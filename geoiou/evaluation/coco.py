@@ -42,6 +42,7 @@ from typing import Any, Callable, Literal, NamedTuple, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from geoiou._distinct import distinct
 from geoiou._progress import Phases
 from geoiou._validation import invalid_argument as _fail
 from geoiou.evaluation.matches import ObjectMatches
@@ -438,7 +439,7 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
             _CocoPart(
                 images=prepared.image_ids,
                 categories=prepared.category_ids,
-                truth_categories=np.unique(truth.category_id),
+                truth_categories=distinct(truth.category_id),
                 deferred=deferred,
                 dt_image=prepared.dt_image[found.order],
                 dt_category=prepared.dt_category[found.order],

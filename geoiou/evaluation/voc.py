@@ -27,6 +27,7 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
+from geoiou._distinct import distinct
 from geoiou._validation import invalid_argument as _fail
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.mergeable import MergeableEvaluation, disjoint_keys
@@ -269,7 +270,7 @@ class VocEvaluation(MergeableEvaluation[VocResult]):
             _VocPart(
                 images=prepared.image_ids,
                 categories=prepared.category_ids,
-                truth_categories=np.unique(truth.category_id),
+                truth_categories=distinct(truth.category_id),
                 deferred=deferred,
                 dt_category=prepared.dt_category,
                 score=np.asarray(predicted.score),

@@ -40,6 +40,7 @@ from typing import Any, Literal, TypeVar, cast
 import numpy as np
 import shapely
 
+from geoiou._distinct import all_distinct, distinct
 from geoiou import rle as coco_rle
 from geoiou._progress import Phases
 from geoiou._validation import (
@@ -341,7 +342,7 @@ def _dataset_columns(columns: JsonColumns, geometry: str, polygons: str) -> _Dat
 def _image_columns(columns: JsonColumns, records: Values) -> dict[int, tuple[int, int]] | None:
     """Image id -> (height, width) of plain image records (integer ids, unique; positive integer sizes)."""
     ids, heights, widths = (columns.integers(columns.field(records, key)) for key in ("id", "height", "width"))
-    if ids is None or heights is None or widths is None or len(np.unique(ids)) != len(ids):
+    if ids is None or heights is None or widths is None or not all_distinct(ids):
         return None
     if (heights < 1).any() or (widths < 1).any():
         return None
@@ -352,7 +353,7 @@ def _category_columns(columns: JsonColumns, records: Values) -> dict[int, str] |
     """Category id -> name of plain category records (integer ids, unique; string names)."""
     ids = columns.integers(columns.field(records, "id"))
     names = columns.strings(columns.field(records, "name"))
-    if ids is None or names is None or len(np.unique(ids)) != len(ids):
+    if ids is None or names is None or not all_distinct(ids):
         return None
     return dict(zip(ids.tolist(), names))
 
@@ -382,7 +383,7 @@ def _annotation_columns(
         or image_id is None
         or category_id is None
         or iscrowd is None
-        or len(np.unique(ids)) != len(ids)
+        or not all_distinct(ids)
         or ((iscrowd != 0) & (iscrowd != 1)).any()
         or not np.isin(image_id, np.fromiter(images, np.int64, len(images))).all()
         or not np.isin(category_id, np.fromiter(categories, np.int64, len(categories))).all()
@@ -392,7 +393,7 @@ def _annotation_columns(
     area = columns.numbers(columns.field(records, "area")) if with_area == len(records) else None
     if (with_area and area is None) or (area is not None and (area < 0).any()):
         return None
-    present = np.unique(image_id)
+    present = distinct(image_id)
     sizes = np.array([images[image] for image in present.tolist()], dtype=np.int64).reshape(-1, 2)
     sizes = sizes[np.searchsorted(present, image_id)]
     values = columns.field(records, geometry)
