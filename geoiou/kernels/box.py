@@ -1,41 +1,56 @@
 """Closed-form kernels for axis-aligned boxes in any dimension: `Box` (2-D) and `Interval` (1-D).
 
-One compiled loop over the pairs measures either the intersection of the two boxes' bounds or the
-smallest box holding both (the interval hull, and GIoU's box enclosure of any two regions).
+One compiled driver runs over the pairs and measures either the intersection of the two boxes'
+bounds or the smallest box holding both (the interval hull, and GIoU's box enclosure of any two
+regions), then applies the caller's formula (`geoiou.kernels.formulas`) in the same pass.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
-from geoiou.dispatch import register
+from geoiou._compiled import in_parallel, jit, prange
+from geoiou.dispatch import PairKernel, register
+from geoiou.kernels.formulas import Formula, Pairs, apply, pair_column, pair_row, with_formula
 from geoiou.regions import Box, Interval, Region
 
-__all__ = ["aligned_enclosures", "aligned_intersection"]
+__all__ = ["BOX_ENCLOSURE", "aligned_enclosures", "aligned_intersection"]
+
+#: Nanoseconds a pair costs on one thread (bounds, measure and formula), for `in_parallel`.
+PAIR_COST_NS = 3.0
 
 
-@register(Box, Box)
-@register(Interval, Interval)
-def aligned_intersection(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """Measure of the intersection of the axis-aligned boxes (intervals) ``a[index_a[k]]`` and ``b[index_b[k]]``."""
-    use_threads(len(index_a))
-    return _aligned_pairs(_bounds_table(a), _bounds_table(b), index_a, index_b, False)
+def _aligned_intersection(a: Region, b: Region, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:
+    """Measure of the intersection of the axis-aligned boxes (intervals) of each pair."""
+    _run(a, b, pairs, formula, out, False)
 
 
-@register(Interval, Interval, measure="hull")
-def aligned_enclosures(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
+def _aligned_enclosures(a: Region, b: Region, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:
     """Measure of the smallest axis-aligned box holding both regions of each pair (for intervals, their hull).
 
     Any two regions of one dimension have it (from their bounds): GIoU's box enclosure C.
     """
-    use_threads(len(index_a))
-    return _aligned_pairs(_bounds_table(a), _bounds_table(b), index_a, index_b, True)
+    _run(a, b, pairs, formula, out, True)
+
+
+aligned_intersection = register(Box, Box)(register(Interval, Interval)(with_formula(_aligned_intersection)))
+aligned_enclosures = register(Interval, Interval, measure="hull")(with_formula(_aligned_enclosures))
+#: GIoU's box enclosure of any two regions of one dimension, as a kernel of the table.
+BOX_ENCLOSURE = PairKernel(aligned_enclosures, (), (), False, "hull")
+
+
+def _run(a: Region, b: Region, pairs: Pairs, formula: Formula, out: np.ndarray, enclosing: bool) -> None:
+    arguments = (_bounds_table(a), _bounds_table(b), pairs.index_a, pairs.index_b, pairs.outer, formula, out, enclosing)
+    if in_parallel(len(pairs), PAIR_COST_NS):
+        _aligned_parallel(*arguments)
+    else:
+        _aligned_pairs(*arguments)
 
 
 def _bounds_table(region: Region) -> np.ndarray:
-    """The bounds ``(lows..., highs...)`` of a flat batch as a C-contiguous float64 table."""
-    return np.ascontiguousarray(region.bounds, dtype=np.float64)
+    """The bounds ``(lows..., highs...)`` of a batch (any shape, flattened) as a writable C-contiguous float64 table."""
+    bounds = np.asarray(region.bounds, dtype=np.float64).reshape(-1, 2 * region.ndim)
+    return bounds if bounds.flags.writeable and bounds.flags.c_contiguous else np.array(bounds)
 
 
 @jit(inline=True)
@@ -62,20 +77,60 @@ def _enclosing(bounds_a: np.ndarray, i: int, bounds_b: np.ndarray, j: int) -> fl
     return measure
 
 
-@jit(parallel=True)
+@jit
 def _aligned_pairs(
-    bounds_a: np.ndarray, bounds_b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, enclosing: bool
-) -> np.ndarray:
-    out = np.empty(index_a.shape[0])
-    if out.shape[0] < PARALLEL_MIN:
-        for k in range(out.shape[0]):
-            out[k] = _aligned_pair(bounds_a, index_a[k], bounds_b, index_b[k], enclosing)
-    else:
-        for k in prange(out.shape[0]):
-            out[k] = _aligned_pair(bounds_a, index_a[k], bounds_b, index_b[k], enclosing)
-    return out
+    bounds_a: np.ndarray,
+    bounds_b: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    outer: bool,
+    formula: Formula,
+    out: np.ndarray,
+    enclosing: bool,
+) -> None:
+    code, areas_a, areas_b, given, zero_division = formula
+    for r in range(index_a.shape[0]):
+        _aligned_row(
+            bounds_a, bounds_b, index_a, index_b, outer, code, areas_a, areas_b, given, zero_division, out, enclosing, r
+        )
+
+
+@jit(parallel=True)
+def _aligned_parallel(
+    bounds_a: np.ndarray,
+    bounds_b: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    outer: bool,
+    formula: Formula,
+    out: np.ndarray,
+    enclosing: bool,
+) -> None:
+    code, areas_a, areas_b, given, zero_division = formula
+    for r in prange(index_a.shape[0]):
+        _aligned_row(
+            bounds_a, bounds_b, index_a, index_b, outer, code, areas_a, areas_b, given, zero_division, out, enclosing, r
+        )
 
 
 @jit(inline=True)
-def _aligned_pair(bounds_a: np.ndarray, i: int, bounds_b: np.ndarray, j: int, enclosing: bool) -> float:
-    return _enclosing(bounds_a, i, bounds_b, j) if enclosing else _overlap(bounds_a, i, bounds_b, j)
+def _aligned_row(
+    bounds_a: np.ndarray,
+    bounds_b: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    outer: bool,
+    code: int,
+    areas_a: np.ndarray,
+    areas_b: np.ndarray,
+    given: np.ndarray,
+    zero_division: float,
+    out: np.ndarray,
+    enclosing: bool,
+    r: int,
+) -> None:
+    i, first, columns = pair_row(index_a, index_b, outer, r)
+    for c in range(columns):
+        j = pair_column(index_b, outer, r, c)
+        measure = _enclosing(bounds_a, i, bounds_b, j) if enclosing else _overlap(bounds_a, i, bounds_b, j)
+        out[first + c] = apply(code, areas_a, areas_b, given, zero_division, first + c, i, j, measure)

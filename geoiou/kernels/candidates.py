@@ -20,12 +20,16 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+from geoiou._compiled import in_parallel, jit, prange
 
 __all__ = ["Candidates", "candidate_pairs", "scatter"]
 
 #: Pairs handed out per chunk: 16 MB of indices.
 CHUNK_PAIRS = 1 << 20
+#: Nanoseconds on one thread to search a row's run (two binary searches and the tests of the run),
+#: and to scatter a value, for `in_parallel`.
+ROW_COST_NS = 200.0
+SCATTER_COST_NS = 3.0
 
 
 class Candidates:
@@ -72,8 +76,8 @@ class Candidates:
         group_lo = np.searchsorted(sorted_codes, codes_a, side="left").astype(np.int64)
         group_hi = np.searchsorted(sorted_codes, codes_a, side="right").astype(np.int64)
         reach = _running_reach(self.high_b[0], sorted_codes)
-        use_threads(self.low_a.shape[1])
-        self.first, self.stop, self.counts = _count_runs(
+        count_runs = _count_runs_parallel if in_parallel(self.low_a.shape[1], ROW_COST_NS) else _count_runs_serial
+        self.first, self.stop, self.counts = count_runs(
             self.low_a, self.high_a, self.low_b, self.high_b, reach, group_lo, group_hi
         )
         self._ends = np.cumsum(self.counts)
@@ -94,8 +98,8 @@ class Candidates:
         offsets = self._ends[start:stop] - self.counts[start:stop] - done
         total = int(self._ends[stop - 1]) - done if stop > start else 0
         index_a, position_b = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
-        use_threads(stop - start)
-        _fill_runs(
+        fill_runs = _fill_runs_parallel if in_parallel(stop - start, ROW_COST_NS) else _fill_runs_serial
+        fill_runs(
             start,
             self.first[start:stop],
             self.stop[start:stop],
@@ -209,8 +213,25 @@ def _count_row(
     counts[i] = _count_run(low_a, high_a, i, low_b, high_b, first[i], stop[i])
 
 
+@jit
+def _count_runs_serial(
+    low_a: np.ndarray,
+    high_a: np.ndarray,
+    low_b: np.ndarray,
+    high_b: np.ndarray,
+    reach: np.ndarray,
+    group_lo: np.ndarray,
+    group_hi: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    n = low_a.shape[1]
+    first, stop, counts = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    for i in range(n):
+        _count_row(low_a, high_a, low_b, high_b, reach, group_lo, group_hi, first, stop, counts, i)
+    return first, stop, counts
+
+
 @jit(parallel=True)
-def _count_runs(
+def _count_runs_parallel(
     low_a: np.ndarray,
     high_a: np.ndarray,
     low_b: np.ndarray,
@@ -223,12 +244,8 @@ def _count_runs(
     # np.empty, not np.zeros: in a parallel function numba turns np.zeros into a parallel loop of its own,
     # whose start costs more than a small call's whole work. Every row writes its three values.
     first, stop, counts = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-    if n < PARALLEL_MIN:
-        for i in range(n):
-            _count_row(low_a, high_a, low_b, high_b, reach, group_lo, group_hi, first, stop, counts, i)
-    else:
-        for i in prange(n):
-            _count_row(low_a, high_a, low_b, high_b, reach, group_lo, group_hi, first, stop, counts, i)
+    for i in prange(n):
+        _count_row(low_a, high_a, low_b, high_b, reach, group_lo, group_hi, first, stop, counts, i)
     return first, stop, counts
 
 
@@ -255,8 +272,8 @@ def _fill_row(
             at += 1
 
 
-@jit(parallel=True)
-def _fill_runs(
+@jit
+def _fill_runs_serial(
     row0: int,
     first: np.ndarray,
     stop: np.ndarray,
@@ -268,12 +285,25 @@ def _fill_runs(
     index_a: np.ndarray,
     position_b: np.ndarray,
 ) -> None:
-    if first.shape[0] < PARALLEL_MIN:
-        for r in range(first.shape[0]):
-            _fill_row(row0, first, stop, offsets, low_a, high_a, low_b, high_b, index_a, position_b, r)
-    else:
-        for r in prange(first.shape[0]):
-            _fill_row(row0, first, stop, offsets, low_a, high_a, low_b, high_b, index_a, position_b, r)
+    for r in range(first.shape[0]):
+        _fill_row(row0, first, stop, offsets, low_a, high_a, low_b, high_b, index_a, position_b, r)
+
+
+@jit(parallel=True)
+def _fill_runs_parallel(
+    row0: int,
+    first: np.ndarray,
+    stop: np.ndarray,
+    offsets: np.ndarray,
+    low_a: np.ndarray,
+    high_a: np.ndarray,
+    low_b: np.ndarray,
+    high_b: np.ndarray,
+    index_a: np.ndarray,
+    position_b: np.ndarray,
+) -> None:
+    for r in prange(first.shape[0]):
+        _fill_row(row0, first, stop, offsets, low_a, high_a, low_b, high_b, index_a, position_b, r)
 
 
 def scatter(rows: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, values: np.ndarray) -> None:
@@ -288,15 +318,19 @@ def scatter(rows: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, values: 
     array([[0. , 0. , 0.5],
            [1. , 0. , 0. ]])
     """
-    use_threads(len(index_a))
-    _scatter(rows, index_a, index_b, values)
+    if in_parallel(len(index_a), SCATTER_COST_NS):
+        _scatter_parallel(rows, index_a, index_b, values)
+    else:
+        _scatter_serial(rows, index_a, index_b, values)
+
+
+@jit
+def _scatter_serial(rows: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, values: np.ndarray) -> None:
+    for k in range(index_a.shape[0]):
+        rows[index_a[k], index_b[k]] = values[k]
 
 
 @jit(parallel=True)
-def _scatter(rows: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, values: np.ndarray) -> None:
-    if index_a.shape[0] < PARALLEL_MIN:
-        for k in range(index_a.shape[0]):
-            rows[index_a[k], index_b[k]] = values[k]
-    else:
-        for k in prange(index_a.shape[0]):
-            rows[index_a[k], index_b[k]] = values[k]
+def _scatter_parallel(rows: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, values: np.ndarray) -> None:
+    for k in prange(index_a.shape[0]):
+        rows[index_a[k], index_b[k]] = values[k]

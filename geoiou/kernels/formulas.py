@@ -1,8 +1,15 @@
-"""The metric formulas over the measures of pairs, compiled: one pass per metric, on every core.
+"""The metric formulas over the measures of pairs, compiled, and the pairs they run over.
 
-`geoiou.metrics` computes each pair's intersection (and enclosure) with the pair's kernel and
-hands the measures here with the per-region areas and the pair indices, so the areas are gathered
-inside the loop. Each formula is written once, as a scalar function, and the loops only call it.
+Every kernel's compiled driver measures a pair and hands the measure to `apply` (`value`), which turns it
+into what the caller asked for (the intersection itself, IoU, IoF, the union, GIoU), reading the
+two regions' areas from per-region arrays: one pass over the pairs computes a metric, and a single
+pair is one compiled call. What to compute is a `Formula`, a tuple the drivers take whole:
+``(code, areas_a, areas_b, given, zero_division)``.
+
+Pairs are given as `Pairs`: either lists (pair k is ``(index_a[k], index_b[k])``) or the outer
+product of two index arrays (pair ``r · len(index_b) + c`` is ``(index_a[r], index_b[c])``, the
+rows of a pairwise matrix, with no index array per pair). The drivers read either through
+`pair_row`.
 
 Divisions follow NumPy (``error_model="numpy"``); `ratio` returns `zero_division` where the
 denominator is 0 (where the numerator is 0 too: 0/0 is NaN by default).
@@ -10,11 +17,121 @@ denominator is 0 (where the numerator is 0 too: 0/0 is NaN by default).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any, Callable
+
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+from geoiou._compiled import in_parallel, jit, prange
+from geoiou.dispatch import Kernel, PairKernel
+from geoiou.regions import Region
 
-__all__ = ["giou_values", "iof_values", "iou_values", "ratios", "union_values"]
+__all__ = [
+    "GIOU",
+    "GIOU_OF_HULL",
+    "INTERSECTION",
+    "IOF",
+    "IOU",
+    "MEASURE",
+    "MEASURED",
+    "UNION",
+    "Formula",
+    "Pairs",
+    "apply",
+    "apply_to_measures",
+    "evaluate",
+    "formula",
+    "ratio",
+    "ratios",
+    "value",
+    "with_formula",
+]
+
+# What a driver writes for a pair whose measure is m (`apply`). An intersection is capped at the
+# smaller of the two areas: a promoted region's corners are rounded, so its polygon may enclose a
+# few ulps more than the region itself (the other kernels keep that bound themselves).
+MEASURE = 0  # m itself: a hull or an enclosure
+INTERSECTION = 1  # m, an intersection, capped
+IOU = 2
+UNION = 3
+IOF = 4  # intersection over the area of `a`
+GIOU = 5  # m the intersection, given[k] the enclosure C
+GIOU_OF_HULL = 6  # m the enclosure C, given[k] the intersection
+
+#: ``(code, areas_a, areas_b, given, zero_division)``: the areas of every region of `a` and `b`
+#: (float64, indexed by the pairs' indices), the other measure of each pair for GIoU (else empty).
+Formula = tuple[int, np.ndarray, np.ndarray, np.ndarray, float]
+
+#: Nanoseconds a formula costs per pair on one thread, for `in_parallel`.
+FORMULA_COST_NS = 2.0
+_NOTHING = np.empty(0)
+#: The formula of a kernel's measure alone.
+MEASURED: Formula = (MEASURE, _NOTHING, _NOTHING, _NOTHING, 0.0)
+
+
+def formula(
+    code: int, areas_a: np.ndarray, areas_b: np.ndarray, zero_division: float = 0.0, given: Any = None
+) -> Formula:
+    """The `Formula` of `code` over the per-region areas (float64, flat), with `given` per pair for GIoU.
+
+    Examples
+    --------
+    >>> formula(IOU, np.array([4.0]), np.array([2.0]))[0] == IOU
+    True
+    """
+    return (code, _floats(areas_a), _floats(areas_b), _NOTHING if given is None else given, float(zero_division))
+
+
+def _floats(values: np.ndarray) -> np.ndarray:
+    """`values` as a writable, C-contiguous float64 vector: one array type, so each driver compiles once."""
+    values = np.asarray(values, dtype=np.float64).reshape(-1)
+    return values if values.flags.writeable and values.flags.c_contiguous else np.array(values)
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """Which pairs a kernel measures: lists ``(index_a[k], index_b[k])``, or every ``(index_a[r], index_b[c])``.
+
+    Indices are flat positions in the two batches (int64). With ``outer``, pair ``r * len(index_b) + c``
+    is ``(index_a[r], index_b[c])`` and the results come out as the rows of a matrix.
+
+    Examples
+    --------
+    >>> pairs = Pairs(np.array([0, 1]), np.array([0, 1, 2]), outer=True)
+    >>> len(pairs), [index.tolist() for index in pairs.lists()]
+    (6, [[0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2]])
+    """
+
+    index_a: np.ndarray
+    index_b: np.ndarray
+    outer: bool = False
+
+    def __len__(self) -> int:
+        return len(self.index_a) * len(self.index_b) if self.outer else len(self.index_a)
+
+    def lists(self) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs as two index lists, one entry per pair."""
+        if not self.outer:
+            return self.index_a, self.index_b
+        return np.repeat(self.index_a, len(self.index_b)), np.tile(self.index_b, len(self.index_a))
+
+    def rows(self) -> int:
+        """The iterations of a driver's outer loop: a row of the matrix, or one pair of the lists."""
+        return len(self.index_a)
+
+
+@jit(inline=True)
+def pair_row(index_a: np.ndarray, index_b: np.ndarray, outer: bool, r: int) -> tuple[int, int, int]:
+    """Row r of pairs: its region of `a`, its first pair's position and its number of pairs (see `Pairs`)."""
+    columns = index_b.shape[0] if outer else 1
+    return index_a[r], r * columns, columns
+
+
+@jit(inline=True)
+def pair_column(index_b: np.ndarray, outer: bool, r: int, c: int) -> int:
+    """The region of `b` of pair c of row r (see `Pairs`)."""
+    region: int = index_b[c] if outer else index_b[r]
+    return region
 
 
 @jit
@@ -39,171 +156,178 @@ def _giou(intersection: float, area_a: float, area_b: float, enclosure: float, z
     return overlap - ratio(enclosing - union, enclosing, 0.0)
 
 
-# Which formula `_formula_loop` computes. One parallel loop for all of them: each parallel loop
-# costs about a second to compile on a fresh install, and a branch on a constant code per pair
-# costs nothing measurable.
-_IOU, _UNION, _IOF, _GIOU, _RATIO = range(5)
+@jit
+def _capped(intersection: float, area_a: float, area_b: float) -> float:
+    """`intersection` capped at both areas, as ``np.minimum`` (a NaN stays NaN)."""
+    if area_a < intersection:
+        intersection = area_a
+    if area_b < intersection:
+        intersection = area_b
+    return intersection
 
 
 @jit
-def _formula(
-    code: int, intersection: float, area_a: float, area_b: float, enclosure: float, zero_division: float
-) -> float:
-    if code == _IOU:
+def value(code: int, measure: float, area_a: float, area_b: float, given: float, zero_division: float) -> float:
+    """What the formula `code` makes of a pair's `measure`, its regions' areas and its `given` measure."""
+    if code == MEASURE:
+        return measure
+    if code == GIOU_OF_HULL:
+        return _giou(given, area_a, area_b, measure, zero_division)
+    intersection = _capped(measure, area_a, area_b)
+    if code == IOU:
         return ratio(intersection, _union(intersection, area_a, area_b), zero_division)
-    if code == _UNION:
+    if code == UNION:
         return _union(intersection, area_a, area_b)
-    if code == _GIOU:
-        return _giou(intersection, area_a, area_b, enclosure, zero_division)
-    return ratio(intersection, area_a, zero_division)  # _IOF, and _RATIO (numerator over denominator)
-
-
-@jit(parallel=True)
-def _formula_loop(
-    code: int,
-    intersection: np.ndarray,
-    area_a: np.ndarray,
-    area_b: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    enclosure: np.ndarray,
-    zero_division: float,
-) -> np.ndarray:
-    """`_formula` of each pair k: its intersection, ``area_a[index_a[k]]``, ``area_b[index_b[k]]`` and C.
-
-    `_RATIO` reads its denominator as ``area_a[k]`` (no index); a formula that does not use `area_b`
-    or `enclosure` is given an empty array.
-    """
-    out = np.empty(intersection.shape[0])
-    if out.shape[0] < PARALLEL_MIN:
-        for k in range(out.shape[0]):
-            out[k] = _pair_formula(code, intersection, area_a, area_b, index_a, index_b, enclosure, zero_division, k)
-    else:
-        for k in prange(out.shape[0]):
-            out[k] = _pair_formula(code, intersection, area_a, area_b, index_a, index_b, enclosure, zero_division, k)
-    return out
+    if code == IOF:
+        return ratio(intersection, area_a, zero_division)
+    if code == GIOU:
+        return _giou(intersection, area_a, area_b, given, zero_division)
+    return intersection
 
 
 @jit(inline=True)
-def _pair_formula(
+def apply(
     code: int,
-    intersection: np.ndarray,
-    area_a: np.ndarray,
-    area_b: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    enclosure: np.ndarray,
+    areas_a: np.ndarray,
+    areas_b: np.ndarray,
+    given: np.ndarray,
     zero_division: float,
     k: int,
+    i: int,
+    j: int,
+    measure: float,
 ) -> float:
-    if code == _RATIO:
-        return ratio(intersection[k], area_a[k], zero_division)
-    measure_b = area_b[index_b[k]] if area_b.shape[0] else 0.0
-    enclosing = enclosure[k] if enclosure.shape[0] else 0.0
-    return _formula(code, intersection[k], area_a[index_a[k]], measure_b, enclosing, zero_division)
+    """`value` of pair k, regions i of `a` and j of `b`, whose kernel measured `measure`.
+
+    A driver unpacks its `Formula` once and passes the parts here: unpacking a tuple of arrays per
+    pair would count references to each array, with atomic operations, for every pair.
+    """
+    area_a = areas_a[i] if areas_a.shape[0] else 0.0
+    area_b = areas_b[j] if areas_b.shape[0] else 0.0
+    return value(code, measure, area_a, area_b, given[k] if given.shape[0] else 0.0, zero_division)
 
 
-_NONE = np.empty(0)
-_NO_INDEX = np.empty(0, dtype=np.int64)
+# --------------------------------------------------------------------------- kernels and formulas
+#: ``fused(a, b, pairs, formula, out)``: a kernel's driver that writes `apply` of each pair's measure into `out`.
+Fused = Callable[[Any, Any, Pairs, Formula, np.ndarray], None]
 
 
-def _values(
-    code: int,
-    intersection: np.ndarray,
-    area_a: np.ndarray,
-    area_b: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    enclosure: np.ndarray,
-    zero_division: float,
+def with_formula(fused: Fused) -> Kernel:
+    """The registered form of a kernel whose driver applies formulas: ``kernel(a, b, index_a, index_b)``.
+
+    The returned kernel measures the listed pairs (formula `MEASURE`) and keeps `fused` as its
+    ``fused`` attribute, which `evaluate` calls with the caller's formula.
+    """
+
+    def kernel(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
+        out = np.empty(len(index_a))
+        fused(a, b, Pairs(indices(index_a), indices(index_b)), MEASURED, out)
+        return out
+
+    kernel.fused = fused  # type: ignore[attr-defined]  # read by `evaluate`
+    kernel.__doc__, kernel.__name__ = fused.__doc__, fused.__name__
+    return kernel
+
+
+def evaluate(pair: PairKernel, a: Region, b: Region, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:
+    """Write `formula` of each of `pairs` of the flat batches `a` and `b`, measured by `pair`, into `out`.
+
+    A kernel whose driver applies formulas (`with_formula`) does it in its one pass over the
+    pairs; any other kernel (a swapped pair, the mask kernels, a plug-in kind's) measures the
+    pairs first and `apply_to_measures` follows.
+    """
+    fused = getattr(pair.kernel, "fused", None)
+    if fused is not None and not pair.swapped:
+        converted_a, converted_b = pair._converted(a, b)
+        fused(converted_a, converted_b, pairs, formula, out)
+        return
+    index_a, index_b = pairs.lists()  # such kernels take flat batches and a list of pairs
+    apply_to_measures(pair.pairs(a.reshape(a.size), b.reshape(b.size), index_a, index_b), pairs, formula, out)
+
+
+def indices(index: np.ndarray) -> np.ndarray:
+    """`index` as a writable, C-contiguous int64 array: one array type, so each driver compiles once."""
+    index = np.asarray(index, dtype=np.int64)
+    return index if index.flags.writeable and index.flags.c_contiguous else np.array(index)
+
+
+# --------------------------------------------------------------------------- the formula over given measures
+def apply_to_measures(
+    measures: np.ndarray, pairs: Pairs, formula: Formula, out: np.ndarray | None = None
 ) -> np.ndarray:
-    use_threads(len(intersection))
-    return _formula_loop(code, intersection, area_a, area_b, index_a, index_b, enclosure, float(zero_division))
-
-
-def iou_values(
-    intersection: np.ndarray,
-    area_a: np.ndarray,
-    area_b: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    zero_division: float,
-) -> np.ndarray:
-    """IoU of each pair from its intersection and the areas ``area_a[index_a]``, ``area_b[index_b]``.
+    """`apply` `formula` to measures a kernel computed for `pairs` (for kernels that do not take a formula).
 
     Examples
     --------
-    >>> import numpy as np
-    >>> pairs = np.array([0, 1])
-    >>> iou_values(np.array([1.0, 0.0]), np.array([4.0, 0.0]), np.array([4.0, 0.0]), pairs, pairs, np.nan)
+    >>> pairs = Pairs(np.array([0, 1]), np.array([0, 1]))
+    >>> apply_to_measures(np.array([1.0, 0.0]), pairs, formula(IOU, np.array([4.0, 0.0]), np.array([4.0, 0.0]), np.nan))
     array([0.14285714,        nan])
     """
-    return _values(_IOU, intersection, area_a, area_b, index_a, index_b, _NONE, zero_division)
+    out = np.empty(len(measures)) if out is None else out
+    measures = _floats(measures)
+    index_a, index_b = pairs.index_a, pairs.index_b
+    if in_parallel(len(measures), FORMULA_COST_NS):
+        _apply_parallel(measures, index_a, index_b, pairs.outer, formula, out)
+    else:
+        _apply_serial(measures, index_a, index_b, pairs.outer, formula, out)
+    return out
 
 
-def union_values(
-    intersection: np.ndarray, area_a: np.ndarray, area_b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray
-) -> np.ndarray:
-    """``|a| + |b| - |a ∩ b|`` of each pair.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> union_values(np.array([1.0]), np.array([4.0]), np.array([4.0]), np.array([0]), np.array([0]))
-    array([7.])
-    """
-    return _values(_UNION, intersection, area_a, area_b, index_a, index_b, _NONE, 0.0)
+@jit
+def _apply_serial(
+    measures: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, outer: bool, formula: Formula, out: np.ndarray
+) -> None:
+    code, areas_a, areas_b, given, zero_division = formula
+    for r in range(index_a.shape[0]):
+        _apply_row(measures, index_a, index_b, outer, code, areas_a, areas_b, given, zero_division, out, r)
 
 
-def iof_values(intersection: np.ndarray, area_a: np.ndarray, index_a: np.ndarray, zero_division: float) -> np.ndarray:
-    """Intersection over the measure of `a` of each pair.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> iof_values(np.array([1.0, 0.0]), np.array([2.0, 0.0]), np.array([0, 1]), 1.0)
-    array([0.5, 1. ])
-    """
-    return _values(_IOF, intersection, area_a, _NONE, index_a, _NO_INDEX, _NONE, zero_division)
+@jit(parallel=True)
+def _apply_parallel(
+    measures: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, outer: bool, formula: Formula, out: np.ndarray
+) -> None:
+    code, areas_a, areas_b, given, zero_division = formula
+    for r in prange(index_a.shape[0]):
+        _apply_row(measures, index_a, index_b, outer, code, areas_a, areas_b, given, zero_division, out, r)
 
 
-def giou_values(
-    intersection: np.ndarray,
-    area_a: np.ndarray,
-    area_b: np.ndarray,
+@jit(inline=True)
+def _apply_row(
+    measures: np.ndarray,
     index_a: np.ndarray,
     index_b: np.ndarray,
-    enclosure: np.ndarray,
+    outer: bool,
+    code: int,
+    areas_a: np.ndarray,
+    areas_b: np.ndarray,
+    given: np.ndarray,
     zero_division: float,
-) -> np.ndarray:
-    """GIoU of each pair from its intersection, the areas and the measure of its enclosure C.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> pair = np.array([0])
-    >>> giou_values(np.array([0.0]), np.array([1.0]), np.array([1.0]), pair, pair, np.array([3.0]), np.nan)
-    array([-0.33333333])
-    """
-    return _values(_GIOU, intersection, area_a, area_b, index_a, index_b, enclosure, zero_division)
+    out: np.ndarray,
+    r: int,
+) -> None:
+    i, first, columns = pair_row(index_a, index_b, outer, r)
+    for c in range(columns):
+        k = first + c
+        j = pair_column(index_b, outer, r, c)
+        out[k] = apply(code, areas_a, areas_b, given, zero_division, k, i, j, measures[k])
 
 
+# --------------------------------------------------------------------------- plain ratios
 def ratios(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
     """``numerator / denominator`` elementwise, `zero_division` where the denominator is 0.
 
     Examples
     --------
-    >>> import numpy as np
     >>> ratios(np.array([1.0, 0.0]), np.array([2.0, 0.0]), 0.0)
     array([0.5, 0. ])
     """
-    return _values(
-        _RATIO,
-        np.ascontiguousarray(numerator, dtype=np.float64),
-        np.ascontiguousarray(denominator, dtype=np.float64),
-        _NONE,
-        _NO_INDEX,
-        _NO_INDEX,
-        _NONE,
-        zero_division,
-    )
+    numerator, denominator = _floats(numerator), _floats(denominator)
+    out = np.empty(len(numerator))
+    _ratios(numerator, denominator, float(zero_division), out)
+    return out
+
+
+@jit
+def _ratios(numerator: np.ndarray, denominator: np.ndarray, zero_division: float, out: np.ndarray) -> None:
+    for k in range(out.shape[0]):
+        out[k] = ratio(numerator[k], denominator[k], zero_division)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+from geoiou._compiled import in_parallel, jit, prange
 from geoiou.dispatch import register
 from geoiou.kernels.pairs import pruned
 from geoiou.regions import Box, Mask, Polygon
@@ -18,6 +18,11 @@ from geoiou.regions.mask import WORD_BITS, _Windows
 from geoiou.rle import Runs
 
 __all__ = ["mask_box_intersection_area", "mask_intersection_area", "mask_polygon_intersection_area"]
+
+#: Nanoseconds on one thread for a pair of masks (runs walked, or windows ANDed) and for a pair whose
+#: pixels are weighted one by one (by a box or a polygon's coverage), for `in_parallel`.
+PAIR_COST_NS = 300.0
+PIXEL_PAIR_COST_NS = 3000.0
 
 
 @register(Mask, Mask)
@@ -85,8 +90,8 @@ def run_overlap_counts(runs_a: Runs, masks_a: np.ndarray, runs_b: Runs, masks_b:
     array([2, 3])
     """
     masks_a, masks_b = np.asarray(masks_a, dtype=np.int64), np.asarray(masks_b, dtype=np.int64)
-    use_threads(len(masks_a))
-    return _run_pair_counts(
+    counts = _run_pair_counts_parallel if in_parallel(len(masks_a), PAIR_COST_NS) else _run_pair_counts_serial
+    return counts(
         runs_a.starts, runs_a.stops, runs_a.offsets, masks_a, runs_b.starts, runs_b.stops, runs_b.offsets, masks_b
     )
 
@@ -120,8 +125,32 @@ def _shared_run_pixels(
     return shared
 
 
-@jit(parallel=True)
-def _run_pair_counts(
+@jit(inline=True)
+def _run_pair_count(
+    starts_a: np.ndarray,
+    stops_a: np.ndarray,
+    offsets_a: np.ndarray,
+    masks_a: np.ndarray,
+    starts_b: np.ndarray,
+    stops_b: np.ndarray,
+    offsets_b: np.ndarray,
+    masks_b: np.ndarray,
+    k: int,
+) -> int:
+    return _shared_run_pixels(
+        starts_a,
+        stops_a,
+        offsets_a[masks_a[k]],
+        offsets_a[masks_a[k] + 1],
+        starts_b,
+        stops_b,
+        offsets_b[masks_b[k]],
+        offsets_b[masks_b[k] + 1],
+    )
+
+
+@jit
+def _run_pair_counts_serial(
     starts_a: np.ndarray,
     stops_a: np.ndarray,
     offsets_a: np.ndarray,
@@ -132,30 +161,25 @@ def _run_pair_counts(
     masks_b: np.ndarray,
 ) -> np.ndarray:
     counts = np.empty(masks_a.shape[0], dtype=np.int64)
-    if counts.shape[0] < PARALLEL_MIN:
-        for k in range(counts.shape[0]):
-            counts[k] = _shared_run_pixels(
-                starts_a,
-                stops_a,
-                offsets_a[masks_a[k]],
-                offsets_a[masks_a[k] + 1],
-                starts_b,
-                stops_b,
-                offsets_b[masks_b[k]],
-                offsets_b[masks_b[k] + 1],
-            )
-    else:
-        for k in prange(counts.shape[0]):
-            counts[k] = _shared_run_pixels(
-                starts_a,
-                stops_a,
-                offsets_a[masks_a[k]],
-                offsets_a[masks_a[k] + 1],
-                starts_b,
-                stops_b,
-                offsets_b[masks_b[k]],
-                offsets_b[masks_b[k] + 1],
-            )
+    for k in range(counts.shape[0]):
+        counts[k] = _run_pair_count(starts_a, stops_a, offsets_a, masks_a, starts_b, stops_b, offsets_b, masks_b, k)
+    return counts
+
+
+@jit(parallel=True)
+def _run_pair_counts_parallel(
+    starts_a: np.ndarray,
+    stops_a: np.ndarray,
+    offsets_a: np.ndarray,
+    masks_a: np.ndarray,
+    starts_b: np.ndarray,
+    stops_b: np.ndarray,
+    offsets_b: np.ndarray,
+    masks_b: np.ndarray,
+) -> np.ndarray:
+    counts = np.empty(masks_a.shape[0], dtype=np.int64)
+    for k in prange(counts.shape[0]):
+        counts[k] = _run_pair_count(starts_a, stops_a, offsets_a, masks_a, starts_b, stops_b, offsets_b, masks_b, k)
     return counts
 
 
@@ -169,8 +193,8 @@ def _window_overlap_counts(
     aligned to the same words of each line, so a pair is an AND and a bit count per word. Pairs
     run in parallel.
     """
-    use_threads(len(masks_a))
-    return _window_pair_counts(
+    counts = _window_pair_counts_parallel if in_parallel(len(masks_a), PAIR_COST_NS) else _window_pair_counts_serial
+    return counts(
         _window_table(windows_a),
         windows_a.words,
         np.asarray(masks_a, dtype=np.int64),
@@ -217,8 +241,8 @@ def _shared_window_pixels(
     return shared
 
 
-@jit(parallel=True)
-def _window_pair_counts(
+@jit
+def _window_pair_counts_serial(
     table_a: np.ndarray,
     words_a: np.ndarray,
     masks_a: np.ndarray,
@@ -227,12 +251,23 @@ def _window_pair_counts(
     masks_b: np.ndarray,
 ) -> np.ndarray:
     counts = np.empty(masks_a.shape[0], dtype=np.int64)
-    if counts.shape[0] < PARALLEL_MIN:
-        for k in range(counts.shape[0]):
-            counts[k] = _shared_window_pixels(table_a, words_a, masks_a[k], table_b, words_b, masks_b[k])
-    else:
-        for k in prange(counts.shape[0]):
-            counts[k] = _shared_window_pixels(table_a, words_a, masks_a[k], table_b, words_b, masks_b[k])
+    for k in range(counts.shape[0]):
+        counts[k] = _shared_window_pixels(table_a, words_a, masks_a[k], table_b, words_b, masks_b[k])
+    return counts
+
+
+@jit(parallel=True)
+def _window_pair_counts_parallel(
+    table_a: np.ndarray,
+    words_a: np.ndarray,
+    masks_a: np.ndarray,
+    table_b: np.ndarray,
+    words_b: np.ndarray,
+    masks_b: np.ndarray,
+) -> np.ndarray:
+    counts = np.empty(masks_a.shape[0], dtype=np.int64)
+    for k in prange(counts.shape[0]):
+        counts[k] = _shared_window_pixels(table_a, words_a, masks_a[k], table_b, words_b, masks_b[k])
     return counts
 
 
@@ -288,8 +323,8 @@ def _mask_box_pairs(a: Mask, b: Box, index_a: np.ndarray, index_b: np.ndarray) -
     touches are visited.
     """
     windows = a._store.windows()
-    use_threads(len(index_a))
-    return _window_box_areas(
+    areas = _window_box_areas_parallel if in_parallel(len(index_a), PIXEL_PAIR_COST_NS) else _window_box_areas_serial
+    return areas(
         _window_table(windows),
         windows.words,
         windows.column_major,
@@ -334,17 +369,23 @@ def _window_box_area(
     return area
 
 
-@jit(parallel=True)
-def _window_box_areas(
+@jit
+def _window_box_areas_serial(
     table: np.ndarray, words: np.ndarray, column_major: bool, masks: np.ndarray, origins: np.ndarray, boxes: np.ndarray
 ) -> np.ndarray:
     areas = np.empty(masks.shape[0])
-    if areas.shape[0] < PARALLEL_MIN:
-        for k in range(areas.shape[0]):
-            areas[k] = _window_box_area(table, words, column_major, masks[k], origins[k], boxes[k])
-    else:
-        for k in prange(areas.shape[0]):
-            areas[k] = _window_box_area(table, words, column_major, masks[k], origins[k], boxes[k])
+    for k in range(areas.shape[0]):
+        areas[k] = _window_box_area(table, words, column_major, masks[k], origins[k], boxes[k])
+    return areas
+
+
+@jit(parallel=True)
+def _window_box_areas_parallel(
+    table: np.ndarray, words: np.ndarray, column_major: bool, masks: np.ndarray, origins: np.ndarray, boxes: np.ndarray
+) -> np.ndarray:
+    areas = np.empty(masks.shape[0])
+    for k in prange(areas.shape[0]):
+        areas[k] = _window_box_area(table, words, column_major, masks[k], origins[k], boxes[k])
     return areas
 
 
@@ -367,8 +408,8 @@ def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.nd
     windows_of_pairs = np.ascontiguousarray(
         np.column_stack([rows[0], cols[0], rows[1] - rows[0], cols[1] - cols[0]]), dtype=np.int64
     )
-    use_threads(len(index_a))
-    covered = _polygon_window_areas(
+    parallel = in_parallel(len(index_a), PIXEL_PAIR_COST_NS)
+    covered = (_polygon_window_areas_parallel if parallel else _polygon_window_areas_serial)(
         edges.x0,
         edges.y0,
         edges.x1,
@@ -481,8 +522,42 @@ def _polygon_window_area(
     return area
 
 
-@jit(parallel=True)
-def _polygon_window_areas(
+@jit(inline=True)
+def _polygon_window_area_of(
+    x0: np.ndarray,
+    y0: np.ndarray,
+    x1: np.ndarray,
+    y1: np.ndarray,
+    sign: np.ndarray,
+    edge_offsets: np.ndarray,
+    geometry: np.ndarray,
+    origins: np.ndarray,
+    windows: np.ndarray,
+    table: np.ndarray,
+    words: np.ndarray,
+    column_major: bool,
+    masks: np.ndarray,
+    k: int,
+) -> float:
+    return _polygon_window_area(
+        x0,
+        y0,
+        x1,
+        y1,
+        sign,
+        edge_offsets[geometry[k]],
+        edge_offsets[geometry[k] + 1],
+        origins[k],
+        windows[k],
+        table,
+        words,
+        column_major,
+        masks[k],
+    )
+
+
+@jit
+def _polygon_window_areas_serial(
     x0: np.ndarray,
     y0: np.ndarray,
     x1: np.ndarray,
@@ -498,40 +573,34 @@ def _polygon_window_areas(
     masks: np.ndarray,
 ) -> np.ndarray:
     areas = np.empty(masks.shape[0])
-    if areas.shape[0] < PARALLEL_MIN:
-        for k in range(areas.shape[0]):
-            areas[k] = _polygon_window_area(
-                x0,
-                y0,
-                x1,
-                y1,
-                sign,
-                edge_offsets[geometry[k]],
-                edge_offsets[geometry[k] + 1],
-                origins[k],
-                windows[k],
-                table,
-                words,
-                column_major,
-                masks[k],
-            )
-    else:
-        for k in prange(areas.shape[0]):
-            areas[k] = _polygon_window_area(
-                x0,
-                y0,
-                x1,
-                y1,
-                sign,
-                edge_offsets[geometry[k]],
-                edge_offsets[geometry[k] + 1],
-                origins[k],
-                windows[k],
-                table,
-                words,
-                column_major,
-                masks[k],
-            )
+    for k in range(areas.shape[0]):
+        areas[k] = _polygon_window_area_of(
+            x0, y0, x1, y1, sign, edge_offsets, geometry, origins, windows, table, words, column_major, masks, k
+        )
+    return areas
+
+
+@jit(parallel=True)
+def _polygon_window_areas_parallel(
+    x0: np.ndarray,
+    y0: np.ndarray,
+    x1: np.ndarray,
+    y1: np.ndarray,
+    sign: np.ndarray,
+    edge_offsets: np.ndarray,
+    geometry: np.ndarray,
+    origins: np.ndarray,
+    windows: np.ndarray,
+    table: np.ndarray,
+    words: np.ndarray,
+    column_major: bool,
+    masks: np.ndarray,
+) -> np.ndarray:
+    areas = np.empty(masks.shape[0])
+    for k in prange(areas.shape[0]):
+        areas[k] = _polygon_window_area_of(
+            x0, y0, x1, y1, sign, edge_offsets, geometry, origins, windows, table, words, column_major, masks, k
+        )
     return areas
 
 

@@ -50,19 +50,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from geoiou._compiled import jit, prange, use_threads
+from geoiou._compiled import in_parallel, jit, prange
+from geoiou.kernels.formulas import MEASURED, Formula, Pairs, apply, pair_column, pair_row
 from geoiou.regions.ragged import RaggedPolygons
 
 __all__ = [
     "ROUNDING",
-    "SERIAL_PAIRS",
+    "TABLE_PAIRS",
+    "box_polygon_pairs",
     "box_polygon_shared_area",
+    "polygon_pairs",
     "polygon_shared_area",
     "pseudo_angle",
     "region_rows",
+    "rotated_polygon_pairs",
     "rotated_polygon_shared_area",
 ]
 
@@ -73,9 +78,12 @@ TURN = 4.0
 ROUNDING = 64 * float(np.finfo(np.float64).eps)
 #: Rows of a fan (the edges of one side of a pair in its frame), one column per edge; see `_add_ring`.
 _UX, _UY, _VX, _VY, _TWICE, _SIGN, _ANGLE, _WIDTH, _REST = range(9)
-#: Pairs below this many run on the calling thread, without per-region tables: starting the thread
-#: pool costs more than they do.
-SERIAL_PAIRS = 16
+#: Pairs from which per-region tables (bounds, box frames) are built for a call, when the pairs also
+#: outnumber the regions; fewer pairs compute their regions' bounds on the spot (the same bits).
+TABLE_PAIRS = 16
+#: Nanoseconds on one thread for a pair whose bounds overlap (two star polygons of about 20
+#: vertices), for `in_parallel`.
+PAIR_COST_NS = 800.0
 #: Edge pairs of a polygon pair above which only those whose angles may overlap are visited (both
 #: sides' edges sorted by angle): below, testing every pair costs less than the sorts (measured on
 #: star polygons: even at 60 × 60 vertices, 1.7x faster at 200 × 200, 2.6x at 1000 × 1000).
@@ -105,26 +113,64 @@ def polygon_shared_area(
     >>> polygon_shared_area(a, np.array([0, 0]), b, np.array([0, 1]))  # an overlap, and a corner touching
     array([1., 0.])
     """
-    store_a, store_b = _store(a), _store(b)
-    out = np.empty(len(geometry_a))
-    if len(out) < SERIAL_PAIRS:
-        _polygon_pairs_serial(store_a, _indices(geometry_a), store_b, _indices(geometry_b), out)
-        return out
     which_a, rows_a = region_rows(geometry_a, a.size)
     which_b, rows_b = region_rows(geometry_b, b.size)
-    bounds_a, bounds_b = _polygon_bounds(store_a, which_a), _polygon_bounds(store_b, which_b)
-    use_threads(len(out))
-    _polygon_pairs_parallel(store_a, which_a, bounds_a, rows_a, store_b, which_b, bounds_b, rows_b, out)
+    out = np.empty(len(rows_a))
+    polygon_pairs(a, which_a, b, which_b, Pairs(rows_a, rows_b), MEASURED, out)
     return out
+
+
+def polygon_pairs(
+    a: RaggedPolygons,
+    geometry_a: np.ndarray,
+    b: RaggedPolygons,
+    geometry_b: np.ndarray,
+    pairs: Pairs,
+    formula: Formula,
+    out: np.ndarray,
+) -> None:
+    """`apply` `formula` to the shared area of each of `pairs`, regions i of `a` being geometry ``geometry_a[i]``."""
+    store_a, store_b = _store(a), _store(b)
+    geometry_a, geometry_b = _indices(geometry_a), _indices(geometry_b)
+    tables = len(pairs) >= TABLE_PAIRS and len(pairs) >= len(geometry_a) + len(geometry_b)
+    bounds_a = _polygon_bounds(store_a, geometry_a) if tables else _NO_BOUNDS
+    bounds_b = _polygon_bounds(store_b, geometry_b) if tables else _NO_BOUNDS
+    arguments = (store_a, geometry_a, bounds_a, store_b, geometry_b, bounds_b)
+    _run(_polygon_pairs_serial, _polygon_pairs_parallel, arguments, pairs, formula, out)
+
+
+def rotated_polygon_pairs(
+    boxes: np.ndarray, polygons: RaggedPolygons, geometry: np.ndarray, pairs: Pairs, formula: Formula, out: np.ndarray
+) -> None:
+    """`apply` `formula` to ``|box ∩ polygon|`` of each of `pairs`, rotated boxes ``(..., 5)`` ``cx, cy, w, h, angle``.
+
+    The box's edges are built in the pair's frame, so the result keeps its precision at any
+    offset. ``cos`` and ``sin`` are exact at multiples of 90 degrees, as for `RotatedBox`.
+    """
+    boxes = _floats(boxes.reshape(-1, 5))
+    store, geometry = _store(polygons), _indices(geometry)
+    tables = len(pairs) >= TABLE_PAIRS and len(pairs) >= len(boxes) + len(geometry)
+    frames = _rotated_table(boxes) if tables else _NO_FRAMES
+    bounds = _polygon_bounds(store, geometry) if tables else _NO_BOUNDS
+    arguments = (boxes, frames, store, geometry, bounds)
+    _run(_rotated_pairs_serial, _rotated_pairs_parallel, arguments, pairs, formula, out)
+
+
+def box_polygon_pairs(
+    boxes: np.ndarray, polygons: RaggedPolygons, geometry: np.ndarray, pairs: Pairs, formula: Formula, out: np.ndarray
+) -> None:
+    """`apply` `formula` to ``|box ∩ polygon|`` of each of `pairs`, boxes ``(..., 4)`` ``x1, y1, x2, y2``."""
+    store, geometry = _store(polygons), _indices(geometry)
+    tables = len(pairs) >= TABLE_PAIRS and len(pairs) >= len(geometry)
+    bounds = _polygon_bounds(store, geometry) if tables else _NO_BOUNDS
+    arguments = (_floats(boxes.reshape(-1, 4)), store, geometry, bounds)
+    _run(_box_pairs_serial, _box_pairs_parallel, arguments, pairs, formula, out)
 
 
 def rotated_polygon_shared_area(
     boxes: np.ndarray, box_index: np.ndarray, polygons: RaggedPolygons, geometry: np.ndarray
 ) -> np.ndarray:
-    """``|box ∩ polygon|`` of rotated boxes ``boxes[box_index[k]]`` (``cx, cy, w, h, angle``) and polygons.
-
-    The box's edges are built in the pair's frame, so the result keeps its precision at any
-    offset. ``cos`` and ``sin`` are exact at multiples of 90 degrees, as for `RotatedBox`.
+    """``|box ∩ polygon|`` of rotated boxes ``boxes[box_index[k]]`` and polygons ``geometry[k]`` of a store.
 
     Examples
     --------
@@ -133,15 +179,17 @@ def rotated_polygon_shared_area(
     >>> rotated_polygon_shared_area(np.array([[2.0, 2.0, 2.0, 2.0, 90.0]]), np.array([0]), square, np.array([0]))
     array([1.])
     """
-    return _boxes_with_polygons(
-        _rotated_pairs_serial, _rotated_pairs_parallel, _rotated_table, boxes, box_index, polygons, geometry
+    out = np.empty(len(box_index))
+    rotated_polygon_pairs(
+        boxes, polygons, geometry, Pairs(_indices(box_index), _positions(len(geometry))), MEASURED, out
     )
+    return out
 
 
 def box_polygon_shared_area(
     boxes: np.ndarray, box_index: np.ndarray, polygons: RaggedPolygons, geometry: np.ndarray
 ) -> np.ndarray:
-    """``|box ∩ polygon|`` of axis-aligned boxes ``boxes[box_index[k]]`` (``x1, y1, x2, y2``) and polygons.
+    """``|box ∩ polygon|`` of axis-aligned boxes ``boxes[box_index[k]]`` (``x1, y1, x2, y2``), polygons ``geometry[k]``.
 
     Examples
     --------
@@ -150,31 +198,22 @@ def box_polygon_shared_area(
     >>> box_polygon_shared_area(np.array([[1.0, 1.0, 3.0, 3.0]]), np.array([0]), square, np.array([0]))
     array([1.])
     """
-    return _boxes_with_polygons(_box_pairs_serial, _box_pairs_parallel, _floats, boxes, box_index, polygons, geometry)
+    out = np.empty(len(box_index))
+    box_polygon_pairs(boxes, polygons, geometry, Pairs(_indices(box_index), _positions(len(geometry))), MEASURED, out)
+    return out
 
 
-def _boxes_with_polygons(
+def _run(
     serial: Callable[..., None],
     parallel: Callable[..., None],
-    table_of: Callable[[np.ndarray], np.ndarray],
-    boxes: np.ndarray,
-    box_index: np.ndarray,
-    polygons: RaggedPolygons,
-    geometry: np.ndarray,
-) -> np.ndarray:
-    """Run a box kind's loops against polygons: the serial one on the asked boxes for a few pairs, else the
-    parallel one on a table of the boxes the pairs use (`table_of` of their coordinates)."""
-    store = _store(polygons)
-    out = np.empty(len(geometry))
-    if len(out) < SERIAL_PAIRS:
-        serial(_floats(boxes[box_index]), store, _indices(geometry), out)
-        return out
-    which_box, rows_box = region_rows(box_index, len(boxes))
-    which, rows = region_rows(geometry, polygons.size)
-    table = table_of(_floats(boxes[which_box]))
-    use_threads(len(out))
-    parallel(table, rows_box, store, which, _polygon_bounds(store, which), rows, out)
-    return out
+    sides: tuple[Any, ...],
+    pairs: Pairs,
+    formula: Formula,
+    out: np.ndarray,
+) -> None:
+    """Run a kind's driver on the data of both sides (`sides`) and the pairs: in parallel when there is work for it."""
+    loop = parallel if in_parallel(len(pairs), PAIR_COST_NS) else serial
+    loop(*sides, pairs.index_a, pairs.index_b, pairs.outer, formula, out)
 
 
 def region_rows(index: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -188,6 +227,10 @@ def region_rows(index: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     return _indices(index), np.arange(len(index), dtype=np.int64)
 
 
+def _positions(count: int) -> np.ndarray:
+    return np.arange(count, dtype=np.int64)
+
+
 def _store(polygons: RaggedPolygons) -> Store:
     area = polygons.area
     if not (area.dtype == np.float64 and area.flags.c_contiguous and area.flags.writeable):
@@ -198,11 +241,18 @@ def _store(polygons: RaggedPolygons) -> Store:
 # numba compiles a read-only or non-contiguous array type apart, and the callers' arrays may be such
 # views: the loops get writable contiguous copies of what is gathered per call (pairs, their boxes).
 def _indices(index: np.ndarray) -> np.ndarray:
-    return np.array(index, dtype=np.int64)
+    index = np.asarray(index, dtype=np.int64)
+    return index if index.flags.writeable and index.flags.c_contiguous else np.array(index)
 
 
 def _floats(values: np.ndarray) -> np.ndarray:
-    return np.array(values, dtype=np.float64, order="C")
+    values = np.asarray(values, dtype=np.float64)
+    return values if values.flags.writeable and values.flags.c_contiguous else np.array(values, order="C")
+
+
+#: No per-region table: each pair computes its regions' bounds (or a box's frame) on the spot.
+_NO_BOUNDS = np.empty((0, 4))
+_NO_FRAMES = np.empty((0, 9))
 
 
 # --------------------------------------------------------------------------- per-region tables
@@ -250,6 +300,38 @@ def _rotated_table(boxes: np.ndarray) -> np.ndarray:
     return table
 
 
+@jit(inline=True)
+def _row_bounds(bounds: np.ndarray, row: int) -> Bounds:
+    return bounds[row, 0], bounds[row, 1], bounds[row, 2], bounds[row, 3]
+
+
+@jit(inline=True)
+def _row_frame(frames: np.ndarray, i: int) -> tuple[float, float, float, float, float, float, float, float, float]:
+    return (
+        frames[i, 0],
+        frames[i, 1],
+        frames[i, 2],
+        frames[i, 3],
+        frames[i, 4],
+        frames[i, 5],
+        frames[i, 6],
+        frames[i, 7],
+        frames[i, 8],
+    )
+
+
+@jit
+def _frame_meets(box: tuple[float, float, float, float, float, float, float, float, float], bounds: Bounds) -> bool:
+    """Whether a rotated box (`_rotated_row`) and a polygon's bounds overlap with positive area.
+
+    Bounds relative to the box's centre: differences of nearby floats are exact, so a sliver of
+    overlap is not lost to the rounding of the box's absolute bounds far from the origin.
+    """
+    cx, cy, _, _, _, _, reach_x, reach_y, _ = box
+    x0, y0, x1, y1 = bounds
+    return _bounds_overlap((-reach_x, -reach_y, reach_x, reach_y), (x0 - cx, y0 - cy, x1 - cx, y1 - cy))
+
+
 @jit
 def _rotated_row(box: np.ndarray) -> tuple[float, float, float, float, float, float, float, float, float]:
     """``cx, cy, cos, sin, w/2, h/2``, the half extents along x and y, and the area ``w · h`` of a box."""
@@ -285,101 +367,296 @@ def _unit_vector(angle: float) -> tuple[float, float]:
 
 
 # --------------------------------------------------------------------------- drivers: one loop over the pairs
-# The parallel loops read per-region tables (bounds, box frames) built once per call; the serial
-# ones, for a few pairs, take each pair's box and compute its bounds on the spot. Both call the
-# same pair function.
-@jit(parallel=True)
-def _polygon_pairs_parallel(
+# Each kind of pair has a serial and a parallel driver over the rows of its pairs (`Pairs`), both
+# calling the same row function, which calls the same pair function: the bits do not depend on the driver.
+@jit
+def _polygon_pairs_serial(
     store_a: Store,
-    which_a: np.ndarray,
+    geometry_a: np.ndarray,
     bounds_a: np.ndarray,
-    rows_a: np.ndarray,
     store_b: Store,
-    which_b: np.ndarray,
+    geometry_b: np.ndarray,
     bounds_b: np.ndarray,
-    rows_b: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    outer: bool,
+    formula: Formula,
     out: np.ndarray,
 ) -> None:
-    for k in prange(len(out)):
-        row_a, row_b = rows_a[k], rows_b[k]
-        out[k] = _polygon_pair(
-            store_a, which_a[row_a], _row_bounds(bounds_a, row_a), store_b, which_b[row_b], _row_bounds(bounds_b, row_b)
+    code, areas_a, areas_b, given, zero_division = formula
+    for r in range(len(index_a)):
+        _polygon_row(
+            store_a,
+            geometry_a,
+            bounds_a,
+            store_b,
+            geometry_b,
+            bounds_b,
+            index_a,
+            index_b,
+            outer,
+            code,
+            areas_a,
+            areas_b,
+            given,
+            zero_division,
+            out,
+            r,
         )
 
 
-@jit
-def _polygon_pairs_serial(
-    store_a: Store, geometry_a: np.ndarray, store_b: Store, geometry_b: np.ndarray, out: np.ndarray
+@jit(parallel=True)
+def _polygon_pairs_parallel(
+    store_a: Store,
+    geometry_a: np.ndarray,
+    bounds_a: np.ndarray,
+    store_b: Store,
+    geometry_b: np.ndarray,
+    bounds_b: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    outer: bool,
+    formula: Formula,
+    out: np.ndarray,
 ) -> None:
-    for k in range(len(out)):
-        g_a, g_b = geometry_a[k], geometry_b[k]
-        out[k] = _polygon_pair(
-            store_a, g_a, _geometry_bounds(store_a, g_a), store_b, g_b, _geometry_bounds(store_b, g_b)
+    code, areas_a, areas_b, given, zero_division = formula
+    for r in prange(len(index_a)):
+        _polygon_row(
+            store_a,
+            geometry_a,
+            bounds_a,
+            store_b,
+            geometry_b,
+            bounds_b,
+            index_a,
+            index_b,
+            outer,
+            code,
+            areas_a,
+            areas_b,
+            given,
+            zero_division,
+            out,
+            r,
+        )
+
+
+@jit(inline=True)
+def _polygon_row(
+    store_a: Store,
+    geometry_a: np.ndarray,
+    bounds_a: np.ndarray,
+    store_b: Store,
+    geometry_b: np.ndarray,
+    bounds_b: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    outer: bool,
+    code: int,
+    areas_a: np.ndarray,
+    areas_b: np.ndarray,
+    given: np.ndarray,
+    zero_division: float,
+    out: np.ndarray,
+    r: int,
+) -> None:
+    i, first, columns = pair_row(index_a, index_b, outer, r)
+    g_a = geometry_a[i]
+    box_a = _geometry_bounds(store_a, g_a) if bounds_a.shape[0] == 0 else _row_bounds(bounds_a, i)
+    for c in range(columns):
+        j = pair_column(index_b, outer, r, c)
+        g_b = geometry_b[j]
+        box_b = _geometry_bounds(store_b, g_b) if bounds_b.shape[0] == 0 else _row_bounds(bounds_b, j)
+        # Pairs whose bounds do not meet (most of a matrix) share nothing: decided here, without a call.
+        shared = _polygon_pair(store_a, g_a, box_a, store_b, g_b, box_b) if _bounds_overlap(box_a, box_b) else 0.0
+        out[first + c] = apply(code, areas_a, areas_b, given, zero_division, first + c, i, j, shared)
+
+
+@jit
+def _rotated_pairs_serial(
+    boxes: np.ndarray,
+    frames: np.ndarray,
+    store: Store,
+    geometry: np.ndarray,
+    bounds: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    outer: bool,
+    formula: Formula,
+    out: np.ndarray,
+) -> None:
+    code, areas_a, areas_b, given, zero_division = formula
+    for r in range(len(index_a)):
+        _rotated_row_pairs(
+            boxes,
+            frames,
+            store,
+            geometry,
+            bounds,
+            index_a,
+            index_b,
+            outer,
+            code,
+            areas_a,
+            areas_b,
+            given,
+            zero_division,
+            out,
+            r,
         )
 
 
 @jit(parallel=True)
 def _rotated_pairs_parallel(
-    table: np.ndarray,
-    rows_box: np.ndarray,
+    boxes: np.ndarray,
+    frames: np.ndarray,
     store: Store,
-    which: np.ndarray,
+    geometry: np.ndarray,
     bounds: np.ndarray,
-    rows: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    outer: bool,
+    formula: Formula,
     out: np.ndarray,
 ) -> None:
-    for k in prange(len(out)):
-        box, row = rows_box[k], rows[k]
-        out[k] = _rotated_polygon_pair(
-            (
-                table[box, 0],
-                table[box, 1],
-                table[box, 2],
-                table[box, 3],
-                table[box, 4],
-                table[box, 5],
-                table[box, 6],
-                table[box, 7],
-                table[box, 8],
-            ),
+    code, areas_a, areas_b, given, zero_division = formula
+    for r in prange(len(index_a)):
+        _rotated_row_pairs(
+            boxes,
+            frames,
             store,
-            which[row],
-            _row_bounds(bounds, row),
+            geometry,
+            bounds,
+            index_a,
+            index_b,
+            outer,
+            code,
+            areas_a,
+            areas_b,
+            given,
+            zero_division,
+            out,
+            r,
         )
 
 
+@jit(inline=True)
+def _rotated_row_pairs(
+    boxes: np.ndarray,
+    frames: np.ndarray,
+    store: Store,
+    geometry: np.ndarray,
+    bounds: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    outer: bool,
+    code: int,
+    areas_a: np.ndarray,
+    areas_b: np.ndarray,
+    given: np.ndarray,
+    zero_division: float,
+    out: np.ndarray,
+    r: int,
+) -> None:
+    i, first, columns = pair_row(index_a, index_b, outer, r)
+    frame = _rotated_row(boxes[i]) if frames.shape[0] == 0 else _row_frame(frames, i)
+    for c in range(columns):
+        j = pair_column(index_b, outer, r, c)
+        g = geometry[j]
+        box = _geometry_bounds(store, g) if bounds.shape[0] == 0 else _row_bounds(bounds, j)
+        shared = _rotated_polygon_pair(frame, store, g, box) if _frame_meets(frame, box) else 0.0
+        out[first + c] = apply(code, areas_a, areas_b, given, zero_division, first + c, i, j, shared)
+
+
 @jit
-def _rotated_pairs_serial(boxes: np.ndarray, store: Store, geometry: np.ndarray, out: np.ndarray) -> None:
-    for k in range(len(out)):
-        g = geometry[k]
-        out[k] = _rotated_polygon_pair(_rotated_row(boxes[k]), store, g, _geometry_bounds(store, g))
+def _box_pairs_serial(
+    boxes: np.ndarray,
+    store: Store,
+    geometry: np.ndarray,
+    bounds: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    outer: bool,
+    formula: Formula,
+    out: np.ndarray,
+) -> None:
+    code, areas_a, areas_b, given, zero_division = formula
+    for r in range(len(index_a)):
+        _box_row_pairs(
+            boxes,
+            store,
+            geometry,
+            bounds,
+            index_a,
+            index_b,
+            outer,
+            code,
+            areas_a,
+            areas_b,
+            given,
+            zero_division,
+            out,
+            r,
+        )
 
 
 @jit(parallel=True)
 def _box_pairs_parallel(
     boxes: np.ndarray,
-    rows_box: np.ndarray,
     store: Store,
-    which: np.ndarray,
+    geometry: np.ndarray,
     bounds: np.ndarray,
-    rows: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    outer: bool,
+    formula: Formula,
     out: np.ndarray,
 ) -> None:
-    for k in prange(len(out)):
-        row = rows[k]
-        out[k] = _box_polygon_pair(boxes[rows_box[k]], store, which[row], _row_bounds(bounds, row))
+    code, areas_a, areas_b, given, zero_division = formula
+    for r in prange(len(index_a)):
+        _box_row_pairs(
+            boxes,
+            store,
+            geometry,
+            bounds,
+            index_a,
+            index_b,
+            outer,
+            code,
+            areas_a,
+            areas_b,
+            given,
+            zero_division,
+            out,
+            r,
+        )
 
 
-@jit
-def _box_pairs_serial(boxes: np.ndarray, store: Store, geometry: np.ndarray, out: np.ndarray) -> None:
-    for k in range(len(out)):
-        g = geometry[k]
-        out[k] = _box_polygon_pair(boxes[k], store, g, _geometry_bounds(store, g))
-
-
-@jit
-def _row_bounds(bounds: np.ndarray, row: int) -> Bounds:
-    return bounds[row, 0], bounds[row, 1], bounds[row, 2], bounds[row, 3]
+@jit(inline=True)
+def _box_row_pairs(
+    boxes: np.ndarray,
+    store: Store,
+    geometry: np.ndarray,
+    bounds: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    outer: bool,
+    code: int,
+    areas_a: np.ndarray,
+    areas_b: np.ndarray,
+    given: np.ndarray,
+    zero_division: float,
+    out: np.ndarray,
+    r: int,
+) -> None:
+    i, first, columns = pair_row(index_a, index_b, outer, r)
+    box_a = (boxes[i, 0], boxes[i, 1], boxes[i, 2], boxes[i, 3])
+    for c in range(columns):
+        j = pair_column(index_b, outer, r, c)
+        g = geometry[j]
+        box = _geometry_bounds(store, g) if bounds.shape[0] == 0 else _row_bounds(bounds, j)
+        shared = _box_polygon_pair(boxes[i], store, g, box) if _bounds_overlap(box_a, box) else 0.0
+        out[first + c] = apply(code, areas_a, areas_b, given, zero_division, first + c, i, j, shared)
 
 
 # --------------------------------------------------------------------------- one pair
