@@ -7,6 +7,7 @@ and return an array of shape ``a.shape + b.shape``.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Callable, Literal
 
@@ -60,6 +61,14 @@ def _require_broadcastable(a: Region, b: Region) -> None:
         ) from None
 
 
+@functools.cache
+def _formulas() -> Any:
+    """`geoiou.kernels.formulas`, imported on first use (compiled: not loaded by `import geoiou`)."""
+    from geoiou.kernels import formulas
+
+    return formulas
+
+
 class _Measures:
     """What the metric formulas use of `pairs` of two batches (any shapes, indexed flat).
 
@@ -68,6 +77,8 @@ class _Measures:
     `overlaps` and `match` the pairs they found. The pair's kernel measures each pair and applies
     the metric's formula (`geoiou.kernels.formulas`) in the same pass, writing into `out`.
     """
+
+    __slots__ = ("a", "areas_a", "areas_b", "b", "pair", "pairs")
 
     def __init__(self, pair: PairKernel, a: Region, b: Region, pairs: Any) -> None:
         self.pair, self.a, self.b, self.pairs = pair, a, b, pairs
@@ -84,8 +95,7 @@ class _Measures:
     ) -> np.ndarray:
         """Write the formula `code` of each pair into `out` (float64, one per pair), measured by `kernel` (default:
         the pair's intersection kernel); `given` is the other measure GIoU needs."""
-        from geoiou.kernels import formulas  # compiled: not loaded by `import geoiou`
-
+        formulas = _formulas()
         formula = formulas.formula(code, self.areas_a, self.areas_b, zero_division, given)
         formulas.evaluate(self.pair if kernel is None else kernel, self.a, self.b, self.pairs, formula, out)
         return out
@@ -114,9 +124,7 @@ Formula = Callable[[_Measures, np.ndarray], np.ndarray]
 
 def _pairs(index_a: np.ndarray, index_b: np.ndarray, outer: bool = False) -> Any:
     """`geoiou.kernels.formulas.Pairs` (compiled module: not loaded by `import geoiou`)."""
-    from geoiou.kernels.formulas import Pairs
-
-    return Pairs(index_a, index_b, outer)
+    return _formulas().Pairs(index_a, index_b, outer)
 
 
 #: The pair indices of two single regions: one pair, (0, 0).

@@ -48,9 +48,17 @@ def _run(a: Region, b: Region, pairs: Pairs, formula: Formula, out: np.ndarray, 
 
 
 def _bounds_table(region: Region) -> np.ndarray:
-    """The bounds ``(lows..., highs...)`` of a batch (any shape, flattened) as a writable C-contiguous float64 table."""
-    bounds = np.asarray(region.bounds, dtype=np.float64).reshape(-1, 2 * region.ndim)
-    return bounds if bounds.flags.writeable and bounds.flags.c_contiguous else np.array(bounds)
+    """The bounds ``(lows..., highs...)`` of a batch (any shape, flattened) as a read-only C-contiguous float64 table.
+
+    Read-only, as a box's or an interval's own coordinates are (they are their bounds, used as
+    they are): the driver compiles for one array type.
+    """
+    own = region._xyxy if isinstance(region, Box) else region._coords if isinstance(region, Interval) else None
+    bounds = np.asarray(region.bounds if own is None else own, dtype=np.float64).reshape(-1, 2 * region.ndim)
+    if bounds.flags.writeable or not bounds.flags.c_contiguous:
+        bounds = np.array(bounds)
+        bounds.flags.writeable = False
+    return bounds
 
 
 @jit(inline=True)

@@ -17,7 +17,6 @@ denominator is 0 (where the numerator is 0 too: 0/0 is NaN by default).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -84,11 +83,13 @@ def formula(
 
 def _floats(values: np.ndarray) -> np.ndarray:
     """`values` as a writable, C-contiguous float64 vector: one array type, so each driver compiles once."""
-    values = np.asarray(values, dtype=np.float64).reshape(-1)
-    return values if values.flags.writeable and values.flags.c_contiguous else np.array(values)
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 1:
+        values = values.reshape(-1)
+    flags = values.flags
+    return values if flags.writeable and flags.c_contiguous else np.array(values)
 
 
-@dataclass(frozen=True)
 class Pairs:
     """Which pairs a kernel measures: lists ``(index_a[k], index_b[k])``, or every ``(index_a[r], index_b[c])``.
 
@@ -102,9 +103,10 @@ class Pairs:
     (6, [[0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2]])
     """
 
-    index_a: np.ndarray
-    index_b: np.ndarray
-    outer: bool = False
+    __slots__ = ("index_a", "index_b", "outer")  # built for every call, a single pair's too: kept light
+
+    def __init__(self, index_a: np.ndarray, index_b: np.ndarray, outer: bool = False) -> None:
+        self.index_a, self.index_b, self.outer = index_a, index_b, outer
 
     def __len__(self) -> int:
         return len(self.index_a) * len(self.index_b) if self.outer else len(self.index_a)

@@ -7,6 +7,9 @@ loops' module is imported on first use (the command line does not pay for its di
 
 from __future__ import annotations
 
+import functools
+from types import ModuleType
+
 import numpy as np
 
 from geoiou.dispatch import register
@@ -16,29 +19,31 @@ from geoiou.regions import Box, Polygon, RotatedBox
 __all__ = ["box_polygon_intersection_area", "polygon_intersection_area", "rotated_polygon_intersection_area"]
 
 
+@functools.cache
+def _loops() -> ModuleType:
+    """`geoiou.kernels.polygon_loops`, imported on first use (the command line does not pay for its dispatchers)."""
+    from geoiou.kernels import polygon_loops
+
+    return polygon_loops
+
+
 def _polygons(a: Polygon, b: Polygon, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:
     """Area of the intersection of the polygons of each pair (exact; holes and parts included).
 
     The two polygons of a pair are measured in a canonical order, so swapping `a` and `b` gives the same bits.
     """
-    from geoiou.kernels.polygon_loops import polygon_pairs
-
-    polygon_pairs(a._store, a._index.reshape(-1), b._store, b._index.reshape(-1), pairs, formula, out)
+    _loops().polygon_pairs(a._store, a._index.reshape(-1), b._store, b._index.reshape(-1), pairs, formula, out)
 
 
 def _rotated_boxes(a: RotatedBox, b: Polygon, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:
     """Area of the intersection of each pair's rotated box and polygon, the box's edges built in the pair's frame
     (exact at any offset)."""
-    from geoiou.kernels.polygon_loops import rotated_polygon_pairs
-
-    rotated_polygon_pairs(a._coords, b._store, b._index.reshape(-1), pairs, formula, out)
+    _loops().rotated_polygon_pairs(a._coords, b._store, b._index.reshape(-1), pairs, formula, out)
 
 
 def _boxes(a: Box, b: Polygon, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:
     """Area of the intersection of each pair's box and polygon, from the box's own corners in the pair's frame."""
-    from geoiou.kernels.polygon_loops import box_polygon_pairs
-
-    box_polygon_pairs(a._xyxy, b._store, b._index.reshape(-1), pairs, formula, out)
+    _loops().box_polygon_pairs(a._xyxy, b._store, b._index.reshape(-1), pairs, formula, out)
 
 
 polygon_intersection_area = register(Polygon, Polygon)(with_formula(_polygons))

@@ -131,7 +131,7 @@ def polygon_pairs(
 ) -> None:
     """`apply` `formula` to the shared area of each of `pairs`, regions i of `a` being geometry ``geometry_a[i]``."""
     store_a, store_b = _store(a), _store(b)
-    geometry_a, geometry_b = _indices(geometry_a), _indices(geometry_b)
+    geometry_a, geometry_b = _geometries(geometry_a), _geometries(geometry_b)
     tables = len(pairs) >= TABLE_PAIRS and len(pairs) >= len(geometry_a) + len(geometry_b)
     bounds_a = _polygon_bounds(store_a, geometry_a) if tables else _NO_BOUNDS
     bounds_b = _polygon_bounds(store_b, geometry_b) if tables else _NO_BOUNDS
@@ -148,7 +148,7 @@ def rotated_polygon_pairs(
     offset. ``cos`` and ``sin`` are exact at multiples of 90 degrees, as for `RotatedBox`.
     """
     boxes = _floats(boxes.reshape(-1, 5))
-    store, geometry = _store(polygons), _indices(geometry)
+    store, geometry = _store(polygons), _geometries(geometry)
     tables = len(pairs) >= TABLE_PAIRS and len(pairs) >= len(boxes) + len(geometry)
     frames = _rotated_table(boxes) if tables else _NO_FRAMES
     bounds = _polygon_bounds(store, geometry) if tables else _NO_BOUNDS
@@ -160,7 +160,7 @@ def box_polygon_pairs(
     boxes: np.ndarray, polygons: RaggedPolygons, geometry: np.ndarray, pairs: Pairs, formula: Formula, out: np.ndarray
 ) -> None:
     """`apply` `formula` to ``|box ∩ polygon|`` of each of `pairs`, boxes ``(..., 4)`` ``x1, y1, x2, y2``."""
-    store, geometry = _store(polygons), _indices(geometry)
+    store, geometry = _store(polygons), _geometries(geometry)
     tables = len(pairs) >= TABLE_PAIRS and len(pairs) >= len(geometry)
     bounds = _polygon_bounds(store, geometry) if tables else _NO_BOUNDS
     arguments = (_floats(boxes.reshape(-1, 4)), store, geometry, bounds)
@@ -243,6 +243,15 @@ def _store(polygons: RaggedPolygons) -> Store:
 def _indices(index: np.ndarray) -> np.ndarray:
     index = np.asarray(index, dtype=np.int64)
     return index if index.flags.writeable and index.flags.c_contiguous else np.array(index)
+
+
+def _geometries(index: np.ndarray) -> np.ndarray:
+    """Each region's geometry in its store as a read-only C-contiguous int64 vector, as a Polygon's index is."""
+    index = np.asarray(index, dtype=np.int64).reshape(-1)
+    if index.flags.writeable or not index.flags.c_contiguous:
+        index = np.array(index)
+        index.flags.writeable = False
+    return index
 
 
 def _floats(values: np.ndarray) -> np.ndarray:

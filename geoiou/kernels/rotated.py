@@ -9,6 +9,9 @@ loops' module is imported on first use (the command line does not pay for its di
 
 from __future__ import annotations
 
+import functools
+from types import ModuleType
+
 import numpy as np
 
 from geoiou.dispatch import register
@@ -18,15 +21,21 @@ from geoiou.regions import RotatedBox
 __all__ = ["rotated_hull_pairs", "rotated_intersection_pairs"]
 
 
+@functools.cache
+def _loops() -> ModuleType:
+    """`geoiou.kernels.rotated_loops`, imported on first use (the command line does not pay for its dispatchers)."""
+    from geoiou.kernels import rotated_loops
+
+    return rotated_loops
+
+
 def _intersections(a: RotatedBox, b: RotatedBox, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:
     """Intersection areas of the pairs of two batches of rotated boxes.
 
     Exact up to rounding, in ``[0, min(area_a, area_b)]``; exactly the smaller area when a box is
     inside the other, exactly 0 when the bounds do not overlap; the same bits for ``(b, a)``.
     """
-    from geoiou.kernels.rotated_loops import intersection_pairs
-
-    intersection_pairs(a._coords, b._coords, pairs, formula, out)
+    _loops().intersection_pairs(a._coords, b._coords, pairs, formula, out)
 
 
 def _hulls(a: RotatedBox, b: RotatedBox, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:
@@ -34,9 +43,7 @@ def _hulls(a: RotatedBox, b: RotatedBox, pairs: Pairs, formula: Formula, out: np
 
     At least ``max(area_a, area_b)``, exactly that when a box is inside the other; the same bits for ``(b, a)``.
     """
-    from geoiou.kernels.rotated_loops import hull_pairs
-
-    hull_pairs(a._coords, b._coords, pairs, formula, out)
+    _loops().hull_pairs(a._coords, b._coords, pairs, formula, out)
 
 
 rotated_intersection_pairs = register(RotatedBox, RotatedBox)(with_formula(_intersections))

@@ -6,6 +6,9 @@ The registrations only: the compiled kernel (`geoiou.kernels.hull`) is imported 
 
 from __future__ import annotations
 
+import functools
+from types import ModuleType
+
 import numpy as np
 
 from geoiou.dispatch import register
@@ -13,6 +16,14 @@ from geoiou.kernels.formulas import Formula, Pairs, with_formula
 from geoiou.regions import Mask, Polygon
 
 __all__ = ["hull_area"]
+
+
+@functools.cache
+def _loops() -> ModuleType:
+    """`geoiou.kernels.hull`, imported on first use (the command line does not pay for its dispatchers)."""
+    from geoiou.kernels import hull
+
+    return hull
 
 
 def _hulls(a: Polygon | Mask, b: Polygon | Mask, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:

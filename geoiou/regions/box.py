@@ -68,7 +68,9 @@ class Box(Region):
             # One box of plain numbers, the single-pair path: its checks in Python floats, no NumPy passes.
             x1, y1, x2, y2 = plain
             if x1 <= x2 and y1 <= y2 and plain_region_fits(max(abs(x1), abs(y1), abs(x2), abs(y2)), x2 - x1, y2 - y1):
-                object.__setattr__(self, "_xyxy", readonly(np.array((x1, y1, x2, y2))))
+                xyxy = np.array(plain)
+                xyxy.flags.writeable = False  # its own array: read-only without a view
+                object.__setattr__(self, "_xyxy", xyxy)
                 return
         array = as_float_array(coords, "coords", trailing=4)
         xyxy = _to_xyxy(array, fmt)
@@ -138,6 +140,9 @@ class Box(Region):
 
     def _area_array(self) -> np.ndarray:
         xyxy = self._xyxy
+        if xyxy.ndim == 1:  # one box: Python floats round as NumPy does, without its per-call costs
+            x1, y1, x2, y2 = xyxy.tolist()
+            return np.array((x2 - x1) * (y2 - y1))
         return np.asarray((xyxy[..., 2] - xyxy[..., 0]) * (xyxy[..., 3] - xyxy[..., 1]))
 
     @property

@@ -77,7 +77,9 @@ class RotatedBox(Region):
             cx, cy, w, h, _ = plain
             corner_reach = max(abs(cx), abs(cy)) + math.hypot(w, h) / 2  # as below, corners within it
             if w >= 0 and h >= 0 and plain_region_fits(corner_reach, w, h):
-                object.__setattr__(self, "_coords", readonly(np.array(plain)))
+                coords = np.array(plain)
+                coords.flags.writeable = False  # its own array: read-only without a view
+                object.__setattr__(self, "_coords", coords)
                 return
         array = as_float_array(coords, "coords", trailing=5)
         require_nonnegative(array[..., 2], "coords", "width w")
