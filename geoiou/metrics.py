@@ -149,7 +149,7 @@ def _elementwise(formula: Formula, a: Region, b: Region) -> Result:
 # --------------------------------------------------------------------------- formulas
 # Each metric is written once, over the measures of its pairs: elementwise, single and pairwise
 # results all go through the same lines. The codes are those of `geoiou.kernels.formulas`.
-_INTERSECTION, _IOU, _UNION, _IOF, _GIOU_OF_HULL, _MEASURE = 1, 2, 3, 4, 6, 0
+_INTERSECTION, _IOU, _UNION, _IOF, _GIOU, _GIOU_OF_HULL, _MEASURE = 1, 2, 3, 4, 5, 6, 0
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
@@ -177,6 +177,8 @@ def _iof_of(m: _Measures, out: np.ndarray, zero_division: float) -> np.ndarray:
 
 
 def _giou_of(m: _Measures, out: np.ndarray, zero_division: float, enclosure: Enclosure) -> np.ndarray:
+    if enclosure == "box" and _formulas().measures_box_enclosure(m.pair):
+        return m.into(_GIOU, out, zero_division)  # boxes, intervals: intersection and C in one pass
     # The intersections first, then the enclosure kernel turns each into GIoU in place.
     intersection = m.into(_INTERSECTION, out)
     return m.into(_GIOU_OF_HULL, out, zero_division, given=intersection, kernel=m.enclosure_kernel(enclosure))

@@ -11,7 +11,7 @@ import numpy as np
 
 from geoiou._compiled import in_parallel, jit, prange
 from geoiou.dispatch import PairKernel, register
-from geoiou.kernels.formulas import Formula, Pairs, apply, pair_column, pair_row, with_formula
+from geoiou.kernels.formulas import GIOU, Formula, Pairs, apply, apply_given, pair_column, pair_row, with_formula
 from geoiou.regions import Box, Interval, Region
 
 __all__ = ["BOX_ENCLOSURE", "aligned_enclosures", "aligned_intersection"]
@@ -33,7 +33,9 @@ def _aligned_enclosures(a: Region, b: Region, pairs: Pairs, formula: Formula, ou
     _run(a, b, pairs, formula, out, True)
 
 
-aligned_intersection = register(Box, Box)(register(Interval, Interval)(with_formula(_aligned_intersection)))
+aligned_intersection = register(Box, Box)(
+    register(Interval, Interval)(with_formula(_aligned_intersection, box_enclosure=True))
+)
 aligned_enclosures = register(Interval, Interval, measure="hull")(with_formula(_aligned_enclosures))
 #: GIoU's box enclosure of any two regions of one dimension, as a kernel of the table.
 BOX_ENCLOSURE = PairKernel(aligned_enclosures, (), (), False, "hull")
@@ -138,7 +140,14 @@ def _aligned_row(
     r: int,
 ) -> None:
     i, first, columns = pair_row(index_a, index_b, outer, r)
+    # GIoU without a given enclosure: this driver measures the box enclosure too, in the same pass.
+    encloses_here = code == GIOU and given.shape[0] == 0
     for c in range(columns):
         j = pair_column(index_b, outer, r, c)
+        if encloses_here:
+            enclosure = _enclosing(bounds_a, i, bounds_b, j)
+            measure = _overlap(bounds_a, i, bounds_b, j)
+            out[first + c] = apply_given(code, areas_a, areas_b, zero_division, i, j, measure, enclosure)
+            continue
         measure = _enclosing(bounds_a, i, bounds_b, j) if enclosing else _overlap(bounds_a, i, bounds_b, j)
         out[first + c] = apply(code, areas_a, areas_b, given, zero_division, first + c, i, j, measure)

@@ -1,17 +1,20 @@
 """Candidate pairs: the pairs of two sets of bounds that overlap with positive measure, found by a compiled sweep.
 
-`b` is sorted by group (when regions are grouped, by image or category: only regions of one group
-meet) and then by its lower x bound; a region of `a` can only meet the regions of `b` of its group
-in the run of that order between the first whose running maximum of upper x bounds passes its
-lower x bound and the last whose lower x bound is below its upper x bound. Both ends come from
-binary searches; the run is then tested on every axis in compiled code, rows in parallel.
-Touching bounds share no area, and NaN bounds (empty regions) or bounds of no extent on some axis
-meet nothing, so both are never candidates. Pairs come out sorted by ``index_a`` and then by the
-order of `b`, a chunk of rows at a time, so the memory beside the result stays bounded.
+`b` is cut into blocks and sorted by block and then by its lower x bound. A block is a group
+(when regions are grouped, by image or category: only regions of one group meet) or, for one
+ungrouped set in the plane, a horizontal strip (by the lower y bound), so that both axes prune:
+a region of `a` searches only the strips that can reach its y range (those below its upper y bound
+whose running maximum of upper y bounds passes its lower one). In each block it searches, a
+region can only meet the run of that order between the first region whose running maximum of
+upper x bounds passes its lower x bound and the last whose lower x bound is below its upper x
+bound. Both ends come from binary searches; the run is then tested on every axis in compiled
+code, rows in parallel. Touching bounds share no area, and NaN bounds (empty regions) or bounds
+of no extent on some axis meet nothing, so both are never candidates. Pairs come out sorted by
+``index_a``, a chunk of rows at a time, so the memory beside the result stays bounded; within a
+row, by ``index_b`` where asked (`overlaps`), else in the order of the search.
 
-This is the one candidate search of the pairwise metrics and of grouped matching (`match`,
-evaluations); `overlaps` of two large ungrouped sets uses shapely's STRtree, which prunes both
-axes at once.
+This is the one candidate search of the pairwise metrics, `overlaps` and grouped matching
+(`match`, evaluations).
 """
 
 from __future__ import annotations
@@ -26,10 +29,15 @@ __all__ = ["Candidates", "candidate_pairs", "scatter"]
 
 #: Pairs handed out per chunk: 16 MB of indices.
 CHUNK_PAIRS = 1 << 20
-#: Nanoseconds on one thread to search a row's run (two binary searches and the tests of the run),
+#: Nanoseconds on one thread to search a row's runs (binary searches and the tests of the runs),
 #: and to scatter a value, for `in_parallel`.
 ROW_COST_NS = 200.0
 SCATTER_COST_NS = 3.0
+#: Regions of an ungrouped `b` in the plane from which it is cut into horizontal strips.
+STRIPS_FROM = 256
+#: A strip is about this many times the median height of `b`'s bounds (fewer strips to visit per
+#: row, against more regions of a strip to test).
+STRIP_HEIGHTS = 2.0
 
 
 class Candidates:
@@ -42,6 +50,8 @@ class Candidates:
         ``(xmin, ymin, xmax, ymax)`` in 2-D, ``(start, end)`` for intervals.
     group_a, group_b : ndarray of int of shape (N,) and (M,), optional
         Group codes: only pairs of one code are candidates. None: one group.
+    sort_b : bool, default False
+        Within each row, hand out the pairs sorted by ``index_b`` (else in the order of the search).
 
     Examples
     --------
@@ -61,27 +71,60 @@ class Candidates:
         bounds_b: np.ndarray,
         group_a: np.ndarray | None = None,
         group_b: np.ndarray | None = None,
+        *,
+        sort_b: bool = False,
     ) -> None:
         self.low_a, self.high_a = _columns(bounds_a)
         # A region of `a` with NaN or flat bounds on any axis meets nothing: its x run is made empty.
         self.low_a[0, ~np.all(self.low_a < self.high_a, axis=0)] = np.nan
         low_b, high_b = _columns(bounds_b)
         valid_b = np.flatnonzero(np.all(low_b < high_b, axis=0))  # NaN compares false
-        codes_a, codes_b = _codes(group_a, self.low_a.shape[1]), _codes(group_b, low_b.shape[1])[valid_b]
-        order = np.lexsort((low_b[0, valid_b], codes_b))
+        n_rows = self.low_a.shape[1]
+        if group_b is None and low_b.shape[0] == 2 and len(valid_b) >= STRIPS_FROM:
+            codes_b, strip = _strip_codes(low_b[1, valid_b], high_b[1, valid_b])
+            order = _by_code_then_x(codes_b, low_b[0, valid_b], strip.count)
+            # Rows searched in the same order (by strip, then x): neighbours search neighbouring runs of b,
+            # which stay in the CPU cache.
+            self.row_order = _by_code_then_x(
+                np.maximum(strip.of(np.nan_to_num(self.low_a[1])), 0), np.nan_to_num(self.low_a[0]), strip.count
+            )
+        else:
+            codes_b, strip = _codes(group_b, low_b.shape[1])[valid_b], None
+            order = np.lexsort((low_b[0, valid_b], codes_b))
+            self.row_order = np.arange(n_rows, dtype=np.int64)
         self.order_b, sorted_codes = valid_b[order], codes_b[order]
         self.low_b = np.ascontiguousarray(low_b[:, self.order_b])
         self.high_b = np.ascontiguousarray(high_b[:, self.order_b])
-        # The positions of each row's group in the order of b.
-        group_lo = np.searchsorted(sorted_codes, codes_a, side="left").astype(np.int64)
-        group_hi = np.searchsorted(sorted_codes, codes_a, side="right").astype(np.int64)
-        reach = _running_reach(self.high_b[0], sorted_codes)
-        count_runs = _count_runs_parallel if in_parallel(self.low_a.shape[1], ROW_COST_NS) else _count_runs_serial
-        self.first, self.stop, self.counts = count_runs(
-            self.low_a, self.high_a, self.low_b, self.high_b, reach, group_lo, group_hi
-        )
+        # Blocks: runs of one code in the order of b; each row searches a range of blocks.
+        self.block_starts = _block_starts(sorted_codes)
+        block_codes = sorted_codes[self.block_starts[:-1]]
+        if strip is None:
+            codes_a = _codes(group_a, self.low_a.shape[1])
+            self.first_block = np.searchsorted(block_codes, codes_a, side="left").astype(np.int64)
+            self.stop_block = np.searchsorted(block_codes, codes_a, side="right").astype(np.int64)
+        else:
+            self.first_block, self.stop_block = strip.blocks_of(self.low_a[1], self.high_a[1], block_codes, self)
+        self.sort_b = sort_b
+        self.reach = _running_reach(self.high_b[0], sorted_codes)
+        count_runs = _count_runs_parallel if in_parallel(n_rows, ROW_COST_NS) else _count_runs_serial
+        self.counts = count_runs(self.row_order, *self._search())
         self._ends = np.cumsum(self.counts)
         self.count = int(self._ends[-1]) if len(self._ends) else 0
+
+    def _search(
+        self,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """What the compiled row searches read."""
+        return (
+            self.low_a,
+            self.high_a,
+            self.low_b,
+            self.high_b,
+            self.reach,
+            self.block_starts,
+            self.first_block,
+            self.stop_block,
+        )
 
     def chunks(self, max_pairs: int = CHUNK_PAIRS) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Yield ``(index_a, index_b)`` of the overlapping pairs, rows in order, about `max_pairs` at a time."""
@@ -97,27 +140,100 @@ class Candidates:
         done = int(self._ends[start - 1]) if start else 0
         offsets = self._ends[start:stop] - self.counts[start:stop] - done
         total = int(self._ends[stop - 1]) - done if stop > start else 0
-        index_a, position_b = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+        index_b = np.empty(total, dtype=np.int64)
         fill_runs = _fill_runs_parallel if in_parallel(stop - start, ROW_COST_NS) else _fill_runs_serial
-        fill_runs(
-            start,
-            self.first[start:stop],
-            self.stop[start:stop],
-            offsets,
-            self.low_a,
-            self.high_a,
-            self.low_b,
-            self.high_b,
-            index_a,
-            position_b,
-        )
-        return index_a, self.order_b[position_b]
+        whole = start == 0 and stop == len(self.counts)
+        rows = self.row_order if whole else np.arange(start, stop, dtype=np.int64)
+        fill_runs(rows, start, offsets, *self._search(), self.order_b, self.sort_b, index_b)
+        index_a = np.repeat(np.arange(start, stop, dtype=np.int64), self.counts[start:stop])
+        return index_a, index_b
+
+
+class _Strips:
+    """Horizontal strips of equal height over `b`'s lower y bounds, and the running reach of their upper ones."""
+
+    def __init__(self, bottom: float, height: float, count: int) -> None:
+        self.bottom, self.height, self.count = bottom, height, count
+
+    def of(self, y: np.ndarray) -> np.ndarray:
+        """The strip of each y, clipped to the strips (rounding is monotonic: a lower y never gets a higher strip)."""
+        return np.clip(np.floor((y - self.bottom) / self.height), -1, self.count - 1).astype(np.int64)
+
+    def blocks_of(
+        self, low_y: np.ndarray, high_y: np.ndarray, block_codes: np.ndarray, found: Candidates
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's blocks: from the first whose running reach of upper y bounds passes the row's lower y bound,
+        up to the strip of its upper y bound (regions of later strips start above it)."""
+        reach_y = np.maximum.accumulate(_block_maxima(found.high_b[1], found.block_starts))
+        first = np.searchsorted(reach_y, low_y, side="right").astype(np.int64)
+        with np.errstate(invalid="ignore"):
+            stop = np.searchsorted(block_codes, self.of(np.nan_to_num(high_y, nan=-np.inf)), side="right")
+        return first, np.maximum(stop.astype(np.int64), first)
+
+
+def _strip_codes(low_y: np.ndarray, high_y: np.ndarray) -> tuple[np.ndarray, _Strips]:
+    """Each region's strip, and the strips: about `STRIP_HEIGHTS` median heights tall, at least 8 regions a strip."""
+    bottom, top = float(low_y.min()), float(low_y.max())
+    height = STRIP_HEIGHTS * float(np.median(high_y - low_y))
+    count = int(min(max((top - bottom) / height, 1.0) if height > 0 else 1.0, max(1, len(low_y) // 8)))
+    strips = _Strips(bottom, (top - bottom) / count if top > bottom else 1.0, count)
+    return strips.of(low_y), strips
+
+
+def _by_code_then_x(codes: np.ndarray, x: np.ndarray, count: int) -> np.ndarray:
+    """The order that sorts by code (``0 <= code < count``), then by x: NumPy's sort by x, then a counting sort."""
+    return _stable_by_code(np.argsort(x), codes, count)
+
+
+@jit
+def _stable_by_code(order: np.ndarray, codes: np.ndarray, count: int) -> np.ndarray:
+    """`order` rearranged by ``codes[order]``, stably (a counting sort)."""
+    starts = np.zeros(count + 1, dtype=np.int64)
+    for k in range(order.shape[0]):
+        starts[codes[order[k]] + 1] += 1
+    for code in range(count):
+        starts[code + 1] += starts[code]
+    result = np.empty_like(order)
+    for k in range(order.shape[0]):
+        code = codes[order[k]]
+        result[starts[code]] = order[k]
+        starts[code] += 1
+    return result
+
+
+def _block_starts(sorted_codes: np.ndarray) -> np.ndarray:
+    """Where each run of equal codes starts in the sorted codes, and their count at the end ``(blocks + 1,)``."""
+    changes = np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1
+    return (
+        np.concatenate([[0], changes, [len(sorted_codes)]]).astype(np.int64)
+        if len(sorted_codes)
+        else np.zeros(1, np.int64)
+    )
+
+
+@jit
+def _block_maxima(values: np.ndarray, block_starts: np.ndarray) -> np.ndarray:
+    """The largest of `values` in each block ``block_starts[k] <= p < block_starts[k + 1]``."""
+    maxima = np.empty(block_starts.shape[0] - 1)
+    for k in range(maxima.shape[0]):
+        largest = -np.inf
+        for p in range(block_starts[k], block_starts[k + 1]):
+            largest = max(largest, values[p])
+        maxima[k] = largest
+    return maxima
 
 
 def candidate_pairs(
-    bounds_a: np.ndarray, bounds_b: np.ndarray, group_a: np.ndarray | None = None, group_b: np.ndarray | None = None
+    bounds_a: np.ndarray,
+    bounds_b: np.ndarray,
+    group_a: np.ndarray | None = None,
+    group_b: np.ndarray | None = None,
+    *,
+    sort_b: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(index_a, index_b)`` of the pairs (of one group) whose bounds overlap with positive measure, by index_a.
+
+    With `sort_b`, the pairs of each row are sorted by ``index_b`` (the pairs are then sorted).
 
     Examples
     --------
@@ -125,7 +241,7 @@ def candidate_pairs(
     >>> candidate_pairs(np.array([[0.0, 2], [5, 6]]), np.array([[1.0, 3], [2, 5], [5.5, 9]]))
     (array([0, 1]), array([0, 2]))
     """
-    found = Candidates(bounds_a, bounds_b, group_a, group_b)
+    found = Candidates(bounds_a, bounds_b, group_a, group_b, sort_b=sort_b)
     parts = list(found.chunks())
     if len(parts) == 1:
         return parts[0]
@@ -145,11 +261,11 @@ def _codes(group: np.ndarray | None, size: int) -> np.ndarray:
 
 @jit
 def _running_reach(high_x: np.ndarray, sorted_codes: np.ndarray) -> np.ndarray:
-    """The running maximum of upper x bounds in the order of `b`, restarted at each group."""
+    """The running maximum of upper x bounds in the order of `b`, restarted at each block."""
     reach = np.empty_like(high_x)
     for p in range(high_x.shape[0]):
-        same_group = p > 0 and sorted_codes[p] == sorted_codes[p - 1]
-        reach[p] = max(reach[p - 1], high_x[p]) if same_group else high_x[p]
+        same_block = p > 0 and sorted_codes[p] == sorted_codes[p - 1]
+        reach[p] = max(reach[p - 1], high_x[p]) if same_block else high_x[p]
     return reach
 
 
@@ -174,25 +290,40 @@ def _meets(low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray, hig
 def _run_of(
     low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray, reach: np.ndarray, lo: int, hi: int
 ) -> tuple[int, int]:
-    """The positions of sorted `b` (in its group ``[lo, hi)``) that can meet row i on x (none for NaN, flat bounds)."""
+    """The positions of sorted `b` (in a block ``[lo, hi)``) that can meet row i on x (none for NaN, flat bounds)."""
     xmin, xmax = low_a[0, i], high_a[0, i]
     if not xmin < xmax:
         return lo, lo
     return (
-        lo + int(np.searchsorted(reach[lo:hi], xmin, side="right")),
-        lo + int(np.searchsorted(low_b[0, lo:hi], xmax, side="left")),
+        lo + _first_above(reach, lo, hi, xmin),
+        lo + _first_not_below(low_b[0], lo, hi, xmax),
     )
 
 
 @jit(inline=True)
-def _count_run(
-    low_a: np.ndarray, high_a: np.ndarray, i: int, low_b: np.ndarray, high_b: np.ndarray, start: int, stop: int
-) -> int:
-    found = 0
-    for p in range(start, stop):
-        if _meets(low_a, high_a, i, low_b, high_b, p):
-            found += 1
-    return found
+def _first_above(values: np.ndarray, lo: int, hi: int, key: float) -> int:
+    """``np.searchsorted(values[lo:hi], key, side="right")`` on sorted values."""
+    low, high = lo, hi
+    while low < high:
+        middle = (low + high) // 2
+        if values[middle] <= key:
+            low = middle + 1
+        else:
+            high = middle
+    return low - lo
+
+
+@jit(inline=True)
+def _first_not_below(values: np.ndarray, lo: int, hi: int, key: float) -> int:
+    """``np.searchsorted(values[lo:hi], key, side="left")`` on sorted values."""
+    low, high = lo, hi
+    while low < high:
+        middle = (low + high) // 2
+        if values[middle] < key:
+            low = middle + 1
+        else:
+            high = middle
+    return low - lo
 
 
 @jit(inline=True)
@@ -202,108 +333,172 @@ def _count_row(
     low_b: np.ndarray,
     high_b: np.ndarray,
     reach: np.ndarray,
-    group_lo: np.ndarray,
-    group_hi: np.ndarray,
-    first: np.ndarray,
-    stop: np.ndarray,
-    counts: np.ndarray,
+    block_starts: np.ndarray,
+    first_block: np.ndarray,
+    stop_block: np.ndarray,
     i: int,
-) -> None:
-    first[i], stop[i] = _run_of(low_a, high_a, i, low_b, reach, group_lo[i], group_hi[i])
-    counts[i] = _count_run(low_a, high_a, i, low_b, high_b, first[i], stop[i])
+) -> int:
+    found = 0
+    for block in range(first_block[i], stop_block[i]):
+        start, stop = _run_of(low_a, high_a, i, low_b, reach, block_starts[block], block_starts[block + 1])
+        for p in range(start, stop):
+            if _meets(low_a, high_a, i, low_b, high_b, p):
+                found += 1
+    return found
 
 
 @jit
 def _count_runs_serial(
+    rows: np.ndarray,
     low_a: np.ndarray,
     high_a: np.ndarray,
     low_b: np.ndarray,
     high_b: np.ndarray,
     reach: np.ndarray,
-    group_lo: np.ndarray,
-    group_hi: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    n = low_a.shape[1]
-    first, stop, counts = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-    for i in range(n):
-        _count_row(low_a, high_a, low_b, high_b, reach, group_lo, group_hi, first, stop, counts, i)
-    return first, stop, counts
+    block_starts: np.ndarray,
+    first_block: np.ndarray,
+    stop_block: np.ndarray,
+) -> np.ndarray:
+    counts = np.empty(low_a.shape[1], dtype=np.int64)
+    for t in range(rows.shape[0]):
+        i = rows[t]
+        counts[i] = _count_row(low_a, high_a, low_b, high_b, reach, block_starts, first_block, stop_block, i)
+    return counts
 
 
 @jit(parallel=True)
 def _count_runs_parallel(
+    rows: np.ndarray,
     low_a: np.ndarray,
     high_a: np.ndarray,
     low_b: np.ndarray,
     high_b: np.ndarray,
     reach: np.ndarray,
-    group_lo: np.ndarray,
-    group_hi: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    n = low_a.shape[1]
-    # np.empty, not np.zeros: in a parallel function numba turns np.zeros into a parallel loop of its own,
-    # whose start costs more than a small call's whole work. Every row writes its three values.
-    first, stop, counts = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-    for i in prange(n):
-        _count_row(low_a, high_a, low_b, high_b, reach, group_lo, group_hi, first, stop, counts, i)
-    return first, stop, counts
+    block_starts: np.ndarray,
+    first_block: np.ndarray,
+    stop_block: np.ndarray,
+) -> np.ndarray:
+    # np.empty, not np.zeros: in a parallel function numba turns np.zeros into a parallel loop of its own.
+    counts = np.empty(low_a.shape[1], dtype=np.int64)
+    for t in prange(rows.shape[0]):
+        i = rows[t]
+        counts[i] = _count_row(low_a, high_a, low_b, high_b, reach, block_starts, first_block, stop_block, i)
+    return counts
 
 
 @jit(inline=True)
 def _fill_row(
+    i: int,
     row0: int,
-    first: np.ndarray,
-    stop: np.ndarray,
     offsets: np.ndarray,
     low_a: np.ndarray,
     high_a: np.ndarray,
     low_b: np.ndarray,
     high_b: np.ndarray,
-    index_a: np.ndarray,
-    position_b: np.ndarray,
-    r: int,
+    reach: np.ndarray,
+    block_starts: np.ndarray,
+    first_block: np.ndarray,
+    stop_block: np.ndarray,
+    order_b: np.ndarray,
+    sort_b: bool,
+    index_b: np.ndarray,
 ) -> None:
-    i = row0 + r
-    at = offsets[r]
-    for p in range(first[r], stop[r]):
-        if _meets(low_a, high_a, i, low_b, high_b, p):
-            index_a[at] = i
-            position_b[at] = p
-            at += 1
+    begin = at = offsets[i - row0]
+    for block in range(first_block[i], stop_block[i]):
+        start, stop = _run_of(low_a, high_a, i, low_b, reach, block_starts[block], block_starts[block + 1])
+        for p in range(start, stop):
+            if _meets(low_a, high_a, i, low_b, high_b, p):
+                index_b[at] = order_b[p]
+                at += 1
+    if sort_b:
+        _sort(index_b, begin, at)
+
+
+@jit
+def _sort(values: np.ndarray, begin: int, end: int) -> None:
+    """Sort ``values[begin:end]`` in place (Shell's sort: rows of candidates are short, and numba's own sort
+    takes seconds to compile)."""
+    gap = (end - begin) // 2
+    while gap > 0:
+        for k in range(begin + gap, end):
+            value, at = values[k], k
+            while at - gap >= begin and values[at - gap] > value:
+                values[at] = values[at - gap]
+                at -= gap
+            values[at] = value
+        gap //= 2
 
 
 @jit
 def _fill_runs_serial(
+    rows: np.ndarray,
     row0: int,
-    first: np.ndarray,
-    stop: np.ndarray,
     offsets: np.ndarray,
     low_a: np.ndarray,
     high_a: np.ndarray,
     low_b: np.ndarray,
     high_b: np.ndarray,
-    index_a: np.ndarray,
-    position_b: np.ndarray,
+    reach: np.ndarray,
+    block_starts: np.ndarray,
+    first_block: np.ndarray,
+    stop_block: np.ndarray,
+    order_b: np.ndarray,
+    sort_b: bool,
+    index_b: np.ndarray,
 ) -> None:
-    for r in range(first.shape[0]):
-        _fill_row(row0, first, stop, offsets, low_a, high_a, low_b, high_b, index_a, position_b, r)
+    for t in range(rows.shape[0]):
+        _fill_row(
+            rows[t],
+            row0,
+            offsets,
+            low_a,
+            high_a,
+            low_b,
+            high_b,
+            reach,
+            block_starts,
+            first_block,
+            stop_block,
+            order_b,
+            sort_b,
+            index_b,
+        )
 
 
 @jit(parallel=True)
 def _fill_runs_parallel(
+    rows: np.ndarray,
     row0: int,
-    first: np.ndarray,
-    stop: np.ndarray,
     offsets: np.ndarray,
     low_a: np.ndarray,
     high_a: np.ndarray,
     low_b: np.ndarray,
     high_b: np.ndarray,
-    index_a: np.ndarray,
-    position_b: np.ndarray,
+    reach: np.ndarray,
+    block_starts: np.ndarray,
+    first_block: np.ndarray,
+    stop_block: np.ndarray,
+    order_b: np.ndarray,
+    sort_b: bool,
+    index_b: np.ndarray,
 ) -> None:
-    for r in prange(first.shape[0]):
-        _fill_row(row0, first, stop, offsets, low_a, high_a, low_b, high_b, index_a, position_b, r)
+    for t in prange(rows.shape[0]):
+        _fill_row(
+            rows[t],
+            row0,
+            offsets,
+            low_a,
+            high_a,
+            low_b,
+            high_b,
+            reach,
+            block_starts,
+            first_block,
+            stop_block,
+            order_b,
+            sort_b,
+            index_b,
+        )
 
 
 def scatter(rows: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, values: np.ndarray) -> None:

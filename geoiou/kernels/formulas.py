@@ -37,9 +37,11 @@ __all__ = [
     "Formula",
     "Pairs",
     "apply",
+    "apply_given",
     "apply_to_measures",
     "evaluate",
     "formula",
+    "measures_box_enclosure",
     "ratio",
     "ratios",
     "value",
@@ -204,9 +206,24 @@ def apply(
     A driver unpacks its `Formula` once and passes the parts here: unpacking a tuple of arrays per
     pair would count references to each array, with atomic operations, for every pair.
     """
+    return apply_given(code, areas_a, areas_b, zero_division, i, j, measure, given[k] if given.shape[0] else 0.0)
+
+
+@jit(inline=True)
+def apply_given(
+    code: int,
+    areas_a: np.ndarray,
+    areas_b: np.ndarray,
+    zero_division: float,
+    i: int,
+    j: int,
+    measure: float,
+    given: float,
+) -> float:
+    """`apply` with the pair's other measure given as a number (a driver that measures GIoU's C itself)."""
     area_a = areas_a[i] if areas_a.shape[0] else 0.0
     area_b = areas_b[j] if areas_b.shape[0] else 0.0
-    return value(code, measure, area_a, area_b, given[k] if given.shape[0] else 0.0, zero_division)
+    return value(code, measure, area_a, area_b, given, zero_division)
 
 
 # --------------------------------------------------------------------------- kernels and formulas
@@ -214,11 +231,13 @@ def apply(
 Fused = Callable[[Any, Any, Pairs, Formula, np.ndarray], None]
 
 
-def with_formula(fused: Fused) -> Kernel:
+def with_formula(fused: Fused, *, box_enclosure: bool = False) -> Kernel:
     """The registered form of a kernel whose driver applies formulas: ``kernel(a, b, index_a, index_b)``.
 
     The returned kernel measures the listed pairs (formula `MEASURE`) and keeps `fused` as its
-    ``fused`` attribute, which `evaluate` calls with the caller's formula.
+    ``fused`` attribute, which `evaluate` calls with the caller's formula. With `box_enclosure`,
+    the driver also measures GIoU's box enclosure of each pair itself when asked for `GIOU`
+    without a `given` measure (`measures_box_enclosure`), so box GIoU is one pass.
     """
 
     def kernel(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
@@ -227,6 +246,7 @@ def with_formula(fused: Fused) -> Kernel:
         return out
 
     kernel.fused = fused  # type: ignore[attr-defined]  # read by `evaluate`
+    kernel.box_enclosure = box_enclosure  # type: ignore[attr-defined]  # read by `measures_box_enclosure`
     kernel.__doc__, kernel.__name__ = fused.__doc__, fused.__name__
     return kernel
 
@@ -245,6 +265,11 @@ def evaluate(pair: PairKernel, a: Region, b: Region, pairs: Pairs, formula: Form
         return
     index_a, index_b = pairs.lists()  # such kernels take flat batches and a list of pairs
     apply_to_measures(pair.pairs(a.reshape(a.size), b.reshape(b.size), index_a, index_b), pairs, formula, out)
+
+
+def measures_box_enclosure(pair: PairKernel) -> bool:
+    """Whether `pair`'s kernel, called with `GIOU` and no `given`, measures GIoU's box enclosure itself."""
+    return getattr(pair.kernel, "box_enclosure", False) and not (pair.swapped or pair.convert_a or pair.convert_b)
 
 
 def indices(index: np.ndarray) -> np.ndarray:
