@@ -195,6 +195,7 @@ EVERY_PAIR_BLOCK = 1 << 19
 SMALL_PAIRS = 1 << 13
 
 Disjoint = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
+_FLOAT64 = np.dtype(np.float64)
 
 
 def _pairwise(formula: Formula, a: Region, b: Region, dtype: DTypeLike, disjoint: Disjoint | None = None) -> np.ndarray:
@@ -208,11 +209,14 @@ def _pairwise(formula: Formula, a: Region, b: Region, dtype: DTypeLike, disjoint
     _require_regions(a, b)
     pair = find_kernel(type(a), type(b))  # an unsupported pair fails even when a batch is empty
     dtype = _float_dtype(dtype)
-    flat_a, flat_b = a.reshape(a.size), b.reshape(b.size)
+    shape_a, shape_b = a.shape, b.shape
+    size_a, size_b = math.prod(shape_a), math.prod(shape_b)
+    flat_a = a if len(shape_a) == 1 else a.reshape(size_a)
+    flat_b = b if len(shape_b) == 1 else b.reshape(size_b)
     # Zeros come from the allocator as untouched pages, so the candidate path pays only for what it writes.
-    result = np.zeros(a.shape + b.shape, dtype=dtype)
-    rows = result.reshape(a.size, b.size)
-    if disjoint is None or a.size * b.size <= SMALL_PAIRS:
+    result = np.zeros(shape_a + shape_b, dtype=dtype)
+    rows = result.reshape(size_a, size_b)
+    if disjoint is None or size_a * size_b <= SMALL_PAIRS:
         _every_pair(formula, pair, flat_a, flat_b, rows)
         return result
     from geoiou.kernels.candidates import scatter  # compiled: not loaded by `import geoiou`
@@ -230,19 +234,22 @@ def _every_pair(formula: Formula, pair: PairKernel, a: Region, b: Region, rows: 
     The kernel runs over the rows of each block (`Pairs` in outer form: no index per pair) and a
     float64 result is written in place.
     """
-    columns = np.arange(b.size, dtype=np.int64)
-    step = max(1, EVERY_PAIR_BLOCK // max(1, b.size))
+    size_a, size_b = rows.shape
+    columns = np.arange(size_b, dtype=np.int64)
+    step = max(1, EVERY_PAIR_BLOCK // max(1, size_b))
     in_place = rows.dtype == np.float64
-    for start in range(0, a.size, step):
-        stop = min(start + step, a.size)
-        block = rows[start:stop].reshape(-1) if in_place else np.empty((stop - start) * b.size)
+    for start in range(0, size_a, step):
+        stop = min(start + step, size_a)
+        block = rows[start:stop].reshape(-1) if in_place else np.empty((stop - start) * size_b)
         formula(_Measures(pair, a, b, _pairs(np.arange(start, stop, dtype=np.int64), columns, outer=True)), block)
         if not in_place:
-            rows[start:stop] = block.reshape(stop - start, b.size)
+            rows[start:stop] = block.reshape(stop - start, size_b)
 
 
 def _float_dtype(dtype: DTypeLike) -> np.dtype:
     """`dtype` as a NumPy floating-point dtype, or a refusal naming the parameter."""
+    if dtype is np.float64:  # the default: no parsing
+        return _FLOAT64
     try:
         chosen = np.dtype(dtype)
     except TypeError:

@@ -260,8 +260,9 @@ def evaluate(pair: PairKernel, a: Region, b: Region, pairs: Pairs, formula: Form
     """
     fused = getattr(pair.kernel, "fused", None)
     if fused is not None and not pair.swapped:
-        converted_a, converted_b = pair._converted(a, b)
-        fused(converted_a, converted_b, pairs, formula, out)
+        if pair.convert_a or pair.convert_b:
+            a, b = pair._converted(a, b)
+        fused(a, b, pairs, formula, out)
         return
     index_a, index_b = pairs.lists()  # such kernels take flat batches and a list of pairs
     apply_to_measures(pair.pairs(a.reshape(a.size), b.reshape(b.size), index_a, index_b), pairs, formula, out)

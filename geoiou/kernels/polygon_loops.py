@@ -71,6 +71,9 @@ __all__ = [
     "rotated_polygon_shared_area",
 ]
 
+#: Zero as a plain int64: numba compiles a function called with a literal constant separately from the
+#: same function called with a variable (likewise np.bool_ for booleans), which costs compile time.
+_ZERO = np.int64(0)
 #: One turn in pseudo-angle units (see `pseudo_angle`).
 TURN = 4.0
 
@@ -706,7 +709,7 @@ def _rotated_polygon_pair(
         y = -half_h if corner <= 1 or corner == 4 else half_h
         corners[corner, 0], corners[corner, 1] = centre_x + (cos * x - sin * y), centre_y + (sin * x + cos * y)
     fan_box = np.empty((9, 4))
-    count = _add_ring(fan_box, 0, corners, 0, 5, 0.0, 0.0, inverse, 1.0)
+    count = _add_ring(fan_box, _ZERO, corners, _ZERO, np.int64(5), 0.0, 0.0, inverse, 1.0)
     fan_polygon = _polygon_fan(store, g, ox, oy, inverse)
     return _fan_overlap(fan_box[:, :count], fan_polygon, scale, min(box_area, store[4][g]))
 
@@ -724,7 +727,7 @@ def _box_polygon_pair(box: np.ndarray, store: Store, g: int, bounds: Bounds) -> 
     corners[2, 0], corners[2, 1], corners[3, 0], corners[3, 1] = x2, y2, x1, y2
     corners[4, 0], corners[4, 1] = x1, y1
     fan_box = np.empty((9, 4))
-    count = _add_ring(fan_box, 0, corners, 0, 5, ox, oy, inverse, 1.0)
+    count = _add_ring(fan_box, _ZERO, corners, _ZERO, np.int64(5), ox, oy, inverse, 1.0)
     fan_polygon = _polygon_fan(store, g, ox, oy, inverse)
     # The box's area as `Box.area` computes it, so a box inside the polygon shares exactly its area.
     return _fan_overlap(fan_box[:, :count], fan_polygon, scale, min((x2 - x1) * (y2 - y1), store[4][g]))
@@ -756,7 +759,7 @@ def _polygon_fan(store: Store, g: int, ox: float, oy: float, inverse: float) -> 
     coords, ring_offsets, part_offsets, geometry_offsets, _ = store
     first_ring, stop_ring = part_offsets[geometry_offsets[g]], part_offsets[geometry_offsets[g + 1]]
     fan = np.empty((9, ring_offsets[stop_ring] - ring_offsets[first_ring] - (stop_ring - first_ring)))
-    count = 0
+    count = _ZERO
     for part in range(geometry_offsets[g], geometry_offsets[g + 1]):
         for ring in range(part_offsets[part], part_offsets[part + 1]):
             start, stop = ring_offsets[ring], ring_offsets[ring + 1]
@@ -961,7 +964,7 @@ def _cells_by_angle(fan_a: Fan, fan_b: Fan) -> tuple[float, float, float]:
                 turn += TURN
             if not turn < width_a[e]:
                 break
-            term = _triangle_overlap(fan_a, e, fan_b, f, turn, True)
+            term = _triangle_overlap(fan_a, e, fan_b, f, turn, np.bool_(True))
             total, compensation, magnitude = _add_term(total, compensation, magnitude, term)
     for f in range(count_b):
         first = _first_not_below(sorted_a, angle_b[f])
@@ -976,7 +979,7 @@ def _cells_by_angle(fan_a: Fan, fan_b: Fan) -> tuple[float, float, float]:
             if turn < 0:
                 turn += TURN
             if not turn < width_a[e] and turn > rest_b[f]:
-                term = _triangle_overlap(fan_a, e, fan_b, f, turn, False)
+                term = _triangle_overlap(fan_a, e, fan_b, f, turn, np.bool_(False))
                 total, compensation, magnitude = _add_term(total, compensation, magnitude, term)
     return total, compensation, magnitude
 
@@ -992,7 +995,7 @@ def _sorted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         _sift_down(keys, order, root, count)
     for end in range(count - 1, 0, -1):
         order[0], order[end] = order[end], order[0]
-        _sift_down(keys, order, 0, end)
+        _sift_down(keys, order, _ZERO, end)
     sorted_keys = np.empty(count)
     for k in range(count):
         sorted_keys[k] = keys[order[k]]

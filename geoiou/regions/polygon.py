@@ -279,6 +279,10 @@ class Polygon(Region):
     def area(self) -> float | np.ndarray:
         return as_measure(self._store.area[self._index])
 
+    def _area_array(self) -> np.ndarray:
+        # The store's areas gathered by index, of the batch shape (the general path converts a float back).
+        return np.asarray(self._store.area[self._index])
+
     @property
     def bounds(self) -> np.ndarray:
         result: np.ndarray = self._store.bounds[self._index]

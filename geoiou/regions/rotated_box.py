@@ -253,7 +253,10 @@ class RotatedBox(Region):
 
     def _area_array(self) -> np.ndarray:
         # w * h, of the batch shape: one product instead of the general path's conversions.
-        return np.asarray(self._coords[..., 2] * self._coords[..., 3])
+        coords = self._coords
+        if coords.ndim == 1:  # one box: Python floats round as NumPy does, without its per-call costs
+            return np.array(float(coords[2]) * float(coords[3]))
+        return np.asarray(coords[..., 2] * coords[..., 3])
 
     @property
     def bounds(self) -> np.ndarray:
