@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import in_parallel, jit, prange
+from geoiou._compiled import jit, prange
 from geoiou.dispatch import PairKernel, register
-from geoiou.kernels.formulas import GIOU, Formula, Pairs, apply, apply_given, pair_column, pair_row, with_formula
+from geoiou.kernels.formulas import GIOU, MEASURE, Formula, Pairs, run_rows, value, with_formula
 from geoiou.regions import Box, Interval, Region
 
 __all__ = ["BOX_ENCLOSURE", "aligned_enclosures", "aligned_intersection"]
@@ -42,11 +42,8 @@ BOX_ENCLOSURE = PairKernel(aligned_enclosures, (), (), False, "hull")
 
 
 def _run(a: Region, b: Region, pairs: Pairs, formula: Formula, out: np.ndarray, enclosing: bool) -> None:
-    arguments = (_bounds_table(a), _bounds_table(b), pairs.index_a, pairs.index_b, pairs.outer, formula, out, enclosing)
-    if in_parallel(len(pairs), PAIR_COST_NS):
-        _aligned_parallel(*arguments)
-    else:
-        _aligned_pairs(*arguments)
+    arguments = (_bounds_table(a), _bounds_table(b), enclosing, pairs.index_a, pairs.index_b, pairs.outer, formula, out)
+    run_rows(_aligned_pairs, _aligned_parallel, arguments, pairs, PAIR_COST_NS)
 
 
 def _bounds_table(region: Region) -> np.ndarray:
@@ -91,63 +88,57 @@ def _enclosing(bounds_a: np.ndarray, i: int, bounds_b: np.ndarray, j: int) -> fl
 def _aligned_pairs(
     bounds_a: np.ndarray,
     bounds_b: np.ndarray,
+    enclosing: bool,
     index_a: np.ndarray,
     index_b: np.ndarray,
     outer: bool,
     formula: Formula,
     out: np.ndarray,
-    enclosing: bool,
+    begin: int,
+    end: int,
 ) -> None:
+    """The formula of the pairs of the rows ``begin <= r < end`` (`Pairs`), measuring the intersection or
+    the enclosing box of each; GIoU without a given enclosure measures both in this one pass."""
     code, areas_a, areas_b, given, zero_division = formula
-    for r in range(index_a.shape[0]):
-        _aligned_row(
-            bounds_a, bounds_b, index_a, index_b, outer, code, areas_a, areas_b, given, zero_division, out, enclosing, r
-        )
+    has_given = given.shape[0] > 0
+    both = code == GIOU and not has_given
+    columns = index_b.shape[0] if outer else 1
+    for r in range(begin, end):
+        i = index_a[r]
+        for c in range(columns):
+            k = r * columns + c
+            j = index_b[c] if outer else index_b[r]
+            measure = _enclosing(bounds_a, i, bounds_b, j) if enclosing else _overlap(bounds_a, i, bounds_b, j)
+            if code == MEASURE:
+                out[k] = measure
+                continue
+            other = _enclosing(bounds_a, i, bounds_b, j) if both else given[k] if has_given else 0.0
+            out[k] = value(code, measure, areas_a[i], areas_b[j], other, zero_division)
 
 
 @jit(parallel=True)
 def _aligned_parallel(
     bounds_a: np.ndarray,
     bounds_b: np.ndarray,
+    enclosing: bool,
     index_a: np.ndarray,
     index_b: np.ndarray,
     outer: bool,
     formula: Formula,
     out: np.ndarray,
-    enclosing: bool,
+    run: int,
 ) -> None:
-    code, areas_a, areas_b, given, zero_division = formula
-    for r in prange(index_a.shape[0]):
-        _aligned_row(
-            bounds_a, bounds_b, index_a, index_b, outer, code, areas_a, areas_b, given, zero_division, out, enclosing, r
+    rows = index_a.shape[0]
+    for step in prange((rows + run - 1) // run):
+        _aligned_pairs(
+            bounds_a,
+            bounds_b,
+            enclosing,
+            index_a,
+            index_b,
+            outer,
+            formula,
+            out,
+            step * run,
+            min(rows, (step + 1) * run),
         )
-
-
-@jit(inline=True)
-def _aligned_row(
-    bounds_a: np.ndarray,
-    bounds_b: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    code: int,
-    areas_a: np.ndarray,
-    areas_b: np.ndarray,
-    given: np.ndarray,
-    zero_division: float,
-    out: np.ndarray,
-    enclosing: bool,
-    r: int,
-) -> None:
-    i, first, columns = pair_row(index_a, index_b, outer, r)
-    # GIoU without a given enclosure: this driver measures the box enclosure too, in the same pass.
-    encloses_here = code == GIOU and given.shape[0] == 0
-    for c in range(columns):
-        j = pair_column(index_b, outer, r, c)
-        if encloses_here:
-            enclosure = _enclosing(bounds_a, i, bounds_b, j)
-            measure = _overlap(bounds_a, i, bounds_b, j)
-            out[first + c] = apply_given(code, areas_a, areas_b, zero_division, i, j, measure, enclosure)
-            continue
-        measure = _enclosing(bounds_a, i, bounds_b, j) if enclosing else _overlap(bounds_a, i, bounds_b, j)
-        out[first + c] = apply(code, areas_a, areas_b, given, zero_division, first + c, i, j, measure)

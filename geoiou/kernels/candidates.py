@@ -33,6 +33,9 @@ CHUNK_PAIRS = 1 << 20
 #: and to scatter a value, for `in_parallel`.
 ROW_COST_NS = 200.0
 SCATTER_COST_NS = 3.0
+#: Rows of `a` per iteration of the parallel search.
+ROW_RUN = 64
+_NO_INDEX = np.empty(0, dtype=np.int64)
 #: Regions of an ungrouped `b` in the plane from which it is cut into horizontal strips.
 STRIPS_FROM = 256
 #: A strip is about this many times the median height of `b`'s bounds (fewer strips to visit per
@@ -106,16 +109,15 @@ class Candidates:
             self.first_block, self.stop_block = strip.blocks_of(self.low_a[1], self.high_a[1], block_codes, self)
         self.sort_b = sort_b
         self.reach = _running_reach(self.high_b[0], sorted_codes)
-        count_runs = _count_runs_parallel if in_parallel(n_rows, ROW_COST_NS) else _count_runs_serial
-        self.counts = count_runs(self.row_order, *self._search())
+        self.counts = np.empty(n_rows, dtype=np.int64)
+        self._run(self.row_order, 0, _NO_INDEX, _NO_INDEX)
         self._ends = np.cumsum(self.counts)
         self.count = int(self._ends[-1]) if len(self._ends) else 0
 
-    def _search(
-        self,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """What the compiled row searches read."""
-        return (
+    def _run(self, rows: np.ndarray, row0: int, offsets: np.ndarray, index_b: np.ndarray) -> None:
+        """Search `rows` of `a`: count their pairs (no `offsets`), or write them from `offsets` into `index_b`."""
+        arguments = (
+            rows,
             self.low_a,
             self.high_a,
             self.low_b,
@@ -124,7 +126,17 @@ class Candidates:
             self.block_starts,
             self.first_block,
             self.stop_block,
+            self.order_b,
+            self.sort_b,
+            row0,
+            offsets,
+            index_b,
+            self.counts,
         )
+        if in_parallel(len(rows), ROW_COST_NS):
+            _search_parallel(*arguments)
+        else:
+            _search_rows(*arguments, 0, len(rows))
 
     def chunks(self, max_pairs: int = CHUNK_PAIRS) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Yield ``(index_a, index_b)`` of the overlapping pairs, rows in order, about `max_pairs` at a time."""
@@ -141,10 +153,8 @@ class Candidates:
         offsets = self._ends[start:stop] - self.counts[start:stop] - done
         total = int(self._ends[stop - 1]) - done if stop > start else 0
         index_b = np.empty(total, dtype=np.int64)
-        fill_runs = _fill_runs_parallel if in_parallel(stop - start, ROW_COST_NS) else _fill_runs_serial
         whole = start == 0 and stop == len(self.counts)
-        rows = self.row_order if whole else np.arange(start, stop, dtype=np.int64)
-        fill_runs(rows, start, offsets, *self._search(), self.order_b, self.sort_b, index_b)
+        self._run(self.row_order if whole else np.arange(start, stop, dtype=np.int64), start, offsets, index_b)
         index_a = np.repeat(np.arange(start, stop, dtype=np.int64), self.counts[start:stop])
         return index_a, index_b
 
@@ -326,71 +336,9 @@ def _first_not_below(values: np.ndarray, lo: int, hi: int, key: float) -> int:
     return low - lo
 
 
-@jit(inline=True)
-def _count_row(
-    low_a: np.ndarray,
-    high_a: np.ndarray,
-    low_b: np.ndarray,
-    high_b: np.ndarray,
-    reach: np.ndarray,
-    block_starts: np.ndarray,
-    first_block: np.ndarray,
-    stop_block: np.ndarray,
-    i: int,
-) -> int:
-    found = 0
-    for block in range(first_block[i], stop_block[i]):
-        start, stop = _run_of(low_a, high_a, i, low_b, reach, block_starts[block], block_starts[block + 1])
-        for p in range(start, stop):
-            if _meets(low_a, high_a, i, low_b, high_b, p):
-                found += 1
-    return found
-
-
 @jit
-def _count_runs_serial(
+def _search_rows(
     rows: np.ndarray,
-    low_a: np.ndarray,
-    high_a: np.ndarray,
-    low_b: np.ndarray,
-    high_b: np.ndarray,
-    reach: np.ndarray,
-    block_starts: np.ndarray,
-    first_block: np.ndarray,
-    stop_block: np.ndarray,
-) -> np.ndarray:
-    counts = np.empty(low_a.shape[1], dtype=np.int64)
-    for t in range(rows.shape[0]):
-        i = rows[t]
-        counts[i] = _count_row(low_a, high_a, low_b, high_b, reach, block_starts, first_block, stop_block, i)
-    return counts
-
-
-@jit(parallel=True)
-def _count_runs_parallel(
-    rows: np.ndarray,
-    low_a: np.ndarray,
-    high_a: np.ndarray,
-    low_b: np.ndarray,
-    high_b: np.ndarray,
-    reach: np.ndarray,
-    block_starts: np.ndarray,
-    first_block: np.ndarray,
-    stop_block: np.ndarray,
-) -> np.ndarray:
-    # np.empty, not np.zeros: in a parallel function numba turns np.zeros into a parallel loop of its own.
-    counts = np.empty(low_a.shape[1], dtype=np.int64)
-    for t in prange(rows.shape[0]):
-        i = rows[t]
-        counts[i] = _count_row(low_a, high_a, low_b, high_b, reach, block_starts, first_block, stop_block, i)
-    return counts
-
-
-@jit(inline=True)
-def _fill_row(
-    i: int,
-    row0: int,
-    offsets: np.ndarray,
     low_a: np.ndarray,
     high_a: np.ndarray,
     low_b: np.ndarray,
@@ -401,17 +349,72 @@ def _fill_row(
     stop_block: np.ndarray,
     order_b: np.ndarray,
     sort_b: bool,
+    row0: int,
+    offsets: np.ndarray,
     index_b: np.ndarray,
+    counts: np.ndarray,
+    begin: int,
+    end: int,
 ) -> None:
-    begin = at = offsets[i - row0]
-    for block in range(first_block[i], stop_block[i]):
-        start, stop = _run_of(low_a, high_a, i, low_b, reach, block_starts[block], block_starts[block + 1])
-        for p in range(start, stop):
-            if _meets(low_a, high_a, i, low_b, high_b, p):
-                index_b[at] = order_b[p]
-                at += 1
-    if sort_b:
-        _sort(index_b, begin, at)
+    """Search the rows ``rows[begin:end]`` of `a`: count each row's pairs into `counts`, or, given the
+    `offsets` of the rows from `row0`, write each row's indices of `b` into `index_b` (sorted with `sort_b`)."""
+    fill = offsets.shape[0] > 0
+    for t in range(begin, end):
+        i = rows[t]
+        first = at = offsets[i - row0] if fill else 0
+        for block in range(first_block[i], stop_block[i]):
+            start, stop = _run_of(low_a, high_a, i, low_b, reach, block_starts[block], block_starts[block + 1])
+            for p in range(start, stop):
+                if _meets(low_a, high_a, i, low_b, high_b, p):
+                    if fill:
+                        index_b[at] = order_b[p]
+                    at += 1
+        if not fill:
+            counts[i] = at
+        elif sort_b:
+            _sort(index_b, first, at)
+
+
+@jit(parallel=True)
+def _search_parallel(
+    rows: np.ndarray,
+    low_a: np.ndarray,
+    high_a: np.ndarray,
+    low_b: np.ndarray,
+    high_b: np.ndarray,
+    reach: np.ndarray,
+    block_starts: np.ndarray,
+    first_block: np.ndarray,
+    stop_block: np.ndarray,
+    order_b: np.ndarray,
+    sort_b: bool,
+    row0: int,
+    offsets: np.ndarray,
+    index_b: np.ndarray,
+    counts: np.ndarray,
+) -> None:
+    """`_search_rows` over all rows, `ROW_RUN` rows an iteration of a loop on every core."""
+    size = rows.shape[0]
+    for step in prange((size + ROW_RUN - 1) // ROW_RUN):
+        _search_rows(
+            rows,
+            low_a,
+            high_a,
+            low_b,
+            high_b,
+            reach,
+            block_starts,
+            first_block,
+            stop_block,
+            order_b,
+            sort_b,
+            row0,
+            offsets,
+            index_b,
+            counts,
+            step * ROW_RUN,
+            min(size, (step + 1) * ROW_RUN),
+        )
 
 
 @jit
@@ -421,84 +424,12 @@ def _sort(values: np.ndarray, begin: int, end: int) -> None:
     gap = (end - begin) // 2
     while gap > 0:
         for k in range(begin + gap, end):
-            value, at = values[k], k
-            while at - gap >= begin and values[at - gap] > value:
+            item, at = values[k], k
+            while at - gap >= begin and values[at - gap] > item:
                 values[at] = values[at - gap]
                 at -= gap
-            values[at] = value
+            values[at] = item
         gap //= 2
-
-
-@jit
-def _fill_runs_serial(
-    rows: np.ndarray,
-    row0: int,
-    offsets: np.ndarray,
-    low_a: np.ndarray,
-    high_a: np.ndarray,
-    low_b: np.ndarray,
-    high_b: np.ndarray,
-    reach: np.ndarray,
-    block_starts: np.ndarray,
-    first_block: np.ndarray,
-    stop_block: np.ndarray,
-    order_b: np.ndarray,
-    sort_b: bool,
-    index_b: np.ndarray,
-) -> None:
-    for t in range(rows.shape[0]):
-        _fill_row(
-            rows[t],
-            row0,
-            offsets,
-            low_a,
-            high_a,
-            low_b,
-            high_b,
-            reach,
-            block_starts,
-            first_block,
-            stop_block,
-            order_b,
-            sort_b,
-            index_b,
-        )
-
-
-@jit(parallel=True)
-def _fill_runs_parallel(
-    rows: np.ndarray,
-    row0: int,
-    offsets: np.ndarray,
-    low_a: np.ndarray,
-    high_a: np.ndarray,
-    low_b: np.ndarray,
-    high_b: np.ndarray,
-    reach: np.ndarray,
-    block_starts: np.ndarray,
-    first_block: np.ndarray,
-    stop_block: np.ndarray,
-    order_b: np.ndarray,
-    sort_b: bool,
-    index_b: np.ndarray,
-) -> None:
-    for t in prange(rows.shape[0]):
-        _fill_row(
-            rows[t],
-            row0,
-            offsets,
-            low_a,
-            high_a,
-            low_b,
-            high_b,
-            reach,
-            block_starts,
-            first_block,
-            stop_block,
-            order_b,
-            sort_b,
-            index_b,
-        )
 
 
 def scatter(rows: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, values: np.ndarray) -> None:

@@ -1,6 +1,6 @@
 """The metric formulas over the measures of pairs, compiled, and the pairs they run over.
 
-Every kernel's compiled driver measures a pair and hands the measure to `apply` (`value`), which turns it
+Every kernel's compiled loop measures a pair and hands the measure to `value`, which turns it
 into what the caller asked for (the intersection itself, IoU, IoF, the union, GIoU), reading the
 two regions' areas from per-region arrays: one pass over the pairs computes a metric, and a single
 pair is one compiled call. What to compute is a `Formula`, a tuple the drivers take whole:
@@ -8,8 +8,9 @@ pair is one compiled call. What to compute is a `Formula`, a tuple the drivers t
 
 Pairs are given as `Pairs`: either lists (pair k is ``(index_a[k], index_b[k])``) or the outer
 product of two index arrays (pair ``r · len(index_b) + c`` is ``(index_a[r], index_b[c])``, the
-rows of a pairwise matrix, with no index array per pair). The drivers read either through
-`pair_row`.
+rows of a pairwise matrix, with no index array per pair). Each kernel writes one loop over rows
+(a row is a pair of the lists, or a row of the matrix), and `run_rows` runs it on the calling
+thread or, over runs of rows, on every core.
 
 Divisions follow NumPy (``error_model="numpy"``); `ratio` returns `zero_division` where the
 denominator is 0 (where the numerator is 0 too: 0/0 is NaN by default).
@@ -36,19 +37,18 @@ __all__ = [
     "UNION",
     "Formula",
     "Pairs",
-    "apply",
-    "apply_given",
     "apply_to_measures",
     "evaluate",
     "formula",
     "measures_box_enclosure",
     "ratio",
     "ratios",
+    "run_rows",
     "value",
     "with_formula",
 ]
 
-# What a driver writes for a pair whose measure is m (`apply`). An intersection is capped at the
+# What a kernel writes for a pair whose measure is m (`value`). An intersection is capped at the
 # smaller of the two areas: a promoted region's corners are rounded, so its polygon may enclose a
 # few ulps more than the region itself (the other kernels keep that bound themselves).
 MEASURE = 0  # m itself: a hull or an enclosure
@@ -65,6 +65,9 @@ Formula = tuple[int, np.ndarray, np.ndarray, np.ndarray, float]
 
 #: Nanoseconds a formula costs per pair on one thread, for `in_parallel`.
 FORMULA_COST_NS = 2.0
+#: Pairs per iteration of a kernel's parallel loop (each iteration runs the kernel's row loop once:
+#: a call that takes arrays costs atomic reference counts, paid per run, not per pair).
+PAIR_RUN = 512
 _NOTHING = np.empty(0)
 #: The formula of a kernel's measure alone.
 MEASURED: Formula = (MEASURE, _NOTHING, _NOTHING, _NOTHING, 0.0)
@@ -124,20 +127,6 @@ class Pairs:
         return len(self.index_a)
 
 
-@jit(inline=True)
-def pair_row(index_a: np.ndarray, index_b: np.ndarray, outer: bool, r: int) -> tuple[int, int, int]:
-    """Row r of pairs: its region of `a`, its first pair's position and its number of pairs (see `Pairs`)."""
-    columns = index_b.shape[0] if outer else 1
-    return index_a[r], r * columns, columns
-
-
-@jit(inline=True)
-def pair_column(index_b: np.ndarray, outer: bool, r: int, c: int) -> int:
-    """The region of `b` of pair c of row r (see `Pairs`)."""
-    region: int = index_b[c] if outer else index_b[r]
-    return region
-
-
 @jit
 def ratio(numerator: float, denominator: float, zero_division: float) -> float:
     """``numerator / denominator``, or `zero_division` where the denominator is 0."""
@@ -189,45 +178,24 @@ def value(code: int, measure: float, area_a: float, area_b: float, given: float,
     return intersection
 
 
-@jit(inline=True)
-def apply(
-    code: int,
-    areas_a: np.ndarray,
-    areas_b: np.ndarray,
-    given: np.ndarray,
-    zero_division: float,
-    k: int,
-    i: int,
-    j: int,
-    measure: float,
-) -> float:
-    """`value` of pair k, regions i of `a` and j of `b`, whose kernel measured `measure`.
+def run_rows(
+    serial: Callable[..., None], parallel: Callable[..., None], arguments: tuple[Any, ...], pairs: Pairs, cost_ns: float
+) -> None:
+    """Run a kernel's loop over the rows of `pairs`: ``serial(*arguments, begin, end)`` for every row on the
+    calling thread, or ``parallel(*arguments, run)`` on every core (`in_parallel`), `run` rows an iteration.
 
-    A driver unpacks its `Formula` once and passes the parts here: unpacking a tuple of arrays per
-    pair would count references to each array, with atomic operations, for every pair.
+    A kernel writes its loop over rows once (`serial`, for the rows ``begin <= r < end``); `parallel`
+    only calls it for runs of about `PAIR_RUN` pairs, so the bits do not depend on the driver.
     """
-    return apply_given(code, areas_a, areas_b, zero_division, i, j, measure, given[k] if given.shape[0] else 0.0)
-
-
-@jit(inline=True)
-def apply_given(
-    code: int,
-    areas_a: np.ndarray,
-    areas_b: np.ndarray,
-    zero_division: float,
-    i: int,
-    j: int,
-    measure: float,
-    given: float,
-) -> float:
-    """`apply` with the pair's other measure given as a number (a driver that measures GIoU's C itself)."""
-    area_a = areas_a[i] if areas_a.shape[0] else 0.0
-    area_b = areas_b[j] if areas_b.shape[0] else 0.0
-    return value(code, measure, area_a, area_b, given, zero_division)
+    if in_parallel(len(pairs), cost_ns):
+        columns = len(pairs.index_b) if pairs.outer else 1
+        parallel(*arguments, max(1, PAIR_RUN // max(1, columns)))
+    else:
+        serial(*arguments, 0, pairs.rows())
 
 
 # --------------------------------------------------------------------------- kernels and formulas
-#: ``fused(a, b, pairs, formula, out)``: a kernel's driver that writes `apply` of each pair's measure into `out`.
+#: ``fused(a, b, pairs, formula, out)``: a kernel's loop that writes `value` of each pair's measure into `out`.
 Fused = Callable[[Any, Any, Pairs, Formula, np.ndarray], None]
 
 
@@ -283,7 +251,7 @@ def indices(index: np.ndarray) -> np.ndarray:
 def apply_to_measures(
     measures: np.ndarray, pairs: Pairs, formula: Formula, out: np.ndarray | None = None
 ) -> np.ndarray:
-    """`apply` `formula` to measures a kernel computed for `pairs` (for kernels that do not take a formula).
+    """Apply `formula` to measures a kernel computed for `pairs` (for kernels that do not take a formula).
 
     Examples
     --------
@@ -292,52 +260,51 @@ def apply_to_measures(
     array([0.14285714,        nan])
     """
     out = np.empty(len(measures)) if out is None else out
-    measures = _floats(measures)
-    index_a, index_b = pairs.index_a, pairs.index_b
-    if in_parallel(len(measures), FORMULA_COST_NS):
-        _apply_parallel(measures, index_a, index_b, pairs.outer, formula, out)
-    else:
-        _apply_serial(measures, index_a, index_b, pairs.outer, formula, out)
+    arguments = (_floats(measures), pairs.index_a, pairs.index_b, pairs.outer, formula, out)
+    run_rows(_apply_rows, _apply_parallel, arguments, pairs, FORMULA_COST_NS)
     return out
 
 
 @jit
-def _apply_serial(
-    measures: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, outer: bool, formula: Formula, out: np.ndarray
-) -> None:
-    code, areas_a, areas_b, given, zero_division = formula
-    for r in range(index_a.shape[0]):
-        _apply_row(measures, index_a, index_b, outer, code, areas_a, areas_b, given, zero_division, out, r)
-
-
-@jit(parallel=True)
-def _apply_parallel(
-    measures: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, outer: bool, formula: Formula, out: np.ndarray
-) -> None:
-    code, areas_a, areas_b, given, zero_division = formula
-    for r in prange(index_a.shape[0]):
-        _apply_row(measures, index_a, index_b, outer, code, areas_a, areas_b, given, zero_division, out, r)
-
-
-@jit(inline=True)
-def _apply_row(
+def _apply_rows(
     measures: np.ndarray,
     index_a: np.ndarray,
     index_b: np.ndarray,
     outer: bool,
-    code: int,
-    areas_a: np.ndarray,
-    areas_b: np.ndarray,
-    given: np.ndarray,
-    zero_division: float,
+    formula: Formula,
     out: np.ndarray,
-    r: int,
+    begin: int,
+    end: int,
 ) -> None:
-    i, first, columns = pair_row(index_a, index_b, outer, r)
-    for c in range(columns):
-        k = first + c
-        j = pair_column(index_b, outer, r, c)
-        out[k] = apply(code, areas_a, areas_b, given, zero_division, k, i, j, measures[k])
+    code, areas_a, areas_b, given, zero_division = formula
+    has_given = given.shape[0] > 0
+    columns = index_b.shape[0] if outer else 1
+    for r in range(begin, end):
+        i = index_a[r]
+        for c in range(columns):
+            k = r * columns + c
+            j = index_b[c] if outer else index_b[r]
+            measure = measures[k]
+            out[k] = (
+                measure
+                if code == MEASURE
+                else value(code, measure, areas_a[i], areas_b[j], given[k] if has_given else 0.0, zero_division)
+            )
+
+
+@jit(parallel=True)
+def _apply_parallel(
+    measures: np.ndarray,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    outer: bool,
+    formula: Formula,
+    out: np.ndarray,
+    run: int,
+) -> None:
+    rows = index_a.shape[0]
+    for step in prange((rows + run - 1) // run):
+        _apply_rows(measures, index_a, index_b, outer, formula, out, step * run, min(rows, (step + 1) * run))
 
 
 # --------------------------------------------------------------------------- plain ratios

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import in_parallel, jit, prange
-from geoiou.kernels.formulas import MEASURED, Formula, Pairs, apply, indices, pair_column, pair_row
+from geoiou._compiled import jit, prange
+from geoiou.kernels.formulas import MEASURE, MEASURED, Formula, Pairs, indices, run_rows, value
 from geoiou.kernels.polygon_loops import pseudo_angle
 from geoiou.regions.hulls import ConvexHulls
 
@@ -46,8 +46,6 @@ BRIDGE_TURNS = 8
 GUESS_BUCKETS = 64
 #: Pairs with a hull of more vertices than this are walked: the search on from a guess would take long steps.
 STEPPED_VERTICES = 256
-#: Pairs per iteration of the parallel loop (each run calls the per-pair loop once).
-PAIR_RUN = 512
 #: Nanoseconds on one thread for a pair (of star polygons' hulls, mostly apart), for `in_parallel`.
 PAIR_COST_NS = 50.0
 #: The key under which `hull_tables` caches its tables on a `ConvexHulls`.
@@ -144,11 +142,7 @@ def hull_pairs(
         formula,
         out,
     )
-    if in_parallel(len(pairs), PAIR_COST_NS):
-        columns = len(pairs.index_b) if pairs.outer else 1
-        _union_hull_areas(*arguments, max(1, PAIR_RUN // columns))
-    else:
-        _measure_rows(*arguments, 0, pairs.rows())
+    run_rows(_measure_rows, _union_hull_areas, arguments, pairs, PAIR_COST_NS)
 
 
 # --------------------------------------------------------------------------- the tables of each hull
@@ -298,18 +292,23 @@ def _measure_rows(
     canonical order (vertex count, centre, then vertices).
     """
     code, areas_a, areas_b, given, zero_division = formula
+    plain, has_given = code == MEASURE, given.shape[0] > 0
+    columns = index_b.shape[0] if outer else 1
     for r in range(begin, end):
-        region_a, first, columns = pair_row(index_a, index_b, outer, r)
+        region_a = index_a[r]
         row_a = rows_a[region_a]
+        area_a = 0.0 if plain else areas_a[region_a]
         for c in range(columns):
-            k = first + c
-            region_b = pair_column(index_b, outer, r, c)
+            k = r * columns + c
+            region_b = index_b[c] if outer else index_b[r]
             row_b = rows_b[region_b]
+            area_b = 0.0 if plain else areas_b[region_b]
+            other = given[k] if has_given else 0.0
             start_a, start_b = slots_a[row_a], slots_b[row_b]
             count_a, count_b = slots_a[row_a + 1] - start_a - 1, slots_b[row_b + 1] - start_b - 1
             if count_a == 0 or count_b == 0:  # an empty hull adds nothing
                 twice = a[start_a + count_a, RUNNING] + b[start_b + count_b, RUNNING]
-                out[k] = apply(code, areas_a, areas_b, given, zero_division, k, region_a, region_b, _half(twice))
+                out[k] = _result(code, twice, area_a, area_b, other, zero_division)
                 continue
             t_x = frames_b[row_b, CENTRE_X] - frames_a[row_a, CENTRE_X]
             t_y = frames_b[row_b, CENTRE_Y] - frames_a[row_a, CENTRE_Y]
@@ -394,7 +393,7 @@ def _measure_rows(
                     twice = _walked(b, start_b, count_b, a, start_a, count_a, -t_x, -t_y)
                 else:
                     twice = _walked(a, start_a, count_a, b, start_b, count_b, t_x, t_y)
-                out[k] = apply(code, areas_a, areas_b, given, zero_division, k, region_a, region_b, _half(twice))
+                out[k] = _result(code, twice, area_a, area_b, other, zero_division)
                 continue
             # The hull runs U_a -> (along a) -> L_a -> L_b -> (along b) -> U_b -> U_a. With a's vertices
             # w and b's t + z, its shoelace sum is the two chains, each in its hull's frame (running sums),
@@ -415,13 +414,14 @@ def _measure_rows(
                 + (t_x * q_y - t_y * q_x)
                 + ((w_lx * z_ly - w_ly * z_lx) + (z_ux * w_uy - z_uy * w_ux))
             )
-            out[k] = apply(code, areas_a, areas_b, given, zero_division, k, region_a, region_b, _half(twice))
+            out[k] = _result(code, twice, area_a, area_b, other, zero_division)
 
 
 @jit
-def _half(twice: float) -> float:
-    """Half of a doubled area, 0 for one that rounding left negative."""
-    return 0.5 * twice if twice > 0 else 0.0
+def _result(code: int, twice: float, area_a: float, area_b: float, other: float, zero_division: float) -> float:
+    """The formula `code` of a pair whose hull has the doubled area `twice` (0 where rounding left it negative)."""
+    hull = 0.5 * twice if twice > 0 else 0.0
+    return hull if code == MEASURE else value(code, hull, area_a, area_b, other, zero_division)
 
 
 @jit

@@ -54,8 +54,8 @@ from typing import Any
 
 import numpy as np
 
-from geoiou._compiled import in_parallel, jit, prange
-from geoiou.kernels.formulas import MEASURED, Formula, Pairs, apply, pair_column, pair_row
+from geoiou._compiled import jit, prange
+from geoiou.kernels.formulas import MEASURE, MEASURED, Formula, Pairs, run_rows, value
 from geoiou.regions.ragged import RaggedPolygons
 
 __all__ = [
@@ -215,8 +215,8 @@ def _run(
     out: np.ndarray,
 ) -> None:
     """Run a kind's driver on the data of both sides (`sides`) and the pairs: in parallel when there is work for it."""
-    loop = parallel if in_parallel(len(pairs), PAIR_COST_NS) else serial
-    loop(*sides, pairs.index_a, pairs.index_b, pairs.outer, formula, out)
+    arguments = (*sides, pairs.index_a, pairs.index_b, pairs.outer, formula, out)
+    run_rows(serial, parallel, arguments, pairs, PAIR_COST_NS)
 
 
 def region_rows(index: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -313,11 +313,6 @@ def _rotated_table(boxes: np.ndarray) -> np.ndarray:
 
 
 @jit(inline=True)
-def _row_bounds(bounds: np.ndarray, row: int) -> Bounds:
-    return bounds[row, 0], bounds[row, 1], bounds[row, 2], bounds[row, 3]
-
-
-@jit(inline=True)
 def _row_frame(frames: np.ndarray, i: int) -> tuple[float, float, float, float, float, float, float, float, float]:
     return (
         frames[i, 0],
@@ -379,8 +374,9 @@ def _unit_vector(angle: float) -> tuple[float, float]:
 
 
 # --------------------------------------------------------------------------- drivers: one loop over the pairs
-# Each kind of pair has a serial and a parallel driver over the rows of its pairs (`Pairs`), both
-# calling the same row function, which calls the same pair function: the bits do not depend on the driver.
+# Each kind of pair has one loop over the rows ``begin <= r < end`` of its pairs (`Pairs`), and a
+# parallel driver that runs it over runs of rows (`run_rows`): the bits do not depend on the driver.
+# A pair whose bounds do not meet (most of a matrix) shares nothing, decided without a call.
 @jit
 def _polygon_pairs_serial(
     store_a: Store,
@@ -394,27 +390,35 @@ def _polygon_pairs_serial(
     outer: bool,
     formula: Formula,
     out: np.ndarray,
+    begin: int,
+    end: int,
 ) -> None:
     code, areas_a, areas_b, given, zero_division = formula
-    for r in range(len(index_a)):
-        _polygon_row(
-            store_a,
-            geometry_a,
-            bounds_a,
-            store_b,
-            geometry_b,
-            bounds_b,
-            index_a,
-            index_b,
-            outer,
-            code,
-            areas_a,
-            areas_b,
-            given,
-            zero_division,
-            out,
-            r,
+    has_given, tables_a, tables_b = given.shape[0] > 0, bounds_a.shape[0] > 0, bounds_b.shape[0] > 0
+    columns = index_b.shape[0] if outer else 1
+    for r in range(begin, end):
+        i = index_a[r]
+        g_a = geometry_a[i]
+        box_a = (
+            (bounds_a[i, 0], bounds_a[i, 1], bounds_a[i, 2], bounds_a[i, 3])
+            if tables_a
+            else _geometry_bounds(store_a, g_a)
         )
+        for c in range(columns):
+            k = r * columns + c
+            j = index_b[c] if outer else index_b[r]
+            g_b = geometry_b[j]
+            box_b = (
+                (bounds_b[j, 0], bounds_b[j, 1], bounds_b[j, 2], bounds_b[j, 3])
+                if tables_b
+                else _geometry_bounds(store_b, g_b)
+            )
+            shared = _polygon_pair(store_a, g_a, box_a, store_b, g_b, box_b) if _bounds_overlap(box_a, box_b) else 0.0
+            out[k] = (
+                shared
+                if code == MEASURE
+                else value(code, shared, areas_a[i], areas_b[j], given[k] if has_given else 0.0, zero_division)
+            )
 
 
 @jit(parallel=True)
@@ -430,10 +434,11 @@ def _polygon_pairs_parallel(
     outer: bool,
     formula: Formula,
     out: np.ndarray,
+    run: int,
 ) -> None:
-    code, areas_a, areas_b, given, zero_division = formula
-    for r in prange(len(index_a)):
-        _polygon_row(
+    rows = index_a.shape[0]
+    for step in prange((rows + run - 1) // run):
+        _polygon_pairs_serial(
             store_a,
             geometry_a,
             bounds_a,
@@ -443,45 +448,11 @@ def _polygon_pairs_parallel(
             index_a,
             index_b,
             outer,
-            code,
-            areas_a,
-            areas_b,
-            given,
-            zero_division,
+            formula,
             out,
-            r,
+            step * run,
+            min(rows, (step + 1) * run),
         )
-
-
-@jit(inline=True)
-def _polygon_row(
-    store_a: Store,
-    geometry_a: np.ndarray,
-    bounds_a: np.ndarray,
-    store_b: Store,
-    geometry_b: np.ndarray,
-    bounds_b: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    code: int,
-    areas_a: np.ndarray,
-    areas_b: np.ndarray,
-    given: np.ndarray,
-    zero_division: float,
-    out: np.ndarray,
-    r: int,
-) -> None:
-    i, first, columns = pair_row(index_a, index_b, outer, r)
-    g_a = geometry_a[i]
-    box_a = _geometry_bounds(store_a, g_a) if bounds_a.shape[0] == 0 else _row_bounds(bounds_a, i)
-    for c in range(columns):
-        j = pair_column(index_b, outer, r, c)
-        g_b = geometry_b[j]
-        box_b = _geometry_bounds(store_b, g_b) if bounds_b.shape[0] == 0 else _row_bounds(bounds_b, j)
-        # Pairs whose bounds do not meet (most of a matrix) share nothing: decided here, without a call.
-        shared = _polygon_pair(store_a, g_a, box_a, store_b, g_b, box_b) if _bounds_overlap(box_a, box_b) else 0.0
-        out[first + c] = apply(code, areas_a, areas_b, given, zero_division, first + c, i, j, shared)
 
 
 @jit
@@ -496,26 +467,26 @@ def _rotated_pairs_serial(
     outer: bool,
     formula: Formula,
     out: np.ndarray,
+    begin: int,
+    end: int,
 ) -> None:
     code, areas_a, areas_b, given, zero_division = formula
-    for r in range(len(index_a)):
-        _rotated_row_pairs(
-            boxes,
-            frames,
-            store,
-            geometry,
-            bounds,
-            index_a,
-            index_b,
-            outer,
-            code,
-            areas_a,
-            areas_b,
-            given,
-            zero_division,
-            out,
-            r,
-        )
+    has_given, tables, frames_given = given.shape[0] > 0, bounds.shape[0] > 0, frames.shape[0] > 0
+    columns = index_b.shape[0] if outer else 1
+    for r in range(begin, end):
+        i = index_a[r]
+        frame = _row_frame(frames, i) if frames_given else _rotated_row(boxes[i])
+        for c in range(columns):
+            k = r * columns + c
+            j = index_b[c] if outer else index_b[r]
+            g = geometry[j]
+            box = (bounds[j, 0], bounds[j, 1], bounds[j, 2], bounds[j, 3]) if tables else _geometry_bounds(store, g)
+            shared = _rotated_polygon_pair(frame, store, g, box) if _frame_meets(frame, box) else 0.0
+            out[k] = (
+                shared
+                if code == MEASURE
+                else value(code, shared, areas_a[i], areas_b[j], given[k] if has_given else 0.0, zero_division)
+            )
 
 
 @jit(parallel=True)
@@ -530,10 +501,11 @@ def _rotated_pairs_parallel(
     outer: bool,
     formula: Formula,
     out: np.ndarray,
+    run: int,
 ) -> None:
-    code, areas_a, areas_b, given, zero_division = formula
-    for r in prange(len(index_a)):
-        _rotated_row_pairs(
+    rows = index_a.shape[0]
+    for step in prange((rows + run - 1) // run):
+        _rotated_pairs_serial(
             boxes,
             frames,
             store,
@@ -542,42 +514,11 @@ def _rotated_pairs_parallel(
             index_a,
             index_b,
             outer,
-            code,
-            areas_a,
-            areas_b,
-            given,
-            zero_division,
+            formula,
             out,
-            r,
+            step * run,
+            min(rows, (step + 1) * run),
         )
-
-
-@jit(inline=True)
-def _rotated_row_pairs(
-    boxes: np.ndarray,
-    frames: np.ndarray,
-    store: Store,
-    geometry: np.ndarray,
-    bounds: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    code: int,
-    areas_a: np.ndarray,
-    areas_b: np.ndarray,
-    given: np.ndarray,
-    zero_division: float,
-    out: np.ndarray,
-    r: int,
-) -> None:
-    i, first, columns = pair_row(index_a, index_b, outer, r)
-    frame = _rotated_row(boxes[i]) if frames.shape[0] == 0 else _row_frame(frames, i)
-    for c in range(columns):
-        j = pair_column(index_b, outer, r, c)
-        g = geometry[j]
-        box = _geometry_bounds(store, g) if bounds.shape[0] == 0 else _row_bounds(bounds, j)
-        shared = _rotated_polygon_pair(frame, store, g, box) if _frame_meets(frame, box) else 0.0
-        out[first + c] = apply(code, areas_a, areas_b, given, zero_division, first + c, i, j, shared)
 
 
 @jit
@@ -591,25 +532,26 @@ def _box_pairs_serial(
     outer: bool,
     formula: Formula,
     out: np.ndarray,
+    begin: int,
+    end: int,
 ) -> None:
     code, areas_a, areas_b, given, zero_division = formula
-    for r in range(len(index_a)):
-        _box_row_pairs(
-            boxes,
-            store,
-            geometry,
-            bounds,
-            index_a,
-            index_b,
-            outer,
-            code,
-            areas_a,
-            areas_b,
-            given,
-            zero_division,
-            out,
-            r,
-        )
+    has_given, tables = given.shape[0] > 0, bounds.shape[0] > 0
+    columns = index_b.shape[0] if outer else 1
+    for r in range(begin, end):
+        i = index_a[r]
+        box_a = (boxes[i, 0], boxes[i, 1], boxes[i, 2], boxes[i, 3])
+        for c in range(columns):
+            k = r * columns + c
+            j = index_b[c] if outer else index_b[r]
+            g = geometry[j]
+            box = (bounds[j, 0], bounds[j, 1], bounds[j, 2], bounds[j, 3]) if tables else _geometry_bounds(store, g)
+            shared = _box_polygon_pair(box_a, store, g, box) if _bounds_overlap(box_a, box) else 0.0
+            out[k] = (
+                shared
+                if code == MEASURE
+                else value(code, shared, areas_a[i], areas_b[j], given[k] if has_given else 0.0, zero_division)
+            )
 
 
 @jit(parallel=True)
@@ -623,10 +565,11 @@ def _box_pairs_parallel(
     outer: bool,
     formula: Formula,
     out: np.ndarray,
+    run: int,
 ) -> None:
-    code, areas_a, areas_b, given, zero_division = formula
-    for r in prange(len(index_a)):
-        _box_row_pairs(
+    rows = index_a.shape[0]
+    for step in prange((rows + run - 1) // run):
+        _box_pairs_serial(
             boxes,
             store,
             geometry,
@@ -634,41 +577,11 @@ def _box_pairs_parallel(
             index_a,
             index_b,
             outer,
-            code,
-            areas_a,
-            areas_b,
-            given,
-            zero_division,
+            formula,
             out,
-            r,
+            step * run,
+            min(rows, (step + 1) * run),
         )
-
-
-@jit(inline=True)
-def _box_row_pairs(
-    boxes: np.ndarray,
-    store: Store,
-    geometry: np.ndarray,
-    bounds: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    code: int,
-    areas_a: np.ndarray,
-    areas_b: np.ndarray,
-    given: np.ndarray,
-    zero_division: float,
-    out: np.ndarray,
-    r: int,
-) -> None:
-    i, first, columns = pair_row(index_a, index_b, outer, r)
-    box_a = (boxes[i, 0], boxes[i, 1], boxes[i, 2], boxes[i, 3])
-    for c in range(columns):
-        j = pair_column(index_b, outer, r, c)
-        g = geometry[j]
-        box = _geometry_bounds(store, g) if bounds.shape[0] == 0 else _row_bounds(bounds, j)
-        shared = _box_polygon_pair(boxes[i], store, g, box) if _bounds_overlap(box_a, box) else 0.0
-        out[first + c] = apply(code, areas_a, areas_b, given, zero_division, first + c, i, j, shared)
 
 
 # --------------------------------------------------------------------------- one pair
@@ -715,9 +628,9 @@ def _rotated_polygon_pair(
 
 
 @jit
-def _box_polygon_pair(box: np.ndarray, store: Store, g: int, bounds: Bounds) -> float:
+def _box_polygon_pair(box: Bounds, store: Store, g: int, bounds: Bounds) -> float:
     """The shared area of an axis-aligned box ``x1, y1, x2, y2`` and polygon `g`."""
-    x1, y1, x2, y2 = box[0], box[1], box[2], box[3]
+    x1, y1, x2, y2 = box
     if not _bounds_overlap((x1, y1, x2, y2), bounds):
         return 0.0
     ox, oy, scale = _frame((x1, y1, x2, y2), bounds)
@@ -1040,7 +953,7 @@ def _add_term(total: float, compensation: float, magnitude: float, term: float) 
 
 
 @jit
-def _triangle_overlap(fan_a: Fan, e: int, fan_b: Fan, f: int, turn: float, f_starts_in_e: bool) -> float:
+def _triangle_overlap(fan_a: Fan, e: int, fan_b: Fan, f: int, turn: float, f_starts_in_e: bool | np.bool_) -> float:
     """Signed ``σ_e σ_f |T_e ∩ T_f|`` of two edges whose angles overlap.
 
     `turn` is the angle from the start of e to the start of f and `f_starts_in_e` whether f's

@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from geoiou._compiled import PARALLEL_WORK_NS, in_parallel, jit, prange
-from geoiou.kernels.formulas import Formula, Pairs, apply, pair_column, pair_row
+from geoiou.kernels.formulas import MEASURE, Formula, Pairs, run_rows, value
 
 __all__ = ["hull_area", "hull_pairs", "intersection_area", "intersection_pairs", "unit_vector"]
 
@@ -573,32 +573,42 @@ def _measure(
     return _intersection_of_turned(ax, ay, aw, ah, a_angle, a_cos, a_sin, bx, by, bw, bh, b_angle, b_cos, b_sin)
 
 
-@jit(inline=True)
-def _table_vector(table: np.ndarray, i: int) -> tuple[float, float]:
-    """Box i's unit vector from the table, or NaN (no table: the pair computes it)."""
-    if table.shape[0] == 0:
-        return math.nan, math.nan
-    return table[i, 0], table[i, 1]
-
-
 @jit
 def _pairs_serial(
     a: np.ndarray,
     b: np.ndarray,
     table_a: np.ndarray,
     table_b: np.ndarray,
+    hull: bool,
     index_a: np.ndarray,
     index_b: np.ndarray,
     outer: bool,
     formula: Formula,
     out: np.ndarray,
-    hull: bool,
+    begin: int,
+    end: int,
 ) -> None:
+    """The formula of the pairs of the rows ``begin <= r < end`` (`Pairs`): `_measure` of each, the unit
+    vectors from the tables when there are tables (NaN tells `_measure` to compute them)."""
     code, areas_a, areas_b, given, zero_division = formula
-    for r in range(index_a.shape[0]):
-        _pairs_row(
-            a, b, table_a, table_b, index_a, index_b, outer, code, areas_a, areas_b, given, zero_division, out, hull, r
-        )
+    has_given, tables_a, tables_b = given.shape[0] > 0, table_a.shape[0] > 0, table_b.shape[0] > 0
+    columns = index_b.shape[0] if outer else 1
+    for r in range(begin, end):
+        i = index_a[r]
+        ax, ay, aw, ah, a_angle = a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4]
+        a_cos, a_sin = (table_a[i, 0], table_a[i, 1]) if tables_a else (math.nan, math.nan)
+        for c in range(columns):
+            k = r * columns + c
+            j = index_b[c] if outer else index_b[r]
+            b_cos, b_sin = (table_b[j, 0], table_b[j, 1]) if tables_b else (math.nan, math.nan)
+            measure = _measure(
+                hull, ax, ay, aw, ah, a_angle, a_cos, a_sin, b[j, 0], b[j, 1], b[j, 2], b[j, 3], b[j, 4], b_cos, b_sin
+            )
+            out[k] = (
+                measure
+                if code == MEASURE
+                else value(code, measure, areas_a[i], areas_b[j], given[k] if has_given else 0.0, zero_division)
+            )
 
 
 @jit(parallel=True)
@@ -607,48 +617,30 @@ def _pairs_parallel(
     b: np.ndarray,
     table_a: np.ndarray,
     table_b: np.ndarray,
+    hull: bool,
     index_a: np.ndarray,
     index_b: np.ndarray,
     outer: bool,
     formula: Formula,
     out: np.ndarray,
-    hull: bool,
+    run: int,
 ) -> None:
-    code, areas_a, areas_b, given, zero_division = formula
-    for r in prange(index_a.shape[0]):
-        _pairs_row(
-            a, b, table_a, table_b, index_a, index_b, outer, code, areas_a, areas_b, given, zero_division, out, hull, r
+    rows = index_a.shape[0]
+    for step in prange((rows + run - 1) // run):
+        _pairs_serial(
+            a,
+            b,
+            table_a,
+            table_b,
+            hull,
+            index_a,
+            index_b,
+            outer,
+            formula,
+            out,
+            step * run,
+            min(rows, (step + 1) * run),
         )
-
-
-@jit(inline=True)
-def _pairs_row(
-    a: np.ndarray,
-    b: np.ndarray,
-    table_a: np.ndarray,
-    table_b: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    code: int,
-    areas_a: np.ndarray,
-    areas_b: np.ndarray,
-    given: np.ndarray,
-    zero_division: float,
-    out: np.ndarray,
-    hull: bool,
-    r: int,
-) -> None:
-    i, first, columns = pair_row(index_a, index_b, outer, r)
-    ax, ay, aw, ah, a_angle = a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4]
-    a_cos, a_sin = _table_vector(table_a, i)
-    for c in range(columns):
-        j = pair_column(index_b, outer, r, c)
-        b_cos, b_sin = _table_vector(table_b, j)
-        measure = _measure(
-            hull, ax, ay, aw, ah, a_angle, a_cos, a_sin, b[j, 0], b[j, 1], b[j, 2], b[j, 3], b[j, 4], b_cos, b_sin
-        )
-        out[first + c] = apply(code, areas_a, areas_b, given, zero_division, first + c, i, j, measure)
 
 
 @jit
@@ -702,11 +694,8 @@ def _measure_pairs(a: np.ndarray, b: np.ndarray, pairs: Pairs, formula: Formula,
         table_a, table_b = _unit_vector_table(coords_a), _unit_vector_table(coords_b)
     else:
         table_a = table_b = _NO_TABLE
-    arguments = (coords_a, coords_b, table_a, table_b, pairs.index_a, pairs.index_b, pairs.outer, formula, out, hull)
-    if in_parallel(count, PAIR_COST_NS):
-        _pairs_parallel(*arguments)
-    else:
-        _pairs_serial(*arguments)
+    arguments = (coords_a, coords_b, table_a, table_b, hull, pairs.index_a, pairs.index_b, pairs.outer, formula, out)
+    run_rows(_pairs_serial, _pairs_parallel, arguments, pairs, PAIR_COST_NS)
 
 
 def _float_rows(coords: np.ndarray) -> np.ndarray:
