@@ -11,7 +11,7 @@ import numpy as np
 
 from geoiou._compiled import jit, prange
 from geoiou.dispatch import PairKernel, register
-from geoiou.kernels.formulas import GIOU, MEASURE, Formula, Pairs, run_rows, value, with_formula
+from geoiou.kernels.formulas import GIOU, MEASURE, Formula, Job, Pairs, run_rows, value, with_formula
 from geoiou.regions import Box, Interval, Region
 
 __all__ = ["BOX_ENCLOSURE", "aligned_enclosures", "aligned_intersection"]
@@ -42,8 +42,8 @@ BOX_ENCLOSURE = PairKernel(aligned_enclosures, (), (), False, "hull")
 
 
 def _run(a: Region, b: Region, pairs: Pairs, formula: Formula, out: np.ndarray, enclosing: bool) -> None:
-    arguments = (_bounds_table(a), _bounds_table(b), enclosing, pairs.index_a, pairs.index_b, pairs.outer, formula, out)
-    run_rows(_aligned_pairs, _aligned_parallel, arguments, pairs, PAIR_COST_NS)
+    data = (_bounds_table(a), _bounds_table(b), enclosing)
+    run_rows(_aligned_pairs, _aligned_parallel, data, pairs, formula, out, PAIR_COST_NS)
 
 
 def _bounds_table(region: Region) -> np.ndarray:
@@ -85,21 +85,11 @@ def _enclosing(bounds_a: np.ndarray, i: int, bounds_b: np.ndarray, j: int) -> fl
 
 
 @jit
-def _aligned_pairs(
-    bounds_a: np.ndarray,
-    bounds_b: np.ndarray,
-    enclosing: bool,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    formula: Formula,
-    out: np.ndarray,
-    begin: int,
-    end: int,
-) -> None:
+def _aligned_pairs(data: tuple[np.ndarray, np.ndarray, bool], job: Job, begin: int, end: int) -> None:
     """The formula of the pairs of the rows ``begin <= r < end`` (`Pairs`), measuring the intersection or
     the enclosing box of each; GIoU without a given enclosure measures both in this one pass."""
-    code, areas_a, areas_b, given, zero_division = formula
+    bounds_a, bounds_b, enclosing = data
+    index_a, index_b, outer, out, code, areas_a, areas_b, given, zero_division = job
     has_given = given.shape[0] > 0
     both = code == GIOU and not has_given
     columns = index_b.shape[0] if outer else 1
@@ -117,28 +107,7 @@ def _aligned_pairs(
 
 
 @jit(parallel=True)
-def _aligned_parallel(
-    bounds_a: np.ndarray,
-    bounds_b: np.ndarray,
-    enclosing: bool,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    formula: Formula,
-    out: np.ndarray,
-    run: int,
-) -> None:
-    rows = index_a.shape[0]
+def _aligned_parallel(data: tuple[np.ndarray, np.ndarray, bool], job: Job, run: int) -> None:
+    rows = job[0].shape[0]
     for step in prange((rows + run - 1) // run):
-        _aligned_pairs(
-            bounds_a,
-            bounds_b,
-            enclosing,
-            index_a,
-            index_b,
-            outer,
-            formula,
-            out,
-            step * run,
-            min(rows, (step + 1) * run),
-        )
+        _aligned_pairs(data, job, step * run, min(rows, (step + 1) * run))

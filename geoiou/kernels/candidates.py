@@ -20,10 +20,12 @@ This is the one candidate search of the pairwise metrics, `overlaps` and grouped
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
 from geoiou._compiled import in_parallel, jit, prange
+from geoiou.kernels.sorted_search import insertion_point
 
 __all__ = ["Candidates", "candidate_pairs", "scatter"]
 
@@ -36,6 +38,7 @@ SCATTER_COST_NS = 3.0
 #: Rows of `a` per iteration of the parallel search.
 ROW_RUN = 64
 _NO_INDEX = np.empty(0, dtype=np.int64)
+_AFTER_EQUAL, _BEFORE_EQUAL = np.bool_(True), np.bool_(False)
 #: Regions of an ungrouped `b` in the plane from which it is cut into horizontal strips.
 STRIPS_FROM = 256
 #: A strip is about this many times the median height of `b`'s bounds (fewer strips to visit per
@@ -116,7 +119,7 @@ class Candidates:
 
     def _run(self, rows: np.ndarray, row0: int, offsets: np.ndarray, index_b: np.ndarray) -> None:
         """Search `rows` of `a`: count their pairs (no `offsets`), or write them from `offsets` into `index_b`."""
-        arguments = (
+        data = (
             rows,
             self.low_a,
             self.high_a,
@@ -134,9 +137,9 @@ class Candidates:
             self.counts,
         )
         if in_parallel(len(rows), ROW_COST_NS):
-            _search_parallel(*arguments)
+            _search_parallel(data)
         else:
-            _search_rows(*arguments, 0, len(rows))
+            _search_rows(data, 0, len(rows))
 
     def chunks(self, max_pairs: int = CHUNK_PAIRS) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Yield ``(index_a, index_b)`` of the overlapping pairs, rows in order, about `max_pairs` at a time."""
@@ -304,60 +307,22 @@ def _run_of(
     xmin, xmax = low_a[0, i], high_a[0, i]
     if not xmin < xmax:
         return lo, lo
-    return (
-        lo + _first_above(reach, lo, hi, xmin),
-        lo + _first_not_below(low_b[0], lo, hi, xmax),
-    )
+    return insertion_point(reach, lo, hi, xmin, _AFTER_EQUAL), insertion_point(low_b[0], lo, hi, xmax, _BEFORE_EQUAL)
 
 
-@jit(inline=True)
-def _first_above(values: np.ndarray, lo: int, hi: int, key: float) -> int:
-    """``np.searchsorted(values[lo:hi], key, side="right")`` on sorted values."""
-    low, high = lo, hi
-    while low < high:
-        middle = (low + high) // 2
-        if values[middle] <= key:
-            low = middle + 1
-        else:
-            high = middle
-    return low - lo
-
-
-@jit(inline=True)
-def _first_not_below(values: np.ndarray, lo: int, hi: int, key: float) -> int:
-    """``np.searchsorted(values[lo:hi], key, side="left")`` on sorted values."""
-    low, high = lo, hi
-    while low < high:
-        middle = (low + high) // 2
-        if values[middle] < key:
-            low = middle + 1
-        else:
-            high = middle
-    return low - lo
+#: What the search reads and writes (flat: numba's parallel loops cannot take nested tuples): the rows of
+#: `a` to search, both sides' bounds, the running reach, the blocks and each row's range of them, the
+#: order of `b`, whether to sort each row's pairs, then the first row and each row's offset (none: count
+#: only), the output indices of `b` and the counts.
+Search = tuple[Any, ...]
 
 
 @jit
-def _search_rows(
-    rows: np.ndarray,
-    low_a: np.ndarray,
-    high_a: np.ndarray,
-    low_b: np.ndarray,
-    high_b: np.ndarray,
-    reach: np.ndarray,
-    block_starts: np.ndarray,
-    first_block: np.ndarray,
-    stop_block: np.ndarray,
-    order_b: np.ndarray,
-    sort_b: bool,
-    row0: int,
-    offsets: np.ndarray,
-    index_b: np.ndarray,
-    counts: np.ndarray,
-    begin: int,
-    end: int,
-) -> None:
+def _search_rows(data: Search, begin: int, end: int) -> None:
     """Search the rows ``rows[begin:end]`` of `a`: count each row's pairs into `counts`, or, given the
     `offsets` of the rows from `row0`, write each row's indices of `b` into `index_b` (sorted with `sort_b`)."""
+    rows, low_a, high_a, low_b, high_b, reach, block_starts, first_block, stop_block = data[:9]
+    order_b, sort_b, row0, offsets, index_b, counts = data[9:]
     fill = offsets.shape[0] > 0
     for t in range(begin, end):
         i = rows[t]
@@ -376,45 +341,11 @@ def _search_rows(
 
 
 @jit(parallel=True)
-def _search_parallel(
-    rows: np.ndarray,
-    low_a: np.ndarray,
-    high_a: np.ndarray,
-    low_b: np.ndarray,
-    high_b: np.ndarray,
-    reach: np.ndarray,
-    block_starts: np.ndarray,
-    first_block: np.ndarray,
-    stop_block: np.ndarray,
-    order_b: np.ndarray,
-    sort_b: bool,
-    row0: int,
-    offsets: np.ndarray,
-    index_b: np.ndarray,
-    counts: np.ndarray,
-) -> None:
+def _search_parallel(data: Search) -> None:
     """`_search_rows` over all rows, `ROW_RUN` rows an iteration of a loop on every core."""
-    size = rows.shape[0]
+    size = data[0].shape[0]
     for step in prange((size + ROW_RUN - 1) // ROW_RUN):
-        _search_rows(
-            rows,
-            low_a,
-            high_a,
-            low_b,
-            high_b,
-            reach,
-            block_starts,
-            first_block,
-            stop_block,
-            order_b,
-            sort_b,
-            row0,
-            offsets,
-            index_b,
-            counts,
-            step * ROW_RUN,
-            min(size, (step + 1) * ROW_RUN),
-        )
+        _search_rows(data, step * ROW_RUN, min(size, (step + 1) * ROW_RUN))
 
 
 @jit

@@ -32,6 +32,7 @@ __all__ = [
     "INTERSECTION",
     "IOF",
     "IOU",
+    "Job",
     "MEASURE",
     "MEASURED",
     "UNION",
@@ -178,20 +179,33 @@ def value(code: int, measure: float, area_a: float, area_b: float, given: float,
     return intersection
 
 
+#: What a kernel's loop writes and over which pairs: ``(index_a, index_b, outer, out, *formula)``. Flat:
+#: numba's parallel loops cannot take a tuple that holds a tuple of arrays.
+Job = tuple[np.ndarray, np.ndarray, bool, np.ndarray, int, np.ndarray, np.ndarray, np.ndarray, float]
+
+
 def run_rows(
-    serial: Callable[..., None], parallel: Callable[..., None], arguments: tuple[Any, ...], pairs: Pairs, cost_ns: float
+    serial: Callable[..., None],
+    parallel: Callable[..., None],
+    data: tuple[Any, ...],
+    pairs: Pairs,
+    formula: Formula,
+    out: np.ndarray,
+    cost_ns: float,
 ) -> None:
-    """Run a kernel's loop over the rows of `pairs`: ``serial(*arguments, begin, end)`` for every row on the
-    calling thread, or ``parallel(*arguments, run)`` on every core (`in_parallel`), `run` rows an iteration.
+    """Run a kernel's loop over the rows of `pairs`: ``serial(data, job, begin, end)`` for every row on
+    the calling thread, or ``parallel(data, job, run)`` on every core (`in_parallel`), `run` rows an
+    iteration; `data` is what the kernel reads of the regions (a flat tuple, as `Job`), `job` a `Job`.
 
     A kernel writes its loop over rows once (`serial`, for the rows ``begin <= r < end``); `parallel`
     only calls it for runs of about `PAIR_RUN` pairs, so the bits do not depend on the driver.
     """
+    job = (pairs.index_a, pairs.index_b, pairs.outer, out, *formula)
     if in_parallel(len(pairs), cost_ns):
         columns = len(pairs.index_b) if pairs.outer else 1
-        parallel(*arguments, max(1, PAIR_RUN // max(1, columns)))
+        parallel(data, job, max(1, PAIR_RUN // max(1, columns)))
     else:
-        serial(*arguments, 0, pairs.rows())
+        serial(data, job, 0, pairs.rows())
 
 
 # --------------------------------------------------------------------------- kernels and formulas
@@ -260,23 +274,14 @@ def apply_to_measures(
     array([0.14285714,        nan])
     """
     out = np.empty(len(measures)) if out is None else out
-    arguments = (_floats(measures), pairs.index_a, pairs.index_b, pairs.outer, formula, out)
-    run_rows(_apply_rows, _apply_parallel, arguments, pairs, FORMULA_COST_NS)
+    run_rows(_apply_rows, _apply_parallel, (_floats(measures),), pairs, formula, out, FORMULA_COST_NS)
     return out
 
 
 @jit
-def _apply_rows(
-    measures: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    formula: Formula,
-    out: np.ndarray,
-    begin: int,
-    end: int,
-) -> None:
-    code, areas_a, areas_b, given, zero_division = formula
+def _apply_rows(data: tuple[np.ndarray], job: Job, begin: int, end: int) -> None:
+    (measures,) = data
+    index_a, index_b, outer, out, code, areas_a, areas_b, given, zero_division = job
     has_given = given.shape[0] > 0
     columns = index_b.shape[0] if outer else 1
     for r in range(begin, end):
@@ -293,18 +298,10 @@ def _apply_rows(
 
 
 @jit(parallel=True)
-def _apply_parallel(
-    measures: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    formula: Formula,
-    out: np.ndarray,
-    run: int,
-) -> None:
-    rows = index_a.shape[0]
+def _apply_parallel(data: tuple[np.ndarray], job: Job, run: int) -> None:
+    rows = job[0].shape[0]
     for step in prange((rows + run - 1) // run):
-        _apply_rows(measures, index_a, index_b, outer, formula, out, step * run, min(rows, (step + 1) * run))
+        _apply_rows(data, job, step * run, min(rows, (step + 1) * run))
 
 
 # --------------------------------------------------------------------------- plain ratios

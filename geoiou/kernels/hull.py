@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from geoiou._compiled import jit, prange
-from geoiou.kernels.formulas import MEASURE, MEASURED, Formula, Pairs, indices, run_rows, value
+from geoiou.kernels.formulas import MEASURE, MEASURED, Formula, Job, Pairs, indices, run_rows, value
 from geoiou.kernels.polygon_loops import pseudo_angle
 from geoiou.regions.hulls import ConvexHulls
 
@@ -125,24 +125,19 @@ def hull_pairs(
     """`apply` `formula` to the area of the convex hull of each of `pairs`, region i of `a` being hull ``rows_a[i]``."""
     vertices_a, frames_a, slots_a, guesses_a = hull_tables(hulls_a)
     vertices_b, frames_b, slots_b, guesses_b = hull_tables(hulls_b)
-    arguments = (
+    data = (
         vertices_a,
         frames_a,
         slots_a,
         guesses_a,
         indices(rows_a),
-        pairs.index_a,
         vertices_b,
         frames_b,
         slots_b,
         guesses_b,
         indices(rows_b),
-        pairs.index_b,
-        pairs.outer,
-        formula,
-        out,
     )
-    run_rows(_measure_rows, _union_hull_areas, arguments, pairs, PAIR_COST_NS)
+    run_rows(_measure_rows, _union_hull_areas, data, pairs, formula, out, PAIR_COST_NS)
 
 
 # --------------------------------------------------------------------------- the tables of each hull
@@ -216,70 +211,31 @@ def _derive_tables(coords: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
 
 
 # --------------------------------------------------------------------------- the pairs
+#: What the hull loop reads of each side: its tables (`hull_tables`) and each region's hull.
+Data = tuple[
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+]
+
+
 @jit(parallel=True)
-def _union_hull_areas(
-    vertices_a: np.ndarray,
-    frames_a: np.ndarray,
-    slots_a: np.ndarray,
-    guesses_a: np.ndarray,
-    rows_a: np.ndarray,
-    index_a: np.ndarray,
-    vertices_b: np.ndarray,
-    frames_b: np.ndarray,
-    slots_b: np.ndarray,
-    guesses_b: np.ndarray,
-    rows_b: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    formula: Formula,
-    out: np.ndarray,
-    run: int,
-) -> None:
+def _union_hull_areas(data: Data, job: Job, run: int) -> None:
     """`_measure_rows` over all rows of the pairs, a run of `run` rows per iteration of the parallel loop."""
-    rows = index_a.shape[0]
-    runs = (rows + run - 1) // run
-    for step in prange(runs):
-        _measure_rows(
-            vertices_a,
-            frames_a,
-            slots_a,
-            guesses_a,
-            rows_a,
-            index_a,
-            vertices_b,
-            frames_b,
-            slots_b,
-            guesses_b,
-            rows_b,
-            index_b,
-            outer,
-            formula,
-            out,
-            step * run,
-            min(rows, (step + 1) * run),
-        )
+    rows = job[0].shape[0]
+    for step in prange((rows + run - 1) // run):
+        _measure_rows(data, job, step * run, min(rows, (step + 1) * run))
 
 
 @jit
-def _measure_rows(
-    a: np.ndarray,
-    frames_a: np.ndarray,
-    slots_a: np.ndarray,
-    guesses_a: np.ndarray,
-    rows_a: np.ndarray,
-    index_a: np.ndarray,
-    b: np.ndarray,
-    frames_b: np.ndarray,
-    slots_b: np.ndarray,
-    guesses_b: np.ndarray,
-    rows_b: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    formula: Formula,
-    out: np.ndarray,
-    begin: int,
-    end: int,
-) -> None:
+def _measure_rows(data: Data, job: Job, begin: int, end: int) -> None:
     """`apply` `formula` to the area of the convex hull of the union of each pair of the rows
     ``begin <= r < end`` of the pairs (`Pairs`), into ``out[k]``.
 
@@ -291,7 +247,8 @@ def _measure_rows(
     other one, and every group of the sum has the same terms. The walk takes the pair in a
     canonical order (vertex count, centre, then vertices).
     """
-    code, areas_a, areas_b, given, zero_division = formula
+    a, frames_a, slots_a, guesses_a, rows_a, b, frames_b, slots_b, guesses_b, rows_b = data
+    index_a, index_b, outer, out, code, areas_a, areas_b, given, zero_division = job
     plain, has_given = code == MEASURE, given.shape[0] > 0
     columns = index_b.shape[0] if outer else 1
     for r in range(begin, end):

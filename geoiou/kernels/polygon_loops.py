@@ -49,13 +49,13 @@ vertices), so ``(a, b)`` and ``(b, a)`` run the same arithmetic and give the sam
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from geoiou._compiled import jit, prange
-from geoiou.kernels.formulas import MEASURE, MEASURED, Formula, Pairs, run_rows, value
+from geoiou.kernels.formulas import MEASURE, MEASURED, Formula, Job, Pairs, run_rows, value
+from geoiou.kernels.sorted_search import insertion_point
 from geoiou.regions.ragged import RaggedPolygons
 
 __all__ = [
@@ -74,6 +74,7 @@ __all__ = [
 #: Zero as a plain int64: numba compiles a function called with a literal constant separately from the
 #: same function called with a variable (likewise np.bool_ for booleans), which costs compile time.
 _ZERO = np.int64(0)
+_BEFORE_EQUAL = np.bool_(False)
 #: One turn in pseudo-angle units (see `pseudo_angle`).
 TURN = 4.0
 
@@ -138,8 +139,8 @@ def polygon_pairs(
     tables = len(pairs) >= TABLE_PAIRS and len(pairs) >= len(geometry_a) + len(geometry_b)
     bounds_a = _polygon_bounds(store_a, geometry_a) if tables else _NO_BOUNDS
     bounds_b = _polygon_bounds(store_b, geometry_b) if tables else _NO_BOUNDS
-    arguments = (store_a, geometry_a, bounds_a, store_b, geometry_b, bounds_b)
-    _run(_polygon_pairs_serial, _polygon_pairs_parallel, arguments, pairs, formula, out)
+    data = (*store_a, geometry_a, bounds_a, *store_b, geometry_b, bounds_b)
+    run_rows(_polygon_pairs_serial, _polygon_pairs_parallel, data, pairs, formula, out, PAIR_COST_NS)
 
 
 def rotated_polygon_pairs(
@@ -150,24 +151,26 @@ def rotated_polygon_pairs(
     The box's edges are built in the pair's frame, so the result keeps its precision at any
     offset. ``cos`` and ``sin`` are exact at multiples of 90 degrees, as for `RotatedBox`.
     """
-    boxes = _floats(boxes.reshape(-1, 5))
-    store, geometry = _store(polygons), _geometries(geometry)
-    tables = len(pairs) >= TABLE_PAIRS and len(pairs) >= len(boxes) + len(geometry)
-    frames = _rotated_table(boxes) if tables else _NO_FRAMES
-    bounds = _polygon_bounds(store, geometry) if tables else _NO_BOUNDS
-    arguments = (boxes, frames, store, geometry, bounds)
-    _run(_rotated_pairs_serial, _rotated_pairs_parallel, arguments, pairs, formula, out)
+    _boxes_with_polygons(_floats(boxes.reshape(-1, 5)), polygons, geometry, pairs, formula, out)
 
 
 def box_polygon_pairs(
     boxes: np.ndarray, polygons: RaggedPolygons, geometry: np.ndarray, pairs: Pairs, formula: Formula, out: np.ndarray
 ) -> None:
     """`apply` `formula` to ``|box ∩ polygon|`` of each of `pairs`, boxes ``(..., 4)`` ``x1, y1, x2, y2``."""
+    _boxes_with_polygons(_floats(boxes.reshape(-1, 4)), polygons, geometry, pairs, formula, out)
+
+
+def _boxes_with_polygons(
+    boxes: np.ndarray, polygons: RaggedPolygons, geometry: np.ndarray, pairs: Pairs, formula: Formula, out: np.ndarray
+) -> None:
+    """Rotated boxes (5 columns: their frames tabled when they pay) or boxes (4 columns) against polygons."""
     store, geometry = _store(polygons), _geometries(geometry)
-    tables = len(pairs) >= TABLE_PAIRS and len(pairs) >= len(geometry)
+    tables = len(pairs) >= TABLE_PAIRS and len(pairs) >= len(boxes) + len(geometry)
+    frames = _rotated_table(boxes) if tables and boxes.shape[1] == 5 else _NO_FRAMES
     bounds = _polygon_bounds(store, geometry) if tables else _NO_BOUNDS
-    arguments = (_floats(boxes.reshape(-1, 4)), store, geometry, bounds)
-    _run(_box_pairs_serial, _box_pairs_parallel, arguments, pairs, formula, out)
+    data = (boxes, frames, *store, geometry, bounds)
+    run_rows(_box_pairs_serial, _box_pairs_parallel, data, pairs, formula, out, PAIR_COST_NS)
 
 
 def rotated_polygon_shared_area(
@@ -204,19 +207,6 @@ def box_polygon_shared_area(
     out = np.empty(len(box_index))
     box_polygon_pairs(boxes, polygons, geometry, Pairs(_indices(box_index), _positions(len(geometry))), MEASURED, out)
     return out
-
-
-def _run(
-    serial: Callable[..., None],
-    parallel: Callable[..., None],
-    sides: tuple[Any, ...],
-    pairs: Pairs,
-    formula: Formula,
-    out: np.ndarray,
-) -> None:
-    """Run a kind's driver on the data of both sides (`sides`) and the pairs: in parallel when there is work for it."""
-    arguments = (*sides, pairs.index_a, pairs.index_b, pairs.outer, formula, out)
-    run_rows(serial, parallel, arguments, pairs, PAIR_COST_NS)
 
 
 def region_rows(index: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -265,6 +255,8 @@ def _floats(values: np.ndarray) -> np.ndarray:
 #: No per-region table: each pair computes its regions' bounds (or a box's frame) on the spot.
 _NO_BOUNDS = np.empty((0, 4))
 _NO_FRAMES = np.empty((0, 9))
+#: The frame of an axis-aligned box, which its loop does not use.
+_NO_FRAME = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 # --------------------------------------------------------------------------- per-region tables
@@ -377,23 +369,17 @@ def _unit_vector(angle: float) -> tuple[float, float]:
 # Each kind of pair has one loop over the rows ``begin <= r < end`` of its pairs (`Pairs`), and a
 # parallel driver that runs it over runs of rows (`run_rows`): the bits do not depend on the driver.
 # A pair whose bounds do not meet (most of a matrix) shares nothing, decided without a call.
+# The data of a loop is a flat tuple (`Job`): each side's store unpacked, then each region's geometry
+# and the regions' bounds (or none); for boxes, the boxes and their frames (or none) first.
+PolygonData = tuple[Any, ...]
+BoxData = tuple[Any, ...]
+
+
 @jit
-def _polygon_pairs_serial(
-    store_a: Store,
-    geometry_a: np.ndarray,
-    bounds_a: np.ndarray,
-    store_b: Store,
-    geometry_b: np.ndarray,
-    bounds_b: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    formula: Formula,
-    out: np.ndarray,
-    begin: int,
-    end: int,
-) -> None:
-    code, areas_a, areas_b, given, zero_division = formula
+def _polygon_pairs_serial(data: PolygonData, job: Job, begin: int, end: int) -> None:
+    store_a, store_b = (data[0], data[1], data[2], data[3], data[4]), (data[7], data[8], data[9], data[10], data[11])
+    geometry_a, bounds_a, geometry_b, bounds_b = data[5], data[6], data[12], data[13]
+    index_a, index_b, outer, out, code, areas_a, areas_b, given, zero_division = job
     has_given, tables_a, tables_b = given.shape[0] > 0, bounds_a.shape[0] > 0, bounds_b.shape[0] > 0
     columns = index_b.shape[0] if outer else 1
     for r in range(begin, end):
@@ -422,131 +408,38 @@ def _polygon_pairs_serial(
 
 
 @jit(parallel=True)
-def _polygon_pairs_parallel(
-    store_a: Store,
-    geometry_a: np.ndarray,
-    bounds_a: np.ndarray,
-    store_b: Store,
-    geometry_b: np.ndarray,
-    bounds_b: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    formula: Formula,
-    out: np.ndarray,
-    run: int,
-) -> None:
-    rows = index_a.shape[0]
+def _polygon_pairs_parallel(data: PolygonData, job: Job, run: int) -> None:
+    rows = job[0].shape[0]
     for step in prange((rows + run - 1) // run):
-        _polygon_pairs_serial(
-            store_a,
-            geometry_a,
-            bounds_a,
-            store_b,
-            geometry_b,
-            bounds_b,
-            index_a,
-            index_b,
-            outer,
-            formula,
-            out,
-            step * run,
-            min(rows, (step + 1) * run),
-        )
+        _polygon_pairs_serial(data, job, step * run, min(rows, (step + 1) * run))
 
 
 @jit
-def _rotated_pairs_serial(
-    boxes: np.ndarray,
-    frames: np.ndarray,
-    store: Store,
-    geometry: np.ndarray,
-    bounds: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    formula: Formula,
-    out: np.ndarray,
-    begin: int,
-    end: int,
-) -> None:
-    code, areas_a, areas_b, given, zero_division = formula
-    has_given, tables, frames_given = given.shape[0] > 0, bounds.shape[0] > 0, frames.shape[0] > 0
+def _box_pairs_serial(data: BoxData, job: Job, begin: int, end: int) -> None:
+    """Rotated boxes (frames given or computed, `_rotated_row`) or boxes (no frames) against polygons."""
+    boxes, frames, store = data[0], data[1], (data[2], data[3], data[4], data[5], data[6])
+    geometry, bounds = data[7], data[8]
+    index_a, index_b, outer, out, code, areas_a, areas_b, given, zero_division = job
+    has_given, tables, rotated, frames_given = (
+        given.shape[0] > 0,
+        bounds.shape[0] > 0,
+        boxes.shape[1] == 5,
+        frames.shape[0] > 0,
+    )
     columns = index_b.shape[0] if outer else 1
     for r in range(begin, end):
         i = index_a[r]
-        frame = _row_frame(frames, i) if frames_given else _rotated_row(boxes[i])
-        for c in range(columns):
-            k = r * columns + c
-            j = index_b[c] if outer else index_b[r]
-            g = geometry[j]
-            box = (bounds[j, 0], bounds[j, 1], bounds[j, 2], bounds[j, 3]) if tables else _geometry_bounds(store, g)
-            shared = _rotated_polygon_pair(frame, store, g, box) if _frame_meets(frame, box) else 0.0
-            out[k] = (
-                shared
-                if code == MEASURE
-                else value(code, shared, areas_a[i], areas_b[j], given[k] if has_given else 0.0, zero_division)
-            )
-
-
-@jit(parallel=True)
-def _rotated_pairs_parallel(
-    boxes: np.ndarray,
-    frames: np.ndarray,
-    store: Store,
-    geometry: np.ndarray,
-    bounds: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    formula: Formula,
-    out: np.ndarray,
-    run: int,
-) -> None:
-    rows = index_a.shape[0]
-    for step in prange((rows + run - 1) // run):
-        _rotated_pairs_serial(
-            boxes,
-            frames,
-            store,
-            geometry,
-            bounds,
-            index_a,
-            index_b,
-            outer,
-            formula,
-            out,
-            step * run,
-            min(rows, (step + 1) * run),
-        )
-
-
-@jit
-def _box_pairs_serial(
-    boxes: np.ndarray,
-    store: Store,
-    geometry: np.ndarray,
-    bounds: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    formula: Formula,
-    out: np.ndarray,
-    begin: int,
-    end: int,
-) -> None:
-    code, areas_a, areas_b, given, zero_division = formula
-    has_given, tables = given.shape[0] > 0, bounds.shape[0] > 0
-    columns = index_b.shape[0] if outer else 1
-    for r in range(begin, end):
-        i = index_a[r]
+        frame = _row_frame(frames, i) if frames_given else _rotated_row(boxes[i]) if rotated else _NO_FRAME
         box_a = (boxes[i, 0], boxes[i, 1], boxes[i, 2], boxes[i, 3])
         for c in range(columns):
             k = r * columns + c
             j = index_b[c] if outer else index_b[r]
             g = geometry[j]
             box = (bounds[j, 0], bounds[j, 1], bounds[j, 2], bounds[j, 3]) if tables else _geometry_bounds(store, g)
-            shared = _box_polygon_pair(box_a, store, g, box) if _bounds_overlap(box_a, box) else 0.0
+            if rotated:
+                shared = _rotated_polygon_pair(frame, store, g, box) if _frame_meets(frame, box) else 0.0
+            else:
+                shared = _box_polygon_pair(box_a, store, g, box) if _bounds_overlap(box_a, box) else 0.0
             out[k] = (
                 shared
                 if code == MEASURE
@@ -555,33 +448,10 @@ def _box_pairs_serial(
 
 
 @jit(parallel=True)
-def _box_pairs_parallel(
-    boxes: np.ndarray,
-    store: Store,
-    geometry: np.ndarray,
-    bounds: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    formula: Formula,
-    out: np.ndarray,
-    run: int,
-) -> None:
-    rows = index_a.shape[0]
+def _box_pairs_parallel(data: BoxData, job: Job, run: int) -> None:
+    rows = job[0].shape[0]
     for step in prange((rows + run - 1) // run):
-        _box_pairs_serial(
-            boxes,
-            store,
-            geometry,
-            bounds,
-            index_a,
-            index_b,
-            outer,
-            formula,
-            out,
-            step * run,
-            min(rows, (step + 1) * run),
-        )
+        _box_pairs_serial(data, job, step * run, min(rows, (step + 1) * run))
 
 
 # --------------------------------------------------------------------------- one pair
@@ -869,7 +739,7 @@ def _cells_by_angle(fan_a: Fan, fan_b: Fan) -> tuple[float, float, float]:
     (order_a, sorted_a), (order_b, sorted_b) = _sorted(angle_a), _sorted(angle_b)
     count_a, count_b = len(order_a), len(order_b)
     for e in range(count_a):
-        first = _first_not_below(sorted_b, angle_a[e])
+        first = insertion_point(sorted_b, _ZERO, count_b, angle_a[e], _BEFORE_EQUAL)
         for step in range(count_b):
             f = order_b[(first + step) % count_b]
             turn = angle_b[f] - angle_a[e]
@@ -880,7 +750,7 @@ def _cells_by_angle(fan_a: Fan, fan_b: Fan) -> tuple[float, float, float]:
             term = _triangle_overlap(fan_a, e, fan_b, f, turn, np.bool_(True))
             total, compensation, magnitude = _add_term(total, compensation, magnitude, term)
     for f in range(count_b):
-        first = _first_not_below(sorted_a, angle_b[f])
+        first = insertion_point(sorted_a, _ZERO, count_a, angle_b[f], _BEFORE_EQUAL)
         for step in range(count_a):
             e = order_a[(first + step) % count_a]
             from_f = angle_a[e] - angle_b[f]
@@ -897,7 +767,7 @@ def _cells_by_angle(fan_a: Fan, fan_b: Fan) -> tuple[float, float, float]:
     return total, compensation, magnitude
 
 
-# A heap sort and a binary search of our own: numba's np.argsort and np.searchsorted took seconds
+# A heap sort of our own (and `sorted_search`): numba's np.argsort and np.searchsorted took seconds
 # more to compile than the rest of the kernel.
 @jit
 def _sorted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -926,19 +796,6 @@ def _sift_down(keys: np.ndarray, order: np.ndarray, root: int, end: int) -> None
             return
         order[root], order[child] = order[child], order[root]
         root = child
-
-
-@jit
-def _first_not_below(sorted_keys: np.ndarray, key: float) -> int:
-    """The first position whose key is not below `key` (``np.searchsorted(sorted_keys, key)``)."""
-    low, high = 0, len(sorted_keys)
-    while low < high:
-        middle = (low + high) // 2
-        if sorted_keys[middle] < key:
-            low = middle + 1
-        else:
-            high = middle
-    return low
 
 
 @jit

@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from geoiou._compiled import PARALLEL_WORK_NS, in_parallel, jit, prange
-from geoiou.kernels.formulas import MEASURE, Formula, Pairs, run_rows, value
+from geoiou.kernels.formulas import MEASURE, Formula, Job, Pairs, run_rows, value
 
 __all__ = ["hull_area", "hull_pairs", "intersection_area", "intersection_pairs", "unit_vector"]
 
@@ -573,24 +573,17 @@ def _measure(
     return _intersection_of_turned(ax, ay, aw, ah, a_angle, a_cos, a_sin, bx, by, bw, bh, b_angle, b_cos, b_sin)
 
 
+#: What the rotated loops read: both batches' rows, their unit vector tables (or none) and whether to
+#: measure the hull rather than the intersection.
+Data = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]
+
+
 @jit
-def _pairs_serial(
-    a: np.ndarray,
-    b: np.ndarray,
-    table_a: np.ndarray,
-    table_b: np.ndarray,
-    hull: bool,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    formula: Formula,
-    out: np.ndarray,
-    begin: int,
-    end: int,
-) -> None:
+def _pairs_serial(data: Data, job: Job, begin: int, end: int) -> None:
     """The formula of the pairs of the rows ``begin <= r < end`` (`Pairs`): `_measure` of each, the unit
     vectors from the tables when there are tables (NaN tells `_measure` to compute them)."""
-    code, areas_a, areas_b, given, zero_division = formula
+    a, b, table_a, table_b, hull = data
+    index_a, index_b, outer, out, code, areas_a, areas_b, given, zero_division = job
     has_given, tables_a, tables_b = given.shape[0] > 0, table_a.shape[0] > 0, table_b.shape[0] > 0
     columns = index_b.shape[0] if outer else 1
     for r in range(begin, end):
@@ -612,35 +605,10 @@ def _pairs_serial(
 
 
 @jit(parallel=True)
-def _pairs_parallel(
-    a: np.ndarray,
-    b: np.ndarray,
-    table_a: np.ndarray,
-    table_b: np.ndarray,
-    hull: bool,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    outer: bool,
-    formula: Formula,
-    out: np.ndarray,
-    run: int,
-) -> None:
-    rows = index_a.shape[0]
+def _pairs_parallel(data: Data, job: Job, run: int) -> None:
+    rows = job[0].shape[0]
     for step in prange((rows + run - 1) // run):
-        _pairs_serial(
-            a,
-            b,
-            table_a,
-            table_b,
-            hull,
-            index_a,
-            index_b,
-            outer,
-            formula,
-            out,
-            step * run,
-            min(rows, (step + 1) * run),
-        )
+        _pairs_serial(data, job, step * run, min(rows, (step + 1) * run))
 
 
 @jit
@@ -694,8 +662,9 @@ def _measure_pairs(a: np.ndarray, b: np.ndarray, pairs: Pairs, formula: Formula,
         table_a, table_b = _unit_vector_table(coords_a), _unit_vector_table(coords_b)
     else:
         table_a = table_b = _NO_TABLE
-    arguments = (coords_a, coords_b, table_a, table_b, hull, pairs.index_a, pairs.index_b, pairs.outer, formula, out)
-    run_rows(_pairs_serial, _pairs_parallel, arguments, pairs, PAIR_COST_NS)
+    run_rows(
+        _pairs_serial, _pairs_parallel, (coords_a, coords_b, table_a, table_b, hull), pairs, formula, out, PAIR_COST_NS
+    )
 
 
 def _float_rows(coords: np.ndarray) -> np.ndarray:
