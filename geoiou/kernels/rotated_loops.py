@@ -541,25 +541,15 @@ def hull_area(
 # unit vectors from a table or not): the same bits for any batch, thread count or position.
 
 
+#: A box as the loops hand it over: ``cx, cy, w, h, angle, cos, sin`` (NaN cos and sin: not tabled).
+Turned = tuple[float, float, float, float, float, float, float]
+
+
 @jit
-def _measure(
-    hull: bool,
-    ax: float,
-    ay: float,
-    aw: float,
-    ah: float,
-    a_angle: float,
-    a_cos: float,
-    a_sin: float,
-    bx: float,
-    by: float,
-    bw: float,
-    bh: float,
-    b_angle: float,
-    b_cos: float,
-    b_sin: float,
-) -> float:
+def _measure(hull: bool, box_a: Turned, box_b: Turned) -> float:
     """`hull_area` or `intersection_area` of two boxes whose unit vectors come from a table, or (NaN) are computed."""
+    ax, ay, aw, ah, a_angle, a_cos, a_sin = box_a
+    bx, by, bw, bh, b_angle, b_cos, b_sin = box_b
     if math.isnan(ax + ay + aw + ah + a_angle + bx + by + bw + bh + b_angle):
         return np.nan
     if not hull and _certainly_empty(ax, ay, aw, ah, bx, by, bw, bh):  # before any cos or sin: a few comparisons
@@ -588,15 +578,13 @@ def _pairs_serial(data: Data, job: Job, begin: int, end: int) -> None:
     columns = index_b.shape[0] if outer else 1
     for r in range(begin, end):
         i = index_a[r]
-        ax, ay, aw, ah, a_angle = a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4]
         a_cos, a_sin = (table_a[i, 0], table_a[i, 1]) if tables_a else (math.nan, math.nan)
+        box_a = (a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4], a_cos, a_sin)
         for c in range(columns):
             k = r * columns + c
             j = index_b[c] if outer else index_b[r]
             b_cos, b_sin = (table_b[j, 0], table_b[j, 1]) if tables_b else (math.nan, math.nan)
-            measure = _measure(
-                hull, ax, ay, aw, ah, a_angle, a_cos, a_sin, b[j, 0], b[j, 1], b[j, 2], b[j, 3], b[j, 4], b_cos, b_sin
-            )
+            measure = _measure(hull, box_a, (b[j, 0], b[j, 1], b[j, 2], b[j, 3], b[j, 4], b_cos, b_sin))
             out[k] = (
                 measure
                 if code == MEASURE
