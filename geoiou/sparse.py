@@ -16,8 +16,8 @@ from geoiou.regions import Region
 
 __all__ = ["Overlaps", "overlaps"]
 
-#: Candidate pairs measured per step; bounds the memory of the gathered regions.
-CANDIDATE_CHUNK = 1 << 16
+#: Candidate pairs measured per step (a kernel call): enough work for every core, 2 MB per array.
+CANDIDATE_CHUNK = 1 << 18
 
 
 @dataclass(frozen=True)
