@@ -18,7 +18,6 @@ from geoiou._validation import zero_division_value
 from geoiou.dispatch import PairKernel, broadcast_pairs, find_kernel
 from geoiou.errors import InvalidArgumentError, UnsupportedPairError
 from geoiou.regions import Box, Interval, Region
-from geoiou.regions.base import as_measure
 
 __all__ = [
     "ciou",
@@ -82,8 +81,9 @@ class _Measures:
 
     def __init__(self, pair: PairKernel, a: Region, b: Region, pairs: Any) -> None:
         self.pair, self.a, self.b, self.pairs = pair, a, b, pairs
-        #: Measures of every region of `a` and `b` (not per pair: the formulas gather them).
-        self.areas_a, self.areas_b = a._area_array(), b._area_array()
+        #: Measures of every region of `a` and `b`, flat (not per pair: the formulas gather them).
+        formulas = _formulas()
+        self.areas_a, self.areas_b = formulas.floats(a._area_array()), formulas.floats(b._area_array())
 
     def into(
         self,
@@ -96,7 +96,7 @@ class _Measures:
         """Write the formula `code` of each pair into `out` (float64, one per pair), measured by `kernel` (default:
         the pair's intersection kernel); `given` is the other measure GIoU needs."""
         formulas = _formulas()
-        formula = formulas.formula(code, self.areas_a, self.areas_b, zero_division, given)
+        formula = (code, self.areas_a, self.areas_b, _NOTHING if given is None else given, zero_division)
         formulas.evaluate(self.pair if kernel is None else kernel, self.a, self.b, self.pairs, formula, out)
         return out
 
@@ -129,6 +129,8 @@ def _pairs(index_a: np.ndarray, index_b: np.ndarray, outer: bool = False) -> Any
 
 #: The pair indices of two single regions: one pair, (0, 0).
 _ONE_PAIR = np.zeros(1, dtype=np.int64)
+#: No `given` measure (a `Formula`'s place for GIoU's other measure).
+_NOTHING = np.empty(0)
 
 
 def _elementwise(formula: Formula, a: Region, b: Region) -> Result:
@@ -143,7 +145,7 @@ def _elementwise(formula: Formula, a: Region, b: Region) -> Result:
         index_a = index_b = _ONE_PAIR
         shape = ()
     values = formula(_Measures(pair, a, b, _pairs(index_a, index_b)), np.empty(len(index_a)))
-    return as_measure(values.reshape(shape))
+    return float(values[0]) if not shape else values.reshape(shape)
 
 
 # --------------------------------------------------------------------------- formulas

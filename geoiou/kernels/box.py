@@ -52,8 +52,13 @@ def _bounds_table(region: Region) -> np.ndarray:
     Read-only, as a box's or an interval's own coordinates are (they are their bounds, used as
     they are): the driver compiles for one array type.
     """
-    own = region._xyxy if isinstance(region, Box) else region._coords if isinstance(region, Interval) else None
-    bounds = np.asarray(region.bounds if own is None else own, dtype=np.float64).reshape(-1, 2 * region.ndim)
+    if type(region) is Box:
+        own: np.ndarray = region._xyxy
+    elif type(region) is Interval:
+        own = region._coords
+    else:
+        own = region.bounds
+    bounds = np.asarray(own, dtype=np.float64).reshape(-1, 2 * region.ndim)
     if bounds.flags.writeable or not bounds.flags.c_contiguous:
         bounds = np.array(bounds)
         bounds.flags.writeable = False

@@ -40,6 +40,7 @@ __all__ = [
     "Pairs",
     "apply_to_measures",
     "evaluate",
+    "floats",
     "formula",
     "measures_box_enclosure",
     "ratio",
@@ -84,10 +85,10 @@ def formula(
     >>> formula(IOU, np.array([4.0]), np.array([2.0]))[0] == IOU
     True
     """
-    return (code, _floats(areas_a), _floats(areas_b), _NOTHING if given is None else given, float(zero_division))
+    return (code, floats(areas_a), floats(areas_b), _NOTHING if given is None else given, float(zero_division))
 
 
-def _floats(values: np.ndarray) -> np.ndarray:
+def floats(values: np.ndarray) -> np.ndarray:
     """`values` as a writable, C-contiguous float64 vector: one array type, so each driver compiles once."""
     values = np.asarray(values, dtype=np.float64)
     if values.ndim != 1:
@@ -274,7 +275,7 @@ def apply_to_measures(
     array([0.14285714,        nan])
     """
     out = np.empty(len(measures)) if out is None else out
-    run_rows(_apply_rows, _apply_parallel, (_floats(measures),), pairs, formula, out, FORMULA_COST_NS)
+    run_rows(_apply_rows, _apply_parallel, (floats(measures),), pairs, formula, out, FORMULA_COST_NS)
     return out
 
 
@@ -313,7 +314,7 @@ def ratios(numerator: np.ndarray, denominator: np.ndarray, zero_division: float)
     >>> ratios(np.array([1.0, 0.0]), np.array([2.0, 0.0]), 0.0)
     array([0.5, 0. ])
     """
-    numerator, denominator = _floats(numerator), _floats(denominator)
+    numerator, denominator = floats(numerator), floats(denominator)
     out = np.empty(len(numerator))
     _ratios(numerator, denominator, float(zero_division), out)
     return out
