@@ -1102,8 +1102,48 @@ def workload_s(settings: Settings) -> list[Table]:
                 if metric == "giou" and box_enclosure
                 else ("C = convex hull of both" if metric == "giou" else ""),
             )
+            if metric == "iou":  # where geoiou's time goes: the parts of one call, each timed alone
+                add_single_pair_parts(table, pairs, region, settings)
             tables.append(table)
     return tables
+
+
+def add_single_pair_parts(table: Table, pairs: list[tuple[Any, Any]], region: Any, settings: Settings) -> None:
+    """Rows that take geoiou's single-pair IoU apart: the two constructions, the call on regions already built,
+    and the compiled kernel alone on the same pairs (its one compiled call, with the route's arrays made
+    beforehand): the floor any Python route around this kernel stands on."""
+    built = [(region(a), region(b)) for a, b in pairs]
+    table.add(
+        "  part: the two constructions alone", lambda: [(region(a), region(b)) for a, b in pairs], settings, kind="part"
+    )
+    table.add(
+        "  part: iou of regions already built", lambda: [geoiou.iou(a, b) for a, b in built], settings, kind="part"
+    )
+    calls = [compiled_iou_call(a, b) for a, b in built]
+    table.add("  part: the compiled kernel's call alone", lambda: [call() for call in calls], settings, kind="part")
+
+
+def compiled_iou_call(a: Any, b: Any) -> Callable[[], Any]:
+    """The one compiled call `geoiou.iou(a, b)` makes for two single regions of one kind, its arguments made once."""
+    from geoiou.kernels import box, formulas, polygon_loops, rotated_loops
+
+    one = np.zeros(1, dtype=np.int64)
+    areas_a, areas_b = formulas.floats(a._area_array()), formulas.floats(b._area_array())
+    job = (one, one, False, np.empty(1), formulas.IOU, areas_a, areas_b, np.empty(0), math.nan)
+    if isinstance(a, geoiou.Box):
+        data: tuple[Any, ...] = (box._bounds_table(a), box._bounds_table(b), False)
+        loop = box._aligned_pairs
+    elif isinstance(a, geoiou.RotatedBox):
+        no_table = np.empty((0, 2))
+        data = (a._coords.reshape(1, 5), b._coords.reshape(1, 5), no_table, no_table, False)
+        loop = rotated_loops._pairs_serial
+    else:
+        geometry_a, geometry_b = polygon_loops._geometries(a._index), polygon_loops._geometries(b._index)
+        no_bounds = polygon_loops._NO_BOUNDS
+        data = (*polygon_loops._store(a._store), geometry_a, no_bounds)
+        data += (*polygon_loops._store(b._store), geometry_b, no_bounds)
+        loop = polygon_loops._polygon_pairs_serial
+    return lambda: loop(data, job, 0, 1)
 
 
 # --------------------------------------------------------------------------- targets
