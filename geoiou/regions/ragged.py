@@ -255,8 +255,17 @@ class RaggedPolygons:
 
     @functools.cached_property
     def convex_hulls(self) -> ConvexHulls:
-        """The convex hull of each geometry (the GIoU hull kernel's input)."""
-        return ConvexHulls.of_geometries(self.shapely)
+        """The convex hull of each geometry (the GIoU hull kernel's input).
+
+        Computed by a compiled monotone chain where every orientation is certain
+        (`regions.exterior_hulls`, imported on first use), else by shapely: the same vertices.
+        """
+        from geoiou.regions.exterior_hulls import exterior_hulls  # compiled: not loaded by `import geoiou`
+
+        coords, offsets, certain = exterior_hulls(
+            self.coords, self.ring_offsets, self.part_offsets, self.geometry_offsets, self.is_exterior
+        )
+        return ConvexHulls(coords, offsets) if certain else ConvexHulls.of_geometries(self.shapely)
 
     # ----------------------------------------------------------------- shapely at the edges
     @functools.cached_property

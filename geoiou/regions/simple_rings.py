@@ -20,7 +20,7 @@ import numpy as np
 
 from geoiou._compiled import jit
 
-__all__ = ["MOST_VERTICES", "closed_ring", "is_simple"]
+__all__ = ["MOST_VERTICES", "closed_ring", "is_simple", "orientation"]
 
 #: Rings of more vertices go to GEOS, whose sweep beats testing every pair of edges.
 MOST_VERTICES = 64
@@ -84,7 +84,7 @@ def is_simple(coords: np.ndarray) -> bool:
     for k in range(n):
         following, after = (k + 1) % n, (k + 2) % n
         # Consecutive edges meet only at their shared vertex when they turn by a certain angle.
-        if _orientation(coords, k, following, after) == 0:
+        if orientation(coords, k, following, after) == 0:
             return False
     for k in range(n - 2):
         # Edge k against the edges that do not share a vertex with it.
@@ -104,15 +104,15 @@ def _apart(coords: np.ndarray, a: int, b: int, c: int, d: int) -> bool:
         if max(coords[c, axis], coords[d, axis]) < min(coords[a, axis], coords[b, axis]):
             return True
     # Both ends of one segment strictly on one side of the other's line.
-    side_c, side_d = _orientation(coords, a, b, c), _orientation(coords, a, b, d)
+    side_c, side_d = orientation(coords, a, b, c), orientation(coords, a, b, d)
     if side_c != 0 and side_c == side_d:
         return True
-    side_a, side_b = _orientation(coords, c, d, a), _orientation(coords, c, d, b)
+    side_a, side_b = orientation(coords, c, d, a), orientation(coords, c, d, b)
     return side_a != 0 and side_a == side_b
 
 
 @jit
-def _orientation(coords: np.ndarray, a: int, b: int, c: int) -> int:
+def orientation(coords: np.ndarray, a: int, b: int, c: int) -> int:
     """The sign of the turn a -> b -> c (1 left, -1 right) when rounding cannot have decided it, else 0."""
     left = (coords[a, 0] - coords[c, 0]) * (coords[b, 1] - coords[c, 1])
     right = (coords[a, 1] - coords[c, 1]) * (coords[b, 0] - coords[c, 0])
