@@ -14,6 +14,8 @@ a check fails.
 
 from __future__ import annotations
 
+import functools
+from types import ModuleType
 from typing import Any, Sequence
 
 import numpy as np
@@ -89,7 +91,8 @@ class Polygon(Region):
         store = _valid_ring_store(vertices)
         if store is None:  # refused, or to be repaired: the batch path says why, or repairs
             store = _rings_store(vertices, np.array([0, len(vertices)]), "ring", repair=repair)
-        self._attach(store, np.array(0))
+        object.__setattr__(self, "_store", store)
+        object.__setattr__(self, "_index", _FIRST)
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -377,6 +380,19 @@ def _rings_store(vertices: np.ndarray, offsets: np.ndarray, param: str, *, repai
     return _validated(store, param, (store.size,), repair=repair, where=None if not single else "", invalid=invalid)
 
 
+@functools.cache
+def _simple_rings() -> ModuleType:
+    """`regions.simple_rings`, compiled (numba): imported for the first single ring, not by `import geoiou`."""
+    from geoiou.regions import simple_rings
+
+    return simple_rings
+
+
+#: The part and geometry offsets of a store of one ring, and the index of its one polygon (shared: read-only).
+_ONE_PART = readonly(np.array([0, 1], dtype=np.int64))
+_FIRST = readonly(np.array(0, dtype=np.int64))
+
+
 def _valid_ring_store(vertices: np.ndarray) -> RaggedPolygons | None:
     """The store of one valid ring, built with as few calls as possible (one polygon is often built per call).
 
@@ -386,15 +402,12 @@ def _valid_ring_store(vertices: np.ndarray) -> RaggedPolygons | None:
     """
     if len(vertices) < 3:
         return None
-    # Compiled (numba): loaded by the first single ring, not by `import geoiou`.
-    from geoiou.regions.simple_rings import closed_ring
-
     # The store's own copy, closed (it makes its vertices read-only; the caller's array stays as it was).
-    coords, signed_area, largest, simple = closed_ring(np.ascontiguousarray(vertices))
+    coords, signed_area, largest, simple = _simple_rings().closed_ring(np.ascontiguousarray(vertices))
     area = 0.0 + abs(signed_area)  # store.area's bits
     if not (largest <= LARGEST_COORDINATE and area >= SMALLEST_AREA):
         return None
-    store = RaggedPolygons.from_closed_rings(coords, np.array([0, len(coords)], dtype=np.int64))
+    store = RaggedPolygons(coords, np.array([0, len(coords)], dtype=np.int64), _ONE_PART, _ONE_PART)
     store.__dict__["area"] = np.array([area])
     if simple:  # proven simple: GEOS would say valid (the shapely object is made when asked for)
         return store
