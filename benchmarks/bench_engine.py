@@ -109,11 +109,14 @@ def table_startup() -> list[str]:
     bare = min(fresh_process("pass") for _ in range(5))
     imported = min(fresh_process("import geoiou") for _ in range(5))
     numba_only = min(fresh_process("import numba") for _ in range(5))
-    # numba's own first call: an empty function, cached, in a process that imported only numpy and numba.
-    with tempfile.TemporaryDirectory() as cache:
-        empty = "import numba; numba.njit(cache=True)(lambda: 0)()"
-        fresh_process(empty, {"NUMBA_CACHE_DIR": cache})
-        numba_first = min(fresh_process(empty, {"NUMBA_CACHE_DIR": cache}) for _ in range(5))
+    # numba's own first call: an empty function loaded from its cache, in a process that imports only numba.
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "empty_function.py").write_text(
+            "import numba\n\n@numba.njit(cache=True)\ndef f():\n    return 0\n"
+        )
+        empty = f"import sys; sys.path.insert(0, {folder!r}); import empty_function; empty_function.f()"
+        fresh_process(empty, {"NUMBA_CACHE_DIR": folder})
+        numba_first = min(fresh_process(empty, {"NUMBA_CACHE_DIR": folder}) for _ in range(5))
     command = (
         "import sys; from geoiou.cli import main; "
         "sys.argv = ['geoiou', 'iou', 'box:0,0,10,10', 'rbox:5,5,10,10,45']; main()"

@@ -190,12 +190,22 @@ def _window_overlap_counts(
 
 def _window_table(windows: _Windows) -> np.ndarray:
     """Per mask: its box's first and last line + 1 and first and last bit + 1, then the first line and word
-    kept, the words per line and the first word."""
-    boxes = windows.boxes
-    lines, bits = (boxes[:, 2:], boxes[:, :2]) if windows.column_major else (boxes[:, :2], boxes[:, 2:])
-    return np.ascontiguousarray(
-        np.column_stack([lines, bits, windows.line0, windows.word0, windows.stride, windows.offsets]), dtype=np.int64
-    )
+    kept, the words per line and the first word. Made once per windows object and kept in it, as its own
+    derived values are (the windows are immutable)."""
+    table: np.ndarray | None = windows.__dict__.get(_TABLE)
+    if table is None:
+        boxes = windows.boxes
+        lines, bits = (boxes[:, 2:], boxes[:, :2]) if windows.column_major else (boxes[:, :2], boxes[:, 2:])
+        table = np.ascontiguousarray(
+            np.column_stack([lines, bits, windows.line0, windows.word0, windows.stride, windows.offsets]),
+            dtype=np.int64,
+        )
+        windows.__dict__[_TABLE] = table
+    return table
+
+
+#: The key under which `_window_table` keeps its table in a windows object.
+_TABLE = "kernel_table"
 
 
 @jit
@@ -242,7 +252,11 @@ def _window_pair_counts_parallel(data: WindowPairs, counts: np.ndarray, run: int
 def _touched(
     low: np.ndarray, high: np.ndarray, box_low: np.ndarray, box_high: np.ndarray, cells: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The grid lines ``[start, stop)`` whose cells meet ``(low, high)`` and lie in the mask's box (and the grid)."""
+    """The grid lines ``[start, stop)`` whose cells meet ``(low, high)`` and lie in the mask's box (and the grid).
+
+    NaN bounds (an empty polygon) meet no cell."""
+    empty = ~(low <= high)
+    low, high = np.where(empty, 0.0, low), np.where(empty, 0.0, high)
     start = np.clip(np.floor(low), 0, cells)
     stop = np.clip(np.ceil(high), start, cells)
     start, stop = np.maximum(start, box_low), np.minimum(stop, box_high)
