@@ -83,8 +83,10 @@ ROUNDING = 64 * float(np.finfo(np.float64).eps)
 #: Rows of a fan (the edges of one side of a pair in its frame), one column per edge; see `_add_ring`.
 _UX, _UY, _VX, _VY, _TWICE, _SIGN, _ANGLE, _WIDTH, _REST = range(9)
 #: Pairs from which per-region tables (bounds, box frames) are built for a call, when the pairs also
-#: outnumber the regions; fewer pairs compute their regions' bounds on the spot (the same bits).
-TABLE_PAIRS = 16
+#: outnumber the regions; fewer pairs compute their regions' bounds on the spot (the same bits): a
+#: small call (the sets of one image) is mostly pruned pairs, and each compiled call costs tens of µs
+#: when the CPU's caches are cold (between one image and the next).
+TABLE_PAIRS = 1024
 #: Nanoseconds on one thread for a pair whose bounds overlap (two star polygons of about 20
 #: vertices), for `in_parallel`.
 PAIR_COST_NS = 800.0

@@ -34,8 +34,10 @@ _HUGE = 1e300
 #: Pairs per box from which each box's cos and sin are computed once, into a table, rather than per
 #: pair (a table costs about a pair's worth of work per box; reading it saves a third of a pair's).
 TABLE_PAIRS_PER_BOX = 4
-#: Pairs below which no table is computed, however few boxes there are.
-TABLE_MIN_PAIRS = 64
+#: Pairs below which no table is computed, however few boxes there are: a small call (the sets of
+#: one image) is mostly pruned pairs, and each compiled call it makes costs tens of µs when the CPU's
+#: caches are cold (between one image and the next), more than the cos and sin it would save.
+TABLE_MIN_PAIRS = 1024
 #: Nanoseconds on one thread for a pair (of boxes whose bounds overlap) and for a box's unit vector,
 #: for `in_parallel`.
 PAIR_COST_NS = 40.0
