@@ -35,6 +35,7 @@ __all__ = [
     "Job",
     "MEASURE",
     "MEASURED",
+    "PRUNED_COST_NS",
     "UNION",
     "Formula",
     "Pairs",
@@ -67,6 +68,8 @@ Formula = tuple[int, np.ndarray, np.ndarray, np.ndarray, float]
 
 #: Nanoseconds a formula costs per pair on one thread, for `in_parallel`.
 FORMULA_COST_NS = 2.0
+#: Nanoseconds a pair of a matrix costs a kernel that prunes by bounds first (most pairs are disjoint).
+PRUNED_COST_NS = 5.0
 #: Pairs per iteration of a kernel's parallel loop (each iteration runs the kernel's row loop once:
 #: a call that takes arrays costs atomic reference counts, paid per run, not per pair).
 PAIR_RUN = 512
@@ -193,15 +196,21 @@ def run_rows(
     formula: Formula,
     out: np.ndarray,
     cost_ns: float,
+    matrix_cost_ns: float | None = None,
 ) -> None:
     """Run a kernel's loop over the rows of `pairs`: ``serial(data, job, begin, end)`` for every row on
     the calling thread, or ``parallel(data, job, run)`` on every core (`in_parallel`), `run` rows an
     iteration; `data` is what the kernel reads of the regions (a flat tuple, as `Job`), `job` a `Job`.
 
+    `cost_ns` is the cost of a listed pair (candidates: their bounds meet) and `matrix_cost_ns` that of
+    a pair of a matrix, most of which a kernel that prunes by bounds settles in a few comparisons.
+
     A kernel writes its loop over rows once (`serial`, for the rows ``begin <= r < end``); `parallel`
     only calls it for runs of about `PAIR_RUN` pairs, so the bits do not depend on the driver.
     """
     job = (pairs.index_a, pairs.index_b, pairs.outer, out, *formula)
+    if pairs.outer and matrix_cost_ns is not None:
+        cost_ns = matrix_cost_ns
     if in_parallel(len(pairs), cost_ns):
         columns = len(pairs.index_b) if pairs.outer else 1
         parallel(data, job, max(1, PAIR_RUN // max(1, columns)))

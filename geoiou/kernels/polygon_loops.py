@@ -54,12 +54,13 @@ from typing import Any
 import numpy as np
 
 from geoiou._compiled import jit, prange
-from geoiou.kernels.formulas import MEASURE, MEASURED, Formula, Job, Pairs, run_rows, value
+from geoiou.kernels.formulas import MEASURE, PRUNED_COST_NS, MEASURED, Formula, Job, Pairs, run_rows, value
 from geoiou.kernels.sorted_search import insertion_point
 from geoiou.regions.ragged import RaggedPolygons
 
 __all__ = [
     "ROUNDING",
+    "FRAME_PAIRS",
     "TABLE_PAIRS",
     "box_polygon_pairs",
     "box_polygon_shared_area",
@@ -82,11 +83,13 @@ TURN = 4.0
 ROUNDING = 64 * float(np.finfo(np.float64).eps)
 #: Rows of a fan (the edges of one side of a pair in its frame), one column per edge; see `_add_ring`.
 _UX, _UY, _VX, _VY, _TWICE, _SIGN, _ANGLE, _WIDTH, _REST = range(9)
-#: Pairs from which per-region tables (bounds, box frames) are built for a call, when the pairs also
-#: outnumber the regions; fewer pairs compute their regions' bounds on the spot (the same bits): a
-#: small call (the sets of one image) is mostly pruned pairs, and each compiled call costs tens of µs
-#: when the CPU's caches are cold (between one image and the next).
-TABLE_PAIRS = 1024
+#: Pairs from which each region's bounds are read from its store's (cached) bounds rather than
+#: computed by the pair from its vertices (the same numbers: minima and maxima are exact).
+TABLE_PAIRS = 16
+#: Pairs from which rotated boxes' frames (cos, sin, reach) are computed once per box, when the pairs
+#: also outnumber the boxes: a small call (the sets of one image) is mostly pruned pairs, and an extra
+#: compiled call costs tens of µs when the CPU's caches are cold (between one image and the next).
+FRAME_PAIRS = 1024
 #: Nanoseconds on one thread for a pair whose bounds overlap (two star polygons of about 20
 #: vertices), for `in_parallel`.
 PAIR_COST_NS = 800.0
@@ -138,11 +141,9 @@ def polygon_pairs(
     """`apply` `formula` to the shared area of each of `pairs`, regions i of `a` being geometry ``geometry_a[i]``."""
     store_a, store_b = _store(a), _store(b)
     geometry_a, geometry_b = _geometries(geometry_a), _geometries(geometry_b)
-    tables = len(pairs) >= TABLE_PAIRS and len(pairs) >= len(geometry_a) + len(geometry_b)
-    bounds_a = _polygon_bounds(store_a, geometry_a) if tables else _NO_BOUNDS
-    bounds_b = _polygon_bounds(store_b, geometry_b) if tables else _NO_BOUNDS
+    bounds_a, bounds_b = _bounds_table(a, geometry_a, pairs), _bounds_table(b, geometry_b, pairs)
     data = (*store_a, geometry_a, bounds_a, *store_b, geometry_b, bounds_b)
-    run_rows(_polygon_pairs_serial, _polygon_pairs_parallel, data, pairs, formula, out, PAIR_COST_NS)
+    run_rows(_polygon_pairs_serial, _polygon_pairs_parallel, data, pairs, formula, out, PAIR_COST_NS, PRUNED_COST_NS)
 
 
 def rotated_polygon_pairs(
@@ -168,11 +169,11 @@ def _boxes_with_polygons(
 ) -> None:
     """Rotated boxes (5 columns: their frames tabled when they pay) or boxes (4 columns) against polygons."""
     store, geometry = _store(polygons), _geometries(geometry)
-    tables = len(pairs) >= TABLE_PAIRS and len(pairs) >= len(boxes) + len(geometry)
+    tables = len(pairs) >= FRAME_PAIRS and len(pairs) >= len(boxes)
     frames = _rotated_table(boxes) if tables and boxes.shape[1] == 5 else _NO_FRAMES
-    bounds = _polygon_bounds(store, geometry) if tables else _NO_BOUNDS
+    bounds = _bounds_table(polygons, geometry, pairs)
     data = (boxes, frames, *store, geometry, bounds)
-    run_rows(_box_pairs_serial, _box_pairs_parallel, data, pairs, formula, out, PAIR_COST_NS)
+    run_rows(_box_pairs_serial, _box_pairs_parallel, data, pairs, formula, out, PAIR_COST_NS, PRUNED_COST_NS)
 
 
 def rotated_polygon_shared_area(
@@ -209,6 +210,14 @@ def box_polygon_shared_area(
     out = np.empty(len(box_index))
     box_polygon_pairs(boxes, polygons, geometry, Pairs(_indices(box_index), _positions(len(geometry))), MEASURED, out)
     return out
+
+
+def _bounds_table(polygons: RaggedPolygons, geometry: np.ndarray, pairs: Pairs) -> np.ndarray:
+    """The bounds of each region (its geometry's, from the store's cached bounds) for a call of at least
+    `TABLE_PAIRS` pairs; none for fewer (each pair computes its regions' bounds: the same numbers)."""
+    if len(pairs) < TABLE_PAIRS:
+        return _NO_BOUNDS
+    return np.ascontiguousarray(polygons.bounds[geometry])
 
 
 def region_rows(index: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -262,15 +271,6 @@ _NO_FRAME = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 # --------------------------------------------------------------------------- per-region tables
-@jit
-def _polygon_bounds(store: Store, which: np.ndarray) -> np.ndarray:
-    """``(xmin, ymin, xmax, ymax)`` of geometries `which` (NaN for an empty one), as `RaggedPolygons.bounds`."""
-    bounds = np.empty((len(which), 4))
-    for row in range(len(which)):
-        bounds[row, 0], bounds[row, 1], bounds[row, 2], bounds[row, 3] = _geometry_bounds(store, which[row])
-    return bounds
-
-
 @jit
 def _geometry_bounds(store: Store, g: int) -> Bounds:
     coords, ring_offsets, part_offsets, geometry_offsets, _ = store

@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from geoiou._compiled import PARALLEL_WORK_NS, in_parallel, jit, prange
-from geoiou.kernels.formulas import MEASURE, Formula, Job, Pairs, run_rows, value
+from geoiou.kernels.formulas import MEASURE, PRUNED_COST_NS, Formula, Job, Pairs, run_rows, value
 
 __all__ = ["hull_area", "hull_pairs", "intersection_area", "intersection_pairs", "unit_vector"]
 
@@ -652,9 +652,10 @@ def _measure_pairs(a: np.ndarray, b: np.ndarray, pairs: Pairs, formula: Formula,
         table_a, table_b = _unit_vector_table(coords_a), _unit_vector_table(coords_b)
     else:
         table_a = table_b = _NO_TABLE
-    run_rows(
-        _pairs_serial, _pairs_parallel, (coords_a, coords_b, table_a, table_b, hull), pairs, formula, out, PAIR_COST_NS
-    )
+    data = (coords_a, coords_b, table_a, table_b, hull)
+    # Hulls are measured for every pair; intersections prune the disjoint pairs of a matrix first.
+    matrix_cost = None if hull else PRUNED_COST_NS
+    run_rows(_pairs_serial, _pairs_parallel, data, pairs, formula, out, PAIR_COST_NS, matrix_cost)
 
 
 def _float_rows(coords: np.ndarray) -> np.ndarray:
