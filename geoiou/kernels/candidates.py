@@ -113,12 +113,12 @@ class Candidates:
         self.sort_b = sort_b
         self.reach = _running_reach(self.high_b[0], sorted_codes)
         self.counts = np.empty(n_rows, dtype=np.int64)
-        self._run(self.row_order, 0, _NO_INDEX, _NO_INDEX)
+        self._run(self.row_order, 0, _NO_INDEX, _NO_INDEX, _NO_INDEX)
         self._ends = np.cumsum(self.counts)
         self.count = int(self._ends[-1]) if len(self._ends) else 0
 
-    def _run(self, rows: np.ndarray, row0: int, offsets: np.ndarray, index_b: np.ndarray) -> None:
-        """Search `rows` of `a`: count their pairs (no `offsets`), or write them from `offsets` into `index_b`."""
+    def _run(self, rows: np.ndarray, row0: int, offsets: np.ndarray, index_a: np.ndarray, index_b: np.ndarray) -> None:
+        """Search `rows` of `a`: count their pairs (no `offsets`), or write them from `offsets` into the indices."""
         data = (
             rows,
             self.low_a,
@@ -133,6 +133,7 @@ class Candidates:
             self.sort_b,
             row0,
             offsets,
+            index_a,
             index_b,
             self.counts,
         )
@@ -155,10 +156,10 @@ class Candidates:
         done = int(self._ends[start - 1]) if start else 0
         offsets = self._ends[start:stop] - self.counts[start:stop] - done
         total = int(self._ends[stop - 1]) - done if stop > start else 0
-        index_b = np.empty(total, dtype=np.int64)
+        index_a, index_b = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
         whole = start == 0 and stop == len(self.counts)
-        self._run(self.row_order if whole else np.arange(start, stop, dtype=np.int64), start, offsets, index_b)
-        index_a = np.repeat(np.arange(start, stop, dtype=np.int64), self.counts[start:stop])
+        rows = self.row_order if whole else np.arange(start, stop, dtype=np.int64)
+        self._run(rows, start, offsets, index_a, index_b)
         return index_a, index_b
 
 
@@ -313,16 +314,17 @@ def _run_of(
 #: What the search reads and writes (flat: numba's parallel loops cannot take nested tuples): the rows of
 #: `a` to search, both sides' bounds, the running reach, the blocks and each row's range of them, the
 #: order of `b`, whether to sort each row's pairs, then the first row and each row's offset (none: count
-#: only), the output indices of `b` and the counts.
+#: only), the output indices of `a` and of `b`, and the counts.
 Search = tuple[Any, ...]
 
 
 @jit
 def _search_rows(data: Search, begin: int, end: int) -> None:
     """Search the rows ``rows[begin:end]`` of `a`: count each row's pairs into `counts`, or, given the
-    `offsets` of the rows from `row0`, write each row's indices of `b` into `index_b` (sorted with `sort_b`)."""
+    `offsets` of the rows from `row0`, write each row's pairs into `index_a` and `index_b` (sorted by
+    `index_b` with `sort_b`)."""
     rows, low_a, high_a, low_b, high_b, reach, block_starts, first_block, stop_block = data[:9]
-    order_b, sort_b, row0, offsets, index_b, counts = data[9:]
+    order_b, sort_b, row0, offsets, index_a, index_b, counts = data[9:]
     fill = offsets.shape[0] > 0
     for t in range(begin, end):
         i = rows[t]
@@ -332,7 +334,7 @@ def _search_rows(data: Search, begin: int, end: int) -> None:
             for p in range(start, stop):
                 if _meets(low_a, high_a, i, low_b, high_b, p):
                     if fill:
-                        index_b[at] = order_b[p]
+                        index_a[at], index_b[at] = i, order_b[p]
                     at += 1
         if not fill:
             counts[i] = at
