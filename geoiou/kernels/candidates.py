@@ -31,9 +31,10 @@ __all__ = ["Candidates", "candidate_pairs", "scatter"]
 
 #: Pairs handed out per chunk: 16 MB of indices.
 CHUNK_PAIRS = 1 << 20
-#: Nanoseconds on one thread to search a row's runs (binary searches and the tests of the runs),
-#: and to scatter a value, for `in_parallel`.
+#: Nanoseconds on one thread to search a row's runs (binary searches and the tests of the runs), to
+#: write a pair found, and to scatter a value, for `in_parallel`.
 ROW_COST_NS = 200.0
+FILL_COST_NS = 2.0
 SCATTER_COST_NS = 3.0
 #: Rows of `a` per iteration of the parallel search.
 ROW_RUN = 64
@@ -137,7 +138,9 @@ class Candidates:
             index_b,
             self.counts,
         )
-        if in_parallel(len(rows), ROW_COST_NS):
+        # Filling writes each pair found besides searching the row.
+        row_cost_ns = ROW_COST_NS + FILL_COST_NS * len(index_b) / max(1, len(rows))
+        if in_parallel(len(rows), row_cost_ns):
             _search_parallel(data)
         else:
             _search_rows(data, 0, len(rows))
