@@ -39,6 +39,8 @@ def _scenes() -> dict[str, tuple[geoiou.Region, geoiou.Region]]:
         "mask": (geoiou.Mask(masks[:6]), geoiou.Mask(masks[6:], origin=(3.5, 2))),
         "mask_box": (geoiou.Mask(masks, origin=(0.25, 0)), geoiou.Box(boxes(70) / 5)),
         "mask_polygon": (geoiou.Mask(masks), geoiou.RotatedBox(rotated(70) / [5, 5, 1, 1, 1]).to_polygon()),
+        "rotated_polygon": (geoiou.RotatedBox(rotated(80)), geoiou.Box(boxes(70)).to_polygon()),
+        "box_polygon": (geoiou.Box(boxes(80)), geoiou.RotatedBox(rotated(70)).to_polygon()),
     }
 
 
@@ -67,7 +69,10 @@ def every_loop_parallel(monkeypatch):
     monkeypatch.setattr(_compiled, "PARALLEL_WORK_NS", 0.0)
 
 
-@pytest.mark.parametrize("kind", ["box", "interval", "rotated", "polygon", "mask", "mask_box", "mask_polygon"])
+@pytest.mark.parametrize(
+    "kind",
+    ["box", "interval", "rotated", "polygon", "rotated_polygon", "box_polygon", "mask", "mask_box", "mask_polygon"],
+)
 def test_parallel_drivers_give_the_bits_of_the_serial_ones(kind, every_loop_parallel, threads_restored):
     # One thread runs every serial driver; every core with no work threshold runs every parallel one:
     # candidates (large matrices), every pair (small ones and GIoU), elementwise lists, the formulas.
