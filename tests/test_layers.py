@@ -60,7 +60,7 @@ LAYER_OF: dict[str, str] = {
     "geoiou.signed": "metrics",  # signed IoU of boxes and intervals: a metric without the kernel table
     "geoiou.sparse": "metrics",  # overlaps(): the sparse pairwise metric, on the kernels like pairwise_*
     "geoiou.kernels": "kernels",
-    "geoiou._compiled": "kernels",  # how the kernels are compiled (numba): nothing below them loads numba
+    "geoiou._compiled": "foundation",  # how code is compiled (numba); modules import it lazily below the kernels
     "geoiou.dispatch": "dispatch",
     "geoiou.tables": "tables",  # Annotations, TemporalSegments: what readers build and evaluations take
     "geoiou.rle_rasterize": "kernels",  # pycocotools' rasterizer: its loop is compiled (raster_loops), as kernels are
