@@ -56,7 +56,8 @@ def select(table: DetectionTable, weight: np.ndarray) -> Selection:
     >>> from geoiou.evaluation import Annotations
     >>> import geoiou
     >>> truth = Annotations(image_id=[1, 2], category_id=[1, 1], region=geoiou.Box([[0, 0, 4, 4]] * 2))
-    >>> preds = Annotations(image_id=[1, 2], category_id=[1, 1], score=[0.9, 0.8], region=geoiou.Box([[0, 0, 4, 4]] * 2))
+    >>> preds = Annotations(image_id=[1, 2], category_id=[1, 1], score=[0.9, 0.8],
+    ...                     region=geoiou.Box([[0, 0, 4, 4]] * 2))
     >>> chosen = select(diagnose(truth, preds).table, np.array([2, 0]))  # image 1 twice, image 2 left out
     >>> chosen.dt.tolist(), chosen.dt_image.tolist(), chosen.regular[:, 0].tolist(), chosen.num_images
     ([0, 0], [0, 1], [2], 2)
@@ -75,7 +76,9 @@ def select(table: DetectionTable, weight: np.ndarray) -> Selection:
         ],
         axis=1,
     ).astype(np.int64)
-    return Selection(dt, first_copy[table.dt_image[dt]] + copy, regular.reshape(n_categories, n_areas), int(weight.sum()))
+    return Selection(
+        dt, first_copy[table.dt_image[dt]] + copy, regular.reshape(n_categories, n_areas), int(weight.sum())
+    )
 
 
 class Protocol(ABC):

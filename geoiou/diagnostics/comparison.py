@@ -155,7 +155,7 @@ def _number(value: float) -> float:
 
 def _difference(first: float, second: float, drawn: np.ndarray, tail: float) -> Difference:
     kept = drawn[~np.isnan(drawn)]
-    low, high = (np.percentile(kept, [tail, 100 - tail]) if len(kept) else (math.nan, math.nan))
+    low, high = np.percentile(kept, [tail, 100 - tail]) if len(kept) else (math.nan, math.nan)
     return Difference(first, second, second - first, float(low), float(high))
 
 
@@ -178,5 +178,7 @@ def _check_comparable(first: Diagnostics, second: Diagnostics) -> None:
     differing = [name for name, same in checks.items() if not same]
     if differing:
         raise invalid_argument(
-            "second", "an evaluation of the same ground truth with the same settings as 'first'", f"other {differing[0]}"
+            "second",
+            "an evaluation of the same ground truth with the same settings as 'first'",
+            f"other {differing[0]}",
         )

@@ -52,7 +52,9 @@ def slice_weights(table: DetectionTable, name: str, images: Sequence[Any] | np.n
     return weight
 
 
-def slices(table: DetectionTable, protocol: Protocol, named: Mapping[str, Sequence[Any] | np.ndarray]) -> dict[str, Any]:
+def slices(
+    table: DetectionTable, protocol: Protocol, named: Mapping[str, Sequence[Any] | np.ndarray]
+) -> dict[str, Any]:
     """The evaluation's result for each named subset of images (see the module notes).
 
     Examples
@@ -64,7 +66,8 @@ def slices(table: DetectionTable, protocol: Protocol, named: Mapping[str, Sequen
     >>> preds = Annotations(image_id=["day", "night"], category_id=[1, 1], score=[0.9, 0.8],
     ...                     region=geoiou.Box([[0, 0, 4, 4], [3, 3, 9, 9]]))
     >>> diagnostics = diagnose(truth, preds)
-    >>> {name: round(result["AP50"], 3) for name, result in diagnostics.slices({"day": ["day"], "night": ["night"]}).items()}
+    >>> sliced = diagnostics.slices({"day": ["day"], "night": ["night"]})
+    >>> {name: round(result["AP50"], 3) for name, result in sliced.items()}
     {'day': 1.0, 'night': 0.0}
     """
     if not isinstance(named, Mapping):
@@ -115,8 +118,15 @@ class ImageScores:
                 "AP": _plain(ap),
             }
             for image, truths, hits, false, missed, precision, recall, f1, ap in zip(
-                self.image_ids.tolist(), self.ground_truths, self.true_positives, self.false_positives, self.missed,
-                self.precision, self.recall, self.f1, self.ap,
+                self.image_ids.tolist(),
+                self.ground_truths,
+                self.true_positives,
+                self.false_positives,
+                self.missed,
+                self.precision,
+                self.recall,
+                self.f1,
+                self.ap,
             )  # fmt: skip
         ]
 

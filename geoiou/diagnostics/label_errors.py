@@ -59,8 +59,14 @@ class LabelErrors:
                 "iou": float(iou),
             }
             for kind, row, image, category, score, truth, truth_category, iou in zip(
-                self.kind.tolist(), self.prediction_row, self.image_id.tolist(), self.category_id.tolist(),
-                self.score, self.truth_row, self.truth_category_id.tolist(), self.iou,
+                self.kind.tolist(),
+                self.prediction_row,
+                self.image_id.tolist(),
+                self.category_id.tolist(),
+                self.score,
+                self.truth_row,
+                self.truth_category_id.tolist(),
+                self.iou,
             )  # fmt: skip
         ]
 

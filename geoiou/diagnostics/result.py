@@ -42,7 +42,8 @@ class Diagnostics:
     >>> import geoiou
     >>> from geoiou.diagnostics import diagnose
     >>> from geoiou.evaluation import Annotations
-    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"], region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
+    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
+    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
     >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.8],
     ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
     >>> diagnostics = diagnose(truth, preds)

@@ -109,7 +109,9 @@ class DiagnosticsEvaluation(MergeableEvaluation[Diagnostics]):
         protocol = PROTOCOL_OF.get(type(evaluation))
         if protocol is None:
             raise _fail(
-                "evaluation", "a CocoEvaluation, VocEvaluation or TemporalDetectionEvaluation", type(evaluation).__name__
+                "evaluation",
+                "a CocoEvaluation, VocEvaluation or TemporalDetectionEvaluation",
+                type(evaluation).__name__,
             )
         if evaluation.num_parts:
             raise _fail("evaluation", "an evaluation state without parts (its settings)", f"{evaluation!r}")

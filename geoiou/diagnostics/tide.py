@@ -120,7 +120,9 @@ def classify_errors(table: DetectionTable, protocol: Protocol, k: int, backgroun
     localization = false & (best.same >= background) & ~protocol.reaches(best.same, k)
     classification = false & ~localization & protocol.reaches(best.other, k)
     duplicate = false & ~localization & ~classification & protocol.reaches(best.found, k)
-    background_error = false & ~(localization | classification | duplicate) & (np.maximum(best.same, best.other) < background)
+    background_error = (
+        false & ~(localization | classification | duplicate) & (np.maximum(best.same, best.other) < background)
+    )
     code = np.full(len(false), NO_ERROR, dtype=np.int8)
     code[false] = BOTH
     for kind, chosen in (

@@ -94,7 +94,12 @@ def widened(
         dt_by, gt_by = np.argsort(dt_coarse[dt_rows], kind="stable"), np.argsort(gt_coarse[gt_rows], kind="stable")
         lowest = min(floor, at_least)
         wide = source(
-            dt_rows[dt_by], gt_rows[gt_by], dt_coarse[dt_rows][dt_by], gt_coarse[gt_rows][gt_by], gt_crowd[gt_by], lowest
+            dt_rows[dt_by],
+            gt_rows[gt_by],
+            dt_coarse[dt_rows][dt_by],
+            gt_coarse[gt_rows][gt_by],
+            gt_crowd[gt_by],
+            lowest,
         )
         counts = np.diff(wide.pair_start)
         dt_position = dt_by[np.repeat(np.arange(len(dt_by), dtype=np.int64), counts)]
