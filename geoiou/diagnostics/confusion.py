@@ -130,4 +130,5 @@ def _cross_matches(
     order = misses[np.lexsort((misses, -table.dt_score[misses], table.dt_image[misses]))]
     partner = np.full(len(table.dt_row), -1, dtype=np.int64)
     greedy_takes(order, table.pair_start, gt, table.pair_value, eligible, taken, partner)
-    return partner[misses]
+    taken_by: np.ndarray = partner[misses]
+    return taken_by

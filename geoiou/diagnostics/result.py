@@ -106,20 +106,39 @@ class Diagnostics:
         """The headline numbers of the result (or of another result of this evaluation, such as a slice's)."""
         return self.protocol.headline(self.result if result is None else result)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Every diagnostic at its defaults, as plain values for JSON (NaN as None)."""
-        return {
-            "protocol": self.table.protocol,
-            "tide": self.tide().to_dict() if 0.5 in np.round(self.table.thresholds, 9) else None,
-            "confusion_matrix": self.confusion_matrix(*self._default_threshold()).to_dict(),
-            "calibration": self.calibration(self._default_threshold()[0]).to_dict(),
-            "f_beta": self.f_beta(self._default_threshold()[0]).to_dict(),
-            "per_image": self.per_image(self._default_threshold()[0]).to_records(),
-            "label_errors": self.label_errors(self._default_threshold()[0]).to_records(),
-        }
+    def scores_are_probabilities(self) -> bool:
+        """Whether every evaluated prediction's score is in ``[0, 1]`` (what `calibration` needs)."""
+        score = self.table.dt_score
+        return bool(((score >= 0) & (score <= 1)).all())
 
-    def _default_threshold(self) -> tuple[float]:
-        """0.5 where the evaluation has it, else its first threshold."""
+    def default_threshold(self) -> float:
+        """The threshold the diagnostics use unless told: 0.5 where the evaluation has it, else its first."""
         thresholds = self.table.thresholds
         found = np.flatnonzero(np.isclose(thresholds, 0.5, rtol=0, atol=1e-9))
-        return (float(thresholds[found[0] if found.size else 0]),)
+        return float(thresholds[found[0] if found.size else 0])
+
+    def to_dict(
+        self,
+        *,
+        iou_threshold: float | None = None,
+        background_threshold: float = 0.1,
+        score_threshold: float = 0.0,
+    ) -> dict[str, Any]:
+        """Every diagnostic as plain values for JSON (NaN as None), at one of the evaluation's thresholds.
+
+        `iou_threshold` defaults to `default_threshold`; it is TIDE's foreground threshold, and
+        `background_threshold` its background one (and that of the label errors). `score_threshold`
+        is the confusion matrix's and the per-image numbers'.
+        """
+        threshold = self.default_threshold() if iou_threshold is None else iou_threshold
+        return {
+            "protocol": self.table.protocol,
+            "iou_threshold": threshold,
+            "tide": self.tide(threshold, background_threshold).to_dict(),
+            "confusion_matrix": self.confusion_matrix(threshold, score_threshold).to_dict(),
+            # Calibration compares scores with frequencies: left out (None) when scores are not probabilities.
+            "calibration": self.calibration(threshold).to_dict() if self.scores_are_probabilities() else None,
+            "f_beta": self.f_beta(threshold).to_dict(),
+            "per_image": self.per_image(threshold, score_threshold).to_records(),
+            "label_errors": self.label_errors(threshold, background_threshold).to_records(),
+        }

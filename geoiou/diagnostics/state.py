@@ -137,7 +137,8 @@ class DiagnosticsEvaluation(MergeableEvaluation[Diagnostics]):
     def merge(self, *others: DiagnosticsEvaluation) -> DiagnosticsEvaluation:
         """A new state holding the parts of this state and then of `others` (see `MergeableEvaluation.merge`)."""
         merged = super().merge(*others)
-        self._evaluation.merge(*(other._evaluation for other in others))  # refuses differing evaluation settings
+        evaluation: Any = self._evaluation  # one of three state types: merge checks that the others are of it
+        evaluation.merge(*(other._evaluation for other in others))  # refuses differing evaluation settings
         return merged
 
     def compute(self) -> Diagnostics:

@@ -253,7 +253,8 @@ def _regular(protocol: str, settings: Any, record: RecordedPart) -> np.ndarray:
     always (temporal detection)."""
     ignored = record.gt_crowd | record.gt_ignore
     if protocol != "coco":
-        return ~ignored[:, None]
+        counted: np.ndarray = ~ignored[:, None]
+        return counted
     bounds = np.array(list(settings.area_ranges.values()), dtype=np.float64).reshape(-1, 2)
     area = record.gt_area[:, None]
     regular: np.ndarray = ~(ignored[:, None] | (area < bounds[:, 0]) | (area > bounds[:, 1]))
