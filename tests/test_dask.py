@@ -140,7 +140,7 @@ def test_any_state_over_parts_given_by_the_user(client):
 def test_diagnostics_on_the_cluster_equal_the_local_ones(client):
     from geoiou.diagnostics import DiagnosticsEvaluation
     from geoiou.evaluation import CocoEvaluation
-    from tests.diagnostics.test_state import assert_same_tables
+    from tests.diagnostics.test_diagnostics_state import assert_same_tables
 
     truth, predictions, images = detection_set(31, n_images=30)
     state = DiagnosticsEvaluation(CocoEvaluation(categories=[1, 2, 3, 9]))
