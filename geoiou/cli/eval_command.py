@@ -34,7 +34,7 @@ from geoiou.cli.options import (
 )
 from geoiou.errors import FormatError, InvalidArgumentError
 
-__all__ = ["evaluate", "per_category_rows", "register"]
+__all__ = ["add_evaluation_options", "evaluate", "per_category_rows", "register"]
 
 PROTOCOLS = ("coco", "voc")
 #: Images drawn by --picture unless --pictures says otherwise.
@@ -65,40 +65,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument("ground_truth", metavar="GT", help="ground-truth file or folder")
     parser.add_argument("predictions", metavar="PRED", help="predictions file or folder")
-    parser.add_argument("--format", choices=("auto", *FORMATS), default="auto", help="input format (default: auto)")
-    parser.add_argument(
-        "--iou-type",
-        choices=("auto", "bbox", "segm"),
-        default="auto",
-        help="COCO: compare boxes or segmentations (default: what the results file holds)",
-    )
-    parser.add_argument(
-        "--protocol",
-        choices=PROTOCOLS,
-        default=None,
-        help="detection protocol (default: coco for COCO and YOLO, voc for DOTA)",
-    )
-    parser.add_argument(
-        "--iou-threshold", type=float, default=None, help="voc: the IoU a match must exceed (default 0.5)"
-    )
-    parser.add_argument(
-        "--interpolation",
-        choices=("all", "11point"),
-        default=None,
-        help="voc: all-point or 11-point AP (default: 11point for DOTA, all otherwise)",
-    )
-    parser.add_argument(
-        "--polygon-iou",
-        choices=("exact", "pycocotools"),
-        default="exact",
-        help="coco segm: exact polygon overlaps, or rasterize polygons as pycocotools does (for official COCO numbers)",
-    )
-    parser.add_argument(
-        "--subset",
-        default=None,
-        help="activitynet: evaluate only this subset of the ground truth, or 'all'; by default "
-        "'validation' when the file has several subsets, as ActivityNet's evaluation does",
-    )
+    add_evaluation_options(parser)
     parser.add_argument(
         "--proposals",
         action="store_true",
@@ -108,12 +75,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--mstcn-2019",
         action="store_true",
         help="mstcn: cut segments as the 2019 MS-TCN script did, to reproduce published numbers",
-    )
-    parser.add_argument(
-        "--tiou-thresholds",
-        default=None,
-        help="activitynet, thumos14: 'activitynet' (0.5:0.95, ActivityNet's default), 'thumos14' "
-        "(0.3:0.7, THUMOS14's default) or a comma-separated list",
     )
     add_reader_options(parser)
     add_cluster_options(parser)
@@ -165,6 +126,50 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never draw a progress bar")
     parser.set_defaults(run=run)
+
+
+def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
+    """Add the options that choose and set up the evaluation (``geoiou eval`` and ``geoiou report``)."""
+    parser.add_argument("--format", choices=("auto", *FORMATS), default="auto", help="input format (default: auto)")
+    parser.add_argument(
+        "--iou-type",
+        choices=("auto", "bbox", "segm"),
+        default="auto",
+        help="COCO: compare boxes or segmentations (default: what the results file holds)",
+    )
+    parser.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default=None,
+        help="detection protocol (default: coco for COCO and YOLO, voc for DOTA)",
+    )
+    parser.add_argument(
+        "--iou-threshold", type=float, default=None, help="voc: the IoU a match must exceed (default 0.5)"
+    )
+    parser.add_argument(
+        "--interpolation",
+        choices=("all", "11point"),
+        default=None,
+        help="voc: all-point or 11-point AP (default: 11point for DOTA, all otherwise)",
+    )
+    parser.add_argument(
+        "--polygon-iou",
+        choices=("exact", "pycocotools"),
+        default="exact",
+        help="coco segm: exact polygon overlaps, or rasterize polygons as pycocotools does (for official COCO numbers)",
+    )
+    parser.add_argument(
+        "--subset",
+        default=None,
+        help="activitynet: evaluate only this subset of the ground truth, or 'all'; by default "
+        "'validation' when the file has several subsets, as ActivityNet's evaluation does",
+    )
+    parser.add_argument(
+        "--tiou-thresholds",
+        default=None,
+        help="activitynet, thumos14: 'activitynet' (0.5:0.95, ActivityNet's default), 'thumos14' "
+        "(0.3:0.7, THUMOS14's default) or a comma-separated list",
+    )
 
 
 def run(arguments: argparse.Namespace) -> int:

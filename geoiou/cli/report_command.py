@@ -13,8 +13,8 @@ from typing import Any, Callable
 import numpy as np
 
 from geoiou.cli.diagnose_outputs import add_diagnose_options, diagnose_inputs, diagnostics_document
-from geoiou.cli.eval_command import per_category_rows
-from geoiou.cli.eval_inputs import FORMATS, EvaluationInputs, detect_format, load_inputs
+from geoiou.cli.eval_command import add_evaluation_options, per_category_rows
+from geoiou.cli.eval_inputs import EvaluationInputs, detect_format, load_inputs
 from geoiou.cli.options import add_reader_options, check_outputs, json_text, write_outputs
 from geoiou.errors import FormatError, InvalidArgumentError
 
@@ -56,14 +56,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--resamples", metavar="N", type=int, default=1000, help="--compare: bootstrap resamples")
     parser.add_argument("--seed", type=int, default=0, help="--compare: the bootstrap's seed (default 0)")
     parser.add_argument("--title", default=None, help="the page's title")
-    parser.add_argument("--format", choices=("auto", *FORMATS), default="auto", help="input format (default: auto)")
-    parser.add_argument("--iou-type", choices=("auto", "bbox", "segm"), default="auto", help="COCO: boxes or segm")
-    parser.add_argument("--protocol", choices=("coco", "voc"), default=None, help="detection protocol")
-    parser.add_argument("--iou-threshold", type=float, default=None, help="voc: the IoU a match must exceed")
-    parser.add_argument("--interpolation", choices=("all", "11point"), default=None, help="voc: AP interpolation")
-    parser.add_argument("--polygon-iou", choices=("exact", "pycocotools"), default="exact", help="coco segm")
-    parser.add_argument("--subset", default=None, help="activitynet: the subset of the ground truth")
-    parser.add_argument("--tiou-thresholds", default=None, help="activitynet, thumos14: the tIoU thresholds")
+    add_evaluation_options(parser)
     add_reader_options(parser)
     add_diagnose_options(parser)
     parser.set_defaults(run=run, progress=None, proposals=False, workers=None, scheduler=None)

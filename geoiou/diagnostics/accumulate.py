@@ -22,7 +22,29 @@ from geoiou.evaluation.results import CocoResult, VocResult
 from geoiou.evaluation.temporal import TemporalDetectionResult, interpolated_average_precision
 from geoiou.evaluation.voc import voc_curves
 
-__all__ = ["Protocol", "Selection", "protocol_of", "select"]
+__all__ = ["Protocol", "Ranked", "Selection", "protocol_of", "select"]
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """Predictions as an AP at one threshold reads them: category, image and rank (the order of COCO's ties),
+    score, and outcome code at that threshold (first area range)."""
+
+    category: np.ndarray
+    image: np.ndarray
+    rank: np.ndarray
+    score: np.ndarray
+    outcome: np.ndarray
+
+    @classmethod
+    def of(cls, table: DetectionTable, k: int, rows: np.ndarray | slice = slice(None)) -> Ranked:
+        """The predictions `rows` of a table, as evaluated at threshold index `k`."""
+        return cls(table.dt_category[rows], table.dt_image[rows], table.dt_rank[rows], table.dt_score[rows],
+                   table.outcome[rows, k, 0])  # fmt: skip
+
+    def kept(self, keep: np.ndarray) -> Ranked:
+        """The predictions where `keep`."""
+        return Ranked(self.category[keep], self.image[keep], self.rank[keep], self.score[keep], self.outcome[keep])
 
 
 @dataclass(frozen=True)
@@ -100,19 +122,9 @@ class Protocol(ABC):
         """Each category's AP in a result, shape (K,), NaN for a category without ground truth there."""
 
     @abstractmethod
-    def ap_at(
-        self,
-        k: int,
-        category: np.ndarray,
-        image: np.ndarray,
-        rank: np.ndarray,
-        score: np.ndarray,
-        outcome: np.ndarray,
-        positives: np.ndarray,
-    ) -> tuple[float, np.ndarray]:
-        """AP at threshold `k` (first area range, largest detection limit) of predictions given by their columns
-        (`outcome`: their codes there), with `positives` ground truths per category: the mean, and per category
-        (NaN without positives)."""
+    def ap_at(self, k: int, ranked: Ranked, positives: np.ndarray) -> tuple[float, np.ndarray]:
+        """AP at threshold `k` (first area range, largest detection limit) of the `ranked` predictions, with
+        `positives` ground truths per category: the mean, and per category (NaN without positives)."""
 
     def reaches(self, value: np.ndarray, k: int) -> np.ndarray:
         """Whether overlaps count as a match at threshold `k` (COCO and temporal: at least it)."""
@@ -160,19 +172,11 @@ class CocoProtocol(Protocol):
         values: np.ndarray = np.where(curves[:, 0] > -1, curves.mean(axis=1), np.nan)
         return values
 
-    def ap_at(
-        self,
-        k: int,
-        category: np.ndarray,
-        image: np.ndarray,
-        rank: np.ndarray,
-        score: np.ndarray,
-        outcome: np.ndarray,
-        positives: np.ndarray,
-    ) -> tuple[float, np.ndarray]:
+    def ap_at(self, k: int, ranked: Ranked, positives: np.ndarray) -> tuple[float, np.ndarray]:
         n_categories = len(self.table.category_ids)
         precision, _, _ = coco_accumulate(
-            n_categories, category, image, rank, score, outcome.reshape(-1, 1, 1).astype(np.uint8),
+            n_categories, ranked.category, ranked.image, ranked.rank, ranked.score,
+            ranked.outcome.reshape(-1, 1, 1).astype(np.uint8),
             positives.reshape(n_categories, 1), self.settings.recall_thresholds,
             (self.settings.max_detections[-1],),
         )  # fmt: skip
@@ -215,19 +219,11 @@ class VocProtocol(Protocol):
         reached: np.ndarray = value > self.table.thresholds[k]  # VOC's ovmax > ovthresh
         return reached
 
-    def ap_at(
-        self,
-        k: int,
-        category: np.ndarray,
-        image: np.ndarray,
-        rank: np.ndarray,
-        score: np.ndarray,
-        outcome: np.ndarray,
-        positives: np.ndarray,
-    ) -> tuple[float, np.ndarray]:
+    def ap_at(self, k: int, ranked: Ranked, positives: np.ndarray) -> tuple[float, np.ndarray]:
+        outcome = ranked.outcome
         ap, _, _, _ = voc_curves(
-            len(self.table.category_ids), category, score, outcome == TRUE_POSITIVE, outcome == FALSE_POSITIVE,
-            positives, self.settings.interpolation,
+            len(self.table.category_ids), ranked.category, ranked.score, outcome == TRUE_POSITIVE,
+            outcome == FALSE_POSITIVE, positives, self.settings.interpolation,
         )  # fmt: skip
         present = ~np.isnan(ap)
         return (float(np.mean(ap[present])) if present.any() else float("nan")), ap
@@ -280,17 +276,8 @@ class TemporalProtocol(Protocol):
             values[code[label]] = ap.mean()
         return values
 
-    def ap_at(
-        self,
-        k: int,
-        category: np.ndarray,
-        image: np.ndarray,
-        rank: np.ndarray,
-        score: np.ndarray,
-        outcome: np.ndarray,
-        positives: np.ndarray,
-    ) -> tuple[float, np.ndarray]:
-        ap = self._class_ap(category, score, (outcome == TRUE_POSITIVE)[None, :], positives)[0]
+    def ap_at(self, k: int, ranked: Ranked, positives: np.ndarray) -> tuple[float, np.ndarray]:
+        ap = self._class_ap(ranked.category, ranked.score, (ranked.outcome == TRUE_POSITIVE)[None, :], positives)[0]
         present = ~np.isnan(ap)
         return (float(np.mean(ap[present])) if present.any() else float("nan")), ap
 

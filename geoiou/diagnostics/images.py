@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from geoiou._validation import invalid_argument
-from geoiou.diagnostics.accumulate import Protocol, select
+from geoiou.diagnostics.accumulate import Protocol, Ranked, select
 from geoiou.diagnostics.table import FALSE_POSITIVE, IGNORED, TRUE_POSITIVE, DetectionTable
 from geoiou.evaluation.prepared import mapping_key
 
@@ -188,15 +188,11 @@ def _grouped_ap(
 ) -> np.ndarray:
     """The AP of each group (as a category of its own), for the predictions `rows` of the groups `group`."""
     grouped = type(protocol)(_regrouped(table, len(positives)), protocol.settings)
-    _, ap = grouped.ap_at(
-        k, group, table.dt_image[rows], table.dt_rank[rows], table.dt_score[rows], table.outcome[rows, k, 0], positives
-    )
+    _, ap = grouped.ap_at(k, replace(Ranked.of(table, k, rows), category=group), positives)
     ap_groups: np.ndarray = ap
     return ap_groups
 
 
 def _regrouped(table: DetectionTable, n_groups: int) -> DetectionTable:
     """A table whose categories are `n_groups` groups (only the number of categories is read by `ap_at`)."""
-    from dataclasses import replace
-
     return replace(table, category_ids=np.arange(n_groups))

@@ -30,13 +30,13 @@ ActivityNet's), re-accumulated from the outcomes: no overlap is measured again.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from geoiou._validation import invalid_argument
-from geoiou.diagnostics.accumulate import Protocol
+from geoiou.diagnostics.accumulate import Protocol, Ranked
 from geoiou.diagnostics.table import FALSE_POSITIVE, TRUE_POSITIVE, DetectionTable
 
 __all__ = ["ERRORS", "SPECIAL_ERRORS", "TideResult", "best_overlaps", "classify_errors", "tide"]
@@ -311,8 +311,5 @@ class _Fixes:
     def _ap(
         self, keep: np.ndarray, outcome: np.ndarray, category: np.ndarray, positives: np.ndarray
     ) -> tuple[float, np.ndarray]:
-        table = self.table
-        return self.protocol.ap_at(
-            self.k, category[keep], table.dt_image[keep], table.dt_rank[keep], table.dt_score[keep], outcome[keep],
-            positives,
-        )  # fmt: skip
+        ranked = replace(Ranked.of(self.table, self.k), outcome=outcome, category=category)
+        return self.protocol.ap_at(self.k, ranked.kept(keep), positives)

@@ -19,6 +19,7 @@ import pytest
 
 import geoiou
 from geoiou.diagnostics import diagnose
+from geoiou.diagnostics.tide import ERRORS, SPECIAL_ERRORS
 from geoiou.evaluation import CocoEvaluation
 from tests.conftest import TOUR
 from tests.diagnostics.scenes import annotations, box_scene
@@ -29,16 +30,8 @@ tidecv = pytest.importorskip(
 
 #: tidecv's recall points (x / 100), which the cross-checks give the evaluation.
 TIDE_RECALL_POINTS = np.arange(101) / 100
-TIDE_NAMES = {
-    "classification": "Cls",
-    "localization": "Loc",
-    "both": "Both",
-    "duplicate": "Dupe",
-    "background": "Bkg",
-    "missed": "Miss",
-    "false_positive": "FalsePos",
-    "false_negative": "FalseNeg",
-}
+#: TIDE's error names by geoiou's keys: geoiou's short names are tidecv's.
+TIDE_NAMES = {**ERRORS, **SPECIAL_ERRORS}
 
 
 def tidecv_numbers(truth_rows, predicted_rows, n_images, mode="bbox", masks=None):
