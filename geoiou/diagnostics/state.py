@@ -143,6 +143,8 @@ class DiagnosticsEvaluation(MergeableEvaluation[Diagnostics]):
 
     def compute(self) -> Diagnostics:
         """The evaluation's result over every part, with the `Diagnostics` of it."""
+        if not self._parts:
+            raise _fail("state", "a DiagnosticsEvaluation updated with at least one part", "none")
         inner = self._evaluation.empty()
         inner._parts = [part for part, _ in self._parts]
         result = inner.compute()

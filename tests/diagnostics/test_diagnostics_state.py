@@ -126,6 +126,11 @@ def test_bad_settings_are_refused_by_name(options, message):
         DiagnosticsEvaluation(**options)
 
 
+def test_a_state_without_parts_is_refused_when_computed():
+    with pytest.raises(InvalidArgumentError, match="'state' must be a DiagnosticsEvaluation updated with at least one"):
+        DiagnosticsEvaluation().compute()
+
+
 def test_an_evaluation_with_parts_is_refused():
     truth, predictions, images = detection_set(8)
     used = CocoEvaluation().update(truth, predictions, images=images)
