@@ -283,6 +283,21 @@ class TemporalProtocol(Protocol):
 
 
 def protocol_of(table: DetectionTable, settings: Any) -> Protocol:
-    """The `Protocol` of a table's evaluation, with the evaluation's settings."""
+    """The `Protocol` of a table's evaluation, with the evaluation's settings.
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.evaluation import CocoEvaluation
+    >>> from geoiou.diagnostics import diagnose
+    >>> from geoiou.evaluation import Annotations
+    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
+    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
+    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
+    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
+    >>> table = diagnose(truth, preds).table
+    >>> protocol = protocol_of(table, CocoEvaluation().settings)
+    >>> round(protocol.result(protocol.everything())["AP50"], 3)  # "a" found first; "b" never
+    0.5
+    """
     kinds: dict[str, type[Protocol]] = {"coco": CocoProtocol, "voc": VocProtocol, "temporal": TemporalProtocol}
     return kinds[table.protocol](table, settings)

@@ -116,6 +116,20 @@ def calibration(table: DetectionTable, iou_threshold: float = 0.5, bins: int = 1
         If `iou_threshold` is not one of the evaluation's thresholds, `bins` is not a positive
         integer, or a counted prediction's score is outside ``[0, 1]`` (calibration compares
         scores with frequencies: scores must be probabilities).
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.diagnostics import diagnose
+    >>> from geoiou.evaluation import Annotations
+    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
+    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
+    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
+    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
+    >>> table = diagnose(truth, preds).table
+    >>> result = calibration(table, 0.5, bins=2)
+    >>> result.count.tolist(), result.accuracy.tolist()  # the second prediction (0.6) lies on the "b"
+    ([0, 2], [nan, 0.5])
     """
     k = table.threshold_index(iou_threshold, "iou_threshold")
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:

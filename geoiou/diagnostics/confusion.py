@@ -85,6 +85,21 @@ def confusion_matrix(
     ------
     InvalidArgumentError
         If `iou_threshold` is not one of the evaluation's thresholds, or `score_threshold` is not a number.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.diagnostics import diagnose
+    >>> from geoiou.evaluation import Annotations
+    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
+    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
+    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
+    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
+    >>> table = diagnose(truth, preds).table
+    >>> from geoiou.diagnostics.accumulate import protocol_of
+    >>> from geoiou.evaluation import CocoEvaluation
+    >>> confusion_matrix(table, protocol_of(table, CocoEvaluation().settings)).counts.tolist()
+    [[1, 0, 0], [1, 0, 0], [0, 0, 0]]
     """
     k = table.threshold_index(iou_threshold, "iou_threshold")
     if not isinstance(score_threshold, (int, float, np.number)) or np.isnan(score_threshold):

@@ -120,6 +120,19 @@ def f_beta(table: DetectionTable, iou_threshold: float = 0.5, beta: float = 1.0)
     ------
     InvalidArgumentError
         If `iou_threshold` is not one of the evaluation's thresholds or `beta` is not a positive number.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.diagnostics import diagnose
+    >>> from geoiou.evaluation import Annotations
+    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
+    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
+    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
+    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
+    >>> table = diagnose(truth, preds).table
+    >>> f_beta(table).best()["a"]  # keeping only the first: precision 1, recall 1 of "a"'s one object
+    {'threshold': 0.9, 'precision': 1.0, 'recall': 1.0, 'f': 1.0}
     """
     k = table.threshold_index(iou_threshold, "iou_threshold")
     if isinstance(beta, bool) or not isinstance(beta, (int, float, np.number)) or not beta > 0 or math.isinf(beta):

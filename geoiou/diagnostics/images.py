@@ -35,6 +35,18 @@ def slice_weights(table: DetectionTable, name: str, images: Sequence[Any] | np.n
     ------
     InvalidArgumentError
         Naming the slice, for an id that is not one of the evaluation's images or a mask of the wrong length.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.diagnostics import diagnose
+    >>> from geoiou.evaluation import Annotations
+    >>> truth = Annotations(image_id=[1, 2, 3], category_id=1, region=geoiou.Box([[0, 0, 4, 4]] * 3))
+    >>> found = Annotations(image_id=[1], category_id=1, score=[0.5], region=geoiou.Box([[0, 0, 4, 4]]))
+    >>> table = diagnose(truth, found).table
+    >>> first = np.array([True, False, False])
+    >>> slice_weights(table, "odd", [1, 3]).tolist(), slice_weights(table, "first", first).tolist()
+    ([1, 0, 1], [1, 0, 0])
     """
     param = f"slices[{mapping_key(name)}]"
     values = np.asarray(images) if not isinstance(images, np.ndarray) else images
@@ -138,7 +150,23 @@ def _plain(value: float) -> float | None:
 def image_scores(
     table: DetectionTable, protocol: Protocol, iou_threshold: float = 0.5, score_threshold: float = 0.0
 ) -> ImageScores:
-    """Per-image counts, F1 and AP of a table at one of its thresholds (see the module notes)."""
+    """Per-image counts, F1 and AP of a table at one of its thresholds (see the module notes).
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.diagnostics import diagnose
+    >>> from geoiou.evaluation import Annotations
+    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
+    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
+    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
+    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
+    >>> table = diagnose(truth, preds).table
+    >>> from geoiou.diagnostics.accumulate import protocol_of
+    >>> from geoiou.evaluation import CocoEvaluation
+    >>> scores = image_scores(table, protocol_of(table, CocoEvaluation().settings))
+    >>> scores.true_positives.tolist(), scores.missed.tolist(), scores.f1.tolist()  # 2 * 1 / (2 + 1 + 1)
+    ([1], [1], [0.5])
+    """
     k = table.threshold_index(iou_threshold, "iou_threshold")
     if not isinstance(score_threshold, (int, float, np.number)) or math.isnan(score_threshold):
         raise invalid_argument("score_threshold", "a number", score_threshold)

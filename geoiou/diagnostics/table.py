@@ -147,6 +147,18 @@ def detection_table(
 
     `settings` and `result` are the evaluation's; rows are numbered as its per-object matches
     number them (the parts' rows one after another).
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.diagnostics import DiagnosticsEvaluation
+    >>> from geoiou.evaluation import Annotations
+    >>> state = DiagnosticsEvaluation().update(
+    ...     Annotations(image_id=1, category_id=[1, 2], region=geoiou.Box([[0, 0, 4, 4], [0, 0, 4, 2]])),
+    ...     Annotations(image_id=1, category_id=[1], score=[0.9], region=geoiou.Box([[0, 0, 4, 4]])))
+    >>> table = state.compute().table  # compute calls detection_table
+    >>> table.pair_gt.tolist(), table.pair_value.tolist()  # its overlaps with both objects, of either category
+    ([0, 1], [1.0, 0.5])
     """
     records = [record for _, record in parts]
     image_ids, image_codes = _global_images(protocol, parts)

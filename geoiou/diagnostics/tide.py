@@ -114,6 +114,22 @@ def classify_errors(table: DetectionTable, protocol: Protocol, k: int, backgroun
     Returns ``(code, target)``: per prediction ``d``, one of `LOCALIZATION`, `CLASSIFICATION`,
     `DUPLICATE`, `BACKGROUND`, `BOTH` (false positives) or `NO_ERROR`; the ground truth a
     localization or classification error points at (-1 otherwise).
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.diagnostics import diagnose
+    >>> from geoiou.evaluation import Annotations
+    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
+    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
+    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
+    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
+    >>> table = diagnose(truth, preds).table
+    >>> from geoiou.diagnostics.accumulate import protocol_of
+    >>> from geoiou.evaluation import CocoEvaluation
+    >>> code, target = classify_errors(table, protocol_of(table, CocoEvaluation().settings), 0, 0.1)
+    >>> code.tolist() == [NO_ERROR, CLASSIFICATION], target.tolist()  # the second points at the "b"
+    (True, [-1, 1])
     """
     false = table.outcome[:, k, 0] == FALSE_POSITIVE
     best = best_overlaps(table, k)
@@ -230,6 +246,22 @@ def tide(
         If `foreground_threshold` is not one of the evaluation's thresholds, or
         `background_threshold` is below the overlaps the diagnostics kept or not below the
         foreground threshold.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.diagnostics import diagnose
+    >>> from geoiou.evaluation import Annotations
+    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
+    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
+    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
+    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
+    >>> table = diagnose(truth, preds).table
+    >>> from geoiou.diagnostics.accumulate import protocol_of
+    >>> from geoiou.evaluation import CocoEvaluation
+    >>> result = tide(table, protocol_of(table, CocoEvaluation().settings))
+    >>> result.counts["classification"], round(result.delta_ap["classification"], 3)  # fixed: "b" found too
+    (1, 0.5)
     """
     k = table.threshold_index(foreground_threshold, "foreground_threshold")
     if not table.background_threshold <= background_threshold < table.thresholds[k]:

@@ -55,7 +55,15 @@ def outline_path(geometry: shapely.Geometry) -> str:
 
 
 def image_svg(objects: Sequence[Drawn], view: tuple[float, float, float, float], background: str | None) -> str:
-    """An image's objects on its picture (a data URI) or on white, in the box ``(x, y, width, height)``."""
+    """An image's objects on its picture (a data URI) or on white, in the box ``(x, y, width, height)``.
+
+    Examples
+    --------
+    >>> drawn = Drawn(outline_path(shapely.box(1, 1, 3, 2)), None, "missed", "a ground truth nothing found")
+    >>> svg = image_svg([drawn], (0, 0, 4, 4), None)
+    >>> svg.startswith('<svg viewBox="0 0 4 4"') and 'd="M3 1L3 2L1 2L1 1Z"' in svg
+    True
+    """
     x, y, width, height = view
     stroke = max(width, height) / 400
     parts = []
@@ -76,7 +84,15 @@ def image_svg(objects: Sequence[Drawn], view: tuple[float, float, float, float],
 
 
 def timeline_svg(objects: Sequence[Drawn], span: tuple[float, float]) -> str:
-    """A video's segments on two lanes (ground truth above, predictions below) over the time `span`."""
+    """A video's segments on two lanes (ground truth above, predictions below) over the time `span`.
+
+    Examples
+    --------
+    >>> svg = timeline_svg([Drawn("", (2.0, 5.0), "found", "jump"), Drawn("", (3.0, 6.0), "true positive", "jump")],
+    ...                    (0.0, 10.0))
+    >>> svg.count("<rect"), "ground truth" in svg
+    (2, True)
+    """
     start, end = span
     length = max(end - start, 1e-12)
     width, lane = 720, 26

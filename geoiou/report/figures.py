@@ -35,7 +35,22 @@ ERROR_NAMES = {
 
 
 def pr_chart(diagnostics: Diagnostics, names: Mapping[Any, str]) -> tuple[str, str]:
-    """The precision-recall chart of an evaluation, and a note saying what it shows."""
+    """The precision-recall chart of an evaluation, and a note saying what it shows.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.diagnostics import diagnose
+    >>> from geoiou.evaluation import Annotations
+    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
+    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
+    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
+    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
+    >>> diagnostics = diagnose(truth, preds)
+    >>> svg, note = pr_chart(diagnostics, {})
+    >>> svg.count("<polyline"), note.startswith("COCO's interpolated precision")  # one curve per IoU threshold
+    (10, True)
+    """
     result = diagnostics.result
     if isinstance(result, CocoResult):
         valid = np.where(result.precision > -1, result.precision, np.nan)[:, :, :, 0, -1]  # [T, R, K]
@@ -71,7 +86,21 @@ def pr_chart(diagnostics: Diagnostics, names: Mapping[Any, str]) -> tuple[str, s
 
 
 def f_beta_chart(diagnostics: Diagnostics) -> str:
-    """F1, precision and recall of all categories against the score threshold."""
+    """F1, precision and recall of all categories against the score threshold.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.diagnostics import diagnose
+    >>> from geoiou.evaluation import Annotations
+    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
+    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
+    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
+    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
+    >>> diagnostics = diagnose(truth, preds)
+    >>> f_beta_chart(diagnostics).count("<polyline")  # F1, precision and recall
+    3
+    """
     curve = diagnostics.f_beta(diagnostics.default_threshold()).overall
     x = curve.threshold
     series = [
@@ -107,6 +136,21 @@ def worst_pictures(
     `truth` and `predictions` are the evaluation's inputs (`Annotations`, or `TemporalSegments` for
     temporal detection), whose rows the diagnostics number. `sizes` gives an image's ``(height,
     width)`` (else the drawing fits its objects), `backgrounds` a picture (a data URI) to draw on.
+
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.diagnostics import diagnose
+    >>> from geoiou.evaluation import Annotations
+    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
+    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
+    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
+    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
+    >>> diagnostics = diagnose(truth, preds)
+    >>> [picture] = worst_pictures(diagnostics, truth, preds, {}, count=1)
+    >>> picture.image_id, picture.svg.count("<path")  # two objects, two predictions
+    (1, 4)
     """
     table = diagnostics.table
     threshold = diagnostics.default_threshold()

@@ -132,7 +132,25 @@ class ReportPictures:
 
 
 def render(document: dict[str, Any], pictures: ReportPictures, title: str) -> str:
-    """The whole page for a report document (see the module notes)."""
+    """The whole page for a report document (see the module notes).
+
+    Examples
+    --------
+    >>> document = {"format": "coco", "geometry": "bbox", "ground_truth": "gt.json", "predictions": "dt.json",
+    ...             "counts": {"images": 1, "ground_truths": 1, "predictions": 1},
+    ...             "result": {"protocol": "coco", "headline": {"AP": 0.5}}, "per_category": [],
+    ...             "diagnostics": {"tide": {"foreground_threshold": 0.5, "background_threshold": 0.1, "AP": 0.5,
+    ...                                      "delta_AP": dict.fromkeys(["classification", "localization", "both",
+    ...                                      "duplicate", "background", "missed", "false_positive",
+    ...                                      "false_negative"], 0.0), "counts": {}},
+    ...                             "confusion_matrix": {"iou_threshold": 0.5, "score_threshold": 0.0, "labels": [None],
+    ...                                                  "counts": [[0]]},
+    ...                             "calibration": None, "f_beta": {"iou_threshold": 0.5, "beta": 1.0, "best": [],
+    ...                             "best_overall": {"threshold": None}}, "per_image": [], "label_errors": []}}
+    >>> page = render(document, ReportPictures("", "", ""), "a report")
+    >>> page.startswith("<!DOCTYPE html>"), 'data-key="/result/headline/AP" data-value="0.5">0.5000<' in page
+    (True, True)
+    """
     sections = [
         ("summary", "Summary", _summary(document)),
         ("categories", "Per category", _per_category(document)),
