@@ -176,7 +176,7 @@ def _match(
             float(thresholds.min()),
         )  # fmt: skip
         phases.done("tIoU")
-        outcome, partner = coco_greedy(
+        outcome, partner, _ = coco_greedy(
             key_start,
             found.pair_start,
             found.pair_gt,
@@ -627,11 +627,7 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
             "labelled with classes",
         )
         scores = np.concatenate([np.zeros(0)] + [part.score for part in parts])
-        matches = ObjectMatches.concatenate(
-            [part.matches for part in parts],
-            [len(part.score) for part in parts],
-            [len(part.truth_label) for part in parts],
-        )
+        matches = ObjectMatches.concatenate([part.matches for part in parts])
         true_positive = np.concatenate(
             [np.zeros((len(self.settings.tiou_thresholds), 0), bool)] + [part.true_positive for part in parts], axis=1
         )
