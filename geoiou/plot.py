@@ -990,14 +990,13 @@ def plot_f_beta(f_beta: FBetaResult, *, categories: Sequence[Any] | None = None,
 
     Examples
     --------
-    >>> import matplotlib.pyplot as plt, geoiou
+    >>> import matplotlib.pyplot as plt
     >>> from geoiou.diagnostics import diagnose
-    >>> from geoiou.evaluation import Annotations
+    >>> from geoiou.evaluation import TemporalDetectionEvaluation
     >>> from geoiou.plot import plot_f_beta
-    >>> truth = Annotations(image_id=1, category_id="a", region=geoiou.Box([[0, 0, 10, 10]]))
-    >>> preds = Annotations(image_id=1, category_id="a", score=[0.9, 0.85],
-    ...                     region=geoiou.Box([[0, 0, 10, 9], [50, 0, 60, 4]]))
-    >>> ax = plot_f_beta(diagnose(truth, preds).f_beta())
+    >>> jumps = diagnose({"v": [(0, 10, "jump")]}, {"v": [(0, 9, "jump", 0.9), (40, 50, "jump", 0.85)]},
+    ...                  evaluation=TemporalDetectionEvaluation(tiou_thresholds=[0.5]))
+    >>> ax = plot_f_beta(jumps.f_beta())
     >>> ax.get_legend().get_texts()[0].get_text()
     'all: best F1 1.000 at score 0.9'
     >>> plt.close(ax.figure)

@@ -295,17 +295,15 @@ def protocol_of(table: DetectionTable, settings: Any) -> Protocol:
     Examples
     --------
     >>> import geoiou
-    >>> from geoiou.evaluation import CocoEvaluation
     >>> from geoiou.diagnostics import diagnose
-    >>> from geoiou.evaluation import Annotations
-    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
-    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
-    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
-    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
-    >>> table = diagnose(truth, preds).table
-    >>> protocol = protocol_of(table, CocoEvaluation().settings)
-    >>> round(protocol.result(protocol.everything())["AP50"], 3)  # "a" found first; "b" never
-    0.5
+    >>> from geoiou.evaluation import Annotations, VocEvaluation
+    >>> ships = geoiou.RotatedBox([[10, 10, 8, 4, 30], [40, 40, 8, 4, 0]])
+    >>> truth, preds = Annotations(image_id="a", category_id="ship", region=ships), Annotations(
+    ...     image_id="a", category_id="ship", score=[0.9, 0.8], region=ships[::-1])
+    >>> table = diagnose(truth, preds, evaluation=VocEvaluation()).table
+    >>> protocol = protocol_of(table, VocEvaluation().settings)
+    >>> protocol.result(protocol.everything()).mAP  # both found: VOC's AP, re-accumulated
+    1.0
     """
     kinds: dict[str, type[Protocol]] = {"coco": CocoProtocol, "voc": VocProtocol, "temporal": TemporalProtocol}
     return kinds[table.protocol](table, settings)

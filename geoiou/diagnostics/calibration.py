@@ -119,17 +119,13 @@ def calibration(table: DetectionTable, iou_threshold: float = 0.5, bins: int = 1
 
     Examples
     --------
-    >>> import geoiou
     >>> from geoiou.diagnostics import diagnose
-    >>> from geoiou.evaluation import Annotations
-    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
-    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
-    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
-    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
-    >>> table = diagnose(truth, preds).table
-    >>> result = calibration(table, 0.5, bins=2)
-    >>> result.count.tolist(), result.accuracy.tolist()  # the second prediction (0.6) lies on the "b"
-    ([0, 2], [nan, 0.5])
+    >>> from geoiou.evaluation import TemporalDetectionEvaluation
+    >>> runs = diagnose({"v": [(0, 10, "run"), (20, 30, "run")]}, {"v": [(0, 9, "run", 0.9), (50, 60, "run", 0.7)]},
+    ...                 evaluation=TemporalDetectionEvaluation(tiou_thresholds=[0.5]))
+    >>> result = calibration(runs.table, 0.5, bins=2)  # scores 0.9 (right) and 0.7 (wrong), both above 0.5
+    >>> result.count.tolist(), result.accuracy.tolist(), result.ece
+    ([0, 2], [nan, 0.5], 0.30000000000000004)
     """
     k = table.threshold_index(iou_threshold, "iou_threshold")
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:

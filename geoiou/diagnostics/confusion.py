@@ -91,14 +91,10 @@ def confusion_matrix(
     >>> import geoiou
     >>> from geoiou.diagnostics import diagnose
     >>> from geoiou.evaluation import Annotations
-    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
-    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
-    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
-    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
-    >>> table = diagnose(truth, preds).table
-    >>> from geoiou.diagnostics.accumulate import protocol_of
-    >>> from geoiou.evaluation import CocoEvaluation
-    >>> confusion_matrix(table, protocol_of(table, CocoEvaluation().settings)).counts.tolist()
+    >>> boxes = geoiou.RotatedBox([[10, 10, 8, 4, 30], [40, 40, 8, 4, 0]])
+    >>> found = diagnose(Annotations(image_id=1, category_id=["car", "van"], region=boxes),
+    ...                  Annotations(image_id=1, category_id="car", score=[0.9, 0.6], region=boxes))
+    >>> confusion_matrix(found.table, found.protocol).counts.tolist()  # the van was found as a car
     [[1, 0, 0], [1, 0, 0], [0, 0, 0]]
     """
     k = table.threshold_index(iou_threshold, "iou_threshold")

@@ -126,13 +126,11 @@ def f_beta(table: DetectionTable, iou_threshold: float = 0.5, beta: float = 1.0)
     >>> import geoiou
     >>> from geoiou.diagnostics import diagnose
     >>> from geoiou.evaluation import Annotations
-    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
-    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
-    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
-    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
-    >>> table = diagnose(truth, preds).table
-    >>> f_beta(table).best()["a"]  # keeping only the first: precision 1, recall 1 of "a"'s one object
-    {'threshold': 0.9, 'precision': 1.0, 'recall': 1.0, 'f': 1.0}
+    >>> truth = Annotations(image_id=1, category_id=1, region=geoiou.Box([[0, 0, 4, 4], [9, 9, 12, 12]]))
+    >>> preds = Annotations(image_id=1, category_id=1, score=[0.8, 0.3],
+    ...                     region=geoiou.Box([[0, 0, 4, 3], [5, 5, 7, 7]]))
+    >>> f_beta(diagnose(truth, preds).table).best()[1]  # the 0.3 only adds a false positive
+    {'threshold': 0.8, 'precision': 1.0, 'recall': 0.5, 'f': 0.6666666666666666}
     """
     k = table.threshold_index(iou_threshold, "iou_threshold")
     if isinstance(beta, bool) or not isinstance(beta, (int, float, np.number)) or not beta > 0 or math.isinf(beta):

@@ -156,16 +156,12 @@ def image_scores(
     >>> import geoiou
     >>> from geoiou.diagnostics import diagnose
     >>> from geoiou.evaluation import Annotations
-    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
-    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
-    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
-    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
-    >>> table = diagnose(truth, preds).table
-    >>> from geoiou.diagnostics.accumulate import protocol_of
-    >>> from geoiou.evaluation import CocoEvaluation
-    >>> scores = image_scores(table, protocol_of(table, CocoEvaluation().settings))
-    >>> scores.true_positives.tolist(), scores.missed.tolist(), scores.f1.tolist()  # 2 * 1 / (2 + 1 + 1)
-    ([1], [1], [0.5])
+    >>> plots = geoiou.Polygon.from_rings([[(0, 0), (8, 0), (0, 6)], [(10, 0), (20, 0), (20, 5)]])
+    >>> found = diagnose(Annotations(image_id=["north", "north"], category_id="field", region=plots),
+    ...                  Annotations(image_id=["north"], category_id="field", score=[0.7], region=plots[:1]))
+    >>> scores = image_scores(found.table, found.protocol)
+    >>> scores.true_positives.tolist(), scores.missed.tolist(), scores.f1.tolist()  # 2 * 1 / (2 + 0 + 1)
+    ([1], [1], [0.6666666666666666])
     """
     k = table.threshold_index(iou_threshold, "iou_threshold")
     if not isinstance(score_threshold, (int, float, np.number)) or math.isnan(score_threshold):

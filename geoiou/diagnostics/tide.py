@@ -117,19 +117,15 @@ def classify_errors(table: DetectionTable, protocol: Protocol, k: int, backgroun
 
     Examples
     --------
-    >>> import geoiou
+    >>> import numpy as np, geoiou
     >>> from geoiou.diagnostics import diagnose
     >>> from geoiou.evaluation import Annotations
-    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
-    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
-    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
-    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
-    >>> table = diagnose(truth, preds).table
-    >>> from geoiou.diagnostics.accumulate import protocol_of
-    >>> from geoiou.evaluation import CocoEvaluation
-    >>> code, target = classify_errors(table, protocol_of(table, CocoEvaluation().settings), 0, 0.1)
-    >>> code.tolist() == [NO_ERROR, CLASSIFICATION], target.tolist()  # the second points at the "b"
-    (True, [-1, 1])
+    >>> masks = geoiou.Mask(np.eye(6, dtype=bool)[None].repeat(2, 0) | np.eye(6, k=1, dtype=bool))  # two diagonals
+    >>> found = diagnose(Annotations(image_id=1, category_id="a", region=masks[:1]),
+    ...                  Annotations(image_id=1, category_id="a", score=[0.9, 0.5], region=masks))
+    >>> code, target = classify_errors(found.table, found.protocol, 0, 0.1)
+    >>> code.tolist() == [NO_ERROR, DUPLICATE], target.tolist()  # the second finds the found mask again
+    (True, [-1, -1])
     """
     false = table.outcome[:, k, 0] == FALSE_POSITIVE
     best = best_overlaps(table, k)
@@ -252,14 +248,10 @@ def tide(
     >>> import geoiou
     >>> from geoiou.diagnostics import diagnose
     >>> from geoiou.evaluation import Annotations
-    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
-    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
-    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
-    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
-    >>> table = diagnose(truth, preds).table
-    >>> from geoiou.diagnostics.accumulate import protocol_of
-    >>> from geoiou.evaluation import CocoEvaluation
-    >>> result = tide(table, protocol_of(table, CocoEvaluation().settings))
+    >>> boxes = geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]])
+    >>> found = diagnose(Annotations(image_id=1, category_id=["a", "b"], region=boxes),
+    ...                  Annotations(image_id=1, category_id="a", score=[0.9, 0.6], region=boxes))
+    >>> result = tide(found.table, found.protocol)
     >>> result.counts["classification"], round(result.delta_ap["classification"], 3)  # fixed: "b" found too
     (1, 0.5)
     """

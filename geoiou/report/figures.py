@@ -42,12 +42,9 @@ def pr_chart(diagnostics: Diagnostics, names: Mapping[Any, str]) -> tuple[str, s
     >>> import geoiou
     >>> from geoiou.diagnostics import diagnose
     >>> from geoiou.evaluation import Annotations
-    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
-    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
-    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
-    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
-    >>> diagnostics = diagnose(truth, preds)
-    >>> svg, note = pr_chart(diagnostics, {})
+    >>> found = diagnose(Annotations(image_id=7, category_id=3, region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]])),
+    ...                  Annotations(image_id=7, category_id=3, score=[0.5], region=geoiou.Box([[1, 0, 10, 10]])))
+    >>> svg, note = pr_chart(found, {})
     >>> svg.count("<polyline"), note.startswith("COCO's interpolated precision")  # one curve per IoU threshold
     (10, True)
     """
@@ -90,15 +87,11 @@ def f_beta_chart(diagnostics: Diagnostics) -> str:
 
     Examples
     --------
-    >>> import geoiou
     >>> from geoiou.diagnostics import diagnose
-    >>> from geoiou.evaluation import Annotations
-    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
-    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
-    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
-    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
-    >>> diagnostics = diagnose(truth, preds)
-    >>> f_beta_chart(diagnostics).count("<polyline")  # F1, precision and recall
+    >>> from geoiou.evaluation import TemporalDetectionEvaluation
+    >>> found = diagnose({"v": [(0, 10, "jump")]}, {"v": [(1, 10, "jump", 0.8), (30, 40, "jump", 0.6)]},
+    ...                  evaluation=TemporalDetectionEvaluation(tiou_thresholds=[0.5]))
+    >>> f_beta_chart(found).count("<polyline")  # F1, precision and recall against the score threshold
     3
     """
     curve = diagnostics.f_beta(diagnostics.default_threshold()).overall
@@ -143,14 +136,11 @@ def worst_pictures(
     >>> import geoiou
     >>> from geoiou.diagnostics import diagnose
     >>> from geoiou.evaluation import Annotations
-    >>> truth = Annotations(image_id=[1, 1], category_id=["a", "b"],
-    ...                     region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
-    >>> preds = Annotations(image_id=[1, 1], category_id=["a", "a"], score=[0.9, 0.6],
-    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 9]]))
-    >>> diagnostics = diagnose(truth, preds)
-    >>> [picture] = worst_pictures(diagnostics, truth, preds, {}, count=1)
-    >>> picture.image_id, picture.svg.count("<path")  # two objects, two predictions
-    (1, 4)
+    >>> truth = Annotations(image_id=[1, 2], category_id=1, region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
+    >>> preds = Annotations(image_id=[1, 2], category_id=1, score=[0.9, 0.8], region=geoiou.Box([[0, 0, 9, 9]] * 2))
+    >>> [picture] = worst_pictures(diagnose(truth, preds), truth, preds, {}, count=1)
+    >>> picture.image_id, picture.svg.count("<path")  # image 2: its object missed, its prediction false
+    (2, 2)
     """
     table = diagnostics.table
     threshold = diagnostics.default_threshold()
