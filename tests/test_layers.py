@@ -32,7 +32,8 @@ PACKAGE = ROOT / "geoiou"
 #: layers side by side in one row never import each other.
 ROWS: tuple[tuple[str, ...], ...] = (
     ("cli",),
-    ("plot", "dask"),
+    ("plot", "dask", "report"),
+    ("diagnostics",),  # read evaluation states and results, never files: below every presentation of them
     ("io", "evaluation"),  # readers hand over tables and know no protocol; protocols know no file format
     ("matching",),
     ("metrics",),
@@ -50,6 +51,8 @@ LAYER_OF: dict[str, str] = {
     "geoiou.demo": "cli",  # `geoiou demo`: reads the bundled files and prints an evaluation
     "geoiou.tour": "cli",  # the tour `geoiou demo` runs: every reader, evaluation and picture
     "geoiou.plot": "plot",
+    "geoiou.report": "report",  # the HTML report page: its own SVG charts and drawings, no matplotlib
+    "geoiou.diagnostics": "diagnostics",
     "geoiou.dask": "dask",
     "geoiou.io": "io",
     "geoiou.evaluation": "evaluation",
