@@ -37,7 +37,7 @@ from geoiou.metrics import (
     pairwise_iou,
     union_area,
 )
-from geoiou.regions import Box, Interval, Mask, Polygon, Region, RotatedBox
+from geoiou.regions import Box, Box3D, Interval, Mask, OrientedBox3D, Polygon, Region, RotatedBox, RotatedBox3D
 from geoiou.signed import pairwise_siou, siou
 from geoiou.sparse import Overlaps, overlaps
 from geoiou.threads import get_threads, set_threads
@@ -49,6 +49,7 @@ __version__ = "0.1.0"
 __all__ = [
     "BatchIndexError",
     "Box",
+    "Box3D",
     "FormatError",
     "FrozenRegionError",
     "GeoIoUError",
@@ -59,10 +60,12 @@ __all__ = [
     "UnknownNameError",
     "Mask",
     "Matching",
+    "OrientedBox3D",
     "Overlaps",
     "Polygon",
     "Region",
     "RotatedBox",
+    "RotatedBox3D",
     "UnsupportedPairError",
     "ciou",
     "diou",

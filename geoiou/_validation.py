@@ -185,11 +185,24 @@ LARGEST_COORDINATE = 2.0**508
 SMALLEST_AREA = 2.0**-1000
 #: The smallest positive length of an interval, for the same reason (DIoU squares lengths).
 SMALLEST_LENGTH = 2.0**-500
+#: The largest coordinate magnitude of a 3-D region: volumes, enclosing volumes and the convex hull's
+#: triple products are products of three coordinate differences, which stay below ``2**1020`` with
+#: ``|x| <= 2**336``.
+LARGEST_COORDINATE_3D = 2.0**336
+#: The smallest positive volume of a 3-D region (below it, products of sides lose their precision).
+SMALLEST_VOLUME = 2.0**-1000
 
 
 #: What `require_within_range` expects, in its messages and in the readers' (`range_faults`).
 WITHIN_RANGE = (
     "coordinates within ±2**508 (about 8.4e152), where areas, unions and enclosures stay finite in "
+    "float64: scale the data down"
+)
+
+
+#: What `require_within_range` expects of 3-D regions.
+WITHIN_RANGE_3D = (
+    "coordinates within ±2**336 (about 1.4e101), where volumes and enclosing volumes stay finite in "
     "float64: scale the data down"
 )
 
@@ -302,12 +315,14 @@ def plain_region_fits(magnitude: float, width: float, height: float) -> bool:
     return magnitude <= LARGEST_COORDINATE and (not (width > 0 and height > 0) or width * height >= SMALLEST_AREA)
 
 
-def require_within_range(magnitude: np.ndarray, param: str) -> None:
-    """Raise unless every entry of `magnitude` (each region's largest coordinate) is at most `LARGEST_COORDINATE`."""
-    bad = ~(magnitude <= LARGEST_COORDINATE)
+def require_within_range(magnitude: np.ndarray, param: str, *, largest: float = LARGEST_COORDINATE) -> None:
+    """Raise unless every entry of `magnitude` (each region's largest coordinate) is at most `largest`
+    (`LARGEST_COORDINATE`, or `LARGEST_COORDINATE_3D` for 3-D regions)."""
+    bad = ~(magnitude <= largest)
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise fail(param, WITHIN_RANGE, f"{magnitude[index]:.6g} at batch index {index}")
+        expected = WITHIN_RANGE if largest == LARGEST_COORDINATE else WITHIN_RANGE_3D
+        raise fail(param, expected, f"{magnitude[index]:.6g} at batch index {index}")
 
 
 def require_measurable(

@@ -5,9 +5,9 @@ indices of the pairs to measure, and returns one measure per pair: of their inte
 (``"intersection"``) or of the convex hull of their union (``"hull"``, the GIoU enclosure). One
 kernel serves a single pair, the elementwise metrics and the candidates of a pairwise matrix alike.
 Kernels are registered per measure and ordered pair of kinds. Lookup tries the exact pair, then
-the swapped pair (the measures are symmetric), then promotes a kind along the exact tower
-``Box < RotatedBox < Polygon`` and tries again. A new geometry plugs in by registering kernels; the
-metrics never grow an if/elif.
+the swapped pair (the measures are symmetric), then promotes a kind along the exact towers
+``Box < RotatedBox < Polygon`` and ``Box3D < RotatedBox3D < OrientedBox3D`` and tries again. A
+new geometry plugs in by registering kernels; the metrics never grow an if/elif.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any, Callable, TypeVar
 import numpy as np
 
 from geoiou.errors import UnsupportedPairError
-from geoiou.regions import Box, Polygon, Region, RotatedBox
+from geoiou.regions import Box, Box3D, OrientedBox3D, Polygon, Region, RotatedBox, RotatedBox3D
 
 __all__ = ["Kernel", "PairKernel", "broadcast_pairs", "find_kernel", "register", "supported_pairs"]
 
@@ -34,9 +34,12 @@ _TABLE: dict[tuple[Measure, type[Region], type[Region]], Kernel] = {}
 #: The kinds above each kind in the exact tower ``Box < RotatedBox < Polygon``, nearest first, each
 #: with the direct conversion that reaches it: Box goes to Polygon by its own exact corners, not
 #: through a rotated box's centre and size, which would round at large coordinates.
+#: The 3-D tower ``Box3D < RotatedBox3D < OrientedBox3D`` promotes the same way; 2-D and 3-D kinds never meet.
 PROMOTIONS: dict[type[Region], tuple[tuple[type[Region], Callable[[Any], Region]], ...]] = {
     Box: ((RotatedBox, Box.to_rotated_box), (Polygon, Box.to_polygon)),
     RotatedBox: ((Polygon, RotatedBox.to_polygon),),
+    Box3D: ((RotatedBox3D, Box3D.to_rotated_box3d), (OrientedBox3D, Box3D.to_oriented_box3d)),
+    RotatedBox3D: ((OrientedBox3D, RotatedBox3D.to_oriented_box3d),),
 }
 
 
@@ -126,8 +129,13 @@ def broadcast_pairs(
 
 
 def _tower_rank(kind: type[Region]) -> int:
-    """How high `kind` stands in the tower ``Box < RotatedBox < Polygon`` (0 for kinds outside it)."""
-    return len(_promotion_chain(Box)) - len(_promotion_chain(kind)) if kind in (Box, RotatedBox, Polygon) else 0
+    """How high `kind` stands in its tower (``Box < RotatedBox < Polygon``, ``Box3D < RotatedBox3D <
+    OrientedBox3D``): the promotions that reach it from the tower's bottom (0 for kinds outside both)."""
+    for bottom in (Box, Box3D):
+        chain = [target for target, _ in _promotion_chain(bottom)]
+        if kind in chain:
+            return chain.index(kind)
+    return 0
 
 
 def _promotion_chain(kind: type[Region]) -> list[tuple[type[Region], tuple[Callable[[Any], Region], ...]]]:
@@ -164,7 +172,8 @@ def find_kernel(kind_a: type[Region], kind_b: type[Region], measure: Measure = "
     raise UnsupportedPairError(
         f"cannot {what} {kind_a.__name__} with {kind_b.__name__}; supported pairs: "
         + ", ".join(f"{a.__name__}×{b.__name__}" for a, b in supported_pairs(measure))
-        + " (Box, RotatedBox and Polygon also mix by exact promotion)"
+        + " (Box, RotatedBox and Polygon also mix by exact promotion, and so do Box3D, RotatedBox3D and "
+        "OrientedBox3D; 2-D and 3-D regions do not compare)"
     )
 
 

@@ -17,7 +17,7 @@ from numpy.typing import DTypeLike
 from geoiou._validation import zero_division_value
 from geoiou.dispatch import PairKernel, broadcast_pairs, find_kernel
 from geoiou.errors import InvalidArgumentError, UnsupportedPairError
-from geoiou.regions import Box, Interval, Region
+from geoiou.regions import Box, Box3D, Interval, Region
 
 __all__ = [
     "ciou",
@@ -133,11 +133,20 @@ _ONE_PAIR = np.zeros(1, dtype=np.int64)
 _NOTHING = np.empty(0)
 
 
-def _elementwise(formula: Formula, a: Region, b: Region) -> Result:
-    """`formula` of each pair of two broadcastable batches: a float for two single regions, else an array."""
+def _elementwise(formula: Formula, a: Region, b: Region, single: tuple[int, float] | None = None) -> Result:
+    """`formula` of each pair of two broadcastable batches: a float for two single regions, else an array.
+
+    `single` is the formula's code and `zero_division` when it is one of the kernels' formulas: two
+    single regions whose kernel has a single-pair entry (``kernel.single``, the same compiled pair
+    function in one call with no pair lists) then take it.
+    """
     _require_regions(a, b)
     pair = find_kernel(type(a), type(b))
     shape_a, shape_b = a.shape, b.shape
+    if single is not None and not (shape_a or shape_b):
+        one = getattr(pair.kernel, "single", None)
+        if one is not None and not (pair.swapped or pair.convert_a or pair.convert_b):
+            return float(one(a, b, *single))
     if shape_a or shape_b:
         _require_broadcastable(a, b)
         index_a, index_b, shape = broadcast_pairs(shape_a, shape_b)
@@ -309,8 +318,9 @@ def _box_diagonal2(bounds_a: np.ndarray, bounds_b: np.ndarray) -> np.ndarray:
 def default_enclosure(a: Region, b: Region) -> Enclosure:
     """Return the GIoU enclosure `giou` uses for `a` and `b` when none is asked for.
 
-    The GIoU paper's box formula for two boxes (torchvision's values) and two intervals; the convex
-    hull of the union for every other pair.
+    The GIoU paper's box formula for two boxes (torchvision's values), two axis-aligned 3-D boxes
+    and two intervals; the convex hull of the union (in 3-D, the convex polyhedron) for every other
+    pair.
 
     Examples
     --------
@@ -320,7 +330,7 @@ def default_enclosure(a: Region, b: Region) -> Enclosure:
     >>> default_enclosure(geoiou.Box([0, 0, 1, 1]), geoiou.RotatedBox([2, 0, 1, 1, 30]))
     'hull'
     """
-    same_axis_aligned = type(a) is type(b) and isinstance(a, (Box, Interval))
+    same_axis_aligned = type(a) is type(b) and isinstance(a, (Box, Box3D, Interval))
     return "box" if same_axis_aligned else "hull"
 
 
@@ -351,7 +361,7 @@ def intersection_area(a: Region, b: Region) -> Result:
     >>> geoiou.intersection_area(geoiou.Box([0, 0, 1, 1]), geoiou.Box([1, 0, 2, 1]))  # shared edge
     0.0
     """
-    return _elementwise(_intersection_of, a, b)
+    return _elementwise(_intersection_of, a, b, (_INTERSECTION, 0.0))
 
 
 def union_area(a: Region, b: Region) -> Result:
@@ -365,7 +375,7 @@ def union_area(a: Region, b: Region) -> Result:
     >>> geoiou.union_area(geoiou.Interval([0, 0]), geoiou.Interval([5, 5]))  # two empty intervals
     0.0
     """
-    return _elementwise(_union_of, a, b)
+    return _elementwise(_union_of, a, b, (_UNION, 0.0))
 
 
 def iou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
@@ -405,7 +415,7 @@ def iou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     1.0
     """
     zero_division = zero_division_value(zero_division)
-    return _elementwise(lambda m, out: _iou_of(m, out, zero_division), a, b)
+    return _elementwise(lambda m, out: _iou_of(m, out, zero_division), a, b, (_IOU, zero_division))
 
 
 def iof(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
@@ -423,7 +433,7 @@ def iof(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     nan
     """
     zero_division = zero_division_value(zero_division)
-    return _elementwise(lambda m, out: _iof_of(m, out, zero_division), a, b)
+    return _elementwise(lambda m, out: _iof_of(m, out, zero_division), a, b, (_IOF, zero_division))
 
 
 def giou(a: Region, b: Region, *, enclosure: Enclosure | None = None, zero_division: float = math.nan) -> Result:

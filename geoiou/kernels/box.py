@@ -1,4 +1,4 @@
-"""Closed-form kernels for axis-aligned boxes in any dimension: `Box` (2-D) and `Interval` (1-D).
+"""Closed-form kernels for axis-aligned boxes in any dimension: `Box` (2-D), `Box3D` (3-D) and `Interval` (1-D).
 
 One compiled driver runs over the pairs and measures either the intersection of the two boxes'
 bounds or the smallest box holding both (the interval hull, and GIoU's box enclosure of any two
@@ -12,7 +12,7 @@ import numpy as np
 from geoiou._compiled import jit, prange
 from geoiou.dispatch import PairKernel, register
 from geoiou.kernels.formulas import GIOU, MEASURE, Formula, Job, Pairs, run_rows, value, with_formula
-from geoiou.regions import Box, Interval, Region
+from geoiou.regions import Box, Box3D, Interval, Region
 
 __all__ = ["BOX_ENCLOSURE", "aligned_enclosures", "aligned_intersection"]
 
@@ -34,7 +34,7 @@ def _aligned_enclosures(a: Region, b: Region, pairs: Pairs, formula: Formula, ou
 
 
 aligned_intersection = register(Box, Box)(
-    register(Interval, Interval)(with_formula(_aligned_intersection, box_enclosure=True))
+    register(Box3D, Box3D)(register(Interval, Interval)(with_formula(_aligned_intersection, box_enclosure=True)))
 )
 aligned_enclosures = register(Interval, Interval, measure="hull")(with_formula(_aligned_enclosures))
 #: GIoU's box enclosure of any two regions of one dimension, as a kernel of the table.
@@ -54,8 +54,8 @@ def _bounds_table(region: Region) -> np.ndarray:
     """
     if type(region) is Box:
         own: np.ndarray = region._xyxy
-    elif type(region) is Interval:
-        own = region._coords
+    elif type(region) in (Interval, Box3D):
+        own = region._coords  # type: ignore[attr-defined]  # both keep their bounds as their coordinates
     else:
         own = region.bounds
     bounds = np.asarray(own, dtype=np.float64).reshape(-1, 2 * region.ndim)

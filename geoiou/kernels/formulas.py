@@ -223,13 +223,19 @@ def run_rows(
 Fused = Callable[[Any, Any, Pairs, Formula, np.ndarray], None]
 
 
-def with_formula(fused: Fused, *, box_enclosure: bool = False) -> Kernel:
+#: ``single(a, b, code, zero_division) -> float``: a kernel's formula of two single regions, in one compiled call.
+Single = Callable[[Any, Any, int, float], float]
+
+
+def with_formula(fused: Fused, *, box_enclosure: bool = False, single: Single | None = None) -> Kernel:
     """The registered form of a kernel whose driver applies formulas: ``kernel(a, b, index_a, index_b)``.
 
     The returned kernel measures the listed pairs (formula `MEASURE`) and keeps `fused` as its
     ``fused`` attribute, which `evaluate` calls with the caller's formula. With `box_enclosure`,
     the driver also measures GIoU's box enclosure of each pair itself when asked for `GIOU`
-    without a `given` measure (`measures_box_enclosure`), so box GIoU is one pass.
+    without a `given` measure (`measures_box_enclosure`), so box GIoU is one pass. `single`, kept as
+    the ``single`` attribute, is the same pair function called once for two single regions (the
+    metrics take it for `INTERSECTION`, `UNION`, `IOU` and `IOF` of one pair): no pair lists, no driver.
     """
 
     def kernel(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
@@ -239,6 +245,8 @@ def with_formula(fused: Fused, *, box_enclosure: bool = False) -> Kernel:
 
     kernel.fused = fused  # type: ignore[attr-defined]  # read by `evaluate`
     kernel.box_enclosure = box_enclosure  # type: ignore[attr-defined]  # read by `measures_box_enclosure`
+    if single is not None:
+        kernel.single = single  # type: ignore[attr-defined]  # read by the metrics for one pair
     kernel.__doc__, kernel.__name__ = fused.__doc__, fused.__name__
     return kernel
 

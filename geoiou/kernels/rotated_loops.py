@@ -27,7 +27,7 @@ import numpy as np
 from geoiou._compiled import PARALLEL_WORK_NS, in_parallel, jit, prange
 from geoiou.kernels.formulas import MEASURE, PRUNED_COST_NS, Formula, Job, Pairs, run_rows, value
 
-__all__ = ["hull_area", "hull_pairs", "intersection_area", "intersection_pairs", "unit_vector"]
+__all__ = ["hull_area", "hull_pairs", "intersection_area", "intersection_pairs", "local_area", "unit_vector"]
 
 #: A slope standing in for the infinite one of an edge parallel to a side of the square.
 _HUGE = 1e300
@@ -341,24 +341,36 @@ def _intersection_of_turned(
     x, y = _turn_back(bx - ax, by - ay, a_cos, a_sin)
     cos, sin = _relative_direction(a_cos, a_sin, b_cos, b_sin)
     smaller = min(aw * ah, bw * bh)
+    area = local_area(x, y, cos, sin, a_hw, a_hh, b_hw, b_hh, smaller)
+    if math.isnan(area):
+        # `a` is so much smaller than `b` that the frame of `a` overflows: measure `a` in the frame of `b`.
+        x, y = _turn_back(ax - bx, ay - by, b_cos, b_sin)
+        area = _clipped_area(x, y, cos, -sin, b_hw, b_hh, a_hw, a_hh)
+    # The exact area lies in [0, min(area_a, area_b)]; outside it only by rounding (or 0 for a NaN
+    # of the frame of both boxes). Adding 0 makes a zero +0.
+    if not area > 0.0:
+        return 0.0
+    return min(area, smaller) + 0.0
+
+
+@jit
+def local_area(
+    x: float, y: float, cos: float, sin: float, a_hw: float, a_hh: float, b_hw: float, b_hh: float, smaller: float
+) -> float:
+    """The area of `b` (centre ``(x, y)``, direction ``(cos, sin)`` in the frame of `a`, half sizes given) inside `a`.
+
+    `smaller` (the smaller of the two areas) when a box lies inside the other; NaN when the frame of
+    `a` overflows (a box below 1e-300 of the other's size: measure in the frame of `b`). The 3-D
+    kernels use it for boxes that share an axis (`geoiou.kernels.oriented_overlap`).
+    """
     if _contained(x, y, cos, sin, a_hw, a_hh, b_hw, b_hh):
         return smaller
     if sin == 0.0 or cos == 0.0:
         # Parallel boxes: sums, differences and one product, exact for exact inputs (integer boxes),
         # where scaling the frame would round (2.5 / 1.5).
         reach_x, reach_y = (b_hh, b_hw) if cos == 0.0 else (b_hw, b_hh)
-        area = _overlap_length(x, reach_x, a_hw) * _overlap_length(y, reach_y, a_hh)
-    else:
-        area = _clipped_area(x, y, cos, sin, a_hw, a_hh, b_hw, b_hh)
-        if math.isnan(area):
-            # `a` is so much smaller than `b` that the frame of `a` overflows: measure `a` in the frame of `b`.
-            x, y = _turn_back(ax - bx, ay - by, b_cos, b_sin)
-            area = _clipped_area(x, y, cos, -sin, b_hw, b_hh, a_hw, a_hh)
-    # The exact area lies in [0, min(area_a, area_b)]; outside it only by rounding (or 0 for a NaN
-    # of the frame of both boxes). Adding 0 makes a zero +0.
-    if not area > 0.0:
-        return 0.0
-    return min(area, smaller) + 0.0
+        return _overlap_length(x, reach_x, a_hw) * _overlap_length(y, reach_y, a_hh)
+    return _clipped_area(x, y, cos, sin, a_hw, a_hh, b_hw, b_hh)
 
 
 @jit
