@@ -38,6 +38,7 @@ from geoiou.metrics import (
     union_area,
 )
 from geoiou.regions import Box, Box3D, Interval, Mask, OrientedBox3D, Polygon, Region, RotatedBox, RotatedBox3D
+from geoiou.bev import bev_iou, pairwise_bev_iou
 from geoiou.signed import pairwise_siou, siou
 from geoiou.sparse import Overlaps, overlaps
 from geoiou.threads import get_threads, set_threads
@@ -67,6 +68,7 @@ __all__ = [
     "RotatedBox",
     "RotatedBox3D",
     "UnsupportedPairError",
+    "bev_iou",
     "ciou",
     "diou",
     "enclosure_area",
@@ -77,6 +79,7 @@ __all__ = [
     "iou",
     "match",
     "overlaps",
+    "pairwise_bev_iou",
     "pairwise_ciou",
     "pairwise_diou",
     "pairwise_giou",

@@ -35,12 +35,15 @@ import geoiou
 __all__ = [
     "KIND_NAMES",
     "PLANAR_KINDS",
+    "SOLID_KINDS",
     "VECTOR_KINDS",
+    "box3d_strategy",
     "box_strategy",
     "ci_settings",
     "int_box_coords",
     "interval_strategy",
     "mask_strategy",
+    "oriented_box3d_strategy",
     "pixel_oracle_geometry",
     "polygon_strategy",
     "random_boxes",
@@ -51,10 +54,15 @@ __all__ = [
     "random_polygons",
     "random_polygons_with_holes",
     "random_regions",
+    "random_rotations",
     "random_rotated_boxes",
     "region_strategy",
     "rng",
+    "rotated_box3d_strategy",
     "rotated_box_strategy",
+    "random_boxes3d",
+    "random_oriented_boxes3d",
+    "random_rotated_boxes3d",
     "shapely_of",
     "star_ring",
     "translate",
@@ -64,6 +72,8 @@ __all__ = [
 PLANAR_KINDS = ("box", "rotated_box", "polygon", "mask")
 VECTOR_KINDS = ("box", "rotated_box", "polygon")
 KIND_NAMES = (*PLANAR_KINDS, "interval")
+#: The 3-D kinds, which compare with one another only (their oracle is SciPy's halfspace intersection).
+SOLID_KINDS = ("box3d", "rotated_box3d", "oriented_box3d")
 
 
 def rng(seed: int) -> np.random.Generator:
@@ -234,6 +244,45 @@ def random_intervals(
     return geoiou.Interval(np.stack([start, start + length], axis=-1))
 
 
+def random_boxes3d(gen: np.random.Generator, n: int, *, span: float = 6.0, max_size: float = 8.0) -> geoiou.Box3D:
+    """A batch of `n` axis-aligned 3-D boxes, centres in ``[-span, span]³``, sides in ``[0.1, max_size]``."""
+    centre = gen.uniform(-span, span, size=(n, 3))
+    size = gen.uniform(0.1, max_size, size=(n, 3))
+    return geoiou.Box3D(np.concatenate([centre, size], axis=-1), fmt="cxcyczwhd")
+
+
+def random_rotated_boxes3d(
+    gen: np.random.Generator, n: int, *, span: float = 6.0, max_size: float = 8.0
+) -> geoiou.RotatedBox3D:
+    """A batch of `n` yaw boxes, centres in ``[-span, span]³`` (z within a third of it: objects on a ground), any yaw."""
+    centre = gen.uniform(-span, span, size=(n, 3)) * np.array([1.0, 1.0, 1 / 3])
+    size = gen.uniform(0.1, max_size, size=(n, 3))
+    yaw = gen.uniform(-180.0, 180.0, size=(n, 1))
+    return geoiou.RotatedBox3D(np.concatenate([centre, size, yaw], axis=-1))
+
+
+def random_rotations(gen: np.random.Generator, n: int) -> np.ndarray:
+    """`n` rotation matrices ``(n, 3, 3)`` uniform over the rotations (normalized Gaussian quaternions)."""
+    q = gen.normal(size=(n, 4))
+    q /= np.linalg.norm(q, axis=-1, keepdims=True)
+    w, x, y, z = q.T
+    rows = [
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ]
+    return np.stack([np.stack(row, axis=-1) for row in rows], axis=-2)
+
+
+def random_oriented_boxes3d(
+    gen: np.random.Generator, n: int, *, span: float = 4.0, max_size: float = 8.0
+) -> geoiou.OrientedBox3D:
+    """A batch of `n` boxes in any orientation, centres in ``[-span, span]³``."""
+    centre = gen.uniform(-span, span, size=(n, 3))
+    size = gen.uniform(0.1, max_size, size=(n, 3))
+    return geoiou.OrientedBox3D(centre, size, random_rotations(gen, n))
+
+
 def random_regions(kind: str, gen: np.random.Generator, n: int) -> geoiou.Region:
     """A batch of `n` regions of `kind` (one of `KIND_NAMES`), overlapping often.
 
@@ -261,17 +310,30 @@ def random_regions(kind: str, gen: np.random.Generator, n: int) -> geoiou.Region
         )
     if kind == "interval":
         return random_intervals(gen, n)
+    if kind == "box3d":
+        return random_boxes3d(gen, n)
+    if kind == "rotated_box3d":
+        return random_rotated_boxes3d(gen, n)
+    if kind == "oriented_box3d":
+        return random_oriented_boxes3d(gen, n)
     raise ValueError(f"unknown kind {kind!r}")
 
 
-def translate(region: geoiou.Region, dx, dy=0.0) -> geoiou.Region:
-    """The region (or batch) moved by ``(dx, dy)``; intervals by `dx`. Offsets broadcast to the batch shape.
+def translate(region: geoiou.Region, dx, dy=0.0, dz=0.0) -> geoiou.Region:
+    """The region (or batch) moved by ``(dx, dy)`` (and `dz` in 3-D); intervals by `dx`. Offsets broadcast.
 
     Masks keep their pixels and move their origin; polygons are moved by `shapely.affinity.translate`.
     """
     dx = np.broadcast_to(np.asarray(dx, dtype=np.float64), region.shape)
     dy = np.broadcast_to(np.asarray(dy, dtype=np.float64), region.shape)
+    dz = np.broadcast_to(np.asarray(dz, dtype=np.float64), region.shape)
     zero = np.zeros(region.shape)
+    if isinstance(region, geoiou.Box3D):
+        return geoiou.Box3D(region.to_array() + np.stack([dx, dy, dz, dx, dy, dz], axis=-1))
+    if isinstance(region, geoiou.RotatedBox3D):
+        return geoiou.RotatedBox3D(region.to_array() + np.stack([dx, dy, dz, zero, zero, zero, zero], axis=-1))
+    if isinstance(region, geoiou.OrientedBox3D):
+        return geoiou.OrientedBox3D(region.centre + np.stack([dx, dy, dz], axis=-1), region.sizes, region.rotation)
     if isinstance(region, geoiou.Box):
         return geoiou.Box(region.to_array() + np.stack([dx, dy, dx, dy], axis=-1))
     if isinstance(region, geoiou.RotatedBox):
@@ -438,12 +500,53 @@ def interval_strategy(draw, *, span: float = 100.0, max_length: float = 50.0) ->
     return geoiou.Interval([start, start + length])
 
 
+@st.composite
+def box3d_strategy(draw, *, span: float = 20.0, max_size: float = 15.0, integer: bool = False) -> geoiou.Box3D:
+    """One non-empty Box3D; integer corners when `integer` (exact arithmetic)."""
+    if integer:
+        low = [draw(st.integers(-int(span), int(span))) for _ in range(3)]
+        size = [draw(st.integers(1, int(max_size))) for _ in range(3)]
+    else:
+        low = [draw(_coordinate(span)) for _ in range(3)]
+        size = [draw(_size(max_size)) for _ in range(3)]
+    return geoiou.Box3D([*low, *(a + b for a, b in zip(low, size))])
+
+
+@st.composite
+def rotated_box3d_strategy(draw, *, span: float = 15.0, max_size: float = 15.0) -> geoiou.RotatedBox3D:
+    """One non-empty RotatedBox3D, any yaw in [-360, 360] (special yaws drawn often)."""
+    centre = [draw(_coordinate(span)) for _ in range(3)]
+    size = [draw(_size(max_size)) for _ in range(3)]
+    yaw = draw(
+        st.one_of(st.sampled_from([0.0, 45.0, 90.0, -90.0, 180.0, 30.0]), st.floats(-360, 360, allow_nan=False))
+    )
+    return geoiou.RotatedBox3D([*centre, *size, yaw])
+
+
+@st.composite
+def oriented_box3d_strategy(draw, *, span: float = 15.0, max_size: float = 15.0) -> geoiou.OrientedBox3D:
+    """One non-empty OrientedBox3D in any orientation (a quaternion drawn from a box, normalized), often a yaw or none."""
+    centre = [draw(_coordinate(span)) for _ in range(3)]
+    size = [draw(_size(max_size)) for _ in range(3)]
+    kind = draw(st.sampled_from(["any", "any", "yaw", "none"]))
+    if kind == "none":
+        return geoiou.OrientedBox3D(centre, size, np.eye(3))
+    if kind == "yaw":
+        return geoiou.RotatedBox3D([*centre, *size, draw(st.floats(-360, 360))]).to_oriented_box3d()
+    q = [draw(st.floats(-1, 1, allow_nan=False)) for _ in range(4)]
+    assume(sum(v * v for v in q) > 0.01)
+    return geoiou.OrientedBox3D.from_quaternion(centre, size, q)
+
+
 _STRATEGIES: dict[str, Callable[..., st.SearchStrategy]] = {
     "box": box_strategy,
     "rotated_box": rotated_box_strategy,
     "polygon": polygon_strategy,
     "mask": mask_strategy,
     "interval": interval_strategy,
+    "box3d": box3d_strategy,
+    "rotated_box3d": rotated_box3d_strategy,
+    "oriented_box3d": oriented_box3d_strategy,
 }
 
 

@@ -62,6 +62,7 @@ LAYER_OF: dict[str, str] = {
     "geoiou.metrics": "metrics",
     "geoiou.signed": "metrics",  # signed IoU of boxes and intervals: a metric without the kernel table
     "geoiou.sparse": "metrics",  # overlaps(): the sparse pairwise metric, on the kernels like pairwise_*
+    "geoiou.bev": "metrics",  # bird's-eye-view IoU: the IoU of the footprints of 3-D regions
     "geoiou.kernels": "kernels",
     "geoiou._compiled": "foundation",  # how code is compiled (numba); modules import it lazily below the kernels
     "geoiou.dispatch": "dispatch",

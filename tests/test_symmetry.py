@@ -32,6 +32,12 @@ PAIRS = [
     ("rotated_box", "polygon"),
     ("mask", "polygon"),
     ("mask", "rotated_box"),
+    ("box3d", "box3d"),
+    ("rotated_box3d", "rotated_box3d"),
+    ("oriented_box3d", "oriented_box3d"),
+    ("box3d", "rotated_box3d"),
+    ("box3d", "oriented_box3d"),
+    ("rotated_box3d", "oriented_box3d"),
 ]
 
 #: The symmetric metrics; `intersection_area` is IoF's numerator (IoF itself divides by `a` alone).

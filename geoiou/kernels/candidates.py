@@ -2,7 +2,7 @@
 
 `b` is cut into blocks and sorted by block and then by its lower x bound. A block is a group
 (when regions are grouped, by image or category: only regions of one group meet) or, for one
-ungrouped set in the plane, a horizontal strip (by the lower y bound), so that both axes prune:
+ungrouped set in the plane or in space, a strip (by the lower y bound), so that two axes prune:
 a region of `a` searches only the strips that can reach its y range (those below its upper y bound
 whose running maximum of upper y bounds passes its lower one). In each block it searches, a
 region can only meet the run of that order between the first region whose running maximum of
@@ -87,7 +87,7 @@ class Candidates:
         low_b, high_b = _columns(bounds_b)
         valid_b = np.flatnonzero(np.all(low_b < high_b, axis=0))  # NaN compares false
         n_rows = self.low_a.shape[1]
-        if group_b is None and low_b.shape[0] == 2 and len(valid_b) >= STRIPS_FROM:
+        if group_b is None and low_b.shape[0] >= 2 and len(valid_b) >= STRIPS_FROM:
             codes_b, strip = _strip_codes(low_b[1, valid_b], high_b[1, valid_b])
             order = _by_code_then_x(codes_b, low_b[0, valid_b], strip.count)
             # Rows searched in the same order (by strip, then x): neighbours search neighbouring runs of b,
