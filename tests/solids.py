@@ -114,5 +114,7 @@ def yaw_box_parts(box) -> tuple[shapely.Polygon, float, float]:
     """The footprint polygon of a yaw box (corners by the textbook rotation) and its bottom and top."""
     centre, sizes, rotation = parts_of(box)
     plane = rotation[:2, :2]
-    corners = [centre[:2] + plane @ (np.array([sx, sy]) * sizes[:2] / 2) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    corners = [
+        centre[:2] + plane @ (np.array([sx, sy]) * sizes[:2] / 2) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))
+    ]
     return shapely.Polygon(corners), centre[2] - sizes[2] / 2, centre[2] + sizes[2] / 2

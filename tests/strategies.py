@@ -254,7 +254,7 @@ def random_boxes3d(gen: np.random.Generator, n: int, *, span: float = 6.0, max_s
 def random_rotated_boxes3d(
     gen: np.random.Generator, n: int, *, span: float = 6.0, max_size: float = 8.0
 ) -> geoiou.RotatedBox3D:
-    """A batch of `n` yaw boxes, centres in ``[-span, span]³`` (z within a third of it: objects on a ground), any yaw."""
+    """A batch of `n` yaw boxes, centres in ``[-span, span]³`` (z within a third of it: on a ground), any yaw."""
     centre = gen.uniform(-span, span, size=(n, 3)) * np.array([1.0, 1.0, 1 / 3])
     size = gen.uniform(0.1, max_size, size=(n, 3))
     yaw = gen.uniform(-180.0, 180.0, size=(n, 1))
@@ -517,15 +517,13 @@ def rotated_box3d_strategy(draw, *, span: float = 15.0, max_size: float = 15.0) 
     """One non-empty RotatedBox3D, any yaw in [-360, 360] (special yaws drawn often)."""
     centre = [draw(_coordinate(span)) for _ in range(3)]
     size = [draw(_size(max_size)) for _ in range(3)]
-    yaw = draw(
-        st.one_of(st.sampled_from([0.0, 45.0, 90.0, -90.0, 180.0, 30.0]), st.floats(-360, 360, allow_nan=False))
-    )
+    yaw = draw(st.one_of(st.sampled_from([0.0, 45.0, 90.0, -90.0, 180.0, 30.0]), st.floats(-360, 360, allow_nan=False)))
     return geoiou.RotatedBox3D([*centre, *size, yaw])
 
 
 @st.composite
 def oriented_box3d_strategy(draw, *, span: float = 15.0, max_size: float = 15.0) -> geoiou.OrientedBox3D:
-    """One non-empty OrientedBox3D in any orientation (a quaternion drawn from a box, normalized), often a yaw or none."""
+    """One non-empty OrientedBox3D in any orientation (a normalized quaternion), often a yaw or none."""
     centre = [draw(_coordinate(span)) for _ in range(3)]
     size = [draw(_size(max_size)) for _ in range(3)]
     kind = draw(st.sampled_from(["any", "any", "yaw", "none"]))

@@ -168,8 +168,9 @@ def _plain_box_fits(plain: tuple[float, ...]) -> bool:
         return False
     if max(map(abs, plain)) > LARGEST_COORDINATE_3D:
         return False
-    volume = (x2 - x1) * (y2 - y1) * (z2 - z1)
-    return volume == 0.0 or volume >= SMALLEST_VOLUME
+    dx, dy, dz = x2 - x1, y2 - y1, z2 - z1
+    # A box with three positive sizes must have a measurable volume (its product may underflow to 0).
+    return not (dx > 0 and dy > 0 and dz > 0) or dx * dy * dz >= SMALLEST_VOLUME
 
 
 def _to_corners(array: np.ndarray, fmt: str) -> np.ndarray:

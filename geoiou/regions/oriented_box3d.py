@@ -139,7 +139,8 @@ class OrientedBox3D(Region):
         corners : array_like of shape (..., 8, 3)
             The corners in the order `order` (see `to_corners`).
         order : {"pytorch3d", "objectron"}
-            pytorch3d's ``box3d_overlap`` order (geoiou's own), or Objectron's keypoints.
+            pytorch3d's ``box3d_overlap`` order (geoiou's own), or Objectron's keypoints. The same order
+            in a mirrored (left-handed) frame describes the same box and is read as well (votenet's corners).
         rtol : float
             Corners that are not those of a box within `rtol` of its size are refused.
 
@@ -162,18 +163,19 @@ class OrientedBox3D(Region):
             raise fail("corners", "an array of shape (..., 8, 3)", f"shape {points.shape}")
         signs = CORNER_ORDERS[order]
         centre = points.mean(axis=-2)
-        # Σ_k sign_kj · corner_k / 4 is the box's j-th axis times its size: the columns of R·diag(d).
-        axes = np.einsum("kj,...ki->...ij", signs, points) / 4.0
+        # The mean of the four edges along axis j is the box's j-th axis times its size: a column of R·diag(d).
+        # (Differences of corners first: equal corners, a flat box's, give exactly 0.)
+        axes = np.stack([(points[..., high, :] - points[..., low, :]).mean(axis=-2) for low, high in _edges(signs)], -1)
         sizes = np.sqrt((axes * axes).sum(axis=-2))
-        rotation = _rotation_of_axes(axes, sizes)
-        box = cls(centre, sizes, rotation)
-        rebuilt = box.to_corners(order)
+        u, _, vt = np.linalg.svd(axes)
+        rotation = u @ vt  # the polar factor: R with axes = R·diag(sizes), mirrored for a mirrored order
+        rebuilt = box_corners_3d(centre, sizes, rotation, order)
         scale = np.maximum(sizes.max(axis=-1), np.finfo(float).tiny)
         off = np.abs(rebuilt - points).max(axis=(-2, -1)) > rtol * scale
         if off.any():
             index = tuple(int(i) for i in np.argwhere(off)[0])
             raise fail("corners", f"the corners of a box in {order}'s order", points[index].tolist())
-        return box
+        return cls(centre, sizes, _proper(rotation, sizes))
 
     # ----------------------------------------------------------------- conversions
     def to_array(self) -> np.ndarray:
@@ -269,17 +271,24 @@ class OrientedBox3D(Region):
         return f"centre=({centre}), sizes=({sizes}), rotation={self._coords[6:].reshape(3, 3).tolist()}"
 
 
-def _rotation_of_axes(axes: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """The rotation ``R`` with ``axes = R @ diag(sizes)`` (the polar factor), right-handed; a zero size's axis
-    is completed from the others."""
-    u, _, vt = np.linalg.svd(axes)
-    rotation: np.ndarray = u @ vt
+def _edges(signs: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per axis j, the corners at its low end and their partners at the high end (the same signs but j's)."""
+    pairs = []
+    for j in range(3):
+        low = np.flatnonzero(signs[:, j] < 0)
+        high = np.array(
+            [int(np.flatnonzero((signs == signs[k] * np.where(np.arange(3) == j, -1, 1)).all(axis=1))[0]) for k in low]
+        )
+        pairs.append((low, high))
+    return pairs
+
+
+def _proper(rotation: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """`rotation` with one axis turned over where it is mirrored (corners listed in a left-handed order, as
+    votenet's): the box, a set symmetric about its centre, is the same region."""
     mirrored = np.linalg.det(rotation) < 0
-    if mirrored.any():
-        # A flat box's free axis may come out mirrored: turn it over. A box of three sizes in a mirrored
-        # corner order stays mirrored, and the constructor refuses it.
-        flat = mirrored & (sizes == 0).any(axis=-1)
-        free = np.argmin(sizes, axis=-1)
-        flip = np.where(flat[..., None] & (np.arange(3) == free[..., None]), -1.0, 1.0)
-        rotation = rotation * flip[..., None, :]
-    return rotation
+    if not mirrored.any():
+        return rotation
+    flip = np.where(mirrored[..., None] & (np.arange(3) == np.argmin(sizes, axis=-1)[..., None]), -1.0, 1.0)
+    proper: np.ndarray = rotation * flip[..., None, :]
+    return proper

@@ -348,8 +348,8 @@ def _plain_box_fits(plain: tuple[float, ...]) -> bool:
     # (a box beyond it takes the general checks, which measure the diagonal).
     if not (dx >= 0 and dy >= 0 and dz >= 0) or max(abs(cx), abs(cy), abs(cz)) + 0.5 * (dx + dy + dz) > _PLAIN_REACH:
         return False
-    volume = dx * dy * dz
-    return volume == 0.0 or volume >= SMALLEST_VOLUME
+    # A box with three positive sizes must have a measurable volume (its product may underflow to 0).
+    return not (dx > 0 and dy > 0 and dz > 0) or dx * dy * dz >= SMALLEST_VOLUME
 
 
 _PLAIN_REACH = LARGEST_COORDINATE_3D

@@ -95,7 +95,9 @@ def test_identical_boxes_have_iou_exactly_one_at_any_offset_and_size():
             yaw = geoiou.RotatedBox3D([offset, -offset, offset, size, 2 * size, 3 * size, 33.3])
             regions = [box, yaw]
             if offset + size != offset:  # corners hold the size (a Box3D is its corners)
-                regions.append(geoiou.Box3D([offset, offset, offset, offset + size, offset + 2 * size, offset + 3 * size]))
+                regions.append(
+                    geoiou.Box3D([offset, offset, offset, offset + size, offset + 2 * size, offset + 3 * size])
+                )
             for region in regions:
                 assert geoiou.iou(region, region) == 1.0, (offset, size, region)
                 assert geoiou.giou(region, region) == 1.0
@@ -145,7 +147,7 @@ def test_thin_and_far_boxes():
 
 
 def test_flat_boxes_give_no_nan():
-    """pytorch3d's NaN case (#1178): a box of no height. IoU 0 against a solid box, `zero_division` against a flat one."""
+    """pytorch3d's NaN case (#1178), a box of no height: IoU 0 against a solid box, `zero_division` against a flat one."""
     flat = geoiou.OrientedBox3D([0, 0, 0], [2, 2, 0], TILT)
     solid = geoiou.OrientedBox3D([0, 0, 0], [2, 2, 2], TILT)
     assert geoiou.iou(flat, solid) == 0.0
