@@ -147,7 +147,7 @@ def test_thin_and_far_boxes():
 
 
 def test_flat_boxes_give_no_nan():
-    """pytorch3d's NaN case (#1178), a box of no height: IoU 0 against a solid box, `zero_division` against a flat one."""
+    """pytorch3d #1178, a box of no height: IoU 0 against a solid box, `zero_division` against a flat one."""
     flat = geoiou.OrientedBox3D([0, 0, 0], [2, 2, 0], TILT)
     solid = geoiou.OrientedBox3D([0, 0, 0], [2, 2, 2], TILT)
     assert geoiou.iou(flat, solid) == 0.0
