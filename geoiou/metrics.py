@@ -615,11 +615,39 @@ def iou_of_pairs(
     >>> iou_of_pairs(boxes, boxes, np.array([0, 0]), np.array([0, 1]))
     array([1.        , 0.14285714])
     """
+    return _of_pairs(_iou_of, a, b, index_a, index_b, zero_division)
+
+
+def iof_of_pairs(
+    a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray, *, zero_division: float = math.nan
+) -> np.ndarray:
+    """Return the IoF (intersection over the measure of `a`) of the pairs ``(a[index_a[k]], b[index_b[k]])``.
+
+    As `iou_of_pairs`: for callers that found their pairs (a prediction's share inside a region to ignore).
+
+    Examples
+    --------
+    >>> import numpy as np, geoiou
+    >>> boxes = geoiou.Box([[0, 0, 2, 2], [1, 1, 3, 3]])
+    >>> iof_of_pairs(boxes, boxes, np.array([0]), np.array([1]))
+    array([0.25])
+    """
+    return _of_pairs(_iof_of, a, b, index_a, index_b, zero_division)
+
+
+def _of_pairs(
+    formula: Callable[[_Measures, np.ndarray, float], np.ndarray],
+    a: Region,
+    b: Region,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    zero_division: float,
+) -> np.ndarray:
     _require_regions(a, b)
     zero_division = zero_division_value(zero_division)
     index_a, index_b = _as_indices(index_a), _as_indices(index_b)
     measures = _Measures(find_kernel(type(a), type(b)), a, b, _pairs(index_a, index_b))
-    return _iou_of(measures, np.empty(len(index_a)), zero_division)
+    return formula(measures, np.empty(len(index_a)), zero_division)
 
 
 def _as_indices(index: np.ndarray) -> np.ndarray:

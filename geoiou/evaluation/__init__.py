@@ -1,4 +1,4 @@
-"""Evaluations built on IoU: detection AP for any geometry, agreement of two annotation sets,
+"""Evaluations built on IoU: detection AP for any geometry (and KITTI's 3-D protocol), agreement of two annotation sets,
 temporal action detection and segmentation, semantic-segmentation mIoU and multi-label Jaccard.
 
 The tables the evaluations take (`Annotations`, `TemporalSegments`) live in `geoiou.tables` and the
@@ -15,6 +15,7 @@ from geoiou.evaluation.action_segmentation import (
 )
 from geoiou.evaluation.agreement import AgreementEvaluation, AgreementResult, evaluate_agreement
 from geoiou.evaluation.coco import CocoEvaluation, evaluate_coco
+from geoiou.evaluation.kitti import KittiEvaluation, KittiResult, evaluate_kitti
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.mergeable import MergeableEvaluation, merge_states
 from geoiou.evaluation.multilabel import JaccardEvaluation, jaccard
@@ -30,7 +31,7 @@ from geoiou.evaluation.temporal import (
     evaluate_temporal_detection,
 )
 from geoiou.rle_rasterize import coco_compat_rasterize
-from geoiou.tables import Annotations, TemporalSegments
+from geoiou.tables import Annotations, KittiObjects, TemporalSegments
 
 __all__ = [
     "ActionSegmentationEvaluation",
@@ -45,6 +46,9 @@ __all__ = [
     "ConfusionMatrix",
     "MergeableEvaluation",
     "JaccardEvaluation",
+    "KittiEvaluation",
+    "KittiObjects",
+    "KittiResult",
     "ObjectMatches",
     "SemanticSegmentationResult",
     "TemporalDetectionEvaluation",
@@ -58,6 +62,7 @@ __all__ = [
     "evaluate_agreement",
     "evaluate_action_segmentation",
     "evaluate_coco",
+    "evaluate_kitti",
     "evaluate_temporal_detection",
     "evaluate_temporal_proposals",
     "evaluate_voc",

@@ -7,6 +7,7 @@
 | DOTA labels | `read_dota`, `read_dota_folder`, `write_dota` | polygons, classes, difficult flags |
 | DOTA Task1 results | `read_dota_task1`, `write_dota_task1` | scored `Annotations` |
 | YOLO / YOLO-OBB | `read_yolo`, `read_yolo_folder` | boxes or polygons, normalised or pixels |
+| KITTI object labels and results | `read_kitti_labels` | `KittiObjects` (3-D boxes, image boxes, difficulty columns) |
 | ActivityNet JSON | `read_activitynet`, `write_activitynet_results` | `TemporalSegments` |
 | THUMOS14 annotations | `read_thumos14` | `TemporalSegments` (and the ambiguous ones apart) |
 | MS-TCN frame labels | `read_mstcn_labels`, `read_mstcn_mapping` | ``{video: labels}`` for action segmentation |
@@ -23,6 +24,7 @@ from geoiou.io.coco import CocoDataset, CocoPredictions, read_coco, read_coco_re
 from geoiou.io.dota import DotaObjects, read_dota, read_dota_folder, read_dota_task1, write_dota, write_dota_task1
 from geoiou.io.folders import LabelSet
 from geoiou.io.geo import GeoFeatures, parse_wkt, read_geojson, read_wkt
+from geoiou.io.kitti import read_kitti_labels
 from geoiou.io.literals import parse_region
 from geoiou.io.mstcn import MstcnLabels, read_mstcn_labels, read_mstcn_mapping
 from geoiou.io.report import ReadReport, SkippedRecord
@@ -50,6 +52,7 @@ __all__ = [
     "read_dota_folder",
     "read_dota_task1",
     "read_geojson",
+    "read_kitti_labels",
     "read_mstcn_labels",
     "read_mstcn_mapping",
     "read_thumos14",
