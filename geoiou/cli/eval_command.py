@@ -52,6 +52,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "  coco         instances JSON                      results JSON                         COCO AP (bbox, segm)\n"
         "  dota         folder of DOTA label files          folder of Task1_<class>.txt files    VOC AP, 11 points\n"
         "  yolo         folder of YOLO(-OBB) label files    folder of label files with conf      COCO AP\n"
+        "  kitti        folder of KITTI label_2 files       folder of KITTI result files         KITTI AP R40, R11\n"
         "  activitynet  ActivityNet JSON ('database')       ActivityNet JSON ('results')         temporal mAP\n"
         "  mstcn        MS-TCN groundTruth/ folder          folder of recognition files          Acc, Edit, F1@k\n"
         "  thumos14     folder of <Class>_val.txt files     ActivityNet JSON ('results')         temporal mAP\n\n"
@@ -187,7 +188,9 @@ def run(arguments: argparse.Namespace) -> int:
             raise InvalidArgumentError(f"'--pictures' must be a positive number of images (got {arguments.pictures})")
         pyplot_for_files("--picture")  # matplotlib missing: say so before the work, not after
     fmt = detect_format(arguments.ground_truth) if arguments.format == "auto" else arguments.format
-    protocol = fmt if fmt in ("activitynet", "mstcn", "thumos14") else arguments.protocol or DEFAULT_PROTOCOL[fmt]
+    protocol = (
+        fmt if fmt in ("activitynet", "mstcn", "thumos14", "kitti") else arguments.protocol or DEFAULT_PROTOCOL[fmt]
+    )
     if arguments.pr_curve and protocol == "mstcn":
         raise InvalidArgumentError(
             "'--pr-curve' must be used with a detection evaluation (got MS-TCN frame labels, "
@@ -216,6 +219,8 @@ def run(arguments: argparse.Namespace) -> int:
         if report.skipped:
             print(report.summary(), file=sys.stderr)
     _require_something_left(inputs)
+    if inputs.format == "kitti":
+        return _run_kitti(arguments, inputs)
     diagnostics = diagnose_inputs(inputs, arguments) if arguments.diagnose else None
     result = evaluate(inputs, arguments) if diagnostics is None else diagnostics.result
     rows = per_category_rows(result, inputs.names)
@@ -228,6 +233,25 @@ def run(arguments: argparse.Namespace) -> int:
         print()
         print(diagnostics_text(diagnostics, inputs.names, arguments))
     _write_outputs(arguments, inputs, result, rows, diagnostics)
+    return 0
+
+
+def _run_kitti(arguments: argparse.Namespace, inputs: EvaluationInputs) -> int:
+    """KITTI's evaluation (`geoiou.evaluation.evaluate_kitti`): its printout, and ``--json`` / ``--csv`` of the APs."""
+    from geoiou.evaluation import evaluate_kitti
+
+    asked = [name for name, value in (("--diagnose", arguments.diagnose), ("--pr-curve", arguments.pr_curve)) if value]
+    if asked:
+        raise InvalidArgumentError(f"'{asked[0]}' must not be used with KITTI files (the KITTI protocol has none)")
+    result = evaluate_kitti(inputs.ground_truth, inputs.predictions)
+    print(f"KITTI object detection: {result.num_images} images; AP in percent (easy, moderate, hard)")
+    print(result.summary())
+    rows = [
+        {"metric": key.split("/")[0], "class": key.split("/")[1], "difficulty": key.split("/")[2],
+         "points": key.split("/")[3], "ap": value}
+        for key, value in result.to_dict().items()
+    ]  # fmt: skip
+    _write_outputs(arguments, inputs, result, rows)
     return 0
 
 
@@ -300,7 +324,7 @@ def evaluate(inputs: EvaluationInputs, arguments: argparse.Namespace) -> Any:
 
 def _ignored_options(inputs: EvaluationInputs, arguments: argparse.Namespace) -> list[str]:
     """Warnings for options the evaluation that runs does not use (the number printed would not reflect them)."""
-    if inputs.format in ("activitynet", "mstcn", "thumos14"):
+    if inputs.format in ("activitynet", "mstcn", "thumos14", "kitti"):
         protocol = inputs.format
     else:
         protocol = arguments.protocol or DEFAULT_PROTOCOL[inputs.format]
@@ -314,6 +338,7 @@ def _ignored_options(inputs: EvaluationInputs, arguments: argparse.Namespace) ->
         "coco": "COCO's AP averages IoU 0.50:0.95 with 101-point interpolation; --protocol voc uses them",
         "activitynet": "--tiou-thresholds sets the thresholds",
         "thumos14": "--tiou-thresholds sets the thresholds",
+        "kitti": "KITTI's thresholds are 0.7 for cars, 0.5 for pedestrians and cyclists, with 41 recall points",
     }.get(protocol, "F1@k uses MS-TCN's overlaps 0.10, 0.25 and 0.50")
     return [
         f"warning: {' and '.join(given)} {'are' if len(given) > 1 else 'is'} not used by the {protocol} evaluation "

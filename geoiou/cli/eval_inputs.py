@@ -8,6 +8,7 @@ format       ground truth                                     predictions
 coco         instances JSON (``images``, ``annotations``)     results JSON (a list of scored objects)
 dota         folder of DOTA label files (one per image)       folder of DOTA Task1 files ``Task1_<class>.txt``
 yolo         folder of YOLO / YOLO-OBB label files            folder of label files with a confidence column
+kitti        folder of KITTI label_2 files                    folder of KITTI result files (a score last)
 activitynet  ActivityNet JSON with ``database``               ActivityNet JSON with ``results``
 ===========  ===============================================  ==============================================
 """
@@ -27,11 +28,12 @@ from geoiou.io.report import ReadReport
 
 __all__ = ["FORMATS", "SOURCE_KINDS", "EvaluationInputs", "detect_format", "detect_source", "load_inputs"]
 
-FORMATS = ("coco", "dota", "yolo", "activitynet", "mstcn", "thumos14")
+FORMATS = ("coco", "dota", "yolo", "kitti", "activitynet", "mstcn", "thumos14")
 FORMAT_NAMES = {
     "coco": "COCO",
     "dota": "DOTA",
     "yolo": "YOLO",
+    "kitti": "KITTI",
     "activitynet": "ActivityNet",
     "mstcn": "MS-TCN",
     "thumos14": "THUMOS14",
@@ -42,7 +44,7 @@ PREDICTION_KINDS = {
     "dota-task1": "DOTA Task1 predictions (Task1_<class>.txt files)",
 }
 #: What `detect_source` tells apart, each read by its reader in geoiou.io.
-SOURCE_KINDS = ("coco", "coco-results", "dota", "dota-task1", "yolo", "activitynet", "geojson")
+SOURCE_KINDS = ("coco", "coco-results", "dota", "dota-task1", "yolo", "kitti", "activitynet", "geojson")
 #: A GeoJSON document names its type near its start: a collection, a feature or a bare geometry.
 GEOJSON_TYPE = re.compile(r'"type"\s*:\s*"(FeatureCollection|Feature|Polygon|MultiPolygon|GeometryCollection)"')
 #: Bytes read from the start of a JSON file to tell COCO from ActivityNet without parsing it all.
@@ -158,6 +160,10 @@ def _refuse_swapped(format: str, ground_truth: str, predictions: str) -> None:
     """Refuse predictions that read as a ground truth of `format` (and, for YOLO, scores on the wrong side)."""
     if format in ("mstcn", "thumos14"):
         return  # MS-TCN predictions may be written as the ground truth is; THUMOS14's are ActivityNet JSON
+    if format == "kitti":
+        if _object_fields(ground_truth) == 16 and _object_fields(predictions) == 15:
+            raise _swapped(ground_truth, "KITTI results (a score on each line), given as the ground truth")
+        return
     if format == "yolo":
         truth_fields, predicted_fields = _object_fields(ground_truth), _object_fields(predictions)
         if truth_fields in (6, 10) and predicted_fields in (5, 9):  # a confidence column only on the truth's side
@@ -208,6 +214,8 @@ def _detect_label_files(folder: str, names: list[str]) -> str:
                     continue
                 if len(fields) in (9, 10) and not _is_number(fields[8]):
                     return "dota"
+                if len(fields) in (15, 16) and not _is_number(fields[0]) and all(map(_is_number, fields[1:])):
+                    return "kitti"  # type truncated occluded alpha bbox(4) dimensions(3) location(3) ry [score]
                 if all(_is_number(f) for f in fields) and len(fields) in (5, 6, 9, 10):
                     return "yolo"
                 if len(fields) == 1 and not _is_number(fields[0]):  # one frame label per line: MS-TCN's groundTruth
@@ -249,6 +257,7 @@ def load_inputs(
         "coco": _coco,
         "dota": _dota,
         "yolo": _yolo,
+        "kitti": _kitti,
         "activitynet": _activitynet,
         "mstcn": _mstcn,
         "thumos14": _thumos14,
@@ -398,6 +407,22 @@ def _yolo(
         names=truth.class_names or predicted.class_names,
         options=options,
         geometry="obb" if "Polygon" in truth.annotations.kinds else "bbox",
+    )
+
+
+def _kitti(ground_truth: str, predictions: str, **_: Any) -> EvaluationInputs:
+    from geoiou.io.kitti import read_kitti_labels
+
+    truth, predicted = read_kitti_labels(ground_truth), read_kitti_labels(predictions)
+    if predicted.score is None:
+        raise FormatError(predictions, "", "KITTI results must have 16 fields a line (a score last); these have 15")
+    return EvaluationInputs(
+        "kitti",
+        truth,
+        predicted,
+        [ReadReport(ground_truth, len(truth)), ReadReport(predictions, len(predicted))],
+        notes=_files_not_read(ground_truth, "*.txt") + _files_not_read(predictions, "*.txt"),
+        geometry="3d",
     )
 
 

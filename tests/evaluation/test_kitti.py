@@ -303,3 +303,24 @@ def test_refusals():
         KittiEvaluation(classes={"Car": 1.5})
     with pytest.raises(ValueError, match="'metrics' must be a sequence of"):
         KittiEvaluation(metrics=["aos"])
+
+
+def test_command_line(tmp_path, scene, capsys):
+    """``geoiou eval label_2/ results/``: detected as KITTI, the devkit's printout, the APs of `evaluate_kitti`."""
+    import json
+
+    from geoiou.cli import main
+
+    truth, found = scene
+    for objects, folder in ((truth, tmp_path / "label_2"), (found, tmp_path / "results")):
+        folder.mkdir()
+        for image in objects.images:
+            (folder / f"{image}.txt").write_text(label_lines(objects, image))
+    out = tmp_path / "kitti.json"
+    assert main(["eval", str(tmp_path / "label_2"), str(tmp_path / "results"), "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "Car AP_R40@0.70, 0.70, 0.70:" in printed and "  3d AP:" in printed
+    expected = evaluate_kitti(read_kitti_labels(tmp_path / "label_2"), read_kitti_labels(tmp_path / "results"))
+    assert json.loads(out.read_text())["result"] == expected.to_dict()
+    assert main(["eval", str(tmp_path / "results"), str(tmp_path / "label_2")]) == 1
+    assert "did you swap them?" in capsys.readouterr().err
