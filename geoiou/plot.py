@@ -32,6 +32,7 @@ from geoiou.diagnostics.tide import ERRORS, SPECIAL_ERRORS
 from geoiou.dispatch import find_kernel
 from geoiou.evaluation import CocoResult, TemporalDetectionResult, VocResult
 from geoiou.matching import Matching, match, side_batches
+from geoiou.bev import bev_iou
 from geoiou.metrics import (
     ENCLOSURES,
     default_enclosure,
@@ -41,13 +42,14 @@ from geoiou.metrics import (
     iou,
     union_area,
 )
-from geoiou.regions import Interval, Mask, Region
+from geoiou.regions import Box3D, Interval, Mask, OrientedBox3D, Region, RotatedBox3D
 
 __all__ = [
     "plot_confusion_matrix",
     "plot_f_beta",
     "plot_matching",
     "plot_pair",
+    "plot_pair3d",
     "plot_pr_curve",
     "plot_regions",
     "plot_reliability",
@@ -152,6 +154,123 @@ def plot_pair(
     _legend_beside(ax)
     ax.set_title(f"{type(a).__name__} × {type(b).__name__}" if title is None else title)
     return ax
+
+
+#: The three views of `plot_pair3d`: a title and the two axes of the data seen (0 x, 1 y, 2 z).
+VIEWS_3D = (("top (x, y)", (0, 1)), ("front (x, z)", (0, 2)), ("side (y, z)", (1, 2)))
+
+
+def plot_pair3d(
+    a: Region,
+    b: Region,
+    *,
+    axes: Sequence[Axes] | None = None,
+    labels: tuple[str, str] = ("A", "B"),
+    annotate: bool = True,
+) -> list[Axes]:
+    """Draw two 3-D boxes in three views (from above, the front and the side) with their intersection.
+
+    Each view shows the outline of each box seen along one axis (the convex hull of its projected
+    corners) and, filled, the projection of the exact intersection polyhedron (SciPy's halfspace
+    intersection of the twelve faces' planes). The numbers written beside the last view are geoiou's:
+    IoU, GIoU (3-D convex hull), BEV IoU, the intersection and union volumes.
+
+    Parameters
+    ----------
+    a, b : Box3D, RotatedBox3D or OrientedBox3D
+        Single regions (batch shape ``()``).
+    axes : sequence of three matplotlib Axes, optional
+        Where to draw the views; a new figure of three by default.
+    labels : tuple of two str, default ("A", "B")
+    annotate : bool, default True
+        Write the numbers beside the last view.
+
+    Returns
+    -------
+    list of three matplotlib Axes
+        Top (x, y), front (x, z) and side (y, z), equal aspect; the intersection patches have the
+        gid ``"intersection"`` and the numbers ``"metrics"``.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, geoiou
+    >>> from geoiou.plot import plot_pair3d
+    >>> views = plot_pair3d(geoiou.RotatedBox3D([0, 0, 1, 4, 2, 2, 0]), geoiou.RotatedBox3D([1, 0.5, 1.5, 4, 2, 2, 30]))
+    >>> [ax.get_title() for ax in views]
+    ['top (x, y)', 'front (x, z)', 'side (y, z)']
+    >>> plt.close(views[0].figure)
+    """
+    for name, region in (("a", a), ("b", b)):
+        _require_single(region, name)
+        if not isinstance(region, (Box3D, RotatedBox3D, OrientedBox3D)):
+            raise invalid_argument(name, "a 3-D region (Box3D, RotatedBox3D or OrientedBox3D)", type(region).__name__)
+    labels = _pair_labels(labels)
+    views = _three_axes(axes)
+    corners = [_box_corners(a), _box_corners(b)]
+    shared = _intersection_vertices(a, b)
+    for ax, (title, (i, j)) in zip(views, VIEWS_3D):
+        if len(shared):
+            _draw_intersection(ax, shapely.MultiPoint(shared[:, [i, j]]).convex_hull, f"{labels[0]} ∩ {labels[1]}")
+        for points, label, colour in zip(corners, labels, PALETTE):
+            _draw_region(ax, shapely.MultiPoint(points[:, [i, j]]).convex_hull, label, colour, lightly_filled=False)
+        ax.set_title(title)
+        ax.set_aspect("equal")
+        ax.autoscale_view()
+    if annotate:
+        rows = [
+            ("IoU", _ratio_text(float(iou(a, b)))),
+            ("GIoU", _ratio_text(float(giou(a, b)))),
+            ("BEV IoU", _ratio_text(float(bev_iou(a, b)))),
+            ("intersection", _measure_text(float(intersection_area(a, b)))),
+            ("union", _measure_text(float(union_area(a, b)))),
+        ]
+        _write_metrics(views[-1], rows)
+    _legend_beside(views[-1])
+    return views
+
+
+def _three_axes(axes: Sequence[Axes] | None) -> list[Axes]:
+    if axes is None:
+        import matplotlib.pyplot as plt  # only for a new figure: pyplot keeps figures for plt.show()
+
+        return list(plt.subplots(1, 3, figsize=(13, 4.2), layout="constrained")[1])
+    views = list(axes)
+    if len(views) != 3 or not all(isinstance(ax, Axes) for ax in views):
+        raise invalid_argument("axes", "three matplotlib Axes or None", axes)
+    return views
+
+
+def _box_corners(region: Region) -> np.ndarray:
+    """The eight corners of a 3-D box."""
+    oriented = region if isinstance(region, OrientedBox3D) else region.to_oriented_box3d()  # type: ignore[attr-defined]
+    corners: np.ndarray = oriented.to_corners()
+    return corners
+
+
+def _intersection_vertices(a: Region, b: Region) -> np.ndarray:
+    """The vertices of the intersection polyhedron of two boxes (none when it has no volume), for the drawing."""
+    from scipy.optimize import linprog
+    from scipy.spatial import HalfspaceIntersection
+
+    spaces = np.vstack([_halfspaces(a), _halfspaces(b)])
+    norms = np.linalg.norm(spaces[:, :3], axis=1)
+    # The centre of the largest ball inside both: an interior point, if the intersection has volume.
+    found = linprog(np.r_[0.0, 0.0, 0.0, -1.0], A_ub=np.c_[spaces[:, :3], norms], b_ub=-spaces[:, 3],
+                    bounds=[(None, None)] * 3 + [(0, None)])  # fmt: skip
+    if found.status != 0 or not found.x[3] > 0:
+        return np.zeros((0, 3))
+    vertices: np.ndarray = HalfspaceIntersection(spaces, found.x[:3]).intersections
+    return vertices
+
+
+def _halfspaces(region: Region) -> np.ndarray:
+    """The six faces of a box as half-spaces ``n · x + offset <= 0`` (rows ``n, offset``)."""
+    oriented = region if isinstance(region, OrientedBox3D) else region.to_oriented_box3d()  # type: ignore[attr-defined]
+    centre, sizes, rotation = oriented.centre, oriented.sizes, oriented.rotation
+    normals = np.concatenate([rotation.T, -rotation.T])
+    offsets = -(normals @ centre) - np.concatenate([sizes, sizes]) / 2
+    spaces: np.ndarray = np.c_[normals, offsets]
+    return spaces
 
 
 def plot_regions(

@@ -645,3 +645,25 @@ def test_matching_picture_refuses_a_matching_of_other_regions():
         plot_matching(boxes, boxes, other)
     with pytest.raises(geoiou.InvalidArgumentError, match="'matching' must be a geoiou.Matching"):
         plot_matching(boxes, boxes, "pairs")
+
+
+def test_a_pair_of_3d_boxes_in_three_views():
+    """Top, front and side views: each box outlined, the intersection's projection filled, geoiou's numbers beside."""
+    import matplotlib.pyplot as plt
+
+    from geoiou.plot import plot_pair3d
+
+    a = geoiou.RotatedBox3D([0, 0, 1, 4, 2, 2, 0])
+    b = geoiou.RotatedBox3D([1, 0, 1, 4, 2, 2, 0])  # overlaps half of a: a 3 x 2 x 2 prism
+    views = plot_pair3d(a, b)
+    try:
+        assert [ax.get_title() for ax in views] == ["top (x, y)", "front (x, z)", "side (y, z)"]
+        top = next(patch for patch in views[0].patches if patch.get_gid() == "intersection")
+        corners = top.get_path().vertices
+        np.testing.assert_allclose([corners[:, 0].min(), corners[:, 0].max()], [-1, 2], atol=1e-9)
+        metrics = next(text for text in views[2].texts if text.get_gid() == "metrics").get_text()
+        assert "IoU            0.6" in metrics and "BEV IoU" in metrics
+        with pytest.raises(geoiou.InvalidArgumentError, match="'a' must be a 3-D region"):
+            plot_pair3d(geoiou.Box([0, 0, 1, 1]), b)
+    finally:
+        plt.close(views[0].figure)

@@ -129,7 +129,7 @@ def _region_pieces(region: Any, param: str) -> list[Region]:
     if len(dims) > 1:
         raise _fail(
             param,
-            "regions of one dimension: intervals cannot be mixed with 2-D regions",
+            "regions of one dimension: intervals, 2-D and 3-D regions cannot be mixed",
             sorted({type(p).__name__ for p in result}),
         )
     return result
