@@ -382,6 +382,8 @@ def invalid_argument(param: str, expected: str, got: Any, where: str = "") -> In
 
 def zero_division_value(value: Any, *, allow_nan: bool = True) -> float:
     """Return `zero_division` as a float after checking it is NaN (if allowed) or a number in [0, 1]."""
+    if type(value) is float and (0.0 <= value <= 1.0 or (allow_nan and value != value)):
+        return value  # a plain float, the defaults (NaN, 0.0, 1.0): no further checks
     number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
     if number and ((allow_nan and math.isnan(value)) or 0 <= value <= 1):
         return float(value)

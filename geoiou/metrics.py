@@ -146,7 +146,7 @@ def _elementwise(formula: Formula, a: Region, b: Region, single: tuple[int, floa
     if single is not None and not (shape_a or shape_b):
         one = getattr(pair.kernel, "single", None)
         if one is not None and not (pair.swapped or pair.convert_a or pair.convert_b):
-            return float(one(a, b, *single))
+            return one(a, b, *single)  # type: ignore[no-any-return]
     if shape_a or shape_b:
         _require_broadcastable(a, b)
         index_a, index_b, shape = broadcast_pairs(shape_a, shape_b)

@@ -59,14 +59,20 @@ def _oriented_hulls(a: OrientedBox3D, b: OrientedBox3D, pairs: Pairs, formula: F
     _loops().oriented_pairs(a._coords, b._coords, pairs, formula, out, True)
 
 
+#: The formula codes as int64 (numba would compile a copy of the loop for each Python int literal).
+_CODES = {code: np.int64(code) for code in range(8)}
+
+
 def _yaw_single(a: RotatedBox3D, b: RotatedBox3D, code: int, zero_division: float) -> float:
     """The formula `code` of two single yaw boxes, in one compiled call (the loop's pair function)."""
-    return float(_loops().yaw_single(a._coords, b._coords, np.int64(code), float(zero_division)))
+    value: float = _loops().yaw_single(a._coords, b._coords, _CODES[code], zero_division)
+    return value
 
 
 def _oriented_single(a: OrientedBox3D, b: OrientedBox3D, code: int, zero_division: float) -> float:
     """The formula `code` of two single oriented boxes, in one compiled call (the loop's pair function)."""
-    return float(_loops().oriented_single(a._coords, b._coords, np.int64(code), float(zero_division)))
+    value: float = _loops().oriented_single(a._coords, b._coords, _CODES[code], zero_division)
+    return value
 
 
 yaw_intersection_pairs = register(RotatedBox3D, RotatedBox3D)(with_formula(_yaw_intersections, single=_yaw_single))

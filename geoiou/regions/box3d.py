@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -68,10 +69,9 @@ class Box3D(Region):
     def __init__(self, coords: ArrayLike, *, fmt: Box3DFormat = "xyzxyz") -> None:
         plain = plain_numbers(coords, 6) if fmt == "xyzxyz" else None
         if plain is not None and _plain_box_fits(plain):
-            # One box of plain numbers, the single-pair path: checked in Python floats, no NumPy passes.
-            array = np.array(plain)
-            array.flags.writeable = False
-            object.__setattr__(self, "_coords", array)
+            # One box of plain numbers, the single-pair path: checked in Python floats, no NumPy passes; the
+            # array is read-only as made (over the packed bytes), without a flags object.
+            object.__setattr__(self, "_coords", np.frombuffer(_SIX.pack(*plain)))
             return
         array = as_float_array(coords, "coords", trailing=6)
         corners = _to_corners(array, fmt)
@@ -159,6 +159,10 @@ class Box3D(Region):
 
     def _describe_one(self) -> str:
         return ", ".join(f"{v:g}" for v in self._coords)
+
+
+#: Six float64 as bytes, for the read-only array of one box.
+_SIX = struct.Struct("6d")
 
 
 def _plain_box_fits(plain: tuple[float, ...]) -> bool:

@@ -10,6 +10,7 @@ turned into this frame by an exact rotation of the axes, so volumes and IoUs are
 from __future__ import annotations
 
 import math
+import struct
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -92,10 +93,9 @@ class RotatedBox3D(Region):
     def __init__(self, coords: ArrayLike) -> None:
         plain = plain_numbers(coords, 7)
         if plain is not None and _plain_box_fits(plain):
-            # One box of plain numbers, the single-pair path: checked in Python floats, no NumPy passes.
-            array = np.array(plain)
-            array.flags.writeable = False
-            object.__setattr__(self, "_coords", array)
+            # One box of plain numbers, the single-pair path: checked in Python floats, no NumPy passes; the
+            # array is read-only as made (over the packed bytes), without a flags object.
+            object.__setattr__(self, "_coords", np.frombuffer(_SEVEN.pack(*plain)))
             return
         array = as_float_array(coords, "coords", trailing=7)
         for axis, name in zip((3, 4, 5), ("dx", "dy", "dz")):
@@ -353,6 +353,10 @@ def _plain_box_fits(plain: tuple[float, ...]) -> bool:
 
 
 _PLAIN_REACH = LARGEST_COORDINATE_3D
+
+
+#: Seven float64 as bytes, for the read-only array of one box.
+_SEVEN = struct.Struct("7d")
 
 
 def _with_yaw(coords: np.ndarray, yaw: np.ndarray) -> np.ndarray:
