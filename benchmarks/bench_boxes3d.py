@@ -101,9 +101,10 @@ def yaw_matrix(count: int, repeats: int) -> None:
     ours_time = best_of(lambda: geoiou.pairwise_iou(geoiou.RotatedBox3D(truth), geoiou.RotatedBox3D(found)), repeats)
     peer_time = best_of(lambda: shapely_bev_times_heights(truth, found), repeats)
     print(
-        f"B3  {count} x {count} yaw boxes, pairwise_iou: geoiou {ours_time * 1e3:.2f} ms, shapely BEV + STRtree x heights "
-        f"{peer_time * 1e3:.2f} ms: {peer_time / ours_time:.1f}x (target: at least 10x); "
-        f"{np.count_nonzero(ours)} overlapping pairs, max abs diff {np.abs(ours - peer).max():.2e}"
+        f"B3  {count} x {count} yaw boxes, pairwise_iou: geoiou {ours_time * 1e3:.2f} ms, "
+        f"shapely BEV + STRtree x heights {peer_time * 1e3:.2f} ms: {peer_time / ours_time:.1f}x "
+        f"(target: at least 10x); {np.count_nonzero(ours)} overlapping pairs, "
+        f"max abs diff {np.abs(ours - peer).max():.2e}"
     )
 
 
@@ -143,11 +144,12 @@ def oriented_pairs(count: int, repeats: int) -> None:
     peer = np.array([scipy_volume(parts[k], parts[count + k]) for k in range(count)])
     peer_time = time.perf_counter() - start
     ours_time = best_of(lambda: geoiou.iou(a, b), repeats)
-    single = best_of(lambda: geoiou.iou(a[0], b[0]), repeats)
+    first_a, first_b = a[0], b[0]
+    single = best_of(lambda: geoiou.iou(first_a, first_b), repeats)
     print(
-        f"O3  {count} oriented pairs, iou: geoiou {ours_time * 1e6 / count:.2f} µs a pair in a batch, {single * 1e6:.1f} µs "
-        f"for one pair alone; SciPy halfspace intersection {peer_time * 1e6 / count:.0f} µs a pair: "
-        f"{peer_time / ours_time:.0f}x; largest difference of the volumes {np.abs(ours - peer).max():.2e} "
+        f"O3  {count} oriented pairs, iou: geoiou {ours_time * 1e6 / count:.2f} µs a pair in a batch, "
+        f"{single * 1e6:.1f} µs for one pair alone; SciPy halfspace intersection {peer_time * 1e6 / count:.0f} µs "
+        f"a pair: {peer_time / ours_time:.0f}x; largest difference of the volumes {np.abs(ours - peer).max():.2e} "
         f"(volumes up to {np.max(np.minimum(a.volume, b.volume)):.1f})"
     )
 
