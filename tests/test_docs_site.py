@@ -45,6 +45,7 @@ NAV_PAGES = [
     "howto/dota/index.html",
     "howto/temporal/index.html",
     "howto/mixed-geometries/index.html",
+    "howto/3d-detection/index.html",
     "howto/compare/index.html",
     "evaluation-detection/index.html",
     "evaluation-temporal/index.html",
