@@ -19,13 +19,15 @@ import numpy as np
 
 from geoiou.errors import FormatError
 from geoiou.io.folders import label_files, line_records
-from geoiou.io.report import read_bytes, source_name
+from geoiou.io.report import float_field, read_bytes, source_name
 from geoiou.tables.kitti import KittiObjects
 
 __all__ = ["read_kitti_labels"]
 
 #: Fields of a ground-truth line and of a result line.
 LABEL_FIELDS, RESULT_FIELDS = 15, 16
+#: The numeric fields' names, for messages.
+FIELD_NAMES = ("truncated", "occluded", "alpha", "x1", "y1", "x2", "y2", "h", "w", "l", "x", "y", "z", "ry", "score")
 
 
 def read_kitti_labels(folder: str | os.PathLike[str]) -> KittiObjects:
@@ -108,12 +110,9 @@ def _read_lines(folder: str | os.PathLike[str], paths: list[Path], stems: list[s
                     f" (got {len(fields)})",
                 )
             try:
-                values = [float(field) for field in fields[1:]]
-            except ValueError:
-                bad = next(field for field in fields[1:] if not _is_number(field))
-                raise FormatError(source_name(path), location, f"fields after the type must be numbers (got {bad!r})")
-            if not np.isfinite(values).all():
-                raise FormatError(source_name(path), location, "fields must be finite numbers (got NaN or inf)")
+                values = [float_field(text, name) for text, name in zip(fields[1:], FIELD_NAMES)]
+            except FormatError as error:
+                raise FormatError(source_name(path), location, error.reason) from None
             widths.add(len(fields))
             ids.append(stem)
             types.append(fields[0])
@@ -124,11 +123,3 @@ def _read_lines(folder: str | os.PathLike[str], paths: list[Path], stems: list[s
         )
     numbers = np.array(rows, dtype=np.float64).reshape(len(rows), (widths.pop() if widths else LABEL_FIELDS) - 1)
     return _objects(np.array(ids, dtype=str), np.array(types, dtype=str), numbers, stems)
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True

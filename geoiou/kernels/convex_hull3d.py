@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from geoiou._compiled import jit
-from geoiou.kernels.oriented_overlap import Box15, comes_before, contained, relative_frame
+from geoiou.kernels.oriented_overlap import Box15, any_nan, comes_before, contained, pair_in_frame
 
 __all__ = ["hull_volume", "points_hull_volume"]
 
@@ -153,21 +153,12 @@ def hull_volume(a: Box15, b: Box15) -> float:
     Exactly the larger volume when a box is inside the other; the same bits for ``(b, a)``; NaN when
     a number is NaN.
     """
-    total = 0.0
-    for k in range(15):
-        total += a[k] + b[k]
-    if math.isnan(total):
+    if any_nan(a, b):
         return np.nan
     if comes_before(b, a):
         a, b = b, a
     larger = max((a[3] * a[4]) * a[5], (b[3] * b[4]) * b[5])
-    rel = np.empty((3, 3))
-    t = np.empty(3)
-    t[0], t[1], t[2] = relative_frame(a, b, rel)
-    half_f = np.empty(3)
-    half_o = np.empty(3)
-    for k in range(3):
-        half_f[k], half_o[k] = 0.5 * a[3 + k], 0.5 * b[3 + k]
+    t, rel, half_f, half_o = pair_in_frame(a, b)
     if contained(t, rel, half_f, half_o):
         return larger
     points = np.empty((16, 3))

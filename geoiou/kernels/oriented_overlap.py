@@ -30,7 +30,16 @@ import numpy as np
 from geoiou._compiled import jit
 from geoiou.kernels.rotated_loops import local_area
 
-__all__ = ["Box15", "bounds_apart", "comes_before", "oriented_volume", "relative_frame"]
+__all__ = [
+    "Box15",
+    "any_nan",
+    "bounds_apart",
+    "comes_before",
+    "contained",
+    "oriented_volume",
+    "pair_in_frame",
+    "relative_frame",
+]
 
 #: A box as the loops hand it over: ``cx, cy, cz, dx, dy, dz, r00, r01, r02, r10, r11, r12, r20, r21, r22``.
 Box15 = tuple[float, float, float, float, float, float, float, float, float, float, float, float, float, float, float]
@@ -109,6 +118,28 @@ def relative_frame(f: Box15, o: Box15, rel: np.ndarray) -> tuple[float, float, f
     ty = (f[7] * dx + f[10] * dy) + f[13] * dz
     tz = (f[8] * dx + f[11] * dy) + f[14] * dz
     return tx, ty, tz
+
+
+@jit
+def any_nan(a: Box15, b: Box15) -> bool:
+    """Whether a number of either box is NaN."""
+    total = 0.0
+    for k in range(15):
+        total += a[k] + b[k]
+    return math.isnan(total)
+
+
+@jit
+def pair_in_frame(f: Box15, o: Box15) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(t, rel, half_f, half_o)``: `o`'s centre and axes in the frame of `f` (`relative_frame`), the half sizes."""
+    rel = np.empty((3, 3))
+    t = np.empty(3)
+    t[0], t[1], t[2] = relative_frame(f, o, rel)
+    half_f = np.empty(3)
+    half_o = np.empty(3)
+    for k in range(3):
+        half_f[k], half_o[k] = 0.5 * f[3 + k], 0.5 * o[3 + k]
+    return t, rel, half_f, half_o
 
 
 @jit
@@ -303,10 +334,7 @@ def oriented_volume(a: Box15, b: Box15) -> float:
     exactly 0 when the bounds do not overlap with positive volume; the same bits for ``(b, a)``; NaN
     when a number is NaN.
     """
-    total = 0.0
-    for k in range(15):
-        total += a[k] + b[k]
-    if math.isnan(total):
+    if any_nan(a, b):
         return np.nan
     volume_a, volume_b = (a[3] * a[4]) * a[5], (b[3] * b[4]) * b[5]
     if not (volume_a > 0.0 and volume_b > 0.0) or bounds_apart(a, b):
@@ -315,13 +343,7 @@ def oriented_volume(a: Box15, b: Box15) -> float:
     if volume_b < volume_a or (volume_b == volume_a and comes_before(b, a)):
         a, b = b, a
     smaller = min(volume_a, volume_b)
-    rel = np.empty((3, 3))
-    t = np.empty(3)
-    t[0], t[1], t[2] = relative_frame(a, b, rel)
-    half_f = np.empty(3)
-    half_o = np.empty(3)
-    for k in range(3):
-        half_f[k], half_o[k] = 0.5 * a[3 + k], 0.5 * b[3 + k]
+    t, rel, half_f, half_o = pair_in_frame(a, b)
     if contained(t, rel, half_f, half_o):
         return smaller
     k, j, shared = _shared_axis(rel)

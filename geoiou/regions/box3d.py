@@ -6,7 +6,7 @@ import struct
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from geoiou._validation import (
     LARGEST_COORDINATE_3D,
@@ -19,7 +19,8 @@ from geoiou._validation import (
     require_within_range,
     xywh_lost_size,
 )
-from geoiou.regions.base import Region, as_measure, readonly
+from geoiou.regions.base import readonly
+from geoiou.regions.solid import Solid
 
 if TYPE_CHECKING:
     from geoiou.regions.box import Box
@@ -32,7 +33,7 @@ Box3DFormat = Literal["xyzxyz", "xyzwhd", "cxcyczwhd"]
 FORMATS_3D = ("xyzxyz", "xyzwhd", "cxcyczwhd")
 
 
-class Box3D(Region):
+class Box3D(Solid):
     """Axis-aligned 3-D boxes ``[x1, x2) × [y1, y2) × [z1, z2)``; their measure is the volume.
 
     3-D regions compare only with 3-D regions (`RotatedBox3D`, `OrientedBox3D`, promoted exactly).
@@ -61,10 +62,6 @@ class Box3D(Region):
     >>> geoiou.Box3D([[1, 1, 1, 2, 2, 2], [0, 0, 0, 3, 0, 1]], fmt="cxcyczwhd").volume  # a flat box
     array([8., 0.])
     """
-
-    ndim = 3
-    _fields = {"_coords": 1}
-    _coords: NDArray[np.float64]
 
     def __init__(self, coords: ArrayLike, *, fmt: Box3DFormat = "xyzxyz") -> None:
         plain = plain_numbers(coords, 6) if fmt == "xyzxyz" else None
@@ -102,15 +99,6 @@ class Box3D(Region):
             return np.concatenate([(low + high) / 2, high - low], axis=-1)
         raise fail("fmt", f"one of {FORMATS_3D}", fmt)
 
-    @property
-    def volume(self) -> float | np.ndarray:
-        """Volume of each box (the same as `area`, the measure every region has)."""
-        return as_measure(self._area_array())
-
-    @property
-    def area(self) -> float | np.ndarray:
-        return as_measure(self._area_array())
-
     def _area_array(self) -> np.ndarray:
         coords = self._coords
         if coords.ndim == 1:  # one box: Python floats round as NumPy does, without its per-call costs
@@ -126,7 +114,8 @@ class Box3D(Region):
 
     @property
     def centroid(self) -> np.ndarray:
-        return (self._coords[..., :3] + self._coords[..., 3:]) / 2
+        centre: np.ndarray = (self._coords[..., :3] + self._coords[..., 3:]) / 2
+        return centre
 
     def footprint(self) -> Box:
         """Return the boxes seen from above (along -z): the `Box` ``x1, y1, x2, y2`` of each.
@@ -156,9 +145,6 @@ class Box3D(Region):
     def corners(self) -> np.ndarray:
         """Return the eight corners, shape ``(*shape, 8, 3)``, in the order of `RotatedBox3D.to_corners`."""
         return self.to_rotated_box3d().to_corners()
-
-    def _describe_one(self) -> str:
-        return ", ".join(f"{v:g}" for v in self._coords)
 
 
 #: Six float64 as bytes, for the read-only array of one box.

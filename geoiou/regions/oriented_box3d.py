@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import shapely
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from geoiou._validation import (
     LARGEST_COORDINATE_3D,
@@ -17,9 +17,10 @@ from geoiou._validation import (
     require_nonnegative,
     require_within_range,
 )
-from geoiou.regions.base import Region, as_measure, readonly
+from geoiou.regions.base import readonly
 from geoiou.regions.rotated_box3d import CORNER_ORDERS, CornerOrder, box_corners_3d
 from geoiou.regions.rotations import checked_rotations, quaternion_rotations
+from geoiou.regions.solid import Solid
 
 if TYPE_CHECKING:
     from geoiou.regions.polygon import Polygon
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["OrientedBox3D"]
 
 
-class OrientedBox3D(Region):
+class OrientedBox3D(Solid):
     """3-D boxes in any orientation: ``centre + R @ (±dx/2, ±dy/2, ±dz/2)`` for a rotation matrix ``R``.
 
     The columns of ``R`` are the box's own axes in the data's frame (any right-handed frame:
@@ -62,10 +63,7 @@ class OrientedBox3D(Region):
     0.0
     """
 
-    ndim = 3
-    #: ``cx, cy, cz, dx, dy, dz`` and the rotation matrix row by row.
-    _fields = {"_coords": 1}
-    _coords: NDArray[np.float64]
+    # `_coords` (Solid's table): ``cx, cy, cz, dx, dy, dz`` and the rotation matrix row by row.
 
     def __init__(self, centre: ArrayLike, size: ArrayLike, rotation: ArrayLike) -> None:
         centres = as_float_array(centre, "centre", trailing=3)
@@ -231,19 +229,6 @@ class OrientedBox3D(Region):
 
     # ----------------------------------------------------------------- measures
     @property
-    def volume(self) -> float | np.ndarray:
-        """Volume of each box (the same as `area`, the measure every region has)."""
-        return as_measure(self._area_array())
-
-    @property
-    def area(self) -> float | np.ndarray:
-        return as_measure(self._area_array())
-
-    def _area_array(self) -> np.ndarray:
-        coords = self._coords
-        return np.asarray(coords[..., 3] * coords[..., 4] * coords[..., 5])
-
-    @property
     def bounds(self) -> np.ndarray:
         """``xmin, ymin, zmin, xmax, ymax, zmax`` of the corners, shape ``(*shape, 6)``.
 
@@ -260,10 +245,6 @@ class OrientedBox3D(Region):
             low = np.where(collapsed, np.nextafter(centre, -np.inf), low)
             high = np.where(collapsed, np.nextafter(centre, np.inf), high)
         return np.concatenate([low, high], axis=-1)
-
-    @property
-    def centroid(self) -> np.ndarray:
-        return np.array(self._coords[..., :3])
 
     def _describe_one(self) -> str:
         centre = ", ".join(f"{v:g}" for v in self._coords[:3])

@@ -14,7 +14,7 @@ import struct
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from geoiou._validation import (
     LARGEST_COORDINATE_3D,
@@ -26,8 +26,9 @@ from geoiou._validation import (
     require_nonnegative,
     require_within_range,
 )
-from geoiou.regions.base import Region, as_measure, readonly
+from geoiou.regions.base import as_measure, readonly
 from geoiou.regions.rotated_box import RotatedBox, corner_bounds
+from geoiou.regions.solid import Solid
 
 if TYPE_CHECKING:
     from geoiou.regions.oriented_box3d import OrientedBox3D
@@ -53,7 +54,7 @@ CORNER_ORDERS: dict[str, np.ndarray] = {
 }
 
 
-class RotatedBox3D(Region):
+class RotatedBox3D(Solid):
     """3-D boxes turned about the vertical axis: ``cx, cy, cz, dx, dy, dz, yaw``, yaw in degrees.
 
     The corners are ``(cx, cy, cz) + Rz(yaw) @ (±dx/2, ±dy/2, ±dz/2)`` with ``Rz`` the turn by
@@ -85,10 +86,6 @@ class RotatedBox3D(Region):
     >>> geoiou.RotatedBox3D([0, 0, 0, 4, 2, 0, 30]).volume  # a flat box is allowed; it has no volume
     0.0
     """
-
-    ndim = 3
-    _fields = {"_coords": 1}
-    _coords: NDArray[np.float64]
 
     def __init__(self, coords: ArrayLike) -> None:
         plain = plain_numbers(coords, 7)
@@ -287,21 +284,6 @@ class RotatedBox3D(Region):
         return as_measure(self._coords[..., 6])
 
     @property
-    def volume(self) -> float | np.ndarray:
-        """Volume of each box (the same as `area`, the measure every region has)."""
-        return as_measure(self._area_array())
-
-    @property
-    def area(self) -> float | np.ndarray:
-        return as_measure(self._area_array())
-
-    def _area_array(self) -> np.ndarray:
-        coords = self._coords
-        if coords.ndim == 1:  # one box: Python floats round as NumPy does, without its per-call costs
-            return np.array(float(coords[3]) * float(coords[4]) * float(coords[5]))
-        return np.asarray(coords[..., 3] * coords[..., 4] * coords[..., 5])
-
-    @property
     def bounds(self) -> np.ndarray:
         """``xmin, ymin, zmin, xmax, ymax, zmax`` of the corners, shape ``(*shape, 6)``.
 
@@ -312,13 +294,6 @@ class RotatedBox3D(Region):
         plane = corner_bounds(coords[..., [0, 1, 3, 4, 6]])
         low, high = _vertical_extent(coords)
         return np.stack([plane[..., 0], plane[..., 1], low, plane[..., 2], plane[..., 3], high], axis=-1)
-
-    @property
-    def centroid(self) -> np.ndarray:
-        return np.array(self._coords[..., :3])
-
-    def _describe_one(self) -> str:
-        return ", ".join(f"{v:g}" for v in self._coords)
 
 
 def _vertical_extent(coords: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
