@@ -102,11 +102,14 @@ def _candidate_pairs(a: Region, b: Region) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _planar_bounds(region: Region) -> np.ndarray:
-    """Bounds as ``(xmin, ymin, xmax, ymax)``; intervals become boxes of height 1 (for `geoiou.dask`'s grid).
+    """Bounds as ``(xmin, ymin, xmax, ymax)``; intervals become boxes of height 1, 3-D regions their bounds seen
+    from above (for `geoiou.dask`'s grid of cells in the plane).
 
     Empty regions have NaN bounds.
     """
     bounds = region.bounds.reshape(region.size, 2 * region.ndim)
     if region.ndim == 1:
         bounds = np.column_stack([bounds[:, 0], np.zeros(len(bounds)), bounds[:, 1], np.ones(len(bounds))])
+    elif region.ndim == 3:
+        bounds = bounds[:, [0, 1, 3, 4]]
     return bounds

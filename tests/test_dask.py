@@ -196,6 +196,13 @@ def test_each_pair_is_found_once_when_regions_span_many_cells(client):
     same = geoiou.RotatedBox(np.c_[rng.random((400, 2)) * 100, rng.uniform(1, 30, (400, 2)), rng.uniform(0, 180, 400)])
     for a, b in ((small, large), (large, small), (same, same), (same, small)):
         assert_same_overlaps(gd.overlaps(a, b, client=client, partitions=16), geoiou.overlaps(a, b))
+    # 3-D boxes: cells of the plane, from their bounds seen from above.
+    solid = geoiou.RotatedBox3D(
+        np.c_[
+            rng.random((400, 2)) * 100, rng.uniform(0, 4, 400), rng.uniform(1, 30, (400, 3)), rng.uniform(0, 180, 400)
+        ]
+    )
+    assert_same_overlaps(gd.overlaps(solid, solid, client=client, partitions=16), geoiou.overlaps(solid, solid))
 
 
 def test_overlaps_of_dask_geopandas_collections(client):
