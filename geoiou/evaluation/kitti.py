@@ -168,13 +168,23 @@ class KittiEvaluation(MergeableEvaluation[KittiResult]):
     Examples
     --------
     >>> from geoiou.tables import KittiObjects
-    >>> def labels(image, score=None):
-    ...     return KittiObjects(image_id=[image], type=["Car"], truncated=[0.0], occluded=[0], alpha=[0.0],
-    ...                         bbox=[[100, 100, 200, 180]], dimensions=[[1.5, 1.6, 3.9]],
-    ...                         location=[[2.0, 1.7, 20.0]], rotation_y=[0.0], score=score)
-    >>> parts = [KittiEvaluation().update(labels(i), labels(i, [0.9])) for i in ("000000", "000001")]
+    >>> def cars(images, score=None):
+    ...     n = len(images)
+    ...     return KittiObjects(image_id=images, type=["Car"] * n, truncated=[0.0] * n, occluded=[0] * n,
+    ...                         alpha=[0.0] * n, bbox=[[100, 100, 200, 180]] * n, dimensions=[[1.5, 1.6, 3.9]] * n,
+    ...                         location=[[2.0, 1.7, 20.0]] * n, rotation_y=[0.0] * n, score=score)
+    >>> images = [f"{i:06d}" for i in range(41)]
+    >>> parts = [KittiEvaluation().update(cars(part), cars(part, [0.9] * len(part)))
+    ...          for part in (images[:20], images[20:])]
     >>> parts[0].merge(parts[1]).compute().ap("3d", "Car")
     100.0
+
+    KITTI samples the precision at 41 recall levels, each reached only by a further true positive: one
+    object found exactly gives R40 0 and R11 1/11 (the devkit's numbers, not a perfect score).
+
+    >>> one = evaluate_kitti(cars(images[:1]), cars(images[:1], [0.9]))
+    >>> one.ap("3d", "Car"), round(one.ap("3d", "Car", points=11), 4)
+    (0.0, 9.0909)
     """
 
     settings: KittiSettings
@@ -297,18 +307,25 @@ def evaluate_kitti(
 
     Examples
     --------
+    Forty-one cars, each found 10 cm off (3-D IoU 0.88), and a false detection at a higher score
+    inside the one don't-care region: KITTI ignores it for the image boxes only.
+
     >>> from geoiou.tables import KittiObjects
-    >>> truth = KittiObjects(image_id=["000000"] * 2, type=["Car", "DontCare"], truncated=[0.0, -1],
-    ...                      occluded=[0, -1], alpha=[0.0, -10], bbox=[[100, 100, 200, 180], [300, 100, 400, 200]],
-    ...                      dimensions=[[1.5, 1.6, 3.9], [-1, -1, -1]], location=[[2.0, 1.7, 20.0], [-1000] * 3],
-    ...                      rotation_y=[0.0, -10])
-    >>> found = KittiObjects(image_id=["000000"] * 2, type=["Car"] * 2, truncated=[0.0] * 2, occluded=[0] * 2,
-    ...                      alpha=[0.0] * 2, bbox=[[100, 100, 200, 180], [310, 110, 390, 190]],
-    ...                      dimensions=[[1.5, 1.6, 3.9]] * 2, location=[[2.0, 1.7, 20.5], [9.0, 1.7, 20.0]],
-    ...                      rotation_y=[0.0] * 2, score=[0.9, 0.8])
+    >>> n = 41  # R40 needs 41 true positives to reach every recall level
+    >>> truth = KittiObjects(image_id=[f"{i:06d}" for i in range(n)] + ["000000"], type=["Car"] * n + ["DontCare"],
+    ...                      truncated=[0.0] * n + [-1], occluded=[0] * n + [-1], alpha=[0.0] * n + [-10],
+    ...                      bbox=[[100, 100, 200, 180]] * n + [[300, 100, 400, 200]],
+    ...                      dimensions=[[1.5, 1.6, 3.9]] * n + [[-1, -1, -1]],
+    ...                      location=[[2.0, 1.7, 20.0]] * n + [[-1000] * 3], rotation_y=[0.0] * n + [-10])
+    >>> found = KittiObjects(image_id=truth.image_id, type=["Car"] * (n + 1), truncated=[0.0] * (n + 1),
+    ...                      occluded=[0] * (n + 1), alpha=[0.0] * (n + 1),
+    ...                      bbox=[[100, 100, 200, 180]] * n + [[310, 110, 390, 190]],
+    ...                      dimensions=[[1.5, 1.6, 3.9]] * (n + 1),
+    ...                      location=[[2.0, 1.7, 20.1]] * n + [[9.0, 1.7, 20.0]], rotation_y=[0.0] * (n + 1),
+    ...                      score=[0.8] * n + [0.9])
     >>> result = evaluate_kitti(truth, found, classes={"Car": 0.7})
-    >>> result.ap("bbox", "Car"), result.ap("3d", "Car")  # in the don't-care region: no false positive in 2-D
-    (100.0, 50.0)
+    >>> result.ap("bbox", "Car"), round(result.ap("3d", "Car"), 2)  # 41/42 at every recall level in 3-D
+    (100.0, 97.62)
     """
     return KittiEvaluation(classes=classes, metrics=metrics).update(ground_truth, predictions).compute()
 
