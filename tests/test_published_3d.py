@@ -223,3 +223,64 @@ def test_mmcv_2018_3d_iou_is_not_bev_iou():
     high = geoiou.RotatedBox3D([0, 0, 1.5, 4, 2, 1, 30])
     assert geoiou.iou(low, high) == 0.0
     assert geoiou.bev_iou(low, high) == 1.0
+
+
+# pytorch3d #1429: two prisms of height 2 whose footprints are (nearly) rectangles about 32 x 78 near (855, 585),
+# the top face (z = 1) listed first. box3d_overlap gave IoU 0.6088, and other values when the boxes were scaled.
+ISSUE_1429_A = np.array([[844.4573, 545.2485], [876.2981, 549.7680], [865.3027, 627.2315], [833.4619, 622.7120]])
+ISSUE_1429_B = np.array([[847.1049, 545.0182], [878.9629, 550.2360], [866.2220, 628.0273], [834.3640, 622.8095]])
+
+
+def _prism(footprint: np.ndarray, scale: float = 1.0) -> geoiou.OrientedBox3D:
+    corners = np.concatenate([np.column_stack([footprint, np.ones(4)]), np.column_stack([footprint, -np.ones(4)])])
+    return geoiou.OrientedBox3D.from_corners(corners * scale, rtol=1e-3)
+
+
+def test_pytorch3d_1429_prisms_and_their_scale():
+    """Both prisms span z in [-1, 1], so their 3-D IoU is their footprints' IoU: shapely's exact polygon IoU of the
+    quadrilaterals as printed (0.88769, not 0.6088), within the fit of the printed corners to rectangles. Scaling
+    every coordinate by a power of two is exact in floating point, and the IoU keeps every bit."""
+    import shapely
+
+    a, b = shapely.Polygon(ISSUE_1429_A), shapely.Polygon(ISSUE_1429_B)
+    ours = geoiou.iou(_prism(ISSUE_1429_A), _prism(ISSUE_1429_B))
+    assert ours == pytest.approx(a.intersection(b).area / a.union(b).area, abs=1e-6)
+    assert ours == pytest.approx(0.88769, abs=1e-5)
+    for scale in (2.0**-10, 2.0**-3, 2.0**5, 2.0**20):
+        assert geoiou.iou(_prism(ISSUE_1429_A, scale), _prism(ISSUE_1429_B, scale)) == ours
+
+
+def test_openpcdet_972_rotate_iou_of_a_box_with_itself():
+    """OpenPCDet's `rotate_iou_gpu_eval` (the KITTI evaluation's BEV overlap) gave 3.1e-10 for this footprint
+    ``x, y, l, w, angle`` with itself (OpenPCDet #972); the IoU of a region with itself is 1."""
+    box = geoiou.RotatedBox3D.from_openpcdet([-49.3915, 17.5002, -0.8, 6.41644, 2.78625, 1.5, 3.13511])
+    assert geoiou.bev_iou(box, box) == 1.0
+    assert geoiou.iou(box, box) == 1.0
+
+
+def test_second_90_kitti_ground_truth_against_itself():
+    """second.pytorch #90 (and PR #157): the KITTI evaluation of the ground truth against itself gave BEV AP 1.49
+    and 3-D AP 0.63 for cars, from the BEV overlap of rotated boxes. Every object matches its own copy with IoU 1
+    (no two objects of a scene overlap in BEV by the thresholds), so every prediction is a true positive and the
+    AP is that of a perfect detector under KITTI's sampling: n ground truths give n score thresholds of
+    precision 1 at recalls 1/n, ..., 1, so R40 (the points 1..40 of 0..40) is ``min(n - 1, 40) / 40`` and R11 (the
+    points 0, 4, ..., 40) counts those below ``min(n, 41)``. (The image-box AP can be lower: KITTI lets a ground
+    truth take the highest-scored prediction above the threshold, and image boxes of two objects may overlap.)"""
+    from geoiou.evaluation import evaluate_kitti
+    from geoiou.tables import KittiObjects
+    from kitti_scenes import kitti_scene
+
+    truth, _ = kitti_scene(seed=90, images=40)
+    columns = ("image_id", "type", "truncated", "occluded", "alpha", "bbox", "dimensions", "location", "rotation_y")
+    rows = truth.type != "DontCare"
+    itself = KittiObjects(
+        **{name: getattr(truth, name)[rows] for name in columns}, score=np.linspace(1, 0.5, int(rows.sum()))
+    )
+    result = evaluate_kitti(truth, itself)
+    n = result.num_ground_truths  # (class, difficulty): 47 moderate cars, 8 easy pedestrians, ...
+    perfect_r40 = np.minimum(np.maximum(n - 1, 0), 40) / 40 * 100
+    perfect_r11 = np.array([[sum(k < min(m, 41) for k in range(0, 41, 4)) for m in row] for row in n]) / 11 * 100
+    for metric in ("bev", "3d"):
+        np.testing.assert_allclose(result.ap_r40[result.metrics.index(metric)], perfect_r40, rtol=1e-12)
+        np.testing.assert_allclose(result.ap_r11[result.metrics.index(metric)], perfect_r11, rtol=1e-12)
+    assert result.ap("3d", "Car", "moderate") == 100.0

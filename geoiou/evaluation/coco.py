@@ -541,6 +541,8 @@ def evaluate_coco(
         Default COCO's ``all [0, 1e10]``, ``small [0, 32²]``, ``medium [32², 96²]``, ``large
         [96², 1e10]``, limits inclusive. Ground truths are sorted by their ``area`` (default: their
         measure), predictions by their measure. The first range is the one of the headline numbers.
+        The measure of an interval is its length and of a 3-D region its volume: give ranges in those
+        units (COCO's pixel areas mean nothing there).
     polygon_iou : {"exact", "pycocotools"}, default "exact"
         ``"exact"`` compares polygons exactly. ``"pycocotools"`` first rasterizes every polygon (of
         either side) at its image's size as pycocotools does (needs `images` with sizes), to
