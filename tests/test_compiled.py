@@ -27,6 +27,9 @@ def _scenes() -> dict[str, tuple[geoiou.Region, geoiou.Region]]:
     def rotated(n: int) -> np.ndarray:
         return np.column_stack([rng.uniform(0, 200, (n, 2)), rng.uniform(5, 40, (n, 2)), rng.uniform(-90, 90, n)])
 
+    def rotated3d(n: int) -> np.ndarray:
+        return np.column_stack([rng.uniform(0, 60, (n, 3)), rng.uniform(5, 20, (n, 3)), rng.uniform(-180, 180, n)])
+
     masks = rng.random((12, 40, 40)) > 0.5
     return {
         "box": (geoiou.Box(boxes(300)), geoiou.Box(boxes(200))),
@@ -41,6 +44,13 @@ def _scenes() -> dict[str, tuple[geoiou.Region, geoiou.Region]]:
         "mask_polygon": (geoiou.Mask(masks), geoiou.RotatedBox(rotated(70) / [5, 5, 1, 1, 1]).to_polygon()),
         "rotated_polygon": (geoiou.RotatedBox(rotated(80)), geoiou.Box(boxes(70)).to_polygon()),
         "box_polygon": (geoiou.Box(boxes(80)), geoiou.RotatedBox(rotated(70)).to_polygon()),
+        "rotated3d": (geoiou.RotatedBox3D(rotated3d(150)), geoiou.RotatedBox3D(rotated3d(120))),
+        "oriented3d": (
+            geoiou.RotatedBox3D(rotated3d(60)).to_oriented_box3d(),
+            geoiou.OrientedBox3D.from_quaternion(
+                rng.uniform(0, 60, (50, 3)), rng.uniform(5, 20, (50, 3)), rng.normal(size=(50, 4))
+            ),
+        ),
     }
 
 
@@ -50,7 +60,9 @@ def threads_restored():
     geoiou.set_threads(None)
 
 
-@pytest.mark.parametrize("kind", ["box", "interval", "rotated", "polygon", "mask", "mask_box", "mask_polygon"])
+@pytest.mark.parametrize(
+    "kind", ["box", "interval", "rotated", "polygon", "mask", "mask_box", "mask_polygon", "rotated3d", "oriented3d"]
+)
 def test_results_are_identical_for_any_number_of_threads(kind, threads_restored):
     # Every kernel computes each pair on its own: the split of pairs among threads cannot change a bit.
     a, b = _scenes()[kind]
@@ -71,7 +83,19 @@ def every_loop_parallel(monkeypatch):
 
 @pytest.mark.parametrize(
     "kind",
-    ["box", "interval", "rotated", "polygon", "rotated_polygon", "box_polygon", "mask", "mask_box", "mask_polygon"],
+    [
+        "box",
+        "interval",
+        "rotated",
+        "polygon",
+        "rotated_polygon",
+        "box_polygon",
+        "mask",
+        "mask_box",
+        "mask_polygon",
+        "rotated3d",
+        "oriented3d",
+    ],
 )
 def test_parallel_drivers_give_the_bits_of_the_serial_ones(kind, every_loop_parallel, threads_restored):
     # One thread runs every serial driver; every core with no work threshold runs every parallel one:
