@@ -364,14 +364,19 @@ def _constructor_hint(shape: tuple[int, ...] | None) -> str:
         2: "geoiou.Interval([start, end])",
         4: "geoiou.Box([x1, y1, x2, y2]) (fmt='xywh' for COCO boxes)",
         5: "geoiou.RotatedBox([cx, cy, w, h, angle])",
+        6: "geoiou.Box3D([x1, y1, z1, x2, y2, z2])",
+        7: "geoiou.RotatedBox3D([cx, cy, cz, dx, dy, dz, yaw])",
     }
     if shape and len(shape) >= 2 and shape[-1] == 2 and len(shape) == 2 and shape[0] > 2:
         return "for a ring of (x, y) vertices build geoiou.Polygon(ring); for a raster, geoiou.Mask(array)"
+    if shape and len(shape) >= 2 and shape[-2:] == (8, 3):
+        return "for the corners of 3-D boxes build geoiou.OrientedBox3D.from_corners(corners)"
     if shape and shape[-1] in kinds:
         return f"build one first, e.g. {kinds[shape[-1]]}"
     return (
         "build one first: geoiou.Box([x1, y1, x2, y2]), geoiou.RotatedBox([cx, cy, w, h, angle]), "
-        "geoiou.Polygon([(x, y), ...]), geoiou.Mask(array) or geoiou.Interval([start, end])"
+        "geoiou.Polygon([(x, y), ...]), geoiou.Mask(array), geoiou.Interval([start, end]) or a 3-D box "
+        "(geoiou.Box3D, RotatedBox3D, OrientedBox3D)"
     )
 
 

@@ -43,11 +43,11 @@ Result = float | np.ndarray
 
 # --------------------------------------------------------------------------- measures of pairs
 def _require_regions(a: object, b: object) -> None:
-    for name, value in (("a", a), ("b", b)):
-        if not isinstance(value, Region):
-            from geoiou._validation import not_a_region  # the error path only
+    if isinstance(a, Region) and isinstance(b, Region):  # the one test of the single-pair path
+        return
+    from geoiou._validation import not_a_region  # the error path only
 
-            raise not_a_region(name, value)
+    raise not_a_region("b" if isinstance(a, Region) else "a", b if isinstance(a, Region) else a)
 
 
 def _require_broadcastable(a: Region, b: Region) -> None:

@@ -184,3 +184,20 @@ def test_reprs():
     assert repr(geoiou.Box3D([0, 0, 0, 1, 2, 3])) == "Box3D(0, 0, 0, 1, 2, 3)"
     assert repr(geoiou.RotatedBox3D([0, 0, 0, 1, 2, 3, 45])) == "RotatedBox3D(0, 0, 0, 1, 2, 3, 45)"
     assert repr(geoiou.OrientedBox3D([0, 0, 0], [1, 2, 3], np.eye(3))).startswith("OrientedBox3D(centre=(0, 0, 0)")
+
+
+@pytest.mark.parametrize(
+    "value, hint",
+    [
+        ([0, 0, 0, 1, 1, 1], r"e\.g\. geoiou\.Box3D\(\[x1, y1, z1, x2, y2, z2\]\)"),
+        (np.zeros((4, 7)), r"e\.g\. geoiou\.RotatedBox3D\(\[cx, cy, cz, dx, dy, dz, yaw\]\)"),
+        (np.zeros((2, 8, 3)), r"geoiou\.OrientedBox3D\.from_corners\(corners\)"),
+        (3, r"or a 3-D box \(geoiou\.Box3D, RotatedBox3D, OrientedBox3D\)"),
+    ],
+)
+def test_raw_numbers_are_refused_with_the_3d_constructor_to_use(value, hint):
+    box = geoiou.Box3D([0, 0, 0, 1, 1, 1])
+    with pytest.raises(geoiou.InvalidTypeError, match=r"'a' must be a geoiou Region .*" + hint):
+        geoiou.iou(value, box)
+    with pytest.raises(geoiou.InvalidTypeError, match=r"'b' must be a geoiou Region .*" + hint):
+        geoiou.pairwise_iou(box, value)

@@ -28,6 +28,7 @@ import geoiou
 from strategies import (
     KIND_NAMES,
     PLANAR_KINDS,
+    SOLID_KINDS,
     random_boxes,
     random_masks,
     random_multipolygons,
@@ -417,7 +418,9 @@ def test_interval_with_planar_kind_is_refused_for_an_empty_batch(kind):
 
 
 def test_kind_names_cover_every_kind():
-    """The strategies module knows every region kind the package exports (guards future kinds)."""
+    """The strategies module knows every region kind the package exports (guards future kinds): the planar kinds
+    and intervals (`KIND_NAMES`, tested against each other here) and the 3-D kinds (`SOLID_KINDS`, tested in
+    test_properties_3d.py and tests/kernels/test_boxes3d_kernels.py)."""
     exported = {
         name
         for name in geoiou.__all__
@@ -425,7 +428,7 @@ def test_kind_names_cover_every_kind():
         and issubclass(getattr(geoiou, name), geoiou.Region)
         and getattr(geoiou, name) is not geoiou.Region
     }
-    assert len(exported) == len(KIND_NAMES)
+    assert len(exported) == len(KIND_NAMES) + len(SOLID_KINDS)
 
 
 def test_polygon_overlay_near_the_smallest_normal_float():

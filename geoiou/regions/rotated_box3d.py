@@ -279,6 +279,12 @@ class RotatedBox3D(Solid):
 
     # ----------------------------------------------------------------- measures
     @property
+    def shape(self) -> tuple[int, ...]:
+        """Batch shape: ``()`` for a single box, ``(N,)`` for a batch of N (read on every metric's call)."""
+        shape: tuple[int, ...] = self._coords.shape[:-1]
+        return shape
+
+    @property
     def yaw(self) -> float | np.ndarray:
         """Yaw of each box in degrees."""
         return as_measure(self._coords[..., 6])
