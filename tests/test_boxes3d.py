@@ -90,6 +90,28 @@ def test_lidar_conventions():
         geoiou.RotatedBox3D.from_mmdet3d([0, 0, 0, 1, 1, 1, 0], mode="world")
 
 
+def _turned_about_z(points: np.ndarray, heading: float) -> np.ndarray:
+    """OpenPCDet's `rotate_points_along_z` (mmdet3d 1.x's `rotation_3d_in_axis` about z alike): the points times
+    ``[[cos, sin, 0], [-sin, cos, 0], [0, 0, 1]]`` on the right, a counter-clockwise turn seen from above."""
+    c, s = math.cos(heading), math.sin(heading)
+    return points @ np.array([[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def test_lidar_corners_follow_the_toolkits_formulas():
+    """The corners of OpenPCDet's `boxes_to_corners_3d` (a template of half sizes about the centre) and of mmdet3d
+    1.x's `LiDARInstance3DBoxes.corners` (unit corners minus (0.5, 0.5, 0): the bottom centre) are geoiou's."""
+    x, y, z, dx, dy, dz, heading = 10.0, 2.0, -1.0, 4.0, 2.0, 1.5, 0.7
+    template = np.array(
+        [[1, 1, -1], [1, -1, -1], [-1, -1, -1], [-1, 1, -1], [1, 1, 1], [1, -1, 1], [-1, -1, 1], [-1, 1, 1]]
+    )
+    openpcdet = _turned_about_z(template / 2 * [dx, dy, dz], heading) + [x, y, z]
+    _same_points(geoiou.RotatedBox3D.from_openpcdet([x, y, z, dx, dy, dz, heading]).to_corners(), openpcdet)
+    _same_points(geoiou.RotatedBox3D.from_waymo([x, y, z, dx, dy, dz, heading]).to_corners(), openpcdet)
+    unit = np.stack(np.unravel_index(np.arange(8), [2] * 3), axis=1)[[0, 1, 3, 2, 4, 5, 7, 6]] - [0.5, 0.5, 0.0]
+    mmdet3d = _turned_about_z(unit * [dx, dy, dz], heading) + [x, y, z]  # (x, y, z) is the bottom centre here
+    _same_points(geoiou.RotatedBox3D.from_mmdet3d([x, y, z, dx, dy, dz, heading]).to_corners(), mmdet3d)
+
+
 def test_nuscenes_boxes():
     """nuScenes' `Box.corners`: x_corners = l/2 · (1, 1, 1, 1, -1, -1, -1, -1) etc. (length along x, width along y),
     turned by the quaternion's matrix, moved to the centre."""
