@@ -112,6 +112,9 @@ class CocoMatched(NamedTuple):
     ``rank`` is each one's place within its image and category. ``matched`` and ``ignored`` are
     ``[T, A, D]`` over them. ``gt_order`` sorts the ground truths by category and image and
     ``gt_ignored`` ``[A, G]`` flags them (crowd, ignored, or outside the area range) in that order.
+    ``partners`` (only with ``coco_match(..., keep_partners=True)``) is ``[T, A, D]`` int64: the
+    position in ``gt_order`` of the ground truth each evaluated prediction matched at each
+    threshold and area range, -1 where none (what pycocotools' ``evalImgs`` lists for every range).
     """
 
     order: np.ndarray
@@ -121,6 +124,7 @@ class CocoMatched(NamedTuple):
     gt_order: np.ndarray
     gt_ignored: np.ndarray
     matches: ObjectMatches
+    partners: np.ndarray | None = None
 
 
 def coco_match(
@@ -131,8 +135,13 @@ def coco_match(
     max_detections: tuple[int, ...],
     area_ranges: np.ndarray,
     show_progress: bool | None = None,
+    keep_partners: bool = False,
 ) -> CocoMatched:
-    """COCOeval's ``evaluate``: the greedy matching of every image and category, and the per-object matches."""
+    """COCOeval's ``evaluate``: the greedy matching of every image and category, and the per-object matches.
+
+    With `keep_partners`, the result's ``partners`` holds the matched ground truth of every
+    evaluated prediction for every threshold and area range (``[T, A, D]``, -1 for none).
+    """
     images = data.num_images
     # Predictions: by category, image, then score (highest first; ties keep the input order, as
     # COCOeval's mergesort does), and at most max(max_detections) per image and category.
@@ -165,6 +174,7 @@ def coco_match(
         overlap,
         np.minimum(iou_thresholds, 1 - 1e-10),
         show_progress,
+        keep_partners,
     )
     # Unmatched predictions outside the area range are ignored.
     dt_ignored |= ~dt_matched & dt_outside[None, :, :]
@@ -180,7 +190,7 @@ def coco_match(
         len(data.dt_image),
         len(data.gt_image),
     )
-    return CocoMatched(order, rank, dt_matched, dt_ignored, gt_order, gt_ignored, matches)
+    return CocoMatched(order, rank, dt_matched, dt_ignored, gt_order, gt_ignored, matches, partner.all_areas)
 
 
 def _match(
@@ -193,6 +203,7 @@ def _match(
     overlap: OverlapFunction,
     thresholds: np.ndarray,
     show_progress: bool | None,
+    keep_partners: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, _Partners]:
     """Greedy matching of every image and category at once; return matched and ignored flags ``[T, A, D]``,
     and for area range 0 the ground truth (sorted position) and IoU of each prediction's match.
@@ -203,7 +214,11 @@ def _match(
     n_thresholds, n_areas, n_dt = len(thresholds), gt_ignored.shape[0], len(dt_group)
     dt_matched = np.zeros((n_thresholds, n_areas, n_dt), dtype=bool)
     dt_ignored = np.zeros((n_thresholds, n_areas, n_dt), dtype=bool)
-    partners = _Partners(np.full((n_thresholds, n_dt), -1, dtype=np.int64), np.full((n_thresholds, n_dt), np.nan))
+    partners = _Partners(
+        np.full((n_thresholds, n_dt), -1, dtype=np.int64),
+        np.full((n_thresholds, n_dt), np.nan),
+        np.full((n_thresholds, n_areas, n_dt), -1, dtype=np.int64) if keep_partners else None,
+    )
     dt_keys, dt_starts, dt_counts = runs(dt_group)
     gt_keys, gt_starts, gt_counts = runs(gt_group)
     _, in_dt, in_gt = np.intersect1d(dt_keys, gt_keys, assume_unique=True, return_indices=True)
@@ -248,14 +263,18 @@ def _match(
         first_range = a == 0
         partners.gt[t[first_range], dt[first + pick[first_range]]] = g[pick[first_range]]
         partners.iou[t[first_range], dt[first + pick[first_range]]] = v[pick[first_range]]
+        if partners.all_areas is not None:
+            partners.all_areas[t, a, dt[first + pick]] = g[pick]
     return dt_matched, dt_ignored, partners
 
 
 class _Partners(NamedTuple):
-    """For each threshold and prediction (sorted positions): the matched ground truth's position (-1: none), its IoU."""
+    """For each threshold and prediction (sorted positions): the matched ground truth's position (-1: none), its IoU;
+    ``all_areas`` the matched position for every area range too (``[T, A, D]``), when asked for."""
 
     gt: np.ndarray
     iou: np.ndarray
+    all_areas: np.ndarray | None = None
 
 
 def coco_accumulate(
