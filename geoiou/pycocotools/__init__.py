@@ -1,0 +1,1 @@
+"""pycocotools' API on geoiou's engine (see docs/pycocotools.md)."""
