@@ -14,6 +14,7 @@ __all__ = [
     "InvalidRegionError",
     "InvalidTypeError",
     "MismatchError",
+    "NotReadyError",
     "UnknownNameError",
     "UnsupportedPairError",
 ]
@@ -63,6 +64,10 @@ class UnknownNameError(GeoIoUError, KeyError):
 class MismatchError(GeoIoUError, AssertionError):
     """Inputs that must correspond do not: results naming images a dataset lacks, crowd flags not one per ground
     truth. An `AssertionError`, as pycocotools' own checks of the same (`geoiou.pycocotools`)."""
+
+
+class NotReadyError(GeoIoUError, RuntimeError):
+    """A step was asked for before the one it reads (``summarize`` before ``accumulate``)."""
 
 
 class FormatError(GeoIoUError, ValueError):
