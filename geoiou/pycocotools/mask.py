@@ -134,7 +134,7 @@ def iou(dt: Any, gt: Any, pyiscrowd: Sequence[Any]) -> np.ndarray | list[Any]:
     []
     """
     dt_kind, gt_kind = _iou_kind(dt, "dt"), _iou_kind(gt, "gt")
-    if dt_kind != gt_kind:
+    if dt_kind != gt_kind and len(dt) and len(gt):
         raise InvalidTypeError(
             "'dt' and 'gt' must be of one type, both lists of RLEs or both boxes "
             f"(got {dt_kind} and {gt_kind})"
