@@ -65,9 +65,12 @@ def _as_list(value: Any) -> Any:
 class _Results:
     """What `COCO.loadRes` was given: a list of dicts or an N x 7 array, kept until an evaluation reads it."""
 
-    def __init__(self, records: list[dict[str, Any]] | None, array: np.ndarray | None) -> None:
+    def __init__(self, records: list[dict[str, Any]] | None, array: np.ndarray | None, crowd: bool = True) -> None:
         self.records, self.array = records, array
         self.completed = False
+        # Decided before the records are completed (a box written into a mask result must not change it).
+        self.branch = "bbox" if records is None else result_branch(records)
+        self.crowd = crowd  # whether results get ``iscrowd`` 0 (pycocotools) or not (lvis-api)
 
 
 class COCO:
@@ -402,23 +405,25 @@ class COCO:
         if results.array is not None:
             results.records = self.loadNumpyAnnotations(results.array)
             self._dataset["annotations"] = results.records
-        _complete_records(results.records or [])
+        _complete_records(results.records or [], results.branch, crowd=results.crowd)
 
 
-def _complete_records(records: list[dict[str, Any]]) -> None:
-    """pycocotools' ``loadRes`` additions to result dicts: ``id``, ``area``, ``iscrowd``, and a box or polygon."""
-    branch = result_branch(records)
+def _complete_records(records: list[dict[str, Any]], branch: str, *, crowd: bool) -> None:
+    """pycocotools' ``loadRes`` additions to result dicts: ``id``, ``area``, ``iscrowd`` (with `crowd`), and a box
+    or polygon."""
     for number, ann in enumerate(records, start=1):
         if branch == "bbox":
             x, y, w, h = ann["bbox"]
             ann.setdefault("segmentation", [[x, y, x, y + h, x + w, y + h, x + w, y]])
             ann["area"] = w * h
-            ann["iscrowd"] = 0
+            if crowd:
+                ann["iscrowd"] = 0
         elif branch == "segmentation":
             ann["area"] = mask_utils.area(ann["segmentation"])
             if "bbox" not in ann:
                 ann["bbox"] = mask_utils.toBbox(ann["segmentation"])
-            ann["iscrowd"] = 0
+            if crowd:
+                ann["iscrowd"] = 0
         else:
             boxes, areas = keypoint_extents(np.asarray([ann["keypoints"]], dtype=np.float64))
             ann["area"] = float(areas[0])
@@ -435,7 +440,7 @@ def table_of(coco: COCO, iou_type: str, *, detections: bool = False) -> Table:
         results = coco._results
         if results is not None:
             sizes = {image["id"]: (image["height"], image["width"]) for image in coco._dataset.get("images", [])}
-            table = results_table(results.records, results.array, iou_type, sizes)
+            table = results_table(results.records, results.array, iou_type, sizes, results.branch)
         else:
             table = dataset_table(coco.dataset, iou_type, scores=detections)
         coco._tables[iou_type] = table

@@ -128,8 +128,10 @@ def results_table(
     array: np.ndarray | None,
     iou_type: str,
     image_sizes: Mapping[int, tuple[int, int]],
+    branch: str | None = None,
 ) -> Table:
-    """The table of results given to ``loadRes`` (a list of dicts or an N x 7 array) for `iou_type`.
+    """The table of results given to ``loadRes`` (a list of dicts or an N x 7 array) for `iou_type`; `branch` is
+    `result_branch` of the records as given (by default, of the records now).
 
     Ids are 1, 2, ... in order and nothing is crowd, as ``loadRes`` sets them; the area is the box's
     ``w * h`` when the first result has a box, else the mask's pixels, else the keypoints' extent.
@@ -140,7 +142,7 @@ def results_table(
     columns = json_columns(records, ("image_id", "category_id", "score"))
     if iou_type in ("obb", "polygon"):
         return _exact_result_table(records, columns, iou_type)
-    branch = result_branch(records)
+    branch = branch or result_branch(records)
     if branch == "keypoints" or not records:
         base = _plain_result_columns(records, columns)
     else:

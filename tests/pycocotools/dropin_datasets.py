@@ -17,7 +17,7 @@ import numpy as np
 
 from tests.evaluation.test_detection_coco import box_dataset
 
-__all__ = ["box_dataset", "keypoint_dataset", "run_evaluation", "segm_dataset"]
+__all__ = ["box_dataset", "keypoint_dataset", "lvis_dataset", "run_evaluation", "segm_dataset"]
 
 HEIGHT, WIDTH = 48, 64
 
@@ -186,4 +186,72 @@ def keypoint_dataset(
                 }
             )
     categories = [{"id": 1, "name": "person", "keypoints": [f"k{i}" for i in range(n_keypoints)], "skeleton": []}]
+    return {"images": images, "annotations": annotations, "categories": categories}, results
+
+
+def lvis_dataset(seed: int, n_images: int = 30, n_categories: int = 8) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A federated dataset: per image, categories present, negative and not exhaustively annotated; categories
+    of each frequency; polygon ground truths; box and RLE results, many per image (for the per-image limit)."""
+    from pycocotools import mask as mask_utils
+
+    rng = np.random.default_rng(seed)
+    categories = [
+        {"id": c, "name": f"c{c}", "frequency": "rcf"[c % 3], "synset": f"s{c}"} for c in range(1, n_categories + 1)
+    ]
+    images, annotations, results = [], [], []
+    for image in range(1, n_images + 1):
+        present = sorted(set(rng.integers(1, n_categories + 1, rng.integers(0, 4)).tolist()))
+        others = [c for c in range(1, n_categories + 1) if c not in present]
+        negative = sorted(rng.choice(others, min(len(others), 2), replace=False).tolist()) if others else []
+        not_exhaustive = [c for c in present if rng.random() < 0.3]
+        images.append(
+            {
+                "id": image,
+                "height": HEIGHT,
+                "width": WIDTH,
+                "neg_category_ids": negative,
+                "not_exhaustive_category_ids": not_exhaustive,
+            }
+        )
+        objects = []
+        for category in present:
+            for _ in range(rng.integers(1, 4)):
+                cx, cy = rng.uniform(6, WIDTH - 6), rng.uniform(6, HEIGHT - 6)
+                polygon = _polygon(rng, cx, cy, rng.uniform(4, 14), int(rng.integers(4, 9)))
+                rle = mask_utils.merge(mask_utils.frPyObjects([polygon], HEIGHT, WIDTH))
+                annotation = {
+                    "id": len(annotations) + 1,
+                    "image_id": image,
+                    "category_id": category,
+                    "segmentation": [polygon],
+                    "area": float(mask_utils.area(rle)),
+                    "bbox": [float(v) for v in mask_utils.toBbox(rle)],
+                }
+                if rng.random() < 0.05:
+                    annotation["ignore"] = 1
+                annotations.append(annotation)
+                objects.append((mask_utils.decode(rle).astype(bool), annotation["bbox"], category))
+        for _ in range(rng.integers(0, 30)):
+            if objects and rng.random() < 0.6:
+                pixels, box, category = objects[rng.integers(len(objects))]
+                pixels = np.roll(pixels, tuple(rng.integers(-1, 2, 2)), axis=(0, 1))
+                box = [float(v) for v in np.array(box) + np.round(rng.normal(0, 1, 4), 2)]
+                score = rng.uniform(0.3, 1.0)
+            else:
+                pixels = _mask(rng)
+                box = [float(v) for v in np.round([*rng.uniform(0, 40, 2), *rng.uniform(2, 20, 2)], 2)]
+                category = int(rng.integers(1, n_categories + 1))
+                score = rng.uniform(0.0, 0.6)
+            rle = mask_utils.encode(np.asfortranarray(pixels.astype(np.uint8)))
+            rle["counts"] = rle["counts"].decode()
+            box[2:] = [max(box[2], 1.0), max(box[3], 1.0)]
+            results.append(
+                {
+                    "image_id": image,
+                    "category_id": category,
+                    "bbox": box,
+                    "segmentation": rle,
+                    "score": float(np.round(score, 2)),
+                }
+            )
     return {"images": images, "annotations": annotations, "categories": categories}, results
