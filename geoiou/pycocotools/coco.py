@@ -293,7 +293,7 @@ class COCO:
         >>> coco = COCO()
         >>> coco.dataset = {"images": [{"id": 1, "height": 5, "width": 6}], "annotations": []}
         >>> coco.annToRLE({"image_id": 1, "segmentation": [[1, 1, 4, 1, 4, 3, 1, 3]]})
-        {'size': [5, 6], 'counts': b'6230>'}
+        {'size': [5, 6], 'counts': b'6230009'}
         """
         image = self.imgs[ann["image_id"]]
         height, width = image["height"], image["width"]
@@ -424,10 +424,14 @@ def _complete_records(records: list[dict[str, Any]], branch: str, *, crowd: bool
                 ann["bbox"] = mask_utils.toBbox(ann["segmentation"])
             if crowd:
                 ann["iscrowd"] = 0
-        else:
+        elif branch == "keypoints":
             boxes, areas = keypoint_extents(np.asarray([ann["keypoints"]], dtype=np.float64))
             ann["area"] = float(areas[0])
             ann["bbox"] = boxes[0].tolist()
+        else:  # rotated boxes [cx, cy, w, h, angle]: their exact area
+            ann["area"] = ann["rbox"][2] * ann["rbox"][3]
+            if crowd:
+                ann["iscrowd"] = 0
         ann["id"] = number
 
 

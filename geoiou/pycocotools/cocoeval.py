@@ -135,11 +135,21 @@ class COCOeval:
     >>> E.accumulate()  # doctest: +ELLIPSIS
     Accumulating evaluation results...
     DONE (t=...s).
-    >>> E.summarize()  # doctest: +ELLIPSIS
-     Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = 0.800
-    ...
-    >>> E.stats[1], E.evalImgs[0]["dtMatches"][:, 0]
-    (np.float64(1.0), array([1., 1., 1., 1., 1., 1., 1., 1., 0., 0.]))
+    >>> E.summarize()  # IoU 1520 / 1680 = 0.905: found at 9 thresholds of 10
+     Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = 0.900
+     Average Precision  (AP) @[ IoU=0.50      | area=   all | maxDets=100 ] = 1.000
+     Average Precision  (AP) @[ IoU=0.75      | area=   all | maxDets=100 ] = 1.000
+     Average Precision  (AP) @[ IoU=0.50:0.95 | area= small | maxDets=100 ] = -1.000
+     Average Precision  (AP) @[ IoU=0.50:0.95 | area=medium | maxDets=100 ] = 0.900
+     Average Precision  (AP) @[ IoU=0.50:0.95 | area= large | maxDets=100 ] = -1.000
+     Average Recall     (AR) @[ IoU=0.50:0.95 | area=   all | maxDets=  1 ] = 0.900
+     Average Recall     (AR) @[ IoU=0.50:0.95 | area=   all | maxDets= 10 ] = 0.900
+     Average Recall     (AR) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = 0.900
+     Average Recall     (AR) @[ IoU=0.50:0.95 | area= small | maxDets=100 ] = -1.000
+     Average Recall     (AR) @[ IoU=0.50:0.95 | area=medium | maxDets=100 ] = 0.900
+     Average Recall     (AR) @[ IoU=0.50:0.95 | area= large | maxDets=100 ] = -1.000
+    >>> E.evalImgs[0]["dtMatches"][:, 0], E.ious[1, 1]
+    (array([1., 1., 1., 1., 1., 1., 1., 1., 1., 0.]), array([[0.9047619]]))
     """
 
     def __init__(

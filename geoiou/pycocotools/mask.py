@@ -128,8 +128,8 @@ def iou(dt: Any, gt: Any, pyiscrowd: Sequence[Any]) -> np.ndarray | list[Any]:
 
     Examples
     --------
-    >>> iou([[0, 0, 2, 2]], [[1, 1, 2, 2], [0, 0, 1, 1]], [0, 1])
-    array([[0.14285714, 1.        ]])
+    >>> iou([[0, 0, 2, 2]], [[1, 1, 2, 2], [0, 0, 1, 1]], [0, 1])  # 1/7; the crowd one: 1 of the dt's 4
+    array([[0.14285714, 0.25      ]])
     >>> iou([], [[0, 0, 1, 1]], [0])
     []
     """
@@ -219,7 +219,7 @@ def frPyObjects(pyobj: Any, h: int, w: int) -> RLE | list[RLE]:  # noqa: N802 - 
     Examples
     --------
     >>> frPyObjects([[1, 1, 4, 1, 4, 3, 1, 3]], 5, 6)
-    [{'size': [5, 6], 'counts': b'6230>'}]
+    [{'size': [5, 6], 'counts': b'6230009'}]
     >>> frPyObjects({"size": [5, 6], "counts": [7, 2, 3, 2, 3, 2, 11]}, 5, 6)
     {'size': [5, 6], 'counts': b'7230008'}
     """

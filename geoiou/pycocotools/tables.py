@@ -176,11 +176,13 @@ def result_branch(records: Sequence[Mapping[str, Any]]) -> str:
     first = records[0]
     if "bbox" in first and not first["bbox"] == []:
         return "bbox"
-    for key in ("segmentation", "keypoints"):
+    for key in ("segmentation", "keypoints", "rbox"):
         if key in first:
             return key
     raise invalid_argument(
-        "results", "detections with a 'bbox', a 'segmentation' or 'keypoints' (captions are not evaluated here)", first
+        "results",
+        "detections with a 'bbox', a 'segmentation', 'keypoints' or an 'rbox' (captions are not evaluated here)",
+        first,
     )
 
 
