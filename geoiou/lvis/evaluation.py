@@ -214,7 +214,9 @@ class LVISEval:
         }
 
     # ----------------------------------------------------------------- summarize
-    def _summarize(self, kind: str, iou_thr: float | None = None, area_rng: str = "all", freq: int | None = None) -> Any:
+    def _summarize(
+        self, kind: str, iou_thr: float | None = None, area_rng: str = "all", freq: int | None = None
+    ) -> Any:
         p = self.params
         area = [i for i, label in enumerate(p.area_rng_lbl) if label == area_rng]
         values = self.eval["precision"] if kind == "ap" else self.eval["recall"]

@@ -113,7 +113,9 @@ class COCO:
             tic = time.time()
             document, _ = load_json_document(annotation_file, skip_invalid=False)
             if not isinstance(document, dict):
-                raise InvalidTypeError(f"annotation file format {type(document)} not supported (a COCO dataset is a dict)")
+                raise InvalidTypeError(
+                    f"annotation file format {type(document)} not supported (a COCO dataset is a dict)"
+                )
             print(f"Done (t={time.time() - tic:0.2f}s)")
             self._dataset = document
             self.createIndex()
@@ -375,8 +377,10 @@ class COCO:
             categories = self.getCatIds()
             if len(categories) != 1:
                 raise invalid_argument(
-                    "resFile", "an N x 7 array [image_id, x, y, w, h, score, category_id] (N x 6 only for a dataset "
-                    "of one category)", f"an N x 6 array for {len(categories)} categories"
+                    "resFile",
+                    "an N x 7 array [image_id, x, y, w, h, score, category_id] (N x 6 only for a dataset "
+                    "of one category)",
+                    f"an N x 6 array for {len(categories)} categories",
                 )
             array = np.column_stack([array, np.full(len(array), categories[0])])
         if array.ndim != 2 or array.shape[1] != 7:
@@ -392,7 +396,12 @@ class COCO:
         [np.float64(2.0), np.float64(3.0), np.float64(4.0), np.float64(5.0)]
         """
         return [
-            {"image_id": int(row[0]), "bbox": [row[1], row[2], row[3], row[4]], "score": row[5], "category_id": int(row[6])}
+            {
+                "image_id": int(row[0]),
+                "bbox": [row[1], row[2], row[3], row[4]],
+                "score": row[5],
+                "category_id": int(row[6]),
+            }
             for row in np.asarray(data)
         ]
 

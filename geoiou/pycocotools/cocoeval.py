@@ -36,7 +36,10 @@ from geoiou.pycocotools.tables import IOU_TYPES, Table
 __all__ = ["COCOeval", "Params"]
 
 #: COCO's 17 person keypoints' OKS sigmas.
-KEYPOINT_SIGMAS = np.array([.26, .25, .25, .35, .35, .79, .79, .72, .72, .62, .62, 1.07, 1.07, .87, .87, .89, .89]) / 10.0  # fmt: skip
+KEYPOINT_SIGMAS = (
+    np.array([0.26, 0.25, 0.25, 0.35, 0.35, 0.79, 0.79, 0.72, 0.72, 0.62, 0.62, 1.07, 1.07, 0.87, 0.87, 0.89, 0.89])
+    / 10.0
+)
 _LINE = " {:<18} {} @[ IoU={:<9} | area={:>6s} | maxDets={:>3d} ] = {:0.3f}"
 
 
@@ -62,7 +65,7 @@ class Params:
         self.iouThrs = np.linspace(0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1, endpoint=True)
         self.recThrs = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
         self.maxDets = [1, 10, 100]
-        self.areaRng = [[0**2, 1e5**2], [0**2, 32**2], [32**2, 96**2], [96**2, 1e5**2]]
+        self.areaRng: list[list[float]] = [[0**2, 1e5**2], [0**2, 32**2], [32**2, 96**2], [96**2, 1e5**2]]
         self.areaRngLbl = ["all", "small", "medium", "large"]
         self.useCats = 1
 
@@ -391,10 +394,10 @@ def _reads(p: Params, pe: Any) -> tuple[np.ndarray, list[int], list[int], list[i
     index arithmetic over the evaluated parameters `pe` (also when `p` differs from them)."""
     evaluated_categories = pe.catIds if pe.useCats else [-1]
     set_k, set_m, set_i = set(evaluated_categories), set(pe.maxDets), set(pe.imgIds)
-    set_a = set(map(tuple, pe.areaRng))
+    set_a = {tuple(bounds) for bounds in pe.areaRng}
     k_list = [n for n, k in enumerate(p.catIds) if k in set_k]
     m_list = [m for m in p.maxDets if m in set_m]
-    a_list = [n for n, a in enumerate(map(tuple, p.areaRng)) if a in set_a]
+    a_list = [n for n, bounds in enumerate(p.areaRng) if tuple(bounds) in set_a]
     i_list = [n for n, i in enumerate(p.imgIds) if i in set_i]
     n_images, n_areas = len(pe.imgIds), len(pe.areaRng)
     k, a, i = np.ix_(np.array(k_list, np.int64), np.array(a_list, np.int64), np.array(i_list, np.int64))

@@ -91,7 +91,9 @@ class Entries:
         empty = np.zeros((n_thresholds, 0))
 
         def joined(key: str) -> np.ndarray:
-            return np.concatenate([empty] + [np.asarray(entry[key]).reshape(n_thresholds, -1) for entry in kept], axis=1)
+            return np.concatenate(
+                [empty] + [np.asarray(entry[key]).reshape(n_thresholds, -1) for entry in kept], axis=1
+            )
 
         return cls(
             present=present,

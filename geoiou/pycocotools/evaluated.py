@@ -78,7 +78,10 @@ class Evaluated:
         n_areas = self.gt_ignored.shape[0]
         gt_group = np.repeat(np.arange(self.n_categories * self.n_images), np.diff(_span_bounds(self.gt_spans)))
         positives = np.stack(
-            [np.bincount(gt_group[~ignored], minlength=self.n_categories * self.n_images) for ignored in self.gt_ignored]
+            [
+                np.bincount(gt_group[~ignored], minlength=self.n_categories * self.n_images)
+                for ignored in self.gt_ignored
+            ]
         ).reshape(n_areas, self.n_categories, self.n_images)
         return Entries.from_matched(
             self.present,
@@ -290,4 +293,3 @@ def _last_finders(evaluated: Evaluated) -> np.ndarray:
     t, a, d = np.nonzero(evaluated.partners >= 0)
     np.maximum.at(finders, (t, a, evaluated.partners[t, a, d]), d)
     return finders
-

@@ -90,8 +90,10 @@ def area(rleObjs: RLE | Sequence[RLE]) -> np.uint32 | np.ndarray:  # noqa: N803 
     (np.uint32(3), array([0], dtype=uint32))
     """
     if isinstance(rleObjs, dict):
-        return np.uint32(coco_rle.to_runs(rleObjs).pixel_counts()[0])
-    return coco_rle.to_runs(_rle_list(rleObjs, "rleObjs")).pixel_counts().astype(np.uint32)
+        one: np.uint32 = np.uint32(int(coco_rle.to_runs(rleObjs).pixel_counts()[0]))
+        return one
+    areas: np.ndarray = coco_rle.to_runs(_rle_list(rleObjs, "rleObjs")).pixel_counts().astype(np.uint32)
+    return areas
 
 
 def toBbox(rleObjs: RLE | Sequence[RLE]) -> np.ndarray:  # noqa: N802, N803 - pycocotools' names
@@ -105,7 +107,7 @@ def toBbox(rleObjs: RLE | Sequence[RLE]) -> np.ndarray:  # noqa: N802, N803 - py
     [[0.0, 0.0, 0.0, 0.0]]
     """
     single = isinstance(rleObjs, dict)
-    rles = [rleObjs] if single else _rle_list(rleObjs, "rleObjs")
+    rles: list[RLE] = [rleObjs] if isinstance(rleObjs, dict) else _rle_list(rleObjs, "rleObjs")
     coco_rle.to_runs(rles)  # validates the RLEs (sizes, counts) with messages naming the faulty one
     boxes = counts_bboxes([raw_counts(rle) for rle in rles], np.array([rle["size"] for rle in rles]))
     return boxes[0] if single else boxes
@@ -136,8 +138,7 @@ def iou(dt: Any, gt: Any, pyiscrowd: Sequence[Any]) -> np.ndarray | list[Any]:
     dt_kind, gt_kind = _iou_kind(dt, "dt"), _iou_kind(gt, "gt")
     if dt_kind != gt_kind and len(dt) and len(gt):
         raise InvalidTypeError(
-            "'dt' and 'gt' must be of one type, both lists of RLEs or both boxes "
-            f"(got {dt_kind} and {gt_kind})"
+            f"'dt' and 'gt' must be of one type, both lists of RLEs or both boxes (got {dt_kind} and {gt_kind})"
         )
     m, n = len(dt), len(gt)
     if m == 0 or n == 0:

@@ -32,7 +32,12 @@ def init_as_pycocotools() -> None:
     import geoiou.pycocotools as package
     from geoiou.pycocotools import coco, cocoeval, mask
 
-    modules = {"pycocotools": package, "pycocotools.coco": coco, "pycocotools.cocoeval": cocoeval, "pycocotools.mask": mask}
+    modules = {
+        "pycocotools": package,
+        "pycocotools.coco": coco,
+        "pycocotools.cocoeval": cocoeval,
+        "pycocotools.mask": mask,
+    }
     for name, module in modules.items():
         if name not in _saved:
             _saved[name] = sys.modules.get(name)

@@ -11,7 +11,7 @@ pycocotools does), result lists by `geoiou.io.read_coco_results`; arrays are tak
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
 
@@ -61,7 +61,7 @@ def dataset_table(dataset: Mapping[str, Any], iou_type: str, *, scores: bool = F
     With `scores`, each annotation's ``score`` is read too (a dataset of detections).
     """
     records = dataset.get("annotations", [])
-    geometry = "segmentation" if iou_type in ("segm", "polygon") else "bbox"
+    geometry: Literal["bbox", "segmentation"] = "segmentation" if iou_type in ("segm", "polygon") else "bbox"
     read = read_coco(
         _readable(dataset, iou_type), geometry=geometry, polygons="pycocotools" if iou_type == "segm" else "exact"
     )
@@ -79,7 +79,8 @@ def dataset_table(dataset: Mapping[str, Any], iou_type: str, *, scores: bool = F
     if iou_type == "segm":
         table = replace(table, runs=runs_of(truth.regions))
     elif iou_type == "keypoints":
-        table = replace(table, **_keypoint_columns(records))
+        columns = _keypoint_columns(records)
+        table = replace(table, keypoints=columns["keypoints"], num_keypoints=columns["num_keypoints"])
     elif iou_type == "obb":
         table = replace(table, regions=(rotated_boxes(records),))
     elif iou_type == "polygon":
@@ -119,7 +120,8 @@ def geometry_area(table: Table) -> np.ndarray:
     if table.regions is not None:
         return measures(table.regions)
     assert table.boxes is not None
-    return table.boxes[:, 2] * table.boxes[:, 3]
+    areas: np.ndarray = table.boxes[:, 2] * table.boxes[:, 3]
+    return areas
 
 
 # --------------------------------------------------------------------------- results

@@ -237,4 +237,6 @@ def test_summary_max_dets_fix_is_off_by_default() -> None:
     reference, ours = both(dataset, results, "bbox", custom)
     assert reference.stats[0] == -1
     fixed, _ = run_evaluation(COCO, COCOeval, dataset, results, "bbox", custom, fix_summary_max_dets=True)
-    assert fixed.stats[0] == pytest.approx(np.mean(fixed.eval["precision"][:, :, :, 0, 2][fixed.eval["precision"][:, :, :, 0, 2] > -1]))
+    assert fixed.stats[0] == pytest.approx(
+        np.mean(fixed.eval["precision"][:, :, :, 0, 2][fixed.eval["precision"][:, :, :, 0, 2] > -1])
+    )

@@ -55,7 +55,9 @@ def test_from_python_objects(seed: int) -> None:
     """Polygons (also reaching outside the image), boxes and uncompressed RLE, as pycocotools rasterizes them."""
     rng = np.random.default_rng(seed)
     h, w = (int(v) for v in rng.integers(2, 20, 2))
-    polygons = [[float(v) for v in np.round(rng.uniform(-3, max(h, w) + 3, 2 * rng.integers(3, 9)), 1)] for _ in range(3)]
+    polygons = [
+        [float(v) for v in np.round(rng.uniform(-3, max(h, w) + 3, 2 * rng.integers(3, 9)), 1)] for _ in range(3)
+    ]
     same(reference.frPyObjects(polygons, h, w), mask.frPyObjects(polygons, h, w))
     boxes = np.round(rng.uniform(0, 10, (3, 4)), 1)
     same(reference.frPyObjects(boxes, h, w), mask.frPyObjects(boxes, h, w))

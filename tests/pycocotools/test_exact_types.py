@@ -85,7 +85,13 @@ def dataset_of(seed: int, iou_type: str) -> tuple[dict[str, Any], list[dict[str,
             record["bbox"] = [*low.tolist(), *(np.max(ring, axis=0) - low).tolist()]
             annotations.append(record)
             for _ in range(rng.integers(0, 3)):
-                moved = [rbox[0] + rng.normal(0, 2), rbox[1] + rng.normal(0, 2), rbox[2], rbox[3], rbox[4] + rng.normal(0, 4)]
+                moved = [
+                    rbox[0] + rng.normal(0, 2),
+                    rbox[1] + rng.normal(0, 2),
+                    rbox[2],
+                    rbox[3],
+                    rbox[4] + rng.normal(0, 4),
+                ]
                 result = {"image_id": image, "category_id": category, "score": float(np.round(rng.uniform(0, 1), 3))}
                 if iou_type == "obb":
                     result["rbox"] = [float(v) for v in moved]

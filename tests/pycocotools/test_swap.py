@@ -60,7 +60,9 @@ def run(prelude: str, tmp_path: Path) -> tuple[str, dict]:
 
 def test_a_pycocotools_pipeline_runs_unchanged_after_the_swap(tmp_path: Path) -> None:
     table, original = run("", tmp_path)
-    swapped_table, swapped = run("from geoiou.pycocotools import init_as_pycocotools\ninit_as_pycocotools()\n", tmp_path)
+    swapped_table, swapped = run(
+        "from geoiou.pycocotools import init_as_pycocotools\ninit_as_pycocotools()\n", tmp_path
+    )
     assert original["module"] == "pycocotools.cocoeval"
     assert swapped["module"] == "geoiou.pycocotools.cocoeval"
     assert swapped_table == table  # the printed summary, character for character
