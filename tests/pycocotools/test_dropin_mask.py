@@ -6,11 +6,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from geoiou.errors import InvalidTypeError, MismatchError
 from geoiou.pycocotools import mask
+from tests.strategies import ci_settings
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
 reference = pytest.importorskip("pycocotools.mask")
@@ -71,7 +72,7 @@ def test_from_python_objects(seed: int) -> None:
         same(reference.toBbox(compressed), mask.toBbox(compressed))  # empty runs included
 
 
-@settings(max_examples=60, deadline=None)
+@ci_settings(60)
 @given(st.lists(st.integers(0, 3), min_size=1, max_size=8), st.integers(1, 5), st.integers(1, 5))
 def test_bounding_boxes_of_any_counts(counts: list[int], height: int, width: int) -> None:
     """toBbox of counts with empty runs and of masks with no pixel (pycocotools' unsigned sizes) as pycocotools."""
