@@ -46,11 +46,18 @@ import numpy as np
 
 from geoiou._validation import invalid_argument
 from geoiou.errors import InvalidTypeError, MismatchError
+from geoiou.io.columns import object_keys
 from geoiou.io.json_documents import load_json_document
 from geoiou.pycocotools import mask as mask_utils
 from geoiou.pycocotools.tables import IOU_TYPES, Table, dataset_table, keypoint_extents, result_branch, results_table
 
 __all__ = ["COCO"]
+
+
+def dataset_keys(document: Any) -> int:
+    """The keys of a dataset file's objects, for the reader's proof that no key was repeated: its records sit in
+    lists one level down (as `read_coco` counts them)."""
+    return object_keys(document, list_depth=2)
 
 
 def _is_array_like(value: Any) -> bool:
@@ -111,7 +118,7 @@ class COCO:
         if annotation_file is not None:
             print("loading annotations into memory...")
             tic = time.time()
-            document, _ = load_json_document(annotation_file, skip_invalid=False)
+            document, _ = load_json_document(annotation_file, skip_invalid=False, count_keys=dataset_keys)
             if not isinstance(document, dict):
                 raise InvalidTypeError(
                     f"annotation file format {type(document)} not supported (a COCO dataset is a dict)"

@@ -43,6 +43,9 @@ class Entries:
     rank: np.ndarray
     matched: np.ndarray
     ignored: np.ndarray
+    #: For entries of a matching: its category per detection and the ``[T, A, D]`` flags and ``[K, A]`` positives
+    #: as `coco_accumulate` takes them, for an accumulation that reads every entry in order.
+    matching: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @classmethod
     def from_matched(
@@ -63,6 +66,7 @@ class Entries:
         """
         n_thresholds, n_areas, n_dt = matched.shape
         n_categories, n_images = group_starts.shape
+        category = np.repeat(np.arange(n_categories), (group_stops - group_starts).sum(axis=1))
         shift = (np.arange(n_areas) * n_dt)[None, :, None]
         starts = (group_starts[:, None, :] + shift).reshape(-1)
         stops = (group_stops[:, None, :] + shift).reshape(-1)
@@ -75,6 +79,7 @@ class Entries:
             rank=np.tile(rank, n_areas),
             matched=matched.reshape(n_thresholds, n_areas * n_dt),
             ignored=ignored.reshape(n_thresholds, n_areas * n_dt),
+            matching=(category, matched, ignored, positives.sum(axis=2)),
         )
 
     @classmethod
@@ -122,6 +127,12 @@ def accumulate_entries(
     """
     n_outputs = len(reads)
     read = reads.reshape(n_outputs, -1)
+    if (
+        entries.matching is not None
+        and read.size == len(entries.present)
+        and (read.ravel() == np.arange(read.size)).all()
+    ):
+        return _accumulate_matching(entries, recall_thresholds, max_detections)
     output = np.repeat(np.arange(n_outputs), read.shape[1]).astype(np.int64)
     entry = read.reshape(-1)
     positions, owner = ragged_arange(entries.starts[entry], entries.stops[entry])
@@ -138,3 +149,30 @@ def accumulate_entries(
         tuple(int(m) for m in max_detections),
     )
     return precision[:, :, :, 0], recall[:, :, 0], scores[:, :, :, 0]
+
+
+def _accumulate_matching(
+    entries: Entries, recall_thresholds: np.ndarray, max_detections: Sequence[int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every entry of a matching, in order: `coco_accumulate` on the matcher's arrays as they are (as
+    `CocoEvaluation.compute` calls it), outputs ``(k, a)`` laid out k major."""
+    assert entries.matching is not None
+    category, matched, ignored, positives = entries.matching
+    n_thresholds, n_areas, n_dt = matched.shape
+    precision, recall, scores = coco_accumulate(
+        len(positives),
+        category,
+        entries.rank[:n_dt],
+        entries.score[:n_dt],
+        matched,
+        ignored,
+        positives,
+        recall_thresholds,
+        tuple(int(m) for m in max_detections),
+    )
+    size = len(positives) * n_areas
+    return (
+        precision.reshape(n_thresholds, len(recall_thresholds), size, -1),
+        recall.reshape(n_thresholds, size, -1),
+        scores.reshape(n_thresholds, len(recall_thresholds), size, -1),
+    )

@@ -141,8 +141,8 @@ def match_groups(
     assert found.partners is not None  # asked for with keep_partners
     matched, ignored = found.matched, found.ignored
     gt_ids = truth.ids[found.gt_order]
-    partner_id = np.where(found.partners >= 0, gt_ids[np.maximum(found.partners, 0)], 0)
-    if (matched & (partner_id == 0)).any():
+    if (gt_ids == 0).any():
+        partner_id = np.where(found.partners >= 0, gt_ids[np.maximum(found.partners, 0)], 0)
         # pycocotools records a match by the ground truth's id, so a match with id 0 reads as none: not a true
         # positive, and ignored when outside the area range, as an unmatched detection would be.
         low, high = area_ranges[:, 0:1], area_ranges[:, 1:2]

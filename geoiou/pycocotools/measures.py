@@ -15,6 +15,7 @@ from geoiou.evaluation.coco import OverlapFunction
 from geoiou.evaluation.detection import _overlap_function, _Store
 from geoiou.pycocotools.overlaps import box_overlaps, mask_overlaps, object_keypoint_similarity
 from geoiou.pycocotools.tables import Table
+from geoiou.regions import Box
 
 __all__ = ["overlap_function"]
 
@@ -38,6 +39,8 @@ def overlap_function(
         return _keypoints(predicted, dt_rows, truth, gt_rows, sigmas, use_cats)
     if iou_type in ("obb", "polygon"):
         return _exact(predicted, dt_rows, truth, gt_rows)
+    # Each side's boxes checked and built once (a Box of every pair would cost more than the overlaps).
+    boxes = None if predicted.boxes is None or truth.boxes is None else (_boxes(predicted), _boxes(truth))
 
     def measure(
         pair_dt: np.ndarray,
@@ -51,9 +54,14 @@ def overlap_function(
             assert predicted.runs is not None and truth.runs is not None
             return mask_overlaps(predicted.runs, truth.runs, dt_rows[pair_dt], gt_rows[pair_gt], pair_crowd)
         assert predicted.boxes is not None and truth.boxes is not None
-        return box_overlaps(predicted.boxes, truth.boxes, dt_rows[pair_dt], gt_rows[pair_gt], pair_crowd)
+        return box_overlaps(predicted.boxes, truth.boxes, dt_rows[pair_dt], gt_rows[pair_gt], pair_crowd, boxes=boxes)
 
     return measure
+
+
+def _boxes(table: Table) -> Box:
+    assert table.boxes is not None
+    return Box(table.boxes, fmt="xywh")
 
 
 def _keypoints(

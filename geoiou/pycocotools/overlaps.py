@@ -20,7 +20,6 @@ from __future__ import annotations
 import numpy as np
 
 from geoiou import rle as coco_rle
-from geoiou.kernels.mask import run_overlap_counts
 from geoiou.metrics import intersection_area
 from geoiou.regions import Box
 
@@ -39,9 +38,17 @@ def _ratio(intersection: np.ndarray, union: np.ndarray) -> np.ndarray:
 
 
 def box_overlaps(
-    dt_xywh: np.ndarray, gt_xywh: np.ndarray, pair_dt: np.ndarray, pair_gt: np.ndarray, pair_crowd: np.ndarray
+    dt_xywh: np.ndarray,
+    gt_xywh: np.ndarray,
+    pair_dt: np.ndarray,
+    pair_gt: np.ndarray,
+    pair_crowd: np.ndarray,
+    *,
+    boxes: tuple[Box, Box] | None = None,
 ) -> np.ndarray:
     """IoU of box pairs (IoF over the prediction for crowd pairs), as pycocotools' ``bbIou``.
+
+    `boxes` are the two sides as `Box` batches when the caller has them (built once per evaluation).
 
     Examples
     --------
@@ -52,9 +59,9 @@ def box_overlaps(
     """
     if len(pair_dt) == 0:
         return np.zeros(0)
-    dt_boxes = Box(dt_xywh[pair_dt], fmt="xywh")
-    gt_boxes = Box(gt_xywh[pair_gt], fmt="xywh")
-    intersection = np.asarray(intersection_area(dt_boxes, gt_boxes), dtype=np.float64).reshape(-1)
+    dt_boxes, gt_boxes = boxes if boxes is not None else (Box(dt_xywh, fmt="xywh"), Box(gt_xywh, fmt="xywh"))
+    shared = intersection_area(dt_boxes[pair_dt], gt_boxes[pair_gt])
+    intersection = np.asarray(shared, dtype=np.float64).reshape(-1)
     dt_area = dt_xywh[pair_dt, 2] * dt_xywh[pair_dt, 3]
     gt_area = gt_xywh[pair_gt, 2] * gt_xywh[pair_gt, 3]
     return _ratio(intersection, np.where(pair_crowd, dt_area, dt_area + gt_area - intersection))
@@ -82,6 +89,9 @@ def mask_overlaps(
     """
     if len(pair_dt) == 0:
         return np.zeros(0)
+    # The kernels load numba: imported when masks are first measured, as the metrics do.
+    from geoiou.kernels.mask import run_overlap_counts
+
     shared = run_overlap_counts(dt_runs, pair_dt, gt_runs, pair_gt).astype(np.float64)
     dt_area = dt_runs.pixel_counts()[pair_dt].astype(np.float64)
     gt_area = gt_runs.pixel_counts()[pair_gt].astype(np.float64)
