@@ -8,6 +8,8 @@ of `evaluate_coco` for ``obb`` and ``polygon`` (the same stores and kernels).
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from geoiou._validation import invalid_argument
@@ -17,7 +19,11 @@ from geoiou.pycocotools.overlaps import box_overlaps, mask_overlaps, object_keyp
 from geoiou.pycocotools.tables import Table
 from geoiou.regions import Box
 
-__all__ = ["overlap_function"]
+__all__ = ["PairMeasure", "overlap_function"]
+
+
+#: pycocotools' overlap of pairs named by table rows: ``(dt_rows, gt_rows, crowd) -> values``.
+PairMeasure = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
 def overlap_function(
@@ -35,39 +41,43 @@ def overlap_function(
     ``keypoints`` without categories gives NaN (never a match): pycocotools' ``computeOks`` finds no
     pairs when ``useCats`` is 0.
     """
-    if iou_type == "keypoints":
-        return _keypoints(predicted, dt_rows, truth, gt_rows, sigmas, use_cats)
     if iou_type in ("obb", "polygon"):
-        return _exact(predicted, dt_rows, truth, gt_rows)
+        exact = _overlap_function(_store(predicted), _store(truth), None)
+
+        def measure(
+            pair_dt: np.ndarray, pair_gt: np.ndarray, pair_crowd: np.ndarray, *blocks: np.ndarray
+        ) -> np.ndarray:
+            # evaluate_coco's exact overlaps on its own region stores; its mask path reads the blocks
+            return exact(dt_rows[pair_dt], gt_rows[pair_gt], pair_crowd, *blocks)
+
+        return measure
+    pairs = _pair_measure(iou_type, predicted, truth, sigmas, use_cats)
+
+    def on_rows(pair_dt: np.ndarray, pair_gt: np.ndarray, pair_crowd: np.ndarray, *blocks: np.ndarray) -> np.ndarray:
+        return pairs(dt_rows[pair_dt], gt_rows[pair_gt], pair_crowd)
+
+    return on_rows
+
+
+def _pair_measure(
+    iou_type: str, predicted: Table, truth: Table, sigmas: np.ndarray | None, use_cats: bool
+) -> PairMeasure:
+    if iou_type == "keypoints":
+        return _keypoints(predicted, truth, sigmas, use_cats)
+    if iou_type == "segm":
+        assert predicted.runs is not None and truth.runs is not None
+        dt_runs, gt_runs = predicted.runs, truth.runs
+        return lambda dt, gt, crowd: mask_overlaps(dt_runs, gt_runs, dt, gt, crowd)
     # Each side's boxes checked and built once (a Box of every pair would cost more than the overlaps).
-    boxes = None if predicted.boxes is None or truth.boxes is None else (_boxes(predicted), _boxes(truth))
-
-    def measure(
-        pair_dt: np.ndarray,
-        pair_gt: np.ndarray,
-        pair_crowd: np.ndarray,
-        offsets: np.ndarray,
-        rows: np.ndarray,
-        cols: np.ndarray,
-    ) -> np.ndarray:
-        if iou_type == "segm":
-            assert predicted.runs is not None and truth.runs is not None
-            return mask_overlaps(predicted.runs, truth.runs, dt_rows[pair_dt], gt_rows[pair_gt], pair_crowd)
-        assert predicted.boxes is not None and truth.boxes is not None
-        return box_overlaps(predicted.boxes, truth.boxes, dt_rows[pair_dt], gt_rows[pair_gt], pair_crowd, boxes=boxes)
-
-    return measure
+    assert predicted.boxes is not None and truth.boxes is not None
+    dt_xywh, gt_xywh = predicted.boxes, truth.boxes
+    boxes = (Box(dt_xywh, fmt="xywh"), Box(gt_xywh, fmt="xywh"))
+    return lambda dt, gt, crowd: box_overlaps(dt_xywh, gt_xywh, dt, gt, crowd, boxes=boxes)
 
 
-def _boxes(table: Table) -> Box:
-    assert table.boxes is not None
-    return Box(table.boxes, fmt="xywh")
-
-
-def _keypoints(
-    predicted: Table, dt_rows: np.ndarray, truth: Table, gt_rows: np.ndarray, sigmas: np.ndarray | None, use_cats: bool
-) -> OverlapFunction:
+def _keypoints(predicted: Table, truth: Table, sigmas: np.ndarray | None, use_cats: bool) -> PairMeasure:
     assert sigmas is not None and predicted.keypoints is not None and truth.keypoints is not None
+    assert truth.boxes is not None
     sigmas = np.asarray(sigmas, dtype=np.float64)
     for name, table in (("results", predicted), ("ground truth", truth)):
         assert table.keypoints is not None
@@ -77,39 +87,12 @@ def _keypoints(
                 f"one sigma per keypoint of the {name} ({table.keypoints.shape[1] // 3} keypoints)",
                 f"{len(sigmas)} sigmas",
             )
-    assert truth.boxes is not None
+    dt_points, gt_points, gt_boxes = predicted.keypoints, truth.keypoints, truth.boxes
 
-    def measure(
-        pair_dt: np.ndarray,
-        pair_gt: np.ndarray,
-        pair_crowd: np.ndarray,
-        offsets: np.ndarray,
-        rows: np.ndarray,
-        cols: np.ndarray,
-    ) -> np.ndarray:
+    def measure(dt: np.ndarray, gt: np.ndarray, crowd: np.ndarray) -> np.ndarray:
         if not use_cats:
-            return np.full(len(pair_dt), np.nan)
-        assert predicted.keypoints is not None and truth.keypoints is not None and truth.boxes is not None
-        return object_keypoint_similarity(
-            predicted.keypoints, truth.keypoints, truth.boxes, truth.area, sigmas, dt_rows[pair_dt], gt_rows[pair_gt]
-        )
-
-    return measure
-
-
-def _exact(predicted: Table, dt_rows: np.ndarray, truth: Table, gt_rows: np.ndarray) -> OverlapFunction:
-    """evaluate_coco's exact overlaps (IoU, IoF for crowd pairs) of the rows' regions, on its own region stores."""
-    overlap = _overlap_function(_store(predicted), _store(truth), None)
-
-    def measure(
-        pair_dt: np.ndarray,
-        pair_gt: np.ndarray,
-        pair_crowd: np.ndarray,
-        offsets: np.ndarray,
-        rows: np.ndarray,
-        cols: np.ndarray,
-    ) -> np.ndarray:
-        return overlap(dt_rows[pair_dt], gt_rows[pair_gt], pair_crowd, offsets, rows, cols)
+            return np.full(len(dt), np.nan)
+        return object_keypoint_similarity(dt_points, gt_points, gt_boxes, truth.area, sigmas, dt, gt)
 
     return measure
 

@@ -17,7 +17,15 @@ import numpy as np
 
 from tests.evaluation.test_detection_coco import box_dataset
 
-__all__ = ["box_dataset", "keypoint_dataset", "lvis_dataset", "run_evaluation", "segm_dataset"]
+__all__ = [
+    "assert_same_eval_images",
+    "assert_same_ious",
+    "box_dataset",
+    "keypoint_dataset",
+    "lvis_dataset",
+    "run_evaluation",
+    "segm_dataset",
+]
 
 HEIGHT, WIDTH = 48, 64
 
@@ -47,6 +55,32 @@ def run_evaluation(
         evaluator.accumulate()
         evaluator.summarize()
     return evaluator, out.getvalue()
+
+
+def assert_same_eval_images(theirs: list[Any], ours: list[Any]) -> None:
+    """Per-image results (pycocotools' evalImgs, lvis-api's eval_imgs) equal entry by entry, field by field, dtypes
+    included; None entries where the reference has them."""
+    assert len(theirs) == len(ours)
+    for reference, mine in zip(theirs, ours):
+        assert (reference is None) == (mine is None)
+        if reference is None:
+            continue
+        assert list(reference) == list(mine)
+        for key, value in reference.items():
+            if isinstance(value, np.ndarray):
+                np.testing.assert_array_equal(value, mine[key], strict=True)
+            else:
+                assert value == mine[key], key
+
+
+def assert_same_ious(theirs: dict[Any, Any], ours: dict[Any, Any]) -> None:
+    """The overlaps by (image, category): the same keys in the same order, [] where the reference has []."""
+    assert list(theirs) == list(ours)
+    for key, value in theirs.items():
+        if isinstance(value, list):
+            assert ours[key] == [], key
+        else:
+            np.testing.assert_array_equal(value, ours[key], strict=True)
 
 
 def _polygon(rng: np.random.Generator, cx: float, cy: float, radius: float, k: int) -> list[float]:

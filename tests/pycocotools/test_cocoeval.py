@@ -17,7 +17,14 @@ import numpy as np
 import pytest
 
 from geoiou.pycocotools import COCO, COCOeval
-from tests.pycocotools.dropin_datasets import box_dataset, keypoint_dataset, run_evaluation, segm_dataset
+from tests.pycocotools.dropin_datasets import (
+    assert_same_eval_images,
+    assert_same_ious,
+    box_dataset,
+    keypoint_dataset,
+    run_evaluation,
+    segm_dataset,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
 
@@ -35,27 +42,8 @@ def assert_identical(reference: Any, ours: Any) -> None:
     for key in ("precision", "recall", "scores"):
         np.testing.assert_array_equal(reference.eval[key], ours.eval[key], strict=True)
     assert reference.eval["counts"] == ours.eval["counts"]
-    assert len(reference.evalImgs) == len(ours.evalImgs)
-    for theirs, mine in zip(reference.evalImgs, ours.evalImgs):
-        assert (theirs is None) == (mine is None)
-        if theirs is None:
-            continue
-        assert list(theirs) == list(mine)
-        for key, value in theirs.items():
-            if isinstance(value, np.ndarray):
-                np.testing.assert_array_equal(value, mine[key], strict=True)
-            else:
-                assert value == mine[key], key
-    assert list(reference.ious) == list(ours.ious)
-    for key, value in reference.ious.items():
-        if isinstance(value, list):
-            assert mine_is_empty(ours.ious[key]), key
-        else:
-            np.testing.assert_array_equal(value, ours.ious[key], strict=True)
-
-
-def mine_is_empty(value: Any) -> bool:
-    return isinstance(value, list) and value == []
+    assert_same_eval_images(reference.evalImgs, ours.evalImgs)
+    assert_same_ious(reference.ious, ours.ious)
 
 
 def both(

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from geoiou.lvis import LVIS, LVISEval, LVISResults
-from tests.pycocotools.dropin_datasets import lvis_dataset
+from tests.pycocotools.dropin_datasets import assert_same_eval_images, assert_same_ious, lvis_dataset
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning"),
@@ -49,23 +49,8 @@ def assert_identical(reference: Any, ours: LVISEval) -> None:
         assert value == ours.results[key], key
     for key in ("precision", "recall"):
         np.testing.assert_array_equal(reference.eval[key], ours.eval[key], strict=True)
-    assert len(reference.eval_imgs) == len(ours.eval_imgs)
-    for theirs, mine in zip(reference.eval_imgs, ours.eval_imgs):
-        assert (theirs is None) == (mine is None)
-        if theirs is None:
-            continue
-        assert list(theirs) == list(mine)
-        for key, value in theirs.items():
-            if isinstance(value, np.ndarray):
-                np.testing.assert_array_equal(value, mine[key], strict=True)
-            else:
-                assert value == mine[key], key
-    assert list(reference.ious) == list(ours.ious)
-    for key, value in reference.ious.items():
-        if isinstance(value, list):
-            assert ours.ious[key] == []
-        else:
-            np.testing.assert_array_equal(value, ours.ious[key], strict=True)
+    assert_same_eval_images(reference.eval_imgs, ours.eval_imgs)
+    assert_same_ious(reference.ious, ours.ious)
 
 
 @pytest.mark.parametrize("iou_type", ["bbox", "segm", "segm only"])
