@@ -451,19 +451,20 @@ def _complete_records(records: list[dict[str, Any]], branch: str, *, crowd: bool
         ann["id"] = number
 
 
-def table_of(coco: COCO, iou_type: str, *, detections: bool = False) -> Table:
+def table_of(coco: COCO, iou_type: str, *, detections: bool = False, rbox_convention: str = "geoiou") -> Table:
     """The evaluation columns of `coco` for `iou_type`, built once (results from what ``loadRes`` was given)."""
     if iou_type not in IOU_TYPES:
         raise invalid_argument("iouType", f"one of {IOU_TYPES}", iou_type)
-    table = coco._tables.get(iou_type)
+    key = f"{iou_type}:{rbox_convention}" if iou_type == "obb" else iou_type
+    table = coco._tables.get(key)
     if table is None:
         results = coco._results
         if results is not None:
             sizes = {image["id"]: (image["height"], image["width"]) for image in coco._dataset.get("images", [])}
-            table = results_table(results.records, results.array, iou_type, sizes, results.branch)
+            table = results_table(results.records, results.array, iou_type, sizes, results.branch, rbox_convention)
         else:
-            table = dataset_table(coco.dataset, iou_type, scores=detections)
-        coco._tables[iou_type] = table
+            table = dataset_table(coco.dataset, iou_type, scores=detections, rbox_convention=rbox_convention)
+        coco._tables[key] = table
     return table
 
 

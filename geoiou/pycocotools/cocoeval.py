@@ -49,7 +49,9 @@ class Params:
     Attributes are pycocotools': ``imgIds``, ``catIds``, ``iouThrs`` (0.5:0.05:0.95), ``recThrs``
     (0:0.01:1), ``maxDets`` ([1, 10, 100]; [20] for keypoints), ``areaRng`` and ``areaRngLbl``,
     ``useCats`` (1), ``iouType`` and, for keypoints, ``kpt_oks_sigmas``. ``iouType`` may also be
-    ``"obb"`` or ``"polygon"`` (detection parameters).
+    ``"obb"`` or ``"polygon"`` (detection parameters); for ``"obb"``, ``rboxConvention`` names the
+    angle convention of the ``rbox`` fields: ``"geoiou"`` (degrees, clockwise on screen in y-down
+    images, as OpenCV and mmcv), ``"radians"``, ``"detectron2"``, ``"mmrotate-le90"`` (``-oc``, ``-le135``).
 
     Examples
     --------
@@ -86,6 +88,10 @@ class Params:
             raise invalid_argument("iouType", f"one of {IOU_TYPES}", iouType)
         self.iouType = iouType
         self.useSegm: Any = None  # deprecated in pycocotools: 1 means segm, 0 bbox
+        if iouType == "obb":
+            # How an rbox [cx, cy, w, h, angle] is read: "geoiou" (degrees, clockwise on screen in y-down images,
+            # as OpenCV and mmcv), "radians", "detectron2" (counter-clockwise), "mmrotate-le90" (-oc, -le135).
+            self.rboxConvention = "geoiou"
 
 
 class COCOeval:
@@ -198,8 +204,9 @@ class COCOeval:
         p.maxDets = sorted(p.maxDets)
         if self.cocoGt is None or self.cocoDt is None:
             raise NotReadyError("COCOeval needs cocoGt and cocoDt (COCO objects) before evaluate()")
-        truth_table = table_of(self.cocoGt, p.iouType)
-        result_table = table_of(self.cocoDt, p.iouType, detections=True)
+        convention = getattr(p, "rboxConvention", "geoiou")
+        truth_table = table_of(self.cocoGt, p.iouType, rbox_convention=convention)
+        result_table = table_of(self.cocoDt, p.iouType, detections=True, rbox_convention=convention)
         category_ids = p.catIds if p.useCats else [-1]
         truth = _group_rows(truth_table, p, keypoints=p.iouType == "keypoints")
         predicted = _group_rows(result_table, p)

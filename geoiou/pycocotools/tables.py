@@ -11,7 +11,7 @@ pycocotools does), result lists by `geoiou.io.read_coco_results`; arrays are tak
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Callable, Literal, Mapping, Sequence
 
 import numpy as np
 
@@ -27,6 +27,15 @@ __all__ = ["Table", "dataset_table", "results_table"]
 
 #: iouTypes and the geometry each compares.
 IOU_TYPES = ("bbox", "segm", "keypoints", "obb", "polygon")
+#: How an ``rbox`` [cx, cy, w, h, angle] is read for iouType "obb" (`Params.rboxConvention`): the constructor.
+RBOX_CONVENTIONS: dict[str, Callable[[np.ndarray], RotatedBox]] = {
+    "geoiou": RotatedBox,  # degrees, clockwise on screen in y-down images (OpenCV, mmcv)
+    "radians": RotatedBox.from_radians,  # radians, the same direction (mmcv's box_iou_rotated)
+    "detectron2": RotatedBox.from_detectron2,  # degrees, counter-clockwise on screen
+    "mmrotate-oc": lambda rows: RotatedBox.from_mmrotate(rows, version="oc"),
+    "mmrotate-le90": lambda rows: RotatedBox.from_mmrotate(rows, version="le90"),
+    "mmrotate-le135": lambda rows: RotatedBox.from_mmrotate(rows, version="le135"),
+}
 
 
 @dataclass(frozen=True)
@@ -55,10 +64,13 @@ class Table:
 
 
 # --------------------------------------------------------------------------- datasets
-def dataset_table(dataset: Mapping[str, Any], iou_type: str, *, scores: bool = False) -> Table:
+def dataset_table(
+    dataset: Mapping[str, Any], iou_type: str, *, scores: bool = False, rbox_convention: str = "geoiou"
+) -> Table:
     """The table of a dataset dict (``images``, ``categories``, ``annotations``) for `iou_type`.
 
-    With `scores`, each annotation's ``score`` is read too (a dataset of detections).
+    With `scores`, each annotation's ``score`` is read too (a dataset of detections);
+    `rbox_convention` says how an ``rbox`` is read (`RBOX_CONVENTIONS`).
     """
     records = dataset.get("annotations", [])
     geometry: Literal["bbox", "segmentation"] = "segmentation" if iou_type in ("segm", "polygon") else "bbox"
@@ -82,7 +94,7 @@ def dataset_table(dataset: Mapping[str, Any], iou_type: str, *, scores: bool = F
         columns = _keypoint_columns(records)
         table = replace(table, keypoints=columns["keypoints"], num_keypoints=columns["num_keypoints"])
     elif iou_type == "obb":
-        table = replace(table, regions=(rotated_boxes(records),))
+        table = replace(table, regions=(rotated_boxes(records, rbox_convention),))
     elif iou_type == "polygon":
         table = replace(table, regions=tuple(truth.regions))
     if truth.area is None:  # no annotation has an area: the geometry's own measure, as loadRes computes it
@@ -131,6 +143,7 @@ def results_table(
     iou_type: str,
     image_sizes: Mapping[int, tuple[int, int]],
     branch: str | None = None,
+    rbox_convention: str = "geoiou",
 ) -> Table:
     """The table of results given to ``loadRes`` (a list of dicts or an N x 7 array) for `iou_type`; `branch` is
     `result_branch` of the records as given (by default, of the records now).
@@ -143,7 +156,7 @@ def results_table(
     records = records or []
     columns = json_columns(records, ("image_id", "category_id", "score"))
     if iou_type in ("obb", "polygon"):
-        return _exact_result_table(records, columns, iou_type)
+        return _exact_result_table(records, columns, iou_type, rbox_convention)
     branch = branch or result_branch(records)
     if branch == "keypoints" or not records:
         base = _plain_result_columns(records, columns)
@@ -194,12 +207,14 @@ def _result_table(base: tuple[np.ndarray, np.ndarray, np.ndarray], area: np.ndar
     return Table(np.arange(1, n + 1), image_id, category_id, np.zeros(n, bool), area, score, **geometry)
 
 
-def _exact_result_table(records: list[dict[str, Any]], columns: dict[str, list[Any]] | None, iou_type: str) -> Table:
+def _exact_result_table(
+    records: list[dict[str, Any]], columns: dict[str, list[Any]] | None, iou_type: str, rbox_convention: str
+) -> Table:
     """Results for the exact types: rotated boxes (``rbox`` or a quadrilateral) or polygons; the area is the exact
     measure of the region compared."""
     if iou_type == "obb":
         base = _plain_result_columns(records, columns)
-        regions: tuple[Region, ...] = (rotated_boxes(records),)
+        regions: tuple[Region, ...] = (rotated_boxes(records, rbox_convention),)
     else:
         read = read_coco_results(records, geometry="segmentation")
         base = (read.annotations.image_id, read.annotations.category_id, np.asarray(read.annotations.score))
@@ -302,15 +317,18 @@ def runs_of(pieces: Sequence[Region]) -> coco_rle.Runs:
     return coco_rle.Runs.concatenate(parts)
 
 
-def rotated_boxes(records: Sequence[Mapping[str, Any]]) -> RotatedBox:
-    """The rotated boxes of ``iouType="obb"``: each record's ``rbox`` ``[cx, cy, w, h, angle]`` (degrees), or its
-    segmentation's single 4-corner polygon fitted exactly (`RotatedBox.from_corners`)."""
+def rotated_boxes(records: Sequence[Mapping[str, Any]], convention: str = "geoiou") -> RotatedBox:
+    """The rotated boxes of ``iouType="obb"``: each record's ``rbox`` ``[cx, cy, w, h, angle]`` read by
+    `convention` (`RBOX_CONVENTIONS`), or its segmentation's single 4-corner polygon fitted exactly
+    (`RotatedBox.from_corners`)."""
+    if convention not in RBOX_CONVENTIONS:
+        raise invalid_argument("rboxConvention", f"one of {sorted(RBOX_CONVENTIONS)}", convention)
     columns = json_columns(records, ("rbox",))
     if columns is not None:
         rows = number_rows(columns["rbox"], 5)
         if rows is None:
             raise invalid_argument("rbox", "5 numbers [cx, cy, w, h, angle] in every record", records[:1])
-        return RotatedBox(rows)
+        return RBOX_CONVENTIONS[convention](rows)
     corners = _number_rows([_only_part(r) for r in records], None, 8)
     return RotatedBox.from_corners(corners.reshape(-1, 4, 2))
 

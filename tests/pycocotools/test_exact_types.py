@@ -146,3 +146,29 @@ def _loaded(truth: Any, results: list[dict[str, Any]]) -> Any:
     }
     found.createIndex()
     return found
+
+
+def test_rbox_convention_is_named_in_the_params() -> None:
+    """The same boxes written in detectron2's convention (counter-clockwise: the angle's sign flipped) and read
+    with params.rboxConvention = "detectron2" give the same evaluation."""
+    dataset, results = dataset_of(3, "obb")
+    flipped_dataset, flipped_results = copy.deepcopy(dataset), copy.deepcopy(results)
+    for record in flipped_dataset["annotations"] + flipped_results:
+        record["rbox"][4] = -record["rbox"][4]
+    evaluations = []
+    for data, found, convention in ((dataset, results, "geoiou"), (flipped_dataset, flipped_results, "detectron2")):
+        with contextlib.redirect_stdout(io.StringIO()):
+            truth = COCO()
+            truth.dataset = copy.deepcopy(data)
+            truth.createIndex()
+            evaluation = COCOeval(truth, truth.loadRes(copy.deepcopy(found)), "obb")
+            evaluation.params.rboxConvention = convention
+            evaluation.evaluate()
+            evaluation.accumulate()
+            evaluation.summarize()
+        evaluations.append(evaluation)
+    np.testing.assert_array_equal(evaluations[0].eval["precision"], evaluations[1].eval["precision"])
+    with pytest.raises(ValueError, match="'rboxConvention' must be one of"):
+        evaluation.params.rboxConvention = "gradians"
+        with contextlib.redirect_stdout(io.StringIO()):
+            evaluation.evaluate()
