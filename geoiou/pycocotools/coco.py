@@ -40,7 +40,7 @@ import itertools
 import os
 import time
 from collections import defaultdict
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -56,7 +56,13 @@ __all__ = ["COCO"]
 
 def dataset_keys(document: Any) -> int:
     """The keys of a dataset file's objects, for the reader's proof that no key was repeated: its records sit in
-    lists one level down (as `read_coco` counts them)."""
+    lists one level down (as `read_coco` counts them).
+
+    Examples
+    --------
+    >>> dataset_keys({"images": [{"id": 1}], "annotations": [{"id": 2, "bbox": [0, 0, 1, 1]}]})
+    5
+    """
     return object_keys(document, list_depth=2)
 
 
@@ -452,7 +458,17 @@ def _complete_records(records: list[dict[str, Any]], branch: str, *, crowd: bool
 
 
 def table_of(coco: COCO, iou_type: str, *, detections: bool = False, rbox_convention: str = "geoiou") -> Table:
-    """The evaluation columns of `coco` for `iou_type`, built once (results from what ``loadRes`` was given)."""
+    """The evaluation columns of `coco` for `iou_type`, built once (results from what ``loadRes`` was given).
+
+    Examples
+    --------
+    >>> coco = COCO()
+    >>> coco.dataset = {"images": [{"id": 1}], "categories": [{"id": 1}],
+    ...                 "annotations": [{"id": 4, "image_id": 1, "category_id": 1, "bbox": [0, 0, 2, 3]}]}
+    >>> table = table_of(coco, "bbox")
+    >>> table.ids, table.boxes, table.area  # no area in the file: the box's w * h
+    (array([4]), array([[0., 0., 2., 3.]]), array([6.]))
+    """
     if iou_type not in IOU_TYPES:
         raise invalid_argument("iouType", f"one of {IOU_TYPES}", iou_type)
     key = f"{iou_type}:{rbox_convention}" if iou_type == "obb" else iou_type
@@ -466,8 +482,3 @@ def table_of(coco: COCO, iou_type: str, *, detections: bool = False, rbox_conven
             table = dataset_table(coco.dataset, iou_type, scores=detections, rbox_convention=rbox_convention)
         coco._tables[key] = table
     return table
-
-
-def image_ids_of(coco: COCO) -> Iterable[Any]:
-    """The ids of the images of `coco`'s dataset, in file order."""
-    return (image["id"] for image in coco._dataset.get("images", []))

@@ -33,6 +33,14 @@ class Entries:
     Entry ``e`` is None in ``evalImgs`` unless ``present[e]``; its detections are the flat
     positions ``starts[e]:stops[e]`` of ``score``, ``rank`` (place within the entry),
     ``matched`` and ``ignored`` (``[T, F]``); ``positives[e]`` of its ground truths count.
+
+    Examples
+    --------
+    >>> one = {"dtScores": [0.9, 0.4], "dtMatches": np.array([[5.0, 0.0]]), "dtIgnore": np.array([[False, False]]),
+    ...        "gtIgnore": np.array([0])}
+    >>> entries = Entries.from_dicts([one, None], ("dtScores", "dtMatches", "dtIgnore", "gtIgnore"), 1)
+    >>> entries.present, entries.positives, entries.matched
+    (array([ True, False]), array([1, 0]), array([[ True, False]]))
     """
 
     present: np.ndarray
@@ -124,6 +132,16 @@ def accumulate_entries(
     The detections of an output are its entries' in the order read, each limited to its first
     ``max_detections[m]``, and ranked by score with COCOeval's stable sort: `coco_accumulate`
     with one "category" per output and one area range.
+
+    Examples
+    --------
+    >>> one = {"dtScores": [0.9, 0.4], "dtMatches": np.array([[5.0, 0.0]]), "dtIgnore": np.array([[False, False]]),
+    ...        "gtIgnore": np.array([0])}
+    >>> entries = Entries.from_dicts([one, None], ("dtScores", "dtMatches", "dtIgnore", "gtIgnore"), 1)
+    >>> precision, recall, scores = accumulate_entries(entries, np.array([[0, 1]]), np.array([0.0, 1.0]), [1, 10])
+    >>> precision[0, :, 0, :], recall[0, 0]  # found by the first result; the second adds a false positive
+    (array([[1., 1.],
+           [1., 1.]]), array([1., 1.]))
     """
     n_outputs = len(reads)
     read = reads.reshape(n_outputs, -1)

@@ -29,7 +29,14 @@ LVIS_KEYS = ("image_id", "category_id", "area_rng", None, "dt_ids", "gt_ids", "d
 
 @dataclass(frozen=True)
 class GroupRows:
-    """The rows of one side of an evaluation: table rows, their category and image codes, ids, flags and areas."""
+    """The rows of one side of an evaluation: table rows, their category and image codes, ids, flags and areas.
+
+    Examples
+    --------
+    >>> rows = GroupRows(np.arange(2), np.zeros(2, np.int64), np.array([0, 1]), np.array([7, 8]), np.ones(2))
+    >>> rows.ids, rows.crowd is None
+    (array([7, 8]), True)
+    """
 
     rows: np.ndarray
     category: np.ndarray
@@ -56,7 +63,10 @@ class _Overlaps:
 class Evaluated:
     """A matching as pycocotools' evaluate leaves it: per detection (in the matcher's order, by category,
     image and score) its flags ``[T, A, D]`` and matched ground truth, per ground truth (by category and image,
-    file order within) its ignore flags ``[A, G]``, and the spans of each group ``(k, i)``."""
+    file order within) its ignore flags ``[A, G]``, and the spans of each group ``(k, i)``.
+
+    `match_groups` makes one (see its example).
+    """
 
     n_categories: int
     n_images: int
@@ -112,7 +122,24 @@ def match_groups(
     unmatched_ignored: np.ndarray | None = None,
 ) -> Evaluated:
     """COCOeval's evaluate of the rows given, on `coco_match`; `unmatched_ignored` (per detection) adds lvis-api's
-    rule that an unmatched detection of a category not exhaustively annotated in its image is ignored."""
+    rule that an unmatched detection of a category not exhaustively annotated in its image is ignored.
+
+    Examples
+    --------
+    >>> truth = GroupRows(np.arange(1), np.zeros(1, np.int64), np.zeros(1, np.int64), np.array([3]), np.array([50.0]))
+    >>> found = GroupRows(np.arange(2), np.zeros(2, np.int64), np.zeros(2, np.int64), np.array([1, 2]),
+    ...                   np.array([50.0, 50.0]), score=np.array([0.5, 0.9]))
+    >>> overlap = lambda dt, gt, crowd, *blocks: np.where(dt == 0, 0.8, 0.3)  # result 0 overlaps the truth
+    >>> evaluated = match_groups(truth, found, overlap, n_categories=1, n_images=1, iou_thresholds=np.array([0.5]),
+    ...                          area_ranges=np.array([[0.0, 1e10]]), max_detections=100)
+    >>> evaluated.dt_ids, evaluated.matched[0, 0]  # by score: the second result first, unmatched
+    (array([2, 1]), array([False,  True]))
+    >>> eval_images(evaluated, [1], [1], [[0.0, 1e10]], 100)[0]["dtMatches"]
+    array([[0., 3.]])
+    >>> overlaps_by_group(evaluated, [1], [1], fortran=True)[1, 1]
+    array([[0.3],
+           [0.8]])
+    """
     data = CocoArrays(
         num_images=n_images,
         num_categories=n_categories,
@@ -209,7 +236,10 @@ def overlaps_by_group(
     evaluated: Evaluated, image_ids: Sequence[Any], category_ids: Sequence[Any], *, fortran: bool, none: bool = False
 ) -> dict[tuple[Any, Any], Any]:
     """``COCOeval.ious``: ``{(imgId, catId): (D, G) overlaps}`` in pycocotools' order, ``[]`` where a side is empty
-    (everywhere with `none`: pycocotools' OKS without categories)."""
+    (everywhere with `none`: pycocotools' OKS without categories).
+
+    `match_groups` shows one in its example.
+    """
     blocks: dict[int, np.ndarray] = {}
     captured = evaluated.overlaps
     if not none:
@@ -236,7 +266,10 @@ def eval_images(
     keys: tuple[str | None, ...] = COCO_KEYS,
 ) -> list[dict[str, Any] | None]:
     """``COCOeval.evalImgs``: one dict per (category, area range, image), image fastest; None where the image has
-    neither ground truth nor detection of the category."""
+    neither ground truth nor detection of the category.
+
+    `match_groups` shows one in its example.
+    """
     n_thresholds, n_areas = evaluated.matched.shape[:2]
     last_finder = _last_finders(evaluated)
     # Ground truths of each area range ordered regular first, ignored last (COCOeval's stable sort), per group.

@@ -114,7 +114,13 @@ def toBbox(rleObjs: RLE | Sequence[RLE]) -> np.ndarray:  # noqa: N802, N803 - py
 
 
 def raw_counts(rle: RLE) -> np.ndarray:
-    """The run lengths of an RLE as written (compressed strings decompressed), empty runs included."""
+    """The run lengths of an RLE as written (compressed strings decompressed), empty runs included.
+
+    Examples
+    --------
+    >>> raw_counts({"size": [2, 3], "counts": b"231"}), raw_counts({"size": [1, 3], "counts": [1, 0, 2]})
+    (array([2, 3, 1]), array([1, 0, 2]))
+    """
     counts = rle["counts"]
     if isinstance(counts, (bytes, str)):
         return coco_rle.decompress(counts)

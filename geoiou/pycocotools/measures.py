@@ -40,6 +40,14 @@ def overlap_function(
 
     ``keypoints`` without categories gives NaN (never a match): pycocotools' ``computeOks`` finds no
     pairs when ``useCats`` is 0.
+
+    Examples
+    --------
+    >>> from geoiou.pycocotools.tables import results_table
+    >>> boxes = results_table(None, np.array([[1, 0, 0, 2, 2, 0.9, 1], [1, 1, 1, 2, 2, 0.8, 1]]), "bbox", {})
+    >>> overlap = overlap_function("bbox", boxes, np.array([0, 1]), boxes, np.array([1]))
+    >>> overlap(np.array([0, 1]), np.array([0, 0]), np.array([False, False]), None, None, None)  # both vs row 1
+    array([0.14285714, 1.        ])
     """
     if iou_type in ("obb", "polygon"):
         exact = _overlap_function(_store(predicted), _store(truth), None)

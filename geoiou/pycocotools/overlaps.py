@@ -106,7 +106,13 @@ def mask_overlaps(
 
 
 def runs_bboxes(runs: coco_rle.Runs, masks: np.ndarray) -> np.ndarray:
-    """pycocotools' ``toBbox`` of masks `masks` of `runs`: ``(n, 4)`` float64 ``[x, y, w, h]``."""
+    """pycocotools' ``toBbox`` of masks `masks` of `runs`: ``(n, 4)`` float64 ``[x, y, w, h]``.
+
+    Examples
+    --------
+    >>> runs_bboxes(coco_rle.to_runs([{"size": [3, 3], "counts": [4, 2, 3]}]), np.array([0]))
+    array([[1., 1., 1., 2.]])
+    """
     counts = []
     for mask in np.asarray(masks, dtype=np.int64).tolist():
         first, stop = int(runs.offsets[mask]), int(runs.offsets[mask + 1])

@@ -45,6 +45,12 @@ class Table:
     ``boxes`` are ``[x, y, w, h]`` as written (bbox), ``runs`` the masks (segm), ``keypoints``
     ``(n, 3K)`` with ``num_keypoints`` (keypoints; ``boxes`` then hold the ground truths' boxes),
     ``regions`` geoiou batches whose rows follow one another (obb, polygon).
+
+    Examples
+    --------
+    >>> table = results_table([{"image_id": 1, "category_id": 2, "bbox": [0, 0, 2, 2], "score": 0.5}], None, "bbox", {})
+    >>> len(table), table.ids, table.iscrowd, table.score
+    (1, array([1]), array([False]), array([0.5]))
     """
 
     ids: np.ndarray
@@ -71,6 +77,15 @@ def dataset_table(
 
     With `scores`, each annotation's ``score`` is read too (a dataset of detections);
     `rbox_convention` says how an ``rbox`` is read (`RBOX_CONVENTIONS`).
+
+    Examples
+    --------
+    >>> dataset = {"images": [{"id": 1, "height": 4, "width": 4}], "categories": [{"id": 1, "name": "a"}],
+    ...            "annotations": [{"id": 9, "image_id": 1, "category_id": 1, "segmentation": [[0, 0, 3, 0, 3, 3]],
+    ...                             "bbox": [0, 0, 3, 3], "iscrowd": 0}]}
+    >>> table = dataset_table(dataset, "segm")
+    >>> table.ids, table.area  # no area in the file: the pixels of pycocotools' raster
+    (array([9]), array([3.]))
     """
     records = dataset.get("annotations", [])
     geometry: Literal["bbox", "segmentation"] = "segmentation" if iou_type in ("segm", "polygon") else "bbox"
@@ -121,12 +136,26 @@ def _readable(dataset: Mapping[str, Any], iou_type: str) -> Mapping[str, Any]:
 
 
 def measures(pieces: Sequence[Region]) -> np.ndarray:
-    """The exact measure of every region of batches whose rows follow one another."""
+    """The exact measure of every region of batches whose rows follow one another.
+
+    Examples
+    --------
+    >>> from geoiou import Box
+    >>> measures([Box([[0, 0, 2, 2]]), Box([[0, 0, 1, 3], [0, 0, 0, 0]])])
+    array([4., 3., 0.])
+    """
     return np.concatenate([np.zeros(0)] + [np.asarray(piece.area, np.float64).reshape(-1) for piece in pieces])
 
 
 def geometry_area(table: Table) -> np.ndarray:
-    """The area of each row's geometry: ``w * h`` of boxes, the pixels of masks, the measure of regions."""
+    """The area of each row's geometry: ``w * h`` of boxes, the pixels of masks, the measure of regions.
+
+    Examples
+    --------
+    >>> one = np.zeros(1, np.int64)
+    >>> geometry_area(Table(one, one, one, one.astype(bool), one * 1.0, boxes=np.array([[0.0, 0.0, 2.0, 3.5]])))
+    array([7.])
+    """
     if table.runs is not None:
         return table.runs.pixel_counts().astype(np.float64)
     if table.regions is not None:
@@ -150,6 +179,13 @@ def results_table(
 
     Ids are 1, 2, ... in order and nothing is crowd, as ``loadRes`` sets them; the area is the box's
     ``w * h`` when the first result has a box, else the mask's pixels, else the keypoints' extent.
+
+    Examples
+    --------
+    >>> rows = np.array([[1, 0, 0, 2, 3, 0.9, 7]])  # image id, x, y, w, h, score, category id
+    >>> table = results_table(None, rows, "bbox", {})
+    >>> table.category_id, table.boxes, table.area
+    (array([7]), array([[0., 0., 2., 3.]]), array([6.]))
     """
     if array is not None:
         return _array_table(array, iou_type, image_sizes)
@@ -185,7 +221,13 @@ def results_table(
 
 
 def result_branch(records: Sequence[Mapping[str, Any]]) -> str:
-    """Which of loadRes' readings the first result asks for: ``bbox``, ``segmentation`` or ``keypoints``."""
+    """Which of loadRes' readings the first result asks for: ``bbox``, ``segmentation``, ``keypoints`` or ``rbox``.
+
+    Examples
+    --------
+    >>> result_branch([{"bbox": [], "segmentation": {"size": [1, 1], "counts": "1"}}])  # an empty box is no box
+    'segmentation'
+    """
     if not records:
         return "bbox"
     first = records[0]
@@ -236,7 +278,13 @@ def _plain_result_columns(
 
 
 def keypoint_extents(keypoints: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``loadRes``' box ``[x0, y0, x1 - x0, y1 - y0]`` and area of keypoint results, from all their points."""
+    """``loadRes``' box ``[x0, y0, x1 - x0, y1 - y0]`` and area of keypoint results, from all their points.
+
+    Examples
+    --------
+    >>> keypoint_extents(np.array([[1.0, 2.0, 2, 4.0, 6.0, 0]]))  # invisible points count too
+    (array([[1., 2., 3., 4.]]), array([12.]))
+    """
     x, y = keypoints[:, 0::3], keypoints[:, 1::3]
     x0, x1, y0, y1 = x.min(axis=1), x.max(axis=1), y.min(axis=1), y.max(axis=1)
     return np.column_stack([x0, y0, x1 - x0, y1 - y0]), (x1 - x0) * (y1 - y0)
@@ -281,7 +329,13 @@ def _result_masks(
 
 
 def box_runs(boxes: np.ndarray, sizes: np.ndarray) -> coco_rle.Runs:
-    """Boxes ``[x, y, w, h]`` rasterized as the polygons ``loadRes`` writes for them, as pycocotools does."""
+    """Boxes ``[x, y, w, h]`` rasterized as the polygons ``loadRes`` writes for them, as pycocotools does.
+
+    Examples
+    --------
+    >>> box_runs(np.array([[1.0, 1.0, 2.0, 2.0]]), np.array([[4, 4]])).pixel_counts()
+    array([4])
+    """
     x, y, w, h = boxes.T
     corners = np.stack([x, y, x, y + h, x + w, y + h, x + w, y], axis=1).reshape(-1, 2)
     count = len(boxes)
@@ -304,7 +358,13 @@ def _array_table(array: np.ndarray, iou_type: str, image_sizes: Mapping[int, tup
 
 # --------------------------------------------------------------------------- columns
 def runs_of(pieces: Sequence[Region]) -> coco_rle.Runs:
-    """The COCO runs of mask batches held as runs (as `read_coco` and `read_coco_results` build them), in row order."""
+    """The COCO runs of mask batches held as runs (as `read_coco` and `read_coco_results` build them), in row order.
+
+    Examples
+    --------
+    >>> runs_of([Mask.from_rle([{"size": [2, 2], "counts": [1, 3]}])]).pixel_counts()
+    array([3])
+    """
     parts = []
     for piece in pieces:
         if not isinstance(piece, Mask) or not piece._store.held_as_runs:
@@ -320,7 +380,13 @@ def runs_of(pieces: Sequence[Region]) -> coco_rle.Runs:
 def rotated_boxes(records: Sequence[Mapping[str, Any]], convention: str = "geoiou") -> RotatedBox:
     """The rotated boxes of ``iouType="obb"``: each record's ``rbox`` ``[cx, cy, w, h, angle]`` read by
     `convention` (`RBOX_CONVENTIONS`), or its segmentation's single 4-corner polygon fitted exactly
-    (`RotatedBox.from_corners`)."""
+    (`RotatedBox.from_corners`).
+
+    Examples
+    --------
+    >>> rotated_boxes([{"rbox": [5, 5, 4, 2, 90]}], "detectron2").angle
+    array([-90.])
+    """
     if convention not in RBOX_CONVENTIONS:
         raise invalid_argument("rboxConvention", f"one of {sorted(RBOX_CONVENTIONS)}", convention)
     columns = json_columns(records, ("rbox",))
