@@ -228,3 +228,51 @@ def test_summary_max_dets_fix_is_off_by_default() -> None:
     assert fixed.stats[0] == pytest.approx(
         np.mean(fixed.eval["precision"][:, :, :, 0, 2][fixed.eval["precision"][:, :, :, 0, 2] > -1])
     )
+
+
+# --------------------------------------------------------------------------- inputs pycocotools does not take, refusals
+def small_coco(categories: int = 1) -> COCO:
+    truth = COCO()
+    truth.dataset = {
+        "images": [{"id": 1, "height": 50, "width": 50}],
+        "categories": [{"id": c, "name": f"c{c}"} for c in range(1, categories + 1)],
+        "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "area": 100, "iscrowd": 0}],
+    }
+    with contextlib.redirect_stdout(io.StringIO()):
+        truth.createIndex()
+    return truth
+
+
+def evaluated_stats(truth: COCO, results: Any) -> np.ndarray:
+    with contextlib.redirect_stdout(io.StringIO()):
+        evaluation = COCOeval(truth, truth.loadRes(results), "bbox")
+        evaluation.run()
+    return np.asarray(evaluation.stats)
+
+
+def test_an_n_by_6_array_is_taken_for_one_category_and_empty_results_give_zeros() -> None:
+    truth = small_coco()
+    rows = np.array([[1, 0, 0, 10, 9, 0.9]])  # image id, x, y, w, h, score: the one category
+    assert evaluated_stats(truth, rows)[1] == pytest.approx(1.0)
+    assert evaluated_stats(truth, rows)[0] == evaluated_stats(truth, np.column_stack([rows, [1]]))[0]
+    assert evaluated_stats(truth, [])[0] == 0.0  # a category with ground truth and no result: AP 0
+    with pytest.raises(ValueError, match="N x 6 only for a dataset of one category"):
+        small_coco(categories=2).loadRes(rows)
+
+
+def test_refusals_name_what_was_wrong() -> None:
+    truth = small_coco()
+    with pytest.raises(AssertionError, match="image ids \\[7\\] are not in the dataset"):
+        with contextlib.redirect_stdout(io.StringIO()):
+            truth.loadRes([{"image_id": 7, "category_id": 1, "bbox": [0, 0, 1, 1], "score": 0.5}])
+    evaluation = COCOeval(truth, iouType="bbox")
+    with pytest.raises(RuntimeError, match="Please run accumulate\\(\\) first"):
+        evaluation.summarize()
+    with pytest.raises(ValueError, match="'iouType' must be one of"):
+        COCOeval(truth, iouType="mask")
+    truth.dataset["annotations"][0].update(keypoints=[1, 1, 2], num_keypoints=1)
+    with contextlib.redirect_stdout(io.StringIO()):
+        truth.createIndex()
+        found = truth.loadRes([{"image_id": 1, "category_id": 1, "keypoints": [1, 1, 2], "score": 0.5}])
+        with pytest.raises(ValueError, match="'kpt_oks_sigmas' must be one sigma per keypoint"):
+            COCOeval(truth, found, "keypoints").evaluate()  # 17 sigmas for 1 keypoint
