@@ -190,7 +190,7 @@ def match_groups(
         rank=found.rank,
         matched=matched,
         ignored=ignored,
-        partners=found.partners,
+        partners=found.partners.astype(np.int32),  # kept for evalImgs: half the memory of the matcher's int64
         gt_ids=gt_ids,
         gt_ignored=found.gt_ignored,
         dt_spans=_spans(dt_key[found.order], groups, n_categories, n_images),
