@@ -46,7 +46,8 @@ import numpy as np
 
 from geoiou._validation import invalid_argument
 from geoiou.errors import InvalidTypeError, MismatchError
-from geoiou.io.columns import object_keys
+from geoiou.io.coco import _result_keys
+from geoiou.io.columns import integer_column, json_columns, object_keys
 from geoiou.io.json_documents import load_json_document
 from geoiou.pycocotools import mask as mask_utils
 from geoiou.pycocotools.tables import IOU_TYPES, Table, dataset_table, keypoint_extents, result_branch, results_table
@@ -356,12 +357,10 @@ class COCO:
         print("Loading and preparing results...")
         tic = time.time()
         records, array = self._result_input(resFile)
-        image_ids = array[:, 0].astype(np.int64) if array is not None else [r["image_id"] for r in records or []]
-        known = set(self.getImgIds())
-        unknown = set(np.asarray(image_ids).tolist()) - known
+        unknown = _unknown_images(records, array, self.getImgIds())
         if unknown:
             raise MismatchError(
-                f"Results do not correspond to current coco set: image ids {sorted(unknown)[:5]} are not in the dataset"
+                f"Results do not correspond to current coco set: image ids {unknown[:5]} are not in the dataset"
             )
         result = COCO()
         result._dataset = {
@@ -377,7 +376,8 @@ class COCO:
 
     def _result_input(self, source: Any) -> tuple[list[dict[str, Any]] | None, np.ndarray | None]:
         if isinstance(source, (str, os.PathLike)):
-            document, _ = load_json_document(source, skip_invalid=False)
+            # Counted as read_coco_results counts a result file's keys (its proof that none was repeated).
+            document, _ = load_json_document(source, skip_invalid=False, count_keys=_result_keys)
             source = document
         if isinstance(source, np.ndarray):
             return None, self._result_array(source)
@@ -428,6 +428,19 @@ class COCO:
             results.records = self.loadNumpyAnnotations(results.array)
             self._dataset["annotations"] = results.records
         _complete_records(results.records or [], results.branch, crowd=results.crowd)
+
+
+def _unknown_images(records: list[dict[str, Any]] | None, array: np.ndarray | None, known: list[Any]) -> list[Any]:
+    """The image ids of results that the dataset does not have, sorted (one column, taken at C speed)."""
+    if array is not None:
+        ids: Any = array[:, 0].astype(np.int64)
+    else:
+        columns = json_columns(records or [], ("image_id",))
+        ids = integer_column(columns["image_id"]) if columns is not None else None
+        if ids is None:  # ids of other types (strings, NumPy integers): compared one by one
+            return sorted(set(r["image_id"] for r in records or []) - set(known), key=str)
+    unknown: list[Any] = np.setdiff1d(np.unique(ids), np.asarray(known, dtype=np.int64)).tolist()
+    return unknown
 
 
 def _complete_records(records: list[dict[str, Any]], branch: str, *, crowd: bool) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from geoiou import rle as coco_rle
-from geoiou.metrics import intersection_area
+from geoiou.dispatch import find_kernel
 from geoiou.regions import Box
 
 __all__ = ["box_overlaps", "counts_bboxes", "mask_overlaps", "object_keypoint_similarity", "runs_bboxes"]
@@ -60,8 +60,9 @@ def box_overlaps(
     if len(pair_dt) == 0:
         return np.zeros(0)
     dt_boxes, gt_boxes = boxes if boxes is not None else (Box(dt_xywh, fmt="xywh"), Box(gt_xywh, fmt="xywh"))
-    shared = intersection_area(dt_boxes[pair_dt], gt_boxes[pair_gt])
-    intersection = np.asarray(shared, dtype=np.float64).reshape(-1)
+    # The pair kernel measures the pairs by index (no batch of the pairs is built), as the metrics call it.
+    kernel = find_kernel(Box, Box)
+    intersection = kernel.pairs(dt_boxes, gt_boxes, np.asarray(pair_dt, np.int64), np.asarray(pair_gt, np.int64))
     dt_area = dt_xywh[pair_dt, 2] * dt_xywh[pair_dt, 3]
     gt_area = gt_xywh[pair_gt, 2] * gt_xywh[pair_gt, 3]
     return _ratio(intersection, np.where(pair_crowd, dt_area, dt_area + gt_area - intersection))

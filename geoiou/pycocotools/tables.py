@@ -190,12 +190,11 @@ def results_table(
     if array is not None:
         return _array_table(array, iou_type, image_sizes)
     records = records or []
-    columns = json_columns(records, ("image_id", "category_id", "score"))
     if iou_type in ("obb", "polygon"):
-        return _exact_result_table(records, columns, iou_type, rbox_convention)
+        return _exact_result_table(records, iou_type, rbox_convention)
     branch = branch or result_branch(records)
     if branch == "keypoints" or not records:
-        base = _plain_result_columns(records, columns)
+        base = _plain_result_columns(records)
     else:
         read = read_coco_results(records, geometry="bbox" if branch == "bbox" else "segmentation")
         base = (read.annotations.image_id, read.annotations.category_id, np.asarray(read.annotations.score))
@@ -249,13 +248,11 @@ def _result_table(base: tuple[np.ndarray, np.ndarray, np.ndarray], area: np.ndar
     return Table(np.arange(1, n + 1), image_id, category_id, np.zeros(n, bool), area, score, **geometry)
 
 
-def _exact_result_table(
-    records: list[dict[str, Any]], columns: dict[str, list[Any]] | None, iou_type: str, rbox_convention: str
-) -> Table:
+def _exact_result_table(records: list[dict[str, Any]], iou_type: str, rbox_convention: str) -> Table:
     """Results for the exact types: rotated boxes (``rbox`` or a quadrilateral) or polygons; the area is the exact
     measure of the region compared."""
     if iou_type == "obb":
-        base = _plain_result_columns(records, columns)
+        base = _plain_result_columns(records)
         regions: tuple[Region, ...] = (rotated_boxes(records, rbox_convention),)
     else:
         read = read_coco_results(records, geometry="segmentation")
@@ -264,10 +261,9 @@ def _exact_result_table(
     return _result_table(base, measures(regions), regions=regions)
 
 
-def _plain_result_columns(
-    records: list[dict[str, Any]], columns: dict[str, list[Any]] | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _plain_result_columns(records: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Image ids, category ids and scores of results that `read_coco_results` does not read (keypoints)."""
+    columns = json_columns(records, ("image_id", "category_id", "score"))
     if columns is None:
         raise invalid_argument("results", "dicts with 'image_id', 'category_id' and 'score'", records[:1])
     image_id, category_id = integer_column(columns["image_id"]), integer_column(columns["category_id"])
