@@ -11,7 +11,7 @@ built from it only when read (`eval_images`, `overlaps_by_group`), and `Evaluate
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -157,13 +157,14 @@ def match_groups(
     dt_key = predicted.category * n_images + predicted.image
     gt_key = truth.category * n_images + truth.image
     captured = _Overlaps()
-    found = coco_match(
+    found = _matched_in_chunks(
         data,
         _listening(overlap, captured, dt_key),
+        dt_key,
+        gt_key,
         iou_thresholds=np.asarray(iou_thresholds, dtype=np.float64),
         max_detections=(max_detections,),
         area_ranges=area_ranges,
-        keep_partners=True,
     )
     assert found.partners is not None  # asked for with keep_partners
     matched, ignored = found.matched, found.ignored
@@ -198,6 +199,91 @@ def match_groups(
         present=present,
         overlaps=captured,
     )
+
+
+#: Detections matched per call of the matcher: images are taken in runs of about this many detections, so that
+#: the matcher's working arrays (pairs, flags per threshold) stay bounded for LVIS- and Objects365-sized sets.
+CHUNK_DETECTIONS = 1 << 19
+
+
+class _Found(NamedTuple):
+    """What `match_groups` keeps of `coco_match`: its order, ranks, flags, partners and ground-truth order."""
+
+    order: np.ndarray
+    rank: np.ndarray
+    matched: np.ndarray
+    ignored: np.ndarray
+    partners: np.ndarray
+    gt_order: np.ndarray
+    gt_ignored: np.ndarray
+
+
+def _matched_in_chunks(
+    data: CocoArrays, overlap: OverlapFunction, dt_key: np.ndarray, gt_key: np.ndarray, **settings: Any
+) -> _Found:
+    """`coco_match` over runs of whole images, joined: groups never span images, so the result is the one call's
+    (detections by category, image and rank; ground truths by category and image, file order within)."""
+    per_image = np.bincount(data.dt_image, minlength=data.num_images)
+    ends = np.searchsorted(
+        np.cumsum(per_image), np.arange(1, per_image.sum() // CHUNK_DETECTIONS + 1) * CHUNK_DETECTIONS
+    )
+    bounds = np.unique(np.r_[0, ends + 1, data.num_images].clip(0, data.num_images))
+    parts = []
+    for low, high in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        dt = np.flatnonzero((data.dt_image >= low) & (data.dt_image < high))
+        gt = np.flatnonzero((data.gt_image >= low) & (data.gt_image < high))
+        found = coco_match(_subset(data, dt, gt), _on_subset(overlap, dt, gt), keep_partners=True, **settings)
+        assert found.partners is not None  # asked for with keep_partners
+        parts.append((dt[found.order], found, gt[found.gt_order], found.partners))
+    if len(parts) == 1:
+        order, found, gt_order, partners = parts[0]
+        return _Found(order, found.rank, found.matched, found.ignored, partners, gt_order, found.gt_ignored)
+    order = np.concatenate([part[0] for part in parts])
+    gt_order = np.concatenate([part[2] for part in parts])
+    dt_sort = np.argsort(dt_key[order], kind="stable")
+    gt_sort = np.argsort(gt_key[gt_order], kind="stable")
+    # A part's partners are positions in its own ground-truth order: moved to the joined, sorted order.
+    gt_offsets = np.cumsum([0] + [len(part[2]) for part in parts[:-1]])
+    new_position = np.empty(len(gt_order), dtype=np.int64)
+    new_position[gt_sort] = np.arange(len(gt_order))
+    partners = np.concatenate(
+        [np.where(part[3] >= 0, new_position[part[3] + shift], -1) for part, shift in zip(parts, gt_offsets)], axis=2
+    )
+    return _Found(
+        order[dt_sort],
+        np.concatenate([part[1].rank for part in parts])[dt_sort],
+        np.concatenate([part[1].matched for part in parts], axis=2)[:, :, dt_sort],
+        np.concatenate([part[1].ignored for part in parts], axis=2)[:, :, dt_sort],
+        partners[:, :, dt_sort],
+        gt_order[gt_sort],
+        np.concatenate([part[1].gt_ignored for part in parts], axis=1)[:, gt_sort],
+    )
+
+
+def _subset(data: CocoArrays, dt: np.ndarray, gt: np.ndarray) -> CocoArrays:
+    """The rows `dt` and `gt` of `data` alone (codes unchanged)."""
+    return CocoArrays(
+        num_images=data.num_images,
+        num_categories=data.num_categories,
+        gt_image=data.gt_image[gt],
+        gt_category=data.gt_category[gt],
+        gt_crowd=data.gt_crowd[gt],
+        gt_ignore=data.gt_ignore[gt],
+        gt_area=data.gt_area[gt],
+        dt_image=data.dt_image[dt],
+        dt_category=data.dt_category[dt],
+        dt_score=data.dt_score[dt],
+        dt_area=data.dt_area[dt],
+    )
+
+
+def _on_subset(overlap: OverlapFunction, dt: np.ndarray, gt: np.ndarray) -> OverlapFunction:
+    """`overlap` of rows of the whole evaluation, given rows of a subset `dt`, `gt`."""
+
+    def measure(pair_dt: np.ndarray, pair_gt: np.ndarray, pair_crowd: np.ndarray, *blocks: np.ndarray) -> np.ndarray:
+        return overlap(dt[pair_dt], gt[pair_gt], pair_crowd, *blocks)
+
+    return measure
 
 
 def _flags(values: np.ndarray | None, n: int) -> np.ndarray:

@@ -276,3 +276,14 @@ def test_refusals_name_what_was_wrong() -> None:
         found = truth.loadRes([{"image_id": 1, "category_id": 1, "keypoints": [1, 1, 2], "score": 0.5}])
         with pytest.raises(ValueError, match="'kpt_oks_sigmas' must be one sigma per keypoint"):
             COCOeval(truth, found, "keypoints").evaluate()  # 17 sigmas for 1 keypoint
+
+
+@pytest.mark.parametrize("iou_type", ["bbox", "segm"])
+def test_large_sets_are_matched_in_runs_of_images(iou_type: str, monkeypatch: Any) -> None:
+    """Runs of a few images each (as LVIS-sized sets are matched, in bounded memory) give pycocotools' numbers."""
+    from geoiou.pycocotools import evaluated
+
+    monkeypatch.setattr(evaluated, "CHUNK_DETECTIONS", 7)
+    dataset, results = segm_dataset(3) if iou_type == "segm" else box_dataset(13, integer=False)
+    both(dataset, results, iou_type)
+    both(dataset, results, iou_type, setting(useCats=0))

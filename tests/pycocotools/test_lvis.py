@@ -86,3 +86,14 @@ def test_lvis_from_files_and_all_results(tmp_path: Path, monkeypatch: Any) -> No
     ours.lvis_dt = LVISResults(ours.lvis_gt, str(found), max_dets=-1)
     ours.run()
     assert_identical(reference, ours)
+
+
+def test_lvis_in_runs_of_images(tmp_path: Path, monkeypatch: Any) -> None:
+    from geoiou.pycocotools import evaluated
+
+    dataset, results = lvis_dataset(4)
+    path = tmp_path / "lvis.json"
+    path.write_text(json.dumps(dataset))
+    reference = reference_run(path, results, "segm", 300, monkeypatch)
+    monkeypatch.setattr(evaluated, "CHUNK_DETECTIONS", 10)
+    assert_identical(reference, our_run(dataset, results, "segm", 300))
