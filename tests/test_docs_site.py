@@ -35,6 +35,8 @@ API_PAGES = {
     "geoiou.dask": "api/dask/index.html",
     "geoiou.plot": "api/plot/index.html",
     "geoiou.rle": "api/rle/index.html",
+    "geoiou.pycocotools": "api/pycocotools/index.html",
+    "geoiou.lvis": "api/lvis/index.html",
 }
 NAV_PAGES = [
     "index.html",
@@ -45,6 +47,7 @@ NAV_PAGES = [
     "howto/mixed-geometries/index.html",
     "howto/compare/index.html",
     "evaluation-detection/index.html",
+    "pycocotools/index.html",
     "evaluation-temporal/index.html",
     "evaluation-segmentation/index.html",
     "cli/index.html",

@@ -32,7 +32,7 @@ PACKAGE = ROOT / "geoiou"
 #: layers side by side in one row never import each other.
 ROWS: tuple[tuple[str, ...], ...] = (
     ("cli",),
-    ("plot", "dask"),
+    ("plot", "dask", "dropin"),
     ("io", "evaluation"),  # readers hand over tables and know no protocol; protocols know no file format
     ("matching",),
     ("metrics",),
@@ -50,6 +50,9 @@ LAYER_OF: dict[str, str] = {
     "geoiou.demo": "cli",  # `geoiou demo`: reads the bundled files and prints an evaluation
     "geoiou.tour": "cli",  # the tour `geoiou demo` runs: every reader, evaluation and picture
     "geoiou.plot": "plot",
+    # pycocotools' and lvis-api's API over the COCO readers and the COCO matcher: above io and evaluation both
+    "geoiou.pycocotools": "dropin",
+    "geoiou.lvis": "dropin",
     "geoiou.dask": "dask",
     "geoiou.io": "io",
     "geoiou.evaluation": "evaluation",

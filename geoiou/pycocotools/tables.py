@@ -1,0 +1,441 @@
+"""The columns an evaluation reads from a `COCO` object: one table per ``iouType``, built once.
+
+A `Table` holds one row per annotation (or result), in the order of ``dataset["annotations"]``:
+ids, image and category ids, crowd flags, COCO's ``area`` and scores, and the geometry the
+``iouType`` compares (boxes as written, masks as COCO runs, keypoints, or geoiou regions for the
+exact types). Datasets are read by `geoiou.io.read_coco` (validated, polygons rasterized as
+pycocotools does), result lists by `geoiou.io.read_coco_results`; arrays are taken column by column
+(`geoiou.io.columns`): no per-record Python on the way from a file to the evaluation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Literal, Mapping, Sequence
+
+import numpy as np
+
+from geoiou import rle as coco_rle
+from geoiou._validation import invalid_argument
+from geoiou.errors import FormatError
+from geoiou.io import read_coco, read_coco_results
+from geoiou.io.columns import integer_column, json_columns, number_column, number_rows
+from geoiou.regions import Mask, Region, RotatedBox
+from geoiou.rle_rasterize import coco_compat_parts_runs
+
+__all__ = ["Table", "dataset_table", "results_table"]
+
+#: iouTypes and the geometry each compares.
+IOU_TYPES = ("bbox", "segm", "keypoints", "obb", "polygon")
+#: How an ``rbox`` [cx, cy, w, h, angle] is read for iouType "obb" (`Params.rboxConvention`): the constructor.
+RBOX_CONVENTIONS: dict[str, Callable[[np.ndarray], RotatedBox]] = {
+    "geoiou": RotatedBox,  # degrees, clockwise on screen in y-down images (OpenCV, mmcv)
+    "radians": RotatedBox.from_radians,  # radians, the same direction (mmcv's box_iou_rotated)
+    "detectron2": RotatedBox.from_detectron2,  # degrees, counter-clockwise on screen
+    "mmrotate-oc": lambda rows: RotatedBox.from_mmrotate(rows, version="oc"),
+    "mmrotate-le90": lambda rows: RotatedBox.from_mmrotate(rows, version="le90"),
+    "mmrotate-le135": lambda rows: RotatedBox.from_mmrotate(rows, version="le135"),
+}
+
+
+@dataclass(frozen=True)
+class Table:
+    """One row per annotation: what `COCOeval` needs of a `COCO` object for one ``iouType``.
+
+    ``boxes`` are ``[x, y, w, h]`` as written (bbox), ``runs`` the masks (segm), ``keypoints``
+    ``(n, 3K)`` with ``num_keypoints`` (keypoints; ``boxes`` then hold the ground truths' boxes),
+    ``regions`` geoiou batches whose rows follow one another (obb, polygon).
+
+    Examples
+    --------
+    >>> table = results_table([{"image_id": 1, "category_id": 2, "bbox": [0, 0, 2, 2], "score": 0.5}], None, "bbox", {})
+    >>> len(table), table.ids, table.iscrowd, table.score
+    (1, array([1]), array([False]), array([0.5]))
+    """
+
+    ids: np.ndarray
+    image_id: np.ndarray
+    category_id: np.ndarray
+    iscrowd: np.ndarray
+    area: np.ndarray
+    score: np.ndarray | None = None
+    boxes: np.ndarray | None = None
+    runs: coco_rle.Runs | None = None
+    keypoints: np.ndarray | None = None
+    num_keypoints: np.ndarray | None = None
+    regions: tuple[Region, ...] | None = None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+# --------------------------------------------------------------------------- datasets
+def dataset_table(
+    dataset: Mapping[str, Any], iou_type: str, *, scores: bool = False, rbox_convention: str = "geoiou"
+) -> Table:
+    """The table of a dataset dict (``images``, ``categories``, ``annotations``) for `iou_type`.
+
+    With `scores`, each annotation's ``score`` is read too (a dataset of detections);
+    `rbox_convention` says how an ``rbox`` is read (`RBOX_CONVENTIONS`).
+
+    Examples
+    --------
+    >>> dataset = {"images": [{"id": 1, "height": 4, "width": 4}], "categories": [{"id": 1, "name": "a"}],
+    ...            "annotations": [{"id": 9, "image_id": 1, "category_id": 1, "segmentation": [[0, 0, 3, 0, 3, 3]],
+    ...                             "bbox": [0, 0, 3, 3], "iscrowd": 0}]}
+    >>> table = dataset_table(dataset, "segm")
+    >>> table.ids, table.area  # no area in the file: the pixels of pycocotools' raster
+    (array([9]), array([3.]))
+    """
+    records = dataset.get("annotations", [])
+    geometry: Literal["bbox", "segmentation"] = "segmentation" if iou_type in ("segm", "polygon") else "bbox"
+    read = read_coco(
+        _readable(dataset, iou_type), geometry=geometry, polygons="pycocotools" if iou_type == "segm" else "exact"
+    )
+    truth = read.annotations
+    boxes = _number_rows(records, "bbox", 4) if iou_type in ("bbox", "keypoints") else None
+    table = Table(
+        ids=read.annotation_ids,
+        image_id=truth.image_id,
+        category_id=truth.category_id,
+        iscrowd=np.zeros(len(truth), bool) if truth.iscrowd is None else truth.iscrowd,
+        area=np.zeros(len(truth)) if truth.area is None else truth.area,
+        score=_numbers(records, "score") if scores else None,
+        boxes=boxes,
+    )
+    if iou_type == "segm":
+        table = replace(table, runs=runs_of(truth.regions))
+    elif iou_type == "keypoints":
+        columns = _keypoint_columns(records)
+        table = replace(table, keypoints=columns["keypoints"], num_keypoints=columns["num_keypoints"])
+    elif iou_type == "obb":
+        table = replace(table, regions=(rotated_boxes(records, rbox_convention),))
+    elif iou_type == "polygon":
+        table = replace(table, regions=tuple(truth.regions))
+    if truth.area is None:  # no annotation has an area: the geometry's own measure, as loadRes computes it
+        table = replace(table, area=geometry_area(table))
+    return table
+
+
+def _readable(dataset: Mapping[str, Any], iou_type: str) -> Mapping[str, Any]:
+    """The dataset as `read_coco` reads it: what pycocotools' evaluation does not need may be missing here.
+
+    Categories without a name get their id as name; for boxes and keypoints, images without a size
+    get 1 x 1 (a size matters only to masks). Other records are passed as they are.
+    """
+    categories, images = dataset.get("categories", []), dataset.get("images", [])
+    named = json_columns(categories, ("id", "name")) is not None
+    sized = iou_type in ("segm", "polygon") or json_columns(images, ("id", "height", "width")) is not None
+    if named and sized and "annotations" in dataset:
+        return dataset
+    return {
+        "images": images if sized else [{"height": 1, "width": 1, **image} for image in images],
+        "categories": categories if named else [{"name": str(c.get("id")), **c} for c in categories],
+        "annotations": dataset.get("annotations", []),
+    }
+
+
+def measures(pieces: Sequence[Region]) -> np.ndarray:
+    """The exact measure of every region of batches whose rows follow one another.
+
+    Examples
+    --------
+    >>> from geoiou import Box
+    >>> measures([Box([[0, 0, 2, 2]]), Box([[0, 0, 1, 3], [0, 0, 0, 0]])])
+    array([4., 3., 0.])
+    """
+    return np.concatenate([np.zeros(0)] + [np.asarray(piece.area, np.float64).reshape(-1) for piece in pieces])
+
+
+def geometry_area(table: Table) -> np.ndarray:
+    """The area of each row's geometry: ``w * h`` of boxes, the pixels of masks, the measure of regions.
+
+    Examples
+    --------
+    >>> one = np.zeros(1, np.int64)
+    >>> geometry_area(Table(one, one, one, one.astype(bool), one * 1.0, boxes=np.array([[0.0, 0.0, 2.0, 3.5]])))
+    array([7.])
+    """
+    if table.runs is not None:
+        return table.runs.pixel_counts().astype(np.float64)
+    if table.regions is not None:
+        return measures(table.regions)
+    assert table.boxes is not None
+    areas: np.ndarray = table.boxes[:, 2] * table.boxes[:, 3]
+    return areas
+
+
+# --------------------------------------------------------------------------- results
+def results_table(
+    records: list[dict[str, Any]] | None,
+    array: np.ndarray | None,
+    iou_type: str,
+    image_sizes: Mapping[int, tuple[int, int]],
+    branch: str | None = None,
+    rbox_convention: str = "geoiou",
+) -> Table:
+    """The table of results given to ``loadRes`` (a list of dicts or an N x 7 array) for `iou_type`; `branch` is
+    `result_branch` of the records as given (by default, of the records now).
+
+    Ids are 1, 2, ... in order and nothing is crowd, as ``loadRes`` sets them; the area is the box's
+    ``w * h`` when the first result has a box, else the mask's pixels, else the keypoints' extent.
+
+    Examples
+    --------
+    >>> rows = np.array([[1, 0, 0, 2, 3, 0.9, 7]])  # image id, x, y, w, h, score, category id
+    >>> table = results_table(None, rows, "bbox", {})
+    >>> table.category_id, table.boxes, table.area
+    (array([7]), array([[0., 0., 2., 3.]]), array([6.]))
+    """
+    if array is not None:
+        return _array_table(array, iou_type, image_sizes)
+    records = records or []
+    if iou_type in ("obb", "polygon"):
+        return _exact_result_table(records, iou_type, rbox_convention)
+    branch = branch or result_branch(records)
+    if branch == "keypoints" or not records:
+        base = _plain_result_columns(records)
+    else:
+        read = read_coco_results(records, geometry="bbox" if branch == "bbox" else "segmentation")
+        base = (read.annotations.image_id, read.annotations.category_id, np.asarray(read.annotations.score))
+        if branch == "segmentation" and iou_type == "segm":
+            runs = runs_of(read.annotations.regions)
+            return _result_table(base, runs.pixel_counts().astype(np.float64), runs=runs)
+    image_id, category_id, score = base
+    boxes = _number_rows(records, "bbox", 4) if branch == "bbox" else None
+    keypoint_columns = _keypoint_columns(records) if branch == "keypoints" or iou_type == "keypoints" else {}
+    if branch == "bbox":
+        area = boxes[:, 2] * boxes[:, 3]  # type: ignore[index]
+    elif branch == "keypoints":
+        boxes, area = keypoint_extents(keypoint_columns["keypoints"])
+    else:
+        area = coco_rle.to_runs([r["segmentation"] for r in records]).pixel_counts().astype(np.float64)
+    if iou_type == "bbox":
+        return _result_table(base, area, boxes=_result_boxes(records, boxes, branch))
+    if iou_type == "keypoints":
+        return _result_table(base, area, keypoints=keypoint_columns["keypoints"])
+    if iou_type == "segm":
+        return _result_table(base, area, runs=_result_masks(records, boxes, image_id, image_sizes))
+    raise invalid_argument("iouType", "bbox, segm or keypoints for these results", iou_type)
+
+
+def result_branch(records: Sequence[Mapping[str, Any]]) -> str:
+    """Which of loadRes' readings the first result asks for: ``bbox``, ``segmentation``, ``keypoints`` or ``rbox``.
+
+    Examples
+    --------
+    >>> result_branch([{"bbox": [], "segmentation": {"size": [1, 1], "counts": "1"}}])  # an empty box is no box
+    'segmentation'
+    """
+    if not records:
+        return "bbox"
+    first = records[0]
+    if "bbox" in first and not first["bbox"] == []:
+        return "bbox"
+    for key in ("segmentation", "keypoints", "rbox"):
+        if key in first:
+            return key
+    raise invalid_argument(
+        "results",
+        "detections with a 'bbox', a 'segmentation', 'keypoints' or an 'rbox' (captions are not evaluated here)",
+        first,
+    )
+
+
+def _result_table(base: tuple[np.ndarray, np.ndarray, np.ndarray], area: np.ndarray, **geometry: Any) -> Table:
+    image_id, category_id, score = base
+    n = len(image_id)
+    return Table(np.arange(1, n + 1), image_id, category_id, np.zeros(n, bool), area, score, **geometry)
+
+
+def _exact_result_table(records: list[dict[str, Any]], iou_type: str, rbox_convention: str) -> Table:
+    """Results for the exact types: rotated boxes (``rbox`` or a quadrilateral) or polygons; the area is the exact
+    measure of the region compared."""
+    if iou_type == "obb":
+        base = _plain_result_columns(records)
+        regions: tuple[Region, ...] = (rotated_boxes(records, rbox_convention),)
+    else:
+        read = read_coco_results(records, geometry="segmentation")
+        base = (read.annotations.image_id, read.annotations.category_id, np.asarray(read.annotations.score))
+        regions = tuple(read.annotations.regions)
+    return _result_table(base, measures(regions), regions=regions)
+
+
+def _plain_result_columns(records: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Image ids, category ids and scores of results that `read_coco_results` does not read (keypoints)."""
+    columns = json_columns(records, ("image_id", "category_id", "score"))
+    if columns is None:
+        raise invalid_argument("results", "dicts with 'image_id', 'category_id' and 'score'", records[:1])
+    image_id, category_id = integer_column(columns["image_id"]), integer_column(columns["category_id"])
+    score = number_column(columns["score"])
+    if image_id is None or category_id is None or score is None:
+        raise invalid_argument("results", "integer 'image_id' and 'category_id' and a finite 'score'", records[:1])
+    return image_id, category_id, score
+
+
+def keypoint_extents(keypoints: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``loadRes``' box ``[x0, y0, x1 - x0, y1 - y0]`` and area of keypoint results, from all their points.
+
+    Examples
+    --------
+    >>> keypoint_extents(np.array([[1.0, 2.0, 2, 4.0, 6.0, 0]]))  # invisible points count too
+    (array([[1., 2., 3., 4.]]), array([12.]))
+    """
+    x, y = keypoints[:, 0::3], keypoints[:, 1::3]
+    x0, x1, y0, y1 = x.min(axis=1), x.max(axis=1), y.min(axis=1), y.max(axis=1)
+    return np.column_stack([x0, y0, x1 - x0, y1 - y0]), (x1 - x0) * (y1 - y0)
+
+
+def _result_boxes(records: list[dict[str, Any]], boxes: np.ndarray | None, branch: str) -> np.ndarray:
+    """The boxes of results: their own, or pycocotools' ``toBbox`` of their masks where they have none."""
+    if boxes is not None:
+        return boxes
+    from geoiou.pycocotools.mask import toBbox  # the mask module sits beside this one and imports the tables' users
+
+    rles = [r["segmentation"] for r in records]
+    computed = toBbox(rles) if rles else np.zeros((0, 4))
+    own = [i for i, r in enumerate(records) if "bbox" in r]
+    if own:
+        computed[own] = _number_rows([records[i] for i in own], "bbox", 4)
+    return np.asarray(computed, dtype=np.float64).reshape(-1, 4)
+
+
+def _result_masks(
+    records: list[dict[str, Any]],
+    boxes: np.ndarray | None,
+    image_id: np.ndarray,
+    image_sizes: Mapping[int, tuple[int, int]],
+) -> coco_rle.Runs:
+    """The masks of box results for a segm evaluation: their own segmentation, else their box rasterized."""
+    with_mask = np.array(["segmentation" in r for r in records], dtype=bool)
+    pieces, rows = [], []
+    if with_mask.any():
+        chosen = np.flatnonzero(with_mask)
+        own = read_coco_results([records[i] for i in chosen.tolist()], geometry="segmentation")
+        pieces.append(runs_of(own.annotations.regions))
+        rows.append(chosen)
+    if (~with_mask).any():
+        assert boxes is not None
+        chosen = np.flatnonzero(~with_mask)
+        sizes = np.array([image_sizes[int(i)] for i in image_id[chosen]], dtype=np.int64).reshape(-1, 2)
+        pieces.append(box_runs(boxes[chosen], sizes))
+        rows.append(chosen)
+    runs = coco_rle.Runs.concatenate(pieces)
+    return runs.take(np.argsort(np.concatenate(rows), kind="stable"))
+
+
+def box_runs(boxes: np.ndarray, sizes: np.ndarray) -> coco_rle.Runs:
+    """Boxes ``[x, y, w, h]`` rasterized as the polygons ``loadRes`` writes for them, as pycocotools does.
+
+    Examples
+    --------
+    >>> box_runs(np.array([[1.0, 1.0, 2.0, 2.0]]), np.array([[4, 4]])).pixel_counts()
+    array([4])
+    """
+    x, y, w, h = boxes.T
+    corners = np.stack([x, y, x, y + h, x + w, y + h, x + w, y], axis=1).reshape(-1, 2)
+    count = len(boxes)
+    return coco_compat_parts_runs(corners, np.full(count, 4, np.int64), np.ones(count, np.int64), sizes)
+
+
+def _array_table(array: np.ndarray, iou_type: str, image_sizes: Mapping[int, tuple[int, int]]) -> Table:
+    """Results given as pycocotools' N x 7 array: image id, x, y, w, h, score, category id."""
+    boxes = np.ascontiguousarray(array[:, 1:5], dtype=np.float64)
+    image_id = array[:, 0].astype(np.int64)
+    base = (image_id, array[:, 6].astype(np.int64), array[:, 5].astype(np.float64))
+    area = boxes[:, 2] * boxes[:, 3]
+    if iou_type == "segm":
+        sizes = np.array([image_sizes[int(i)] for i in image_id], dtype=np.int64).reshape(-1, 2)
+        return _result_table(base, area, runs=box_runs(boxes, sizes))
+    if iou_type == "bbox":
+        return _result_table(base, area, boxes=boxes)
+    raise invalid_argument("iouType", "bbox or segm for results given as an N x 7 array", iou_type)
+
+
+# --------------------------------------------------------------------------- columns
+def runs_of(pieces: Sequence[Region]) -> coco_rle.Runs:
+    """The COCO runs of mask batches held as runs (as `read_coco` and `read_coco_results` build them), in row order.
+
+    Examples
+    --------
+    >>> runs_of([Mask.from_rle([{"size": [2, 2], "counts": [1, 3]}])]).pixel_counts()
+    array([3])
+    """
+    parts = []
+    for piece in pieces:
+        if not isinstance(piece, Mask) or not piece._store.held_as_runs:
+            raise FormatError("<dataset>", "", f"segmentations must be masks or COCO polygons (got {piece!r})")
+        # A batch points into its store by index: the runs of its masks, in its order.
+        parts.append(piece._store._held_runs().take(piece._index.reshape(-1)))
+    if not parts:
+        none = np.zeros(0, np.int64)
+        return coco_rle.Runs(np.zeros((0, 2), np.int64), none, none, np.zeros(1, np.int64))
+    return coco_rle.Runs.concatenate(parts)
+
+
+def rotated_boxes(records: Sequence[Mapping[str, Any]], convention: str = "geoiou") -> RotatedBox:
+    """The rotated boxes of ``iouType="obb"``: each record's ``rbox`` ``[cx, cy, w, h, angle]`` read by
+    `convention` (`RBOX_CONVENTIONS`), or its segmentation's single 4-corner polygon fitted exactly
+    (`RotatedBox.from_corners`).
+
+    Examples
+    --------
+    >>> rotated_boxes([{"rbox": [5, 5, 4, 2, 90]}], "detectron2").angle
+    array([-90.])
+    """
+    if convention not in RBOX_CONVENTIONS:
+        raise invalid_argument("rboxConvention", f"one of {sorted(RBOX_CONVENTIONS)}", convention)
+    columns = json_columns(records, ("rbox",))
+    if columns is not None:
+        rows = number_rows(columns["rbox"], 5)
+        if rows is None:
+            raise invalid_argument("rbox", "5 numbers [cx, cy, w, h, angle] in every record", records[:1])
+        return RBOX_CONVENTIONS[convention](rows)
+    corners = _number_rows([_only_part(r) for r in records], None, 8)
+    return RotatedBox.from_corners(corners.reshape(-1, 4, 2))
+
+
+def _only_part(record: Mapping[str, Any]) -> dict[str, Any]:
+    segmentation = record.get("segmentation")
+    if not isinstance(segmentation, list) or len(segmentation) != 1:
+        raise invalid_argument(
+            "segmentation", "one quadrilateral [x1, y1, ..., x4, y4] (or an 'rbox') for iouType='obb'", segmentation
+        )
+    return {"corners": segmentation[0]}
+
+
+def _number_rows(records: Sequence[Mapping[str, Any]], key: str | None, width: int) -> np.ndarray:
+    name = key or "corners"
+    columns = json_columns(records, (name,))
+    rows = None if columns is None else number_rows(columns[name], width)
+    if rows is None:
+        values = [record.get(name) for record in records]
+        try:
+            rows = np.array(values, dtype=np.float64).reshape(len(records), width)
+        except (TypeError, ValueError):
+            raise invalid_argument(name, f"{width} numbers in every record", values[:3]) from None
+    return rows
+
+
+def _numbers(records: Sequence[Mapping[str, Any]], key: str) -> np.ndarray:
+    columns = json_columns(records, (key,))
+    values = None if columns is None else number_column(columns[key])
+    if values is None:
+        try:
+            values = np.array([record[key] for record in records], dtype=np.float64).reshape(len(records))
+        except (KeyError, TypeError, ValueError):
+            raise invalid_argument(key, "a number in every record", records[:1]) from None
+    return values
+
+
+def _keypoint_columns(records: Sequence[Mapping[str, Any]]) -> dict[str, np.ndarray]:
+    """``keypoints (n, 3K)`` and ``num_keypoints`` (the visible ones when a record does not say) of records."""
+    columns = json_columns(records, ("keypoints",))
+    if columns is None:
+        raise invalid_argument("keypoints", "a list x1, y1, v1, ... in every record", records[:1])
+    width = len(columns["keypoints"][0]) if records else 0
+    keypoints = _number_rows(records, "keypoints", width)
+    counted = json_columns(records, ("num_keypoints",))
+    visible = (keypoints[:, 2::3] > 0).sum(axis=1)
+    num = integer_column(counted["num_keypoints"]) if counted is not None else None
+    return {"keypoints": keypoints, "num_keypoints": visible if num is None else num}
