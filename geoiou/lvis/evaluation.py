@@ -28,9 +28,9 @@ from geoiou._validation import invalid_argument
 from geoiou.errors import BatchIndexError, InvalidTypeError, NotReadyError
 from geoiou.lvis.dataset import LVIS, LVISResults
 from geoiou.pycocotools.coco import table_of
-from geoiou.pycocotools.entries import accumulate_entries
+from geoiou.pycocotools.entries import MatchedEntries, accumulate_entries
 from geoiou.pycocotools.evaluated import LVIS_KEYS, Evaluated, GroupRows, eval_images, match_groups, overlaps_by_group
-from geoiou.pycocotools.measures import overlap_function
+from geoiou.pycocotools.measures import pair_source
 from geoiou.pycocotools.tables import Table
 
 __all__ = ["LVISEval", "Params"]
@@ -122,15 +122,14 @@ class LVISEval:
         truth_table = table_of(self.lvis_gt, p.iou_type)
         result_table = table_of(self.lvis_dt, p.iou_type, detections=True)
         truth, predicted, not_exhaustive = self._rows(truth_table, result_table)
-        overlap = overlap_function(p.iou_type, result_table, predicted.rows, truth_table, truth.rows)
         self._evaluated = match_groups(
             truth,
             predicted,
-            overlap,
+            pair_source(p.iou_type, result_table, predicted.rows, truth_table, truth.rows),
             n_categories=len(category_ids),
             n_images=len(p.img_ids),
-            iou_thresholds=np.asarray(p.iou_thrs, dtype=np.float64),
-            area_ranges=np.asarray(p.area_rng, dtype=np.float64).reshape(-1, 2),
+            iou_thresholds=p.iou_thrs,
+            area_ranges=p.area_rng,
             max_detections=max(len(predicted.rows), 1),  # no limit per image and category
             unmatched_ignored=not_exhaustive,
         )
@@ -199,10 +198,10 @@ class LVISEval:
         p = self.params
         n_categories = len(p.cat_ids) if p.use_cats else 1
         counts = [len(p.iou_thrs), len(p.rec_thrs), n_categories, len(p.area_rng)]
-        entries = self._evaluated.entries()
+        entries = MatchedEntries(self._evaluated)
         n_images, n_areas = len(p.img_ids), len(p.area_rng)
         reads = np.arange(n_categories * n_areas * n_images).reshape(n_categories * n_areas, n_images)
-        if reads.size and reads.max() >= len(entries.present):
+        if reads.size and reads.max() >= entries.count:
             raise BatchIndexError("accumulate() reads eval_imgs beyond its end: params changed after evaluate()")
         precision, recall, _ = accumulate_entries(entries, reads, p.rec_thrs, (max(len(entries.score), 1),))
         self.eval = {

@@ -25,8 +25,9 @@ index created!
 >>> coco.getAnnIds(imgIds=[1]), coco.loadCats(3)[0]["name"]
 ([5], 'cat')
 >>> results = coco.loadRes([{"image_id": 1, "category_id": 3, "bbox": [1, 1, 4, 3], "score": 0.9}])
+... # doctest: +ELLIPSIS
 Loading and preparing results...
-DONE (t=0.00s)
+DONE (t=...s)
 creating index...
 index created!
 >>> results.anns[1]["area"], results.anns[1]["iscrowd"]
@@ -46,7 +47,6 @@ import numpy as np
 
 from geoiou._validation import invalid_argument
 from geoiou.errors import InvalidTypeError, MismatchError
-from geoiou.io.coco import _result_keys
 from geoiou.io.columns import integer_column, json_columns, object_keys
 from geoiou.io.json_documents import load_json_document
 from geoiou.pycocotools import mask as mask_utils
@@ -376,8 +376,9 @@ class COCO:
 
     def _result_input(self, source: Any) -> tuple[list[dict[str, Any]] | None, np.ndarray | None]:
         if isinstance(source, (str, os.PathLike)):
-            # Counted as read_coco_results counts a result file's keys (its proof that none was repeated).
-            document, _ = load_json_document(source, skip_invalid=False, count_keys=_result_keys)
+            # The reader's proof that no key was repeated counts the keys of a list of records and of their
+            # segmentation dicts by default: what a result file holds.
+            document, _ = load_json_document(source, skip_invalid=False)
             source = document
         if isinstance(source, np.ndarray):
             return None, self._result_array(source)
@@ -479,8 +480,8 @@ def table_of(coco: COCO, iou_type: str, *, detections: bool = False, rbox_conven
     >>> coco.dataset = {"images": [{"id": 1}], "categories": [{"id": 1}],
     ...                 "annotations": [{"id": 4, "image_id": 1, "category_id": 1, "bbox": [0, 0, 2, 3]}]}
     >>> table = table_of(coco, "bbox")
-    >>> table.ids, table.boxes, table.area  # no area in the file: the box's w * h
-    (array([4]), array([[0., 0., 2., 3.]]), array([6.]))
+    >>> table.ids, table.regions.area, table.area  # no area in the file: the box's w * h
+    (array([4]), array([6.]), array([6.]))
     """
     if iou_type not in IOU_TYPES:
         raise invalid_argument("iouType", f"one of {IOU_TYPES}", iou_type)
@@ -489,7 +490,9 @@ def table_of(coco: COCO, iou_type: str, *, detections: bool = False, rbox_conven
     if table is None:
         results = coco._results
         if results is not None:
-            sizes = {image["id"]: (image["height"], image["width"]) for image in coco._dataset.get("images", [])}
+            # Sizes matter to masks only (pycocotools reads them in segm evaluations alone).
+            images = coco._dataset.get("images", []) if iou_type == "segm" else []
+            sizes = {image["id"]: (image["height"], image["width"]) for image in images}
             table = results_table(results.records, results.array, iou_type, sizes, results.branch, rbox_convention)
         else:
             table = dataset_table(coco.dataset, iou_type, scores=detections, rbox_convention=rbox_convention)

@@ -2,7 +2,8 @@
 
 ``evaluate`` reads the two `COCO` objects' columns, codes the rows by category and image as
 ``Params`` selects them, and runs `geoiou.evaluation.coco.coco_match` (the matcher of
-`evaluate_coco`) with the overlap function of the ``iouType``; ``accumulate`` runs
+`evaluate_coco`) with the pair source of the ``iouType`` (`evaluate_coco`'s own candidate pairs
+and kernels, or OKS for keypoints); ``accumulate`` runs
 `coco_accumulate` over the entries pycocotools' own ``accumulate`` would read; ``summarize``
 prints pycocotools' table. ``evalImgs`` and ``ious`` are built from the matcher's arrays when read;
 an ``evalImgs`` set by hand (torchvision merges it across processes) is what ``accumulate`` reads.
@@ -28,9 +29,9 @@ import numpy as np
 from geoiou._validation import invalid_argument
 from geoiou.errors import BatchIndexError, NotReadyError
 from geoiou.pycocotools.coco import COCO, table_of
-from geoiou.pycocotools.entries import Entries, accumulate_entries
+from geoiou.pycocotools.entries import DictEntries, Entries, MatchedEntries, accumulate_entries
 from geoiou.pycocotools.evaluated import Evaluated, GroupRows, eval_images, match_groups, overlaps_by_group
-from geoiou.pycocotools.measures import overlap_function
+from geoiou.pycocotools.measures import pair_source
 from geoiou.pycocotools.tables import IOU_TYPES, Table
 
 __all__ = ["COCOeval", "Params"]
@@ -132,8 +133,9 @@ class COCOeval:
     creating index...
     index created!
     >>> found = truth.loadRes([{"image_id": 1, "category_id": 1, "bbox": [12, 10, 40, 40], "score": 0.9}])
+    ... # doctest: +ELLIPSIS
     Loading and preparing results...
-    DONE (t=0.00s)
+    DONE (t=...s)
     creating index...
     index created!
     >>> E = COCOeval(truth, found, "bbox")
@@ -210,7 +212,7 @@ class COCOeval:
         category_ids = p.catIds if p.useCats else [-1]
         truth = _group_rows(truth_table, p, keypoints=p.iouType == "keypoints")
         predicted = _group_rows(result_table, p)
-        overlap = overlap_function(
+        pairs = pair_source(
             p.iouType,
             result_table,
             predicted.rows,
@@ -222,11 +224,11 @@ class COCOeval:
         self._evaluated = match_groups(
             truth,
             predicted,
-            overlap,
+            pairs,
             n_categories=len(category_ids),
             n_images=len(p.imgIds),
-            iou_thresholds=np.asarray(p.iouThrs, dtype=np.float64),
-            area_ranges=np.asarray(p.areaRng, dtype=np.float64).reshape(-1, 2),
+            iou_thresholds=p.iouThrs,
+            area_ranges=p.areaRng,
             max_detections=int(p.maxDets[-1]),
         )
         self._eval_imgs, self._eval_imgs_given, self._ious = None, False, None
@@ -285,10 +287,10 @@ class COCOeval:
         reads, k_list, a_list, m_list = _reads(p, pe)
         if m_list and reads.size:
             entries = self._entries(len(pe.iouThrs))
-            if reads.max() >= len(entries.present):
+            if reads.max() >= entries.count:
                 raise BatchIndexError(
                     "accumulate() reads evalImgs beyond its end: params select entries the evaluated ones do not have "
-                    f"({int(reads.max())} of {len(entries.present)})"
+                    f"({int(reads.max())} of {entries.count})"
                 )
             block = accumulate_entries(entries, reads.reshape(-1, reads.shape[-1]), p.recThrs, m_list)
             _place(block, (precision, recall, scores), len(k_list), len(a_list), len(m_list))
@@ -304,10 +306,8 @@ class COCOeval:
 
     def _entries(self, n_thresholds: int) -> Entries:
         if self._eval_imgs_given or self._evaluated is None:
-            return Entries.from_dicts(
-                list(self._eval_imgs), ("dtScores", "dtMatches", "dtIgnore", "gtIgnore"), n_thresholds
-            )
-        return self._evaluated.entries()
+            return DictEntries(list(self._eval_imgs), ("dtScores", "dtMatches", "dtIgnore", "gtIgnore"), n_thresholds)
+        return MatchedEntries(self._evaluated)
 
     # ----------------------------------------------------------------- summarize
     def summarize(self) -> None:

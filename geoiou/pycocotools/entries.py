@@ -3,96 +3,130 @@
 COCOeval's ``evalImgs`` is a flat list over (category, area range, image), image fastest, each
 entry the detections of one image and category (by score, at most ``maxDets[-1]``) with their
 matched and ignored flags for one area range, and how many ground truths count there. `Entries`
-is that list as arrays: each entry a span of flat per-detection arrays. An evaluation makes it
-from the matcher's arrays without copying the flags (`Entries.from_matched`: the span of entry
-``(k, a, i)`` is the group ``(k, i)``'s detections at range ``a``); a list of dicts set by a user
-(torchvision merges ``evalImgs`` across processes) becomes one too (`Entries.from_dicts`).
+is that list seen through flat per-detection arrays: an entry is a span of them and an area range
+(a column of the outcome codes). A matching's entries are its groups' spans, found when read
+(`MatchedEntries`: nothing is copied); a list of dicts set by a user (torchvision merges
+``evalImgs`` across processes) becomes one too (`DictEntries`).
 
 `accumulate_entries` gives precision, recall and scores for outputs that each read a list of
 entries, which is how COCOeval's ``accumulate`` reads them, also when its parameters differ from
-the evaluated ones: then it reads entries by the same index arithmetic, quirks included.
+the evaluated ones: then it reads entries by the same index arithmetic, quirks included. When
+every entry of a matching is read in order (the usual case), `coco_accumulate` takes the
+matcher's arrays as they are, as `CocoEvaluation.compute` does.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
 from geoiou._ranges import ragged_arange
 from geoiou.evaluation.coco import coco_accumulate
+from geoiou.evaluation.protocol_loops import FALSE_POSITIVE, IGNORED, TRUE_POSITIVE
+from geoiou.pycocotools.evaluated import Evaluated
 
-__all__ = ["Entries", "accumulate_entries"]
+__all__ = ["DictEntries", "Entries", "MatchedEntries", "accumulate_entries"]
+
+Curves = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-@dataclass(frozen=True)
-class Entries:
-    """COCOeval's per-image results as spans of flat arrays.
-
-    Entry ``e`` is None in ``evalImgs`` unless ``present[e]``; its detections are the flat
-    positions ``starts[e]:stops[e]`` of ``score``, ``rank`` (place within the entry),
-    ``matched`` and ``ignored`` (``[T, F]``); ``positives[e]`` of its ground truths count.
-
-    Examples
-    --------
-    >>> one = {"dtScores": [0.9, 0.4], "dtMatches": np.array([[5.0, 0.0]]), "dtIgnore": np.array([[False, False]]),
-    ...        "gtIgnore": np.array([0])}
-    >>> entries = Entries.from_dicts([one, None], ("dtScores", "dtMatches", "dtIgnore", "gtIgnore"), 1)
-    >>> entries.present, entries.positives, entries.matched
-    (array([ True, False]), array([1, 0]), array([[ True, False]]))
-    """
+class EntrySpans(NamedTuple):
+    """Entries as read: whether each is present (not None), its detections' flat positions ``[starts, stops)``,
+    its ground truths that count, and the column of the outcome codes it reads (its area range)."""
 
     present: np.ndarray
     starts: np.ndarray
     stops: np.ndarray
     positives: np.ndarray
+    area: np.ndarray
+
+
+class Entries:
+    """COCOeval's per-image results over flat per-detection arrays: ``score``, ``rank`` (place within the entry)
+    and ``outcome`` ``[P, T, A]`` codes; `count` entries, `spans` of any of them."""
+
+    count: int
     score: np.ndarray
     rank: np.ndarray
-    matched: np.ndarray
-    ignored: np.ndarray
-    #: For entries of a matching: its category per detection and the ``[T, A, D]`` flags and ``[K, A]`` positives
-    #: as `coco_accumulate` takes them, for an accumulation that reads every entry in order.
-    matching: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    outcome: np.ndarray
 
-    @classmethod
-    def from_matched(
-        cls,
-        present: np.ndarray,
-        group_starts: np.ndarray,
-        group_stops: np.ndarray,
-        positives: np.ndarray,
-        score: np.ndarray,
-        rank: np.ndarray,
-        matched: np.ndarray,
-        ignored: np.ndarray,
-    ) -> Entries:
-        """Entries of a matching: groups ``(k, i)`` with detection spans, flags ``[T, A, D]``, positives ``[K, A, I]``.
+    def spans(self, entries: np.ndarray) -> EntrySpans:
+        """The spans of the entries at the positions `entries` (each below `count`)."""
+        raise NotImplementedError
 
-        Entry ``(k, a, i)`` (index ``(k * A + a) * I + i``) is the span of group ``(k, i)`` in the
-        area-major flattening of the flags, so no flag is copied.
-        """
-        n_thresholds, n_areas, n_dt = matched.shape
-        n_categories, n_images = group_starts.shape
-        category = np.repeat(np.arange(n_categories), (group_stops - group_starts).sum(axis=1))
-        shift = (np.arange(n_areas) * n_dt)[None, :, None]
-        starts = (group_starts[:, None, :] + shift).reshape(-1)
-        stops = (group_stops[:, None, :] + shift).reshape(-1)
-        return cls(
-            present=np.repeat(present[:, None, :], n_areas, axis=1).reshape(-1),
-            starts=starts,
-            stops=stops,
-            positives=positives.reshape(-1),
-            score=np.tile(score, n_areas),
-            rank=np.tile(rank, n_areas),
-            matched=matched.reshape(n_thresholds, n_areas * n_dt),
-            ignored=ignored.reshape(n_thresholds, n_areas * n_dt),
-            matching=(category, matched, ignored, positives.sum(axis=2)),
+    def accumulated(self, recall_thresholds: np.ndarray, max_detections: tuple[int, ...]) -> Curves | None:
+        """The curves of every entry read in order (one output per category and area range), when the entries know
+        them directly; None otherwise."""
+        return None
+
+
+class MatchedEntries(Entries):
+    """The entries of a matching: entry ``(k, a, i)`` (index ``(k * A + a) * I + i``) is group ``(k, i)``'s span
+    of results and the outcome codes of area range ``a``.
+
+    Examples
+    --------
+    >>> from geoiou.evaluation.overlaps import every_pair
+    >>> from geoiou.pycocotools.evaluated import GroupRows, match_groups
+    >>> one = np.zeros(1, np.int64)
+    >>> truth = GroupRows(one, one, one, np.array([3]), np.array([50.0]))
+    >>> found = GroupRows(one, one, one, np.array([1]), np.array([50.0]), score=np.array([0.5]))
+    >>> evaluated = match_groups(truth, found, every_pair(lambda dt, gt, crowd: np.full(len(dt), 0.8)), n_categories=1,
+    ...                          n_images=1, iou_thresholds=np.array([0.5]), area_ranges=np.array([[0.0, 1e10]]),
+    ...                          max_detections=100)
+    >>> MatchedEntries(evaluated).spans(np.array([0]))
+    EntrySpans(present=array([ True]), starts=array([0]), stops=array([1]), positives=array([1]), area=array([0]))
+    """
+
+    def __init__(self, evaluated: Evaluated) -> None:
+        self.evaluated = evaluated
+        self.n_areas = evaluated.gt_ignored.shape[1]
+        self.count = evaluated.n_groups * self.n_areas
+        self.score, self.rank, self.outcome = evaluated.dt_score, evaluated.rank, evaluated.outcome
+
+    def spans(self, entries: np.ndarray) -> EntrySpans:
+        evaluated = self.evaluated
+        n_images = evaluated.n_images
+        k, a, i = entries // (self.n_areas * n_images), entries // n_images % self.n_areas, entries % n_images
+        groups = k * n_images + i
+        starts, stops = evaluated.dt_spans(groups)
+        gt_first, gt_stop = evaluated.gt_spans(groups)
+        counted = np.zeros((len(evaluated.gt_group) + 1, self.n_areas), dtype=np.int64)
+        np.cumsum(~evaluated.gt_ignored, axis=0, out=counted[1:])
+        present = (stops > starts) | (gt_stop > gt_first)
+        return EntrySpans(present, starts, stops, counted[gt_stop, a] - counted[gt_first, a], a)
+
+    def accumulated(self, recall_thresholds: np.ndarray, max_detections: tuple[int, ...]) -> Curves:
+        evaluated = self.evaluated
+        n_images = max(evaluated.n_images, 1)
+        return coco_accumulate(
+            evaluated.n_categories,
+            evaluated.dt_group // n_images,
+            evaluated.dt_group % n_images,
+            evaluated.rank,
+            evaluated.dt_score,
+            evaluated.outcome,
+            evaluated.regular(),
+            recall_thresholds,
+            max_detections,
         )
 
-    @classmethod
-    def from_dicts(cls, entries: Sequence[Any], keys: tuple[str, str, str, str], n_thresholds: int) -> Entries:
-        """Entries of ``evalImgs`` dicts; `keys` name the scores, matches, ignore flags and gt ignore flags."""
+
+class DictEntries(Entries):
+    """Entries of ``evalImgs`` dicts (None entries included); `keys` name the scores, matches, ignore flags and
+    ground-truth ignore flags.
+
+    Examples
+    --------
+    >>> one = {"dtScores": [0.9, 0.4], "dtMatches": np.array([[5.0, 0.0]]), "dtIgnore": np.array([[False, False]]),
+    ...        "gtIgnore": np.array([0])}
+    >>> entries = DictEntries([one, None], ("dtScores", "dtMatches", "dtIgnore", "gtIgnore"), 1)
+    >>> entries.spans(np.array([0, 1])).present, entries.outcome[:, :, 0].tolist()  # a true, then a false positive
+    (array([ True, False]), [[1], [0]])
+    """
+
+    def __init__(self, entries: Sequence[Any], keys: tuple[str, str, str, str], n_thresholds: int) -> None:
         score_key, match_key, ignore_key, gt_key = keys
         present = np.array([entry is not None for entry in entries], dtype=bool)
         kept = [entry for entry in entries if entry is not None]
@@ -101,23 +135,21 @@ class Entries:
         stops = np.cumsum(lengths)
         positives = np.zeros(len(entries), dtype=np.int64)
         positives[present] = [np.count_nonzero(np.asarray(entry[gt_key]) == 0) for entry in kept]
-        empty = np.zeros((n_thresholds, 0))
+        empty = np.zeros((0, n_thresholds))
 
         def joined(key: str) -> np.ndarray:
-            return np.concatenate(
-                [empty] + [np.asarray(entry[key]).reshape(n_thresholds, -1) for entry in kept], axis=1
-            )
+            return np.concatenate([empty] + [np.asarray(entry[key]).reshape(n_thresholds, -1).T for entry in kept])
 
-        return cls(
-            present=present,
-            starts=stops - lengths,
-            stops=stops,
-            positives=positives,
-            score=np.concatenate([np.zeros(0)] + [np.asarray(entry[score_key], dtype=np.float64) for entry in kept]),
-            rank=ragged_arange(0, lengths)[0],
-            matched=joined(match_key) != 0,
-            ignored=joined(ignore_key).astype(bool),
-        )
+        matched, ignored = joined(match_key) != 0, joined(ignore_key).astype(bool)
+        codes = np.where(ignored, IGNORED, np.where(matched, TRUE_POSITIVE, FALSE_POSITIVE)).astype(np.uint8)
+        self.count = len(entries)
+        self._spans = EntrySpans(present, stops - lengths, stops, positives, np.zeros(len(entries), dtype=np.int64))
+        self.score = np.concatenate([np.zeros(0)] + [np.asarray(entry[score_key], dtype=np.float64) for entry in kept])
+        self.rank = ragged_arange(0, lengths)[0]
+        self.outcome = codes[:, :, None]  # one area range: the entry's own
+
+    def spans(self, entries: np.ndarray) -> EntrySpans:
+        return EntrySpans(*(field[entries] for field in self._spans))
 
 
 def accumulate_entries(
@@ -125,72 +157,63 @@ def accumulate_entries(
     reads: np.ndarray,
     recall_thresholds: np.ndarray,
     max_detections: Sequence[int],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> Curves:
     """COCOeval's accumulation of each output ``v`` over the entries ``reads[v]``: precision and scores
     ``[T, R, V, M]``, recall ``[T, V, M]`` (-1 where no entry is present or no ground truth counts).
 
     The detections of an output are its entries' in the order read, each limited to its first
     ``max_detections[m]``, and ranked by score with COCOeval's stable sort: `coco_accumulate`
-    with one "category" per output and one area range.
+    with one "category" per output, the entry's place among the output's as its "image", and one
+    area range.
 
     Examples
     --------
     >>> one = {"dtScores": [0.9, 0.4], "dtMatches": np.array([[5.0, 0.0]]), "dtIgnore": np.array([[False, False]]),
     ...        "gtIgnore": np.array([0])}
-    >>> entries = Entries.from_dicts([one, None], ("dtScores", "dtMatches", "dtIgnore", "gtIgnore"), 1)
+    >>> entries = DictEntries([one, None], ("dtScores", "dtMatches", "dtIgnore", "gtIgnore"), 1)
     >>> precision, recall, scores = accumulate_entries(entries, np.array([[0, 1]]), np.array([0.0, 1.0]), [1, 10])
     >>> precision[0, :, 0, :], recall[0, 0]  # found by the first result; the second adds a false positive
     (array([[1., 1.],
            [1., 1.]]), array([1., 1.]))
     """
-    n_outputs = len(reads)
-    read = reads.reshape(n_outputs, -1)
-    if (
-        entries.matching is not None
-        and read.size == len(entries.present)
-        and (read.ravel() == np.arange(read.size)).all()
-    ):
-        return _accumulate_matching(entries, recall_thresholds, max_detections)
-    output = np.repeat(np.arange(n_outputs), read.shape[1]).astype(np.int64)
-    entry = read.reshape(-1)
-    positions, owner = ragged_arange(entries.starts[entry], entries.stops[entry])
-    positives = np.bincount(output, weights=entries.positives[entry] * entries.present[entry], minlength=n_outputs)
-    precision, recall, scores = coco_accumulate(
+    # coco_accumulate reads increasing limits: each distinct one once, put back in the order asked for.
+    limits = tuple(sorted({int(m) for m in max_detections}))
+    placed = [limits.index(int(m)) for m in max_detections]
+    n_outputs, per_output = reads.shape
+    every = reads.size == entries.count and (reads.ravel() == np.arange(reads.size)).all()
+    curves = entries.accumulated(recall_thresholds, limits) if every else None
+    if curves is None:
+        curves = _accumulated_reads(entries, reads.ravel(), n_outputs, per_output, recall_thresholds, limits)
+    precision, recall, scores = (np.asarray(values)[..., placed] for values in curves)
+    n_thresholds, n_recall = precision.shape[:2]
+    return (
+        precision.reshape(n_thresholds, n_recall, n_outputs, -1),
+        recall.reshape(n_thresholds, n_outputs, -1),
+        scores.reshape(n_thresholds, n_recall, n_outputs, -1),
+    )
+
+
+def _accumulated_reads(
+    entries: Entries,
+    read: np.ndarray,
+    n_outputs: int,
+    per_output: int,
+    recall_thresholds: np.ndarray,
+    max_detections: tuple[int, ...],
+) -> Curves:
+    """The curves of outputs that each read `per_output` entries of `read` (output major)."""
+    spans = entries.spans(read)
+    positions, owner = ragged_arange(spans.starts, spans.stops)
+    output = np.repeat(np.arange(n_outputs, dtype=np.int64), per_output)
+    positives = np.bincount(output, weights=spans.positives * spans.present, minlength=n_outputs)
+    return coco_accumulate(
         n_outputs,
         output[owner],
+        owner % max(per_output, 1),  # the entry's place among its output's: ties by score keep the order read
         entries.rank[positions],
         entries.score[positions],
-        entries.matched[:, None, positions],
-        entries.ignored[:, None, positions],
+        entries.outcome[positions, :, spans.area[owner]][:, :, None],
         positives.astype(np.int64)[:, None],
         recall_thresholds,
-        tuple(int(m) for m in max_detections),
-    )
-    return precision[:, :, :, 0], recall[:, :, 0], scores[:, :, :, 0]
-
-
-def _accumulate_matching(
-    entries: Entries, recall_thresholds: np.ndarray, max_detections: Sequence[int]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every entry of a matching, in order: `coco_accumulate` on the matcher's arrays as they are (as
-    `CocoEvaluation.compute` calls it), outputs ``(k, a)`` laid out k major."""
-    assert entries.matching is not None
-    category, matched, ignored, positives = entries.matching
-    n_thresholds, n_areas, n_dt = matched.shape
-    precision, recall, scores = coco_accumulate(
-        len(positives),
-        category,
-        entries.rank[:n_dt],
-        entries.score[:n_dt],
-        matched,
-        ignored,
-        positives,
-        recall_thresholds,
-        tuple(int(m) for m in max_detections),
-    )
-    size = len(positives) * n_areas
-    return (
-        precision.reshape(n_thresholds, len(recall_thresholds), size, -1),
-        recall.reshape(n_thresholds, size, -1),
-        scores.reshape(n_thresholds, len(recall_thresholds), size, -1),
+        max_detections,
     )

@@ -1,22 +1,31 @@
 """One matching of COCOeval's ``evaluate`` on geoiou's `coco_match`, and what pycocotools builds from it.
 
-`match_groups` hands the rows of one evaluation (coded by category and image) to `coco_match`,
-with the overlap function of the ``iouType`` (which it also listens to, to keep the overlaps that
-``COCOeval.ious`` shows), and keeps the result as `Evaluated`: flags and matched ground truths for
-every threshold and area range, the groups' spans, ids and scores. ``evalImgs`` and ``ious`` are
-built from it only when read (`eval_images`, `overlaps_by_group`), and `Evaluated.entries` is what
-``accumulate`` reads: nothing is matched or measured twice.
+`match_groups` hands the rows of one evaluation (coded by category and image) to `coco_match`
+with the pair source of the ``iouType`` (`geoiou.pycocotools.measures`): the same candidate
+search, kernels, matcher and outcome codes as `evaluate_coco`, with pycocotools' quirks applied to
+the outcomes (a ground truth of id 0 reads as no match; LVIS's unmatched results of categories not
+exhaustively annotated are ignored). It keeps the result as `Evaluated`: per result its outcome
+per threshold and area range, per ground truth its ignore flags, and their groups.
+
+``evalImgs`` and ``ious`` are built from it only when read (`eval_images`, `overlaps_by_group`):
+the matched ground truth of every area range is found by running the matcher again on the pairs
+it kept (no overlap is measured twice), and ``ious`` measures the pairs of every group once.
+Memory stays bounded: the matcher measures candidate pairs a stretch of predictions at a time
+(`geoiou.evaluation.overlaps.CHUNK_PAIRS`), and what is kept per result is its outcome codes
+(``T * A`` bytes) and the pairs it could match.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from geoiou.evaluation.coco import CocoArrays, OverlapFunction, coco_match
-from geoiou.pycocotools.entries import Entries
+from geoiou.evaluation.coco import CocoArrays, CocoMatched, PairSource, coco_match
+from geoiou.evaluation.overlaps import CandidateOverlaps
+from geoiou.evaluation.protocol_loops import FALSE_POSITIVE, IGNORED, TRUE_POSITIVE
 
 __all__ = ["Evaluated", "GroupRows", "eval_images", "match_groups", "overlaps_by_group"]
 
@@ -48,92 +57,83 @@ class GroupRows:
     ignore: np.ndarray | None = None
 
 
-@dataclass
-class _Overlaps:
-    """The overlap blocks the matcher asked for: one per group with both sides, ``rows x cols`` values each."""
-
-    groups: list[np.ndarray] = field(default_factory=list)
-    offsets: list[np.ndarray] = field(default_factory=list)
-    rows: list[np.ndarray] = field(default_factory=list)
-    cols: list[np.ndarray] = field(default_factory=list)
-    values: list[np.ndarray] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
 class Evaluated:
-    """A matching as pycocotools' evaluate leaves it: per detection (in the matcher's order, by category,
-    image and score) its flags ``[T, A, D]`` and matched ground truth, per ground truth (by category and image,
-    file order within) its ignore flags ``[A, G]``, and the spans of each group ``(k, i)``.
+    """A matching as pycocotools' evaluate leaves it, in the matcher's orders.
 
-    `match_groups` makes one (see its example).
+    Results (by category, image and decreasing score, at most the detection limit per group)
+    have their ids, scores, ranks, group codes ``k * n_images + i`` and outcome codes
+    ``[D, T, A]`` (`geoiou.evaluation.protocol_loops`: true positive, false positive, ignored);
+    ground truths (by category and image, table order within) their ids, group codes and ignore
+    flags ``[G, A]``. `match_groups` makes one (see its example).
     """
 
-    n_categories: int
-    n_images: int
-    dt_ids: np.ndarray
-    dt_score: np.ndarray
-    rank: np.ndarray
-    matched: np.ndarray
-    ignored: np.ndarray
-    partners: np.ndarray
-    gt_ids: np.ndarray
-    gt_ignored: np.ndarray
-    dt_spans: tuple[np.ndarray, np.ndarray]
-    gt_spans: tuple[np.ndarray, np.ndarray]
-    present: np.ndarray
-    overlaps: _Overlaps
+    def __init__(
+        self,
+        n_categories: int,
+        n_images: int,
+        dt: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+        gt: tuple[np.ndarray, np.ndarray, np.ndarray],
+        partners: Callable[[], np.ndarray],
+        every_overlap: Callable[[], CandidateOverlaps],
+    ) -> None:
+        self.n_categories, self.n_images = n_categories, n_images
+        self.dt_ids, self.dt_score, self.rank, self.dt_group, self.outcome = dt
+        self.gt_ids, self.gt_group, self.gt_ignored = gt
+        self._partners, self.every_overlap = partners, every_overlap
 
-    def entries(self) -> Entries:
-        """What ``accumulate`` reads: entry ``(k, a, i)`` is group ``(k, i)`` at area range ``a``."""
-        n_areas = self.gt_ignored.shape[0]
-        gt_group = np.repeat(np.arange(self.n_categories * self.n_images), np.diff(_span_bounds(self.gt_spans)))
-        positives = np.stack(
-            [
-                np.bincount(gt_group[~ignored], minlength=self.n_categories * self.n_images)
-                for ignored in self.gt_ignored
-            ]
-        ).reshape(n_areas, self.n_categories, self.n_images)
-        return Entries.from_matched(
-            self.present,
-            self.dt_spans[0],
-            self.dt_spans[1],
-            positives.transpose(1, 0, 2),
-            self.dt_score,
-            self.rank,
-            self.matched,
-            self.ignored,
-        )
+    @cached_property
+    def partners(self) -> np.ndarray:
+        """``[D, T, A]`` int32: the position of the ground truth each result matched (-1: none), every area range."""
+        return self._partners().astype(np.int32)  # kept for evalImgs: half the memory of the matcher's int64
 
+    @property
+    def n_groups(self) -> int:
+        return self.n_categories * self.n_images
 
-def _span_bounds(spans: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    return np.r_[spans[0].reshape(-1), spans[1].reshape(-1)[-1:]] if spans[0].size else np.zeros(1, np.int64)
+    def dt_spans(self, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The positions ``[start, stop)`` of the results of `groups`."""
+        return np.searchsorted(self.dt_group, groups), np.searchsorted(self.dt_group, groups, side="right")
+
+    def gt_spans(self, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The positions ``[start, stop)`` of the ground truths of `groups`."""
+        return np.searchsorted(self.gt_group, groups), np.searchsorted(self.gt_group, groups, side="right")
+
+    def regular(self) -> np.ndarray:
+        """``[K, A]``: the ground truths of each category that count (not ignored) in each area range."""
+        category = self.gt_group // max(self.n_images, 1)
+        return np.stack(
+            [np.bincount(category[~ignored], minlength=self.n_categories) for ignored in self.gt_ignored.T], axis=1
+        ).reshape(self.n_categories, -1)
 
 
 def match_groups(
     truth: GroupRows,
     predicted: GroupRows,
-    overlap: OverlapFunction,
+    pairs: PairSource,
     *,
     n_categories: int,
     n_images: int,
-    iou_thresholds: np.ndarray,
-    area_ranges: np.ndarray,
+    iou_thresholds: Any,
+    area_ranges: Any,
     max_detections: int,
     unmatched_ignored: np.ndarray | None = None,
 ) -> Evaluated:
-    """COCOeval's evaluate of the rows given, on `coco_match`; `unmatched_ignored` (per detection) adds lvis-api's
-    rule that an unmatched detection of a category not exhaustively annotated in its image is ignored.
+    """COCOeval's evaluate of the rows given, on `coco_match`; `unmatched_ignored` (per result) adds lvis-api's
+    rule that an unmatched result of a category not exhaustively annotated in its image is ignored.
+
+    `iou_thresholds` and `area_ranges` (pairs ``[low, high]``) are the params' lists or arrays.
 
     Examples
     --------
+    >>> from geoiou.evaluation.overlaps import every_pair
     >>> truth = GroupRows(np.arange(1), np.zeros(1, np.int64), np.zeros(1, np.int64), np.array([3]), np.array([50.0]))
     >>> found = GroupRows(np.arange(2), np.zeros(2, np.int64), np.zeros(2, np.int64), np.array([1, 2]),
     ...                   np.array([50.0, 50.0]), score=np.array([0.5, 0.9]))
-    >>> overlap = lambda dt, gt, crowd, *blocks: np.where(dt == 0, 0.8, 0.3)  # result 0 overlaps the truth
-    >>> evaluated = match_groups(truth, found, overlap, n_categories=1, n_images=1, iou_thresholds=np.array([0.5]),
-    ...                          area_ranges=np.array([[0.0, 1e10]]), max_detections=100)
-    >>> evaluated.dt_ids, evaluated.matched[0, 0]  # by score: the second result first, unmatched
-    (array([2, 1]), array([False,  True]))
+    >>> overlap = every_pair(lambda dt, gt, crowd: np.where(dt == 0, 0.8, 0.3))  # result 0 overlaps the truth
+    >>> evaluated = match_groups(truth, found, overlap, n_categories=1, n_images=1, iou_thresholds=[0.5],
+    ...                          area_ranges=[[0.0, 1e10]], max_detections=100)
+    >>> evaluated.dt_ids, evaluated.outcome[:, 0, 0]  # by score: the second result first, a false positive
+    (array([2, 1]), array([0, 1], dtype=uint8))
     >>> eval_images(evaluated, [1], [1], [[0.0, 1e10]], 100)[0]["dtMatches"]
     array([[0., 3.]])
     >>> overlaps_by_group(evaluated, [1], [1], fortran=True)[1, 1]
@@ -153,168 +153,84 @@ def match_groups(
         dt_score=np.asarray(predicted.score, dtype=np.float64),
         dt_area=predicted.area,
     )
-    groups = n_categories * n_images
-    dt_key = predicted.category * n_images + predicted.image
-    gt_key = truth.category * n_images + truth.image
-    captured = _Overlaps()
-    found = _matched_in_chunks(
-        data,
-        _listening(overlap, captured, dt_key),
-        dt_key,
-        gt_key,
-        iou_thresholds=np.asarray(iou_thresholds, dtype=np.float64),
-        max_detections=(max_detections,),
-        area_ranges=area_ranges,
-    )
-    assert found.partners is not None  # asked for with keep_partners
-    matched, ignored = found.matched, found.ignored
+    kept: list[CandidateOverlaps] = []
+
+    def listening(*arguments: Any) -> CandidateOverlaps:
+        found = pairs(*arguments)
+        kept.append(_at_least(found, arguments[-1]))  # the pairs that can match: the rerun's, below
+        return found
+
+    thresholds = np.asarray(iou_thresholds, dtype=np.float64)
+    ranges = np.asarray(area_ranges, dtype=np.float64).reshape(-1, 2)
+
+    def match(source: PairSource, every_area: bool) -> CocoMatched:
+        return coco_match(
+            data, source, iou_thresholds=thresholds, max_detections=max_detections, area_ranges=ranges,
+            every_area=every_area,
+        )  # fmt: skip
+
+    zero_ids = bool((truth.ids == 0).any())  # pycocotools' quirk below needs the partners of every area range
+    found = match(listening, zero_ids)
     gt_ids = truth.ids[found.gt_order]
-    if (gt_ids == 0).any():
-        partner_id = np.where(found.partners >= 0, gt_ids[np.maximum(found.partners, 0)], 0)
-        # pycocotools records a match by the ground truth's id, so a match with id 0 reads as none: not a true
-        # positive, and ignored when outside the area range, as an unmatched detection would be.
-        low, high = area_ranges[:, 0:1], area_ranges[:, 1:2]
-        outside = (predicted.area[found.order] < low) | (predicted.area[found.order] > high)
-        zero = matched & (partner_id == 0)
-        ignored = ignored | (zero & outside[None])
-        matched = matched & ~zero
+    outcome = found.outcome
+    if zero_ids:
+        assert found.partners is not None  # asked for with every_area
+        outcome = _zero_ids_unmatched(outcome, found.partners, gt_ids, data.dt_area[found.order], ranges)
     if unmatched_ignored is not None:
-        ignored = ignored | (~matched & unmatched_ignored[found.order][None, None, :])
-    present = (np.bincount(dt_key, minlength=groups) + np.bincount(gt_key, minlength=groups) > 0).reshape(
-        n_categories, n_images
-    )
+        unmatched = (outcome == FALSE_POSITIVE) & unmatched_ignored[found.order][:, None, None]
+        outcome = np.where(unmatched, np.uint8(IGNORED), outcome)
+
+    def partners() -> np.ndarray:
+        if found.partners is not None:
+            return found.partners
+        again = match(lambda *arguments: kept[-1], True)
+        assert again.partners is not None  # asked for with every_area
+        return again.partners
+
+    dt_group = (data.dt_category * n_images + data.dt_image)[found.order]
+    gt_group = (data.gt_category * n_images + data.gt_image)[found.gt_order]
+    gt_crowd = data.gt_crowd[found.gt_order]
+
+    def every_overlap() -> CandidateOverlaps:
+        # Every pair worth showing: those whose regions may share something (the others overlap 0), or every
+        # pair of a group for a measure that is no overlap (keypoints).
+        return pairs(found.order, found.gt_order, dt_group, gt_group, gt_crowd, -np.inf)
+
     return Evaluated(
-        n_categories=n_categories,
-        n_images=n_images,
-        dt_ids=predicted.ids[found.order],
-        dt_score=np.asarray(predicted.score, dtype=np.float64)[found.order],
-        rank=found.rank,
-        matched=matched,
-        ignored=ignored,
-        partners=found.partners.astype(np.int32),  # kept for evalImgs: half the memory of the matcher's int64
-        gt_ids=gt_ids,
-        gt_ignored=found.gt_ignored,
-        dt_spans=_spans(dt_key[found.order], groups, n_categories, n_images),
-        gt_spans=_spans(gt_key[found.gt_order], groups, n_categories, n_images),
-        present=present,
-        overlaps=captured,
+        n_categories,
+        n_images,
+        (predicted.ids[found.order], data.dt_score[found.order], found.rank, dt_group, outcome),
+        (gt_ids, gt_group, found.gt_ignored),
+        partners,
+        every_overlap,
     )
 
 
-#: Detections matched per call of the matcher: images are taken in runs of about this many detections, so that
-#: the matcher's working arrays (pairs, flags per threshold) stay bounded for LVIS- and Objects365-sized sets.
-CHUNK_DETECTIONS = 1 << 19
+def _at_least(found: CandidateOverlaps, at_least: float) -> CandidateOverlaps:
+    """The pairs of `found` whose overlap is at least `at_least` (the others can match nothing)."""
+    keep = found.value >= at_least
+    if keep.all():
+        return found
+    n_dt = len(found.pair_start) - 1
+    dt = np.repeat(np.arange(n_dt), np.diff(found.pair_start))[keep]
+    pair_start = np.zeros(n_dt + 1, dtype=np.int64)
+    np.cumsum(np.bincount(dt, minlength=n_dt), out=pair_start[1:])
+    return CandidateOverlaps(pair_start, found.pair_gt[keep], found.value[keep])
 
 
-class _Found(NamedTuple):
-    """What `match_groups` keeps of `coco_match`: its order, ranks, flags, partners and ground-truth order."""
-
-    order: np.ndarray
-    rank: np.ndarray
-    matched: np.ndarray
-    ignored: np.ndarray
-    partners: np.ndarray
-    gt_order: np.ndarray
-    gt_ignored: np.ndarray
-
-
-def _matched_in_chunks(
-    data: CocoArrays, overlap: OverlapFunction, dt_key: np.ndarray, gt_key: np.ndarray, **settings: Any
-) -> _Found:
-    """`coco_match` over runs of whole images, joined: groups never span images, so the result is the one call's
-    (detections by category, image and rank; ground truths by category and image, file order within)."""
-    per_image = np.bincount(data.dt_image, minlength=data.num_images)
-    ends = np.searchsorted(
-        np.cumsum(per_image), np.arange(1, per_image.sum() // CHUNK_DETECTIONS + 1) * CHUNK_DETECTIONS
-    )
-    bounds = np.unique(np.r_[0, ends + 1, data.num_images].clip(0, data.num_images))
-    parts = []
-    for low, high in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-        dt = np.flatnonzero((data.dt_image >= low) & (data.dt_image < high))
-        gt = np.flatnonzero((data.gt_image >= low) & (data.gt_image < high))
-        found = coco_match(_subset(data, dt, gt), _on_subset(overlap, dt, gt), keep_partners=True, **settings)
-        assert found.partners is not None  # asked for with keep_partners
-        parts.append((dt[found.order], found, gt[found.gt_order], found.partners))
-    if len(parts) == 1:
-        order, found, gt_order, partners = parts[0]
-        return _Found(order, found.rank, found.matched, found.ignored, partners, gt_order, found.gt_ignored)
-    order = np.concatenate([part[0] for part in parts])
-    gt_order = np.concatenate([part[2] for part in parts])
-    dt_sort = np.argsort(dt_key[order], kind="stable")
-    gt_sort = np.argsort(gt_key[gt_order], kind="stable")
-    # A part's partners are positions in its own ground-truth order: moved to the joined, sorted order.
-    gt_offsets = np.cumsum([0] + [len(part[2]) for part in parts[:-1]])
-    new_position = np.empty(len(gt_order), dtype=np.int64)
-    new_position[gt_sort] = np.arange(len(gt_order))
-    partners = np.concatenate(
-        [np.where(part[3] >= 0, new_position[part[3] + shift], -1) for part, shift in zip(parts, gt_offsets)], axis=2
-    )
-    return _Found(
-        order[dt_sort],
-        np.concatenate([part[1].rank for part in parts])[dt_sort],
-        np.concatenate([part[1].matched for part in parts], axis=2)[:, :, dt_sort],
-        np.concatenate([part[1].ignored for part in parts], axis=2)[:, :, dt_sort],
-        partners[:, :, dt_sort],
-        gt_order[gt_sort],
-        np.concatenate([part[1].gt_ignored for part in parts], axis=1)[:, gt_sort],
-    )
-
-
-def _subset(data: CocoArrays, dt: np.ndarray, gt: np.ndarray) -> CocoArrays:
-    """The rows `dt` and `gt` of `data` alone (codes unchanged)."""
-    return CocoArrays(
-        num_images=data.num_images,
-        num_categories=data.num_categories,
-        gt_image=data.gt_image[gt],
-        gt_category=data.gt_category[gt],
-        gt_crowd=data.gt_crowd[gt],
-        gt_ignore=data.gt_ignore[gt],
-        gt_area=data.gt_area[gt],
-        dt_image=data.dt_image[dt],
-        dt_category=data.dt_category[dt],
-        dt_score=data.dt_score[dt],
-        dt_area=data.dt_area[dt],
-    )
-
-
-def _on_subset(overlap: OverlapFunction, dt: np.ndarray, gt: np.ndarray) -> OverlapFunction:
-    """`overlap` of rows of the whole evaluation, given rows of a subset `dt`, `gt`."""
-
-    def measure(pair_dt: np.ndarray, pair_gt: np.ndarray, pair_crowd: np.ndarray, *blocks: np.ndarray) -> np.ndarray:
-        return overlap(dt[pair_dt], gt[pair_gt], pair_crowd, *blocks)
-
-    return measure
+def _zero_ids_unmatched(
+    outcome: np.ndarray, partners: np.ndarray, gt_ids: np.ndarray, dt_area: np.ndarray, area_ranges: np.ndarray
+) -> np.ndarray:
+    """pycocotools records a match by the ground truth's id, so a match with a regular ground truth of id 0 reads as
+    none: a false positive, or ignored when the result is outside the area range, as an unmatched result is."""
+    zero = (outcome == TRUE_POSITIVE) & (partners >= 0) & (gt_ids[np.maximum(partners, 0)] == 0)
+    outside = (dt_area[:, None] < area_ranges[:, 0]) | (dt_area[:, None] > area_ranges[:, 1])
+    unmatched = np.where(outside[:, None, :], np.uint8(IGNORED), np.uint8(FALSE_POSITIVE))
+    return np.where(zero, unmatched, outcome)
 
 
 def _flags(values: np.ndarray | None, n: int) -> np.ndarray:
     return np.zeros(n, dtype=bool) if values is None else np.asarray(values, dtype=bool)
-
-
-def _spans(sorted_keys: np.ndarray, groups: int, n_categories: int, n_images: int) -> tuple[np.ndarray, np.ndarray]:
-    bounds = np.searchsorted(sorted_keys, np.arange(groups + 1))
-    return bounds[:-1].reshape(n_categories, n_images), bounds[1:].reshape(n_categories, n_images)
-
-
-def _listening(overlap: OverlapFunction, captured: _Overlaps, dt_key: np.ndarray) -> OverlapFunction:
-    """`overlap`, keeping every block it measures (COCOeval's ``ious``) as it goes."""
-
-    def measure(
-        pair_dt: np.ndarray,
-        pair_gt: np.ndarray,
-        pair_crowd: np.ndarray,
-        offsets: np.ndarray,
-        rows: np.ndarray,
-        cols: np.ndarray,
-    ) -> np.ndarray:
-        values = overlap(pair_dt, pair_gt, pair_crowd, offsets, rows, cols)
-        captured.groups.append(dt_key[pair_dt[offsets[:-1]]] if len(pair_dt) else np.zeros(0, np.int64))
-        captured.offsets.append(offsets[:-1])
-        captured.rows.append(rows)
-        captured.cols.append(cols)
-        captured.values.append(values)
-        return values
-
-    return measure
 
 
 # --------------------------------------------------------------------------- what pycocotools builds
@@ -324,17 +240,22 @@ def overlaps_by_group(
     """``COCOeval.ious``: ``{(imgId, catId): (D, G) overlaps}`` in pycocotools' order, ``[]`` where a side is empty
     (everywhere with `none`: pycocotools' OKS without categories).
 
-    `match_groups` shows one in its example.
+    The pairs that share nothing are 0 without being measured; `match_groups` shows one in its example.
     """
     blocks: dict[int, np.ndarray] = {}
-    captured = evaluated.overlaps
     if not none:
-        for groups, offsets, rows, cols, values in zip(
-            captured.groups, captured.offsets, captured.rows, captured.cols, captured.values
-        ):
-            for group, first, n_rows, n_cols in zip(groups.tolist(), offsets.tolist(), rows.tolist(), cols.tolist()):
-                block = values[first : first + n_rows * n_cols].reshape(n_rows, n_cols)
-                blocks[group] = np.asfortranarray(block) if fortran else block
+        found = evaluated.every_overlap()
+        pair_dt = np.repeat(np.arange(len(evaluated.dt_group)), np.diff(found.pair_start))
+        groups = np.intersect1d(evaluated.dt_group, evaluated.gt_group)  # groups with both sides
+        (dt_first, dt_stop), (gt_first, gt_stop) = evaluated.dt_spans(groups), evaluated.gt_spans(groups)
+        pair_first, pair_stop = found.pair_start[dt_first], found.pair_start[dt_stop]
+        for group, d0, d1, g0, g1, p0, p1 in zip(
+            groups.tolist(), dt_first.tolist(), dt_stop.tolist(), gt_first.tolist(), gt_stop.tolist(),
+            pair_first.tolist(), pair_stop.tolist(),
+        ):  # fmt: skip
+            block = np.zeros((d1 - d0, g1 - g0), order="F" if fortran else "C")
+            block[pair_dt[p0:p1] - d0, found.pair_gt[p0:p1] - g0] = found.value[p0:p1]
+            blocks[group] = block
     n_images = evaluated.n_images
     return {
         (image, category): blocks.get(k * n_images + i, [])
@@ -352,29 +273,32 @@ def eval_images(
     keys: tuple[str | None, ...] = COCO_KEYS,
 ) -> list[dict[str, Any] | None]:
     """``COCOeval.evalImgs``: one dict per (category, area range, image), image fastest; None where the image has
-    neither ground truth nor detection of the category.
+    neither ground truth nor result of the category.
 
     `match_groups` shows one in its example.
     """
-    n_thresholds, n_areas = evaluated.matched.shape[:2]
-    last_finder = _last_finders(evaluated)
+    n_areas = evaluated.gt_ignored.shape[1]
+    groups = np.arange(evaluated.n_groups)
+    (dt_first, dt_stop), (gt_first, gt_stop) = evaluated.dt_spans(groups), evaluated.gt_spans(groups)
+    present = ((dt_stop > dt_first) | (gt_stop > gt_first)).tolist()
+    dt_first, dt_stop, gt_first, gt_stop = (bound.tolist() for bound in (dt_first, dt_stop, gt_first, gt_stop))
+    partners = evaluated.partners
     # Ground truths of each area range ordered regular first, ignored last (COCOeval's stable sort), per group.
-    gt_bounds = _span_bounds(evaluated.gt_spans)
-    gt_group = np.repeat(np.arange(len(gt_bounds) - 1), np.diff(gt_bounds))
-    by_ignore = [np.lexsort((evaluated.gt_ignored[a], gt_group)) for a in range(n_areas)]
-    gt_id_float = evaluated.gt_ids.astype(np.float64)
+    by_ignore = [np.lexsort((evaluated.gt_ignored[:, a], evaluated.gt_group)) for a in range(n_areas)]
+    last_finder = _last_finders(partners, len(evaluated.gt_ids))
     dt_id_float = np.r_[evaluated.dt_ids.astype(np.float64), 0.0]  # position -1 (no finder) reads 0
-    partner_id = np.where(evaluated.partners >= 0, gt_id_float[np.maximum(evaluated.partners, 0)], 0.0)
-    build = _EntryBuilder(keys, n_thresholds)
+    partner_id = np.where(partners >= 0, evaluated.gt_ids.astype(np.float64)[np.maximum(partners, 0)], 0.0)
+    ignored = evaluated.outcome == IGNORED
     result: list[dict[str, Any] | None] = []
     for k, category in enumerate(category_ids):
         for a, area_range in enumerate(area_ranges):
             for i, image in enumerate(image_ids):
-                if not evaluated.present[k, i]:
+                g = k * evaluated.n_images + i
+                if not present[g]:
                     result.append(None)
                     continue
-                dt = slice(evaluated.dt_spans[0][k, i], evaluated.dt_spans[1][k, i])
-                gt = by_ignore[a][evaluated.gt_spans[0][k, i] : evaluated.gt_spans[1][k, i]]
+                dt = slice(dt_first[g], dt_stop[g])
+                gt = by_ignore[a][gt_first[g] : gt_stop[g]]
                 fields = (
                     image,
                     category,
@@ -382,33 +306,23 @@ def eval_images(
                     max_detection,
                     evaluated.dt_ids[dt].tolist(),
                     evaluated.gt_ids[gt].tolist(),
-                    partner_id[:, a, dt],
-                    dt_id_float[last_finder[:, a, gt]],
+                    np.ascontiguousarray(partner_id[dt, :, a].T),
+                    np.ascontiguousarray(dt_id_float[last_finder[gt, :, a]].T),
                     evaluated.dt_score[dt].tolist(),
-                    evaluated.gt_ignored[a, gt].astype(np.int64) if len(gt) else np.array([]),
-                    evaluated.ignored[:, a, dt],
+                    evaluated.gt_ignored[gt, a].astype(np.int64) if len(gt) else np.array([]),
+                    np.ascontiguousarray(ignored[dt, :, a].T),
                 )
-                result.append(build(fields))
+                result.append({key: value for key, value in zip(keys, fields) if key is not None})
     return result
 
 
-class _EntryBuilder:
-    """Makes one evalImgs dict from its fields in `keys` order (a None key is a field the flavour lacks)."""
+def _last_finders(partners: np.ndarray, n_gt: int) -> np.ndarray:
+    """``[G, T, A]``: the position of the last result (highest rank) that matched each ground truth, -1 for none.
 
-    def __init__(self, keys: tuple[str | None, ...], n_thresholds: int) -> None:
-        self.keys, self.n_thresholds = keys, n_thresholds
-
-    def __call__(self, fields: tuple[Any, ...]) -> dict[str, Any]:
-        return {key: value for key, value in zip(self.keys, fields) if key is not None}
-
-
-def _last_finders(evaluated: Evaluated) -> np.ndarray:
-    """``[T, A, G]``: the position of the last detection (highest rank) that matched each ground truth, -1 for none.
-
-    A crowd region can be matched by several detections; pycocotools' ``gtMatches`` keeps the last one written.
+    A crowd region can be matched by several results; pycocotools' ``gtMatches`` keeps the last one written.
     """
-    n_thresholds, n_areas, _ = evaluated.partners.shape
-    finders = np.full((n_thresholds, n_areas, len(evaluated.gt_ids)), -1, dtype=np.int64)
-    t, a, d = np.nonzero(evaluated.partners >= 0)
-    np.maximum.at(finders, (t, a, evaluated.partners[t, a, d]), d)
+    _, n_thresholds, n_areas = partners.shape
+    finders = np.full((n_gt, n_thresholds, n_areas), -1, dtype=np.int64)
+    d, t, a = np.nonzero(partners >= 0)
+    np.maximum.at(finders, (partners[d, t, a], t, a), d)
     return finders

@@ -35,7 +35,8 @@ import numpy as np
 from geoiou import rle as coco_rle
 from geoiou._validation import invalid_argument
 from geoiou.errors import InvalidTypeError, MismatchError
-from geoiou.pycocotools.overlaps import box_overlaps, counts_bboxes, mask_overlaps
+from geoiou.metrics import pairwise_iof, pairwise_iou
+from geoiou.regions import Box, Mask, Region
 from geoiou.rle_rasterize import coco_compat_parts_runs
 
 __all__ = ["area", "decode", "encode", "frPyObjects", "iou", "merge", "toBbox"]
@@ -134,6 +135,10 @@ def iou(dt: Any, gt: Any, pyiscrowd: Sequence[Any]) -> np.ndarray | list[Any]:
     ``(n, 4)`` array). A crowd ground truth (``pyiscrowd[j]`` true) is compared by intersection
     over the dt's own area. RLEs of different sizes give -1 where their boxes overlap.
 
+    The values are geoiou's pairwise IoU and IoF (`geoiou.pairwise_iou`): boxes keep their sides as
+    written and masks are held as COCO runs, so the arithmetic is pycocotools' (``w * h`` areas,
+    integer pixel counts, ``i / (a + b - i)``) and so are the bits.
+
     Examples
     --------
     >>> iou([[0, 0, 2, 2]], [[1, 1, 2, 2], [0, 0, 1, 1]], [0, 1])  # 1/7; the crowd one: 1 of the dt's 4
@@ -152,12 +157,24 @@ def iou(dt: Any, gt: Any, pyiscrowd: Sequence[Any]) -> np.ndarray | list[Any]:
     crowd = np.asarray(pyiscrowd, dtype=np.uint8).reshape(-1).astype(bool)
     if len(crowd) != n:
         raise MismatchError(f"'pyiscrowd' must have one flag per gt, {n} (got {len(crowd)})")
-    pair_dt, pair_gt = np.repeat(np.arange(m), n), np.tile(np.arange(n), m)
-    if dt_kind == "RLEs":
-        values = mask_overlaps(coco_rle.to_runs(list(dt)), coco_rle.to_runs(list(gt)), pair_dt, pair_gt, crowd[pair_gt])
-    else:
-        values = box_overlaps(_boxes(dt, "dt"), _boxes(gt, "gt"), pair_dt, pair_gt, crowd[pair_gt])
-    return np.asfortranarray(values.reshape(m, n))
+    if dt_kind == "boxes":
+        return np.asfortranarray(_overlaps(Box(_boxes(dt, "dt"), fmt="xywh"), Box(_boxes(gt, "gt"), fmt="xywh"), crowd))
+    values = _overlaps(Mask.from_rle(list(dt)), Mask.from_rle(list(gt)), crowd)
+    # pycocotools compares masks of one size only: -1 where masks of two sizes have boxes (its toBbox) that meet.
+    dt_sizes, gt_sizes = np.array([r["size"] for r in dt]), np.array([r["size"] for r in gt])
+    mismatched = (dt_sizes[:, None, :] != gt_sizes[None, :, :]).any(axis=2)
+    if mismatched.any():
+        boxes_meet = _overlaps(Box(toBbox(list(dt)), fmt="xywh"), Box(toBbox(list(gt)), fmt="xywh"), crowd) > 0
+        values[mismatched] = np.where(boxes_meet[mismatched], -1.0, 0.0)
+    return np.asfortranarray(values)
+
+
+def _overlaps(dt: Region, gt: Region, crowd: np.ndarray) -> np.ndarray:
+    """IoU of every pair, IoF (over the dt) against crowd ground truths; 0 where nothing is shared."""
+    values = pairwise_iou(dt, gt, zero_division=0.0)
+    if crowd.any():
+        values[:, crowd] = pairwise_iof(dt, gt[np.flatnonzero(crowd)], zero_division=0.0)
+    return values
 
 
 def _iou_kind(value: Any, param: str) -> str:
@@ -274,3 +291,61 @@ def _rle_list(value: Any, param: str) -> list[RLE]:
     if isinstance(value, (list, tuple)):
         return list(value)
     raise InvalidTypeError(f"{param!r} must be an RLE dict or a list of them (got {type(value).__name__})")
+
+
+def counts_bboxes(counts: list[np.ndarray], sizes: np.ndarray) -> np.ndarray:
+    """pycocotools' ``rleToBbox`` of uncompressed counts: ``(n, 4)`` float64 ``[x, y, w, h]``, quirks included.
+
+    The box of the true pixels (a run that goes on into a later column covers whole columns, so
+    the box then spans the full height); zeros for fewer than two counts. Counts that hold no true
+    pixel give what pycocotools' unsigned arithmetic gives: ``[w, h, (1 - w) % 2**32, (1 - h) % 2**32]``.
+
+    Examples
+    --------
+    >>> counts_bboxes([np.array([7, 2, 3, 2, 3, 2, 11]), np.array([30]), np.array([1, 0, 29])],
+    ...               np.array([[5, 6], [5, 6], [5, 6]]))
+    array([[1.00000000e+00, 2.00000000e+00, 3.00000000e+00, 2.00000000e+00],
+           [0.00000000e+00, 0.00000000e+00, 0.00000000e+00, 0.00000000e+00],
+           [6.00000000e+00, 5.00000000e+00, 4.29496729e+09, 4.29496729e+09]])
+    """
+    sizes = np.asarray(sizes, dtype=np.int64).reshape(-1, 2)
+    result = np.zeros((len(counts), 4))
+    lengths = np.array([len(c) // 2 * 2 for c in counts], dtype=np.int64)
+    if not lengths.any():
+        return result
+    kept = np.concatenate([np.asarray(c, dtype=np.int64)[:n] for c, n in zip(counts, lengths)])
+    owner = np.repeat(np.arange(len(counts)), lengths)
+    has = lengths > 0
+    before = np.zeros(len(counts), dtype=np.int64)  # the counts of the RLEs before each one, summed
+    before[has] = (np.cumsum(kept) - kept)[(np.cumsum(lengths) - lengths)[has]]
+    first = np.cumsum(kept) - kept - np.repeat(before, lengths)  # the pixel where each run starts
+    true_run = (np.arange(len(kept)) - np.repeat(np.cumsum(lengths) - lengths, lengths)) % 2 == 1
+    true_run &= kept > 0  # empty true runs mark no pixel
+    run_owner, run_start = owner[true_run], first[true_run]
+    run_end = run_start + kept[true_run] - 1
+    height = sizes[run_owner, 0]
+    x_start, x_end = run_start // height, run_end // height
+    y = np.concatenate([run_start % height, run_end % height])
+    low_x, high_x = _reduce_by(np.concatenate([x_start, x_end]), np.tile(run_owner, 2), len(counts))
+    low_y, high_y = _reduce_by(y, np.tile(run_owner, 2), len(counts))
+    # A true run whose last pixel is in a later column than its first covers whole columns.
+    spans = np.zeros(len(counts), dtype=bool)
+    np.logical_or.at(spans, run_owner, x_end > x_start)
+    low_y = np.where(spans, 0, low_y)
+    high_y = np.where(spans, sizes[:, 0] - 1, high_y)
+    found = np.zeros(len(counts), dtype=bool)
+    found[run_owner] = True
+    boxes = np.column_stack([low_x, low_y, high_x - low_x + 1, high_y - low_y + 1]).astype(np.float64)
+    # No true pixel: pycocotools' start values (w, h) with unsigned sizes 0 - start + 1.
+    unsigned = np.column_stack([sizes[:, 1], sizes[:, 0], (1 - sizes[:, 1]) % 2**32, (1 - sizes[:, 0]) % 2**32])
+    result[has] = np.where(found[:, None], boxes, unsigned.astype(np.float64))[has]
+    return result
+
+
+def _reduce_by(values: np.ndarray, owner: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Minimum and maximum of `values` per owner (0 for owners without values)."""
+    low = np.full(n, np.iinfo(np.int64).max)
+    high = np.full(n, np.iinfo(np.int64).min)
+    np.minimum.at(low, owner, values)
+    np.maximum.at(high, owner, values)
+    return np.where(high >= low, low, 0), np.where(high >= low, high, 0)

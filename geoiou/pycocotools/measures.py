@@ -1,9 +1,11 @@
-"""The overlap function of each ``iouType``, for `coco_match`: pairs of rows in, overlaps out.
+"""The pair source of each ``iouType``, for `coco_match`: pairs of an evaluation's rows in, overlaps out.
 
-The matcher names pairs by the rows of the evaluation (`GroupRows`); these functions read the
-geometry of those rows from the `COCO` objects' tables and measure them: pycocotools' arithmetic
-for ``bbox``, ``segm`` and ``keypoints`` (`geoiou.pycocotools.overlaps`), geoiou's exact overlaps
-of `evaluate_coco` for ``obb`` and ``polygon`` (the same stores and kernels).
+``bbox``, ``segm``, ``obb`` and ``polygon`` are `evaluate_coco`'s own pairs (`region_pairs`): the
+candidate search and the exact kernels over the tables' regions. Boxes keep their sides as
+written and masks are held as COCO runs, so the values are pycocotools' bit for bit (``w * h``
+areas, integer pixel counts, ``i / (a + b - i)``, IoF over the result against crowd regions); the
+rotated boxes and polygons are exact. ``keypoints`` measures every pair of a group
+(`every_pair`) with pycocotools' OKS, which is no overlap of regions.
 """
 
 from __future__ import annotations
@@ -13,20 +15,19 @@ from typing import Callable
 import numpy as np
 
 from geoiou._validation import invalid_argument
-from geoiou.evaluation.coco import OverlapFunction
-from geoiou.evaluation.detection import _overlap_function, _Store
-from geoiou.pycocotools.overlaps import box_overlaps, mask_overlaps, object_keypoint_similarity
+from geoiou.evaluation.coco import PairSource
+from geoiou.evaluation.overlaps import CandidateOverlaps, every_pair, region_pairs
+from geoiou.pycocotools.keypoints import object_keypoint_similarity
 from geoiou.pycocotools.tables import Table
-from geoiou.regions import Box
 
-__all__ = ["PairMeasure", "overlap_function"]
+__all__ = ["PairMeasure", "pair_source"]
 
 
-#: pycocotools' overlap of pairs named by table rows: ``(dt_rows, gt_rows, crowd) -> values``.
+#: pycocotools' measure of pairs named by table rows: ``(dt_rows, gt_rows, crowd) -> values``.
 PairMeasure = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
-def overlap_function(
+def pair_source(
     iou_type: str,
     predicted: Table,
     dt_rows: np.ndarray,
@@ -35,8 +36,8 @@ def overlap_function(
     *,
     sigmas: np.ndarray | None = None,
     use_cats: bool = True,
-) -> OverlapFunction:
-    """The `OverlapFunction` of `iou_type` over the table rows `dt_rows` and `gt_rows` (the evaluation's rows).
+) -> PairSource:
+    """The `PairSource` of `iou_type` over the table rows `dt_rows` and `gt_rows` (the evaluation's rows).
 
     ``keypoints`` without categories gives NaN (never a match): pycocotools' ``computeOks`` finds no
     pairs when ``useCats`` is 0.
@@ -45,42 +46,25 @@ def overlap_function(
     --------
     >>> from geoiou.pycocotools.tables import results_table
     >>> boxes = results_table(None, np.array([[1, 0, 0, 2, 2, 0.9, 1], [1, 1, 1, 2, 2, 0.8, 1]]), "bbox", {})
-    >>> overlap = overlap_function("bbox", boxes, np.array([0, 1]), boxes, np.array([1]))
-    >>> overlap(np.array([0, 1]), np.array([0, 0]), np.array([False, False]), None, None, None)  # both vs row 1
-    array([0.14285714, 1.        ])
+    >>> source = pair_source("bbox", boxes, np.array([0, 1]), boxes, np.array([1]))
+    >>> found = source(np.array([0, 1]), np.array([0]), np.zeros(2, np.int64), np.zeros(1, np.int64),
+    ...                np.zeros(1, bool), 0.1)  # both against row 1
+    >>> found.pair_start.tolist(), found.value.tolist()
+    ([0, 1, 2], [0.14285714285714285, 1.0])
     """
-    if iou_type in ("obb", "polygon"):
-        exact = _overlap_function(_store(predicted), _store(truth), None)
-
-        def measure(
-            pair_dt: np.ndarray, pair_gt: np.ndarray, pair_crowd: np.ndarray, *blocks: np.ndarray
-        ) -> np.ndarray:
-            # evaluate_coco's exact overlaps on its own region stores; its mask path reads the blocks
-            return exact(dt_rows[pair_dt], gt_rows[pair_gt], pair_crowd, *blocks)
-
-        return measure
-    pairs = _pair_measure(iou_type, predicted, truth, sigmas, use_cats)
-
-    def on_rows(pair_dt: np.ndarray, pair_gt: np.ndarray, pair_crowd: np.ndarray, *blocks: np.ndarray) -> np.ndarray:
-        return pairs(dt_rows[pair_dt], gt_rows[pair_gt], pair_crowd)
-
-    return on_rows
-
-
-def _pair_measure(
-    iou_type: str, predicted: Table, truth: Table, sigmas: np.ndarray | None, use_cats: bool
-) -> PairMeasure:
     if iou_type == "keypoints":
-        return _keypoints(predicted, truth, sigmas, use_cats)
-    if iou_type == "segm":
-        assert predicted.runs is not None and truth.runs is not None
-        dt_runs, gt_runs = predicted.runs, truth.runs
-        return lambda dt, gt, crowd: mask_overlaps(dt_runs, gt_runs, dt, gt, crowd)
-    # Each side's boxes checked and built once (a Box of every pair would cost more than the overlaps).
-    assert predicted.boxes is not None and truth.boxes is not None
-    dt_xywh, gt_xywh = predicted.boxes, truth.boxes
-    boxes = (Box(dt_xywh, fmt="xywh"), Box(gt_xywh, fmt="xywh"))
-    return lambda dt, gt, crowd: box_overlaps(dt_xywh, gt_xywh, dt, gt, crowd, boxes=boxes)
+        source = every_pair(_keypoints(predicted, truth, sigmas, use_cats))
+    else:
+        assert predicted.regions is not None and truth.regions is not None  # the tables of these types have them
+        source = region_pairs(predicted.regions, truth.regions)
+
+    def pairs(
+        dt: np.ndarray, gt: np.ndarray, dt_group: np.ndarray, gt_group: np.ndarray, crowd: np.ndarray, at_least: float
+    ) -> CandidateOverlaps:
+        # The matcher names rows of the evaluation; the tables hold every row of the COCO objects.
+        return source(dt_rows[dt], gt_rows[gt], dt_group, gt_group, crowd, at_least)
+
+    return pairs
 
 
 def _keypoints(predicted: Table, truth: Table, sigmas: np.ndarray | None, use_cats: bool) -> PairMeasure:
@@ -103,12 +87,3 @@ def _keypoints(predicted: Table, truth: Table, sigmas: np.ndarray | None, use_ca
         return object_keypoint_similarity(dt_points, gt_points, gt_boxes, truth.area, sigmas, dt, gt)
 
     return measure
-
-
-def _store(table: Table) -> _Store:
-    assert table.regions is not None
-    entries, start = [], 0
-    for piece in table.regions:
-        entries.append((piece, np.arange(start, start + len(piece))))
-        start += len(piece)
-    return _Store(entries, start)

@@ -2,10 +2,12 @@
 
 A `Table` holds one row per annotation (or result), in the order of ``dataset["annotations"]``:
 ids, image and category ids, crowd flags, COCO's ``area`` and scores, and the geometry the
-``iouType`` compares (boxes as written, masks as COCO runs, keypoints, or geoiou regions for the
-exact types). Datasets are read by `geoiou.io.read_coco` (validated, polygons rasterized as
-pycocotools does), result lists by `geoiou.io.read_coco_results`; arrays are taken column by column
-(`geoiou.io.columns`): no per-record Python on the way from a file to the evaluation.
+``iouType`` compares: the regions as `evaluate_coco` holds them (`DetectionRegions`: boxes with
+their sides as written, masks as COCO runs, rotated boxes and exact polygons), which the engine's
+kernels measure, or keypoints. Datasets are read by `geoiou.io.read_coco` (validated, polygons
+rasterized as pycocotools does), result lists by `geoiou.io.read_coco_results`; arrays are taken
+column by column (`geoiou.io.columns`): no per-record Python on the way from a file to the
+evaluation.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from typing import Any, Callable, Literal, Mapping, Sequence
 
 import numpy as np
 
-from geoiou import rle as coco_rle
 from geoiou._validation import invalid_argument
 from geoiou.errors import FormatError
+from geoiou.evaluation.overlaps import DetectionRegions
 from geoiou.io import read_coco, read_coco_results
 from geoiou.io.columns import integer_column, json_columns, number_column, number_rows
-from geoiou.regions import Mask, Region, RotatedBox
+from geoiou.regions import Box, Mask, Region, RotatedBox
 from geoiou.rle_rasterize import coco_compat_parts_runs
+from geoiou.tables.annotations import Annotations
 
 __all__ = ["Table", "dataset_table", "results_table"]
 
@@ -42,15 +45,15 @@ RBOX_CONVENTIONS: dict[str, Callable[[np.ndarray], RotatedBox]] = {
 class Table:
     """One row per annotation: what `COCOeval` needs of a `COCO` object for one ``iouType``.
 
-    ``boxes`` are ``[x, y, w, h]`` as written (bbox), ``runs`` the masks (segm), ``keypoints``
-    ``(n, 3K)`` with ``num_keypoints`` (keypoints; ``boxes`` then hold the ground truths' boxes),
-    ``regions`` geoiou batches whose rows follow one another (obb, polygon).
+    ``regions`` are the rows' regions as the engine measures them (bbox, segm, obb, polygon);
+    ``keypoints`` ``(n, 3K)`` with ``num_keypoints`` and ``boxes`` ``[x, y, w, h]`` as written
+    (the ground truths' boxes) for keypoints.
 
     Examples
     --------
     >>> table = results_table([{"image_id": 1, "category_id": 2, "bbox": [0, 0, 2, 2], "score": 0.5}], None, "bbox", {})
-    >>> len(table), table.ids, table.iscrowd, table.score
-    (1, array([1]), array([False]), array([0.5]))
+    >>> len(table), table.ids, table.iscrowd, table.score, table.regions.area
+    (1, array([1]), array([False]), array([0.5]), array([4.]))
     """
 
     ids: np.ndarray
@@ -60,13 +63,41 @@ class Table:
     area: np.ndarray
     score: np.ndarray | None = None
     boxes: np.ndarray | None = None
-    runs: coco_rle.Runs | None = None
     keypoints: np.ndarray | None = None
     num_keypoints: np.ndarray | None = None
-    regions: tuple[Region, ...] | None = None
+    regions: DetectionRegions | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
+
+
+def detection_regions(
+    pieces: Sequence[Region],
+    image_id: np.ndarray,
+    param: str,
+    image_sizes: Mapping[int, tuple[int, int]] | None = None,
+) -> DetectionRegions:
+    """Batches whose rows follow one another as `evaluate_coco` holds a side's regions; with `image_sizes`
+    (``{image_id: (height, width)}``), masks must be their image's size at origin (0, 0), as there.
+
+    Examples
+    --------
+    >>> regions = detection_regions([Box([[0, 0, 2, 3]], fmt="xywh")], np.array([1]), "results")
+    >>> regions.area
+    array([6.])
+    >>> detection_regions([Mask.from_rle([{"size": [2, 2], "counts": [1, 3]}])], np.array([1]), "results", {1: (3, 3)})
+    Traceback (most recent call last):
+    ...
+    geoiou.errors.InvalidArgumentError: 'results.region' must be masks of their image's size at origin (0, 0): \
+3x3 pixels for image 1 (got 'a 2x2 mask at origin (0, 0) at row 0')
+    """
+    n = len(image_id)
+    annotations = Annotations(image_id=image_id, category_id=np.zeros(n, np.int64), region=list(pieces))
+    if image_sizes is None:  # no size to check: every row in one nominal image
+        return DetectionRegions(annotations, np.zeros(n, np.int64), np.zeros(1, np.int64), None, "exact", param)
+    ids = np.unique(np.asarray(image_id, dtype=np.int64))
+    sizes = np.array([image_sizes[image] for image in ids.tolist()], dtype=np.int64).reshape(-1, 2)
+    return DetectionRegions(annotations, np.searchsorted(ids, image_id), ids, sizes, "exact", param)
 
 
 # --------------------------------------------------------------------------- datasets
@@ -93,7 +124,6 @@ def dataset_table(
         _readable(dataset, iou_type), geometry=geometry, polygons="pycocotools" if iou_type == "segm" else "exact"
     )
     truth = read.annotations
-    boxes = _number_rows(records, "bbox", 4) if iou_type in ("bbox", "keypoints") else None
     table = Table(
         ids=read.annotation_ids,
         image_id=truth.image_id,
@@ -101,17 +131,18 @@ def dataset_table(
         iscrowd=np.zeros(len(truth), bool) if truth.iscrowd is None else truth.iscrowd,
         area=np.zeros(len(truth)) if truth.area is None else truth.area,
         score=_numbers(records, "score") if scores else None,
-        boxes=boxes,
     )
-    if iou_type == "segm":
-        table = replace(table, runs=runs_of(truth.regions))
-    elif iou_type == "keypoints":
+    if iou_type == "keypoints":
         columns = _keypoint_columns(records)
-        table = replace(table, keypoints=columns["keypoints"], num_keypoints=columns["num_keypoints"])
-    elif iou_type == "obb":
-        table = replace(table, regions=(rotated_boxes(records, rbox_convention),))
-    elif iou_type == "polygon":
-        table = replace(table, regions=tuple(truth.regions))
+        table = replace(
+            table,
+            boxes=_number_rows(records, "bbox", 4),
+            keypoints=columns["keypoints"],
+            num_keypoints=columns["num_keypoints"],
+        )
+    else:
+        pieces = (rotated_boxes(records, rbox_convention),) if iou_type == "obb" else truth.regions
+        table = replace(table, regions=detection_regions(pieces, truth.image_id, "ground_truth"))
     if truth.area is None:  # no annotation has an area: the geometry's own measure, as loadRes computes it
         table = replace(table, area=geometry_area(table))
     return table
@@ -135,20 +166,9 @@ def _readable(dataset: Mapping[str, Any], iou_type: str) -> Mapping[str, Any]:
     }
 
 
-def measures(pieces: Sequence[Region]) -> np.ndarray:
-    """The exact measure of every region of batches whose rows follow one another.
-
-    Examples
-    --------
-    >>> from geoiou import Box
-    >>> measures([Box([[0, 0, 2, 2]]), Box([[0, 0, 1, 3], [0, 0, 0, 0]])])
-    array([4., 3., 0.])
-    """
-    return np.concatenate([np.zeros(0)] + [np.asarray(piece.area, np.float64).reshape(-1) for piece in pieces])
-
-
 def geometry_area(table: Table) -> np.ndarray:
-    """The area of each row's geometry: ``w * h`` of boxes, the pixels of masks, the measure of regions.
+    """The area of each row's geometry: the measure of its region (``w * h`` of a box as written, the pixels of a
+    mask), or ``w * h`` of the box of keypoints.
 
     Examples
     --------
@@ -156,10 +176,8 @@ def geometry_area(table: Table) -> np.ndarray:
     >>> geometry_area(Table(one, one, one, one.astype(bool), one * 1.0, boxes=np.array([[0.0, 0.0, 2.0, 3.5]])))
     array([7.])
     """
-    if table.runs is not None:
-        return table.runs.pixel_counts().astype(np.float64)
     if table.regions is not None:
-        return measures(table.regions)
+        return table.regions.area
     assert table.boxes is not None
     areas: np.ndarray = table.boxes[:, 2] * table.boxes[:, 3]
     return areas
@@ -179,44 +197,72 @@ def results_table(
 
     Ids are 1, 2, ... in order and nothing is crowd, as ``loadRes`` sets them; the area is the box's
     ``w * h`` when the first result has a box, else the mask's pixels, else the keypoints' extent.
+    `image_sizes` (``{image_id: (height, width)}``) is read for segm only: masks must be their
+    image's size, and boxes are rasterized at it.
 
     Examples
     --------
     >>> rows = np.array([[1, 0, 0, 2, 3, 0.9, 7]])  # image id, x, y, w, h, score, category id
     >>> table = results_table(None, rows, "bbox", {})
-    >>> table.category_id, table.boxes, table.area
-    (array([7]), array([[0., 0., 2., 3.]]), array([6.]))
+    >>> table.category_id, table.regions.area, table.area
+    (array([7]), array([6.]), array([6.]))
     """
     if array is not None:
         return _array_table(array, iou_type, image_sizes)
     records = records or []
     if iou_type in ("obb", "polygon"):
         return _exact_result_table(records, iou_type, rbox_convention)
+    if not records:
+        return _empty_result_table(iou_type)
     branch = branch or result_branch(records)
-    if branch == "keypoints" or not records:
-        base = _plain_result_columns(records)
-    else:
-        read = read_coco_results(records, geometry="bbox" if branch == "bbox" else "segmentation")
-        base = (read.annotations.image_id, read.annotations.category_id, np.asarray(read.annotations.score))
-        if branch == "segmentation" and iou_type == "segm":
-            runs = runs_of(read.annotations.regions)
-            return _result_table(base, runs.pixel_counts().astype(np.float64), runs=runs)
-    image_id, category_id, score = base
-    boxes = _number_rows(records, "bbox", 4) if branch == "bbox" else None
-    keypoint_columns = _keypoint_columns(records) if branch == "keypoints" or iou_type == "keypoints" else {}
+    if branch == "keypoints":
+        return _keypoint_result_table(records, iou_type)
+    read = read_coco_results(records, geometry="bbox" if branch == "bbox" else "segmentation")
+    base = (read.annotations.image_id, read.annotations.category_id, np.asarray(read.annotations.score))
+    image_id = base[0]
     if branch == "bbox":
-        area = boxes[:, 2] * boxes[:, 3]  # type: ignore[index]
-    elif branch == "keypoints":
-        boxes, area = keypoint_extents(keypoint_columns["keypoints"])
-    else:
-        area = coco_rle.to_runs([r["segmentation"] for r in records]).pixel_counts().astype(np.float64)
-    if iou_type == "bbox":
-        return _result_table(base, area, boxes=_result_boxes(records, boxes, branch))
+        boxes = np.concatenate([_box(piece).to_array("xywh").reshape(-1, 4) for piece in read.annotations.regions])
+        area = boxes[:, 2] * boxes[:, 3]
+        if iou_type == "segm":
+            masks = _result_masks(records, boxes, image_id, image_sizes)
+            return _result_table(base, area, regions=detection_regions([masks], image_id, "results", image_sizes))
+        regions = detection_regions(read.annotations.regions, image_id, "results")
+    else:  # masks: their pixels are their area; as boxes, pycocotools' toBbox of them where no box is given
+        sizes = image_sizes if iou_type == "segm" else None  # as boxes, a mask's size does not matter
+        measured = detection_regions(_masks(read.annotations.regions), image_id, "results", sizes)
+        area = measured.area
+        regions = measured if iou_type == "segm" else _box_regions(_result_boxes(records), image_id)
     if iou_type == "keypoints":
-        return _result_table(base, area, keypoints=keypoint_columns["keypoints"])
-    if iou_type == "segm":
-        return _result_table(base, area, runs=_result_masks(records, boxes, image_id, image_sizes))
+        return _result_table(base, area, keypoints=_keypoint_columns(records)["keypoints"])
+    if iou_type in ("bbox", "segm"):
+        return _result_table(base, area, regions=regions)
     raise invalid_argument("iouType", "bbox, segm or keypoints for these results", iou_type)
+
+
+def _box(piece: Region) -> Box:
+    assert isinstance(piece, Box)  # what read_coco_results reads for geometry="bbox"
+    return piece
+
+
+def _box_regions(boxes: np.ndarray, image_id: np.ndarray) -> DetectionRegions:
+    return detection_regions([Box(boxes, fmt="xywh")], image_id, "results")
+
+
+def _empty_result_table(iou_type: str) -> Table:
+    """No results (``loadRes([])``, which pycocotools refuses): an empty table of the iouType's geometry."""
+    none = np.zeros(0, np.int64)
+    base = (none, none, np.zeros(0))
+    if iou_type == "keypoints":
+        return _result_table(base, np.zeros(0), keypoints=np.zeros((0, 0)))
+    return _result_table(base, np.zeros(0), regions=_box_regions(np.zeros((0, 4)), none))
+
+
+def _keypoint_result_table(records: list[dict[str, Any]], iou_type: str) -> Table:
+    """Keypoint results: their area is the extent of all their points, as ``loadRes`` computes it."""
+    if iou_type != "keypoints":
+        raise invalid_argument("iouType", "keypoints for keypoint results", iou_type)
+    keypoints = _keypoint_columns(records)["keypoints"]
+    return _result_table(_plain_result_columns(records), keypoint_extents(keypoints)[1], keypoints=keypoints)
 
 
 def result_branch(records: Sequence[Mapping[str, Any]]) -> str:
@@ -253,12 +299,13 @@ def _exact_result_table(records: list[dict[str, Any]], iou_type: str, rbox_conve
     measure of the region compared."""
     if iou_type == "obb":
         base = _plain_result_columns(records)
-        regions: tuple[Region, ...] = (rotated_boxes(records, rbox_convention),)
+        pieces: Sequence[Region] = (rotated_boxes(records, rbox_convention),)
     else:
         read = read_coco_results(records, geometry="segmentation")
         base = (read.annotations.image_id, read.annotations.category_id, np.asarray(read.annotations.score))
-        regions = tuple(read.annotations.regions)
-    return _result_table(base, measures(regions), regions=regions)
+        pieces = read.annotations.regions
+    regions = detection_regions(pieces, base[0], "results")
+    return _result_table(base, regions.area, regions=regions)
 
 
 def _plain_result_columns(records: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -286,14 +333,11 @@ def keypoint_extents(keypoints: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.column_stack([x0, y0, x1 - x0, y1 - y0]), (x1 - x0) * (y1 - y0)
 
 
-def _result_boxes(records: list[dict[str, Any]], boxes: np.ndarray | None, branch: str) -> np.ndarray:
-    """The boxes of results: their own, or pycocotools' ``toBbox`` of their masks where they have none."""
-    if boxes is not None:
-        return boxes
+def _result_boxes(records: list[dict[str, Any]]) -> np.ndarray:
+    """The boxes of mask results: their own where given, else pycocotools' ``toBbox`` of their masks."""
     from geoiou.pycocotools.mask import toBbox  # the mask module sits beside this one and imports the tables' users
 
-    rles = [r["segmentation"] for r in records]
-    computed = toBbox(rles) if rles else np.zeros((0, 4))
+    computed = toBbox([r["segmentation"] for r in records])
     own = [i for i, r in enumerate(records) if "bbox" in r]
     if own:
         computed[own] = _number_rows([records[i] for i in own], "bbox", 4)
@@ -302,40 +346,44 @@ def _result_boxes(records: list[dict[str, Any]], boxes: np.ndarray | None, branc
 
 def _result_masks(
     records: list[dict[str, Any]],
-    boxes: np.ndarray | None,
+    boxes: np.ndarray,
     image_id: np.ndarray,
     image_sizes: Mapping[int, tuple[int, int]],
-) -> coco_rle.Runs:
+) -> Mask:
     """The masks of box results for a segm evaluation: their own segmentation, else their box rasterized."""
     with_mask = np.array(["segmentation" in r for r in records], dtype=bool)
-    pieces, rows = [], []
+    pieces: list[Mask] = []
+    rows = []
     if with_mask.any():
         chosen = np.flatnonzero(with_mask)
         own = read_coco_results([records[i] for i in chosen.tolist()], geometry="segmentation")
-        pieces.append(runs_of(own.annotations.regions))
+        pieces += _masks(own.annotations.regions)
         rows.append(chosen)
     if (~with_mask).any():
-        assert boxes is not None
         chosen = np.flatnonzero(~with_mask)
-        sizes = np.array([image_sizes[int(i)] for i in image_id[chosen]], dtype=np.int64).reshape(-1, 2)
-        pieces.append(box_runs(boxes[chosen], sizes))
+        pieces.append(box_masks(boxes[chosen], _sizes_of(image_id[chosen], image_sizes)))
         rows.append(chosen)
-    runs = coco_rle.Runs.concatenate(pieces)
-    return runs.take(np.argsort(np.concatenate(rows), kind="stable"))
+    # The masks in the order of their rows (a batch is indexed by moving indices, not pixels).
+    return Mask.concatenate(pieces)[np.argsort(np.concatenate(rows), kind="stable")]
 
 
-def box_runs(boxes: np.ndarray, sizes: np.ndarray) -> coco_rle.Runs:
+def _sizes_of(image_id: np.ndarray, image_sizes: Mapping[int, tuple[int, int]]) -> np.ndarray:
+    return np.array([image_sizes[int(i)] for i in image_id], dtype=np.int64).reshape(-1, 2)
+
+
+def box_masks(boxes: np.ndarray, sizes: np.ndarray) -> Mask:
     """Boxes ``[x, y, w, h]`` rasterized as the polygons ``loadRes`` writes for them, as pycocotools does.
 
     Examples
     --------
-    >>> box_runs(np.array([[1.0, 1.0, 2.0, 2.0]]), np.array([[4, 4]])).pixel_counts()
-    array([4])
+    >>> box_masks(np.array([[1.0, 1.0, 2.0, 2.0]]), np.array([[4, 4]])).area
+    array([4.])
     """
     x, y, w, h = boxes.T
     corners = np.stack([x, y, x, y + h, x + w, y + h, x + w, y], axis=1).reshape(-1, 2)
     count = len(boxes)
-    return coco_compat_parts_runs(corners, np.full(count, 4, np.int64), np.ones(count, np.int64), sizes)
+    runs = coco_compat_parts_runs(corners, np.full(count, 4, np.int64), np.ones(count, np.int64), sizes)
+    return Mask._from_runs(runs)  # kept as runs, as the readers keep RLEs
 
 
 def _array_table(array: np.ndarray, iou_type: str, image_sizes: Mapping[int, tuple[int, int]]) -> Table:
@@ -345,32 +393,22 @@ def _array_table(array: np.ndarray, iou_type: str, image_sizes: Mapping[int, tup
     base = (image_id, array[:, 6].astype(np.int64), array[:, 5].astype(np.float64))
     area = boxes[:, 2] * boxes[:, 3]
     if iou_type == "segm":
-        sizes = np.array([image_sizes[int(i)] for i in image_id], dtype=np.int64).reshape(-1, 2)
-        return _result_table(base, area, runs=box_runs(boxes, sizes))
+        masks = box_masks(boxes, _sizes_of(image_id, image_sizes))
+        return _result_table(base, area, regions=detection_regions([masks], image_id, "results", image_sizes))
     if iou_type == "bbox":
-        return _result_table(base, area, boxes=boxes)
+        return _result_table(base, area, regions=_box_regions(boxes, image_id))
     raise invalid_argument("iouType", "bbox or segm for results given as an N x 7 array", iou_type)
 
 
 # --------------------------------------------------------------------------- columns
-def runs_of(pieces: Sequence[Region]) -> coco_rle.Runs:
-    """The COCO runs of mask batches held as runs (as `read_coco` and `read_coco_results` build them), in row order.
-
-    Examples
-    --------
-    >>> runs_of([Mask.from_rle([{"size": [2, 2], "counts": [1, 3]}])]).pixel_counts()
-    array([3])
-    """
-    parts = []
+def _masks(pieces: Sequence[Region]) -> list[Mask]:
+    """The batches of results read for segm: masks (RLEs), as pycocotools' ``loadRes`` reads them."""
+    masks = []
     for piece in pieces:
-        if not isinstance(piece, Mask) or not piece._store.held_as_runs:
-            raise FormatError("<dataset>", "", f"segmentations must be masks or COCO polygons (got {piece!r})")
-        # A batch points into its store by index: the runs of its masks, in its order.
-        parts.append(piece._store._held_runs().take(piece._index.reshape(-1)))
-    if not parts:
-        none = np.zeros(0, np.int64)
-        return coco_rle.Runs(np.zeros((0, 2), np.int64), none, none, np.zeros(1, np.int64))
-    return coco_rle.Runs.concatenate(parts)
+        if not isinstance(piece, Mask):
+            raise FormatError("<results>", "", f"segmentations of results must be RLE masks (got {piece!r})")
+        masks.append(piece)
+    return masks
 
 
 def rotated_boxes(records: Sequence[Mapping[str, Any]], convention: str = "geoiou") -> RotatedBox:

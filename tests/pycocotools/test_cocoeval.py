@@ -278,12 +278,14 @@ def test_refusals_name_what_was_wrong() -> None:
             COCOeval(truth, found, "keypoints").evaluate()  # 17 sigmas for 1 keypoint
 
 
-@pytest.mark.parametrize("iou_type", ["bbox", "segm"])
-def test_large_sets_are_matched_in_runs_of_images(iou_type: str, monkeypatch: Any) -> None:
-    """Runs of a few images each (as LVIS-sized sets are matched, in bounded memory) give pycocotools' numbers."""
-    from geoiou.pycocotools import evaluated
+@pytest.mark.parametrize("iou_type", ["bbox", "segm", "keypoints"])
+def test_large_sets_are_measured_in_stretches_of_pairs(iou_type: str, monkeypatch: Any) -> None:
+    """The engine measures candidate pairs a stretch of predictions at a time (its memory bound for LVIS- and
+    Objects365-sized sets): stretches of a few pairs give pycocotools' numbers, evalImgs and ious too."""
+    from geoiou.evaluation import overlaps
 
-    monkeypatch.setattr(evaluated, "CHUNK_DETECTIONS", 7)
-    dataset, results = segm_dataset(3) if iou_type == "segm" else box_dataset(13, integer=False)
+    monkeypatch.setattr(overlaps, "CHUNK_PAIRS", 5)
+    datasets = {"segm": lambda: segm_dataset(3), "bbox": lambda: box_dataset(13, integer=False)}
+    dataset, results = datasets.get(iou_type, lambda: keypoint_dataset(7))()
     both(dataset, results, iou_type)
     both(dataset, results, iou_type, setting(useCats=0))
