@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import operator
 import os
 import time
 from collections import defaultdict
@@ -47,7 +48,7 @@ import numpy as np
 
 from geoiou._validation import invalid_argument
 from geoiou.errors import InvalidTypeError, MismatchError
-from geoiou.io.columns import integer_column, json_columns, object_keys
+from geoiou.io.columns import object_keys
 from geoiou.io.json_documents import load_json_document
 from geoiou.pycocotools import mask as mask_utils
 from geoiou.pycocotools.tables import IOU_TYPES, Table, dataset_table, keypoint_extents, result_branch, results_table
@@ -65,6 +66,10 @@ def dataset_keys(document: Any) -> int:
     5
     """
     return object_keys(document, list_depth=2)
+
+
+#: A result's image id (a record without one is a KeyError, as in pycocotools).
+_IMAGE_ID = operator.itemgetter("image_id")
 
 
 def _is_array_like(value: Any) -> bool:
@@ -432,16 +437,19 @@ class COCO:
 
 
 def _unknown_images(records: list[dict[str, Any]] | None, array: np.ndarray | None, known: list[Any]) -> list[Any]:
-    """The image ids of results that the dataset does not have, sorted (one column, taken at C speed)."""
-    if array is not None:
-        ids: Any = array[:, 0].astype(np.int64)
-    else:
-        columns = json_columns(records or [], ("image_id",))
-        ids = integer_column(columns["image_id"]) if columns is not None else None
-        if ids is None:  # ids of other types (strings, NumPy integers): compared one by one
-            return sorted(set(r["image_id"] for r in records or []) - set(known), key=str)
-    unknown: list[Any] = np.setdiff1d(np.unique(ids), np.asarray(known, dtype=np.int64)).tolist()
-    return unknown
+    """The image ids of results that the dataset does not have, sorted: pycocotools' test, on sets.
+
+    Examples
+    --------
+    >>> _unknown_images([{"image_id": 3}, {"image_id": 1}, {"image_id": 3}], None, [1, 2])
+    [3]
+    """
+    ids = set(array[:, 0].astype(np.int64).tolist()) if array is not None else set(map(_IMAGE_ID, records or []))
+    unknown = ids - set(known)
+    try:
+        return sorted(unknown)
+    except TypeError:  # ids of several types
+        return sorted(unknown, key=str)
 
 
 def _complete_records(records: list[dict[str, Any]], branch: str, *, crowd: bool) -> None:

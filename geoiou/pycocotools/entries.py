@@ -23,7 +23,6 @@ import numpy as np
 
 from geoiou._ranges import ragged_arange
 from geoiou.evaluation.coco import coco_accumulate
-from geoiou.evaluation.protocol_loops import FALSE_POSITIVE, IGNORED, TRUE_POSITIVE
 from geoiou.pycocotools.evaluated import Evaluated
 
 __all__ = ["DictEntries", "Entries", "MatchedEntries", "accumulate_entries"]
@@ -127,6 +126,8 @@ class DictEntries(Entries):
     """
 
     def __init__(self, entries: Sequence[Any], keys: tuple[str, str, str, str], n_thresholds: int) -> None:
+        from geoiou.evaluation.protocol_loops import FALSE_POSITIVE, IGNORED, TRUE_POSITIVE  # numba: on first use
+
         score_key, match_key, ignore_key, gt_key = keys
         present = np.array([entry is not None for entry in entries], dtype=bool)
         kept = [entry for entry in entries if entry is not None]

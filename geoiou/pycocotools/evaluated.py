@@ -19,13 +19,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from geoiou.evaluation.coco import CocoArrays, CocoMatched, PairSource, coco_match
 from geoiou.evaluation.overlaps import CandidateOverlaps
-from geoiou.evaluation.protocol_loops import FALSE_POSITIVE, IGNORED, TRUE_POSITIVE
 
 __all__ = ["Evaluated", "GroupRows", "eval_images", "match_groups", "overlaps_by_group"]
 
@@ -57,6 +56,23 @@ class GroupRows:
     ignore: np.ndarray | None = None
 
 
+@dataclass(frozen=True)
+class Matching:
+    """One evaluation's arrays and settings for `coco_match`, which `Evaluated` calls again for ``evalImgs``."""
+
+    data: CocoArrays
+    iou_thresholds: np.ndarray
+    area_ranges: np.ndarray
+    max_detections: int
+
+    def match(self, pairs: PairSource, every_area: bool) -> CocoMatched:
+        """`coco_match` of the data with the pair source `pairs`."""
+        return coco_match(
+            self.data, pairs, iou_thresholds=self.iou_thresholds, max_detections=self.max_detections,
+            area_ranges=self.area_ranges, every_area=every_area,
+        )  # fmt: skip
+
+
 class Evaluated:
     """A matching as pycocotools' evaluate leaves it, in the matcher's orders.
 
@@ -64,27 +80,46 @@ class Evaluated:
     have their ids, scores, ranks, group codes ``k * n_images + i`` and outcome codes
     ``[D, T, A]`` (`geoiou.evaluation.protocol_loops`: true positive, false positive, ignored);
     ground truths (by category and image, table order within) their ids, group codes and ignore
-    flags ``[G, A]``. `match_groups` makes one (see its example).
+    flags ``[G, A]``. The pairs that could match (`kept`) are kept to find the partners of every
+    area range when ``evalImgs`` is read; `pairs` measures every pair for ``ious``. `match_groups`
+    makes one (see its example).
     """
 
     def __init__(
         self,
-        n_categories: int,
-        n_images: int,
-        dt: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-        gt: tuple[np.ndarray, np.ndarray, np.ndarray],
-        partners: Callable[[], np.ndarray],
-        every_overlap: Callable[[], CandidateOverlaps],
+        matching: Matching,
+        pairs: PairSource,
+        found: CocoMatched,
+        kept: CandidateOverlaps,
+        ids: tuple[np.ndarray, np.ndarray],
     ) -> None:
-        self.n_categories, self.n_images = n_categories, n_images
-        self.dt_ids, self.dt_score, self.rank, self.dt_group, self.outcome = dt
-        self.gt_ids, self.gt_group, self.gt_ignored = gt
-        self._partners, self.every_overlap = partners, every_overlap
+        data, n_images = matching.data, matching.data.num_images
+        self.matching, self.pairs, self.kept = matching, pairs, kept
+        self.n_categories, self.n_images = data.num_categories, n_images
+        self.order, self.gt_order, self.rank = found.order, found.gt_order, found.rank
+        self.outcome, self.gt_ignored = found.outcome, found.gt_ignored
+        self.dt_ids, self.gt_ids = ids[0][found.order], ids[1][found.gt_order]
+        self.dt_score = data.dt_score[found.order]
+        self.dt_group = (data.dt_category * n_images + data.dt_image)[found.order]
+        self.gt_group = (data.gt_category * n_images + data.gt_image)[found.gt_order]
+        if found.partners is not None:  # found already (ground truths of id 0 needed them)
+            self.__dict__["partners"] = found.partners.astype(np.int32)
 
     @cached_property
     def partners(self) -> np.ndarray:
-        """``[D, T, A]`` int32: the position of the ground truth each result matched (-1: none), every area range."""
-        return self._partners().astype(np.int32)  # kept for evalImgs: half the memory of the matcher's int64
+        """``[D, T, A]`` int32: the position of the ground truth each result matched (-1: none), every area range.
+
+        The matcher runs again on the pairs that could match: nothing is measured twice.
+        """
+        again = self.matching.match(lambda *arguments: self.kept, True)
+        assert again.partners is not None  # asked for with every_area
+        return again.partners.astype(np.int32)  # kept for evalImgs: half the memory of the matcher's int64
+
+    def every_overlap(self) -> CandidateOverlaps:
+        """The pairs worth showing in ``ious``: those whose regions may share something (the others overlap 0), or
+        every pair of a group for a measure that is no overlap (keypoints)."""
+        crowd = self.matching.data.gt_crowd[self.gt_order]
+        return self.pairs(self.order, self.gt_order, self.dt_group, self.gt_group, crowd, -np.inf)
 
     @property
     def n_groups(self) -> int:
@@ -140,7 +175,31 @@ def match_groups(
     array([[0.3],
            [0.8]])
     """
-    data = CocoArrays(
+    matching = Matching(
+        _arrays(truth, predicted, n_categories, n_images),
+        np.asarray(iou_thresholds, dtype=np.float64),
+        np.asarray(area_ranges, dtype=np.float64).reshape(-1, 2),
+        max_detections,
+    )
+    kept: list[CandidateOverlaps] = []
+
+    def listening(*arguments: Any) -> CandidateOverlaps:
+        found = pairs(*arguments)
+        kept.append(_at_least(found, arguments[-1]))  # the pairs that can match: enough to match again
+        return found
+
+    zero_ids = bool((truth.ids == 0).any())  # pycocotools' quirk below needs the partners of every area range
+    found = matching.match(listening, zero_ids)
+    evaluated = Evaluated(matching, pairs, found, kept[-1], (predicted.ids, truth.ids))
+    if zero_ids:
+        evaluated.outcome = _zero_ids_unmatched(evaluated)
+    if unmatched_ignored is not None:
+        evaluated.outcome = _not_exhaustive_ignored(evaluated.outcome, unmatched_ignored[found.order])
+    return evaluated
+
+
+def _arrays(truth: GroupRows, predicted: GroupRows, n_categories: int, n_images: int) -> CocoArrays:
+    return CocoArrays(
         num_images=n_images,
         num_categories=n_categories,
         gt_image=truth.image,
@@ -152,57 +211,6 @@ def match_groups(
         dt_category=predicted.category,
         dt_score=np.asarray(predicted.score, dtype=np.float64),
         dt_area=predicted.area,
-    )
-    kept: list[CandidateOverlaps] = []
-
-    def listening(*arguments: Any) -> CandidateOverlaps:
-        found = pairs(*arguments)
-        kept.append(_at_least(found, arguments[-1]))  # the pairs that can match: the rerun's, below
-        return found
-
-    thresholds = np.asarray(iou_thresholds, dtype=np.float64)
-    ranges = np.asarray(area_ranges, dtype=np.float64).reshape(-1, 2)
-
-    def match(source: PairSource, every_area: bool) -> CocoMatched:
-        return coco_match(
-            data, source, iou_thresholds=thresholds, max_detections=max_detections, area_ranges=ranges,
-            every_area=every_area,
-        )  # fmt: skip
-
-    zero_ids = bool((truth.ids == 0).any())  # pycocotools' quirk below needs the partners of every area range
-    found = match(listening, zero_ids)
-    gt_ids = truth.ids[found.gt_order]
-    outcome = found.outcome
-    if zero_ids:
-        assert found.partners is not None  # asked for with every_area
-        outcome = _zero_ids_unmatched(outcome, found.partners, gt_ids, data.dt_area[found.order], ranges)
-    if unmatched_ignored is not None:
-        unmatched = (outcome == FALSE_POSITIVE) & unmatched_ignored[found.order][:, None, None]
-        outcome = np.where(unmatched, np.uint8(IGNORED), outcome)
-
-    def partners() -> np.ndarray:
-        if found.partners is not None:
-            return found.partners
-        again = match(lambda *arguments: kept[-1], True)
-        assert again.partners is not None  # asked for with every_area
-        return again.partners
-
-    dt_group = (data.dt_category * n_images + data.dt_image)[found.order]
-    gt_group = (data.gt_category * n_images + data.gt_image)[found.gt_order]
-    gt_crowd = data.gt_crowd[found.gt_order]
-
-    def every_overlap() -> CandidateOverlaps:
-        # Every pair worth showing: those whose regions may share something (the others overlap 0), or every
-        # pair of a group for a measure that is no overlap (keypoints).
-        return pairs(found.order, found.gt_order, dt_group, gt_group, gt_crowd, -np.inf)
-
-    return Evaluated(
-        n_categories,
-        n_images,
-        (predicted.ids[found.order], data.dt_score[found.order], found.rank, dt_group, outcome),
-        (gt_ids, gt_group, found.gt_ignored),
-        partners,
-        every_overlap,
     )
 
 
@@ -218,15 +226,25 @@ def _at_least(found: CandidateOverlaps, at_least: float) -> CandidateOverlaps:
     return CandidateOverlaps(pair_start, found.pair_gt[keep], found.value[keep])
 
 
-def _zero_ids_unmatched(
-    outcome: np.ndarray, partners: np.ndarray, gt_ids: np.ndarray, dt_area: np.ndarray, area_ranges: np.ndarray
-) -> np.ndarray:
+def _zero_ids_unmatched(evaluated: Evaluated) -> np.ndarray:
     """pycocotools records a match by the ground truth's id, so a match with a regular ground truth of id 0 reads as
     none: a false positive, or ignored when the result is outside the area range, as an unmatched result is."""
-    zero = (outcome == TRUE_POSITIVE) & (partners >= 0) & (gt_ids[np.maximum(partners, 0)] == 0)
-    outside = (dt_area[:, None] < area_ranges[:, 0]) | (dt_area[:, None] > area_ranges[:, 1])
+    from geoiou.evaluation.protocol_loops import FALSE_POSITIVE, IGNORED, TRUE_POSITIVE  # numba: on first use
+
+    outcome, partners = evaluated.outcome, evaluated.partners
+    zero = (outcome == TRUE_POSITIVE) & (partners >= 0) & (evaluated.gt_ids[np.maximum(partners, 0)] == 0)
+    area, ranges = evaluated.matching.data.dt_area[evaluated.order], evaluated.matching.area_ranges
+    outside = (area[:, None] < ranges[:, 0]) | (area[:, None] > ranges[:, 1])
     unmatched = np.where(outside[:, None, :], np.uint8(IGNORED), np.uint8(FALSE_POSITIVE))
     return np.where(zero, unmatched, outcome)
+
+
+def _not_exhaustive_ignored(outcome: np.ndarray, not_exhaustive: np.ndarray) -> np.ndarray:
+    """lvis-api's rule: an unmatched result of a category its image does not annotate exhaustively is ignored."""
+    from geoiou.evaluation.protocol_loops import FALSE_POSITIVE, IGNORED  # numba: on first use
+
+    unmatched = (outcome == FALSE_POSITIVE) & not_exhaustive[:, None, None]
+    return np.where(unmatched, np.uint8(IGNORED), outcome)
 
 
 def _flags(values: np.ndarray | None, n: int) -> np.ndarray:
@@ -277,6 +295,8 @@ def eval_images(
 
     `match_groups` shows one in its example.
     """
+    from geoiou.evaluation.protocol_loops import IGNORED  # numba: on first use
+
     n_areas = evaluated.gt_ignored.shape[1]
     groups = np.arange(evaluated.n_groups)
     (dt_first, dt_stop), (gt_first, gt_stop) = evaluated.dt_spans(groups), evaluated.gt_spans(groups)

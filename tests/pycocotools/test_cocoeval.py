@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-from geoiou.pycocotools import COCO, COCOeval
+from geoiou.pycocotools import COCO, COCOeval, mask
 from tests.pycocotools.dropin_datasets import (
     assert_same_eval_images,
     assert_same_ious,
@@ -276,6 +276,19 @@ def test_refusals_name_what_was_wrong() -> None:
         found = truth.loadRes([{"image_id": 1, "category_id": 1, "keypoints": [1, 1, 2], "score": 0.5}])
         with pytest.raises(ValueError, match="'kpt_oks_sigmas' must be one sigma per keypoint"):
             COCOeval(truth, found, "keypoints").evaluate()  # 17 sigmas for 1 keypoint
+
+
+def test_result_masks_of_another_size_than_their_image_are_refused() -> None:
+    """pycocotools gives such a mask an overlap of -1 with everything its box meets (it never matches, silently);
+    the drop-in refuses it as evaluate_coco does, naming the result and the size expected."""
+    truth = small_coco()
+    truth.dataset["annotations"][0]["segmentation"] = [[0, 0, 10, 0, 10, 10, 0, 10]]
+    wrong = mask.encode(np.ones((40, 50), np.uint8))
+    with contextlib.redirect_stdout(io.StringIO()):
+        truth.createIndex()
+        found = truth.loadRes([{"image_id": 1, "category_id": 1, "segmentation": wrong, "score": 0.5}])
+        with pytest.raises(ValueError, match="'results.region' must be masks of their image's size .* 50x50 pixels"):
+            COCOeval(truth, found, "segm").evaluate()
 
 
 @pytest.mark.parametrize("iou_type", ["bbox", "segm", "keypoints"])
