@@ -218,25 +218,36 @@ def results_table(
     if branch == "keypoints":
         return _keypoint_result_table(records, iou_type)
     read = read_coco_results(records, geometry="bbox" if branch == "bbox" else "segmentation")
-    base = (read.annotations.image_id, read.annotations.category_id, np.asarray(read.annotations.score))
-    image_id = base[0]
-    if branch == "bbox":
-        boxes = np.concatenate([_box(piece).to_array("xywh").reshape(-1, 4) for piece in read.annotations.regions])
-        area = boxes[:, 2] * boxes[:, 3]
-        if iou_type == "segm":
-            masks = _result_masks(records, boxes, image_id, image_sizes)
-            return _result_table(base, area, regions=detection_regions([masks], image_id, "results", image_sizes))
-        regions = detection_regions(read.annotations.regions, image_id, "results")
-    else:  # masks: their pixels are their area; as boxes, pycocotools' toBbox of them where no box is given
-        sizes = image_sizes if iou_type == "segm" else None  # as boxes, a mask's size does not matter
-        measured = detection_regions(_masks(read.annotations.regions), image_id, "results", sizes)
-        area = measured.area
-        regions = measured if iou_type == "segm" else _box_regions(_result_boxes(records), image_id)
+    columns = read.annotations
+    base = (columns.image_id, columns.category_id, np.asarray(columns.score))
+    geometry = _box_results if branch == "bbox" else _mask_results
+    area, regions = geometry(records, columns, iou_type, image_sizes)
     if iou_type == "keypoints":
         return _result_table(base, area, keypoints=_keypoint_columns(records)["keypoints"])
     if iou_type in ("bbox", "segm"):
         return _result_table(base, area, regions=regions)
     raise invalid_argument("iouType", "bbox, segm or keypoints for these results", iou_type)
+
+
+def _box_results(
+    records: list[dict[str, Any]], read: Annotations, iou_type: str, image_sizes: Mapping[int, tuple[int, int]]
+) -> tuple[np.ndarray, DetectionRegions]:
+    """Results with boxes: their area is the box's ``w * h``; in segm, their own masks or else their boxes
+    rasterized."""
+    boxes = np.concatenate([_box(piece).to_array("xywh").reshape(-1, 4) for piece in read.regions])
+    if iou_type == "segm":
+        masks = _result_masks(records, boxes, read.image_id, image_sizes)
+        return boxes[:, 2] * boxes[:, 3], detection_regions([masks], read.image_id, "results", image_sizes)
+    return boxes[:, 2] * boxes[:, 3], detection_regions(read.regions, read.image_id, "results")
+
+
+def _mask_results(
+    records: list[dict[str, Any]], read: Annotations, iou_type: str, image_sizes: Mapping[int, tuple[int, int]]
+) -> tuple[np.ndarray, DetectionRegions]:
+    """Results with masks: their area is their pixels; as boxes, their own or pycocotools' ``toBbox`` of them."""
+    sizes = image_sizes if iou_type == "segm" else None  # as boxes, a mask's size does not matter
+    masks = detection_regions(_masks(read.regions), read.image_id, "results", sizes)
+    return masks.area, masks if iou_type == "segm" else _box_regions(_result_boxes(records), read.image_id)
 
 
 def _box(piece: Region) -> Box:
