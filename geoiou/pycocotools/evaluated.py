@@ -26,7 +26,7 @@ import numpy as np
 from geoiou.evaluation.coco import CocoArrays, CocoMatched, PairSource, coco_match
 from geoiou.evaluation.overlaps import CandidateOverlaps
 
-__all__ = ["Evaluated", "GroupRows", "eval_images", "match_groups", "overlaps_by_group"]
+__all__ = ["Evaluated", "GroupRows", "Matching", "eval_images", "match_groups", "overlaps_by_group"]
 
 #: The names of an evalImgs entry's fields: pycocotools' and lvis-api's.
 COCO_KEYS = ("image_id", "category_id", "aRng", "maxDet", "dtIds", "gtIds", "dtMatches", "gtMatches", "dtScores",
@@ -123,6 +123,7 @@ class Evaluated:
 
     @property
     def n_groups(self) -> int:
+        """The groups (category, image) of the evaluation, with or without results and ground truths."""
         return self.n_categories * self.n_images
 
     def dt_spans(self, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
