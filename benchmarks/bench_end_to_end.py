@@ -71,7 +71,7 @@ def workload_r(folder: Path, settings: Settings) -> list[Table]:
             "json.load of the same file",
             lambda p=path: len(json_load(p)),
             settings,
-            note="the floor: parsing alone, nothing checked or decoded",
+            note="parsing alone into Python objects, nothing checked or decoded",
         )
         tables.append(table)
     return tables
@@ -92,7 +92,7 @@ def workload_l(folder: Path, settings: Settings) -> list[Table]:
         "json.load of the same file",
         lambda: sum(map(len, json_load(anet)["results"].values())),
         settings,
-        note="the floor: parsing alone, nothing checked",
+        note="parsing alone into Python objects, nothing checked",
     )
     yolo = workloads.write_yolo_folder(folder / "yolo", n_files=500 if settings.quick else 5000)
     files = sorted(yolo.glob("*.txt"))

@@ -17,7 +17,8 @@ Workloads (seeded, written once into a temporary folder, see ``evaluator_workloa
   against shapely's pair work on the same polygons (STRtree query and intersection areas).
 - ``anet``: ActivityNet detection from files (500,000 predictions). The official script
   (activitynet/ActivityNet, ``Evaluation/eval_detection.py``, Python 2) runs when given its folder
-  with ``--activitynet DIR``: it is converted to Python 3 on the fly (lib2to3) into a temporary folder.
+  with ``--activitynet DIR``: it is converted to Python 3 on the fly (lib2to3, and ``np.float``, which
+  NumPy 1.24 removed, read as ``np.float64``) into the files' folder; nothing else is changed.
 - ``import``: ``import geoiou.evaluation, geoiou.io`` in a fresh process (best of five).
 
 Ratios are the other tool's time / geoiou's (above 1: geoiou is faster). Benchmarks are not tests.
@@ -375,6 +376,10 @@ def _python3_copy(evaluation_dir: str, folder: str) -> str:
         for name in ("eval_detection.py", "utils.py"):
             (target / name).write_text((Path(evaluation_dir) / name).read_text())
         subprocess.run([sys.executable, "-m", "lib2to3", "-w", "-n", str(target)], capture_output=True, check=True)
+        # And to the NumPy of today: the np.float alias it casts with was removed in NumPy 1.24 (its workers are
+        # processes of their own, so the alias cannot be put back from here).
+        script = target / "eval_detection.py"
+        script.write_text(script.read_text().replace(".astype(np.float)", ".astype(np.float64)"))
     return str(target)
 
 

@@ -6,7 +6,9 @@
   gathered in distributed inference write them).
 - ``objects365``: 80,000 images, 365 categories, 10 boxes each (800,000) and 1,200,000 box results.
 - ``activitynet``: 5,000 videos with 1 to 4 segments each and 100 predictions per video (500,000),
-  in ActivityNet's JSON layout (``database`` and ``results``).
+  in ActivityNet's JSON layout (``database`` and ``results``). Scores have 8 decimals, so that no
+  two of a class tie: the official script breaks ties by NumPy's unstable quicksort, geoiou by
+  input order, and tied scores would make the two rank predictions differently.
 - ``dota``: one crowded aerial image, 3,200 rotated quadrilaterals and 9,600 predictions (a harbour).
 """
 
@@ -170,7 +172,7 @@ def write_activitynet(folder: Path, n_videos: int = 5000, per_video: int = 100) 
         results[name] = [
             {"segment": [s, e], "label": str(lab), "score": float(p)}
             for s, e, lab, p in zip(
-                start.tolist(), end.tolist(), label.tolist(), np.round(rng.random(per_video), 4).tolist()
+                start.tolist(), end.tolist(), label.tolist(), np.round(rng.random(per_video), 8).tolist()
             )
         ]
     folder.mkdir(parents=True, exist_ok=True)

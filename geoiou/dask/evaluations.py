@@ -16,6 +16,7 @@ from typing import Any, Callable, Literal, Sequence, TypeVar
 
 import numpy as np
 
+from geoiou._distinct import distinct
 from geoiou._progress import progress
 from geoiou._validation import invalid_argument
 from geoiou.dask.cluster import connected, part_count
@@ -157,7 +158,7 @@ def _code(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 def split_detection(truth: Annotations, predictions: Annotations, images: Any, n_parts: int) -> list[dict[str, Any]]:
     """`update` arguments of each part: the images cut into runs of about equal rows, with their annotations."""
-    image_ids = np.unique(truth.image_id) if images is None else id_list(list(images), "images")
+    image_ids = distinct(truth.image_id) if images is None else id_list(list(images), "images")
     truth_image, predicted_image = _code(image_ids, truth.image_id), _code(image_ids, predictions.image_id)
     weights = np.bincount(truth_image, minlength=len(image_ids)) + np.bincount(
         predicted_image, minlength=len(image_ids)

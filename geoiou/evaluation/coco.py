@@ -42,6 +42,7 @@ from typing import Any, Callable, Literal, NamedTuple, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from geoiou._distinct import distinct
 from geoiou._progress import Phases
 from geoiou._validation import invalid_argument as _fail
 from geoiou.evaluation.matches import ObjectMatches
@@ -167,7 +168,8 @@ class CocoMatched(NamedTuple):
     image and category), sorted by category, image and decreasing score (ties in input order);
     ``rank`` is each one's place within its image and category. ``outcome`` ``[D, T, A]`` is each
     one's outcome per threshold and area range (`protocol_loops.TRUE_POSITIVE`, ``FALSE_POSITIVE``
-    or ``IGNORED``). ``gt_order`` sorts the ground truths by category and image and ``gt_ignored``
+    or ``IGNORED``), and ``decided`` ``[D, A]`` says whether it is anything but a false positive
+    at some threshold. ``gt_order`` sorts the ground truths by category and image and ``gt_ignored``
     ``[G, A]`` flags them (crowd, ignored, or outside the area range) in that order. ``partners``
     ``[D, T, A]`` (when asked for) is the position in ``gt_order`` of the ground truth each
     prediction matched, -1 for none.
@@ -176,6 +178,7 @@ class CocoMatched(NamedTuple):
     order: np.ndarray
     rank: np.ndarray
     outcome: np.ndarray
+    decided: np.ndarray
     gt_order: np.ndarray
     gt_ignored: np.ndarray
     matches: ObjectMatches
@@ -247,7 +250,7 @@ def _coco_match(
     thresholds = np.minimum(iou_thresholds, 1 - 1e-10)
     found = pairs(order, gt_order, dt_group, gt_group_all[gt_order], gt_crowd, float(thresholds.min()))
     phases.done("overlaps")
-    outcome, partner = coco_greedy(
+    outcome, partner, decided = coco_greedy(
         group_start, found.pair_start, found.pair_gt, found.value, gt_crowd, gt_ignored, dt_outside, thresholds,
         every_area,
     )  # fmt: skip
@@ -258,7 +261,7 @@ def _coco_match(
         len(data.dt_image), len(data.gt_image),
     )  # fmt: skip
     partners = np.where(partner >= 0, np.append(found.pair_gt, -1)[partner], -1) if every_area else None
-    return CocoMatched(order, rank, outcome, gt_order, gt_ignored, matches, partners)
+    return CocoMatched(order, rank, outcome, decided, gt_order, gt_ignored, matches, partners)
 
 
 def _runs(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -277,6 +280,7 @@ def coco_accumulate(
     rank: np.ndarray,
     dt_score: np.ndarray,
     outcome: np.ndarray,
+    decided: np.ndarray,
     regular: np.ndarray,
     recall_thresholds: np.ndarray,
     max_detections: tuple[int, ...],
@@ -301,6 +305,7 @@ def coco_accumulate(
         rank,
         dt_score,
         outcome,
+        decided,
         regular.reshape(n_categories, outcome.shape[2]),
         recall_thresholds,
         np.asarray(max_detections, dtype=np.int64),
@@ -325,10 +330,9 @@ class _CocoPart:
     rank: np.ndarray
     score: np.ndarray
     outcome: np.ndarray
+    decided: np.ndarray
     regular: np.ndarray
     matches: ObjectMatches
-    num_predictions: int
-    num_truths: int
 
 
 class CocoEvaluation(MergeableEvaluation[CocoResult]):
@@ -435,17 +439,16 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
             _CocoPart(
                 images=prepared.image_ids,
                 categories=prepared.category_ids,
-                truth_categories=np.unique(truth.category_id),
+                truth_categories=distinct(truth.category_id),
                 deferred=deferred,
                 dt_image=prepared.dt_image[found.order],
                 dt_category=prepared.dt_category[found.order],
                 rank=found.rank,
                 score=np.asarray(predicted.score)[found.order],
                 outcome=found.outcome,
+                decided=found.decided,
                 regular=regular,
                 matches=found.matches,
-                num_predictions=len(predicted),
-                num_truths=len(truth),
             )
         )
         return self
@@ -469,19 +472,12 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
             joined("rank", np.zeros(0, np.int64)),
             joined("score", np.zeros(0)),
             joined("outcome", np.zeros((0, n_thresholds, n_areas), np.uint8)),
+            joined("decided", np.zeros((0, n_areas), bool)),
             summed_by_category(categories, parts, "regular").reshape(len(categories), n_areas),
             settings.recall_thresholds,
             settings.max_detections,
         )
-        matches = (
-            ObjectMatches.concatenate(
-                [part.matches for part in parts],
-                [part.num_predictions for part in parts],
-                [part.num_truths for part in parts],
-            )
-            if parts
-            else None
-        )
+        matches = ObjectMatches.concatenate([part.matches for part in parts])
         return CocoResult(
             precision=precision,
             recall=recall,

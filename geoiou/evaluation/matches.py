@@ -116,10 +116,12 @@ class ObjectMatches:
         return matches
 
     @classmethod
-    def concatenate(cls, parts: list[ObjectMatches], n_predictions: list[int], n_truths: list[int]) -> ObjectMatches:
-        """The matches of parts evaluated apart, as over their inputs joined in order (rows shifted by part sizes)."""
-        if len(parts) == 1:
-            return parts[0]
+    def concatenate(cls, parts: list[ObjectMatches]) -> ObjectMatches | None:
+        """The matches of parts evaluated apart, as over their inputs joined in order (rows shifted by part sizes);
+        None for no part."""
+        if len(parts) <= 1:
+            return parts[0] if parts else None
+        n_predictions, n_truths = [part._sizes[0] for part in parts], [part._sizes[1] for part in parts]
         dt_start, gt_start = part_starts(n_predictions), part_starts(n_truths)
         if all(part._arrays is None for part in parts):  # still positions: shift them, build nothing
             pieces = tuple(

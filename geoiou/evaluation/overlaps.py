@@ -16,6 +16,7 @@ formulas pycocotools uses: ``i / (a + b - i)`` and ``i / a``, 0 where the denomi
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -167,7 +168,6 @@ def candidate_overlaps(
     dt_group: np.ndarray,
     gt_group: np.ndarray,
     gt_crowd: np.ndarray,
-    *,
     at_least: float,
 ) -> CandidateOverlaps:
     """The pairs of predictions and ground truths of one group that may overlap, measured exactly.
@@ -193,7 +193,7 @@ def candidate_overlaps(
     ...     region=geoiou.Box(boxes)), np.zeros(len(boxes), np.int64), np.array([1]), None, "exact", "side")
     >>> predicted, truth = side([[0, 0, 2, 2], [5, 5, 6, 6]]), side([[0, 0, 2, 1], [9, 9, 9.5, 9.5]])
     >>> found = candidate_overlaps(predicted, truth, np.arange(2), np.arange(2), np.zeros(2, np.int64),
-    ...                            np.zeros(2, np.int64), np.zeros(2, bool), at_least=0.1)
+    ...                            np.zeros(2, np.int64), np.zeros(2, bool), 0.1)
     >>> found.pair_start.tolist(), found.pair_gt.tolist(), found.value.tolist()
     ([0, 1, 1], [0], [0.5])
     """
@@ -228,19 +228,8 @@ def _measured(
 
 def region_pairs(predicted: DetectionRegions, truth: DetectionRegions) -> Callable[..., CandidateOverlaps]:
     """The pair source of two sides' regions: the pairs of a group whose bounds meet, measured exactly (see
-    `candidate_overlaps`)."""
-
-    def pairs(
-        dt_rows: np.ndarray,
-        gt_rows: np.ndarray,
-        dt_group: np.ndarray,
-        gt_group: np.ndarray,
-        gt_crowd: np.ndarray,
-        at_least: float,
-    ) -> CandidateOverlaps:
-        return candidate_overlaps(predicted, truth, dt_rows, gt_rows, dt_group, gt_group, gt_crowd, at_least=at_least)
-
-    return pairs
+    `candidate_overlaps`, whose remaining arguments it takes)."""
+    return functools.partial(candidate_overlaps, predicted, truth)
 
 
 def every_pair(measure: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]) -> Callable[..., CandidateOverlaps]:

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from geoiou._distinct import distinct
 from geoiou._validation import invalid_argument as _fail
 from geoiou.evaluation.mergeable import joined_ids
 from geoiou.tables.annotations import Annotations, as_annotations, id_list
@@ -110,7 +111,7 @@ class PreparedPart:
         self.gt_image = _index(self.image_ids, truth.image_id, "ground_truth.image_id", "evaluated images", hint)
         self.dt_image = _index(self.image_ids, predicted.image_id, "predictions.image_id", "evaluated images", hint)
         if categories is None:
-            self.category_ids = np.unique(truth.category_id)
+            self.category_ids = distinct(truth.category_id)
             hint = " of the ground truth; pass categories=[...] to evaluate categories without ground truth"
         else:
             self.category_ids, hint = categories, " listed in 'categories'"
@@ -144,7 +145,7 @@ def _evaluated_images(truth: Annotations, images: Any, needs_sizes: bool) -> tup
     """The sorted ids of the evaluated images, their sizes if given, and the hint of an unknown-image message."""
     sizes = None
     if images is None:
-        image_ids = np.unique(truth.image_id)
+        image_ids = distinct(truth.image_id)
         hint = " of the ground truth; pass images=[...] to evaluate images without ground truth"
     elif isinstance(images, Mapping):
         image_ids = id_list(images.keys(), "images")
@@ -246,7 +247,7 @@ def part_categories(
         len(truth_ids) and len(predicted_ids) and (truth_ids.dtype.kind == "U") != (predicted_ids.dtype.kind == "U")
     ):
         return listed, none  # listed categories are checked at once; ids of two types are refused at once
-    known = np.unique(truth_ids)
+    known = distinct(truth_ids)
     rows = np.flatnonzero(~np.isin(predicted_ids, known))
     if not len(rows):
         return None, none
@@ -258,7 +259,7 @@ def evaluated_categories(listed: np.ndarray | None, parts: Sequence[Any]) -> np.
     of another category is refused as the one-shot evaluation refuses it."""
     if listed is not None:
         return listed
-    categories = np.unique(joined_ids([part.truth_categories for part in parts], "category"))
+    categories = distinct(joined_ids([part.truth_categories for part in parts], "category"))
     for i, part in enumerate(parts):
         deferred = part.deferred
         unknown = (

@@ -50,7 +50,7 @@ def coco_greedy(
     dt_outside: np.ndarray,
     thresholds: np.ndarray,
     every_area: bool = False,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """COCOeval's ``evaluateImg`` for every group, threshold and area range.
 
     Parameters
@@ -79,12 +79,15 @@ def coco_greedy(
     partner : ndarray of int64, shape (D, T, 1) or (D, T, A)
         The pair that matched each prediction (-1: none), in the first area range (for the
         per-object matches) or in each.
+    decided : ndarray of bool, shape (D, A)
+        Whether the prediction is anything but a false positive at some threshold (the
+        accumulation skips the codes of the others).
 
     Examples
     --------
     >>> import numpy as np
     >>> one = np.array([0, 1])  # one group, one prediction, one candidate pair of overlap 0.7
-    >>> outcome, partner = coco_greedy(one, one, np.array([0]), np.array([0.7]), np.zeros(1, bool),
+    >>> outcome, partner, _ = coco_greedy(one, one, np.array([0]), np.array([0.7]), np.zeros(1, bool),
     ...                                np.zeros((1, 1), bool), np.zeros((1, 1), bool), np.array([0.5, 0.75]))
     >>> outcome[0, :, 0].tolist(), partner[0, :, 0].tolist()  # a true positive at 0.5, a false one at 0.75
     ([1, 0], [0, -1])
@@ -93,13 +96,14 @@ def coco_greedy(
     shape = (n_dt, len(thresholds), gt_ignored.shape[1])
     outcome = np.zeros(shape, dtype=np.uint8)
     partner = np.full((*shape[:2], shape[2] if every_area else 1), -1, dtype=np.int64)
+    decided = np.zeros((n_dt, gt_ignored.shape[1]), dtype=np.bool_)
     taken = np.zeros((gt_ignored.shape[0], len(thresholds), gt_ignored.shape[1]), dtype=np.bool_)
     use_threads(len(group_start) - 1)
     _coco_groups(
         group_start, pair_start, pair_gt, pair_value, gt_crowd, gt_ignored, dt_outside, thresholds,
-        taken, outcome, partner,
+        taken, outcome, partner, decided,
     )  # fmt: skip
-    return outcome, partner
+    return outcome, partner, decided
 
 
 @jit(inline=True)
@@ -145,15 +149,22 @@ def _coco_group(
     taken: np.ndarray,
     outcome: np.ndarray,
     partner: np.ndarray,
+    decided: np.ndarray,
     group: int,
 ) -> None:
     for d in range(group_start[group], group_start[group + 1]):
-        if pair_start[d] == pair_start[d + 1]:  # no candidate: unmatched everywhere
-            for t in range(thresholds.shape[0]):
-                for a in range(gt_ignored.shape[1]):
-                    outcome[d, t, a] = IGNORED if dt_outside[d, a] else FALSE_POSITIVE
-            continue
-        for t in range(thresholds.shape[0]):
+        # Thresholds increase: from the first above the prediction's best overlap on, it matches nothing.
+        best = -1.0
+        for p in range(pair_start[d], pair_start[d + 1]):
+            best = max(best, pair_value[p])
+        reachable = 0
+        while reachable < thresholds.shape[0] and thresholds[reachable] <= best:
+            reachable += 1
+        for a in range(gt_ignored.shape[1]):
+            decided[d, a] = dt_outside[d, a]
+            for t in range(reachable, thresholds.shape[0]):
+                outcome[d, t, a] = IGNORED if dt_outside[d, a] else FALSE_POSITIVE
+        for t in range(reachable):
             for a in range(gt_ignored.shape[1]):
                 # Regular ground truths first; an ignored one only when no regular one qualifies.
                 p = _best_pair(
@@ -169,6 +180,7 @@ def _coco_group(
                 g = pair_gt[p]
                 taken[g, t, a] = True
                 outcome[d, t, a] = IGNORED if gt_ignored[g, a] else TRUE_POSITIVE
+                decided[d, a] = True
                 if a < partner.shape[2]:
                     partner[d, t, a] = p
 
@@ -186,6 +198,7 @@ def _coco_groups(
     taken: np.ndarray,
     outcome: np.ndarray,
     partner: np.ndarray,
+    decided: np.ndarray,
 ) -> None:
     # A group's predictions take only its own ground truths (`taken` is written per group): groups are independent.
     n = group_start.shape[0] - 1
@@ -193,13 +206,13 @@ def _coco_groups(
         for group in range(n):
             _coco_group(
                 group_start, pair_start, pair_gt, pair_value, gt_crowd, gt_ignored, dt_outside, thresholds,
-                taken, outcome, partner, group,
+                taken, outcome, partner, decided, group,
             )  # fmt: skip
     else:
         for group in prange(n):
             _coco_group(
                 group_start, pair_start, pair_gt, pair_value, gt_crowd, gt_ignored, dt_outside, thresholds,
-                taken, outcome, partner, group,
+                taken, outcome, partner, decided, group,
             )  # fmt: skip
 
 
@@ -210,6 +223,7 @@ def coco_curves(
     rank: np.ndarray,
     score: np.ndarray,
     outcome: np.ndarray,
+    decided: np.ndarray,
     regular: np.ndarray,
     recall_thresholds: np.ndarray,
     max_detections: np.ndarray,
@@ -228,6 +242,9 @@ def coco_curves(
     score : ndarray of float64, shape (D,)
     outcome : ndarray of uint8, shape (D, T, A)
         `coco_greedy`'s codes.
+    decided : ndarray of bool, shape (D, A)
+        `coco_greedy`'s: the others are false positives at every threshold (counted without
+        reading their codes: most predictions are).
     regular : ndarray of int64, shape (K, A)
         Ground truths that count (not ignored) per category and area range.
     recall_thresholds : ndarray of float64, shape (R,)
@@ -240,7 +257,8 @@ def coco_curves(
     >>> import numpy as np
     >>> outcome = np.array([[[1]], [[0]]], dtype=np.uint8)  # one threshold and area: a true, then a false positive
     >>> precision, recall, scores = coco_curves(np.array([0, 2]), np.array([0, 1]), np.array([0, 1]),
-    ...     np.array([0.9, 0.8]), outcome, np.array([[2]]), np.array([0.0, 0.5, 1.0]), np.array([100]))
+    ...     np.array([0.9, 0.8]), outcome, outcome[:, 0, :] > 0, np.array([[2]]), np.array([0.0, 0.5, 1.0]),
+    ...     np.array([100]))
     >>> precision[0, :, 0, 0, 0].tolist(), float(recall[0, 0, 0, 0])  # half found, at precision 1 / (1 + eps)
     ([0.9999999999999998, 0.9999999999999998, 0.0], 0.5)
     """
@@ -249,8 +267,6 @@ def coco_curves(
     shape = (n_thresholds, len(recall_thresholds), n_categories, n_areas, len(max_detections))
     precision, scores = np.full(shape, -1.0), np.full(shape, -1.0)
     recall = np.full((n_thresholds, n_categories, n_areas, len(max_detections)), -1.0)
-    # Most predictions are false positives at every threshold: the loop counts them without reading their codes.
-    decided = (outcome != FALSE_POSITIVE).any(axis=1)
     use_threads(len(order))
     _curves(
         category_start, order, rank, score, outcome, decided, regular, recall_thresholds, max_detections,
@@ -592,10 +608,10 @@ class GroupCandidates:
         self.every = dt_bounds is None or gt_bounds is None
         if dt_bounds is None or gt_bounds is None:  # no bounds to test: empty columns keep the arrays' types
             dt_bounds, gt_bounds = np.zeros((len(dt_group), 2)), np.zeros((len(gt_group), 2))
-        self.dt_bounds, self.gt_bounds = _meeting_nothing_if_empty(dt_bounds), _meeting_nothing_if_empty(gt_bounds)
+        self.dt_bounds = np.ascontiguousarray(dt_bounds, dtype=np.float64)
+        self.gt_bounds = np.ascontiguousarray(gt_bounds, dtype=np.float64)
         self.dt_group, self.gt_group = np.asarray(dt_group, np.int64), np.asarray(gt_group, np.int64)
-        self.group_lo = np.searchsorted(self.gt_group, self.dt_group, side="left").astype(np.int64)
-        self.group_hi = np.searchsorted(self.gt_group, self.dt_group, side="right").astype(np.int64)
+        self.group_lo, self.group_hi = _group_ranges(self.dt_group, self.gt_group)
         if self.every:
             self.by_x, self.reach = np.arange(len(self.gt_group)), np.zeros(len(self.gt_group))
             self.counts: np.ndarray = self.group_hi - self.group_lo
@@ -622,14 +638,20 @@ class GroupCandidates:
         return dt, gt
 
 
-def _meeting_nothing_if_empty(bounds: np.ndarray) -> np.ndarray:
-    """A copy of `bounds` where a region without area (NaN bounds, or none on some axis) is ``[inf, -inf]`` on every
-    axis: it then meets nothing, sorts last by its lower x bound and never raises a reach of upper bounds."""
-    bounds = np.array(bounds, dtype=np.float64, order="C")
-    half = bounds.shape[1] // 2
-    empty = ~np.all(bounds[:, :half] < bounds[:, half:], axis=1)  # NaN compares false
-    bounds[empty, :half], bounds[empty, half:] = np.inf, -np.inf
-    return bounds
+@jit
+def _group_ranges(dt_group: np.ndarray, gt_group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each prediction, the ground truths ``[lo, hi)`` of its group: one walk of both sorted sides."""
+    lo, hi = np.empty(dt_group.shape[0], np.int64), np.empty(dt_group.shape[0], np.int64)
+    g = 0
+    for d in range(dt_group.shape[0]):
+        if d == 0 or dt_group[d] != dt_group[d - 1]:
+            while g < gt_group.shape[0] and gt_group[g] < dt_group[d]:
+                g += 1
+            first = g
+            while g < gt_group.shape[0] and gt_group[g] == dt_group[d]:
+                g += 1
+        lo[d], hi[d] = first, g
+    return lo, hi
 
 
 @jit
@@ -648,7 +670,9 @@ def _groups_by_x(bounds: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.
             running = -np.inf
             for k in range(hi - lo):
                 by_x[lo + k] = lo + order[k]
-                running = max(running, bounds[lo + order[k], half])
+                upper = bounds[lo + order[k], half]
+                if upper > running:  # NaN (an empty region) raises nothing
+                    running = upper
                 reach[lo + k] = running
         lo = hi
     return by_x, reach
@@ -656,10 +680,11 @@ def _groups_by_x(bounds: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.
 
 @jit(inline=True)
 def _meet(a: np.ndarray, i: int, b: np.ndarray, j: int) -> bool:
-    """Whether bounds i of `a` and j of `b` overlap with positive measure on every axis (NaN: never)."""
+    """Whether bounds i of `a` and j of `b` overlap with positive measure on every axis (NaN compares false: never)."""
     half = a.shape[1] // 2
     for axis in range(half):
-        if not max(a[i, axis], b[j, axis]) < min(a[i, half + axis], b[j, half + axis]):
+        a_low, a_high, b_low, b_high = a[i, axis], a[i, half + axis], b[j, axis], b[j, half + axis]
+        if not (a_low < b_high and b_low < a_high and a_low < a_high and b_low < b_high):
             return False
     return True
 

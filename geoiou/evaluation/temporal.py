@@ -177,7 +177,7 @@ def _match(
         )  # fmt: skip
         phases.done("tIoU")
         n_truths = len(truth_key)
-        outcome, partner = coco_greedy(
+        outcome, partner, _ = coco_greedy(
             key_start,
             np.searchsorted(pair_dt, np.arange(len(ranked) + 1)).astype(np.int64),
             pair_gt,
@@ -585,11 +585,7 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
             "labelled with classes",
         )
         scores = np.concatenate([np.zeros(0)] + [part.score for part in parts])
-        matches = ObjectMatches.concatenate(
-            [part.matches for part in parts],
-            [len(part.score) for part in parts],
-            [len(part.truth_label) for part in parts],
-        )
+        matches = ObjectMatches.concatenate([part.matches for part in parts])
         true_positive = np.concatenate(
             [np.zeros((len(self.settings.tiou_thresholds), 0), bool)] + [part.true_positive for part in parts], axis=1
         )

@@ -27,6 +27,7 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
+from geoiou._distinct import distinct
 from geoiou._validation import invalid_argument as _fail
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.mergeable import MergeableEvaluation, disjoint_keys
@@ -181,8 +182,6 @@ class _VocPart:
     false_positive: np.ndarray
     positives: np.ndarray
     matches: ObjectMatches
-    num_predictions: int
-    num_truths: int
     #: Per image of `images`: ground truths (not ignored), predictions, true and false positives.
     image_counts: np.ndarray | None = None
 
@@ -271,7 +270,7 @@ class VocEvaluation(MergeableEvaluation[VocResult]):
             _VocPart(
                 images=prepared.image_ids,
                 categories=prepared.category_ids,
-                truth_categories=np.unique(truth.category_id),
+                truth_categories=distinct(truth.category_id),
                 deferred=deferred,
                 dt_category=prepared.dt_category,
                 score=np.asarray(predicted.score),
@@ -279,8 +278,6 @@ class VocEvaluation(MergeableEvaluation[VocResult]):
                 false_positive=false_positive,
                 positives=positives,
                 matches=matches,
-                num_predictions=len(predicted),
-                num_truths=len(truth),
                 image_counts=image_counts,
             )
         )
@@ -302,15 +299,7 @@ class VocEvaluation(MergeableEvaluation[VocResult]):
         ap, detections, precision, recall = voc_curves(
             len(categories), category_code, score, true_positive, false_positive, positives, settings.interpolation
         )
-        matches = (
-            ObjectMatches.concatenate(
-                [part.matches for part in parts],
-                [part.num_predictions for part in parts],
-                [part.num_truths for part in parts],
-            )
-            if parts
-            else None
-        )
+        matches = ObjectMatches.concatenate([part.matches for part in parts])
         # Per image: each part's images with their counts, in the order of the sorted image ids.
         part_images = np.concatenate([np.asarray(part.images) for part in parts]) if parts else np.zeros(0, np.int64)
         counts = np.concatenate(

@@ -28,8 +28,8 @@ import numpy as np
 
 from geoiou._validation import SMALLEST_LENGTH, describe, invalid_argument, range_faults
 from geoiou.errors import FormatError
-from geoiou.io.columns import all_of_type, json_columns, number_column, number_rows, object_keys
-from geoiou.io.json_documents import load_json_document
+from geoiou.io.columns import JsonColumns, ObjectColumns, Values
+from geoiou.io.json_documents import open_json
 from geoiou.io.report import ReadReport, RecordReader, invalid
 from geoiou.tables.segments import TemporalSegments
 
@@ -144,10 +144,13 @@ def read_activitynet(
     <dict>: read 0 records, skipped 1
       1 x 'segment' must have end >= start (first at results['v_a'][0])
     """
-    # Keys counted down to the records (video -> list -> record), whose segment pairs are not entered.
-    document, reader = load_json_document(
-        source, skip_invalid=skip_invalid, count_keys=lambda parsed: object_keys(parsed, list_depth=4)
-    )
+    opened = open_json(source, skip_invalid=skip_invalid)
+    if subset is None and opened.columns is not None:
+        fast = _results_columns(opened.columns)
+        if fast is not None:  # a results file of plain records, read as columns
+            opened.reader.read_valid(len(fast))
+            return ActivityNetFile(fast, "results", {}, opened.reader.report())
+    document, reader = opened.document(), opened.reader
     kind = _kind(document, reader)
     if kind == "results" and subset is not None:
         raise invalid_argument("subset", "None for a results file (results have no subsets)", subset)
@@ -280,13 +283,13 @@ def _segments_of(
 ) -> TemporalSegments:
     """The segments of every video's records: as columns when every record is plain, else record by record
     (which names the faulty ones)."""
-    columns = None if any(fault for *_, fault in groups) else _plain_columns(groups, scored)
-    if columns is not None:
-        reader.read_valid(len(columns[1]))
-        video_id, label, bounds, score = columns
-        return TemporalSegments(
-            video_id=video_id, label=label, start=bounds[:, 0], end=bounds[:, 1], score=score, videos=videos
-        )
+    if not any(fault for *_, fault in groups):
+        records = list(chain.from_iterable(records for _, records, _, _ in groups))
+        per_video = np.array([len(records) for _, records, _, _ in groups], dtype=np.int64)
+        plain = _segment_columns(ObjectColumns(None), records, [video for video, *_ in groups], per_video, scored)
+        if plain is not None:
+            reader.read_valid(len(records))
+            return plain
     rows: list[Row] = []
     for video, records, location, fault in groups:
         if fault is not None:
@@ -295,23 +298,45 @@ def _segments_of(
     return _segments(rows, videos, scored=scored)
 
 
-def _plain_columns(
-    groups: list[_Group], scored: bool
-) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray | None] | None:
-    """Video ids, labels, ``(start, end)`` rows and scores of all records at C speed; None unless every record is
-    ``{"segment": [two finite numbers, start <= end], "label": a string[, "score": a finite number]}``."""
-    records = list(chain.from_iterable(records for _, records, _, _ in groups))
-    columns = json_columns(records, ("segment", "label", "score") if scored else ("segment", "label"))
-    if columns is None or not all_of_type(columns["label"], str):
+def _results_columns(columns: JsonColumns) -> TemporalSegments | None:
+    """The predictions of a results file read column by column; None unless the file and every record are plain."""
+    root = columns.root()
+    if not columns.is_object(root).all() or columns.count_having(root, "database"):
+        return None  # not a results file, or an ambiguous one: the record path says why
+    results = columns.field(root, "results")
+    members = None if results is None else columns.members(results)
+    videos = None if members is None else columns.strings(members[0])
+    listed = None if members is None else columns.elements(members[1])
+    if videos is None or listed is None:
         return None
-    bounds = number_rows(columns["segment"], 2)
-    score = number_column(columns["score"]) if scored else None
-    if bounds is None or (bounds[:, 1] < bounds[:, 0]).any() or (scored and score is None) or _segment_faults(bounds):
+    records, per_video = listed
+    return _segment_columns(columns, records, videos, per_video, scored=True)
+
+
+def _segment_columns(
+    columns: JsonColumns, records: Values, videos: list[Any], per_video: np.ndarray, scored: bool
+) -> TemporalSegments | None:
+    """The segments of all videos' records (`per_video` of them each, in video order) at once; None unless every
+    record is ``{"segment": [two finite numbers, start <= end], "label": a string[, "score": a finite number]}``."""
+    if not columns.is_object(records).all():
         return None
-    videos = np.empty(len(groups), dtype=object)
-    videos[:] = [video for video, *_ in groups]
-    video_id = np.repeat(videos, [len(records) for _, records, _, _ in groups])
-    return video_id, columns["label"], bounds, score
+    bounds = columns.number_rows(columns.field(records, "segment"), 2)
+    labels = columns.strings(columns.field(records, "label"))
+    score = columns.numbers(columns.field(records, "score")) if scored else None
+    if bounds is None or labels is None or (scored and score is None):
+        return None
+    if (bounds[:, 1] < bounds[:, 0]).any() or _segment_faults(bounds):
+        return None
+    video_of = np.empty(len(videos), dtype=object)
+    video_of[:] = videos
+    return TemporalSegments(
+        video_id=np.repeat(video_of, per_video),
+        label=labels,
+        start=bounds[:, 0],
+        end=bounds[:, 1],
+        score=score,
+        videos=videos,
+    )
 
 
 def _read_segments(

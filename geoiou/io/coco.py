@@ -34,12 +34,13 @@ import operator
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, groupby, repeat
+from itertools import groupby, repeat
 from typing import Any, Literal, TypeVar, cast
 
 import numpy as np
 import shapely
 
+from geoiou._distinct import all_distinct, distinct
 from geoiou import rle as coco_rle
 from geoiou._progress import Phases
 from geoiou._validation import (
@@ -51,8 +52,8 @@ from geoiou._validation import (
     sized_box_faults,
 )
 from geoiou.errors import InvalidRegionError
-from geoiou.io.columns import all_of_type, integer_column, json_columns, number_column, number_rows, object_keys
-from geoiou.io.json_documents import load_json_document, reading_phases
+from geoiou.io.columns import JsonColumns, Values, all_of_type
+from geoiou.io.json_documents import open_json, reading_phases
 from geoiou.io.folders import parse_records, settle
 from geoiou.io.report import ReadReport, RecordReader, invalid
 from geoiou.regions import Box, Mask, Polygon, Region, RotatedBox
@@ -213,16 +214,16 @@ def read_coco(
     geometry = _checked_geometry(geometry, GEOMETRIES)
     if polygons not in POLYGON_READINGS:
         raise invalid_argument("polygons", f"one of {POLYGON_READINGS}", polygons)
-    document, reader = load_json_document(path, skip_invalid=skip_invalid, count_keys=_dataset_keys)
-    sections = _dataset_sections(document, reader)
+    source = open_json(path, skip_invalid=skip_invalid)
+    fast = None if source.columns is None else _dataset_columns(source.columns, geometry, polygons)
+    if fast is not None:
+        source.reader.read_valid(fast.records)
+        return CocoDataset(fast.annotations, fast.images, fast.categories, fast.annotation_ids, source.reader.report())
+    # Some record is not of the plain form: read them one by one, which names the faulty ones.
+    reader = source.reader
+    sections = _dataset_sections(source.document(), reader)
     images = _read_table(reader, sections["images"], "images", _image_entry)
     categories = _read_table(reader, sections["categories"], "categories", _category_entry)
-    columns = _annotation_columns(sections["annotations"], geometry, images, categories, polygons)
-    if columns is not None:
-        reader.read_valid(len(sections["annotations"]))
-        annotations, ids = columns
-        return CocoDataset(annotations, images, categories, ids, reader.report())
-    # Some annotation is not of the plain form: read them one by one, which names the faulty ones.
     records = _located(sections["annotations"], "annotations")
     parsed = parse_records(records, _AnnotationParser(geometry, images, categories, polygons))
     faults = {**_area_faults(parsed), **_repeated_id_faults(records, parsed)}
@@ -304,43 +305,102 @@ class _Row:
     score: float | None = None
 
 
+@dataclass(frozen=True)
+class _DatasetColumns:
+    """A dataset file read by the fast path (`_dataset_columns`)."""
+
+    annotations: Annotations
+    images: dict[int, tuple[int, int]]
+    categories: dict[int, str]
+    annotation_ids: np.ndarray
+    records: int  #: images, categories and annotations read
+
+
+def _dataset_columns(columns: JsonColumns, geometry: str, polygons: str) -> _DatasetColumns | None:
+    """The whole dataset read column by column (see `geoiou.io.columns`); None unless every record is plain."""
+    root = columns.root()
+    if not columns.is_object(root).all():
+        return None
+    sections = {}
+    for key in DATASET_KEYS:
+        section = columns.elements(columns.field(root, key))
+        if section is None or not columns.is_object(section[0]).all():
+            return None
+        sections[key] = section[0]
+    images = _image_columns(columns, sections["images"])
+    categories = _category_columns(columns, sections["categories"])
+    if images is None or categories is None:
+        return None
+    read = _annotation_columns(columns, sections["annotations"], geometry, images, categories, polygons)
+    if read is None:
+        return None
+    annotations, ids = read
+    total = sum(len(section) for section in sections.values())
+    return _DatasetColumns(annotations, images, categories, ids, total)
+
+
+def _image_columns(columns: JsonColumns, records: Values) -> dict[int, tuple[int, int]] | None:
+    """Image id -> (height, width) of plain image records (integer ids, unique; positive integer sizes)."""
+    ids, heights, widths = (columns.integers(columns.field(records, key)) for key in ("id", "height", "width"))
+    if ids is None or heights is None or widths is None or not all_distinct(ids):
+        return None
+    if (heights < 1).any() or (widths < 1).any():
+        return None
+    return dict(zip(ids.tolist(), zip(heights.tolist(), widths.tolist())))
+
+
+def _category_columns(columns: JsonColumns, records: Values) -> dict[int, str] | None:
+    """Category id -> name of plain category records (integer ids, unique; string names)."""
+    ids = columns.integers(columns.field(records, "id"))
+    names = columns.strings(columns.field(records, "name"))
+    if ids is None or names is None or not all_distinct(ids):
+        return None
+    return dict(zip(ids.tolist(), names))
+
+
 def _annotation_columns(
-    records: list[Any], geometry: str, images: dict[int, tuple[int, int]], categories: dict[int, str], polygons: str
+    columns: JsonColumns,
+    records: Values,
+    geometry: str,
+    images: dict[int, tuple[int, int]],
+    categories: dict[int, str],
+    polygons: str,
 ) -> tuple[Annotations, np.ndarray] | None:
-    """The annotations read column by column (see `geoiou.io.columns`), and their ids; None unless all are plain.
+    """The annotations read column by column, and their ids; None unless all are plain.
 
     Plain: integer ids, unique, of the file's images and categories; ``iscrowd`` 0 or 1 (or
     missing: 0); ``area`` in every annotation or in none; a box of 4 finite numbers, or polygon
     parts as flat lists of numbers (each part written open) and RLEs of the image's size.
     """
-    if not records:
+    if not len(records):
         return None
-    columns = json_columns(records, ("id", "image_id", "category_id", geometry))
-    if columns is None:
-        return None
-    ids, image_id, category_id = (integer_column(columns[key]) for key in ("id", "image_id", "category_id"))
-    iscrowd = integer_column(list(map(operator.methodcaller("get", "iscrowd", 0), records)))
+    ids, image_id, category_id = (
+        columns.integers(values) for values in columns.fields(records, ("id", "image_id", "category_id"))
+    )
+    iscrowd = columns.integers_or(records, "iscrowd", 0)
     if (
         ids is None
         or image_id is None
         or category_id is None
         or iscrowd is None
-        or len(np.unique(ids)) != len(ids)
+        or not all_distinct(ids)
         or ((iscrowd != 0) & (iscrowd != 1)).any()
         or not np.isin(image_id, np.fromiter(images, np.int64, len(images))).all()
         or not np.isin(category_id, np.fromiter(categories, np.int64, len(categories))).all()
     ):
         return None
-    with_area = sum(map(operator.contains, records, repeat("area")))
-    area = number_column(list(map(operator.itemgetter("area"), records))) if with_area == len(records) else None
+    with_area = columns.count_having(records, "area")
+    area = columns.numbers(columns.field(records, "area")) if with_area == len(records) else None
     if (with_area and area is None) or (area is not None and (area < 0).any()):
         return None
-    sizes = np.array([images[image] for image in np.unique(image_id).tolist()], dtype=np.int64).reshape(-1, 2)
-    sizes = sizes[np.searchsorted(np.unique(image_id), image_id)]
+    present = distinct(image_id)
+    sizes = np.array([images[image] for image in present.tolist()], dtype=np.int64).reshape(-1, 2)
+    sizes = sizes[np.searchsorted(present, image_id)]
+    values = columns.field(records, geometry)
     region = (
-        _box_column(columns["bbox"])
+        _box_column(columns.number_rows(values, 4))
         if geometry == "bbox"
-        else _segmentation_column(columns["segmentation"], sizes, polygons)
+        else _segmentation_column(columns, values, sizes, polygons)
     )
     if region is None:
         return None
@@ -350,60 +410,65 @@ def _annotation_columns(
     return annotations, ids
 
 
-def _segmentation_column(values: list[Any], sizes: np.ndarray, polygons: str = "exact") -> list[Region] | None:
-    """Polygons and RLE masks of the records, one batch per stretch of one kind (masks: of one size).
+def _segmentation_column(
+    columns: JsonColumns, values: Values | None, sizes: np.ndarray, polygons: str = "exact"
+) -> list[Region] | None:
+    """Polygons and RLE masks of the records, one batch per stretch of one kind (masks: see `_masks_of_runs`).
 
     With ``polygons="pycocotools"`` polygon records become masks, rasterized all at once as
     pycocotools does (the record parser's result, without a Python call per record).
     """
-    is_polygon = np.fromiter(map(operator.is_, map(type, values), repeat(list)), bool, len(values))
-    is_rle = np.fromiter(map(operator.is_, map(type, values), repeat(dict)), bool, len(values))
+    if values is None:
+        return None
+    is_rle, is_polygon = columns.is_object(values), columns.is_array(values)
     if not (is_polygon | is_rle).all():
         return None
     polygon_rows, rle_rows = np.flatnonzero(is_polygon), np.flatnonzero(is_rle)
-    runs = _rle_runs([values[k] for k in rle_rows.tolist()], sizes[rle_rows])
+    runs = _rle_runs(columns, columns.select(values, rle_rows), sizes[rle_rows])
     if polygons == "pycocotools":
-        parts = _polygon_parts([values[k] for k in polygon_rows.tolist()])
+        parts = _polygon_parts(columns, columns.select(values, polygon_rows))
         if parts is None or runs is None:
             return None
         rasters = coco_compat_parts_runs(*parts, sizes[polygon_rows])
         every = coco_rle.Runs.concatenate([rasters, runs]).take(
             np.argsort(np.r_[polygon_rows, rle_rows], kind="stable")
         )
-        return _mask_stretches(every, sizes)
-    geometries = _polygon_column([values[k] for k in polygon_rows.tolist()])
+        return _masks_of_runs(every)
+    geometries = _polygon_column(columns, columns.select(values, polygon_rows))
     if geometries is None or runs is None:
         return None
     # Consecutive records of one kind share a batch, as record by record.
-    kind = is_polygon.astype(np.int64)
-    changes = np.flatnonzero(kind[1:] != kind[:-1]) + 1
+    changes = np.flatnonzero(is_polygon[1:] != is_polygon[:-1]) + 1
     polygon_at = np.cumsum(is_polygon) - 1  # index among the polygons / the masks of each record
     rle_at = np.cumsum(is_rle) - 1
     pieces: list[Region] = []
-    for first, stop in zip([0, *changes.tolist()], [*changes.tolist(), len(values)]):
+    for first, stop in zip([0, *changes.tolist()], [*changes.tolist(), len(is_rle)]):
         if is_polygon[first]:
             pieces.append(Polygon._from_valid_shapely(geometries[polygon_at[first] : polygon_at[stop - 1] + 1]))
         else:
-            pieces.append(Mask._from_runs(runs.slice(int(rle_at[first]), int(rle_at[stop - 1]) + 1)))
+            pieces.extend(_masks_of_runs(runs.slice(int(rle_at[first]), int(rle_at[stop - 1]) + 1)))
     return pieces
 
 
-def _mask_stretches(runs: coco_rle.Runs, sizes: np.ndarray) -> list[Region]:
-    """Masks of the records, in one batch (masks of several image sizes share the largest grid)."""
+def _masks_of_runs(runs: coco_rle.Runs) -> list[Region]:
+    """The masks of validated runs in one batch, whatever their sizes and order (one run table on the largest grid).
+
+    The one place where masks are built from runs read from a file.
+    """
     return [Mask._from_runs(runs)]
 
 
-def _polygon_parts(values: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def _polygon_parts(columns: JsonColumns, values: Values) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The parts of polygon records as ``(vertices (V, 2), vertices per part, parts per record)``, or None
     where the record parser must decide (a part not a flat list of at least 3 points, or written closed)."""
-    counts = np.fromiter(map(len, values), np.int64, len(values))
-    parts = list(chain.from_iterable(values))
-    if not counts.all() or not all_of_type(parts, list):
+    parts = columns.elements(values)
+    numbers = None if parts is None else columns.elements(parts[0])
+    coordinates = None if numbers is None else columns.numbers(numbers[0])
+    if parts is None or numbers is None or coordinates is None:
         return None
-    lengths = np.fromiter(map(len, parts), np.int64, len(parts))
-    coordinates = number_column(list(chain.from_iterable(parts))) if parts else np.zeros(0)
+    lengths, counts = numbers[1], parts[1]
     if (
-        coordinates is None
+        not counts.all()
         or (lengths % 2).any()
         or (lengths < 6).any()
         or not (np.abs(coordinates) <= LARGEST_COORDINATE).all()
@@ -416,11 +481,11 @@ def _polygon_parts(values: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return vertices, lengths, counts
 
 
-def _polygon_column(values: list[Any]) -> np.ndarray | None:
+def _polygon_column(columns: JsonColumns, values: Values) -> np.ndarray | None:
     """One valid shapely geometry per record from its parts (flat coordinate lists), all built at once."""
-    if not values:
+    if not len(values):
         return np.empty(0, dtype=object)
-    parts = _polygon_parts(values)
+    parts = _polygon_parts(columns, values)
     if parts is None:
         return None
     vertices, lengths, counts = parts
@@ -431,20 +496,19 @@ def _polygon_column(values: list[Any]) -> np.ndarray | None:
     return _object_array([joined[k] for k in range(len(values))])
 
 
-def _rle_runs(values: list[Any], sizes: np.ndarray) -> coco_rle.Runs | None:
-    """Runs of the RLE segmentations, all decoded together; None unless every RLE is valid and of its image's size."""
-    written = json_columns(values, ("size",))
-    if (
-        written is None
-        or number_rows(written["size"], 2) is None
-        or integer_column(list(chain.from_iterable(written["size"]))) is None
-    ):  # sizes written as JSON integers, as COCO's are
+def _rle_runs(columns: JsonColumns, rles: Values, image_sizes: np.ndarray | None = None) -> coco_rle.Runs | None:
+    """Runs of RLE segmentations, all decoded together; None unless every RLE is valid (and of its image's size).
+
+    Sizes must be written as two JSON integers, as COCO's are.
+    """
+    written = columns.elements(columns.field(rles, "size"))
+    sizes = None if written is None or (written[1] != 2).any() else columns.integers(written[0])
+    if sizes is None:
         return None
-    try:
-        runs = coco_rle.to_runs(values)
-    except InvalidRegionError:
+    sizes = sizes.reshape(-1, 2)
+    if (sizes < 0).any() or (image_sizes is not None and not np.array_equal(sizes, image_sizes.reshape(-1, 2))):
         return None
-    return runs if np.array_equal(runs.sizes, sizes.reshape(-1, 2)) else None
+    return columns.rle_runs(rles, sizes)
 
 
 class _AnnotationParser:
@@ -558,7 +622,16 @@ def read_coco_results(
 
 
 def _read_results(path: Any, choice: str, repair: bool, skip_invalid: bool, phases: Phases) -> CocoPredictions:
-    document, reader = load_json_document(path, skip_invalid=skip_invalid, count_keys=_result_keys, phases=phases)
+    source = open_json(path, skip_invalid=skip_invalid, phases=phases)
+    fast = None if source.columns is None else _prediction_columns(source.columns, choice)
+    phases.done("regions")
+    reader = source.reader
+    if fast is not None:
+        annotations, geometry = fast
+        reader.read_valid(len(annotations))
+        return CocoPredictions(annotations, geometry, reader.report())
+    # Some record is not of the plain form: read them one by one, which names the faulty ones.
+    document = source.document()
     if not isinstance(document, list):
         raise reader.whole_file(
             "a COCO result file must be a JSON list of predictions "
@@ -567,12 +640,6 @@ def _read_results(path: Any, choice: str, repair: bool, skip_invalid: bool, phas
         )
     if choice == "auto":
         choice = "segmentation" if document and _all_have(document, "segmentation") else "bbox"
-    columns = _prediction_columns(document, choice)
-    phases.done("regions")
-    if columns is not None:
-        reader.read_valid(len(document))
-        return CocoPredictions(columns, choice, reader.report())
-    # Some record is not of the plain form: read them one by one, which names the faulty ones.
     records = _located(document, "results")
     parsed = parse_records(records, lambda record: _prediction(record, choice))
     regions = _Regions.build(_rows(parsed), {}, choice, repair)
@@ -588,51 +655,42 @@ def _read_results(path: Any, choice: str, repair: bool, skip_invalid: bool, phas
     return CocoPredictions(annotations, choice, reader.report())
 
 
-def _dataset_keys(document: Any) -> int:
-    """Keys of a dataset file's objects: the top object's, its sections' records' and what those hold."""
-    return object_keys(document, list_depth=2)  # the records sit in lists one level down
-
-
-def _result_keys(document: Any) -> int:
-    """Keys of a plain result file's objects: the records' and their segmentation dicts' (-1 if not a list of dicts)."""
-    if type(document) is not list or not all_of_type(document, dict):
-        return -1
-    segmentations = map(operator.methodcaller("get", "segmentation"), document)
-    nested = compress(
-        segmentations,
-        map(operator.is_, map(type, map(operator.methodcaller("get", "segmentation"), document)), repeat(dict)),
-    )
-    return sum(map(len, document)) + sum(map(len, nested))
-
-
-def _prediction_columns(document: list[Any], geometry: str) -> Annotations | None:
-    """The predictions read column by column (see `geoiou.io.columns`); None unless every record is plain.
+def _prediction_columns(columns: JsonColumns, choice: str) -> tuple[Annotations, str] | None:
+    """The predictions read column by column (see `geoiou.io.columns`), and the geometry read; None unless every
+    record is plain.
 
     Plain: integer ids, a finite score, and a box of 4 finite numbers with non-negative sizes, or
-    an RLE segmentation (RLEs are validated all together by `Mask.from_rle`). Polygon
-    segmentations are read record by record.
+    an RLE segmentation (RLEs are validated all together). Polygon segmentations are read record
+    by record.
     """
-    columns = json_columns(document, ("image_id", "category_id", "score", geometry))
-    if columns is None:
+    listed = columns.elements(columns.root())
+    if listed is None or not columns.is_object(listed[0]).all():
         return None
-    image_id, category_id = integer_column(columns["image_id"]), integer_column(columns["category_id"])
-    score = number_column(columns["score"])
+    records = listed[0]
+    geometry = choice
+    if choice == "auto":  # segmentations when every record has one (the record path's rule, `_all_have`)
+        having = columns.count_having(records, "segmentation")
+        geometry = "segmentation" if len(records) and having == len(records) else "bbox"
+    image_values, category_values, score_values, values = columns.fields(
+        records, ("image_id", "category_id", "score", geometry)
+    )
+    image_id, category_id = columns.integers(image_values), columns.integers(category_values)
+    score = columns.numbers(score_values)
     if image_id is None or category_id is None or score is None:
         return None
-    region = _box_column(columns["bbox"]) if geometry == "bbox" else _rle_column(columns["segmentation"])
+    region = _box_column(columns.number_rows(values, 4)) if geometry == "bbox" else _rle_column(columns, values)
     if region is None:
         return None
-    return Annotations(image_id=image_id, category_id=category_id, region=region, score=score)
+    return Annotations(image_id=image_id, category_id=category_id, region=region, score=score), geometry
 
 
-def _box_column(values: list[Any]) -> list[Region] | None:
-    boxes = number_rows(values, 4)
+def _box_column(boxes: np.ndarray | None) -> list[Region] | None:
     if boxes is None or (boxes[:, 2:] < 0).any():
         return None
-    with np.errstate(over="ignore"):  # a corner beyond float64 is refused by the record parser, by name
-        if not np.isfinite(boxes[:, :2] + boxes[:, 2:]).all() or _box_faults(boxes):
-            return None
-    return [Box(boxes, fmt="xywh")]
+    try:  # Box refuses what `_box_faults` names (out of range, a size rounded away): the record path names the row
+        return [Box(boxes, fmt="xywh")]
+    except InvalidRegionError:
+        return None
 
 
 def _box_faults(boxes: np.ndarray) -> dict[int, str]:
@@ -640,15 +698,12 @@ def _box_faults(boxes: np.ndarray) -> dict[int, str]:
     return sized_box_faults(boxes, "xywh", "bbox")
 
 
-def _rle_column(values: list[Any]) -> list[Region] | None:
-    """Masks of all RLEs, decoded together, in one batch (masks of several image sizes share the largest grid)."""
-    if not values or not all_of_type(values, dict):
+def _rle_column(columns: JsonColumns, values: Values | None) -> list[Region] | None:
+    """Masks of all RLE segmentations, decoded together (see `_masks_of_runs`)."""
+    if values is None or not len(values) or not columns.is_object(values).all():
         return None
-    try:
-        runs = coco_rle.to_runs(values)
-    except InvalidRegionError:
-        return None
-    return [Mask._from_runs(runs)]  # one batch whatever the sizes and their order (on the largest grid)
+    runs = _rle_runs(columns, values)
+    return None if runs is None else _masks_of_runs(runs)
 
 
 def _prediction(record: Any, geometry: str) -> _Row:
@@ -837,7 +892,7 @@ class _Regions:
                 # Validated part by part and as unions above: skip from_shapely's second validation.
                 pieces.append(Polygon._from_valid_shapely(_object_array([polygons[index] for index in members])))
             else:
-                pieces.append(_masks({index: alive_rows[index].geometry.rle for index in members}, faults))
+                pieces.extend(_masks({index: alive_rows[index].geometry.rle for index in members}, faults))
         return cls([piece for piece in pieces if len(piece)] or [Polygon.from_shapely(_object_array([]))], faults)
 
 
@@ -929,12 +984,12 @@ def _joined_parts(owners: list[int], counts: np.ndarray, geoms: np.ndarray, faul
     return joined
 
 
-def _masks(rles: dict[int, Mapping[str, Any]], faults: dict[int, str]) -> Mask:
+def _masks(rles: dict[int, Mapping[str, Any]], faults: dict[int, str]) -> list[Region]:
     """Masks of one size from their RLEs, kept as runs; on a malformed RLE each is checked to find the faulty ones."""
     # The RLE readers take dicts: an RLE given as another mapping (in a document passed as a
     # mapping) is refused by them with InvalidRegionError, which makes it its record's fault.
     try:
-        return Mask.from_rle(list(rles.values()))  # type: ignore[arg-type]  # mappings on purpose, see above
+        return _masks_of_runs(coco_rle.to_runs(list(rles.values())))  # type: ignore[arg-type]  # mappings, see above
     except InvalidRegionError:
         pass
     good: list[dict[str, Any]] = []
@@ -945,7 +1000,7 @@ def _masks(rles: dict[int, Mapping[str, Any]], faults: dict[int, str]) -> Mask:
             faults[index] = f"'segmentation' must be a valid COCO RLE: {error}"
             continue
         good.append(cast(dict[str, Any], rle))  # to_runs accepted it, so it is a dict
-    return Mask.from_rle(good)
+    return _masks_of_runs(coco_rle.to_runs(good))
 
 
 # --------------------------------------------------------------------------- writing result files

@@ -21,8 +21,7 @@ from numpy.typing import ArrayLike
 from geoiou._validation import describe, invalid_argument, shapely_range_faults
 from geoiou.errors import FormatError
 from geoiou.io.folders import FileColumns, LabelSet, label_files, label_set, line_records, parse_records, settle
-from geoiou.io.line_columns import field_table, finite_numbers
-from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, source_name
+from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, read_bytes, source_name
 from geoiou.regions import Box, Polygon, RotatedBox
 from geoiou.tables.annotations import Annotations
 
@@ -130,18 +129,20 @@ def _label_columns(path: str | os.PathLike[str]) -> _LabelColumns | None:
     Plain: after the header lines, every line has 10 fields (or every line 9: no difficult
     flag), eight finite numbers, a class and a flag 0 or 1. Anything else goes to the line reader.
     """
-    fields = field_table(path, (9, 10), skip=_is_header)
+    from geoiou.io.text_table import FieldTable  # compiled (numba): loaded by the first file read
+
+    fields = FieldTable.of([read_bytes(path)], (9, 10), skip=_is_header)
     if fields is None:
         return None
-    corners = finite_numbers(fields[:, :8])
-    flags = fields[:, 9] if fields.shape[1] == 10 else np.full(len(fields), "0")
-    if corners is None or not np.isin(flags, ("0", "1")).all():
+    corners = fields.numbers(slice(0, 8))
+    difficult = fields.flags(9) if fields.shape[1] == 10 else np.zeros(fields.shape[0], dtype=bool)
+    if corners is None or difficult is None:
         return None
     corners = corners.reshape(-1, 4, 2)
     geoms, faults = quadrilateral_faults(corners)
     if faults:
         return None
-    return _LabelColumns(Polygon.from_shapely(geoms), corners, tuple(fields[:, 8].tolist()), flags == "1")
+    return _LabelColumns(Polygon.from_shapely(geoms), corners, tuple(fields.strings(8)), difficult)
 
 
 def read_dota_folder(folder: str | os.PathLike[str], *, skip_invalid: bool = False) -> LabelSet:
@@ -391,16 +392,16 @@ def _task1_fields(fields: list[str]) -> tuple[list[float], str, float]:
 
 def _task1_columns(path: Path) -> tuple[np.ndarray, Polygon, np.ndarray] | None:
     """A Task1 file read as columns (image names, polygons, scores); None unless every line is plain and valid."""
-    fields = field_table(path, (10,))
-    if fields is None:
-        return None
-    numbers = finite_numbers(fields[:, 1:])
-    if numbers is None:
+    from geoiou.io.text_table import FieldTable  # compiled (numba): loaded by the first file read
+
+    fields = FieldTable.of([read_bytes(path)], (10,))
+    numbers = None if fields is None else fields.numbers(slice(1, None))
+    if fields is None or numbers is None:
         return None
     geoms, faults = quadrilateral_faults(numbers[:, 1:].reshape(-1, 4, 2))
     if faults:
         return None
-    return fields[:, 0], Polygon.from_shapely(geoms), numbers[:, 0]
+    return np.array(fields.strings(0), dtype=str), Polygon.from_shapely(geoms), numbers[:, 0]
 
 
 def _read_task1_file(path: Path, skip_invalid: bool) -> FileColumns:

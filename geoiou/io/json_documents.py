@@ -1,22 +1,23 @@
-"""JSON annotation files: parsed strictly, with whole-file faults named, and a `RecordReader` for their records."""
+"""JSON annotation files: read as columns from their bytes, or parsed strictly with whole-file faults named.
+
+`open_json` starts the reading of a file or of an already-parsed document. Its `JsonSource` offers
+the columns of the fast path (`JsonSource.columns`: a file's `geoiou.io.json_tape.Tape`, compiled
+from its bytes, or `geoiou.io.columns.ObjectColumns` over a parsed document) and, for the record
+path, the document itself (`JsonSource.document`), parsed by ``json.loads`` only when asked for.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping
-from typing import Any, Callable
+from typing import Any
 
 from geoiou._progress import Phases
-from geoiou.io.columns import object_keys
+from geoiou.io.columns import JsonColumns, ObjectColumns
 from geoiou.io.report import RecordReader
 
-__all__ = ["load_json_document", "unique_keys"]
-
-
-#: A quote, white space, a colon: a key written with space before its colon.
-_SPACED_COLON = re.compile(r'"[ \t\r\n]+:')
+__all__ = ["JsonSource", "load_json_document", "open_json", "unique_keys"]
 
 
 class _DuplicateKeyError(ValueError):
@@ -33,22 +34,10 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return mapping
 
 
-def _keys_unique(text: str, document: Any, count_keys: Callable[[Any], int] | None) -> bool:
-    """Whether the text provably repeats no key of an object; False means "look closer", not "repeated".
-
-    Where no backslash comes right before a quote, every quote opens or closes a string (a quote
-    inside a string is escaped), so each ``":`` closes a key, and with no space between a key and
-    its colon every key is one ``":``. As many of them as
-    the parsed objects hold keys means no object lost one. This costs a few passes over the text at
-    C speed, against a Python call per object for ``object_pairs_hook``; files with escapes or
-    spaced colons are checked by the hook.
-    """
-    if '\\"' in text or _SPACED_COLON.search(text):
-        return False
-    # By default arrays of records are entered, not the arrays inside records (boxes, coordinates):
-    # fewer objects counted than written (an object inside those) only means the slower check.
-    counted = count_keys(document) if count_keys is not None else object_keys(document, list_depth=1)
-    return text.count('":') == counted
+def _added(seen: set[str], key: str) -> bool:
+    """Add `key` to `seen`; False, so that a generator's condition goes on to the next key."""
+    seen.add(key)
+    return False
 
 
 #: Files at least this large take about a second to read: a bar shows the phases on a terminal.
@@ -63,27 +52,95 @@ def reading_phases(source: Any, steps: int) -> Phases:
     )
 
 
-def _added(seen: set[str], key: str) -> bool:
-    """Add `key` to `seen`; False, so that a generator's condition goes on to the next key."""
-    seen.add(key)
-    return False
+class JsonSource:
+    """A JSON file or parsed document being read: its columns for the fast path, its document for the record path.
+
+    Examples
+    --------
+    >>> source = open_json([{"id": 1}], skip_invalid=False)
+    >>> source.reader.source, source.document(), source.columns.root()
+    ('<dict>', [{'id': 1}], [[{'id': 1}]])
+    """
+
+    def __init__(
+        self, reader: RecordReader, columns: JsonColumns | None, document: Any = None, data: bytes | None = None
+    ) -> None:
+        self.reader = reader
+        #: The columns of the fast path; None when only ``json.loads`` can read the file (see `Tape.of`).
+        self.columns = columns
+        self._document = document
+        self._data = data
+
+    def document(self) -> Any:
+        """The parsed document; a file that is not JSON, not UTF-8 or repeats a key is a whole-file `FormatError`."""
+        if self._data is None:
+            return self._document
+        try:
+            text = self._data.decode("utf-8-sig")  # past a byte-order mark, as the text readers
+            if "\r" in text:  # universal newlines, as a text stream reads them (the lines of messages)
+                text = text.replace("\r\n", "\n").replace("\r", "\n")
+            # The tape proves that no object repeats a key; without one, the hook checks each object.
+            self._document = (
+                json.loads(text) if self.columns is not None else json.loads(text, object_pairs_hook=unique_keys)
+            )
+        except json.JSONDecodeError as error:
+            raise self.reader.whole_file(
+                f"not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})"
+            ) from None
+        except _DuplicateKeyError as error:
+            raise self.reader.whole_file(
+                f"an object has the key {error.args[0]!r} twice; keys must be unique"
+            ) from None
+        except UnicodeDecodeError as error:
+            raise self.reader.whole_file(f"not UTF-8 text ({error.reason} at byte {error.start})") from None
+        self._data = None
+        return self._document
+
+
+def open_json(
+    source: str | os.PathLike[str] | Mapping[str, Any] | list[Any],
+    *,
+    skip_invalid: bool,
+    phases: Phases | None = None,
+) -> JsonSource:
+    """Start reading a JSON file (tokenized from its bytes) or an already-parsed document (named ``"<dict>"``).
+
+    `phases` is told when the file is tokenized.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "results.json"
+    >>> _ = path.write_text('[{"image_id": 1}, {"image_id": 2}]')
+    >>> source = open_json(path, skip_invalid=False)
+    >>> records, _ = source.columns.elements(source.columns.root())
+    >>> source.columns.integers(source.columns.field(records, "image_id"))
+    array([1, 2])
+    """
+    if isinstance(source, (Mapping, list)):
+        return JsonSource(RecordReader("<dict>", skip_invalid=skip_invalid), ObjectColumns(source), source)
+    reader = RecordReader(source, skip_invalid=skip_invalid)
+    with open(source, "rb") as handle:
+        data = handle.read()
+    from geoiou.io.json_tape import Tape  # compiled (numba): loaded by the first file read, not by `import geoiou.io`
+
+    tape = Tape.of(data)
+    if phases is not None:
+        phases.done("parsed JSON")
+    return JsonSource(reader, tape, data=data)
 
 
 def load_json_document(
     source: str | os.PathLike[str] | Mapping[str, Any] | list[Any],
     *,
     skip_invalid: bool,
-    count_keys: Callable[[Any], int] | None = None,
     phases: Phases | None = None,
 ) -> tuple[Any, RecordReader]:
     """Parse a JSON file (or take an already-parsed document) and start the `RecordReader` for it.
 
     A parsed document is named ``"<dict>"`` in messages. A file that is not JSON, or whose objects
     repeat a key (a second video with the same id would silently replace the first), is a
-    whole-file `FormatError`. A reader that knows the shape of its files passes `count_keys`, which
-    counts the keys of the objects where that shape has them (any count below the true one just
-    means the slower check); by default every object of the document is counted. `phases` is told
-    when the text is parsed.
+    whole-file `FormatError`.
 
     Examples
     --------
@@ -91,21 +148,5 @@ def load_json_document(
     >>> document, reader.source
     ({'results': {}}, '<dict>')
     """
-    if isinstance(source, (Mapping, list)):
-        return source, RecordReader("<dict>", skip_invalid=skip_invalid)
-    reader = RecordReader(source, skip_invalid=skip_invalid)
-    try:
-        with open(source, encoding="utf-8-sig") as handle:  # past a byte-order mark, as the text readers
-            text = handle.read()
-        document = json.loads(text)
-        if phases is not None:
-            phases.done("parsed JSON")
-        if _keys_unique(text, document, count_keys):
-            return document, reader
-        return json.loads(text, object_pairs_hook=unique_keys), reader  # to find the repeated key, or read escapes
-    except json.JSONDecodeError as error:
-        raise reader.whole_file(f"not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
-    except _DuplicateKeyError as error:
-        raise reader.whole_file(f"an object has the key {error.args[0]!r} twice; keys must be unique") from None
-    except UnicodeDecodeError as error:
-        raise reader.whole_file(f"not UTF-8 text ({error.reason} at byte {error.start})") from None
+    opened = open_json(source, skip_invalid=skip_invalid, phases=phases)
+    return opened.document(), opened.reader

@@ -25,9 +25,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
-from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,10 +43,12 @@ from geoiou.io.folders import (
     parse_records,
     settle,
 )
-from geoiou.io.line_columns import class_indices, field_table, finite_numbers, split_lines, table_of
-from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, source_name
+from geoiou.io.report import ReadReport, RecordReader, float_field, invalid, read_bytes, source_name
 from geoiou.regions import Box, Polygon
 from geoiou.tables.annotations import Annotations
+
+if TYPE_CHECKING:
+    from geoiou.io.text_table import FieldTable
 
 __all__ = ["YoloObjects", "read_yolo", "read_yolo_folder"]
 
@@ -192,13 +193,15 @@ def _yolo_columns(path: str | os.PathLike[str], obb: bool | None, scale: np.ndar
     """A file of boxes or of YOLO-OBB quadrilaterals read as columns, all lines at once; None unless every line is
     plain (one layout, a conf column on all lines or none, box coordinates in [0, 1]) and every
     quadrilateral valid. The report is left for the caller to fill."""
-    fields = field_table(path, _PLAIN_WIDTHS[obb])
+    from geoiou.io.text_table import FieldTable  # compiled (numba): loaded by the first file read
+
+    fields = FieldTable.of([read_bytes(path)], _PLAIN_WIDTHS[obb])
     return None if fields is None else _plain_objects(fields, scale, source_name(path))
 
 
-def _plain_objects(fields: np.ndarray, scale: np.ndarray | None, source: str) -> YoloObjects | None:
+def _plain_objects(fields: FieldTable, scale: np.ndarray | None, source: str) -> YoloObjects | None:
     """The objects of a table of plain lines (`scale`: one ``(x, y)`` for all rows, or one per row)."""
-    classes, values = class_indices(fields[:, 0]), finite_numbers(fields[:, 1:])
+    classes, values = fields.indices(0), fields.numbers(slice(1, None))
     width = fields.shape[1]
     # Box coordinates lie in [0, 1]; YOLO-OBB corners may not (ultralytics does not clip xyxyxyxyn), and a conf
     # is any finite score (a ranking is all an evaluation needs of it).
@@ -228,11 +231,12 @@ def _folder_columns(
     folder: str | os.PathLike[str], paths: list[Path], sizes: list[tuple[int, int] | None], obb: bool | None
 ) -> LabelSet | None:
     """Every file of a folder read as one table, when all their lines are plain and of one layout; else None."""
-    per_file = [split_lines(path) for path in paths]
-    counts = list(map(len, per_file))
-    fields = table_of(list(chain.from_iterable(per_file)), _PLAIN_WIDTHS[obb])
+    from geoiou.io.text_table import FieldTable  # compiled (numba): loaded by the first file read
+
+    fields = FieldTable.of([read_bytes(path) for path in paths], _PLAIN_WIDTHS[obb])
     if fields is None:
         return None
+    counts = fields.lines_per_text
     scale = None
     if sizes[0] is not None:
         scale = np.repeat(
@@ -248,7 +252,7 @@ def _folder_columns(
         region=objects.regions,
         score=objects.scores,
     )
-    return LabelSet(annotations, tuple(sorted(set(stems))), ReadReport(source_name(folder), len(fields)))
+    return LabelSet(annotations, tuple(sorted(set(stems))), ReadReport(source_name(folder), fields.shape[0]))
 
 
 #: LabelImg's list of class names, kept beside the YOLO label files.

@@ -19,7 +19,7 @@ from geoiou._validation import invalid_argument
 from geoiou.errors import InvalidTypeError, MismatchError
 from geoiou.io.columns import integer_column, json_columns, number_column
 from geoiou.io.json_documents import load_json_document
-from geoiou.pycocotools.coco import COCO, _Results, dataset_keys
+from geoiou.pycocotools.coco import COCO, _Results
 
 __all__ = ["LVIS", "LVISResults"]
 
@@ -46,7 +46,7 @@ class LVIS(COCO):
         logger.info("Loading annotations.")
         document = annotation_path
         if not isinstance(annotation_path, dict):
-            document, _ = load_json_document(annotation_path, skip_invalid=False, count_keys=dataset_keys)
+            document, _ = load_json_document(annotation_path, skip_invalid=False)
         if not isinstance(document, dict):
             raise InvalidTypeError(f"Annotation file format {type(document)} not supported (an LVIS dataset is a dict)")
         self._dataset = document

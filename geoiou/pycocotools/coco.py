@@ -48,24 +48,11 @@ import numpy as np
 
 from geoiou._validation import invalid_argument
 from geoiou.errors import InvalidTypeError, MismatchError
-from geoiou.io.columns import object_keys
 from geoiou.io.json_documents import load_json_document
 from geoiou.pycocotools import mask as mask_utils
 from geoiou.pycocotools.tables import IOU_TYPES, Table, dataset_table, keypoint_extents, result_branch, results_table
 
 __all__ = ["COCO"]
-
-
-def dataset_keys(document: Any) -> int:
-    """The keys of a dataset file's objects, for the reader's proof that no key was repeated: its records sit in
-    lists one level down (as `read_coco` counts them).
-
-    Examples
-    --------
-    >>> dataset_keys({"images": [{"id": 1}], "annotations": [{"id": 2, "bbox": [0, 0, 1, 1]}]})
-    5
-    """
-    return object_keys(document, list_depth=2)
 
 
 #: A result's image id (a record without one is a KeyError, as in pycocotools).
@@ -130,7 +117,7 @@ class COCO:
         if annotation_file is not None:
             print("loading annotations into memory...")
             tic = time.time()
-            document, _ = load_json_document(annotation_file, skip_invalid=False, count_keys=dataset_keys)
+            document, _ = load_json_document(annotation_file, skip_invalid=False)
             if not isinstance(document, dict):
                 raise InvalidTypeError(
                     f"annotation file format {type(document)} not supported (a COCO dataset is a dict)"
@@ -381,8 +368,6 @@ class COCO:
 
     def _result_input(self, source: Any) -> tuple[list[dict[str, Any]] | None, np.ndarray | None]:
         if isinstance(source, (str, os.PathLike)):
-            # The reader's proof that no key was repeated counts the keys of a list of records and of their
-            # segmentation dicts by default: what a result file holds.
             document, _ = load_json_document(source, skip_invalid=False)
             source = document
         if isinstance(source, np.ndarray):

@@ -23,7 +23,7 @@ import numpy as np
 
 from geoiou._ranges import ragged_arange
 from geoiou.evaluation.coco import coco_accumulate
-from geoiou.pycocotools.evaluated import Evaluated
+from geoiou.pycocotools.evaluated import Evaluated, decided
 
 __all__ = ["DictEntries", "Entries", "MatchedEntries", "accumulate_entries"]
 
@@ -42,13 +42,15 @@ class EntrySpans(NamedTuple):
 
 
 class Entries:
-    """COCOeval's per-image results over flat per-detection arrays: ``score``, ``rank`` (place within the entry)
-    and ``outcome`` ``[P, T, A]`` codes; `count` entries, `spans` of any of them."""
+    """COCOeval's per-image results over flat per-detection arrays: ``score``, ``rank`` (place within the entry),
+    ``outcome`` ``[P, T, A]`` codes and ``decided`` ``[P, A]`` (anything but a false positive at some threshold);
+    `count` entries, `spans` of any of them."""
 
     count: int
     score: np.ndarray
     rank: np.ndarray
     outcome: np.ndarray
+    decided: np.ndarray
 
     def spans(self, entries: np.ndarray) -> EntrySpans:
         """The spans of the entries at the positions `entries` (each below `count`)."""
@@ -83,6 +85,7 @@ class MatchedEntries(Entries):
         self.n_areas = evaluated.gt_ignored.shape[1]
         self.count = evaluated.n_groups * self.n_areas
         self.score, self.rank, self.outcome = evaluated.dt_score, evaluated.rank, evaluated.outcome
+        self.decided = evaluated.decided
 
     def spans(self, entries: np.ndarray) -> EntrySpans:
         evaluated = self.evaluated
@@ -106,6 +109,7 @@ class MatchedEntries(Entries):
             evaluated.rank,
             evaluated.dt_score,
             evaluated.outcome,
+            evaluated.decided,
             evaluated.regular(),
             recall_thresholds,
             max_detections,
@@ -148,6 +152,7 @@ class DictEntries(Entries):
         self.score = np.concatenate([np.zeros(0)] + [np.asarray(entry[score_key], dtype=np.float64) for entry in kept])
         self.rank = ragged_arange(0, lengths)[0]
         self.outcome = codes[:, :, None]  # one area range: the entry's own
+        self.decided = decided(self.outcome)
 
     def spans(self, entries: np.ndarray) -> EntrySpans:
         return EntrySpans(*(field[entries] for field in self._spans))
@@ -214,6 +219,7 @@ def _accumulated_reads(
         entries.rank[positions],
         entries.score[positions],
         entries.outcome[positions, :, spans.area[owner]][:, :, None],
+        entries.decided[positions, spans.area[owner]][:, None],
         positives.astype(np.int64)[:, None],
         recall_thresholds,
         max_detections,

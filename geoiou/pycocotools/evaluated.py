@@ -26,7 +26,7 @@ import numpy as np
 from geoiou.evaluation.coco import CocoArrays, CocoMatched, PairSource, coco_match
 from geoiou.evaluation.overlaps import CandidateOverlaps
 
-__all__ = ["Evaluated", "GroupRows", "Matching", "eval_images", "match_groups", "overlaps_by_group"]
+__all__ = ["Evaluated", "GroupRows", "Matching", "decided", "eval_images", "match_groups", "overlaps_by_group"]
 
 #: The names of an evalImgs entry's fields: pycocotools' and lvis-api's.
 COCO_KEYS = ("image_id", "category_id", "aRng", "maxDet", "dtIds", "gtIds", "dtMatches", "gtMatches", "dtScores",
@@ -97,7 +97,7 @@ class Evaluated:
         self.matching, self.pairs, self.kept = matching, pairs, kept
         self.n_categories, self.n_images = data.num_categories, n_images
         self.order, self.gt_order, self.rank = found.order, found.gt_order, found.rank
-        self.outcome, self.gt_ignored = found.outcome, found.gt_ignored
+        self.outcome, self.decided, self.gt_ignored = found.outcome, found.decided, found.gt_ignored
         self.dt_ids, self.gt_ids = ids[0][found.order], ids[1][found.gt_order]
         self.dt_score = data.dt_score[found.order]
         self.dt_group = (data.dt_category * n_images + data.dt_image)[found.order]
@@ -196,7 +196,25 @@ def match_groups(
         evaluated.outcome = _zero_ids_unmatched(evaluated)
     if unmatched_ignored is not None:
         evaluated.outcome = _not_exhaustive_ignored(evaluated.outcome, unmatched_ignored[found.order])
+    if zero_ids or unmatched_ignored is not None:
+        evaluated.decided = decided(evaluated.outcome)
     return evaluated
+
+
+def decided(outcome: np.ndarray) -> np.ndarray:
+    """``[D, A]``: whether each result is anything but a false positive at some threshold (what `coco_accumulate`
+    reads the codes of; the others it counts as false positives without reading them).
+
+    Examples
+    --------
+    >>> decided(np.array([[[0, 2]], [[0, 0]]], dtype=np.uint8).transpose(0, 2, 1))  # ignored at one threshold; never
+    array([[ True],
+           [False]])
+    """
+    from geoiou.evaluation.protocol_loops import FALSE_POSITIVE  # numba: on first use
+
+    flags: np.ndarray = (outcome != FALSE_POSITIVE).any(axis=1)
+    return flags
 
 
 def _arrays(truth: GroupRows, predicted: GroupRows, n_categories: int, n_images: int) -> CocoArrays:

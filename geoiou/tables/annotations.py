@@ -15,6 +15,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from geoiou._distinct import distinct
 from geoiou._validation import invalid_argument as _fail
 from geoiou.errors import FrozenRegionError
 from geoiou.regions import Region
@@ -404,4 +405,4 @@ def as_annotations(value: Any, param: str) -> Annotations:
 def id_list(value: Any, param: str) -> np.ndarray:
     """The sorted distinct ids of a list of image or category ids (`param` names it in errors)."""
     array = _ids(list(value), param, len(value))
-    return np.unique(array)
+    return distinct(array)

@@ -126,6 +126,15 @@ def _object_column(values: Any, param: str, size: int | None = None) -> np.ndarr
     if isinstance(values, (str, bytes)):  # not a sequence of one-character ids
         raise _invalid(param, "a 1-D sequence of ids or labels", values)
     items = list(values.tolist() if isinstance(values, np.ndarray) else values)
+    if set(map(type, items)) != {str}:  # strings alone are hashable and have no twin (checked at C speed)
+        _require_hashable_without_twins(items, param)
+    column = np.empty(len(items), dtype=object)
+    column[:] = items
+    _require_size(column, param, size)
+    return column
+
+
+def _require_hashable_without_twins(items: list[Any], param: str) -> None:
     try:
         set(items)
     except TypeError:
@@ -135,10 +144,6 @@ def _object_column(values: Any, param: str, size: int | None = None) -> np.ndarr
     twin = next((item for item in items if not isinstance(item, str) and str(item) in texts), None)
     if twin is not None:  # 1 and "1": two ids that read the same, a file read as text on one side
         raise _invalid(param, "ids of one type for equal names", f"both {twin!r} and {str(twin)!r}")
-    column = np.empty(len(items), dtype=object)
-    column[:] = items
-    _require_size(column, param, size)
-    return column
 
 
 def _float_column(values: ArrayLike, param: str, size: int, video_id: np.ndarray) -> np.ndarray:

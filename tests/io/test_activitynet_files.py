@@ -510,7 +510,7 @@ def test_a_file_of_one_subset_is_read_whole(tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["database", "results"])
-def test_columns_and_records_read_the_same_segments(kind, monkeypatch):
+def test_columns_and_records_read_the_same_segments(kind, monkeypatch, tmp_path):
     """Plain files are read as columns; the record-by-record reader (which names faults) must agree with it."""
     from geoiou.io import activitynet
 
@@ -528,9 +528,11 @@ def test_columns_and_records_read_the_same_segments(kind, monkeypatch):
             entries if kind == "results" else {"subset": "validation", "duration": 60, "annotations": entries}
         )
     document = {kind: videos}
-    fast = read_activitynet(document)
-    monkeypatch.setattr(activitynet, "_plain_columns", lambda groups, scored: None)
+    path = write_json(tmp_path / "file.json", document)
+    fast, from_file = read_activitynet(document), read_activitynet(path)
+    monkeypatch.setattr(activitynet, "_segment_columns", lambda *args, **kwargs: None)
     slow = read_activitynet(document)
     for name in ("video_id", "label", "start", "end", "score"):
         np.testing.assert_array_equal(getattr(fast.segments, name), getattr(slow.segments, name))
-    assert fast.segments.videos == slow.segments.videos and fast.report == slow.report
+        np.testing.assert_array_equal(getattr(from_file.segments, name), getattr(slow.segments, name))
+    assert fast.segments.videos == slow.segments.videos == from_file.segments.videos and fast.report == slow.report

@@ -22,7 +22,7 @@ import geoiou
 from geoiou import rle
 from geoiou.errors import FormatError
 from geoiou.io import read_coco_results
-from geoiou.io.columns import integer_column, number_column, number_rows, object_keys
+from geoiou.io.columns import integer_column, number_column, number_rows
 
 
 def _write(tmp_path, text: str):
@@ -178,8 +178,6 @@ def test_column_checks():
     assert number_column([1, float("nan")]) is None and number_column([1, False]) is None
     assert number_rows([[1, 2], [3]], 2) is None and number_rows([(1, 2)], 2) is None
     assert number_rows([], 4).shape == (0, 4)
-    # Keys of objects at every depth: 2 + 1 + 1 + 0.
-    assert object_keys({"a": [{"b": 1}, {"c": {}}], "d": "e"}) == 4
 
 
 def _dataset(seed: int) -> dict:
