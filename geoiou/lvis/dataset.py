@@ -15,11 +15,10 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from geoiou._validation import invalid_argument
 from geoiou.errors import InvalidTypeError, MismatchError
-from geoiou.io.columns import integer_column, json_columns, number_column
 from geoiou.io.json_documents import load_json_document
 from geoiou.pycocotools.coco import COCO, _Results
+from geoiou.pycocotools.sources import RecordSource, file_source
 
 __all__ = ["LVIS", "LVISResults"]
 
@@ -131,35 +130,30 @@ class LVISResults(LVIS):
         truth = lvis_gt if isinstance(lvis_gt, LVIS) else LVIS(lvis_gt)
         COCO.__init__(self)
         logger.info("Loading and preparing results.")
-        if not isinstance(results, list):
-            results, _ = load_json_document(results, skip_invalid=False)
-        if not isinstance(results, list):
-            raise InvalidTypeError(f"results must be a list of dicts or a JSON file of one (got {type(results)})")
-        kept = _limited(results, max_dets) if max_dets >= 0 else list(results)
-        source = truth._dataset
-        self._dataset = {key: value for key, value in source.items() if key != "annotations"}
-        self._dataset["annotations"] = kept
+        source = RecordSource(results) if isinstance(results, list) else file_source(results)
+        kept = source.take(_limited(*source.image_scores(), max_dets)) if max_dets >= 0 and len(source) else source
+        self._dataset = {key: value for key, value in truth._dataset.items() if key != "annotations"}
+        self._dataset["annotations"] = []  # the kept results' dicts: put in when first read
         self._results = _Results(kept, None, crowd=False)
-        unknown = {r["image_id"] for r in kept} - {image["id"] for image in self._dataset.get("images", [])}
+        unknown = kept.image_ids() - {image["id"] for image in self._dataset.get("images", [])}
         if unknown:
             raise MismatchError(f"Results do not correspond to current LVIS set: image ids {sorted(unknown)[:5]}")
 
 
-def _limited(results: list[dict[str, Any]], max_dets: int) -> list[dict[str, Any]]:
-    """lvis-api's top `max_dets` per image: images in order of first appearance, an image over the limit sorted
-    by decreasing score (a stable sort), the others as given."""
-    columns = json_columns(results, ("image_id", "score"))
-    image = integer_column(columns["image_id"]) if columns else None
-    score = number_column(columns["score"]) if columns else None
-    if image is None or score is None:
-        raise invalid_argument("results", "dicts with an integer 'image_id' and a finite 'score'", results[:1])
-    if not len(results):
-        return []
+def _limited(image: np.ndarray, score: np.ndarray, max_dets: int) -> np.ndarray:
+    """The rows of lvis-api's top `max_dets` per image: images in order of first appearance, an image over the limit
+    sorted by decreasing score (a stable sort), the others as given.
+
+    Examples
+    --------
+    >>> _limited(np.array([5, 3, 5, 5]), np.array([0.1, 0.5, 0.9, 0.3]), 2)  # image 5 first: its best two
+    array([2, 3, 1])
+    """
     _, first, code = np.unique(image, return_index=True, return_inverse=True)
     appearance = np.argsort(np.argsort(first))[code]  # images numbered by first appearance
     crowded = np.bincount(code)[code] > max_dets
     key = np.where(crowded, -score, 0.0)
-    order = np.lexsort((np.arange(len(results)), key, appearance))
+    order = np.lexsort((np.arange(len(image)), key, appearance))
     starts = np.searchsorted(appearance[order], appearance[order])
-    order = order[np.arange(len(order)) - starts < max_dets]
-    return [results[i] for i in order.tolist()]
+    kept: np.ndarray = order[np.arange(len(order)) - starts < max_dets]
+    return kept

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import copy
 import itertools
-import operator
 import os
 import time
 from collections import defaultdict
@@ -50,13 +49,10 @@ from geoiou._validation import invalid_argument
 from geoiou.errors import InvalidTypeError, MismatchError
 from geoiou.io.json_documents import load_json_document
 from geoiou.pycocotools import mask as mask_utils
-from geoiou.pycocotools.tables import IOU_TYPES, Table, dataset_table, keypoint_extents, result_branch, results_table
+from geoiou.pycocotools.sources import RecordSource, ResultSource, file_source
+from geoiou.pycocotools.tables import IOU_TYPES, Table, dataset_table, keypoint_extents, results_table
 
 __all__ = ["COCO"]
-
-
-#: A result's image id (a record without one is a KeyError, as in pycocotools).
-_IMAGE_ID = operator.itemgetter("image_id")
 
 
 def _is_array_like(value: Any) -> bool:
@@ -69,14 +65,19 @@ def _as_list(value: Any) -> Any:
 
 
 class _Results:
-    """What `COCO.loadRes` was given: a list of dicts or an N x 7 array, kept until an evaluation reads it."""
+    """What `COCO.loadRes` was given: results (`ResultSource`: a list of dicts, or a file whose dicts are parsed only
+    when read) or an N x 7 array, kept until an evaluation reads them."""
 
-    def __init__(self, records: list[dict[str, Any]] | None, array: np.ndarray | None, crowd: bool = True) -> None:
-        self.records, self.array = records, array
+    def __init__(self, source: ResultSource | None, array: np.ndarray | None, crowd: bool = True) -> None:
+        self.source, self.array = source, array
         self.completed = False
-        # Decided before the records are completed (a box written into a mask result must not change it).
-        self.branch = "bbox" if records is None else result_branch(records)
         self.crowd = crowd  # whether results get ``iscrowd`` 0 (pycocotools) or not (lvis-api)
+
+    @property
+    def branch(self) -> str:
+        """`result_branch` of the results as given (sources read it from the dicts before loadRes fills them in, or
+        from the file's bytes)."""
+        return "bbox" if self.source is None else self.source.branch
 
 
 class COCO:
@@ -348,8 +349,8 @@ class COCO:
         """
         print("Loading and preparing results...")
         tic = time.time()
-        records, array = self._result_input(resFile)
-        unknown = _unknown_images(records, array, self.getImgIds())
+        source, array = self._result_input(resFile)
+        unknown = _unknown_images(source, array, self.getImgIds())
         if unknown:
             raise MismatchError(
                 f"Results do not correspond to current coco set: image ids {unknown[:5]} are not in the dataset"
@@ -359,22 +360,21 @@ class COCO:
             "info": copy.deepcopy(self.dataset.get("info", {})),
             "images": list(self.dataset["images"]),
             "categories": copy.deepcopy(self.dataset.get("categories", [])),
-            "annotations": records if records is not None else [],
+            "annotations": [],  # the results' dicts: put in when first read
         }
-        result._results = _Results(records, array)
+        result._results = _Results(source, array)
         print(f"DONE (t={time.time() - tic:0.2f}s)")
         result.createIndex()
         return result
 
-    def _result_input(self, source: Any) -> tuple[list[dict[str, Any]] | None, np.ndarray | None]:
-        if isinstance(source, (str, os.PathLike)):
-            document, _ = load_json_document(source, skip_invalid=False)
-            source = document
-        if isinstance(source, np.ndarray):
-            return None, self._result_array(source)
-        if not isinstance(source, list):
-            raise InvalidTypeError(f"results must be a list of objects, a file or an N x 7 array (got {type(source)})")
-        return source, None
+    def _result_input(self, given: Any) -> tuple[ResultSource | None, np.ndarray | None]:
+        if isinstance(given, (str, os.PathLike)):
+            return file_source(given), None
+        if isinstance(given, np.ndarray):
+            return None, self._result_array(given)
+        if not isinstance(given, list):
+            raise InvalidTypeError(f"results must be a list of objects, a file or an N x 7 array (got {type(given)})")
+        return RecordSource(given), None
 
     def _result_array(self, array: np.ndarray) -> np.ndarray:
         if array.ndim == 2 and array.shape[1] == 6:
@@ -415,21 +415,25 @@ class COCO:
         if results is None or results.completed:
             return
         results.completed = True
-        if results.array is not None:
-            results.records = self.loadNumpyAnnotations(results.array)
-            self._dataset["annotations"] = results.records
-        _complete_records(results.records or [], results.branch, crowd=results.crowd)
+        if results.source is not None:
+            records = results.source.records
+        else:
+            assert results.array is not None  # loadRes keeps one of the two
+            records = self.loadNumpyAnnotations(results.array)
+        self._dataset["annotations"] = records
+        _complete_records(records, results.branch, crowd=results.crowd)
 
 
-def _unknown_images(records: list[dict[str, Any]] | None, array: np.ndarray | None, known: list[Any]) -> list[Any]:
+def _unknown_images(source: ResultSource | None, array: np.ndarray | None, known: list[Any]) -> list[Any]:
     """The image ids of results that the dataset does not have, sorted: pycocotools' test, on sets.
 
     Examples
     --------
-    >>> _unknown_images([{"image_id": 3}, {"image_id": 1}, {"image_id": 3}], None, [1, 2])
+    >>> _unknown_images(RecordSource([{"image_id": 3, "bbox": [0, 0, 1, 1]}, {"image_id": 1, "bbox": [0, 0, 1, 1]}]),
+    ...                 None, [1, 2])
     [3]
     """
-    ids = set(array[:, 0].astype(np.int64).tolist()) if array is not None else set(map(_IMAGE_ID, records or []))
+    ids = set(array[:, 0].astype(np.int64).tolist()) if array is not None else source.image_ids() if source else set()
     unknown = ids - set(known)
     try:
         return sorted(unknown)
@@ -486,7 +490,7 @@ def table_of(coco: COCO, iou_type: str, *, detections: bool = False, rbox_conven
             # Sizes matter to masks only (pycocotools reads them in segm evaluations alone).
             images = coco._dataset.get("images", []) if iou_type == "segm" else []
             sizes = {image["id"]: (image["height"], image["width"]) for image in images}
-            table = results_table(results.records, results.array, iou_type, sizes, results.branch, rbox_convention)
+            table = results_table(results.source, results.array, iou_type, sizes, results.branch, rbox_convention)
         else:
             table = dataset_table(coco.dataset, iou_type, scores=detections, rbox_convention=rbox_convention)
         coco._tables[key] = table

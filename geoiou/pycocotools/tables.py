@@ -23,6 +23,7 @@ from geoiou.evaluation.overlaps import DetectionRegions
 from geoiou.io import read_coco, read_coco_results
 from geoiou.io.columns import integer_column, json_columns, number_column, number_rows
 from geoiou.regions import Box, Mask, Region, RotatedBox
+from geoiou.pycocotools.sources import ResultSource
 from geoiou.rle_rasterize import coco_compat_parts_runs
 from geoiou.tables.annotations import Annotations
 
@@ -51,7 +52,9 @@ class Table:
 
     Examples
     --------
-    >>> table = results_table([{"image_id": 1, "category_id": 2, "bbox": [0, 0, 2, 2], "score": 0.5}], None, "bbox", {})
+    >>> from geoiou.pycocotools.sources import RecordSource
+    >>> found = RecordSource([{"image_id": 1, "category_id": 2, "bbox": [0, 0, 2, 2], "score": 0.5}])
+    >>> table = results_table(found, None, "bbox", {})
     >>> len(table), table.ids, table.iscrowd, table.score, table.regions.area
     (1, array([1]), array([False]), array([0.5]), array([4.]))
     """
@@ -185,15 +188,15 @@ def geometry_area(table: Table) -> np.ndarray:
 
 # --------------------------------------------------------------------------- results
 def results_table(
-    records: list[dict[str, Any]] | None,
+    source: ResultSource | None,
     array: np.ndarray | None,
     iou_type: str,
     image_sizes: Mapping[int, tuple[int, int]],
     branch: str | None = None,
     rbox_convention: str = "geoiou",
 ) -> Table:
-    """The table of results given to ``loadRes`` (a list of dicts or an N x 7 array) for `iou_type`; `branch` is
-    `result_branch` of the records as given (by default, of the records now).
+    """The table of results given to ``loadRes`` (a `ResultSource` or an N x 7 array) for `iou_type`; `branch` is
+    the source's reading as given (by default, its `ResultSource.branch`).
 
     Ids are 1, 2, ... in order and nothing is crowd, as ``loadRes`` sets them; the area is the box's
     ``w * h`` when the first result has a box, else the mask's pixels, else the keypoints' extent.
@@ -209,45 +212,43 @@ def results_table(
     """
     if array is not None:
         return _array_table(array, iou_type, image_sizes)
-    records = records or []
-    if iou_type in ("obb", "polygon"):
-        return _exact_result_table(records, iou_type, rbox_convention)
-    if not records:
+    if source is None or not len(source):
         return _empty_result_table(iou_type)
-    branch = branch or result_branch(records)
+    if iou_type in ("obb", "polygon"):
+        return _exact_result_table(source, iou_type, rbox_convention)
+    branch = branch or source.branch
     if branch == "keypoints":
-        return _keypoint_result_table(records, iou_type)
-    read = read_coco_results(records, geometry="bbox" if branch == "bbox" else "segmentation")
-    columns = read.annotations
+        return _keypoint_result_table(source.records, iou_type)
+    columns = source.read("bbox" if branch == "bbox" else "segmentation")
     base = (columns.image_id, columns.category_id, np.asarray(columns.score))
     geometry = _box_results if branch == "bbox" else _mask_results
-    area, regions = geometry(records, columns, iou_type, image_sizes)
+    area, regions = geometry(source, columns, iou_type, image_sizes)
     if iou_type == "keypoints":
-        return _result_table(base, area, keypoints=_keypoint_columns(records)["keypoints"])
+        return _result_table(base, area, keypoints=_keypoint_columns(source.records)["keypoints"])
     if iou_type in ("bbox", "segm"):
         return _result_table(base, area, regions=regions)
     raise invalid_argument("iouType", "bbox, segm or keypoints for these results", iou_type)
 
 
 def _box_results(
-    records: list[dict[str, Any]], read: Annotations, iou_type: str, image_sizes: Mapping[int, tuple[int, int]]
+    source: ResultSource, read: Annotations, iou_type: str, image_sizes: Mapping[int, tuple[int, int]]
 ) -> tuple[np.ndarray, DetectionRegions]:
     """Results with boxes: their area is the box's ``w * h``; in segm, their own masks or else their boxes
     rasterized."""
     boxes = np.concatenate([_box(piece).to_array("xywh").reshape(-1, 4) for piece in read.regions])
     if iou_type == "segm":
-        masks = _result_masks(records, boxes, read.image_id, image_sizes)
+        masks = _result_masks(source, boxes, read.image_id, image_sizes)
         return boxes[:, 2] * boxes[:, 3], detection_regions([masks], read.image_id, "results", image_sizes)
     return boxes[:, 2] * boxes[:, 3], detection_regions(read.regions, read.image_id, "results")
 
 
 def _mask_results(
-    records: list[dict[str, Any]], read: Annotations, iou_type: str, image_sizes: Mapping[int, tuple[int, int]]
+    source: ResultSource, read: Annotations, iou_type: str, image_sizes: Mapping[int, tuple[int, int]]
 ) -> tuple[np.ndarray, DetectionRegions]:
     """Results with masks: their area is their pixels; as boxes, their own or pycocotools' ``toBbox`` of them."""
     sizes = image_sizes if iou_type == "segm" else None  # as boxes, a mask's size does not matter
     masks = detection_regions(_masks(read.regions), read.image_id, "results", sizes)
-    return masks.area, masks if iou_type == "segm" else _box_regions(_result_boxes(records), read.image_id)
+    return masks.area, masks if iou_type == "segm" else _box_regions(_result_boxes(source), read.image_id)
 
 
 def _box(piece: Region) -> Box:
@@ -276,45 +277,22 @@ def _keypoint_result_table(records: list[dict[str, Any]], iou_type: str) -> Tabl
     return _result_table(_plain_result_columns(records), keypoint_extents(keypoints)[1], keypoints=keypoints)
 
 
-def result_branch(records: Sequence[Mapping[str, Any]]) -> str:
-    """Which of loadRes' readings the first result asks for: ``bbox``, ``segmentation``, ``keypoints`` or ``rbox``.
-
-    Examples
-    --------
-    >>> result_branch([{"bbox": [], "segmentation": {"size": [1, 1], "counts": "1"}}])  # an empty box is no box
-    'segmentation'
-    """
-    if not records:
-        return "bbox"
-    first = records[0]
-    if "bbox" in first and not first["bbox"] == []:
-        return "bbox"
-    for key in ("segmentation", "keypoints", "rbox"):
-        if key in first:
-            return key
-    raise invalid_argument(
-        "results",
-        "detections with a 'bbox', a 'segmentation', 'keypoints' or an 'rbox' (captions are not evaluated here)",
-        first,
-    )
-
-
 def _result_table(base: tuple[np.ndarray, np.ndarray, np.ndarray], area: np.ndarray, **geometry: Any) -> Table:
     image_id, category_id, score = base
     n = len(image_id)
     return Table(np.arange(1, n + 1), image_id, category_id, np.zeros(n, bool), area, score, **geometry)
 
 
-def _exact_result_table(records: list[dict[str, Any]], iou_type: str, rbox_convention: str) -> Table:
+def _exact_result_table(source: ResultSource, iou_type: str, rbox_convention: str) -> Table:
     """Results for the exact types: rotated boxes (``rbox`` or a quadrilateral) or polygons; the area is the exact
     measure of the region compared."""
     if iou_type == "obb":
-        base = _plain_result_columns(records)
-        pieces: Sequence[Region] = (rotated_boxes(records, rbox_convention),)
+        base = _plain_result_columns(source.records)
+        pieces: Sequence[Region] = (rotated_boxes(source.records, rbox_convention),)
     else:
-        read = read_coco_results(records, geometry="segmentation")
-        base = (read.annotations.image_id, read.annotations.category_id, np.asarray(read.annotations.score))
-        pieces = read.annotations.regions
+        read = source.read("segmentation")
+        base = (read.image_id, read.category_id, np.asarray(read.score))
+        pieces = read.regions
     regions = detection_regions(pieces, base[0], "results")
     return _result_table(base, regions.area, regions=regions)
 
@@ -344,31 +322,37 @@ def keypoint_extents(keypoints: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.column_stack([x0, y0, x1 - x0, y1 - y0]), (x1 - x0) * (y1 - y0)
 
 
-def _result_boxes(records: list[dict[str, Any]]) -> np.ndarray:
-    """The boxes of mask results: their own where given, else pycocotools' ``toBbox`` of their masks."""
+def _result_boxes(source: ResultSource) -> np.ndarray:
+    """The boxes of mask results: their own where given, else pycocotools' ``toBbox`` of their masks (as written,
+    quirks included)."""
     from geoiou.pycocotools.mask import toBbox  # the mask module sits beside this one and imports the tables' users
 
+    records = source.records
     computed = toBbox([r["segmentation"] for r in records])
-    own = [i for i, r in enumerate(records) if "bbox" in r]
-    if own:
-        computed[own] = _number_rows([records[i] for i in own], "bbox", 4)
+    own = np.flatnonzero(source.having("bbox"))
+    if len(own):
+        computed[own] = _number_rows([records[i] for i in own.tolist()], "bbox", 4)
     return np.asarray(computed, dtype=np.float64).reshape(-1, 4)
 
 
 def _result_masks(
-    records: list[dict[str, Any]],
+    source: ResultSource,
     boxes: np.ndarray,
     image_id: np.ndarray,
     image_sizes: Mapping[int, tuple[int, int]],
 ) -> Mask:
     """The masks of box results for a segm evaluation: their own segmentation, else their box rasterized."""
-    with_mask = np.array(["segmentation" in r for r in records], dtype=bool)
+    with_mask = source.having("segmentation")
     pieces: list[Mask] = []
     rows = []
     if with_mask.any():
         chosen = np.flatnonzero(with_mask)
-        own = read_coco_results([records[i] for i in chosen.tolist()], geometry="segmentation")
-        pieces += _masks(own.annotations.regions)
+        own = (
+            source.read("segmentation")
+            if with_mask.all()
+            else read_coco_results([source.records[i] for i in chosen.tolist()], geometry="segmentation").annotations
+        )
+        pieces += _masks(own.regions)
         rows.append(chosen)
     if (~with_mask).any():
         chosen = np.flatnonzero(~with_mask)

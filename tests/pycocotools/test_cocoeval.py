@@ -210,6 +210,54 @@ def test_results_as_an_array_and_a_file(tmp_path: Any) -> None:
     assert reference.cocoDt.anns[3] == ours.cocoDt.anns[3]
 
 
+def mask_results(kind: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Mask results as pipelines write them: masks alone, masks with their boxes (detectron2), or box results of which
+    every other has a mask too."""
+    from pycocotools import mask as reference_mask
+
+    dataset, results = segm_dataset(5)
+    for number, result in enumerate(results):
+        box = [float(v) for v in reference_mask.toBbox(result["segmentation"])]
+        if kind == "boxes and masks":
+            result["bbox"] = box
+        elif kind == "some masks":
+            result["bbox"] = box
+            if number % 2:
+                del result["segmentation"]
+    return dataset, results
+
+
+@pytest.mark.parametrize("iou_type", ["segm", "bbox"])
+@pytest.mark.parametrize("kind", ["masks", "boxes and masks", "some masks", "keypoints"])
+def test_result_files_are_read_from_their_bytes(kind: str, iou_type: str, tmp_path: Any, monkeypatch: Any) -> None:
+    """loadRes of a file reads it with read_coco_results (its dicts parsed only when read): pycocotools' numbers
+    whatever the results hold, which pycocotools decides by the first result (a box: its area for the ranges)."""
+    import json
+
+    from geoiou.pycocotools import sources
+
+    if kind == "keypoints":  # keypoints are no geometry of the reader: the dicts are parsed
+        dataset, results = keypoint_dataset(8)
+        iou_type = "keypoints"
+    else:
+        dataset, results = mask_results(kind)
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(results))
+    both(dataset, str(path), iou_type)
+    loaded = []
+    for coco_class in (coco.COCO, COCO):
+        with contextlib.redirect_stdout(io.StringIO()):
+            truth = coco_class()
+            truth.dataset = copy.deepcopy(dataset)
+            truth.createIndex()
+            loaded.append(truth.loadRes(str(path)).anns[2])
+    assert sorted(loaded[0]) == sorted(loaded[1])  # the dicts, as loadRes fills them in
+    for key, value in loaded[0].items():
+        np.testing.assert_array_equal(value, loaded[1][key])
+    monkeypatch.setattr(sources, "FIRST_RECORD_BYTES", 8)  # the first result found on the file's tape instead
+    both(dataset, str(path), iou_type)
+
+
 def test_ground_truth_id_zero_reads_as_no_match() -> None:
     """pycocotools records a match by the ground truth's id: a match with id 0 counts as none."""
     dataset, results = box_dataset(8, integer=True)

@@ -74,18 +74,25 @@ def test_lvis_matches_lvis_api(seed: int, iou_type: str, tmp_path: Path, monkeyp
     ]
 
 
-def test_lvis_from_files_and_all_results(tmp_path: Path, monkeypatch: Any) -> None:
+@pytest.mark.parametrize(("iou_type", "max_dets"), [("bbox", -1), ("segm", 12)])
+def test_lvis_from_files(iou_type: str, max_dets: int, tmp_path: Path, monkeypatch: Any) -> None:
+    """Files read from their bytes: boxes, all kept; boxes and masks, the best 12 of each image (their order, so
+    their ids and ties, lvis-api's)."""
     dataset, results = lvis_dataset(2)
-    for result in results:
-        del result["segmentation"]
+    if iou_type == "bbox":
+        for result in results:
+            del result["segmentation"]
     path, found = tmp_path / "lvis.json", tmp_path / "results.json"
     path.write_text(json.dumps(dataset))
     found.write_text(json.dumps(results))
-    reference = reference_run(path, results, "bbox", -1, monkeypatch)
-    ours = LVISEval(str(path), str(found), "bbox")
-    ours.lvis_dt = LVISResults(ours.lvis_gt, str(found), max_dets=-1)
+    reference = reference_run(path, results, iou_type, max_dets, monkeypatch)
+    ours = LVISEval(str(path), str(found), iou_type)
+    ours.lvis_dt = LVISResults(ours.lvis_gt, str(found), max_dets=max_dets)
     ours.run()
     assert_identical(reference, ours)
+    assert [r["id"] for r in reference.lvis_dt.dataset["annotations"]] == [
+        r["id"] for r in ours.lvis_dt.dataset["annotations"]
+    ]
 
 
 def test_lvis_in_stretches_of_pairs(tmp_path: Path, monkeypatch: Any) -> None:
