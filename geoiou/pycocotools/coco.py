@@ -41,16 +41,16 @@ import itertools
 import os
 import time
 from collections import defaultdict
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from geoiou._validation import invalid_argument
 from geoiou.errors import InvalidTypeError, MismatchError
-from geoiou.io.json_documents import load_json_document
 from geoiou.pycocotools import mask as mask_utils
+from geoiou.pycocotools.files import DatasetFile
 from geoiou.pycocotools.sources import RecordSource, ResultSource, file_source
-from geoiou.pycocotools.tables import IOU_TYPES, Table, dataset_table, keypoint_extents, results_table
+from geoiou.pycocotools.tables import IOU_TYPES, Table, dataset_table, file_table, keypoint_extents, results_table
 
 __all__ = ["COCO"]
 
@@ -112,19 +112,19 @@ class COCO:
 
     def __init__(self, annotation_file: str | os.PathLike[str] | None = None) -> None:
         self._dataset: dict[str, Any] = {}
+        # The document not parsed yet (a file's, or the dataset beside results): what gives it on first use.
+        self._pending: Callable[[], dict[str, Any]] | None = None
+        self._file: DatasetFile | None = None  # the file read, while its document is not parsed
+        self._truth: COCO | None = None  # the dataset of results from loadRes
         self._index: dict[str, Any] | None = None
         self._tables: dict[str, Table] = {}
         self._results: _Results | None = None
         if annotation_file is not None:
             print("loading annotations into memory...")
             tic = time.time()
-            document, _ = load_json_document(annotation_file, skip_invalid=False)
-            if not isinstance(document, dict):
-                raise InvalidTypeError(
-                    f"annotation file format {type(document)} not supported (a COCO dataset is a dict)"
-                )
+            self._file = DatasetFile(annotation_file)
+            self._pending = self._file.document
             print(f"Done (t={time.time() - tic:0.2f}s)")
-            self._dataset = document
             self.createIndex()
 
     # ----------------------------------------------------------------- the dicts
@@ -132,11 +132,38 @@ class COCO:
     def dataset(self) -> dict[str, Any]:
         """The JSON document (results: their records, with the fields ``loadRes`` fills in)."""
         self._complete_results()
-        return self._dataset
+        return self._document()
 
     @dataset.setter
     def dataset(self, value: dict[str, Any]) -> None:
         self._dataset, self._index, self._tables, self._results = value, None, {}, None
+        self._pending, self._file, self._truth = None, None, None
+
+    def _document(self) -> dict[str, Any]:
+        """The document, parsed (or built beside results) on first use: from then on its dicts are what is read."""
+        if self._pending is not None:
+            pending, self._pending, self._file = self._pending, None, None
+            self._dataset = pending()
+        return self._dataset
+
+    def _unread_file(self) -> DatasetFile | None:
+        """The dataset file while nothing has read its dicts (so they are the file's, as it is written)."""
+        return self._file if self._pending is not None else None
+
+    def _file_ids(self, section: str) -> list[Any] | None:
+        """The ids of `section`'s records from the file's bytes, while its dicts are unread (None otherwise)."""
+        file = self._unread_file()
+        return None if file is None or self._index is not None else file.ids(section)
+
+    def _image_sizes(self) -> dict[Any, tuple[int, int]]:
+        """``{image_id: (height, width)}`` of the dataset's images (of the dataset beside results)."""
+        if self._truth is not None:
+            return self._truth._image_sizes()
+        file = self._unread_file()
+        sizes = None if file is None else file.image_sizes()
+        if sizes is None:
+            sizes = {image["id"]: (image["height"], image["width"]) for image in self._document().get("images", [])}
+        return sizes
 
     def createIndex(self) -> None:  # noqa: N802 - pycocotools' name
         """(Re)build the index of ``dataset``: ``anns``, ``imgs``, ``cats``, ``imgToAnns``, ``catToImgs``.
@@ -235,6 +262,10 @@ class COCO:
         ([1, 2], [2], [1])
         """
         names, supers, ids = _as_list(catNms), _as_list(supNms), _as_list(catIds)
+        if len(names) == len(supers) == len(ids) == 0:
+            listed = self._file_ids("categories")  # COCOeval asks: from the file's bytes while its dicts are unread
+            if listed is not None:
+                return listed
         cats = self.dataset["categories"]
         if len(names):
             cats = [cat for cat in cats if cat["name"] in names]
@@ -259,7 +290,8 @@ class COCO:
         """
         img_ids, cat_ids = _as_list(imgIds), _as_list(catIds)
         if len(img_ids) == len(cat_ids) == 0:
-            return list(self.imgs.keys())
+            listed = self._file_ids("images")  # COCOeval asks: from the file's bytes while its dicts are unread
+            return list(dict.fromkeys(listed)) if listed is not None else list(self.imgs.keys())
         ids = set(img_ids)
         for i, cat_id in enumerate(cat_ids):
             if i == 0 and len(ids) == 0:
@@ -356,16 +388,21 @@ class COCO:
                 f"Results do not correspond to current coco set: image ids {unknown[:5]} are not in the dataset"
             )
         result = COCO()
-        result._dataset = {
-            "info": copy.deepcopy(self.dataset.get("info", {})),
-            "images": list(self.dataset["images"]),
-            "categories": copy.deepcopy(self.dataset.get("categories", [])),
-            "annotations": [],  # the results' dicts: put in when first read
-        }
+        result._pending, result._truth = self._beside, self
         result._results = _Results(source, array)
         print(f"DONE (t={time.time() - tic:0.2f}s)")
         result.createIndex()
         return result
+
+    def _beside(self) -> dict[str, Any]:
+        """The document of results beside this dataset (its info, images and categories), as ``loadRes`` makes it."""
+        dataset = self.dataset
+        return {
+            "info": copy.deepcopy(dataset.get("info", {})),
+            "images": list(dataset["images"]),
+            "categories": copy.deepcopy(dataset.get("categories", [])),
+            "annotations": [],  # the results' dicts: put in when first read
+        }
 
     def _result_input(self, given: Any) -> tuple[ResultSource | None, np.ndarray | None]:
         if isinstance(given, (str, os.PathLike)):
@@ -420,7 +457,7 @@ class COCO:
         else:
             assert results.array is not None  # loadRes keeps one of the two
             records = self.loadNumpyAnnotations(results.array)
-        self._dataset["annotations"] = records
+        self._document()["annotations"] = records
         _complete_records(records, results.branch, crowd=results.crowd)
 
 
@@ -488,10 +525,12 @@ def table_of(coco: COCO, iou_type: str, *, detections: bool = False, rbox_conven
         results = coco._results
         if results is not None:
             # Sizes matter to masks only (pycocotools reads them in segm evaluations alone).
-            images = coco._dataset.get("images", []) if iou_type == "segm" else []
-            sizes = {image["id"]: (image["height"], image["width"]) for image in images}
+            sizes = coco._image_sizes() if iou_type == "segm" else {}
             table = results_table(results.source, results.array, iou_type, sizes, results.branch, rbox_convention)
         else:
-            table = dataset_table(coco.dataset, iou_type, scores=detections, rbox_convention=rbox_convention)
+            file = coco._unread_file()
+            table = file_table(file.path, iou_type) if file is not None and not detections else None
+            if table is None:
+                table = dataset_table(coco.dataset, iou_type, scores=detections, rbox_convention=rbox_convention)
         coco._tables[key] = table
     return table

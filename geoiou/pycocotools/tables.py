@@ -12,6 +12,7 @@ evaluation.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Literal, Mapping, Sequence
 
@@ -20,14 +21,14 @@ import numpy as np
 from geoiou._validation import invalid_argument
 from geoiou.errors import FormatError
 from geoiou.evaluation.overlaps import DetectionRegions
-from geoiou.io import read_coco, read_coco_results
+from geoiou.io import CocoDataset, read_coco, read_coco_results
 from geoiou.io.columns import integer_column, json_columns, number_column, number_rows
 from geoiou.regions import Box, Mask, Region, RotatedBox
 from geoiou.pycocotools.sources import ResultSource
 from geoiou.rle_rasterize import coco_compat_parts_runs
 from geoiou.tables.annotations import Annotations
 
-__all__ = ["Table", "dataset_table", "results_table"]
+__all__ = ["Table", "dataset_table", "file_table", "results_table"]
 
 #: iouTypes and the geometry each compares.
 IOU_TYPES = ("bbox", "segm", "keypoints", "obb", "polygon")
@@ -122,19 +123,9 @@ def dataset_table(
     (array([9]), array([3.]))
     """
     records = dataset.get("annotations", [])
-    geometry: Literal["bbox", "segmentation"] = "segmentation" if iou_type in ("segm", "polygon") else "bbox"
-    read = read_coco(
-        _readable(dataset, iou_type), geometry=geometry, polygons="pycocotools" if iou_type == "segm" else "exact"
-    )
-    truth = read.annotations
-    table = Table(
-        ids=read.annotation_ids,
-        image_id=truth.image_id,
-        category_id=truth.category_id,
-        iscrowd=np.zeros(len(truth), bool) if truth.iscrowd is None else truth.iscrowd,
-        area=np.zeros(len(truth)) if truth.area is None else truth.area,
-        score=_numbers(records, "score") if scores else None,
-    )
+    table = _truth_table(_read_dataset(_readable(dataset, iou_type), iou_type), iou_type)
+    if scores:
+        table = replace(table, score=_numbers(records, "score"))
     if iou_type == "keypoints":
         columns = _keypoint_columns(records)
         table = replace(
@@ -143,12 +134,59 @@ def dataset_table(
             keypoints=columns["keypoints"],
             num_keypoints=columns["num_keypoints"],
         )
-    else:
-        pieces = (rotated_boxes(records, rbox_convention),) if iou_type == "obb" else truth.regions
-        table = replace(table, regions=detection_regions(pieces, truth.image_id, "ground_truth"))
-    if truth.area is None:  # no annotation has an area: the geometry's own measure, as loadRes computes it
-        table = replace(table, area=geometry_area(table))
-    return table
+    elif iou_type == "obb":
+        table = replace(table, regions=detection_regions((rotated_boxes(records, rbox_convention),), table.image_id,
+                                                         "ground_truth"))  # fmt: skip
+    return _with_area(table)
+
+
+def file_table(path: str | os.PathLike[str], iou_type: str) -> Table | None:
+    """The table of a dataset file read by `read_coco` from its bytes, for the types whose geometry it reads
+    (bbox, segm, polygon); None for the others, or when it refuses the file (where pycocotools' evaluation may not:
+    categories without a name, images without a size; `dataset_table` then reads its dicts).
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "instances.json"
+    >>> box = {"id": 9, "image_id": 1, "category_id": 1, "bbox": [0, 0, 3, 2]}
+    >>> _ = path.write_text(json.dumps({"images": [{"id": 1, "height": 4, "width": 4}], "categories": [{"id": 1}],
+    ...                                 "annotations": [box]}))
+    >>> file_table(path, "bbox") is None  # a category without a name
+    True
+    """
+    if iou_type not in ("bbox", "segm", "polygon"):
+        return None
+    try:
+        read = _read_dataset(path, iou_type)
+    except FormatError:
+        return None
+    return _with_area(_truth_table(read, iou_type))
+
+
+def _read_dataset(source: Any, iou_type: str) -> CocoDataset:
+    geometry: Literal["bbox", "segmentation"] = "segmentation" if iou_type in ("segm", "polygon") else "bbox"
+    return read_coco(source, geometry=geometry, polygons="pycocotools" if iou_type == "segm" else "exact")
+
+
+def _truth_table(read: CocoDataset, iou_type: str) -> Table:
+    """The columns of a dataset `read_coco` read, with its regions (its boxes, masks or polygons as read)."""
+    truth = read.annotations
+    table = Table(
+        ids=read.annotation_ids,
+        image_id=truth.image_id,
+        category_id=truth.category_id,
+        iscrowd=np.zeros(len(truth), bool) if truth.iscrowd is None else truth.iscrowd,
+        area=np.full(len(truth), np.nan) if truth.area is None else truth.area,
+    )
+    if iou_type == "keypoints":  # keypoints come from the dicts
+        return table
+    return replace(table, regions=detection_regions(truth.regions, truth.image_id, "ground_truth"))
+
+
+def _with_area(table: Table) -> Table:
+    """No annotation had an area (read as NaN): the geometry's own measure, as loadRes computes it."""
+    return replace(table, area=geometry_area(table)) if np.isnan(table.area).all() and len(table) else table
 
 
 def _readable(dataset: Mapping[str, Any], iou_type: str) -> Mapping[str, Any]:

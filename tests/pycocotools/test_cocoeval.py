@@ -210,6 +210,37 @@ def test_results_as_an_array_and_a_file(tmp_path: Any) -> None:
     assert reference.cocoDt.anns[3] == ours.cocoDt.anns[3]
 
 
+@pytest.mark.parametrize("iou_type", ["segm", "bbox"])
+@pytest.mark.parametrize("change", ["none", "a dict changed", "categories unnamed"])
+def test_dataset_files_are_read_from_their_bytes(iou_type: str, change: str, tmp_path: Any) -> None:
+    """COCO(path) parses its document only when its dicts are read (COCOeval reads the ids of images and
+    categories, and the evaluation the file through read_coco); dicts changed after reading them are what is
+    evaluated, as in pycocotools; a file read_coco refuses (categories without a name) is read from its dicts."""
+    import json
+
+    dataset, results = segm_dataset(6)
+    if change == "categories unnamed":
+        for category in dataset["categories"]:
+            del category["name"]
+    path, found = tmp_path / "instances.json", tmp_path / "results.json"
+    path.write_text(json.dumps(dataset))
+    found.write_text(json.dumps(results))
+    evaluations = []
+    for coco_class, eval_class in ((coco.COCO, cocoeval.COCOeval), (COCO, COCOeval)):
+        with contextlib.redirect_stdout(io.StringIO()):
+            truth = coco_class(str(path))
+            if change == "a dict changed":
+                truth.dataset["annotations"][0]["iscrowd"] = 1
+            evaluation = eval_class(truth, truth.loadRes(str(found)), iou_type)
+            evaluation.evaluate()
+            evaluation.accumulate()
+            evaluation.summarize()
+        evaluations.append(evaluation)
+    assert_identical(*evaluations)
+    if change == "none":
+        assert evaluations[1].cocoGt._pending is not None  # the document was never parsed
+
+
 def mask_results(kind: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Mask results as pipelines write them: masks alone, masks with their boxes (detectron2), or box results of which
     every other has a mask too."""
