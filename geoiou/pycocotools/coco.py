@@ -153,14 +153,14 @@ class COCO:
     def _file_ids(self, section: str) -> list[Any] | None:
         """The ids of `section`'s records from the file's bytes, while its dicts are unread (None otherwise)."""
         file = self._unread_file()
-        return None if file is None or self._index is not None else file.ids(section)
+        return None if file is None or self._index is not None else file.ids[section]
 
     def _image_sizes(self) -> dict[Any, tuple[int, int]]:
         """``{image_id: (height, width)}`` of the dataset's images (of the dataset beside results)."""
         if self._truth is not None:
             return self._truth._image_sizes()
         file = self._unread_file()
-        sizes = None if file is None else file.image_sizes()
+        sizes = None if file is None else file.image_sizes
         if sizes is None:
             sizes = {image["id"]: (image["height"], image["width"]) for image in self._document().get("images", [])}
         return sizes

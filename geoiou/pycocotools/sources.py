@@ -177,14 +177,15 @@ class FileSource(ResultSource):
         first = read_coco_results(path)  # boxes, or masks where every result has one
         self._read: dict[str, Annotations] = {first.geometry: first.annotations}
         self._first_geometry = first.geometry
+        self._branch: str | None = None
+        self._counts: dict[str, int] = {}  # how many results hold a field
 
     def __len__(self) -> int:
         return len(self._read[self._first_geometry])
 
-    @cached_property
     def _tape(self) -> tuple[Any, Any]:
-        """The columns of the file's bytes and its results, to ask which hold a field (the file is tokenized again:
-        only `read_coco_results` reads its regions)."""
+        """The columns of the file's bytes and its results, to ask which hold a field. The file is tokenized again
+        each time (rarely: what is asked is kept), so that its tokens are not held."""
         columns = open_json(self.path, skip_invalid=False).columns
         found = None if columns is None else columns.elements(columns.root())
         if found is None:  # pragma: no cover - read_coco_results has read this file as a list of records
@@ -199,14 +200,16 @@ class FileSource(ResultSource):
             first = _first_record(self.path)
             if first is not None:
                 return result_branch([first])
-        columns, results = self._tape
+        columns, results = self._tape()
         box = columns.field(columns.select(results, np.array([row])), "bbox")
         elements = None if box is None else columns.elements(box)
         return "bbox" if elements is not None and elements[1][0] > 0 else "segmentation"
 
     @property
     def branch(self) -> str:
-        return self.branch_of(0) if len(self) else "bbox"
+        if self._branch is None:
+            self._branch = self.branch_of(0) if len(self) else "bbox"
+        return self._branch
 
     @cached_property
     def records(self) -> list[Any]:
@@ -222,8 +225,10 @@ class FileSource(ResultSource):
     def having(self, key: str) -> np.ndarray:
         if key in self._read:  # read by the reader: every result has one
             return np.ones(len(self), dtype=bool)
-        columns, results = self._tape
-        count = columns.count_having(results, key)
+        if key not in self._counts:
+            columns, results = self._tape()
+            self._counts[key] = columns.count_having(results, key)
+        count = self._counts[key]
         if count in (0, len(self)):
             return np.full(len(self), count > 0)
         # Some hold it and some do not: their dicts say which, parsed apart from those loadRes fills in.
@@ -259,10 +264,10 @@ class TakenSource(ResultSource):
 
     @property
     def branch(self) -> str:
-        if self._branch is not None:
-            return self._branch
-        assert isinstance(self.base, FileSource)  # the others' branch is read at once
-        return self.base.branch_of(int(self.rows[0])) if len(self.rows) else "bbox"
+        if self._branch is None:
+            assert isinstance(self.base, FileSource)  # the others' branch is read at once
+            self._branch = self.base.branch_of(int(self.rows[0])) if len(self.rows) else "bbox"
+        return self._branch
 
     @cached_property
     def records(self) -> list[Any]:
@@ -278,6 +283,9 @@ class TakenSource(ResultSource):
     def image_scores(self) -> tuple[np.ndarray, np.ndarray]:
         image, score = self.base.image_scores()
         return image[self.rows], score[self.rows]
+
+    def image_ids(self) -> set[Any]:
+        return set(self.image_scores()[0].tolist())
 
 
 def _reordered(read: Annotations, rows: np.ndarray) -> Annotations:
