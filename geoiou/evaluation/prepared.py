@@ -48,6 +48,14 @@ def _index(ids: np.ndarray, values: np.ndarray, param: str, what: str, hint: str
     if len(ids) == 0 or (ids.dtype.kind == "U") != (values.dtype.kind == "U"):
         position = np.zeros(len(values), dtype=np.int64)
         known = np.zeros(len(values), dtype=bool)
+    elif ids.dtype.kind in "iu" and values.dtype.kind in "iu" and int(ids[-1]) - int(ids[0]) < 4 * len(values):
+        # Integer ids of a compact range (COCO's): a table from id to position, one lookup per value.
+        table = np.full(int(ids[-1]) - int(ids[0]) + 1, -1, dtype=np.int64)
+        table[ids - ids[0]] = np.arange(len(ids))
+        offset = values.astype(np.int64) - int(ids[0])
+        inside = (offset >= 0) & (offset < len(table))
+        position = np.where(inside, table[np.where(inside, offset, 0)], -1)
+        known = position >= 0
     else:
         position = np.minimum(np.searchsorted(ids, values), len(ids) - 1)
         known = ids[position] == values
