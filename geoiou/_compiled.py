@@ -12,14 +12,18 @@ Conventions every kernel follows:
   float operations happen exactly as written.
 - A parallel loop (``prange``) computes each pair (row, candidate) on its own and writes only its
   own output cells: the result has the same bits for any number of threads.
-- Starting the thread pool costs about 2 µs, more than a few pairs' work: a driver loop runs
-  ``for k in range(n)`` below `PARALLEL_MIN` items and ``for k in prange(n)`` from there, both
-  calling the same per-item function (so the bits do not depend on the branch).
+- Starting a parallel loop wakes the pool's threads, which wait passively (below): measured at
+  50 to 100 µs a loop on a shared 2-core VM, the work of 25,000 box pairs. Each kernel therefore
+  has two drivers, a serial one (``for k in range(n)``) and a parallel one (``for k in
+  prange(n)``), both calling the same per-item function (so the bits do not depend on the
+  driver), and `in_parallel` picks the parallel one only when the loop's work (items times the
+  kernel's cost per item) is worth a few such starts. A parallel driver is compiled when it is
+  first used, so small inputs never pay its compilation (about a second each).
 - Inside a parallel function, arrays are made with ``np.empty`` and filled by the loop: numba
   turns ``np.zeros`` and array expressions there into parallel loops of their own, each starting
   the thread pool (tens of microseconds with passive threads).
-- Before calling a parallel loop, a kernel calls ``use_threads(n)`` (numba's thread count is per
-  calling thread).
+- `in_parallel` also applies geoiou's thread limit to the calling thread (numba's thread count is
+  per calling thread); with a limit of one thread every loop runs serially.
 """
 
 from __future__ import annotations
@@ -31,10 +35,14 @@ import numba
 
 from geoiou import threads
 
-__all__ = ["PARALLEL_MIN", "jit", "prange", "use_threads"]
+__all__ = ["PARALLEL_MIN", "PARALLEL_WORK_NS", "in_parallel", "jit", "prange", "use_threads"]
 
-#: Items from which a driver loop runs on every core (below it, on the calling thread).
+#: Items from which a driver loop that takes the thread count from `use_threads` runs on every core.
 PARALLEL_MIN = 64
+#: Nanoseconds of one thread's work from which a loop runs on every core (`in_parallel`): several
+#: times the 50-100 µs that waking the passive pool costs, so the start is a small part of the loop.
+#: Read at each call (tests set it to 0 to run every parallel driver on tiny inputs).
+PARALLEL_WORK_NS = 300_000.0
 
 prange = numba.prange
 
@@ -84,12 +92,31 @@ def jit(function: F | None = None, *, parallel: bool = False, inline: bool = Fal
     return decorator if function is None else decorator(function)
 
 
+def in_parallel(items: int, cost_ns: float) -> bool:
+    """Whether a loop over `items` that cost about `cost_ns` each should run on every core.
+
+    True when its work reaches `PARALLEL_WORK_NS` and more than one thread may be used; the thread
+    limit (`geoiou.set_threads`) is then applied to the calling thread for the loop.
+    """
+    if items * cost_ns < PARALLEL_WORK_NS or items < 2:
+        return False
+    wanted = _wanted_threads()
+    if wanted == 1:
+        return False
+    if numba.get_num_threads() != wanted:
+        numba.set_num_threads(wanted)
+    return True
+
+
+def _wanted_threads() -> int:
+    wanted = threads.limit()
+    return int(config.NUMBA_NUM_THREADS) if wanted is None else wanted
+
+
 def use_threads(items: int) -> None:
     """Apply geoiou's thread limit (`geoiou.set_threads`) to the calling thread's next parallel loop, over `items`."""
     if items < PARALLEL_MIN:
         return  # the loop runs on the calling thread
-    wanted = threads.limit()
-    if wanted is None:
-        wanted = config.NUMBA_NUM_THREADS
+    wanted = _wanted_threads()
     if numba.get_num_threads() != wanted:
         numba.set_num_threads(wanted)

@@ -131,9 +131,18 @@ def plain_numbers(value: Any, count: int) -> tuple[float, ...] | None:
     One region of plain numbers (a research script's single pair) is validated in Python floats
     from this, without NumPy passes; anything else takes the general checks.
     """
-    if type(value) in (list, tuple) and len(value) == count and finite_numbers(value):
-        return tuple(float(item) for item in value)
-    return None
+    if type(value) not in _PLAIN_SEQUENCES or len(value) != count or not _PLAIN_NUMBERS.issuperset(map(type, value)):
+        return None
+    try:
+        floats = tuple(map(float, value))
+    except OverflowError:  # an int beyond float range
+        return None
+    # One sum tests them all: NaN and inf stay; a sum that overflows sends finite numbers to the general checks.
+    return floats if math.isfinite(sum(floats)) else None
+
+
+_PLAIN_SEQUENCES = (list, tuple)
+_PLAIN_NUMBERS = frozenset((int, float))
 
 
 def finite_numbers(values: list[Any] | tuple[Any, ...]) -> bool:

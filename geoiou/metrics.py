@@ -7,6 +7,7 @@ and return an array of shape ``a.shape + b.shape``.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Callable, Literal
 
@@ -17,7 +18,6 @@ from geoiou._validation import zero_division_value
 from geoiou.dispatch import PairKernel, broadcast_pairs, find_kernel
 from geoiou.errors import InvalidArgumentError, UnsupportedPairError
 from geoiou.regions import Box, Interval, Region
-from geoiou.regions.base import as_measure
 
 __all__ = [
     "ciou",
@@ -60,68 +60,100 @@ def _require_broadcastable(a: Region, b: Region) -> None:
         ) from None
 
 
-class _PairMeasures:
-    """What the metric formulas use of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two flat batches.
+@functools.cache
+def _formulas() -> Any:
+    """`geoiou.kernels.formulas`, imported on first use (compiled: not loaded by `import geoiou`)."""
+    from geoiou.kernels import formulas
+
+    return formulas
+
+
+class _Measures:
+    """What the metric formulas use of `pairs` of two batches (any shapes, indexed flat).
 
     Every metric goes through this one route: an elementwise metric passes the broadcast pairs (a
-    single pair is a batch of one), a pairwise matrix the candidate pairs or a block of rows. The
-    kernel keeps ``0 <= intersection <= min(|a|, |b|)`` itself, so IoU stays in [0, 1] without a pass here.
+    single pair is a batch of one), a pairwise matrix the candidate pairs or the rows of a block,
+    `overlaps` and `match` the pairs they found. The pair's kernel measures each pair and applies
+    the metric's formula (`geoiou.kernels.formulas`) in the same pass, writing into `out`.
     """
 
-    def __init__(
+    __slots__ = ("a", "areas_a", "areas_b", "b", "pair", "pairs")
+
+    def __init__(self, pair: PairKernel, a: Region, b: Region, pairs: Any) -> None:
+        self.pair, self.a, self.b, self.pairs = pair, a, b, pairs
+        #: Measures of every region of `a` and `b`, flat (not per pair: the formulas gather them).
+        formulas = _formulas()
+        self.areas_a, self.areas_b = formulas.floats(a._area_array()), formulas.floats(b._area_array())
+
+    def into(
         self,
-        pair: PairKernel,
-        a: Region,
-        b: Region,
-        index_a: np.ndarray,
-        index_b: np.ndarray,
-        intersection: np.ndarray | None = None,
-    ) -> None:
-        self.a, self.b, self.index_a, self.index_b = a, b, index_a, index_b
-        self.intersection = pair.pairs(a, b, index_a, index_b) if intersection is None else intersection
-        #: Measures of every region of `a` and `b` (not per pair: the formulas gather them).
-        self.areas_a, self.areas_b = a._area_array(), b._area_array()
+        code: int,
+        out: np.ndarray,
+        zero_division: float = 0.0,
+        given: np.ndarray | None = None,
+        kernel: PairKernel | None = None,
+    ) -> np.ndarray:
+        """Write the formula `code` of each pair into `out` (float64, one per pair), measured by `kernel` (default:
+        the pair's intersection kernel); `given` is the other measure GIoU needs."""
+        formulas = _formulas()
+        formula = (code, self.areas_a, self.areas_b, _NOTHING if given is None else given, zero_division)
+        formulas.evaluate(self.pair if kernel is None else kernel, self.a, self.b, self.pairs, formula, out)
+        return out
+
+    def enclosure_kernel(self, enclosure: Enclosure) -> PairKernel:
+        """The kernel of GIoU's C of each pair: the enclosing axis-aligned box, or the convex hull of the union."""
+        if enclosure == "box":
+            from geoiou.kernels.box import BOX_ENCLOSURE  # compiled: not loaded by `import geoiou`
+
+            return BOX_ENCLOSURE
+        return find_kernel(type(self.a), type(self.b), measure="hull")
 
     def gathered(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """The attribute `name` of each pair's two regions (per-region arrays such as ``centroid`` or ``width``)."""
+        index_a, index_b = self.pairs.lists()
         values_a, values_b = np.asarray(getattr(self.a, name)), np.asarray(getattr(self.b, name))
+        trailing_a, trailing_b = values_a.shape[len(self.a.shape) :], values_b.shape[len(self.b.shape) :]
         return (
-            values_a.reshape(self.a.size, *values_a.shape[1:])[self.index_a],
-            values_b.reshape(self.b.size, *values_b.shape[1:])[self.index_b],
+            values_a.reshape(self.a.size, *trailing_a)[index_a],
+            values_b.reshape(self.b.size, *trailing_b)[index_b],
         )
 
-    def enclosure(self, enclosure: Enclosure) -> np.ndarray:
-        """The measure of GIoU's C of each pair: the enclosing axis-aligned box, or the convex hull of the union."""
-        if enclosure == "box":
-            from geoiou.kernels.box import aligned_enclosures  # compiled: not loaded by `import geoiou`
 
-            return aligned_enclosures(self.a, self.b, self.index_a, self.index_b)
-        hull = find_kernel(type(self.a), type(self.b), measure="hull")
-        return hull.pairs(self.a, self.b, self.index_a, self.index_b)
-
-    def union(self) -> np.ndarray:
-        from geoiou.kernels.formulas import union_values
-
-        return union_values(self.intersection, self.areas_a, self.areas_b, self.index_a, self.index_b)
+Formula = Callable[[_Measures, np.ndarray], np.ndarray]
 
 
-def _elementwise(formula: Callable[[_PairMeasures], np.ndarray], a: Region, b: Region) -> Result:
+def _pairs(index_a: np.ndarray, index_b: np.ndarray, outer: bool = False) -> Any:
+    """`geoiou.kernels.formulas.Pairs` (compiled module: not loaded by `import geoiou`)."""
+    return _formulas().Pairs(index_a, index_b, outer)
+
+
+#: The pair indices of two single regions: one pair, (0, 0).
+_ONE_PAIR = np.zeros(1, dtype=np.int64)
+#: No `given` measure (a `Formula`'s place for GIoU's other measure).
+_NOTHING = np.empty(0)
+
+
+def _elementwise(formula: Formula, a: Region, b: Region) -> Result:
     """`formula` of each pair of two broadcastable batches: a float for two single regions, else an array."""
     _require_regions(a, b)
     pair = find_kernel(type(a), type(b))
     shape_a, shape_b = a.shape, b.shape
     if shape_a or shape_b:
         _require_broadcastable(a, b)
-    index_a, index_b, shape = broadcast_pairs(shape_a, shape_b)
-    flat_a = a if len(shape_a) == 1 else a.reshape(math.prod(shape_a))
-    flat_b = b if len(shape_b) == 1 else b.reshape(math.prod(shape_b))
-    values = formula(_PairMeasures(pair, flat_a, flat_b, index_a, index_b))
-    return as_measure(values.reshape(shape))
+        index_a, index_b, shape = broadcast_pairs(shape_a, shape_b)
+    else:  # one pair: the same indices every time
+        index_a = index_b = _ONE_PAIR
+        shape = ()
+    values = formula(_Measures(pair, a, b, _pairs(index_a, index_b)), np.empty(len(index_a)))
+    return float(values[0]) if not shape else values.reshape(shape)
 
 
 # --------------------------------------------------------------------------- formulas
 # Each metric is written once, over the measures of its pairs: elementwise, single and pairwise
-# results all go through the same lines.
+# results all go through the same lines. The codes are those of `geoiou.kernels.formulas`.
+_INTERSECTION, _IOU, _UNION, _IOF, _GIOU, _GIOU_OF_HULL, _MEASURE = 1, 2, 3, 4, 5, 6, 0
+
+
 def _ratio(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
     """``numerator / denominator``, and `zero_division` where the denominator is 0 (0/0: NaN by default)."""
     from geoiou.kernels.formulas import ratios
@@ -129,82 +161,97 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray, zero_division: float)
     return ratios(numerator, denominator, zero_division)
 
 
-def _union_of(m: _PairMeasures) -> np.ndarray:
+def _intersection_of(m: _Measures, out: np.ndarray) -> np.ndarray:
+    return m.into(_INTERSECTION, out)
+
+
+def _union_of(m: _Measures, out: np.ndarray) -> np.ndarray:
     """``|a| + |b| - |a ∩ b|`` of each pair."""
-    return m.union()
+    return m.into(_UNION, out)
 
 
-# The formulas are compiled (geoiou.kernels.formulas): imported on first use, so `import geoiou` does not load numba.
-def _iou_of(m: _PairMeasures, zero_division: float) -> np.ndarray:
-    from geoiou.kernels.formulas import iou_values
-
-    return iou_values(m.intersection, m.areas_a, m.areas_b, m.index_a, m.index_b, zero_division)
+def _iou_of(m: _Measures, out: np.ndarray, zero_division: float) -> np.ndarray:
+    return m.into(_IOU, out, zero_division)
 
 
-def _iof_of(m: _PairMeasures, zero_division: float) -> np.ndarray:
-    from geoiou.kernels.formulas import iof_values
-
-    return iof_values(m.intersection, m.areas_a, m.index_a, zero_division)
+def _iof_of(m: _Measures, out: np.ndarray, zero_division: float) -> np.ndarray:
+    return m.into(_IOF, out, zero_division)
 
 
-def _giou_of(m: _PairMeasures, zero_division: float, enclosure: Enclosure) -> np.ndarray:
-    from geoiou.kernels.formulas import giou_values
+def _giou_of(m: _Measures, out: np.ndarray, zero_division: float, enclosure: Enclosure) -> np.ndarray:
+    if enclosure == "box" and _formulas().measures_box_enclosure(m.pair):
+        return m.into(_GIOU, out, zero_division)  # boxes, intervals: intersection and C in one pass
+    # The intersections first, then the enclosure kernel turns each into GIoU in place.
+    intersection = m.into(_INTERSECTION, out)
+    return m.into(_GIOU_OF_HULL, out, zero_division, given=intersection, kernel=m.enclosure_kernel(enclosure))
 
-    return giou_values(
-        m.intersection, m.areas_a, m.areas_b, m.index_a, m.index_b, m.enclosure(enclosure), zero_division
-    )
 
+#: Pairs measured per step of the candidates of a pairwise matrix: the temporaries of a step (a few
+#: float64 arrays of this many pairs) bound the memory beside the output.
+PAIRWISE_CHUNK = 1 << 18
+#: Pairs per block of rows when every pair of a matrix is measured (the result's rows are written in
+#: place; DIoU's temporaries are a dozen arrays of this many pairs).
+EVERY_PAIR_BLOCK = 1 << 19
+#: Matrices of at most this many pairs measure every pair (each kernel prunes a disjoint pair in a
+#: few comparisons), without the candidate search, whose set-up costs more than such a matrix.
+SMALL_PAIRS = 1 << 13
 
-#: Pairs measured per step of a pairwise matrix: the temporaries of a step (a dozen float64 arrays of
-#: this many pairs) stay in the CPU cache and bound the memory beside the output.
-PAIRWISE_CHUNK = 1 << 16
-
-Formula = Callable[[_PairMeasures], np.ndarray]
 Disjoint = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
+_FLOAT64 = np.dtype(np.float64)
 
 
 def _pairwise(formula: Formula, a: Region, b: Region, dtype: DTypeLike, disjoint: Disjoint | None = None) -> np.ndarray:
     """Apply a metric's `formula` to every pair of ``a × b``; return shape ``a.shape + b.shape``.
 
-    Intersections are measured for the candidate pairs only (bounds overlapping): the others
-    share nothing. Where the metric's value for such pairs is known (`disjoint` writes it: 0, or
-    `zero_division` for 0/0), only the candidates are computed; otherwise (GIoU, DIoU, CIoU) the
-    formula (with its enclosure or centre terms) runs on every pair, a block of rows at a time,
-    with the intersections of the block's candidates. Values are computed in float64 and stored
-    as `dtype`.
+    Where the metric's value for pairs that share nothing is known (`disjoint` writes it: 0, or
+    `zero_division` for 0/0), only the candidate pairs (bounds overlapping) are measured, unless the
+    matrix is small (`SMALL_PAIRS`); otherwise (GIoU, DIoU, CIoU) every pair is, a block of rows at
+    a time. Values are computed in float64 and stored as `dtype`.
     """
     _require_regions(a, b)
     pair = find_kernel(type(a), type(b))  # an unsupported pair fails even when a batch is empty
     dtype = _float_dtype(dtype)
-    flat_a, flat_b = a.reshape(a.size), b.reshape(b.size)
+    shape_a, shape_b = a.shape, b.shape
+    size_a, size_b = math.prod(shape_a), math.prod(shape_b)
+    flat_a = a if len(shape_a) == 1 else a.reshape(size_a)
+    flat_b = b if len(shape_b) == 1 else b.reshape(size_b)
     # Zeros come from the allocator as untouched pages, so the candidate path pays only for what it writes.
-    result = np.zeros(a.shape + b.shape, dtype=dtype)
-    rows = result.reshape(a.size, b.size)
+    result = np.zeros(shape_a + shape_b, dtype=dtype)
+    rows = result.reshape(size_a, size_b)
+    if disjoint is None or size_a * size_b <= SMALL_PAIRS:
+        _every_pair(formula, pair, flat_a, flat_b, rows)
+        return result
     from geoiou.kernels.candidates import scatter  # compiled: not loaded by `import geoiou`
 
-    if disjoint is not None:
-        disjoint(rows, flat_a._area_array(), flat_b._area_array())
-        for index_a, index_b in _candidates(flat_a, flat_b).chunks(PAIRWISE_CHUNK):
-            scatter(rows, index_a, index_b, formula(_PairMeasures(pair, flat_a, flat_b, index_a, index_b)))
-        return result
-    candidates = _candidates(flat_a, flat_b)
-    step = max(1, PAIRWISE_CHUNK // max(1, b.size))
-    columns = np.arange(b.size, dtype=np.int64)
-    for start in range(0, a.size, step):
-        stop = min(start + step, a.size)
-        # The block's intersections: its candidate pairs measured, the other pairs share nothing.
-        intersections = np.zeros((stop - start, b.size))
-        found_a, found_b = candidates.of_rows(start, stop)
-        scatter(intersections, found_a - start, found_b, pair.pairs(flat_a, flat_b, found_a, found_b))
-        index_a = np.repeat(np.arange(start, stop, dtype=np.int64), b.size)
-        index_b = np.tile(columns, stop - start)
-        measures = _PairMeasures(pair, flat_a, flat_b, index_a, index_b, intersections.ravel())
-        rows[start:stop] = formula(measures).reshape(stop - start, b.size)
+    disjoint(rows, flat_a._area_array(), flat_b._area_array())
+    for index_a, index_b in _candidates(flat_a, flat_b).chunks(PAIRWISE_CHUNK):
+        values = formula(_Measures(pair, flat_a, flat_b, _pairs(index_a, index_b)), np.empty(len(index_a)))
+        scatter(rows, index_a, index_b, values)
     return result
+
+
+def _every_pair(formula: Formula, pair: PairKernel, a: Region, b: Region, rows: np.ndarray) -> None:
+    """`formula` of every pair of the flat batches `a` and `b` into `rows` ``(N, M)``, a block of rows at a time.
+
+    The kernel runs over the rows of each block (`Pairs` in outer form: no index per pair) and a
+    float64 result is written in place.
+    """
+    size_a, size_b = rows.shape
+    columns = np.arange(size_b, dtype=np.int64)
+    step = max(1, EVERY_PAIR_BLOCK // max(1, size_b))
+    in_place = rows.dtype == np.float64
+    for start in range(0, size_a, step):
+        stop = min(start + step, size_a)
+        block = rows[start:stop].reshape(-1) if in_place else np.empty((stop - start) * size_b)
+        formula(_Measures(pair, a, b, _pairs(np.arange(start, stop, dtype=np.int64), columns, outer=True)), block)
+        if not in_place:
+            rows[start:stop] = block.reshape(stop - start, size_b)
 
 
 def _float_dtype(dtype: DTypeLike) -> np.dtype:
     """`dtype` as a NumPy floating-point dtype, or a refusal naming the parameter."""
+    if dtype is np.float64:  # the default: no parsing
+        return _FLOAT64
     try:
         chosen = np.dtype(dtype)
     except TypeError:
@@ -304,7 +351,7 @@ def intersection_area(a: Region, b: Region) -> Result:
     >>> geoiou.intersection_area(geoiou.Box([0, 0, 1, 1]), geoiou.Box([1, 0, 2, 1]))  # shared edge
     0.0
     """
-    return _elementwise(lambda m: m.intersection, a, b)
+    return _elementwise(_intersection_of, a, b)
 
 
 def union_area(a: Region, b: Region) -> Result:
@@ -358,7 +405,7 @@ def iou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     1.0
     """
     zero_division = zero_division_value(zero_division)
-    return _elementwise(lambda m: _iou_of(m, zero_division), a, b)
+    return _elementwise(lambda m, out: _iou_of(m, out, zero_division), a, b)
 
 
 def iof(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
@@ -376,7 +423,7 @@ def iof(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     nan
     """
     zero_division = zero_division_value(zero_division)
-    return _elementwise(lambda m: _iof_of(m, zero_division), a, b)
+    return _elementwise(lambda m, out: _iof_of(m, out, zero_division), a, b)
 
 
 def giou(a: Region, b: Region, *, enclosure: Enclosure | None = None, zero_division: float = math.nan) -> Result:
@@ -408,7 +455,7 @@ def giou(a: Region, b: Region, *, enclosure: Enclosure | None = None, zero_divis
     """
     zero_division = zero_division_value(zero_division)
     enclosure = _resolved_enclosure(a, b, enclosure)
-    return _elementwise(lambda m: _giou_of(m, zero_division, enclosure), a, b)
+    return _elementwise(lambda m, out: _giou_of(m, out, zero_division, enclosure), a, b)
 
 
 def enclosure_area(a: Region, b: Region, *, enclosure: Enclosure | None = None) -> Result:
@@ -438,7 +485,14 @@ def enclosure_area(a: Region, b: Region, *, enclosure: Enclosure | None = None) 
     5.0
     """
     enclosure = _resolved_enclosure(a, b, enclosure)
-    return _elementwise(lambda m: np.maximum(m.enclosure(enclosure), m.union()), a, b)
+    return _elementwise(lambda m, out: _enclosure_of(m, out, enclosure), a, b)
+
+
+def _enclosure_of(m: _Measures, out: np.ndarray, enclosure: Enclosure) -> np.ndarray:
+    union = _union_of(m, np.empty(len(out)))
+    m.into(_MEASURE, out, kernel=m.enclosure_kernel(enclosure))
+    np.maximum(out, union, out=out)
+    return out
 
 
 def _resolved_enclosure(a: Region, b: Region, enclosure: Enclosure | None) -> Enclosure:
@@ -464,15 +518,16 @@ def diou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
     -0.2
     """
     zero_division = zero_division_value(zero_division)
-    return _elementwise(lambda m: _diou_of(m, zero_division), a, b)
+    return _elementwise(lambda m, out: _diou_of(m, out, zero_division), a, b)
 
 
-def _diou_of(m: _PairMeasures, zero_division: float) -> np.ndarray:
-    result: np.ndarray = _iou_of(m, zero_division) - _centre_penalty(m)
-    return result
+def _diou_of(m: _Measures, out: np.ndarray, zero_division: float) -> np.ndarray:
+    _iou_of(m, out, zero_division)
+    out -= _centre_penalty(m)
+    return out
 
 
-def _centre_penalty(m: _PairMeasures) -> np.ndarray:
+def _centre_penalty(m: _Measures) -> np.ndarray:
     """``d² / c²`` of DIoU; 0 when the enclosing box is a single point."""
     centroid_a, centroid_b = m.gathered("centroid")
     distance2 = np.sum((centroid_a - centroid_b) ** 2, axis=-1)
@@ -503,7 +558,7 @@ def ciou(a: Box, b: Box, *, zero_division: float = math.nan) -> Result:
     """
     _require_boxes(a, b)
     zero_division = zero_division_value(zero_division)
-    return _elementwise(lambda m: _ciou_of(m, zero_division), a, b)
+    return _elementwise(lambda m, out: _ciou_of(m, out, zero_division), a, b)
 
 
 def _require_boxes(a: Region, b: Region) -> None:
@@ -511,15 +566,15 @@ def _require_boxes(a: Region, b: Region) -> None:
         raise UnsupportedPairError(f"ciou is defined for Box×Box only (got {type(a).__name__}×{type(b).__name__})")
 
 
-def _ciou_of(m: _PairMeasures, zero_division: float) -> np.ndarray:
-    overlap = _iou_of(m, zero_division)
+def _ciou_of(m: _Measures, out: np.ndarray, zero_division: float) -> np.ndarray:
+    overlap = _iou_of(m, np.empty(len(out)), zero_division)
     width_a, width_b = m.gathered("width")
     height_a, height_b = m.gathered("height")
     aspect_a, aspect_b = np.arctan2(width_a, height_a), np.arctan2(width_b, height_b)
     v = (4 / np.pi**2) * (aspect_b - aspect_a) ** 2
     alpha = _ratio(v, 1 - overlap + v, 0.0)
-    result: np.ndarray = overlap - _centre_penalty(m) - alpha * v
-    return result
+    np.subtract(overlap - _centre_penalty(m), alpha * v, out=out)
+    return out
 
 
 def iou_of_pairs(
@@ -552,10 +607,15 @@ def iou_of_pairs(
     """
     _require_regions(a, b)
     zero_division = zero_division_value(zero_division)
-    measures = _PairMeasures(
-        find_kernel(type(a), type(b)), a, b, np.asarray(index_a, dtype=np.int64), np.asarray(index_b, dtype=np.int64)
-    )
-    return _iou_of(measures, zero_division)
+    index_a, index_b = _as_indices(index_a), _as_indices(index_b)
+    measures = _Measures(find_kernel(type(a), type(b)), a, b, _pairs(index_a, index_b))
+    return _iou_of(measures, np.empty(len(index_a)), zero_division)
+
+
+def _as_indices(index: np.ndarray) -> np.ndarray:
+    """`index` as a writable, C-contiguous int64 array (the one array type the kernels' drivers compile for)."""
+    index = np.asarray(index, dtype=np.int64)
+    return index if index.flags.writeable and index.flags.c_contiguous else np.array(index)
 
 
 def pairwise_intersection_area(a: Region, b: Region, *, dtype: DTypeLike = np.float64) -> np.ndarray:
@@ -572,7 +632,7 @@ def pairwise_intersection_area(a: Region, b: Region, *, dtype: DTypeLike = np.fl
     >>> geoiou.pairwise_intersection_area(geoiou.Box([[0, 0, 2, 2]]), geoiou.Box([[1, 1, 3, 3], [5, 5, 6, 6]]))
     array([[1., 0.]])
     """
-    return _pairwise(lambda m: m.intersection, a, b, dtype, disjoint=_nothing_to_add)
+    return _pairwise(_intersection_of, a, b, dtype, disjoint=_nothing_to_add)
 
 
 def pairwise_iou(a: Region, b: Region, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
@@ -604,7 +664,9 @@ def pairwise_iou(a: Region, b: Region, *, zero_division: float = math.nan, dtype
     (2, 0)
     """
     zero_division = zero_division_value(zero_division)
-    return _pairwise(lambda m: _iou_of(m, zero_division), a, b, dtype, disjoint=_empty_pairs_divide(zero_division))
+    return _pairwise(
+        lambda m, out: _iou_of(m, out, zero_division), a, b, dtype, disjoint=_empty_pairs_divide(zero_division)
+    )
 
 
 def pairwise_iof(a: Region, b: Region, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
@@ -617,7 +679,9 @@ def pairwise_iof(a: Region, b: Region, *, zero_division: float = math.nan, dtype
     array([[1. , 0.5]])
     """
     zero_division = zero_division_value(zero_division)
-    return _pairwise(lambda m: _iof_of(m, zero_division), a, b, dtype, disjoint=_empty_a_divides(zero_division))
+    return _pairwise(
+        lambda m, out: _iof_of(m, out, zero_division), a, b, dtype, disjoint=_empty_a_divides(zero_division)
+    )
 
 
 def pairwise_giou(
@@ -639,7 +703,7 @@ def pairwise_giou(
     zero_division = zero_division_value(zero_division)
     _require_regions(a, b)
     enclosure = _resolved_enclosure(a, b, enclosure)
-    return _pairwise(lambda m: _giou_of(m, zero_division, enclosure), a, b, dtype)
+    return _pairwise(lambda m, out: _giou_of(m, out, zero_division, enclosure), a, b, dtype)
 
 
 def pairwise_diou(
@@ -654,7 +718,7 @@ def pairwise_diou(
     array([[ 1. , -0.2]])
     """
     zero_division = zero_division_value(zero_division)
-    return _pairwise(lambda m: _diou_of(m, zero_division), a, b, dtype)
+    return _pairwise(lambda m, out: _diou_of(m, out, zero_division), a, b, dtype)
 
 
 def pairwise_ciou(a: Box, b: Box, *, zero_division: float = math.nan, dtype: DTypeLike = np.float64) -> np.ndarray:
@@ -668,4 +732,4 @@ def pairwise_ciou(a: Box, b: Box, *, zero_division: float = math.nan, dtype: DTy
     """
     _require_boxes(a, b)
     zero_division = zero_division_value(zero_division)
-    return _pairwise(lambda m: _ciou_of(m, zero_division), a, b, dtype)
+    return _pairwise(lambda m, out: _ciou_of(m, out, zero_division), a, b, dtype)

@@ -27,6 +27,8 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess by 
     raise ImportError("geoiou.plot needs matplotlib: pip install 'geoiou[plot]'") from error
 
 from geoiou._validation import invalid_argument, not_a_region
+from geoiou.diagnostics import CalibrationResult, DetectionConfusion, FBetaResult, TideResult
+from geoiou.diagnostics.tide import ERRORS, SPECIAL_ERRORS
 from geoiou.dispatch import find_kernel
 from geoiou.evaluation import CocoResult, TemporalDetectionResult, VocResult
 from geoiou.matching import Matching, match, side_batches
@@ -41,7 +43,18 @@ from geoiou.metrics import (
 )
 from geoiou.regions import Interval, Mask, Region
 
-__all__ = ["plot_matching", "plot_pair", "plot_pr_curve", "plot_regions", "plot_threshold_curve", "plot_timeline"]
+__all__ = [
+    "plot_confusion_matrix",
+    "plot_f_beta",
+    "plot_matching",
+    "plot_pair",
+    "plot_pr_curve",
+    "plot_regions",
+    "plot_reliability",
+    "plot_threshold_curve",
+    "plot_tide",
+    "plot_timeline",
+]
 
 #: Okabe-Ito colours, distinguishable with every common colour-vision deficiency. The first two are
 #: the pair's regions, the third their intersection; the rest colour further tracks and categories.
@@ -803,6 +816,211 @@ def _draw_interval_enclosure(ax: Axes, a: Interval, b: Interval) -> None:
         )
     )
     ax.autoscale_view()
+
+
+def plot_tide(tide: TideResult, *, ax: Axes | None = None) -> Axes:
+    """Draw TIDE's error breakdown: the AP each error costs, as horizontal bars (AP points, x100, as TIDE draws it).
+
+    The six main errors come first (each bar labelled with its count), then the two special
+    oracles (every false positive removed, every missed ground truth removed), set apart.
+
+    Parameters
+    ----------
+    tide : TideResult
+        From `geoiou.diagnostics.Diagnostics.tide`.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure by default.
+
+    Returns
+    -------
+    matplotlib Axes
+        One bar per error, its length the AP the error costs (``gid`` ``"tide-<error>"``).
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, geoiou
+    >>> from geoiou.diagnostics import diagnose
+    >>> from geoiou.evaluation import Annotations
+    >>> from geoiou.plot import plot_tide
+    >>> truth = Annotations(image_id=1, category_id="a", region=geoiou.Box([[0, 0, 10, 10], [20, 0, 30, 10]]))
+    >>> preds = Annotations(image_id=1, category_id="a", score=[0.9, 0.8],
+    ...                     region=geoiou.Box([[0, 0, 10, 9], [20, 0, 30, 4]]))
+    >>> ax = plot_tide(diagnose(truth, preds).tide())
+    >>> [round(float(bar.get_width()), 2) for bar in ax.patches][:2]  # classification, localization
+    [0.0, 49.5]
+    >>> plt.close(ax.figure)
+    """
+    if not isinstance(tide, TideResult):
+        raise invalid_argument("tide", "a TideResult (Diagnostics.tide())", type(tide).__name__)
+    ax = _axes(ax)
+    names = [*ERRORS, *SPECIAL_ERRORS]
+    rows = [k for k in range(len(ERRORS))] + [len(ERRORS) + 0.6 + k for k in range(len(SPECIAL_ERRORS))]
+    colours = _curve_colours(len(ERRORS)) + ["0.55"] * len(SPECIAL_ERRORS)
+    for row, name, colour in zip(rows, names, colours):
+        value = 100 * tide.delta_ap[name]
+        ax.barh(row, 0.0 if math.isnan(value) else value, color=colour, gid=f"tide-{name}")
+        count = f" ({tide.counts[name]})" if name in tide.counts else ""
+        ax.text(0 if math.isnan(value) else value, row, f" {value:.2f}{count}", va="center", fontsize="small")
+    short = {**ERRORS, **SPECIAL_ERRORS}
+    ax.set_yticks(rows, [short[name] for name in names])
+    ax.set_ylim(rows[-1] + 0.7, -0.7)
+    ax.set_xlabel("AP points the errors cost (dAP x100)")
+    ax.set_title(
+        f"TIDE errors: AP {100 * tide.ap:.2f} at IoU {tide.foreground_threshold:g} "
+        f"(background {tide.background_threshold:g})"
+    )
+    ax.grid(axis="x", alpha=0.3)
+    return ax
+
+
+def plot_confusion_matrix(
+    confusion: DetectionConfusion,
+    *,
+    normalize: Literal["truth", "prediction"] | None = None,
+    names: Mapping[Any, str] | None = None,
+    ax: Axes | None = None,
+) -> Axes:
+    """Draw a detection confusion matrix: true categories down, predicted across, background last of each.
+
+    Parameters
+    ----------
+    confusion : DetectionConfusion
+        From `geoiou.diagnostics.Diagnostics.confusion_matrix`.
+    normalize : {"truth", "prediction"}, optional
+        Colour by fractions of each row (``"truth"``) or column; by default by counts. Each cell
+        shows its count either way.
+    names : mapping, optional
+        Display names of the category ids.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, numpy as np
+    >>> from geoiou.diagnostics import DetectionConfusion
+    >>> from geoiou.plot import plot_confusion_matrix
+    >>> counts = np.array([[5, 1, 2], [0, 4, 1], [3, 0, 0]])  # true cat, dog, background; predicted likewise
+    >>> ax = plot_confusion_matrix(DetectionConfusion(np.array(["cat", "dog"]), counts, 0.5, 0.0))
+    >>> [label.get_text() for label in ax.get_xticklabels()]
+    ['cat', 'dog', 'background']
+    >>> plt.close(ax.figure)
+    """
+    if not isinstance(confusion, DetectionConfusion):
+        raise invalid_argument(
+            "confusion", "a DetectionConfusion (Diagnostics.confusion_matrix())", type(confusion).__name__
+        )
+    ax = _axes(ax)
+    shown = confusion.counts.astype(np.float64) if normalize is None else confusion.normalized(normalize)
+    image = ax.imshow(np.nan_to_num(shown), cmap="Blues", vmin=0)
+    labels = [str((names or {}).get(category, category)) for category in confusion.categories.tolist()] + ["background"]
+    ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xlabel("predicted category")
+    ax.set_ylabel("true category")
+    high = float(np.nanmax(shown)) if shown.size and np.isfinite(shown).any() else 0.0
+    for (row, column), count in np.ndenumerate(confusion.counts):
+        if count:
+            dark = high > 0 and shown[row, column] > high / 2
+            ax.text(
+                column, row, str(count), ha="center", va="center", fontsize="small", color="white" if dark else "black"
+            )
+    scale = {
+        None: "count",
+        "truth": "fraction of the true category",
+        "prediction": "fraction of the predicted category",
+    }
+    ax.figure.colorbar(image, ax=ax, label=scale[normalize])
+    ax.set_title(f"Confusion at IoU {confusion.iou_threshold:g}, score >= {confusion.score_threshold:g}")
+    return ax
+
+
+def plot_reliability(calibration: CalibrationResult, *, ax: Axes | None = None) -> Axes:
+    """Draw a reliability diagram: the fraction of true positives in each score bin against the bin's mean score.
+
+    Bars show each bin's accuracy, the diagonal is perfect calibration, and the title gives the
+    expected and maximum calibration errors.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, geoiou
+    >>> from geoiou.diagnostics import diagnose
+    >>> from geoiou.evaluation import Annotations
+    >>> from geoiou.plot import plot_reliability
+    >>> truth = Annotations(image_id=1, category_id="a", region=geoiou.Box([[0, 0, 10, 10]]))
+    >>> preds = Annotations(image_id=1, category_id="a", score=[0.9, 0.85],
+    ...                     region=geoiou.Box([[0, 0, 10, 9], [50, 0, 60, 4]]))
+    >>> ax = plot_reliability(diagnose(truth, preds).calibration(bins=5))
+    >>> ax.get_title()
+    'Reliability at IoU 0.5: ECE 0.375, MCE 0.375'
+    >>> plt.close(ax.figure)
+    """
+    if not isinstance(calibration, CalibrationResult):
+        raise invalid_argument(
+            "calibration", "a CalibrationResult (Diagnostics.calibration())", type(calibration).__name__
+        )
+    ax = _axes(ax)
+    low, high = calibration.edges[:-1], calibration.edges[1:]
+    filled = calibration.count > 0
+    ax.bar(low[filled], calibration.accuracy[filled], width=(high - low)[filled], align="edge", color=PALETTE[0],
+           edgecolor="white", label="fraction right", gid="reliability")  # fmt: skip
+    ax.plot([0, 1], [0, 1], color=PALETTE[1], linestyle="--", label="perfectly calibrated")
+    ax.plot(
+        calibration.confidence[filled], calibration.accuracy[filled], "o", color=PALETTE[3], label="bin's mean score"
+    )
+    _unit_square(ax, "score", "fraction of true positives")
+    ax.set_title(f"Reliability at IoU {calibration.iou_threshold:g}: ECE {_ap_text(calibration.ece)}, "
+                 f"MCE {_ap_text(calibration.mce)}")  # fmt: skip
+    ax.legend(loc="upper left", fontsize="small")
+    return ax
+
+
+def plot_f_beta(f_beta: FBetaResult, *, categories: Sequence[Any] | None = None, ax: Axes | None = None) -> Axes:
+    """Draw F-beta against the score threshold, per category and overall, each best threshold marked.
+
+    Parameters
+    ----------
+    f_beta : FBetaResult
+        From `geoiou.diagnostics.Diagnostics.f_beta`.
+    categories : sequence, optional
+        Draw these categories (default: every category; the overall curve is always drawn).
+    ax : matplotlib Axes, optional
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from geoiou.diagnostics import diagnose
+    >>> from geoiou.evaluation import TemporalDetectionEvaluation
+    >>> from geoiou.plot import plot_f_beta
+    >>> jumps = diagnose({"v": [(0, 10, "jump")]}, {"v": [(0, 9, "jump", 0.9), (40, 50, "jump", 0.85)]},
+    ...                  evaluation=TemporalDetectionEvaluation(tiou_thresholds=[0.5]))
+    >>> ax = plot_f_beta(jumps.f_beta())
+    >>> ax.get_legend().get_texts()[0].get_text()
+    'all: best F1 1.000 at score 0.9'
+    >>> plt.close(ax.figure)
+    """
+    if not isinstance(f_beta, FBetaResult):
+        raise invalid_argument("f_beta", "an FBetaResult (Diagnostics.f_beta())", type(f_beta).__name__)
+    chosen = list(f_beta.curves) if categories is None else list(categories)
+    unknown = [category for category in chosen if category not in f_beta.curves]
+    if unknown:
+        raise invalid_argument("categories", f"categories of the result, {list(f_beta.curves)}", unknown[0])
+    ax = _axes(ax)
+    curves = [("all", f_beta.overall)] + [(str(category), f_beta.curves[category]) for category in chosen]
+    name = "F1" if f_beta.beta == 1 else f"F{f_beta.beta:g}"
+    for (label, curve), (colour, style) in zip(curves, _curve_styles(len(curves))):
+        if curve.best < 0:
+            continue
+        best = curve.best
+        ax.step(curve.threshold, curve.f, where="post", color=colour, linestyle=style,
+                label=f"{label}: best {name} {curve.f[best]:.3f} at score {curve.threshold[best]:.3g}")  # fmt: skip
+        ax.plot(curve.threshold[best], curve.f[best], "o", color=colour)
+    _unit_square(ax, "score threshold", name)
+    ax.set_title(f"{name} against the score threshold at IoU {f_beta.iou_threshold:g}")
+    _legend_beside(ax, loc="center left", anchor=(1.03, 0.5))
+    return ax
 
 
 # --------------------------------------------------------------------------- annotations and axes

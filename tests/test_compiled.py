@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import geoiou
+from geoiou import _compiled
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,6 +39,8 @@ def _scenes() -> dict[str, tuple[geoiou.Region, geoiou.Region]]:
         "mask": (geoiou.Mask(masks[:6]), geoiou.Mask(masks[6:], origin=(3.5, 2))),
         "mask_box": (geoiou.Mask(masks, origin=(0.25, 0)), geoiou.Box(boxes(70) / 5)),
         "mask_polygon": (geoiou.Mask(masks), geoiou.RotatedBox(rotated(70) / [5, 5, 1, 1, 1]).to_polygon()),
+        "rotated_polygon": (geoiou.RotatedBox(rotated(80)), geoiou.Box(boxes(70)).to_polygon()),
+        "box_polygon": (geoiou.Box(boxes(80)), geoiou.RotatedBox(rotated(70)).to_polygon()),
     }
 
 
@@ -56,6 +59,38 @@ def test_results_are_identical_for_any_number_of_threads(kind, threads_restored)
     one = [metric(a, b) for metric in metrics]
     geoiou.set_threads(None)
     every = [metric(a, b) for metric in metrics]
+    for single_threaded, threaded in zip(one, every):
+        np.testing.assert_array_equal(single_threaded, threaded)
+
+
+@pytest.fixture
+def every_loop_parallel(monkeypatch):
+    # Every loop with more than one item takes its parallel driver, however little work it has.
+    monkeypatch.setattr(_compiled, "PARALLEL_WORK_NS", 0.0)
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["box", "interval", "rotated", "polygon", "rotated_polygon", "box_polygon", "mask", "mask_box", "mask_polygon"],
+)
+def test_parallel_drivers_give_the_bits_of_the_serial_ones(kind, every_loop_parallel, threads_restored):
+    # One thread runs every serial driver; every core with no work threshold runs every parallel one:
+    # candidates (large matrices), every pair (small ones and GIoU), elementwise lists, the formulas.
+    a, b = _scenes()[kind]
+    small_a, small_b = a[:15], b[:12]
+    metrics = (
+        lambda: geoiou.pairwise_iou(a, b),
+        lambda: geoiou.pairwise_giou(a, b),
+        lambda: geoiou.pairwise_iof(small_a, small_b),
+        lambda: geoiou.pairwise_intersection_area(small_a, small_b),
+        lambda: geoiou.iou(small_a[:, None], small_b[None, :]),
+        lambda: geoiou.giou(a[: min(len(a), len(b))], b[: min(len(a), len(b))]),
+        lambda: geoiou.enclosure_area(small_a[:, None], small_b[None, :]),
+    )
+    geoiou.set_threads(1)
+    one = [metric() for metric in metrics]
+    geoiou.set_threads(None)
+    every = [metric() for metric in metrics]
     for single_threaded, threaded in zip(one, every):
         np.testing.assert_array_equal(single_threaded, threaded)
 

@@ -137,6 +137,24 @@ def test_any_state_over_parts_given_by_the_user(client):
     )
 
 
+def test_diagnostics_on_the_cluster_equal_the_local_ones(client):
+    from geoiou.diagnostics import DiagnosticsEvaluation
+    from geoiou.evaluation import CocoEvaluation
+    from tests.diagnostics.test_diagnostics_state import assert_same_tables
+
+    truth, predictions, images = detection_set(31, n_images=30)
+    state = DiagnosticsEvaluation(CocoEvaluation(categories=[1, 2, 3, 9]))
+    parts = [
+        {"ground_truth": truth.take(np.isin(truth.image_id, part)),
+         "predictions": predictions.take(np.isin(predictions.image_id, part)), "images": list(part)}
+        for part in np.array_split(np.arange(30), 4)
+    ]  # fmt: skip
+    split = gd.evaluate(state, parts, client=client)
+    whole = state.empty().update(truth, predictions, images=images).compute()
+    assert_same_tables(split, whole)
+    assert split.tide().to_dict() == whole.tide().to_dict()
+
+
 def test_parts_read_on_the_workers(client, tmp_path):
     """Shards read by tasks: only paths travel; each worker reads its shard."""
     truth, predictions, images = detection_set(30, n_images=40)

@@ -31,6 +31,7 @@ HOOK = ROOT / "docs" / "hooks" / "gallery.py"
 API_PAGES = {
     "geoiou": "api/geoiou/index.html",
     "geoiou.evaluation": "api/evaluation/index.html",
+    "geoiou.diagnostics": "api/diagnostics/index.html",
     "geoiou.io": "api/io/index.html",
     "geoiou.dask": "api/dask/index.html",
     "geoiou.plot": "api/plot/index.html",
@@ -42,6 +43,7 @@ NAV_PAGES = [
     "index.html",
     "getting-started/index.html",
     "conventions/index.html",
+    "howto/diagnose/index.html",
     "howto/dota/index.html",
     "howto/temporal/index.html",
     "howto/mixed-geometries/index.html",

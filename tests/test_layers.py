@@ -32,7 +32,8 @@ PACKAGE = ROOT / "geoiou"
 #: layers side by side in one row never import each other.
 ROWS: tuple[tuple[str, ...], ...] = (
     ("cli",),
-    ("plot", "dask", "dropin"),
+    ("plot", "dask", "report", "dropin"),
+    ("diagnostics",),  # read evaluation states and results, never files: below every presentation of them
     ("io", "evaluation"),  # readers hand over tables and know no protocol; protocols know no file format
     ("matching",),
     ("metrics",),
@@ -50,6 +51,8 @@ LAYER_OF: dict[str, str] = {
     "geoiou.demo": "cli",  # `geoiou demo`: reads the bundled files and prints an evaluation
     "geoiou.tour": "cli",  # the tour `geoiou demo` runs: every reader, evaluation and picture
     "geoiou.plot": "plot",
+    "geoiou.report": "report",  # the HTML report page: its own SVG charts and drawings, no matplotlib
+    "geoiou.diagnostics": "diagnostics",
     # pycocotools' and lvis-api's API over the COCO readers and the COCO matcher: above io and evaluation both
     "geoiou.pycocotools": "dropin",
     "geoiou.lvis": "dropin",
@@ -63,7 +66,7 @@ LAYER_OF: dict[str, str] = {
     "geoiou.signed": "metrics",  # signed IoU of boxes and intervals: a metric without the kernel table
     "geoiou.sparse": "metrics",  # overlaps(): the sparse pairwise metric, on the kernels like pairwise_*
     "geoiou.kernels": "kernels",
-    "geoiou._compiled": "kernels",  # how the kernels are compiled (numba): nothing below them loads numba
+    "geoiou._compiled": "foundation",  # how code is compiled (numba); modules import it lazily below the kernels
     "geoiou.dispatch": "dispatch",
     "geoiou.tables": "tables",  # Annotations, TemporalSegments: what readers build and evaluations take
     "geoiou.rle_rasterize": "kernels",  # pycocotools' rasterizer: its loop is compiled (raster_loops), as kernels are

@@ -1,4 +1,4 @@
-"""The ``geoiou`` command line: ``geoiou iou``, ``geoiou eval``, ``geoiou compare`` and ``geoiou demo``.
+"""The ``geoiou`` command line: ``geoiou iou``, ``eval``, ``report``, ``compare`` and ``demo``.
 
 Each subcommand lives in its own module with a ``register(commands)`` that adds its parser and
 sets the function that runs it. Errors the user can fix (a malformed file, a bad literal, an
@@ -14,7 +14,7 @@ import os
 import sys
 
 from geoiou import __version__
-from geoiou.cli import compare_command, demo_command, eval_command, iou_command
+from geoiou.cli import compare_command, demo_command, eval_command, iou_command, report_command
 from geoiou.errors import GeoIoUError
 
 __all__ = ["build_parser", "main"]
@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--traceback", action="store_true", help="show the full traceback when a command fails")
     parser.add_argument("--version", action="version", version=f"geoiou {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (iou_command, eval_command, compare_command, demo_command):
+    for module in (iou_command, eval_command, report_command, compare_command, demo_command):
         module.register(commands)
     for command in commands.choices.values():  # also after the command: `geoiou eval GT PRED --traceback`
         command.add_argument(

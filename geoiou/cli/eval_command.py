@@ -8,10 +8,20 @@ import math
 import re
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
+from geoiou.cli.diagnose_outputs import (
+    DEFAULT_PROTOCOL,
+    add_diagnose_options,
+    diagnose_inputs,
+    diagnostics_document,
+    diagnostics_text,
+    temporal_thresholds,
+    voc_settings,
+    write_diagnostics_csv,
+)
 from geoiou.cli.eval_inputs import FORMATS, EvaluationInputs, detect_format, load_inputs
 from geoiou.cli.options import (
     add_cluster_options,
@@ -24,12 +34,9 @@ from geoiou.cli.options import (
 )
 from geoiou.errors import FormatError, InvalidArgumentError
 
-__all__ = ["evaluate", "per_category_rows", "register"]
+__all__ = ["add_evaluation_options", "evaluate", "per_category_rows", "register"]
 
 PROTOCOLS = ("coco", "voc")
-#: The protocol each detection format is usually reported with (DOTA's devkit: VOC 2007's 11 points).
-DEFAULT_PROTOCOL = {"coco": "coco", "yolo": "coco", "dota": "voc"}
-DEFAULT_INTERPOLATION: dict[str, Literal["all", "11point"]] = {"dota": "11point"}
 #: Images drawn by --picture unless --pictures says otherwise.
 DEFAULT_PICTURES = 6
 
@@ -52,11 +59,77 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "a polygon ground truth against mask predictions counts the exact covered area of each pixel.",
         epilog="examples:\n"
         "  geoiou eval instances_val.json detections.json --json result.json --csv per_class.csv\n"
+        "  geoiou eval instances_val.json detections.json --diagnose --diagnose-csv diagnostics/\n"
         "  geoiou eval labelTxt/ task1_results/ --pr-curve pr.png\n"
         "  geoiou eval gt.json results.json --subset validation",
     )
     parser.add_argument("ground_truth", metavar="GT", help="ground-truth file or folder")
     parser.add_argument("predictions", metavar="PRED", help="predictions file or folder")
+    add_evaluation_options(parser)
+    parser.add_argument(
+        "--proposals",
+        action="store_true",
+        help="activitynet: the predictions are proposals (no labels): AR@AN and AUC, as ActivityNet's proposal task",
+    )
+    parser.add_argument(
+        "--mstcn-2019",
+        action="store_true",
+        help="mstcn: cut segments as the 2019 MS-TCN script did, to reproduce published numbers",
+    )
+    add_reader_options(parser)
+    add_cluster_options(parser)
+    parser.add_argument(
+        "--digits",
+        type=int,
+        default=4,
+        choices=range(1, 18),
+        metavar="N",
+        help="decimals of the per-category table, COCO's and VOC/DOTA's (default 4; the JSON and CSV "
+        "files keep every digit)",
+    )
+    parser.add_argument(
+        "--diagnose",
+        action="store_true",
+        help="detection: also print why predictions fail (TIDE's errors and the AP each costs, calibration, "
+        "the best score threshold, the worst images, candidate label errors); --json then holds every diagnostic",
+    )
+    parser.add_argument(
+        "--diagnose-csv",
+        metavar="DIR",
+        help="with --diagnose: write the diagnostics as CSV tables into DIR (tide, confusion, calibration, f_beta, "
+        "per_image, label_errors)",
+    )
+    add_diagnose_options(parser)
+    parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
+    parser.add_argument("--csv", metavar="FILE", help="write one row per category as CSV")
+    parser.add_argument("--pr-curve", metavar="FILE", help="save a precision-recall picture (needs matplotlib)")
+    parser.add_argument(
+        "--picture",
+        metavar="DIR",
+        help="voc/dota: draw the images with the lowest F1 into DIR, "
+        "ground truth against predictions (needs matplotlib)",
+    )
+    parser.add_argument(
+        "--pictures",
+        metavar="N",
+        type=int,
+        default=DEFAULT_PICTURES,
+        help=f"how many images --picture draws (default {DEFAULT_PICTURES})",
+    )
+    progress = parser.add_mutually_exclusive_group()
+    progress.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="always draw a progress bar (default: only when stderr is a terminal)",
+    )
+    progress.add_argument("--no-progress", dest="progress", action="store_false", help="never draw a progress bar")
+    parser.set_defaults(run=run)
+
+
+def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
+    """Add the options that choose and set up the evaluation (``geoiou eval`` and ``geoiou report``)."""
     parser.add_argument("--format", choices=("auto", *FORMATS), default="auto", help="input format (default: auto)")
     parser.add_argument(
         "--iou-type",
@@ -92,58 +165,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "'validation' when the file has several subsets, as ActivityNet's evaluation does",
     )
     parser.add_argument(
-        "--proposals",
-        action="store_true",
-        help="activitynet: the predictions are proposals (no labels): AR@AN and AUC, as ActivityNet's proposal task",
-    )
-    parser.add_argument(
-        "--mstcn-2019",
-        action="store_true",
-        help="mstcn: cut segments as the 2019 MS-TCN script did, to reproduce published numbers",
-    )
-    parser.add_argument(
         "--tiou-thresholds",
         default=None,
         help="activitynet, thumos14: 'activitynet' (0.5:0.95, ActivityNet's default), 'thumos14' "
         "(0.3:0.7, THUMOS14's default) or a comma-separated list",
     )
-    add_reader_options(parser)
-    add_cluster_options(parser)
-    parser.add_argument(
-        "--digits",
-        type=int,
-        default=4,
-        choices=range(1, 18),
-        metavar="N",
-        help="decimals of the per-category table, COCO's and VOC/DOTA's (default 4; the JSON and CSV "
-        "files keep every digit)",
-    )
-    parser.add_argument("--json", metavar="FILE", help="write the result as JSON")
-    parser.add_argument("--csv", metavar="FILE", help="write one row per category as CSV")
-    parser.add_argument("--pr-curve", metavar="FILE", help="save a precision-recall picture (needs matplotlib)")
-    parser.add_argument(
-        "--picture",
-        metavar="DIR",
-        help="voc/dota: draw the images with the lowest F1 into DIR, "
-        "ground truth against predictions (needs matplotlib)",
-    )
-    parser.add_argument(
-        "--pictures",
-        metavar="N",
-        type=int,
-        default=DEFAULT_PICTURES,
-        help=f"how many images --picture draws (default {DEFAULT_PICTURES})",
-    )
-    progress = parser.add_mutually_exclusive_group()
-    progress.add_argument(
-        "--progress",
-        dest="progress",
-        action="store_true",
-        default=None,
-        help="always draw a progress bar (default: only when stderr is a terminal)",
-    )
-    progress.add_argument("--no-progress", dest="progress", action="store_false", help="never draw a progress bar")
-    parser.set_defaults(run=run)
 
 
 def run(arguments: argparse.Namespace) -> int:
@@ -152,8 +178,10 @@ def run(arguments: argparse.Namespace) -> int:
 
     check_outputs(
         {"--json": arguments.json, "--csv": arguments.csv, "--pr-curve": arguments.pr_curve},
-        {"--picture": arguments.picture},
+        {"--picture": arguments.picture, "--diagnose-csv": arguments.diagnose_csv},
     )
+    if arguments.diagnose_csv and not arguments.diagnose:
+        raise InvalidArgumentError("'--diagnose-csv' must be used with '--diagnose'")
     if arguments.picture:
         if arguments.pictures < 1:
             raise InvalidArgumentError(f"'--pictures' must be a positive number of images (got {arguments.pictures})")
@@ -188,14 +216,18 @@ def run(arguments: argparse.Namespace) -> int:
         if report.skipped:
             print(report.summary(), file=sys.stderr)
     _require_something_left(inputs)
-    result = evaluate(inputs, arguments)
+    diagnostics = diagnose_inputs(inputs, arguments) if arguments.diagnose else None
+    result = evaluate(inputs, arguments) if diagnostics is None else diagnostics.result
     rows = per_category_rows(result, inputs.names)
     print(_header(inputs, arguments))
     print(result.summary(digits=arguments.digits) if isinstance(result, VocResult) else result.summary())
     if not isinstance(result, (VocResult, TemporalProposalResult)):  # summaries that are the table already
         print()
         print(_table(rows, arguments.digits, "video" if inputs.format == "mstcn" else "category"))
-    _write_outputs(arguments, inputs, result, rows)
+    if diagnostics is not None:
+        print()
+        print(diagnostics_text(diagnostics, inputs.names, arguments))
+    _write_outputs(arguments, inputs, result, rows, diagnostics)
     return 0
 
 
@@ -243,24 +275,20 @@ def evaluate(inputs: EvaluationInputs, arguments: argparse.Namespace) -> Any:
         return evaluation.evaluate_temporal_proposals(
             inputs.ground_truth,
             inputs.predictions,
-            tiou_thresholds=_tiou_thresholds(arguments.tiou_thresholds or "activitynet"),
+            tiou_thresholds=temporal_thresholds(arguments.tiou_thresholds or "activitynet"),
         )
     if inputs.format in ("activitynet", "thumos14"):
         thresholds = arguments.tiou_thresholds or ("thumos14" if inputs.format == "thumos14" else "activitynet")
         return functions.evaluate_temporal_detection(
-            inputs.ground_truth, inputs.predictions, tiou_thresholds=_tiou_thresholds(thresholds), **here, **cluster
+            inputs.ground_truth, inputs.predictions, tiou_thresholds=temporal_thresholds(thresholds), **here, **cluster
         )
     protocol = arguments.protocol or DEFAULT_PROTOCOL[inputs.format]
     if protocol == "voc":
         options = {key: value for key, value in inputs.options.items() if key in ("images", "categories")}
-        default = DEFAULT_INTERPOLATION.get(inputs.format, "all")
-        interpolation: Literal["all", "11point"] = arguments.interpolation or default
-        threshold = 0.5 if arguments.iou_threshold is None else arguments.iou_threshold
         return functions.evaluate_voc(
             inputs.ground_truth,
             inputs.predictions,
-            iou_threshold=threshold,
-            interpolation=interpolation,
+            **voc_settings(inputs, arguments),
             **options,
             **here,
             **cluster,
@@ -291,17 +319,6 @@ def _ignored_options(inputs: EvaluationInputs, arguments: argparse.Namespace) ->
         f"warning: {' and '.join(given)} {'are' if len(given) > 1 else 'is'} not used by the {protocol} evaluation "
         f"and ignored ({instead})"
     ]
-
-
-def _tiou_thresholds(text: str) -> str | list[float]:
-    if text in ("activitynet", "thumos14"):
-        return text
-    try:
-        return [float(part) for part in text.split(",")]
-    except ValueError:
-        raise InvalidArgumentError(
-            f"'--tiou-thresholds' must be activitynet, thumos14 or numbers separated by commas (got {text!r})"
-        ) from None
 
 
 def per_category_rows(result: Any, names: dict[Any, str]) -> list[dict[str, Any]]:
@@ -384,7 +401,11 @@ def _cell(value: Any, digits: int) -> str:
 
 
 def _write_outputs(
-    arguments: argparse.Namespace, inputs: EvaluationInputs, result: Any, rows: list[dict[str, Any]]
+    arguments: argparse.Namespace,
+    inputs: EvaluationInputs,
+    result: Any,
+    rows: list[dict[str, Any]],
+    diagnostics: Any = None,
 ) -> None:
     """Write the files asked for, all or none (see `write_outputs`)."""
     writers = []
@@ -397,6 +418,8 @@ def _write_outputs(
             "result": result.to_dict(),
             "skipped": {report.source: report.counts() for report in inputs.reports if report.skipped},
         }
+        if diagnostics is not None:
+            document["diagnostics"] = diagnostics_document(diagnostics, arguments)
         writers.append((arguments.json, lambda path: _write_text(path, json_text(document))))
     if arguments.csv:
         writers.append((arguments.csv, lambda path: _write_csv(path, rows)))
@@ -406,6 +429,8 @@ def _write_outputs(
     written = [path for path, _ in writers]
     if arguments.picture:
         written += _save_pictures(arguments, inputs, result)
+    if diagnostics is not None and arguments.diagnose_csv:
+        written += write_diagnostics_csv(arguments.diagnose_csv, diagnostics, inputs.names, arguments)
     if written:
         print()
         print("\n".join(f"wrote {path}" for path in written))

@@ -66,6 +66,7 @@ from geoiou.tables.annotations import Annotations, as_annotations
 __all__ = [
     "CocoArrays",
     "CocoMatched",
+    "PairHook",
     "PairSource",
     "coco_accumulate",
     "coco_match",
@@ -159,6 +160,10 @@ class CocoArrays:
 #: that can match, for the prediction rows `dt_rows` and ground-truth rows `gt_rows` (both sorted by the group codes
 #: given), with each pair's overlap (IoF against a crowd region); pairs below `at_least` may be left out.
 PairSource = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float], CandidateOverlaps]
+#: ``hook(pairs, data, image_ids, category_ids) -> PairSource``: what a state's ``pair_hook`` makes of the pair source
+#: of a part (`data` codes its rows into the part's `image_ids` and `category_ids`). `geoiou.diagnostics` measures
+#: the pairs of every category of an image once, keeps them, and hands the matching its own pairs.
+PairHook = Callable[[PairSource, CocoArrays, np.ndarray, np.ndarray], PairSource]
 
 
 class CocoMatched(NamedTuple):
@@ -368,6 +373,8 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
     """
 
     settings: CocoSettings
+    #: Set by `geoiou.diagnostics` on the state it updates (see `PairHook`); None: the matching's own pairs.
+    pair_hook: PairHook | None = None
 
     def __init__(
         self,
@@ -422,9 +429,12 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
             dt_score=np.asarray(predicted.score, dtype=np.float64),
             dt_area=predicted_regions.area,
         )
+        pairs = region_pairs(predicted_regions, truth_regions)
+        if self.pair_hook is not None:
+            pairs = self.pair_hook(pairs, data, prepared.image_ids, prepared.category_ids)
         found = coco_match(
             data,
-            region_pairs(predicted_regions, truth_regions),
+            pairs,
             iou_thresholds=settings.iou_thresholds,
             max_detections=settings.max_detections[-1],
             area_ranges=np.array(list(settings.area_ranges.values())),

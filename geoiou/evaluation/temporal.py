@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -25,8 +25,10 @@ from numpy.typing import ArrayLike
 from geoiou._progress import Phases
 from geoiou._ranges import ragged_arange
 from geoiou._validation import invalid_argument as _invalid, zero_division_value
+from geoiou.evaluation.coco import CocoArrays, PairHook, PairSource
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.mergeable import MergeableEvaluation, refuse_shared
+from geoiou.evaluation.overlaps import CandidateOverlaps
 from geoiou.metrics import iou_of_pairs
 from geoiou.regions import Interval
 from geoiou.tables.segments import TemporalSegments, as_segments
@@ -145,6 +147,7 @@ def _match(
     thresholds: np.ndarray,
     zero_division: float,
     show_progress: bool | None,
+    widen: Callable[[PairSource], PairSource] | None = None,
 ) -> _Matched:
     """What each prediction matched at each threshold (true positives and their ground truth).
 
@@ -154,7 +157,8 @@ def _match(
     down the tIoU-sorted ground truth (``argsort()[::-1]``: a stable sort reversed, so of equal
     tIoUs the later segment first), skipping claimed ones and stopping at the first tIoU below the
     threshold; it is also COCO's greedy rule, so the same compiled loop runs it, keys in parallel.
-    Only the pairs that can reach a threshold are measured (`_candidate_pairs`).
+    Only the pairs that can reach a threshold are measured (`_candidate_pairs`); `widen` may replace
+    that pair source (a state's ``pair_hook``).
     """
     from geoiou.evaluation.protocol_loops import TRUE_POSITIVE, coco_greedy, sort_runs_by_score
 
@@ -163,25 +167,20 @@ def _match(
         ranked = np.argsort(prediction_key, kind="stable")
         key_start = _run_starts(prediction_key[ranked])
         sort_runs_by_score(ranked, key_start, scores)
-        pair_dt, pair_gt = _candidate_pairs(
-            truth_key[truth_order],
-            truth_coords[truth_order],
-            prediction_key[ranked],
-            prediction_coords[ranked],
-            min_threshold=float(thresholds.min()),
-            zero_division=zero_division,
-        )
-        tiou = iou_of_pairs(
-            Interval(prediction_coords[ranked]), Interval(truth_coords[truth_order]), pair_dt, pair_gt,
-            zero_division=zero_division,
+        source = interval_pairs(truth_coords, prediction_coords, zero_division)
+        if widen is not None:
+            source = widen(source)
+        n_truths = len(truth_key)
+        found = source(
+            ranked, truth_order, prediction_key[ranked], truth_key[truth_order], np.zeros(n_truths, dtype=bool),
+            float(thresholds.min()),
         )  # fmt: skip
         phases.done("tIoU")
-        n_truths = len(truth_key)
         outcome, partner, _ = coco_greedy(
             key_start,
-            np.searchsorted(pair_dt, np.arange(len(ranked) + 1)).astype(np.int64),
-            pair_gt,
-            tiou,
+            found.pair_start,
+            found.pair_gt,
+            found.value,
             np.zeros(n_truths, dtype=bool),
             np.zeros((n_truths, 1), dtype=bool),
             np.zeros((len(ranked), 1), dtype=bool),
@@ -191,9 +190,40 @@ def _match(
     true_positive = np.zeros((len(thresholds), len(scores)), dtype=bool)
     true_positive[:, ranked] = outcome[:, :, 0].T == TRUE_POSITIVE
     matches = ObjectMatches.from_pairs(
-        thresholds, outcome[:, :, 0], partner[:, :, 0], pair_gt, tiou, ranked, truth_order, len(scores), n_truths
-    )
+        thresholds, outcome[:, :, 0], partner[:, :, 0], found.pair_gt, found.value, ranked, truth_order, len(scores),
+        n_truths,
+    )  # fmt: skip
     return _Matched(true_positive, matches)
+
+
+def interval_pairs(truth_coords: np.ndarray, prediction_coords: np.ndarray, zero_division: float) -> PairSource:
+    """The pair source of two sides' segments (rows of ``(start, end)``): the pairs of a key whose tIoU can reach the
+    lowest threshold (`_candidate_pairs`), measured.
+
+    Examples
+    --------
+    >>> source = interval_pairs(np.array([[0.0, 10.0], [20.0, 30.0]]), np.array([[1.0, 9.0]]), 0.0)
+    >>> found = source(np.array([0]), np.array([0, 1]), np.array([0]), np.array([0, 0]), np.zeros(2, bool), 0.5)
+    >>> found.pair_start.tolist(), found.pair_gt.tolist(), found.value.tolist()
+    ([0, 1], [0], [0.8])
+    """
+
+    def pairs(
+        dt_rows: np.ndarray,
+        gt_rows: np.ndarray,
+        dt_key: np.ndarray,
+        gt_key: np.ndarray,
+        gt_crowd: np.ndarray,
+        at_least: float,
+    ) -> CandidateOverlaps:
+        predicted, truth = prediction_coords[dt_rows], truth_coords[gt_rows]
+        pair_dt, pair_gt = _candidate_pairs(
+            gt_key, truth, dt_key, predicted, min_threshold=at_least, zero_division=zero_division
+        )
+        tiou = iou_of_pairs(Interval(predicted), Interval(truth), pair_dt, pair_gt, zero_division=zero_division)
+        return CandidateOverlaps(np.searchsorted(pair_dt, np.arange(len(dt_rows) + 1)).astype(np.int64), pair_gt, tiou)
+
+    return pairs
 
 
 def _run_starts(sorted_keys: np.ndarray) -> np.ndarray:
@@ -507,6 +537,9 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
     """
 
     settings: TemporalDetectionSettings
+    #: Set by `geoiou.diagnostics` on the state it updates (see `geoiou.evaluation.coco.PairHook`): images are
+    #: videos, categories labels.
+    pair_hook: PairHook | None = None
 
     def __init__(
         self,
@@ -550,6 +583,14 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
             predictions.label, label_index, "predictions", "labelled with classes"
         ) * num_videos + _codes(predictions.video_id, video_index, "predictions", "for videos")
         scores = predictions.score if predictions.score is not None else np.zeros(0)
+        widen = None
+        if self.pair_hook is not None:
+            data = CocoArrays(
+                num_videos, len(labels), truth_key % num_videos, truth_key // num_videos, np.zeros(len(truth), bool),
+                np.zeros(len(truth), bool), truth.end - truth.start, prediction_key % num_videos,
+                prediction_key // num_videos, scores, predictions.end - predictions.start,
+            )  # fmt: skip
+            widen = _hooked(self.pair_hook, data, np.array(truth.videos, dtype=object), np.array(labels, dtype=object))
         matched = _match(
             truth_key,
             _coords(truth),
@@ -559,6 +600,7 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
             self.settings.tiou_thresholds,
             self.settings.zero_division,
             self.show_progress,
+            widen,
         )
         self._parts.append(
             _TemporalPart(
@@ -609,6 +651,13 @@ class TemporalDetectionEvaluation(MergeableEvaluation[TemporalDetectionResult]):
             num_videos=len(videos),
             matches=matches,
         )
+
+
+def _hooked(
+    hook: PairHook, data: CocoArrays, videos: np.ndarray, labels: np.ndarray
+) -> Callable[[PairSource], PairSource]:
+    """A part's pair source as `hook` makes it, the part's rows coded by `data` into `videos` and `labels`."""
+    return lambda source: hook(source, data, videos, labels)
 
 
 def _coords(segments: TemporalSegments) -> np.ndarray:

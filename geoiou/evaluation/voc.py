@@ -29,9 +29,10 @@ import numpy as np
 
 from geoiou._distinct import distinct
 from geoiou._validation import invalid_argument as _fail
+from geoiou.evaluation.coco import CocoArrays, PairHook, PairSource
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.mergeable import MergeableEvaluation, disjoint_keys
-from geoiou.evaluation.overlaps import DetectionRegions, candidate_overlaps, regions_of
+from geoiou.evaluation.overlaps import DetectionRegions, region_pairs, regions_of
 from geoiou.evaluation.prepared import (
     Deferred,
     PreparedPart,
@@ -94,9 +95,16 @@ class VocSettings:
 
 
 def voc_match(
-    prepared: PreparedPart, predicted: DetectionRegions, truth: DetectionRegions, iou_threshold: float
+    prepared: PreparedPart,
+    predicted: DetectionRegions,
+    truth: DetectionRegions,
+    iou_threshold: float,
+    pairs: PairSource | None = None,
 ) -> tuple[np.ndarray, np.ndarray, ObjectMatches]:
-    """VOC's assignment of every prediction: true and false positive flags by input row, and the per-object matches."""
+    """VOC's assignment of every prediction: true and false positive flags by input row, and the per-object matches.
+
+    `pairs` finds and measures the candidate pairs (default: `region_pairs` of the two sides).
+    """
     from geoiou.evaluation.protocol_loops import FALSE_POSITIVE, TRUE_POSITIVE, voc_assign  # compiled: on first use
 
     images = len(prepared.image_ids)
@@ -107,25 +115,24 @@ def voc_match(
     dt_group = dt_group_all[order]
     group_start = np.concatenate([[0], np.flatnonzero(dt_group[1:] != dt_group[:-1]) + 1, [len(order)]])
     difficult = prepared.flags("ignore")[gt_order]
-    pairs = candidate_overlaps(
-        predicted,
-        truth,
+    source = region_pairs(predicted, truth) if pairs is None else pairs
+    found = source(
         order,
         gt_order,
         dt_group,
         gt_group_all[gt_order],
         np.zeros(len(gt_order), dtype=bool),
-        at_least=np.nextafter(iou_threshold, np.inf),  # VOC needs an overlap strictly above the threshold
+        float(np.nextafter(iou_threshold, np.inf)),  # VOC needs an overlap strictly above the threshold
     )
     outcome, counted = voc_assign(
-        group_start.astype(np.int64), pairs.pair_start, pairs.pair_gt, pairs.value, difficult, iou_threshold
+        group_start.astype(np.int64), found.pair_start, found.pair_gt, found.value, difficult, iou_threshold
     )
     matches = ObjectMatches.from_pairs(
         np.array([iou_threshold]),
         outcome[:, None],
         counted[:, None],
-        pairs.pair_gt,
-        pairs.value,
+        found.pair_gt,
+        found.value,
         order,
         gt_order,
         len(order),
@@ -208,6 +215,8 @@ class VocEvaluation(MergeableEvaluation[VocResult]):
     """
 
     settings: VocSettings
+    #: Set by `geoiou.diagnostics` on the state it updates (see `geoiou.evaluation.coco.PairHook`).
+    pair_hook: PairHook | None = None
 
     def __init__(
         self,
@@ -248,10 +257,20 @@ class VocEvaluation(MergeableEvaluation[VocResult]):
                 f"a crowd region at row {int(np.flatnonzero(truth.iscrowd)[0])}",
             )
         truth_regions, predicted_regions = regions_of(prepared, "exact")
-        true_positive, false_positive, matches = voc_match(
-            prepared, predicted_regions, truth_regions, self.settings.iou_threshold
-        )
         difficult = prepared.flags("ignore")
+        pairs = None
+        if self.pair_hook is not None:
+            data = CocoArrays(
+                len(prepared.image_ids), len(prepared.category_ids), prepared.gt_image, prepared.gt_category,
+                np.zeros(len(truth), dtype=bool), difficult, truth_regions.area, prepared.dt_image,
+                prepared.dt_category, np.asarray(predicted.score, dtype=np.float64), predicted_regions.area,
+            )  # fmt: skip
+            pairs = self.pair_hook(
+                region_pairs(predicted_regions, truth_regions), data, prepared.image_ids, prepared.category_ids
+            )
+        true_positive, false_positive, matches = voc_match(
+            prepared, predicted_regions, truth_regions, self.settings.iou_threshold, pairs
+        )
         positives = np.bincount(prepared.gt_category[~difficult], minlength=len(prepared.category_ids))
         dt_image = prepared.dt_image
         image_counts = np.stack(

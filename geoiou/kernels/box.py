@@ -1,41 +1,68 @@
 """Closed-form kernels for axis-aligned boxes in any dimension: `Box` (2-D) and `Interval` (1-D).
 
-One compiled loop over the pairs measures either the intersection of the two boxes' bounds or the
-smallest box holding both (the interval hull, and GIoU's box enclosure of any two regions).
+One compiled driver runs over the pairs and measures either the intersection of the two boxes'
+bounds or the smallest box holding both (the interval hull, and GIoU's box enclosure of any two
+regions), then applies the caller's formula (`geoiou.kernels.formulas`) in the same pass.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
-from geoiou.dispatch import register
+from geoiou._compiled import jit, prange
+from geoiou.dispatch import PairKernel, register
+from geoiou.kernels.formulas import GIOU, MEASURE, Formula, Job, Pairs, run_rows, value, with_formula
 from geoiou.regions import Box, Interval, Region
 
-__all__ = ["aligned_enclosures", "aligned_intersection"]
+__all__ = ["BOX_ENCLOSURE", "aligned_enclosures", "aligned_intersection"]
+
+#: Nanoseconds a pair costs on one thread (bounds, measure and formula), for `in_parallel`.
+PAIR_COST_NS = 3.0
 
 
-@register(Box, Box)
-@register(Interval, Interval)
-def aligned_intersection(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """Measure of the intersection of the axis-aligned boxes (intervals) ``a[index_a[k]]`` and ``b[index_b[k]]``."""
-    use_threads(len(index_a))
-    return _aligned_pairs(_bounds_table(a), _bounds_table(b), index_a, index_b, False)
+def _aligned_intersection(a: Region, b: Region, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:
+    """Measure of the intersection of the axis-aligned boxes (intervals) of each pair."""
+    _run(a, b, pairs, formula, out, False)
 
 
-@register(Interval, Interval, measure="hull")
-def aligned_enclosures(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
+def _aligned_enclosures(a: Region, b: Region, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:
     """Measure of the smallest axis-aligned box holding both regions of each pair (for intervals, their hull).
 
     Any two regions of one dimension have it (from their bounds): GIoU's box enclosure C.
     """
-    use_threads(len(index_a))
-    return _aligned_pairs(_bounds_table(a), _bounds_table(b), index_a, index_b, True)
+    _run(a, b, pairs, formula, out, True)
+
+
+aligned_intersection = register(Box, Box)(
+    register(Interval, Interval)(with_formula(_aligned_intersection, box_enclosure=True))
+)
+aligned_enclosures = register(Interval, Interval, measure="hull")(with_formula(_aligned_enclosures))
+#: GIoU's box enclosure of any two regions of one dimension, as a kernel of the table.
+BOX_ENCLOSURE = PairKernel(aligned_enclosures, (), (), False, "hull")
+
+
+def _run(a: Region, b: Region, pairs: Pairs, formula: Formula, out: np.ndarray, enclosing: bool) -> None:
+    data = (_bounds_table(a), _bounds_table(b), enclosing)
+    run_rows(_aligned_pairs, _aligned_parallel, data, pairs, formula, out, PAIR_COST_NS)
 
 
 def _bounds_table(region: Region) -> np.ndarray:
-    """The bounds ``(lows..., highs...)`` of a flat batch as a C-contiguous float64 table."""
-    return np.ascontiguousarray(region.bounds, dtype=np.float64)
+    """The bounds ``(lows..., highs...)`` of a batch (any shape, flattened) as a read-only C-contiguous float64 table.
+
+    Read-only, as a box's or an interval's own coordinates are (they are their bounds, used as
+    they are): the driver compiles for one array type.
+    """
+    if type(region) is Box:
+        own: np.ndarray = region._xyxy
+    elif type(region) is Interval:
+        own = region._coords
+    else:
+        own = region.bounds
+    bounds = np.asarray(own, dtype=np.float64).reshape(-1, 2 * region.ndim)
+    if bounds.flags.writeable or not bounds.flags.c_contiguous:
+        bounds = np.array(bounds)
+        bounds.flags.writeable = False
+    return bounds
 
 
 @jit(inline=True)
@@ -62,20 +89,30 @@ def _enclosing(bounds_a: np.ndarray, i: int, bounds_b: np.ndarray, j: int) -> fl
     return measure
 
 
+@jit
+def _aligned_pairs(data: tuple[np.ndarray, np.ndarray, bool], job: Job, begin: int, end: int) -> None:
+    """The formula of the pairs of the rows ``begin <= r < end`` (`Pairs`), measuring the intersection or
+    the enclosing box of each; GIoU without a given enclosure measures both in this one pass."""
+    bounds_a, bounds_b, enclosing = data
+    index_a, index_b, outer, out, code, areas_a, areas_b, given, zero_division = job
+    has_given = given.shape[0] > 0
+    both = code == GIOU and not has_given
+    columns = index_b.shape[0] if outer else 1
+    for r in range(begin, end):
+        i = index_a[r]
+        for c in range(columns):
+            k = r * columns + c
+            j = index_b[c] if outer else index_b[r]
+            measure = _enclosing(bounds_a, i, bounds_b, j) if enclosing else _overlap(bounds_a, i, bounds_b, j)
+            if code == MEASURE:
+                out[k] = measure
+                continue
+            other = _enclosing(bounds_a, i, bounds_b, j) if both else given[k] if has_given else 0.0
+            out[k] = value(code, measure, areas_a[i], areas_b[j], other, zero_division)
+
+
 @jit(parallel=True)
-def _aligned_pairs(
-    bounds_a: np.ndarray, bounds_b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray, enclosing: bool
-) -> np.ndarray:
-    out = np.empty(index_a.shape[0])
-    if out.shape[0] < PARALLEL_MIN:
-        for k in range(out.shape[0]):
-            out[k] = _aligned_pair(bounds_a, index_a[k], bounds_b, index_b[k], enclosing)
-    else:
-        for k in prange(out.shape[0]):
-            out[k] = _aligned_pair(bounds_a, index_a[k], bounds_b, index_b[k], enclosing)
-    return out
-
-
-@jit(inline=True)
-def _aligned_pair(bounds_a: np.ndarray, i: int, bounds_b: np.ndarray, j: int, enclosing: bool) -> float:
-    return _enclosing(bounds_a, i, bounds_b, j) if enclosing else _overlap(bounds_a, i, bounds_b, j)
+def _aligned_parallel(data: tuple[np.ndarray, np.ndarray, bool], job: Job, run: int) -> None:
+    rows = job[0].shape[0]
+    for step in prange((rows + run - 1) // run):
+        _aligned_pairs(data, job, step * run, min(rows, (step + 1) * run))

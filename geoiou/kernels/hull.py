@@ -5,7 +5,7 @@ computed once per polygon store, once per pixel store for masks). This module de
 `ConvexHulls` (`hull_tables`): each hull counter-clockwise, in a frame centred on its bounds,
 starting at the edge whose outward normal has the smallest angle, with the pseudo-angle of every
 edge's normal (rising along the hull), the running shoelace sum, and a first guess of the
-furthest vertex for each of 64 direction buckets. Then each pair (`_measure_pairs`) is measured:
+furthest vertex for each of 64 direction buckets. Then each pair (`_measure_rows`) is measured:
 
 - *hulls whose bounds are apart* (most pairs of a pairwise matrix): from their two outer
   tangents (bridges). A bridge starts from both hulls' furthest vertices in the direction normal
@@ -33,11 +33,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+from geoiou._compiled import jit, prange
+from geoiou.kernels.formulas import MEASURE, MEASURED, Formula, Job, Pairs, indices, run_rows, value
 from geoiou.kernels.polygon_loops import pseudo_angle
 from geoiou.regions.hulls import ConvexHulls
 
-__all__ = ["BRIDGE_TURNS", "hull_tables", "union_hull_areas"]
+__all__ = ["BRIDGE_TURNS", "hull_pairs", "hull_tables", "union_hull_areas"]
 
 #: Turns of a bridge towards the normal of the line through its ends before the pair is walked instead.
 BRIDGE_TURNS = 8
@@ -45,8 +46,8 @@ BRIDGE_TURNS = 8
 GUESS_BUCKETS = 64
 #: Pairs with a hull of more vertices than this are walked: the search on from a guess would take long steps.
 STEPPED_VERTICES = 256
-#: Pairs per iteration of the parallel loop (each run calls the per-pair loop once).
-PAIR_RUN = 512
+#: Nanoseconds on one thread for a pair (of star polygons' hulls, mostly apart), for `in_parallel`.
+PAIR_COST_NS = 50.0
 #: The key under which `hull_tables` caches its tables on a `ConvexHulls`.
 _TABLES = "union_hull"
 
@@ -107,50 +108,36 @@ def union_hull_areas(
     >>> union_hull_areas(squares, rows, np.array([0, 0]), squares, rows, np.array([1, 0]))  # side by side; itself
     array([3., 1.])
     """
-    vertices_a, frames_a, slots_a, guesses_a = hull_tables(hulls_a)
-    vertices_b, frames_b, slots_b, guesses_b = hull_tables(hulls_b)
     out = np.empty(len(index_a))
-    rows_a, index_a, rows_b, index_b = _int64(rows_a), _int64(index_a), _int64(rows_b), _int64(index_b)
-    if len(out) >= PARALLEL_MIN:
-        use_threads(len(out))
-        _union_hull_areas(
-            vertices_a,
-            frames_a,
-            slots_a,
-            guesses_a,
-            rows_a,
-            index_a,
-            vertices_b,
-            frames_b,
-            slots_b,
-            guesses_b,
-            rows_b,
-            index_b,
-            out,
-        )
-    else:
-        _measure_pairs(
-            vertices_a,
-            frames_a,
-            slots_a,
-            guesses_a,
-            rows_a,
-            index_a,
-            vertices_b,
-            frames_b,
-            slots_b,
-            guesses_b,
-            rows_b,
-            index_b,
-            out,
-            0,
-            len(out),
-        )
+    hull_pairs(hulls_a, rows_a, hulls_b, rows_b, Pairs(indices(index_a), indices(index_b)), MEASURED, out)
     return out
 
 
-def _int64(values: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(values, dtype=np.int64)
+def hull_pairs(
+    hulls_a: ConvexHulls,
+    rows_a: np.ndarray,
+    hulls_b: ConvexHulls,
+    rows_b: np.ndarray,
+    pairs: Pairs,
+    formula: Formula,
+    out: np.ndarray,
+) -> None:
+    """`apply` `formula` to the area of the convex hull of each of `pairs`, region i of `a` being hull ``rows_a[i]``."""
+    vertices_a, frames_a, slots_a, guesses_a = hull_tables(hulls_a)
+    vertices_b, frames_b, slots_b, guesses_b = hull_tables(hulls_b)
+    data = (
+        vertices_a,
+        frames_a,
+        slots_a,
+        guesses_a,
+        indices(rows_a),
+        vertices_b,
+        frames_b,
+        slots_b,
+        guesses_b,
+        indices(rows_b),
+    )
+    run_rows(_measure_rows, _union_hull_areas, data, pairs, formula, out, PAIR_COST_NS)
 
 
 # --------------------------------------------------------------------------- the tables of each hull
@@ -224,63 +211,33 @@ def _derive_tables(coords: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
 
 
 # --------------------------------------------------------------------------- the pairs
+#: What the hull loop reads of each side: its tables (`hull_tables`) and each region's hull.
+Data = tuple[
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+]
+
+
 @jit(parallel=True)
-def _union_hull_areas(
-    vertices_a: np.ndarray,
-    frames_a: np.ndarray,
-    slots_a: np.ndarray,
-    guesses_a: np.ndarray,
-    rows_a: np.ndarray,
-    index_a: np.ndarray,
-    vertices_b: np.ndarray,
-    frames_b: np.ndarray,
-    slots_b: np.ndarray,
-    guesses_b: np.ndarray,
-    rows_b: np.ndarray,
-    index_b: np.ndarray,
-    out: np.ndarray,
-) -> None:
-    """`_measure_pairs` over all pairs, a run of `PAIR_RUN` pairs per iteration of the parallel loop."""
-    runs = (len(out) + PAIR_RUN - 1) // PAIR_RUN
-    for run in prange(runs):
-        _measure_pairs(
-            vertices_a,
-            frames_a,
-            slots_a,
-            guesses_a,
-            rows_a,
-            index_a,
-            vertices_b,
-            frames_b,
-            slots_b,
-            guesses_b,
-            rows_b,
-            index_b,
-            out,
-            run * PAIR_RUN,
-            min(len(out), (run + 1) * PAIR_RUN),
-        )
+def _union_hull_areas(data: Data, job: Job, run: int) -> None:
+    """`_measure_rows` over all rows of the pairs, a run of `run` rows per iteration of the parallel loop."""
+    rows = job[0].shape[0]
+    for step in prange((rows + run - 1) // run):
+        _measure_rows(data, job, step * run, min(rows, (step + 1) * run))
 
 
 @jit
-def _measure_pairs(
-    a: np.ndarray,
-    frames_a: np.ndarray,
-    slots_a: np.ndarray,
-    guesses_a: np.ndarray,
-    rows_a: np.ndarray,
-    index_a: np.ndarray,
-    b: np.ndarray,
-    frames_b: np.ndarray,
-    slots_b: np.ndarray,
-    guesses_b: np.ndarray,
-    rows_b: np.ndarray,
-    index_b: np.ndarray,
-    out: np.ndarray,
-    begin: int,
-    end: int,
-) -> None:
-    """Area of the convex hull of the union of each pair ``begin <= k < end``, into ``out[k]``.
+def _measure_rows(data: Data, job: Job, begin: int, end: int) -> None:
+    """`apply` `formula` to the area of the convex hull of the union of each pair of the rows
+    ``begin <= r < end`` of the pairs (`Pairs`), into ``out[k]``.
 
     Each pair is measured on its own, by the same operations whatever the run it is in. The
     common path (bounds apart, bridges settled) is written out in this loop and calls no function
@@ -290,117 +247,138 @@ def _measure_pairs(
     other one, and every group of the sum has the same terms. The walk takes the pair in a
     canonical order (vertex count, centre, then vertices).
     """
-    for k in range(begin, end):
-        row_a, row_b = rows_a[index_a[k]], rows_b[index_b[k]]
-        start_a, start_b = slots_a[row_a], slots_b[row_b]
-        count_a, count_b = slots_a[row_a + 1] - start_a - 1, slots_b[row_b + 1] - start_b - 1
-        if count_a == 0 or count_b == 0:  # an empty hull adds nothing
-            twice = a[start_a + count_a, RUNNING] + b[start_b + count_b, RUNNING]
-            out[k] = 0.5 * twice if twice > 0 else 0.0
-            continue
-        t_x = frames_b[row_b, CENTRE_X] - frames_a[row_a, CENTRE_X]
-        t_y = frames_b[row_b, CENTRE_Y] - frames_a[row_a, CENTRE_Y]
-        apart = (
-            frames_a[row_a, MAX_X] < frames_b[row_b, MIN_X]
-            or frames_b[row_b, MAX_X] < frames_a[row_a, MIN_X]
-            or frames_a[row_a, MAX_Y] < frames_b[row_b, MIN_Y]
-            or frames_b[row_b, MAX_Y] < frames_a[row_a, MIN_Y]
-        )
-        settled = apart and count_a <= STEPPED_VERTICES and count_b <= STEPPED_VERTICES
-        if settled:
-            # Bounds apart: the bridges. The lower one runs from a's vertex L_a to b's L_b (both
-            # hulls on its left: its outward normal points right of t), the upper one from b's U_b
-            # to a's U_a. Each starts from both hulls' furthest vertices in the normal of t: the
-            # one after every normal below its angle, found from the hull's guess for the angle's
-            # bucket and a step or two. The four searches are written out side by side so that
-            # the processor overlaps them.
-            angle_l, angle_u = pseudo_angle(t_y, -t_x), pseudo_angle(-t_y, t_x)
-            bucket_l, bucket_u = _bucket(angle_l), _bucket(angle_u)
-            lower_a, upper_a = guesses_a[row_a, bucket_l], guesses_a[row_a, bucket_u]
-            lower_b, upper_b = guesses_b[row_b, bucket_l], guesses_b[row_b, bucket_u]
-            lower_a += a[start_a + lower_a, ANGLE] < angle_l  # the row after the last vertex has an infinite angle
-            upper_a += a[start_a + upper_a, ANGLE] < angle_u
-            lower_b += b[start_b + lower_b, ANGLE] < angle_l
-            upper_b += b[start_b + upper_b, ANGLE] < angle_u
-            while a[start_a + lower_a, ANGLE] < angle_l:  # rare: more normals in the bucket
-                lower_a += 1
-            while a[start_a + upper_a, ANGLE] < angle_u:
-                upper_a += 1
-            while b[start_b + lower_b, ANGLE] < angle_l:
-                lower_b += 1
-            while b[start_b + upper_b, ANGLE] < angle_u:
-                upper_b += 1
-            # Past the last normal: vertex 0.
-            lower_a, upper_a = lower_a if lower_a < count_a else 0, upper_a if upper_a < count_a else 0
-            lower_b, upper_b = lower_b if lower_b < count_b else 0, upper_b if upper_b < count_b else 0
-            side = 1.0
-            while settled and side > -2.0:
-                i, j = (lower_a, lower_b) if side > 0 else (upper_a, upper_b)
-                settled = False
-                for _ in range(BRIDGE_TURNS):
-                    # Turned to the normal of the line through its ends, the bridge is settled when
-                    # both ends are still the furthest vertices: both hulls then lie on one side of it.
-                    # Vertex i is furthest in n when the edge before it runs towards n and the one after not.
-                    e_x = t_x + (b[start_b + j, X] - a[start_a + i, X])  # from a's end to b's
-                    e_y = t_y + (b[start_b + j, Y] - a[start_a + i, Y])
-                    n_x, n_y = side * e_y, -side * e_x
-                    before = start_a + (i - 1 if i > 0 else count_a)  # the row past the last edge holds it
-                    at = start_a + i
-                    settled = count_a == 1 or (
-                        a[before, EDGE_X] * n_x + a[before, EDGE_Y] * n_y > 0
-                        and a[at, EDGE_X] * n_x + a[at, EDGE_Y] * n_y <= 0
-                    )
-                    if settled:
-                        before = start_b + (j - 1 if j > 0 else count_b)
-                        at = start_b + j
-                        settled = count_b == 1 or (
-                            b[before, EDGE_X] * n_x + b[before, EDGE_Y] * n_y > 0
-                            and b[at, EDGE_X] * n_x + b[at, EDGE_Y] * n_y <= 0
+    a, frames_a, slots_a, guesses_a, rows_a, b, frames_b, slots_b, guesses_b, rows_b = data
+    index_a, index_b, outer, out, code, areas_a, areas_b, given, zero_division = job
+    plain, has_given = code == MEASURE, given.shape[0] > 0
+    columns = index_b.shape[0] if outer else 1
+    for r in range(begin, end):
+        region_a = index_a[r]
+        row_a = rows_a[region_a]
+        area_a = 0.0 if plain else areas_a[region_a]
+        for c in range(columns):
+            k = r * columns + c
+            region_b = index_b[c] if outer else index_b[r]
+            row_b = rows_b[region_b]
+            area_b = 0.0 if plain else areas_b[region_b]
+            other = given[k] if has_given else 0.0
+            start_a, start_b = slots_a[row_a], slots_b[row_b]
+            count_a, count_b = slots_a[row_a + 1] - start_a - 1, slots_b[row_b + 1] - start_b - 1
+            if count_a == 0 or count_b == 0:  # an empty hull adds nothing
+                twice = a[start_a + count_a, RUNNING] + b[start_b + count_b, RUNNING]
+                out[k] = _result(code, twice, area_a, area_b, other, zero_division)
+                continue
+            t_x = frames_b[row_b, CENTRE_X] - frames_a[row_a, CENTRE_X]
+            t_y = frames_b[row_b, CENTRE_Y] - frames_a[row_a, CENTRE_Y]
+            apart = (
+                frames_a[row_a, MAX_X] < frames_b[row_b, MIN_X]
+                or frames_b[row_b, MAX_X] < frames_a[row_a, MIN_X]
+                or frames_a[row_a, MAX_Y] < frames_b[row_b, MIN_Y]
+                or frames_b[row_b, MAX_Y] < frames_a[row_a, MIN_Y]
+            )
+            settled = apart and count_a <= STEPPED_VERTICES and count_b <= STEPPED_VERTICES
+            if settled:
+                # Bounds apart: the bridges. The lower one runs from a's vertex L_a to b's L_b (both
+                # hulls on its left: its outward normal points right of t), the upper one from b's U_b
+                # to a's U_a. Each starts from both hulls' furthest vertices in the normal of t: the
+                # one after every normal below its angle, found from the hull's guess for the angle's
+                # bucket and a step or two. The four searches are written out side by side so that
+                # the processor overlaps them.
+                angle_l, angle_u = pseudo_angle(t_y, -t_x), pseudo_angle(-t_y, t_x)
+                bucket_l, bucket_u = _bucket(angle_l), _bucket(angle_u)
+                lower_a, upper_a = guesses_a[row_a, bucket_l], guesses_a[row_a, bucket_u]
+                lower_b, upper_b = guesses_b[row_b, bucket_l], guesses_b[row_b, bucket_u]
+                lower_a += a[start_a + lower_a, ANGLE] < angle_l  # the row after the last vertex has an infinite angle
+                upper_a += a[start_a + upper_a, ANGLE] < angle_u
+                lower_b += b[start_b + lower_b, ANGLE] < angle_l
+                upper_b += b[start_b + upper_b, ANGLE] < angle_u
+                while a[start_a + lower_a, ANGLE] < angle_l:  # rare: more normals in the bucket
+                    lower_a += 1
+                while a[start_a + upper_a, ANGLE] < angle_u:
+                    upper_a += 1
+                while b[start_b + lower_b, ANGLE] < angle_l:
+                    lower_b += 1
+                while b[start_b + upper_b, ANGLE] < angle_u:
+                    upper_b += 1
+                # Past the last normal: vertex 0.
+                lower_a, upper_a = lower_a if lower_a < count_a else 0, upper_a if upper_a < count_a else 0
+                lower_b, upper_b = lower_b if lower_b < count_b else 0, upper_b if upper_b < count_b else 0
+                side = 1.0
+                while settled and side > -2.0:
+                    i, j = (lower_a, lower_b) if side > 0 else (upper_a, upper_b)
+                    settled = False
+                    for _ in range(BRIDGE_TURNS):
+                        # Turned to the normal of the line through its ends, the bridge is settled when
+                        # both ends are still the furthest vertices: both hulls then lie on one side of it.
+                        # Vertex i is furthest in n when the edge before it runs towards n and the one after not.
+                        e_x = t_x + (b[start_b + j, X] - a[start_a + i, X])  # from a's end to b's
+                        e_y = t_y + (b[start_b + j, Y] - a[start_a + i, Y])
+                        n_x, n_y = side * e_y, -side * e_x
+                        before = start_a + (i - 1 if i > 0 else count_a)  # the row past the last edge holds it
+                        at = start_a + i
+                        settled = count_a == 1 or (
+                            a[before, EDGE_X] * n_x + a[before, EDGE_Y] * n_y > 0
+                            and a[at, EDGE_X] * n_x + a[at, EDGE_Y] * n_y <= 0
                         )
-                    if settled:
-                        break
-                    angle = pseudo_angle(n_x, n_y)
-                    bucket = _bucket(angle)
-                    i, j = guesses_a[row_a, bucket], guesses_b[row_b, bucket]
-                    while a[start_a + i, ANGLE] < angle:
-                        i += 1
-                    while b[start_b + j, ANGLE] < angle:
-                        j += 1
-                    i, j = i if i < count_a else 0, j if j < count_b else 0
-                if side > 0:
-                    lower_a, lower_b = i, j
+                        if settled:
+                            before = start_b + (j - 1 if j > 0 else count_b)
+                            at = start_b + j
+                            settled = count_b == 1 or (
+                                b[before, EDGE_X] * n_x + b[before, EDGE_Y] * n_y > 0
+                                and b[at, EDGE_X] * n_x + b[at, EDGE_Y] * n_y <= 0
+                            )
+                        if settled:
+                            break
+                        angle = pseudo_angle(n_x, n_y)
+                        bucket = _bucket(angle)
+                        i, j = guesses_a[row_a, bucket], guesses_b[row_b, bucket]
+                        while a[start_a + i, ANGLE] < angle:
+                            i += 1
+                        while b[start_b + j, ANGLE] < angle:
+                            j += 1
+                        i, j = i if i < count_a else 0, j if j < count_b else 0
+                    if side > 0:
+                        lower_a, lower_b = i, j
+                    else:
+                        upper_a, upper_b = i, j
+                    side -= 2.0
+            if not settled:  # not apart, or a bridge not settled: the walk, in the canonical order
+                if count_a != count_b:
+                    after = count_a > count_b
                 else:
-                    upper_a, upper_b = i, j
-                side -= 2.0
-        if not settled:  # not apart, or a bridge not settled: the walk, in the canonical order
-            if count_a != count_b:
-                after = count_a > count_b
-            else:
-                after = _comes_after(a, frames_a, row_a, start_a, b, frames_b, row_b, start_b, count_a)
-            if after:
-                twice = _walked(b, start_b, count_b, a, start_a, count_a, -t_x, -t_y)
-            else:
-                twice = _walked(a, start_a, count_a, b, start_b, count_b, t_x, t_y)
-            out[k] = 0.5 * twice if twice > 0 else 0.0
-            continue
-        # The hull runs U_a -> (along a) -> L_a -> L_b -> (along b) -> U_b -> U_a. With a's vertices
-        # w and b's t + z, its shoelace sum is the two chains, each in its hull's frame (running sums),
-        # plus t × (z_U - z_L + w_U - w_L) + w_L × z_L + z_U × w_U.
-        chain_a = a[start_a + lower_a, RUNNING] - a[start_a + upper_a, RUNNING]
-        if lower_a < upper_a:  # around past vertex 0
-            chain_a += a[start_a + count_a, RUNNING]
-        chain_b = b[start_b + upper_b, RUNNING] - b[start_b + lower_b, RUNNING]
-        if upper_b < lower_b:
-            chain_b += b[start_b + count_b, RUNNING]
-        w_lx, w_ly = a[start_a + lower_a, X], a[start_a + lower_a, Y]
-        w_ux, w_uy = a[start_a + upper_a, X], a[start_a + upper_a, Y]
-        z_lx, z_ly = b[start_b + lower_b, X], b[start_b + lower_b, Y]
-        z_ux, z_uy = b[start_b + upper_b, X], b[start_b + upper_b, Y]
-        q_x, q_y = (z_ux - z_lx) + (w_ux - w_lx), (z_uy - z_ly) + (w_uy - w_ly)
-        twice = (
-            (chain_a + chain_b) + (t_x * q_y - t_y * q_x) + ((w_lx * z_ly - w_ly * z_lx) + (z_ux * w_uy - z_uy * w_ux))
-        )
-        out[k] = 0.5 * twice if twice > 0 else 0.0
+                    after = _comes_after(a, frames_a, row_a, start_a, b, frames_b, row_b, start_b, count_a)
+                if after:
+                    twice = _walked(b, start_b, count_b, a, start_a, count_a, -t_x, -t_y)
+                else:
+                    twice = _walked(a, start_a, count_a, b, start_b, count_b, t_x, t_y)
+                out[k] = _result(code, twice, area_a, area_b, other, zero_division)
+                continue
+            # The hull runs U_a -> (along a) -> L_a -> L_b -> (along b) -> U_b -> U_a. With a's vertices
+            # w and b's t + z, its shoelace sum is the two chains, each in its hull's frame (running sums),
+            # plus t × (z_U - z_L + w_U - w_L) + w_L × z_L + z_U × w_U.
+            chain_a = a[start_a + lower_a, RUNNING] - a[start_a + upper_a, RUNNING]
+            if lower_a < upper_a:  # around past vertex 0
+                chain_a += a[start_a + count_a, RUNNING]
+            chain_b = b[start_b + upper_b, RUNNING] - b[start_b + lower_b, RUNNING]
+            if upper_b < lower_b:
+                chain_b += b[start_b + count_b, RUNNING]
+            w_lx, w_ly = a[start_a + lower_a, X], a[start_a + lower_a, Y]
+            w_ux, w_uy = a[start_a + upper_a, X], a[start_a + upper_a, Y]
+            z_lx, z_ly = b[start_b + lower_b, X], b[start_b + lower_b, Y]
+            z_ux, z_uy = b[start_b + upper_b, X], b[start_b + upper_b, Y]
+            q_x, q_y = (z_ux - z_lx) + (w_ux - w_lx), (z_uy - z_ly) + (w_uy - w_ly)
+            twice = (
+                (chain_a + chain_b)
+                + (t_x * q_y - t_y * q_x)
+                + ((w_lx * z_ly - w_ly * z_lx) + (z_ux * w_uy - z_uy * w_ux))
+            )
+            out[k] = _result(code, twice, area_a, area_b, other, zero_division)
+
+
+@jit
+def _result(code: int, twice: float, area_a: float, area_b: float, other: float, zero_division: float) -> float:
+    """The formula `code` of a pair whose hull has the doubled area `twice` (0 where rounding left it negative)."""
+    hull = 0.5 * twice if twice > 0 else 0.0
+    return hull if code == MEASURE else value(code, hull, area_a, area_b, other, zero_division)
 
 
 @jit

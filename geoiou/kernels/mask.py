@@ -8,9 +8,11 @@ area of the vector region inside it. Nothing is sampled at pixel centres.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+from geoiou._compiled import in_parallel, jit, prange
 from geoiou.dispatch import register
 from geoiou.kernels.pairs import pruned
 from geoiou.regions import Box, Mask, Polygon
@@ -18,6 +20,17 @@ from geoiou.regions.mask import WORD_BITS, _Windows
 from geoiou.rle import Runs
 
 __all__ = ["mask_box_intersection_area", "mask_intersection_area", "mask_polygon_intersection_area"]
+
+#: Pairs per iteration of a parallel loop (each runs the kernel's loop once).
+PAIR_RUN = 64
+#: The data of each loop: flat tuples (numba's parallel loops cannot take nested ones).
+WindowPairs = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+WindowBoxes = tuple[np.ndarray, np.ndarray, bool, np.ndarray, np.ndarray, np.ndarray]
+PolygonWindows = tuple[Any, ...]
+#: Nanoseconds on one thread for a pair of masks (runs walked, or windows ANDed) and for a pair whose
+#: pixels are weighted one by one (by a box or a polygon's coverage), for `in_parallel`.
+PAIR_COST_NS = 300.0
+PIXEL_PAIR_COST_NS = 3000.0
 
 
 @register(Mask, Mask)
@@ -87,10 +100,20 @@ def run_overlap_counts(runs_a: Runs, masks_a: np.ndarray, runs_b: Runs, masks_b:
     array([2, 3])
     """
     masks_a, masks_b = np.asarray(masks_a, dtype=np.int64), np.asarray(masks_b, dtype=np.int64)
-    use_threads(len(masks_a))
-    return _run_pair_counts(
-        runs_a.starts, runs_a.stops, runs_a.offsets, masks_a, runs_b.starts, runs_b.stops, runs_b.offsets, masks_b
-    )
+    data = (runs_a.starts, runs_a.stops, runs_a.offsets, masks_a, runs_b.starts, runs_b.stops, runs_b.offsets, masks_b)
+    return _run(_run_pair_counts, _run_pair_counts_parallel, data, np.empty(len(masks_a), dtype=np.int64), PAIR_COST_NS)
+
+
+def _run(
+    serial: Callable[..., None], parallel: Callable[..., None], data: tuple[Any, ...], out: np.ndarray, cost_ns: float
+) -> np.ndarray:
+    """Fill `out`, one value per pair, by a kernel's loop: ``serial(data, out, begin, end)`` on the calling
+    thread, or ``parallel(data, out, run)`` over runs of pairs on every core (`in_parallel`)."""
+    if in_parallel(len(out), cost_ns):
+        parallel(data, out, PAIR_RUN)
+    else:
+        serial(data, out, 0, len(out))
+    return out
 
 
 @jit(inline=True)
@@ -122,43 +145,27 @@ def _shared_run_pixels(
     return shared
 
 
+@jit
+def _run_pair_counts(data: tuple[np.ndarray, ...], counts: np.ndarray, begin: int, end: int) -> None:
+    starts_a, stops_a, offsets_a, masks_a, starts_b, stops_b, offsets_b, masks_b = data
+    for k in range(begin, end):
+        counts[k] = _shared_run_pixels(
+            starts_a,
+            stops_a,
+            offsets_a[masks_a[k]],
+            offsets_a[masks_a[k] + 1],
+            starts_b,
+            stops_b,
+            offsets_b[masks_b[k]],
+            offsets_b[masks_b[k] + 1],
+        )
+
+
 @jit(parallel=True)
-def _run_pair_counts(
-    starts_a: np.ndarray,
-    stops_a: np.ndarray,
-    offsets_a: np.ndarray,
-    masks_a: np.ndarray,
-    starts_b: np.ndarray,
-    stops_b: np.ndarray,
-    offsets_b: np.ndarray,
-    masks_b: np.ndarray,
-) -> np.ndarray:
-    counts = np.empty(masks_a.shape[0], dtype=np.int64)
-    if counts.shape[0] < PARALLEL_MIN:
-        for k in range(counts.shape[0]):
-            counts[k] = _shared_run_pixels(
-                starts_a,
-                stops_a,
-                offsets_a[masks_a[k]],
-                offsets_a[masks_a[k] + 1],
-                starts_b,
-                stops_b,
-                offsets_b[masks_b[k]],
-                offsets_b[masks_b[k] + 1],
-            )
-    else:
-        for k in prange(counts.shape[0]):
-            counts[k] = _shared_run_pixels(
-                starts_a,
-                stops_a,
-                offsets_a[masks_a[k]],
-                offsets_a[masks_a[k] + 1],
-                starts_b,
-                stops_b,
-                offsets_b[masks_b[k]],
-                offsets_b[masks_b[k] + 1],
-            )
-    return counts
+def _run_pair_counts_parallel(data: tuple[np.ndarray, ...], counts: np.ndarray, run: int) -> None:
+    size = counts.shape[0]
+    for step in prange((size + run - 1) // run):
+        _run_pair_counts(data, counts, step * run, min(size, (step + 1) * run))
 
 
 def _window_overlap_counts(
@@ -171,8 +178,7 @@ def _window_overlap_counts(
     aligned to the same words of each line, so a pair is an AND and a bit count per word. Pairs
     run in parallel.
     """
-    use_threads(len(masks_a))
-    return _window_pair_counts(
+    data = (
         _window_table(windows_a),
         windows_a.words,
         np.asarray(masks_a, dtype=np.int64),
@@ -180,16 +186,28 @@ def _window_overlap_counts(
         windows_b.words,
         np.asarray(masks_b, dtype=np.int64),
     )
+    out = np.empty(len(masks_a), dtype=np.int64)
+    return _run(_window_pair_counts, _window_pair_counts_parallel, data, out, PAIR_COST_NS)
 
 
 def _window_table(windows: _Windows) -> np.ndarray:
     """Per mask: its box's first and last line + 1 and first and last bit + 1, then the first line and word
-    kept, the words per line and the first word."""
-    boxes = windows.boxes
-    lines, bits = (boxes[:, 2:], boxes[:, :2]) if windows.column_major else (boxes[:, :2], boxes[:, 2:])
-    return np.ascontiguousarray(
-        np.column_stack([lines, bits, windows.line0, windows.word0, windows.stride, windows.offsets]), dtype=np.int64
-    )
+    kept, the words per line and the first word. Made once per windows object and kept in it, as its own
+    derived values are (the windows are immutable)."""
+    table: np.ndarray | None = windows.__dict__.get(_TABLE)
+    if table is None:
+        boxes = windows.boxes
+        lines, bits = (boxes[:, 2:], boxes[:, :2]) if windows.column_major else (boxes[:, :2], boxes[:, 2:])
+        table = np.ascontiguousarray(
+            np.column_stack([lines, bits, windows.line0, windows.word0, windows.stride, windows.offsets]),
+            dtype=np.int64,
+        )
+        windows.__dict__[_TABLE] = table
+    return table
+
+
+#: The key under which `_window_table` keeps its table in a windows object.
+_TABLE = "kernel_table"
 
 
 @jit
@@ -219,29 +237,28 @@ def _shared_window_pixels(
     return shared
 
 
+@jit
+def _window_pair_counts(data: WindowPairs, counts: np.ndarray, begin: int, end: int) -> None:
+    table_a, words_a, masks_a, table_b, words_b, masks_b = data
+    for k in range(begin, end):
+        counts[k] = _shared_window_pixels(table_a, words_a, masks_a[k], table_b, words_b, masks_b[k])
+
+
 @jit(parallel=True)
-def _window_pair_counts(
-    table_a: np.ndarray,
-    words_a: np.ndarray,
-    masks_a: np.ndarray,
-    table_b: np.ndarray,
-    words_b: np.ndarray,
-    masks_b: np.ndarray,
-) -> np.ndarray:
-    counts = np.empty(masks_a.shape[0], dtype=np.int64)
-    if counts.shape[0] < PARALLEL_MIN:
-        for k in range(counts.shape[0]):
-            counts[k] = _shared_window_pixels(table_a, words_a, masks_a[k], table_b, words_b, masks_b[k])
-    else:
-        for k in prange(counts.shape[0]):
-            counts[k] = _shared_window_pixels(table_a, words_a, masks_a[k], table_b, words_b, masks_b[k])
-    return counts
+def _window_pair_counts_parallel(data: WindowPairs, counts: np.ndarray, run: int) -> None:
+    size = counts.shape[0]
+    for step in prange((size + run - 1) // run):
+        _window_pair_counts(data, counts, step * run, min(size, (step + 1) * run))
 
 
 def _touched(
     low: np.ndarray, high: np.ndarray, box_low: np.ndarray, box_high: np.ndarray, cells: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The grid lines ``[start, stop)`` whose cells meet ``(low, high)`` and lie in the mask's box (and the grid)."""
+    """The grid lines ``[start, stop)`` whose cells meet ``(low, high)`` and lie in the mask's box (and the grid).
+
+    NaN bounds (an empty polygon) meet no cell."""
+    empty = ~(low <= high)
+    low, high = np.where(empty, 0.0, low), np.where(empty, 0.0, high)
     start = np.clip(np.floor(low), 0, cells)
     stop = np.clip(np.ceil(high), start, cells)
     start, stop = np.maximum(start, box_low), np.minimum(stop, box_high)
@@ -290,8 +307,7 @@ def _mask_box_pairs(a: Mask, b: Box, index_a: np.ndarray, index_b: np.ndarray) -
     touches are visited.
     """
     windows = a._store.windows()
-    use_threads(len(index_a))
-    return _window_box_areas(
+    data = (
         _window_table(windows),
         windows.words,
         windows.column_major,
@@ -299,6 +315,7 @@ def _mask_box_pairs(a: Mask, b: Box, index_a: np.ndarray, index_b: np.ndarray) -
         np.ascontiguousarray(a._origin[index_a], dtype=np.float64),
         np.ascontiguousarray(b._xyxy[index_b], dtype=np.float64),
     )
+    return _run(_window_box_areas, _window_box_areas_parallel, data, np.empty(len(index_a)), PIXEL_PAIR_COST_NS)
 
 
 @jit
@@ -336,18 +353,18 @@ def _window_box_area(
     return area
 
 
+@jit
+def _window_box_areas(data: WindowBoxes, areas: np.ndarray, begin: int, end: int) -> None:
+    table, words, column_major, masks, origins, boxes = data
+    for k in range(begin, end):
+        areas[k] = _window_box_area(table, words, column_major, masks[k], origins[k], boxes[k])
+
+
 @jit(parallel=True)
-def _window_box_areas(
-    table: np.ndarray, words: np.ndarray, column_major: bool, masks: np.ndarray, origins: np.ndarray, boxes: np.ndarray
-) -> np.ndarray:
-    areas = np.empty(masks.shape[0])
-    if areas.shape[0] < PARALLEL_MIN:
-        for k in range(areas.shape[0]):
-            areas[k] = _window_box_area(table, words, column_major, masks[k], origins[k], boxes[k])
-    else:
-        for k in prange(areas.shape[0]):
-            areas[k] = _window_box_area(table, words, column_major, masks[k], origins[k], boxes[k])
-    return areas
+def _window_box_areas_parallel(data: WindowBoxes, areas: np.ndarray, run: int) -> None:
+    size = areas.shape[0]
+    for step in prange((size + run - 1) // run):
+        _window_box_areas(data, areas, step * run, min(size, (step + 1) * run))
 
 
 def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
@@ -369,8 +386,7 @@ def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.nd
     windows_of_pairs = np.ascontiguousarray(
         np.column_stack([rows[0], cols[0], rows[1] - rows[0], cols[1] - cols[0]]), dtype=np.int64
     )
-    use_threads(len(index_a))
-    covered = _polygon_window_areas(
+    data = (
         edges.x0,
         edges.y0,
         edges.x1,
@@ -384,6 +400,9 @@ def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.nd
         windows.words,
         windows.column_major,
         np.ascontiguousarray(masks, dtype=np.int64),
+    )
+    covered = _run(
+        _polygon_window_areas, _polygon_window_areas_parallel, data, np.empty(len(index_a)), PIXEL_PAIR_COST_NS
     )
     # Each pixel's coverage is at most 1, so only the polygon's side can be overshot, by rounding.
     result: np.ndarray = np.minimum(covered, store.area[geometry])
@@ -483,58 +502,32 @@ def _polygon_window_area(
     return area
 
 
+@jit
+def _polygon_window_areas(data: PolygonWindows, areas: np.ndarray, begin: int, end: int) -> None:
+    x0, y0, x1, y1, sign, edge_offsets, geometry, origins, windows, table, words, column_major, masks = data
+    for k in range(begin, end):
+        areas[k] = _polygon_window_area(
+            x0,
+            y0,
+            x1,
+            y1,
+            sign,
+            edge_offsets[geometry[k]],
+            edge_offsets[geometry[k] + 1],
+            origins[k],
+            windows[k],
+            table,
+            words,
+            column_major,
+            masks[k],
+        )
+
+
 @jit(parallel=True)
-def _polygon_window_areas(
-    x0: np.ndarray,
-    y0: np.ndarray,
-    x1: np.ndarray,
-    y1: np.ndarray,
-    sign: np.ndarray,
-    edge_offsets: np.ndarray,
-    geometry: np.ndarray,
-    origins: np.ndarray,
-    windows: np.ndarray,
-    table: np.ndarray,
-    words: np.ndarray,
-    column_major: bool,
-    masks: np.ndarray,
-) -> np.ndarray:
-    areas = np.empty(masks.shape[0])
-    if areas.shape[0] < PARALLEL_MIN:
-        for k in range(areas.shape[0]):
-            areas[k] = _polygon_window_area(
-                x0,
-                y0,
-                x1,
-                y1,
-                sign,
-                edge_offsets[geometry[k]],
-                edge_offsets[geometry[k] + 1],
-                origins[k],
-                windows[k],
-                table,
-                words,
-                column_major,
-                masks[k],
-            )
-    else:
-        for k in prange(areas.shape[0]):
-            areas[k] = _polygon_window_area(
-                x0,
-                y0,
-                x1,
-                y1,
-                sign,
-                edge_offsets[geometry[k]],
-                edge_offsets[geometry[k] + 1],
-                origins[k],
-                windows[k],
-                table,
-                words,
-                column_major,
-                masks[k],
-            )
-    return areas
+def _polygon_window_areas_parallel(data: PolygonWindows, areas: np.ndarray, run: int) -> None:
+    size = areas.shape[0]
+    for step in prange((size + run - 1) // run):
+        _polygon_window_areas(data, areas, step * run, min(size, (step + 1) * run))
 
 
 _pruned_mask_pairs = pruned(_mask_pairs)

@@ -12,6 +12,9 @@ __all__ = ["bounds_overlap", "pruned"]
 
 #: Pairs whose bounds are tested at once; bounds the working memory of one step.
 CANDIDATE_CHUNK = 1 << 16
+#: Calls of at most this many pairs go to the measure without the bounds test: it exists to skip
+#: work, and costs more than a few pairs (a mask's bounds are computed from its box each time).
+UNPRUNED_PAIRS = 4
 
 
 def bounds_overlap(bounds_a: np.ndarray, bounds_b: np.ndarray) -> np.ndarray:
@@ -40,13 +43,16 @@ PairMeasure = Callable[[Any, Any, np.ndarray, np.ndarray], np.ndarray]
 def pruned(measure_pairs: PairMeasure) -> PairMeasure:
     """A kernel in the "pairs" form that hands `measure_pairs` only the pairs whose bounds overlap; the rest measure 0.
 
-    For kernels not (yet) compiled, which cannot prune a pair in a few comparisons inside a loop:
+    `measure_pairs` must itself measure 0 for a pair whose bounds do not overlap (it gets a few such
+    pairs: `UNPRUNED_PAIRS`). For kernels that cannot prune a pair in a few comparisons inside a loop:
     the bounds of the asked pairs are tested a chunk at a time (bounded memory), and
     `measure_pairs(a, b, index_a, index_b)` gathers what it needs itself, so a large region (a
     mask) is never copied once per pair.
     """
 
     def kernel(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
+        if len(index_a) <= UNPRUNED_PAIRS:  # a pair whose bounds do not meet measures 0 there too
+            return measure_pairs(a, b, index_a, index_b)
         width = 2 * a.ndim  # explicit: reshape cannot infer the bounds width of an empty batch
         bounds_a, bounds_b = a.bounds.reshape(a.size, width), b.bounds.reshape(b.size, width)
         result = np.zeros(len(index_a))

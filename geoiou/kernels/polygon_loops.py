@@ -49,23 +49,33 @@ vertices), so ``(a, b)`` and ``(b, a)`` run the same arithmetic and give the sam
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from geoiou._compiled import jit, prange, use_threads
+from geoiou._compiled import jit, prange
+from geoiou.kernels.formulas import MEASURE, PRUNED_COST_NS, MEASURED, Formula, Job, Pairs, run_rows, value
+from geoiou.kernels.sorted_search import insertion_point
 from geoiou.regions.ragged import RaggedPolygons
 
 __all__ = [
     "ROUNDING",
-    "SERIAL_PAIRS",
+    "FRAME_PAIRS",
+    "TABLE_PAIRS",
+    "box_polygon_pairs",
     "box_polygon_shared_area",
+    "polygon_pairs",
     "polygon_shared_area",
     "pseudo_angle",
     "region_rows",
+    "rotated_polygon_pairs",
     "rotated_polygon_shared_area",
 ]
 
+#: Zero as a plain int64: numba compiles a function called with a literal constant separately from the
+#: same function called with a variable (likewise np.bool_ for booleans), which costs compile time.
+_ZERO = np.int64(0)
+_BEFORE_EQUAL = np.bool_(False)
 #: One turn in pseudo-angle units (see `pseudo_angle`).
 TURN = 4.0
 
@@ -73,9 +83,16 @@ TURN = 4.0
 ROUNDING = 64 * float(np.finfo(np.float64).eps)
 #: Rows of a fan (the edges of one side of a pair in its frame), one column per edge; see `_add_ring`.
 _UX, _UY, _VX, _VY, _TWICE, _SIGN, _ANGLE, _WIDTH, _REST = range(9)
-#: Pairs below this many run on the calling thread, without per-region tables: starting the thread
-#: pool costs more than they do.
-SERIAL_PAIRS = 16
+#: Pairs from which each region's bounds are read from its store's (cached) bounds rather than
+#: computed by the pair from its vertices (the same numbers: minima and maxima are exact).
+TABLE_PAIRS = 16
+#: Pairs from which rotated boxes' frames (cos, sin, reach) are computed once per box, when the pairs
+#: also outnumber the boxes: a small call (the sets of one image) is mostly pruned pairs, and an extra
+#: compiled call costs tens of µs when the CPU's caches are cold (between one image and the next).
+FRAME_PAIRS = 1024
+#: Nanoseconds on one thread for a pair whose bounds overlap (two star polygons of about 20
+#: vertices), for `in_parallel`.
+PAIR_COST_NS = 800.0
 #: Edge pairs of a polygon pair above which only those whose angles may overlap are visited (both
 #: sides' edges sorted by angle): below, testing every pair costs less than the sorts (measured on
 #: star polygons: even at 60 × 60 vertices, 1.7x faster at 200 × 200, 2.6x at 1000 × 1000).
@@ -105,26 +122,64 @@ def polygon_shared_area(
     >>> polygon_shared_area(a, np.array([0, 0]), b, np.array([0, 1]))  # an overlap, and a corner touching
     array([1., 0.])
     """
-    store_a, store_b = _store(a), _store(b)
-    out = np.empty(len(geometry_a))
-    if len(out) < SERIAL_PAIRS:
-        _polygon_pairs_serial(store_a, _indices(geometry_a), store_b, _indices(geometry_b), out)
-        return out
     which_a, rows_a = region_rows(geometry_a, a.size)
     which_b, rows_b = region_rows(geometry_b, b.size)
-    bounds_a, bounds_b = _polygon_bounds(store_a, which_a), _polygon_bounds(store_b, which_b)
-    use_threads(len(out))
-    _polygon_pairs_parallel(store_a, which_a, bounds_a, rows_a, store_b, which_b, bounds_b, rows_b, out)
+    out = np.empty(len(rows_a))
+    polygon_pairs(a, which_a, b, which_b, Pairs(rows_a, rows_b), MEASURED, out)
     return out
+
+
+def polygon_pairs(
+    a: RaggedPolygons,
+    geometry_a: np.ndarray,
+    b: RaggedPolygons,
+    geometry_b: np.ndarray,
+    pairs: Pairs,
+    formula: Formula,
+    out: np.ndarray,
+) -> None:
+    """`apply` `formula` to the shared area of each of `pairs`, regions i of `a` being geometry ``geometry_a[i]``."""
+    store_a, store_b = _store(a), _store(b)
+    geometry_a, geometry_b = _geometries(geometry_a), _geometries(geometry_b)
+    bounds_a, bounds_b = _bounds_table(a, geometry_a, pairs), _bounds_table(b, geometry_b, pairs)
+    data = (*store_a, geometry_a, bounds_a, *store_b, geometry_b, bounds_b)
+    run_rows(_polygon_pairs_serial, _polygon_pairs_parallel, data, pairs, formula, out, PAIR_COST_NS, PRUNED_COST_NS)
+
+
+def rotated_polygon_pairs(
+    boxes: np.ndarray, polygons: RaggedPolygons, geometry: np.ndarray, pairs: Pairs, formula: Formula, out: np.ndarray
+) -> None:
+    """`apply` `formula` to ``|box ∩ polygon|`` of each of `pairs`, rotated boxes ``(..., 5)`` ``cx, cy, w, h, angle``.
+
+    The box's edges are built in the pair's frame, so the result keeps its precision at any
+    offset. ``cos`` and ``sin`` are exact at multiples of 90 degrees, as for `RotatedBox`.
+    """
+    _boxes_with_polygons(_floats(boxes.reshape(-1, 5)), polygons, geometry, pairs, formula, out)
+
+
+def box_polygon_pairs(
+    boxes: np.ndarray, polygons: RaggedPolygons, geometry: np.ndarray, pairs: Pairs, formula: Formula, out: np.ndarray
+) -> None:
+    """`apply` `formula` to ``|box ∩ polygon|`` of each of `pairs`, boxes ``(..., 4)`` ``x1, y1, x2, y2``."""
+    _boxes_with_polygons(_floats(boxes.reshape(-1, 4)), polygons, geometry, pairs, formula, out)
+
+
+def _boxes_with_polygons(
+    boxes: np.ndarray, polygons: RaggedPolygons, geometry: np.ndarray, pairs: Pairs, formula: Formula, out: np.ndarray
+) -> None:
+    """Rotated boxes (5 columns: their frames tabled when they pay) or boxes (4 columns) against polygons."""
+    store, geometry = _store(polygons), _geometries(geometry)
+    tables = len(pairs) >= FRAME_PAIRS and len(pairs) >= len(boxes)
+    frames = _rotated_table(boxes) if tables and boxes.shape[1] == 5 else _NO_FRAMES
+    bounds = _bounds_table(polygons, geometry, pairs)
+    data = (boxes, frames, *store, geometry, bounds)
+    run_rows(_box_pairs_serial, _box_pairs_parallel, data, pairs, formula, out, PAIR_COST_NS, PRUNED_COST_NS)
 
 
 def rotated_polygon_shared_area(
     boxes: np.ndarray, box_index: np.ndarray, polygons: RaggedPolygons, geometry: np.ndarray
 ) -> np.ndarray:
-    """``|box ∩ polygon|`` of rotated boxes ``boxes[box_index[k]]`` (``cx, cy, w, h, angle``) and polygons.
-
-    The box's edges are built in the pair's frame, so the result keeps its precision at any
-    offset. ``cos`` and ``sin`` are exact at multiples of 90 degrees, as for `RotatedBox`.
+    """``|box ∩ polygon|`` of rotated boxes ``boxes[box_index[k]]`` and polygons ``geometry[k]`` of a store.
 
     Examples
     --------
@@ -133,15 +188,17 @@ def rotated_polygon_shared_area(
     >>> rotated_polygon_shared_area(np.array([[2.0, 2.0, 2.0, 2.0, 90.0]]), np.array([0]), square, np.array([0]))
     array([1.])
     """
-    return _boxes_with_polygons(
-        _rotated_pairs_serial, _rotated_pairs_parallel, _rotated_table, boxes, box_index, polygons, geometry
+    out = np.empty(len(box_index))
+    rotated_polygon_pairs(
+        boxes, polygons, geometry, Pairs(_indices(box_index), _positions(len(geometry))), MEASURED, out
     )
+    return out
 
 
 def box_polygon_shared_area(
     boxes: np.ndarray, box_index: np.ndarray, polygons: RaggedPolygons, geometry: np.ndarray
 ) -> np.ndarray:
-    """``|box ∩ polygon|`` of axis-aligned boxes ``boxes[box_index[k]]`` (``x1, y1, x2, y2``) and polygons.
+    """``|box ∩ polygon|`` of axis-aligned boxes ``boxes[box_index[k]]`` (``x1, y1, x2, y2``), polygons ``geometry[k]``.
 
     Examples
     --------
@@ -150,31 +207,17 @@ def box_polygon_shared_area(
     >>> box_polygon_shared_area(np.array([[1.0, 1.0, 3.0, 3.0]]), np.array([0]), square, np.array([0]))
     array([1.])
     """
-    return _boxes_with_polygons(_box_pairs_serial, _box_pairs_parallel, _floats, boxes, box_index, polygons, geometry)
-
-
-def _boxes_with_polygons(
-    serial: Callable[..., None],
-    parallel: Callable[..., None],
-    table_of: Callable[[np.ndarray], np.ndarray],
-    boxes: np.ndarray,
-    box_index: np.ndarray,
-    polygons: RaggedPolygons,
-    geometry: np.ndarray,
-) -> np.ndarray:
-    """Run a box kind's loops against polygons: the serial one on the asked boxes for a few pairs, else the
-    parallel one on a table of the boxes the pairs use (`table_of` of their coordinates)."""
-    store = _store(polygons)
-    out = np.empty(len(geometry))
-    if len(out) < SERIAL_PAIRS:
-        serial(_floats(boxes[box_index]), store, _indices(geometry), out)
-        return out
-    which_box, rows_box = region_rows(box_index, len(boxes))
-    which, rows = region_rows(geometry, polygons.size)
-    table = table_of(_floats(boxes[which_box]))
-    use_threads(len(out))
-    parallel(table, rows_box, store, which, _polygon_bounds(store, which), rows, out)
+    out = np.empty(len(box_index))
+    box_polygon_pairs(boxes, polygons, geometry, Pairs(_indices(box_index), _positions(len(geometry))), MEASURED, out)
     return out
+
+
+def _bounds_table(polygons: RaggedPolygons, geometry: np.ndarray, pairs: Pairs) -> np.ndarray:
+    """The bounds of each region (its geometry's, from the store's cached bounds) for a call of at least
+    `TABLE_PAIRS` pairs; none for fewer (each pair computes its regions' bounds: the same numbers)."""
+    if len(pairs) < TABLE_PAIRS:
+        return _NO_BOUNDS
+    return np.ascontiguousarray(polygons.bounds[geometry])
 
 
 def region_rows(index: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -188,6 +231,10 @@ def region_rows(index: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     return _indices(index), np.arange(len(index), dtype=np.int64)
 
 
+def _positions(count: int) -> np.ndarray:
+    return np.arange(count, dtype=np.int64)
+
+
 def _store(polygons: RaggedPolygons) -> Store:
     area = polygons.area
     if not (area.dtype == np.float64 and area.flags.c_contiguous and area.flags.writeable):
@@ -198,23 +245,32 @@ def _store(polygons: RaggedPolygons) -> Store:
 # numba compiles a read-only or non-contiguous array type apart, and the callers' arrays may be such
 # views: the loops get writable contiguous copies of what is gathered per call (pairs, their boxes).
 def _indices(index: np.ndarray) -> np.ndarray:
-    return np.array(index, dtype=np.int64)
+    index = np.asarray(index, dtype=np.int64)
+    return index if index.flags.writeable and index.flags.c_contiguous else np.array(index)
+
+
+def _geometries(index: np.ndarray) -> np.ndarray:
+    """Each region's geometry in its store as a read-only C-contiguous int64 vector, as a Polygon's index is."""
+    index = np.asarray(index, dtype=np.int64).reshape(-1)
+    if index.flags.writeable or not index.flags.c_contiguous:
+        index = np.array(index)
+        index.flags.writeable = False
+    return index
 
 
 def _floats(values: np.ndarray) -> np.ndarray:
-    return np.array(values, dtype=np.float64, order="C")
+    values = np.asarray(values, dtype=np.float64)
+    return values if values.flags.writeable and values.flags.c_contiguous else np.array(values, order="C")
+
+
+#: No per-region table: each pair computes its regions' bounds (or a box's frame) on the spot.
+_NO_BOUNDS = np.empty((0, 4))
+_NO_FRAMES = np.empty((0, 9))
+#: The frame of an axis-aligned box, which its loop does not use.
+_NO_FRAME = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 # --------------------------------------------------------------------------- per-region tables
-@jit
-def _polygon_bounds(store: Store, which: np.ndarray) -> np.ndarray:
-    """``(xmin, ymin, xmax, ymax)`` of geometries `which` (NaN for an empty one), as `RaggedPolygons.bounds`."""
-    bounds = np.empty((len(which), 4))
-    for row in range(len(which)):
-        bounds[row, 0], bounds[row, 1], bounds[row, 2], bounds[row, 3] = _geometry_bounds(store, which[row])
-    return bounds
-
-
 @jit
 def _geometry_bounds(store: Store, g: int) -> Bounds:
     coords, ring_offsets, part_offsets, geometry_offsets, _ = store
@@ -248,6 +304,33 @@ def _rotated_table(boxes: np.ndarray) -> np.ndarray:
             table[row, 8],
         ) = _rotated_row(boxes[row])
     return table
+
+
+@jit(inline=True)
+def _row_frame(frames: np.ndarray, i: int) -> tuple[float, float, float, float, float, float, float, float, float]:
+    return (
+        frames[i, 0],
+        frames[i, 1],
+        frames[i, 2],
+        frames[i, 3],
+        frames[i, 4],
+        frames[i, 5],
+        frames[i, 6],
+        frames[i, 7],
+        frames[i, 8],
+    )
+
+
+@jit
+def _frame_meets(box: tuple[float, float, float, float, float, float, float, float, float], bounds: Bounds) -> bool:
+    """Whether a rotated box (`_rotated_row`) and a polygon's bounds overlap with positive area.
+
+    Bounds relative to the box's centre: differences of nearby floats are exact, so a sliver of
+    overlap is not lost to the rounding of the box's absolute bounds far from the origin.
+    """
+    cx, cy, _, _, _, _, reach_x, reach_y, _ = box
+    x0, y0, x1, y1 = bounds
+    return _bounds_overlap((-reach_x, -reach_y, reach_x, reach_y), (x0 - cx, y0 - cy, x1 - cx, y1 - cy))
 
 
 @jit
@@ -285,101 +368,92 @@ def _unit_vector(angle: float) -> tuple[float, float]:
 
 
 # --------------------------------------------------------------------------- drivers: one loop over the pairs
-# The parallel loops read per-region tables (bounds, box frames) built once per call; the serial
-# ones, for a few pairs, take each pair's box and compute its bounds on the spot. Both call the
-# same pair function.
-@jit(parallel=True)
-def _polygon_pairs_parallel(
-    store_a: Store,
-    which_a: np.ndarray,
-    bounds_a: np.ndarray,
-    rows_a: np.ndarray,
-    store_b: Store,
-    which_b: np.ndarray,
-    bounds_b: np.ndarray,
-    rows_b: np.ndarray,
-    out: np.ndarray,
-) -> None:
-    for k in prange(len(out)):
-        row_a, row_b = rows_a[k], rows_b[k]
-        out[k] = _polygon_pair(
-            store_a, which_a[row_a], _row_bounds(bounds_a, row_a), store_b, which_b[row_b], _row_bounds(bounds_b, row_b)
-        )
+# Each kind of pair has one loop over the rows ``begin <= r < end`` of its pairs (`Pairs`), and a
+# parallel driver that runs it over runs of rows (`run_rows`): the bits do not depend on the driver.
+# A pair whose bounds do not meet (most of a matrix) shares nothing, decided without a call.
+# The data of a loop is a flat tuple (`Job`): each side's store unpacked, then each region's geometry
+# and the regions' bounds (or none); for boxes, the boxes and their frames (or none) first.
+PolygonData = tuple[Any, ...]
+BoxData = tuple[Any, ...]
 
 
 @jit
-def _polygon_pairs_serial(
-    store_a: Store, geometry_a: np.ndarray, store_b: Store, geometry_b: np.ndarray, out: np.ndarray
-) -> None:
-    for k in range(len(out)):
-        g_a, g_b = geometry_a[k], geometry_b[k]
-        out[k] = _polygon_pair(
-            store_a, g_a, _geometry_bounds(store_a, g_a), store_b, g_b, _geometry_bounds(store_b, g_b)
+def _polygon_pairs_serial(data: PolygonData, job: Job, begin: int, end: int) -> None:
+    store_a, store_b = (data[0], data[1], data[2], data[3], data[4]), (data[7], data[8], data[9], data[10], data[11])
+    geometry_a, bounds_a, geometry_b, bounds_b = data[5], data[6], data[12], data[13]
+    index_a, index_b, outer, out, code, areas_a, areas_b, given, zero_division = job
+    has_given, tables_a, tables_b = given.shape[0] > 0, bounds_a.shape[0] > 0, bounds_b.shape[0] > 0
+    columns = index_b.shape[0] if outer else 1
+    for r in range(begin, end):
+        i = index_a[r]
+        g_a = geometry_a[i]
+        box_a = (
+            (bounds_a[i, 0], bounds_a[i, 1], bounds_a[i, 2], bounds_a[i, 3])
+            if tables_a
+            else _geometry_bounds(store_a, g_a)
         )
-
-
-@jit(parallel=True)
-def _rotated_pairs_parallel(
-    table: np.ndarray,
-    rows_box: np.ndarray,
-    store: Store,
-    which: np.ndarray,
-    bounds: np.ndarray,
-    rows: np.ndarray,
-    out: np.ndarray,
-) -> None:
-    for k in prange(len(out)):
-        box, row = rows_box[k], rows[k]
-        out[k] = _rotated_polygon_pair(
-            (
-                table[box, 0],
-                table[box, 1],
-                table[box, 2],
-                table[box, 3],
-                table[box, 4],
-                table[box, 5],
-                table[box, 6],
-                table[box, 7],
-                table[box, 8],
-            ),
-            store,
-            which[row],
-            _row_bounds(bounds, row),
-        )
-
-
-@jit
-def _rotated_pairs_serial(boxes: np.ndarray, store: Store, geometry: np.ndarray, out: np.ndarray) -> None:
-    for k in range(len(out)):
-        g = geometry[k]
-        out[k] = _rotated_polygon_pair(_rotated_row(boxes[k]), store, g, _geometry_bounds(store, g))
+        for c in range(columns):
+            k = r * columns + c
+            j = index_b[c] if outer else index_b[r]
+            g_b = geometry_b[j]
+            box_b = (
+                (bounds_b[j, 0], bounds_b[j, 1], bounds_b[j, 2], bounds_b[j, 3])
+                if tables_b
+                else _geometry_bounds(store_b, g_b)
+            )
+            shared = _polygon_pair(store_a, g_a, box_a, store_b, g_b, box_b) if _bounds_overlap(box_a, box_b) else 0.0
+            out[k] = (
+                shared
+                if code == MEASURE
+                else value(code, shared, areas_a[i], areas_b[j], given[k] if has_given else 0.0, zero_division)
+            )
 
 
 @jit(parallel=True)
-def _box_pairs_parallel(
-    boxes: np.ndarray,
-    rows_box: np.ndarray,
-    store: Store,
-    which: np.ndarray,
-    bounds: np.ndarray,
-    rows: np.ndarray,
-    out: np.ndarray,
-) -> None:
-    for k in prange(len(out)):
-        row = rows[k]
-        out[k] = _box_polygon_pair(boxes[rows_box[k]], store, which[row], _row_bounds(bounds, row))
+def _polygon_pairs_parallel(data: PolygonData, job: Job, run: int) -> None:
+    rows = job[0].shape[0]
+    for step in prange((rows + run - 1) // run):
+        _polygon_pairs_serial(data, job, step * run, min(rows, (step + 1) * run))
 
 
 @jit
-def _box_pairs_serial(boxes: np.ndarray, store: Store, geometry: np.ndarray, out: np.ndarray) -> None:
-    for k in range(len(out)):
-        g = geometry[k]
-        out[k] = _box_polygon_pair(boxes[k], store, g, _geometry_bounds(store, g))
+def _box_pairs_serial(data: BoxData, job: Job, begin: int, end: int) -> None:
+    """Rotated boxes (frames given or computed, `_rotated_row`) or boxes (no frames) against polygons."""
+    boxes, frames, store = data[0], data[1], (data[2], data[3], data[4], data[5], data[6])
+    geometry, bounds = data[7], data[8]
+    index_a, index_b, outer, out, code, areas_a, areas_b, given, zero_division = job
+    has_given, tables, rotated, frames_given = (
+        given.shape[0] > 0,
+        bounds.shape[0] > 0,
+        boxes.shape[1] == 5,
+        frames.shape[0] > 0,
+    )
+    columns = index_b.shape[0] if outer else 1
+    for r in range(begin, end):
+        i = index_a[r]
+        frame = _row_frame(frames, i) if frames_given else _rotated_row(boxes[i]) if rotated else _NO_FRAME
+        box_a = (boxes[i, 0], boxes[i, 1], boxes[i, 2], boxes[i, 3])
+        for c in range(columns):
+            k = r * columns + c
+            j = index_b[c] if outer else index_b[r]
+            g = geometry[j]
+            box = (bounds[j, 0], bounds[j, 1], bounds[j, 2], bounds[j, 3]) if tables else _geometry_bounds(store, g)
+            if rotated:
+                shared = _rotated_polygon_pair(frame, store, g, box) if _frame_meets(frame, box) else 0.0
+            else:
+                shared = _box_polygon_pair(box_a, store, g, box) if _bounds_overlap(box_a, box) else 0.0
+            out[k] = (
+                shared
+                if code == MEASURE
+                else value(code, shared, areas_a[i], areas_b[j], given[k] if has_given else 0.0, zero_division)
+            )
 
 
-@jit
-def _row_bounds(bounds: np.ndarray, row: int) -> Bounds:
-    return bounds[row, 0], bounds[row, 1], bounds[row, 2], bounds[row, 3]
+@jit(parallel=True)
+def _box_pairs_parallel(data: BoxData, job: Job, run: int) -> None:
+    rows = job[0].shape[0]
+    for step in prange((rows + run - 1) // run):
+        _box_pairs_serial(data, job, step * run, min(rows, (step + 1) * run))
 
 
 # --------------------------------------------------------------------------- one pair
@@ -420,15 +494,15 @@ def _rotated_polygon_pair(
         y = -half_h if corner <= 1 or corner == 4 else half_h
         corners[corner, 0], corners[corner, 1] = centre_x + (cos * x - sin * y), centre_y + (sin * x + cos * y)
     fan_box = np.empty((9, 4))
-    count = _add_ring(fan_box, 0, corners, 0, 5, 0.0, 0.0, inverse, 1.0)
+    count = _add_ring(fan_box, _ZERO, corners, _ZERO, np.int64(5), 0.0, 0.0, inverse, 1.0)
     fan_polygon = _polygon_fan(store, g, ox, oy, inverse)
     return _fan_overlap(fan_box[:, :count], fan_polygon, scale, min(box_area, store[4][g]))
 
 
 @jit
-def _box_polygon_pair(box: np.ndarray, store: Store, g: int, bounds: Bounds) -> float:
+def _box_polygon_pair(box: Bounds, store: Store, g: int, bounds: Bounds) -> float:
     """The shared area of an axis-aligned box ``x1, y1, x2, y2`` and polygon `g`."""
-    x1, y1, x2, y2 = box[0], box[1], box[2], box[3]
+    x1, y1, x2, y2 = box
     if not _bounds_overlap((x1, y1, x2, y2), bounds):
         return 0.0
     ox, oy, scale = _frame((x1, y1, x2, y2), bounds)
@@ -438,7 +512,7 @@ def _box_polygon_pair(box: np.ndarray, store: Store, g: int, bounds: Bounds) -> 
     corners[2, 0], corners[2, 1], corners[3, 0], corners[3, 1] = x2, y2, x1, y2
     corners[4, 0], corners[4, 1] = x1, y1
     fan_box = np.empty((9, 4))
-    count = _add_ring(fan_box, 0, corners, 0, 5, ox, oy, inverse, 1.0)
+    count = _add_ring(fan_box, _ZERO, corners, _ZERO, np.int64(5), ox, oy, inverse, 1.0)
     fan_polygon = _polygon_fan(store, g, ox, oy, inverse)
     # The box's area as `Box.area` computes it, so a box inside the polygon shares exactly its area.
     return _fan_overlap(fan_box[:, :count], fan_polygon, scale, min((x2 - x1) * (y2 - y1), store[4][g]))
@@ -470,7 +544,7 @@ def _polygon_fan(store: Store, g: int, ox: float, oy: float, inverse: float) -> 
     coords, ring_offsets, part_offsets, geometry_offsets, _ = store
     first_ring, stop_ring = part_offsets[geometry_offsets[g]], part_offsets[geometry_offsets[g + 1]]
     fan = np.empty((9, ring_offsets[stop_ring] - ring_offsets[first_ring] - (stop_ring - first_ring)))
-    count = 0
+    count = _ZERO
     for part in range(geometry_offsets[g], geometry_offsets[g + 1]):
         for ring in range(part_offsets[part], part_offsets[part + 1]):
             start, stop = ring_offsets[ring], ring_offsets[ring + 1]
@@ -667,7 +741,7 @@ def _cells_by_angle(fan_a: Fan, fan_b: Fan) -> tuple[float, float, float]:
     (order_a, sorted_a), (order_b, sorted_b) = _sorted(angle_a), _sorted(angle_b)
     count_a, count_b = len(order_a), len(order_b)
     for e in range(count_a):
-        first = _first_not_below(sorted_b, angle_a[e])
+        first = insertion_point(sorted_b, _ZERO, count_b, angle_a[e], _BEFORE_EQUAL)
         for step in range(count_b):
             f = order_b[(first + step) % count_b]
             turn = angle_b[f] - angle_a[e]
@@ -675,10 +749,10 @@ def _cells_by_angle(fan_a: Fan, fan_b: Fan) -> tuple[float, float, float]:
                 turn += TURN
             if not turn < width_a[e]:
                 break
-            term = _triangle_overlap(fan_a, e, fan_b, f, turn, True)
+            term = _triangle_overlap(fan_a, e, fan_b, f, turn, np.bool_(True))
             total, compensation, magnitude = _add_term(total, compensation, magnitude, term)
     for f in range(count_b):
-        first = _first_not_below(sorted_a, angle_b[f])
+        first = insertion_point(sorted_a, _ZERO, count_a, angle_b[f], _BEFORE_EQUAL)
         for step in range(count_a):
             e = order_a[(first + step) % count_a]
             from_f = angle_a[e] - angle_b[f]
@@ -690,12 +764,12 @@ def _cells_by_angle(fan_a: Fan, fan_b: Fan) -> tuple[float, float, float]:
             if turn < 0:
                 turn += TURN
             if not turn < width_a[e] and turn > rest_b[f]:
-                term = _triangle_overlap(fan_a, e, fan_b, f, turn, False)
+                term = _triangle_overlap(fan_a, e, fan_b, f, turn, np.bool_(False))
                 total, compensation, magnitude = _add_term(total, compensation, magnitude, term)
     return total, compensation, magnitude
 
 
-# A heap sort and a binary search of our own: numba's np.argsort and np.searchsorted took seconds
+# A heap sort of our own (and `sorted_search`): numba's np.argsort and np.searchsorted took seconds
 # more to compile than the rest of the kernel.
 @jit
 def _sorted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -706,7 +780,7 @@ def _sorted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         _sift_down(keys, order, root, count)
     for end in range(count - 1, 0, -1):
         order[0], order[end] = order[end], order[0]
-        _sift_down(keys, order, 0, end)
+        _sift_down(keys, order, _ZERO, end)
     sorted_keys = np.empty(count)
     for k in range(count):
         sorted_keys[k] = keys[order[k]]
@@ -727,19 +801,6 @@ def _sift_down(keys: np.ndarray, order: np.ndarray, root: int, end: int) -> None
 
 
 @jit
-def _first_not_below(sorted_keys: np.ndarray, key: float) -> int:
-    """The first position whose key is not below `key` (``np.searchsorted(sorted_keys, key)``)."""
-    low, high = 0, len(sorted_keys)
-    while low < high:
-        middle = (low + high) // 2
-        if sorted_keys[middle] < key:
-            low = middle + 1
-        else:
-            high = middle
-    return low
-
-
-@jit
 def _add_term(total: float, compensation: float, magnitude: float, term: float) -> tuple[float, float, float]:
     """Add `term` to a sum kept by Neumaier's method: the terms cancel (both signs), so each rounding is kept."""
     running = total + term
@@ -751,7 +812,7 @@ def _add_term(total: float, compensation: float, magnitude: float, term: float) 
 
 
 @jit
-def _triangle_overlap(fan_a: Fan, e: int, fan_b: Fan, f: int, turn: float, f_starts_in_e: bool) -> float:
+def _triangle_overlap(fan_a: Fan, e: int, fan_b: Fan, f: int, turn: float, f_starts_in_e: bool | np.bool_) -> float:
     """Signed ``σ_e σ_f |T_e ∩ T_f|`` of two edges whose angles overlap.
 
     `turn` is the angle from the start of e to the start of f and `f_starts_in_e` whether f's

@@ -1,40 +1,50 @@
 """The exact kernels of rotated boxes ``(cx, cy, w, h, angle)``: intersection and convex hull of each pair.
 
-Each registered function hands the boxes' coordinates to one compiled loop over the pairs
+Each registered function hands the boxes' coordinates to one compiled driver over the pairs
 (`geoiou.kernels.rotated_loops`), which measures each pair in the frame of its first box, clamped
 into the square ``[-1, 1]²`` for the intersection and by a walk of the eight edge normals for the
-hull, after pruning the pairs whose bounds do not overlap. The loops are imported on first use, so
-``import geoiou`` does not load numba.
+hull, after pruning the pairs whose bounds do not overlap, and applies the caller's formula. The
+loops' module is imported on first use (the command line does not pay for its dispatchers).
 """
 
 from __future__ import annotations
 
+import functools
+from types import ModuleType
+
 import numpy as np
 
 from geoiou.dispatch import register
+from geoiou.kernels.formulas import Formula, Pairs, with_formula
 from geoiou.regions import RotatedBox
 
 __all__ = ["rotated_hull_pairs", "rotated_intersection_pairs"]
 
 
-@register(RotatedBox, RotatedBox)
-def rotated_intersection_pairs(a: RotatedBox, b: RotatedBox, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """Intersection areas of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two flat batches of rotated boxes.
+@functools.cache
+def _loops() -> ModuleType:
+    """`geoiou.kernels.rotated_loops`, imported on first use (the command line does not pay for its dispatchers)."""
+    from geoiou.kernels import rotated_loops
+
+    return rotated_loops
+
+
+def _intersections(a: RotatedBox, b: RotatedBox, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:
+    """Intersection areas of the pairs of two batches of rotated boxes.
 
     Exact up to rounding, in ``[0, min(area_a, area_b)]``; exactly the smaller area when a box is
     inside the other, exactly 0 when the bounds do not overlap; the same bits for ``(b, a)``.
     """
-    from geoiou.kernels.rotated_loops import intersection_pairs
-
-    return intersection_pairs(a._coords, b._coords, index_a, index_b)
+    _loops().intersection_pairs(a._coords, b._coords, pairs, formula, out)
 
 
-@register(RotatedBox, RotatedBox, measure="hull")
-def rotated_hull_pairs(a: RotatedBox, b: RotatedBox, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """Convex hull areas (the GIoU enclosure) of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two flat batches.
+def _hulls(a: RotatedBox, b: RotatedBox, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:
+    """Convex hull areas (the GIoU enclosure) of the pairs of two batches of rotated boxes.
 
     At least ``max(area_a, area_b)``, exactly that when a box is inside the other; the same bits for ``(b, a)``.
     """
-    from geoiou.kernels.rotated_loops import hull_pairs
+    _loops().hull_pairs(a._coords, b._coords, pairs, formula, out)
 
-    return hull_pairs(a._coords, b._coords, index_a, index_b)
+
+rotated_intersection_pairs = register(RotatedBox, RotatedBox)(with_formula(_intersections))
+rotated_hull_pairs = register(RotatedBox, RotatedBox, measure="hull")(with_formula(_hulls))

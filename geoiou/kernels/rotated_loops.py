@@ -21,11 +21,11 @@ so ``(a, b)`` and ``(b, a)`` give the same bits. An intersection whose boxes' bo
 from __future__ import annotations
 
 import math
-from typing import Callable
 
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+from geoiou._compiled import PARALLEL_WORK_NS, in_parallel, jit, prange
+from geoiou.kernels.formulas import MEASURE, PRUNED_COST_NS, Formula, Job, Pairs, run_rows, value
 
 __all__ = ["hull_area", "hull_pairs", "intersection_area", "intersection_pairs", "unit_vector"]
 
@@ -34,8 +34,16 @@ _HUGE = 1e300
 #: Pairs per box from which each box's cos and sin are computed once, into a table, rather than per
 #: pair (a table costs about a pair's worth of work per box; reading it saves a third of a pair's).
 TABLE_PAIRS_PER_BOX = 4
-#: Boxes from which a table is computed on every core (below it, a few µs on the calling thread).
-TABLE_PARALLEL_MIN = 8192
+#: Pairs below which no table is computed, however few boxes there are: a small call (the sets of
+#: one image) is mostly pruned pairs, and each compiled call it makes costs tens of µs when the CPU's
+#: caches are cold (between one image and the next), more than the cos and sin it would save.
+TABLE_MIN_PAIRS = 1024
+#: Nanoseconds on one thread for a pair (of boxes whose bounds overlap) and for a box's unit vector,
+#: for `in_parallel`.
+PAIR_COST_NS = 40.0
+UNIT_VECTOR_COST_NS = 30.0
+#: Boxes from which a table is computed on every core (below it, on the calling thread).
+TABLE_PARALLEL_MIN = int(PARALLEL_WORK_NS / UNIT_VECTOR_COST_NS)
 
 
 @jit
@@ -535,138 +543,125 @@ def hull_area(
 # unit vectors from a table or not): the same bits for any batch, thread count or position.
 
 
-@jit
-def _unit_vector_of(coords: np.ndarray, table: np.ndarray, i: int) -> tuple[float, float]:
-    """The unit vector of box `i`: from `table` if there is one (rows), else computed."""
-    if table.shape[0] == 0:
-        return unit_vector(coords[i, 4])
-    return table[i, 0], table[i, 1]
+#: A box as the loops hand it over: ``cx, cy, w, h, angle, cos, sin`` (NaN cos and sin: not tabled).
+Turned = tuple[float, float, float, float, float, float, float]
 
 
 @jit
-def _intersection_of_rows(
-    a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray, i: int, j: int
-) -> float:
-    """`intersection_area` of ``a[i]`` and ``b[j]``."""
-    ax, ay, aw, ah, a_angle = a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4]
-    bx, by, bw, bh, b_angle = b[j, 0], b[j, 1], b[j, 2], b[j, 3], b[j, 4]
+def _measure(hull: bool, box_a: Turned, box_b: Turned) -> float:
+    """`hull_area` or `intersection_area` of two boxes whose unit vectors come from a table, or (NaN) are computed."""
+    ax, ay, aw, ah, a_angle, a_cos, a_sin = box_a
+    bx, by, bw, bh, b_angle, b_cos, b_sin = box_b
     if math.isnan(ax + ay + aw + ah + a_angle + bx + by + bw + bh + b_angle):
         return np.nan
-    if _certainly_empty(ax, ay, aw, ah, bx, by, bw, bh):  # before any cos or sin: a few comparisons
+    if not hull and _certainly_empty(ax, ay, aw, ah, bx, by, bw, bh):  # before any cos or sin: a few comparisons
         return 0.0
-    a_cos, a_sin = _unit_vector_of(a, table_a, i)
-    b_cos, b_sin = _unit_vector_of(b, table_b, j)
+    if math.isnan(a_cos):
+        a_cos, a_sin = unit_vector(a_angle)
+    if math.isnan(b_cos):
+        b_cos, b_sin = unit_vector(b_angle)
+    if hull:
+        return _hull_of_turned(ax, ay, aw, ah, a_angle, a_cos, a_sin, bx, by, bw, bh, b_angle, b_cos, b_sin)
     return _intersection_of_turned(ax, ay, aw, ah, a_angle, a_cos, a_sin, bx, by, bw, bh, b_angle, b_cos, b_sin)
 
 
+#: What the rotated loops read: both batches' rows, their unit vector tables (or none) and whether to
+#: measure the hull rather than the intersection.
+Data = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]
+
+
 @jit
-def _hull_of_rows(a: np.ndarray, b: np.ndarray, table_a: np.ndarray, table_b: np.ndarray, i: int, j: int) -> float:
-    """`hull_area` of ``a[i]`` and ``b[j]``."""
-    ax, ay, aw, ah, a_angle = a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4]
-    bx, by, bw, bh, b_angle = b[j, 0], b[j, 1], b[j, 2], b[j, 3], b[j, 4]
-    if math.isnan(ax + ay + aw + ah + a_angle + bx + by + bw + bh + b_angle):
-        return np.nan
-    a_cos, a_sin = _unit_vector_of(a, table_a, i)
-    b_cos, b_sin = _unit_vector_of(b, table_b, j)
-    return _hull_of_turned(ax, ay, aw, ah, a_angle, a_cos, a_sin, bx, by, bw, bh, b_angle, b_cos, b_sin)
+def _pairs_serial(data: Data, job: Job, begin: int, end: int) -> None:
+    """The formula of the pairs of the rows ``begin <= r < end`` (`Pairs`): `_measure` of each, the unit
+    vectors from the tables when there are tables (NaN tells `_measure` to compute them)."""
+    a, b, table_a, table_b, hull = data
+    index_a, index_b, outer, out, code, areas_a, areas_b, given, zero_division = job
+    has_given, tables_a, tables_b = given.shape[0] > 0, table_a.shape[0] > 0, table_b.shape[0] > 0
+    columns = index_b.shape[0] if outer else 1
+    for r in range(begin, end):
+        i = index_a[r]
+        a_cos, a_sin = (table_a[i, 0], table_a[i, 1]) if tables_a else (math.nan, math.nan)
+        box_a = (a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4], a_cos, a_sin)
+        for c in range(columns):
+            k = r * columns + c
+            j = index_b[c] if outer else index_b[r]
+            b_cos, b_sin = (table_b[j, 0], table_b[j, 1]) if tables_b else (math.nan, math.nan)
+            measure = _measure(hull, box_a, (b[j, 0], b[j, 1], b[j, 2], b[j, 3], b[j, 4], b_cos, b_sin))
+            out[k] = (
+                measure
+                if code == MEASURE
+                else value(code, measure, areas_a[i], areas_b[j], given[k] if has_given else 0.0, zero_division)
+            )
 
 
 @jit(parallel=True)
-def _intersection_loop(
-    a: np.ndarray,
-    b: np.ndarray,
-    table_a: np.ndarray,
-    table_b: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    out: np.ndarray,
-) -> None:
-    if out.shape[0] < PARALLEL_MIN:
-        for k in range(out.shape[0]):
-            out[k] = _intersection_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
-    else:
-        for k in prange(out.shape[0]):
-            out[k] = _intersection_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
+def _pairs_parallel(data: Data, job: Job, run: int) -> None:
+    rows = job[0].shape[0]
+    for step in prange((rows + run - 1) // run):
+        _pairs_serial(data, job, step * run, min(rows, (step + 1) * run))
 
 
-@jit(parallel=True)
-def _hull_loop(
-    a: np.ndarray,
-    b: np.ndarray,
-    table_a: np.ndarray,
-    table_b: np.ndarray,
-    index_a: np.ndarray,
-    index_b: np.ndarray,
-    out: np.ndarray,
-) -> None:
-    if out.shape[0] < PARALLEL_MIN:
-        for k in range(out.shape[0]):
-            out[k] = _hull_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
-    else:
-        for k in prange(out.shape[0]):
-            out[k] = _hull_of_rows(a, b, table_a, table_b, index_a[k], index_b[k])
-
-
-@jit(parallel=True)
-def _unit_vector_table(coords: np.ndarray) -> np.ndarray:
+@jit
+def _unit_vector_table_serial(coords: np.ndarray) -> np.ndarray:
     """The unit vector ``(cos, sin)`` of every box, shape ``(n, 2)``."""
     table = np.empty((coords.shape[0], 2))
-    if coords.shape[0] < TABLE_PARALLEL_MIN:
-        for i in range(coords.shape[0]):
-            table[i, 0], table[i, 1] = unit_vector(coords[i, 4])
-    else:
-        for i in prange(coords.shape[0]):
-            table[i, 0], table[i, 1] = unit_vector(coords[i, 4])
+    for i in range(coords.shape[0]):
+        table[i, 0], table[i, 1] = unit_vector(coords[i, 4])
     return table
+
+
+@jit(parallel=True)
+def _unit_vector_table_parallel(coords: np.ndarray) -> np.ndarray:
+    """`_unit_vector_table_serial`, boxes on every core."""
+    table = np.empty((coords.shape[0], 2))
+    for i in prange(coords.shape[0]):
+        table[i, 0], table[i, 1] = unit_vector(coords[i, 4])
+    return table
+
+
+def _unit_vector_table(coords: np.ndarray) -> np.ndarray:
+    if in_parallel(coords.shape[0], UNIT_VECTOR_COST_NS):
+        return _unit_vector_table_parallel(coords)
+    return _unit_vector_table_serial(coords)
 
 
 #: The table of no box: the loops compute each pair's unit vectors.
 _NO_TABLE = np.empty((0, 2))
 
 
-def intersection_pairs(a: np.ndarray, b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """`intersection_area` of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two batches of boxes ``(..., 5)``."""
-    return _measure_pairs(_intersection_loop, a, b, index_a, index_b)
+def intersection_pairs(a: np.ndarray, b: np.ndarray, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:
+    """`apply` of `formula` to the `intersection_area` of `pairs` of two batches of boxes ``(..., 5)``, into `out`."""
+    _measure_pairs(a, b, pairs, formula, out, False)
 
 
-def hull_pairs(a: np.ndarray, b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """`hull_area` of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two batches of boxes ``(..., 5)``."""
-    return _measure_pairs(_hull_loop, a, b, index_a, index_b)
+def hull_pairs(a: np.ndarray, b: np.ndarray, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:
+    """`apply` of `formula` to the `hull_area` of `pairs` of two batches of boxes ``(..., 5)``, into `out`."""
+    _measure_pairs(a, b, pairs, formula, out, True)
 
 
-def _measure_pairs(
-    loop: Callable[..., None], a: np.ndarray, b: np.ndarray, index_a: np.ndarray, index_b: np.ndarray
-) -> np.ndarray:
-    """Run `loop` on the boxes `a`, `b` (flattened) and the pair indices.
+def _measure_pairs(a: np.ndarray, b: np.ndarray, pairs: Pairs, formula: Formula, out: np.ndarray, hull: bool) -> None:
+    """Run the driver on the boxes `a`, `b` (flattened) and `pairs`.
 
     When there are at least `TABLE_PAIRS_PER_BOX` pairs per box (a pairwise matrix), each box's cos
     and sin are computed once, into a table, rather than for each of its pairs; with fewer pairs
     nothing is computed per box, so a call's cost follows the pairs asked, not the batches.
     """
     coords_a, coords_b = _float_rows(a), _float_rows(b)
-    index_a, index_b = _indices(index_a), _indices(index_b)
-    out = np.empty(index_a.shape[0])
-    use_threads(out.shape[0])
-    boxes = coords_a.shape[0] + coords_b.shape[0]
-    if out.shape[0] >= PARALLEL_MIN and out.shape[0] >= TABLE_PAIRS_PER_BOX * boxes:
+    count = len(pairs)
+    if count >= TABLE_MIN_PAIRS and count >= TABLE_PAIRS_PER_BOX * (coords_a.shape[0] + coords_b.shape[0]):
         table_a, table_b = _unit_vector_table(coords_a), _unit_vector_table(coords_b)
     else:
         table_a = table_b = _NO_TABLE
-    loop(coords_a, coords_b, table_a, table_b, index_a, index_b, out)
-    return out
+    data = (coords_a, coords_b, table_a, table_b, hull)
+    # Hulls are measured for every pair; intersections prune the disjoint pairs of a matrix first.
+    matrix_cost = None if hull else PRUNED_COST_NS
+    run_rows(_pairs_serial, _pairs_parallel, data, pairs, formula, out, PAIR_COST_NS, matrix_cost)
 
 
 def _float_rows(coords: np.ndarray) -> np.ndarray:
     """`coords` as read-only C-contiguous rows ``(n, 5)``, as a region's usually are: one array type."""
     rows = coords if coords.ndim == 2 else coords.reshape(-1, 5)
     return rows if rows.flags.c_contiguous and not rows.flags.writeable else _read_only(np.ascontiguousarray(rows))
-
-
-def _indices(index: np.ndarray) -> np.ndarray:
-    """`index` as a read-only C-contiguous int64 array: one array type, so each loop compiles once."""
-    if index.dtype != np.int64 or not index.flags.c_contiguous:
-        index = np.ascontiguousarray(index, dtype=np.int64)
-    return index if not index.flags.writeable else _read_only(index)
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

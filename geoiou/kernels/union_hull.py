@@ -1,31 +1,45 @@
 """The GIoU enclosure of polygons and masks: the area of the convex hull of each pair's union.
 
-The registrations only: the compiled kernel (`geoiou.kernels.hull`, and with it numba) is
-imported on the first call, so that ``import geoiou`` does not load numba.
+The registrations only: the compiled kernel (`geoiou.kernels.hull`) is imported on the first call
+(the command line does not pay for its dispatchers).
 """
 
 from __future__ import annotations
 
+import functools
+from types import ModuleType
+
 import numpy as np
 
 from geoiou.dispatch import register
+from geoiou.kernels.formulas import Formula, Pairs, with_formula
 from geoiou.regions import Mask, Polygon
 
 __all__ = ["hull_area"]
 
 
-@register(Polygon, Polygon, measure="hull")
-@register(Mask, Polygon, measure="hull")
-@register(Mask, Mask, measure="hull")
-def hull_area(a: Polygon | Mask, b: Polygon | Mask, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
-    """Area of the convex hull of the union of each pair ``(a[index_a[k]], b[index_b[k]])`` (the GIoU enclosure).
+@functools.cache
+def _loops() -> ModuleType:
+    """`geoiou.kernels.hull`, imported on first use (the command line does not pay for its dispatchers)."""
+    from geoiou.kernels import hull
+
+    return hull
+
+
+def _hulls(a: Polygon | Mask, b: Polygon | Mask, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:
+    """Area of the convex hull of the union of each pair (the GIoU enclosure).
 
     Each region's hull is computed once (per polygon store; per pixel store for masks, moved to
     each mask's origin for the masks the pairs name); every pair is then measured from the two
-    hulls (`hull.union_hull_areas`).
+    hulls (`hull.hull_pairs`).
     """
-    from geoiou.kernels.hull import union_hull_areas
+    from geoiou.kernels.hull import hull_pairs
 
-    hulls_a, rows_a = a._hull_table(index_a)
-    hulls_b, rows_b = b._hull_table(index_b)
-    return union_hull_areas(hulls_a, rows_a, index_a, hulls_b, rows_b, index_b)
+    hulls_a, rows_a = a._hull_table(pairs.index_a)  # the regions the pairs use: their rows or columns
+    hulls_b, rows_b = b._hull_table(pairs.index_b)
+    hull_pairs(hulls_a, rows_a.reshape(-1), hulls_b, rows_b.reshape(-1), pairs, formula, out)
+
+
+hull_area = register(Polygon, Polygon, measure="hull")(
+    register(Mask, Polygon, measure="hull")(register(Mask, Mask, measure="hull")(with_formula(_hulls)))
+)

@@ -35,8 +35,9 @@ import numpy as np
 from geoiou import rle as coco_rle
 from geoiou._validation import invalid_argument
 from geoiou.errors import InvalidTypeError, MismatchError
-from geoiou.metrics import pairwise_iof, pairwise_iou
+from geoiou.evaluation.overlaps import region_pairs
 from geoiou.regions import Box, Mask, Region
+from geoiou.pycocotools.tables import detection_regions
 from geoiou.rle_rasterize import coco_compat_parts_runs
 
 __all__ = ["area", "decode", "encode", "frPyObjects", "iou", "merge", "toBbox"]
@@ -135,8 +136,8 @@ def iou(dt: Any, gt: Any, pyiscrowd: Sequence[Any]) -> np.ndarray | list[Any]:
     ``(n, 4)`` array). A crowd ground truth (``pyiscrowd[j]`` true) is compared by intersection
     over the dt's own area. RLEs of different sizes give -1 where their boxes overlap.
 
-    The values are geoiou's pairwise IoU and IoF (`geoiou.pairwise_iou`): boxes keep their sides as
-    written and masks are held as COCO runs, so the arithmetic is pycocotools' (``w * h`` areas,
+    The values are `evaluate_coco`'s overlaps (the kernels' intersections): boxes keep their sides
+    as written and masks are held as COCO runs, so the arithmetic is pycocotools' (``w * h`` areas,
     integer pixel counts, ``i / (a + b - i)``) and so are the bits.
 
     Examples
@@ -170,10 +171,15 @@ def iou(dt: Any, gt: Any, pyiscrowd: Sequence[Any]) -> np.ndarray | list[Any]:
 
 
 def _overlaps(dt: Region, gt: Region, crowd: np.ndarray) -> np.ndarray:
-    """IoU of every pair, IoF (over the dt) against crowd ground truths; 0 where nothing is shared."""
-    values = pairwise_iou(dt, gt, zero_division=0.0)
-    if crowd.any():
-        values[:, crowd] = pairwise_iof(dt, gt[np.flatnonzero(crowd)], zero_division=0.0)
+    """IoU of every pair, IoF (over the dt) against crowd ground truths: `evaluate_coco`'s pair source, whose
+    arithmetic is pycocotools' (`geoiou.pairwise_iou` caps an intersection at the areas, which pycocotools' corner
+    arithmetic can exceed by a rounding); pairs whose bounds do not meet share nothing and are 0."""
+    m, n = len(dt), len(gt)
+    source = region_pairs(detection_regions([dt], np.zeros(m, np.int64), "dt"),
+                          detection_regions([gt], np.zeros(n, np.int64), "gt"))  # fmt: skip
+    found = source(np.arange(m), np.arange(n), np.zeros(m, np.int64), np.zeros(n, np.int64), crowd, -np.inf)
+    values = np.zeros((m, n))
+    values[np.repeat(np.arange(m), np.diff(found.pair_start)), found.pair_gt] = found.value
     return values
 
 

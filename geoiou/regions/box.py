@@ -71,8 +71,10 @@ class Box(Region):
             # One box of plain numbers, the single-pair path: its checks in Python floats, no NumPy passes.
             x1, y1, x2, y2 = plain
             if x1 <= x2 and y1 <= y2 and plain_region_fits(max(abs(x1), abs(y1), abs(x2), abs(y2)), x2 - x1, y2 - y1):
-                object.__setattr__(self, "_xyxy", readonly(np.array((x1, y1, x2, y2))))
-                object.__setattr__(self, "_size", readonly(np.array((x2 - x1, y2 - y1))))
+                xyxy, size = np.array(plain), np.array((x2 - x1, y2 - y1))
+                xyxy.flags.writeable = size.flags.writeable = False  # their own arrays: read-only without a view
+                object.__setattr__(self, "_xyxy", xyxy)
+                object.__setattr__(self, "_size", size)
                 return
         array = as_float_array(coords, "coords", trailing=4)
         xyxy = _to_xyxy(array, fmt)
@@ -143,7 +145,11 @@ class Box(Region):
         return as_measure(self._area_array())
 
     def _area_array(self) -> np.ndarray:
-        return np.asarray(self._size[..., 0] * self._size[..., 1])
+        size = self._size
+        if size.ndim == 1:  # one box: Python floats round as NumPy does, without its per-call costs
+            width, height = size.tolist()
+            return np.array(width * height)
+        return np.asarray(size[..., 0] * size[..., 1])
 
     @property
     def bounds(self) -> np.ndarray:

@@ -14,6 +14,8 @@ a check fails.
 
 from __future__ import annotations
 
+import functools
+from types import ModuleType
 from typing import Any, Sequence
 
 import numpy as np
@@ -33,7 +35,7 @@ from geoiou._validation import (
 from geoiou.errors import InvalidRegionError
 from geoiou.regions.base import Region, as_measure, readonly
 from geoiou.regions.hulls import ConvexHulls
-from geoiou.regions.ragged import RaggedPolygons, offsets_of, ragged_arange, ring_signed_area_of
+from geoiou.regions.ragged import RaggedPolygons, offsets_of, ragged_arange
 
 __all__ = ["Polygon"]
 
@@ -89,7 +91,8 @@ class Polygon(Region):
         store = _valid_ring_store(vertices)
         if store is None:  # refused, or to be repaired: the batch path says why, or repairs
             store = _rings_store(vertices, np.array([0, len(vertices)]), "ring", repair=repair)
-        self._attach(store, np.array(0))
+        object.__setattr__(self, "_store", store)
+        object.__setattr__(self, "_index", _FIRST)
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -279,6 +282,10 @@ class Polygon(Region):
     def area(self) -> float | np.ndarray:
         return as_measure(self._store.area[self._index])
 
+    def _area_array(self) -> np.ndarray:
+        # The store's areas gathered by index, of the batch shape (the general path converts a float back).
+        return np.asarray(self._store.area[self._index])
+
     @property
     def bounds(self) -> np.ndarray:
         result: np.ndarray = self._store.bounds[self._index]
@@ -373,32 +380,40 @@ def _rings_store(vertices: np.ndarray, offsets: np.ndarray, param: str, *, repai
     return _validated(store, param, (store.size,), repair=repair, where=None if not single else "", invalid=invalid)
 
 
+@functools.cache
+def _simple_rings() -> ModuleType:
+    """`regions.simple_rings`, compiled (numba): imported for the first single ring, not by `import geoiou`."""
+    from geoiou.regions import simple_rings
+
+    return simple_rings
+
+
+#: The part and geometry offsets of a store of one ring, and the index of its one polygon (shared: read-only).
+_ONE_PART = readonly(np.array([0, 1], dtype=np.int64))
+_FIRST = readonly(np.array(0, dtype=np.int64))
+
+
 def _valid_ring_store(vertices: np.ndarray) -> RaggedPolygons | None:
     """The store of one valid ring, built with as few calls as possible (one polygon is often built per call).
 
-    None if the ring is not finite and valid: `_rings_store` then finds the fault. The checks run
-    on Python floats, which cost less than NumPy calls for the few vertices of a typical ring.
+    None if the ring is not finite and valid: `_rings_store` then finds the fault. One compiled
+    call closes the ring and gives what is checked (`simple_rings.closed_ring`); a ring it cannot
+    prove simple goes to shapely's validity test, whose object the store keeps.
     """
-    count = len(vertices)
-    if count < 3:
+    if len(vertices) < 3:
         return None
     # The store's own copy, closed (it makes its vertices read-only; the caller's array stays as it was).
-    coords = np.empty((count + 1, 2))
-    coords[:count], coords[count] = vertices, vertices[0]
-    xs, ys = coords[:, 0].tolist(), coords[:, 1].tolist()
-    if xs[0] == xs[-2] and ys[0] == ys[-2]:  # closed already: drop the repeated vertex
-        coords, xs, ys = coords[:count], xs[:count], ys[:count]
-    # max() may step over a NaN, but a NaN anywhere makes the area below NaN, refused there.
-    if not (max(map(abs, xs)) <= LARGEST_COORDINATE and max(map(abs, ys)) <= LARGEST_COORDINATE):
+    coords, signed_area, largest, simple = _simple_rings().closed_ring(np.ascontiguousarray(vertices))
+    area = 0.0 + abs(signed_area)  # store.area's bits
+    if not (largest <= LARGEST_COORDINATE and area >= SMALLEST_AREA):
         return None
-    area = 0.0 + abs(ring_signed_area_of(xs, ys))  # store.area's bits
-    if not area >= SMALLEST_AREA:
-        return None
+    store = RaggedPolygons(coords, np.array([0, len(coords)], dtype=np.int64), _ONE_PART, _ONE_PART)
+    store.__dict__["area"] = np.array([area])
+    if simple:  # proven simple: GEOS would say valid (the shapely object is made when asked for)
+        return store
     geometry = shapely.polygons(coords)
     if not shapely.is_valid(geometry):
         return None
-    store = RaggedPolygons.from_closed_rings(coords, np.array([0, len(coords)], dtype=np.int64))
-    store.__dict__["area"] = np.array([area])
     store.__dict__["shapely"] = np.array([geometry], dtype=object)  # the validated object is the store's own
     return store
 

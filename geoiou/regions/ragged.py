@@ -28,25 +28,7 @@ import shapely
 from geoiou._ranges import ragged_arange
 from geoiou.regions.hulls import ConvexHulls
 
-__all__ = ["Edges", "RaggedPolygons", "offsets_of", "ragged_arange", "ring_signed_area_of"]
-
-
-def ring_signed_area_of(xs: list[float], ys: list[float]) -> float:
-    """`RaggedPolygons.ring_signed_area` of one closed ring given as Python floats: the same operations, the same bits.
-
-    For one polygon, NumPy's per-call cost is larger than this loop.
-
-    Examples
-    --------
-    >>> ring_signed_area_of([0.0, 2.0, 2.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0, 0.0])
-    2.0
-    """
-    x0, y0 = xs[0], ys[0]
-    total = 0.0
-    for k in range(len(xs) - 1):
-        px, py, qx, qy = xs[k] - x0, ys[k] - y0, xs[k + 1] - x0, ys[k + 1] - y0
-        total += px * qy - qx * py
-    return total / 2
+__all__ = ["Edges", "RaggedPolygons", "offsets_of", "ragged_arange"]
 
 
 def offsets_of(lengths: np.ndarray) -> np.ndarray:
@@ -273,8 +255,17 @@ class RaggedPolygons:
 
     @functools.cached_property
     def convex_hulls(self) -> ConvexHulls:
-        """The convex hull of each geometry (the GIoU hull kernel's input)."""
-        return ConvexHulls.of_geometries(self.shapely)
+        """The convex hull of each geometry (the GIoU hull kernel's input).
+
+        Computed by a compiled monotone chain where every orientation is certain
+        (`regions.exterior_hulls`, imported on first use), else by shapely: the same vertices.
+        """
+        from geoiou.regions.exterior_hulls import exterior_hulls  # compiled: not loaded by `import geoiou`
+
+        coords, offsets, certain = exterior_hulls(
+            self.coords, self.ring_offsets, self.part_offsets, self.geometry_offsets, self.is_exterior
+        )
+        return ConvexHulls(coords, offsets) if certain else ConvexHulls.of_geometries(self.shapely)
 
     # ----------------------------------------------------------------- shapely at the edges
     @functools.cached_property

@@ -77,7 +77,9 @@ class RotatedBox(Region):
             cx, cy, w, h, _ = plain
             corner_reach = max(abs(cx), abs(cy)) + math.hypot(w, h) / 2  # as below, corners within it
             if w >= 0 and h >= 0 and plain_region_fits(corner_reach, w, h):
-                object.__setattr__(self, "_coords", readonly(np.array(plain)))
+                coords = np.array(plain)
+                coords.flags.writeable = False  # its own array: read-only without a view
+                object.__setattr__(self, "_coords", coords)
                 return
         array = as_float_array(coords, "coords", trailing=5)
         require_nonnegative(array[..., 2], "coords", "width w")
@@ -251,7 +253,10 @@ class RotatedBox(Region):
 
     def _area_array(self) -> np.ndarray:
         # w * h, of the batch shape: one product instead of the general path's conversions.
-        return np.asarray(self._coords[..., 2] * self._coords[..., 3])
+        coords = self._coords
+        if coords.ndim == 1:  # one box: Python floats round as NumPy does, without its per-call costs
+            return np.array(float(coords[2]) * float(coords[3]))
+        return np.asarray(coords[..., 2] * coords[..., 3])
 
     @property
     def bounds(self) -> np.ndarray:

@@ -73,3 +73,26 @@ def test_the_candidate_search_leaves_the_callers_bounds_alone() -> None:
     index_a, _ = candidate_pairs(bounds, np.array([[5.0, 9.0]]))
     assert len(index_a) == 0  # a point has no length to share
     np.testing.assert_array_equal(bounds, [[7.0, 7.0]])
+
+
+@ci_settings(40)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([(1000, 10), (100, 30), (50, 200), (5000, 3)]),
+    st.sampled_from([1, 3, 1 << 16]),
+)
+def test_planar_sets_cut_into_strips_give_the_pairs_sorted_by_index(seed, scene, chunk):
+    # From STRIPS_FROM regions of b, the search runs strip by strip (both axes prune); with sort_b the
+    # pairs come out sorted by (index_a, index_b). Sizes from flat to taller than the strips, integer
+    # bounds (touching, shared edges), empty regions, a few boxes spanning the whole scene.
+    extent, size = scene
+    rng = np.random.default_rng(seed)
+    a, b = random_bounds(rng, 600, 2, extent, size), random_bounds(rng, 700, 2, extent, size)
+    b[:3] = [[0, 0, extent, extent], [0, extent / 2, extent, extent / 2 + 1], [extent / 3, 0, extent / 3 + 1, extent]]
+    found = Candidates(a, b, sort_b=True)
+    parts = list(found.chunks(chunk))
+    index_a, index_b = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    assert set(zip(index_a.tolist(), index_b.tolist())) == brute_force(a, b)
+    assert len(index_a) == found.count
+    keys = index_a * len(b) + index_b
+    assert np.all(np.diff(keys) > 0)  # sorted by (index_a, index_b), no pair twice
