@@ -526,60 +526,40 @@ def _dense_row_windows(dense: np.ndarray) -> _Windows:
 
 
 def _run_column_windows(runs: coco_rle.Runs) -> _Windows:
-    """Windows along the columns of masks given as COCO runs, built from the runs alone.
+    """Windows along the columns of masks given as COCO runs, built from the runs alone (`mask_windows`).
 
     Runs are column-major, so a run cut at column ends sets a range of bits in one line: whole
     words in its middle, partial words at its ends. The cost follows the number of runs and
     words, not of pixels, and nothing is decoded or transposed.
     """
-    windows = _Windows.zeros(True, _run_boxes(runs))
-    mask_of_run = np.repeat(np.arange(len(windows.boxes)), np.diff(runs.offsets))
-    height = np.maximum(runs.sizes[mask_of_run, 0], 1)  # each run's own mask height (a mask of height 0 has none)
-    # Cut every run into pieces within one column: column `col`, rows low <= r < high.
-    first_col, last_col = runs.starts // height, (runs.stops - 1) // height
-    step, run = ragged_arange(0, last_col - first_col + 1)
-    col = first_col[run] + step
-    low = np.maximum(runs.starts[run] - col * height[run], 0)
-    high = np.minimum(runs.stops[run] - col * height[run], height[run])
-    # Cut every piece into the words it touches.
-    step, piece = ragged_arange(0, (high - 1) // WORD_BITS - low // WORD_BITS + 1)
-    word = low[piece] // WORD_BITS + step
-    first_bit = np.maximum(low[piece] - word * WORD_BITS, 0)
-    stop_bit = np.minimum(high[piece] - word * WORD_BITS, WORD_BITS)
-    values = _bit_range(first_bit, stop_bit)
-    mask = mask_of_run[run[piece]]
-    at = windows.offsets[mask] + (col[piece] - windows.line0[mask]) * windows.stride[mask] + word - windows.word0[mask]
-    # Pieces come in pixel order, so the values bound for one word are adjacent: OR them together.
-    if at.size:
-        first_of_word = np.flatnonzero(np.concatenate([[True], at[1:] != at[:-1]]))
-        windows.words[at[first_of_word]] = np.bitwise_or.reduceat(values, first_of_word)
-    return windows
+    return _packed_runs(runs, True)
 
 
-def _run_row_windows(runs: coco_rle.Runs, grid: tuple[int, int]) -> _Windows:
+def _run_row_windows(runs: coco_rle.Runs) -> _Windows:
     """Windows along the rows of masks given as COCO runs (only to compare them with dense masks).
 
-    Each mask's bounding box is decoded, transposed and packed on its own: a transposition
-    cannot follow the runs, and the box keeps it small.
+    A run piece, rows ``low:high`` of one column, sets that column's bit in those rows' lines.
     """
-    windows = _Windows.zeros(False, _run_boxes(runs))
-    for m in np.flatnonzero(windows.stride):
-        row0, row1, col0, col1 = windows.boxes[m]
-        height = int(runs.sizes[m, 0])  # the mask's own height: its runs count the pixels of its columns
-        columns = runs.paint(int(m), int(m) + 1, col0, col1).reshape(col1 - col0, height)[:, row0:row1]
-        first = col0 - WORD_BITS * windows.word0[m]
-        lines = np.zeros((row1 - row0, WORD_BITS * windows.stride[m]), dtype=bool)
-        lines[:, first : first + col1 - col0] = columns.T
-        packed = _pack_lines(lines, windows.stride[m])
-        windows.words[windows.offsets[m] : windows.offsets[m] + packed.size] = packed
+    return _packed_runs(runs, False)
+
+
+def _packed_runs(runs: coco_rle.Runs, column_major: bool) -> _Windows:
+    from geoiou.regions import mask_windows  # compiled: loaded with the first windows, not by `import geoiou`
+
+    windows = _Windows.zeros(column_major, _run_boxes(runs))
+    pack = mask_windows.pack_run_columns if column_major else mask_windows.pack_run_rows
+    pack(
+        runs.starts,
+        runs.stops,
+        runs.offsets,
+        np.maximum(runs.sizes[:, 0], 1),  # a mask of height 0 has no runs
+        windows.line0,
+        windows.word0,
+        windows.stride,
+        windows.offsets,
+        windows.words,
+    )
     return windows
-
-
-def _bit_range(first: np.ndarray, stop: np.ndarray) -> np.ndarray:
-    """uint64 values with bits ``first <= b < stop`` set (``first < stop <= 64``)."""
-    ones = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
-    values: np.ndarray = (ones >> (WORD_BITS - (stop - first)).astype(np.uint64)) << first.astype(np.uint64)
-    return values
 
 
 def _pack_lines(pixels: np.ndarray, stride: int) -> np.ndarray:
@@ -711,7 +691,7 @@ class _PixelStore:
 
     @functools.cached_property
     def _row_windows(self) -> _Windows:
-        return _dense_row_windows(self.dense) if self._runs is None else _run_row_windows(self._runs, self.grid)
+        return _dense_row_windows(self.dense) if self._runs is None else _run_row_windows(self._runs)
 
     @functools.cached_property
     def _column_windows(self) -> _Windows:

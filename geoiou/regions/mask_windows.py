@@ -1,0 +1,184 @@
+"""Masks held as COCO runs packed 64 pixels to a word over their bounding boxes, compiled.
+
+The layout is `regions.mask._Windows`': mask m keeps the lines of its box from ``line0[m]`` on,
+each as ``stride[m]`` words starting at word ``word0[m]`` of the line, from ``words[offsets[m]]``
+on. Each mask is packed on its own (masks in parallel) and writes only its own words, so the
+bits do not depend on the number of threads, and the memory beside the words is one mask's.
+
+This module is compiled (numba) and imported when a store's windows are first needed, not by
+``import geoiou``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+
+__all__ = ["pack_run_columns", "pack_run_rows"]
+
+WORD_BITS = 64
+
+
+# --------------------------------------------------------------------------- from runs
+def pack_run_columns(
+    starts: np.ndarray,
+    stops: np.ndarray,
+    run_offsets: np.ndarray,
+    heights: np.ndarray,
+    line0: np.ndarray,
+    word0: np.ndarray,
+    stride: np.ndarray,
+    offsets: np.ndarray,
+    words: np.ndarray,
+) -> None:
+    """Set the bits of each mask's runs in its column windows (a line is a grid column, its bits the rows).
+
+    Runs are column-major positions of the mask's own height: a run cut at the ends of its
+    columns sets a range of bits in one line, whole words in its middle. `words` starts zeroed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> words = np.zeros(2, dtype="<u8")  # one 3 x 2 mask, box rows 0-3, columns 0-2: one word per column
+    >>> pack_run_columns(np.array([1]), np.array([5]), np.array([0, 1]), np.array([3]), np.array([0]),
+    ...                  np.array([0]), np.array([1]), np.array([0]), words)
+    >>> words.tolist()  # rows 1, 2 of column 0 (bits 1, 2) and rows 0, 1 of column 1
+    [6, 3]
+    """
+    use_threads(len(line0))
+    _run_columns(starts, stops, run_offsets, heights, line0, word0, stride, offsets, words)
+
+
+@jit(inline=True)
+def _set_bits(words: np.ndarray, at: int, first: int, stop: int) -> None:
+    """Set bits ``first <= b < stop`` of the bit string starting at word `at` (bit b is bit b % 64 of word b // 64)."""
+    while first < stop:
+        word = first // WORD_BITS
+        end = min(stop, (word + 1) * WORD_BITS)
+        low, count = first - word * WORD_BITS, end - first
+        ones = (
+            np.uint64(0xFFFFFFFFFFFFFFFF) if count == WORD_BITS else (np.uint64(1) << np.uint64(count)) - np.uint64(1)
+        )
+        words[at + word] |= ones << np.uint64(low)
+        first = end
+
+
+@jit(inline=True)
+def _run_columns_of(
+    starts: np.ndarray,
+    stops: np.ndarray,
+    run_offsets: np.ndarray,
+    heights: np.ndarray,
+    line0: np.ndarray,
+    word0: np.ndarray,
+    stride: np.ndarray,
+    offsets: np.ndarray,
+    words: np.ndarray,
+    m: int,
+) -> None:
+    height = heights[m]
+    for r in range(run_offsets[m], run_offsets[m + 1]):
+        position, stop = starts[r], stops[r]
+        while position < stop:  # one piece per column the run crosses
+            column = position // height
+            row, end = position - column * height, min(stop, (column + 1) * height)
+            line_at = offsets[m] + (column - line0[m]) * stride[m] - word0[m]
+            _set_bits(words, line_at, row, row + end - position)
+            position = end
+
+
+@jit(parallel=True)
+def _run_columns(
+    starts: np.ndarray,
+    stops: np.ndarray,
+    run_offsets: np.ndarray,
+    heights: np.ndarray,
+    line0: np.ndarray,
+    word0: np.ndarray,
+    stride: np.ndarray,
+    offsets: np.ndarray,
+    words: np.ndarray,
+) -> None:
+    n = line0.shape[0]
+    if n < PARALLEL_MIN:
+        for m in range(n):
+            _run_columns_of(starts, stops, run_offsets, heights, line0, word0, stride, offsets, words, m)
+    else:
+        for m in prange(n):
+            _run_columns_of(starts, stops, run_offsets, heights, line0, word0, stride, offsets, words, m)
+
+
+def pack_run_rows(
+    starts: np.ndarray,
+    stops: np.ndarray,
+    run_offsets: np.ndarray,
+    heights: np.ndarray,
+    line0: np.ndarray,
+    word0: np.ndarray,
+    stride: np.ndarray,
+    offsets: np.ndarray,
+    words: np.ndarray,
+) -> None:
+    """Set the bits of each mask's runs in its row windows (a line is a grid row, its bits the columns).
+
+    Only to compare masks held as runs with dense masks, which are packed along rows: each run
+    piece, rows ``low:high`` of one column, sets that column's bit in those rows' lines.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> words = np.zeros(3, dtype="<u8")  # the 3 x 2 mask above, box rows 0-3: one word per row
+    >>> pack_run_rows(np.array([1]), np.array([5]), np.array([0, 1]), np.array([3]), np.array([0]),
+    ...               np.array([0]), np.array([1]), np.array([0]), words)
+    >>> words.tolist()  # row 0: column 1; row 1: columns 0 and 1; row 2: column 0
+    [2, 3, 1]
+    """
+    use_threads(len(line0))
+    _run_rows(starts, stops, run_offsets, heights, line0, word0, stride, offsets, words)
+
+
+@jit(inline=True)
+def _run_rows_of(
+    starts: np.ndarray,
+    stops: np.ndarray,
+    run_offsets: np.ndarray,
+    heights: np.ndarray,
+    line0: np.ndarray,
+    word0: np.ndarray,
+    stride: np.ndarray,
+    offsets: np.ndarray,
+    words: np.ndarray,
+    m: int,
+) -> None:
+    height = heights[m]
+    for r in range(run_offsets[m], run_offsets[m + 1]):
+        position, stop = starts[r], stops[r]
+        while position < stop:
+            column = position // height
+            row, end = position - column * height, min(stop, (column + 1) * height)
+            word, bit = column // WORD_BITS - word0[m], np.uint64(column % WORD_BITS)
+            for line in range(row, row + end - position):
+                words[offsets[m] + (line - line0[m]) * stride[m] + word] |= np.uint64(1) << bit
+            position = end
+
+
+@jit(parallel=True)
+def _run_rows(
+    starts: np.ndarray,
+    stops: np.ndarray,
+    run_offsets: np.ndarray,
+    heights: np.ndarray,
+    line0: np.ndarray,
+    word0: np.ndarray,
+    stride: np.ndarray,
+    offsets: np.ndarray,
+    words: np.ndarray,
+) -> None:
+    n = line0.shape[0]
+    if n < PARALLEL_MIN:
+        for m in range(n):
+            _run_rows_of(starts, stops, run_offsets, heights, line0, word0, stride, offsets, words, m)
+    else:
+        for m in prange(n):
+            _run_rows_of(starts, stops, run_offsets, heights, line0, word0, stride, offsets, words, m)
