@@ -15,6 +15,7 @@ from geoiou.evaluation.action_segmentation import (
 )
 from geoiou.evaluation.agreement import AgreementEvaluation, AgreementResult, evaluate_agreement
 from geoiou.evaluation.coco import CocoEvaluation, evaluate_coco
+from geoiou.evaluation.federated import FederatedLabels
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.mergeable import MergeableEvaluation, merge_states
 from geoiou.evaluation.multilabel import JaccardEvaluation, jaccard
@@ -42,6 +43,7 @@ __all__ = [
     "Annotations",
     "CocoEvaluation",
     "CocoResult",
+    "FederatedLabels",
     "ConfusionMatrix",
     "MergeableEvaluation",
     "JaccardEvaluation",

@@ -16,6 +16,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from geoiou.errors import InvalidTypeError, MismatchError
+from geoiou.evaluation.federated import top_per_image
 from geoiou.io.json_documents import load_json_document
 from geoiou.pycocotools.coco import COCO, _Results
 from geoiou.pycocotools.sources import RecordSource, file_source
@@ -131,29 +132,10 @@ class LVISResults(LVIS):
         COCO.__init__(self)
         logger.info("Loading and preparing results.")
         source = RecordSource(results) if isinstance(results, list) else file_source(results)
-        kept = source.take(_limited(*source.image_scores(), max_dets)) if max_dets >= 0 and len(source) else source
+        kept = source.take(top_per_image(*source.image_scores(), max_dets)) if max_dets >= 0 and len(source) else source
         self._dataset = {key: value for key, value in truth._dataset.items() if key != "annotations"}
         self._dataset["annotations"] = []  # the kept results' dicts: put in when first read
         self._results = _Results(kept, None, crowd=False)
         unknown = kept.image_ids() - {image["id"] for image in self._dataset.get("images", [])}
         if unknown:
             raise MismatchError(f"Results do not correspond to current LVIS set: image ids {sorted(unknown)[:5]}")
-
-
-def _limited(image: np.ndarray, score: np.ndarray, max_dets: int) -> np.ndarray:
-    """The rows of lvis-api's top `max_dets` per image: images in order of first appearance, an image over the limit
-    sorted by decreasing score (a stable sort), the others as given.
-
-    Examples
-    --------
-    >>> _limited(np.array([5, 3, 5, 5]), np.array([0.1, 0.5, 0.9, 0.3]), 2)  # image 5 first: its best two
-    array([2, 3, 1])
-    """
-    _, first, code = np.unique(image, return_index=True, return_inverse=True)
-    appearance = np.argsort(np.argsort(first))[code]  # images numbered by first appearance
-    crowded = np.bincount(code)[code] > max_dets
-    key = np.where(crowded, -score, 0.0)
-    order = np.lexsort((np.arange(len(image)), key, appearance))
-    starts = np.searchsorted(appearance[order], appearance[order])
-    kept: np.ndarray = order[np.arange(len(order)) - starts < max_dets]
-    return kept

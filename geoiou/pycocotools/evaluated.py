@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from geoiou.evaluation.coco import CocoArrays, CocoMatched, PairSource, coco_match
+from geoiou.evaluation.coco import CocoArrays, CocoMatched, PairSource, coco_match, unmatched_as_ignored
 from geoiou.evaluation.overlaps import CandidateOverlaps
 
 __all__ = ["Evaluated", "GroupRows", "Matching", "decided", "eval_images", "match_groups", "overlaps_by_group"]
@@ -195,7 +195,7 @@ def match_groups(
     if zero_ids:
         evaluated.outcome = _zero_ids_unmatched(evaluated)
     if unmatched_ignored is not None:
-        evaluated.outcome = _not_exhaustive_ignored(evaluated.outcome, unmatched_ignored[found.order])
+        evaluated.outcome = unmatched_as_ignored(evaluated.outcome, unmatched_ignored[found.order])
     if zero_ids or unmatched_ignored is not None:
         evaluated.decided = decided(evaluated.outcome)
     return evaluated
@@ -256,14 +256,6 @@ def _zero_ids_unmatched(evaluated: Evaluated) -> np.ndarray:
     outside = (area[:, None] < ranges[:, 0]) | (area[:, None] > ranges[:, 1])
     unmatched = np.where(outside[:, None, :], np.uint8(IGNORED), np.uint8(FALSE_POSITIVE))
     return np.where(zero, unmatched, outcome)
-
-
-def _not_exhaustive_ignored(outcome: np.ndarray, not_exhaustive: np.ndarray) -> np.ndarray:
-    """lvis-api's rule: an unmatched result of a category its image does not annotate exhaustively is ignored."""
-    from geoiou.evaluation.protocol_loops import FALSE_POSITIVE, IGNORED  # numba: on first use
-
-    unmatched = (outcome == FALSE_POSITIVE) & not_exhaustive[:, None, None]
-    return np.where(unmatched, np.uint8(IGNORED), outcome)
 
 
 def _flags(values: np.ndarray | None, n: int) -> np.ndarray:
