@@ -228,7 +228,9 @@ def run_child(tool: str, workload: str, folder: Path, activitynet: str | None) -
         command += ["--activitynet", activitynet]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
-        print(f"  {tool} on {workload} failed: {done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+        # Killed by a signal (-9: the kernel's out-of-memory killer, on a 24 GB machine) or failed with a message.
+        why = "killed (out of memory?)" if done.returncode in (-9, 137) else done.stderr.strip().splitlines()[-1:]
+        print(f"  {tool} on {workload} failed: {why}", file=sys.stderr)
         return None
     return json.loads(done.stdout.strip().splitlines()[-1])
 

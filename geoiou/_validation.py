@@ -145,6 +145,23 @@ _PLAIN_SEQUENCES = (list, tuple)
 _PLAIN_NUMBERS = frozenset((int, float))
 
 
+def is_finite_number(value: Any) -> bool:
+    """Whether `value` is one finite real number: a Python or NumPy int or float (not a bool) within float64's
+    range (an integer beyond it, such as JSON's ``1`` followed by 400 zeros, is not).
+
+    Examples
+    --------
+    >>> is_finite_number(3), is_finite_number(10**400), is_finite_number(float("nan")), is_finite_number(True)
+    (True, False, False, False)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int beyond float range
+        return False
+
+
 def finite_numbers(values: list[Any] | tuple[Any, ...]) -> bool:
     """True if every item is a finite Python int or float (anything else takes the general checks)."""
     try:

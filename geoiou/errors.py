@@ -13,6 +13,8 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidRegionError",
     "InvalidTypeError",
+    "MismatchError",
+    "NotReadyError",
     "UnknownNameError",
     "UnsupportedPairError",
 ]
@@ -57,6 +59,15 @@ class UnknownNameError(GeoIoUError, KeyError):
 
     def __str__(self) -> str:  # KeyError would print the message quoted
         return str(self.args[0]) if self.args else ""
+
+
+class MismatchError(GeoIoUError, AssertionError):
+    """Inputs that must correspond do not: results naming images a dataset lacks, crowd flags not one per ground
+    truth. An `AssertionError`, as pycocotools' own checks of the same (`geoiou.pycocotools`)."""
+
+
+class NotReadyError(GeoIoUError, RuntimeError):
+    """A step was asked for before the one it reads (``summarize`` before ``accumulate``)."""
 
 
 class FormatError(GeoIoUError, ValueError):

@@ -85,6 +85,30 @@ def test_coco_segmentation_with_rle_masks_on_the_cluster(client):
     )
 
 
+def test_lvis_on_the_cluster_equals_the_local_evaluation(client):
+    """LVIS's federated labels go to every part: the cluster's arrays are the one call's."""
+    from geoiou.evaluation import FederatedLabels
+    from geoiou.io import read_coco_results
+    from tests.evaluation.test_federated import lvis_truth
+    from tests.pycocotools.dropin_datasets import lvis_dataset
+
+    dataset, results = lvis_dataset(3)
+    for result in results:
+        del result["segmentation"]
+    truth = lvis_truth(dataset, "bbox")
+    predictions = read_coco_results(results, geometry="bbox").annotations
+    options = {
+        "images": [image["id"] for image in dataset["images"]],
+        "categories": [category["id"] for category in dataset["categories"]],
+        "max_detections": (300,),
+        "federated": FederatedLabels.read(dataset, max_per_image=12),
+    }
+    whole = evaluate_coco(truth, predictions, **options)
+    split = gd.evaluate_coco(truth, predictions, client=client, partitions=5, **options)
+    np.testing.assert_array_equal(split.precision, whole.precision)
+    assert whole["AP50"] > 0.2
+
+
 def test_voc_on_the_cluster_keeps_ties_in_input_order(client):
     truth, predictions, images = detection_set(5, crowd=False)
     whole = evaluate_voc(truth, predictions, images=images, interpolation="11point")

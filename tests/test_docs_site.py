@@ -36,6 +36,8 @@ API_PAGES = {
     "geoiou.dask": "api/dask/index.html",
     "geoiou.plot": "api/plot/index.html",
     "geoiou.rle": "api/rle/index.html",
+    "geoiou.pycocotools": "api/pycocotools/index.html",
+    "geoiou.lvis": "api/lvis/index.html",
 }
 NAV_PAGES = [
     "index.html",
@@ -48,6 +50,7 @@ NAV_PAGES = [
     "howto/3d-detection/index.html",
     "howto/compare/index.html",
     "evaluation-detection/index.html",
+    "pycocotools/index.html",
     "evaluation-temporal/index.html",
     "evaluation-segmentation/index.html",
     "cli/index.html",

@@ -32,7 +32,7 @@ PACKAGE = ROOT / "geoiou"
 #: layers side by side in one row never import each other.
 ROWS: tuple[tuple[str, ...], ...] = (
     ("cli",),
-    ("plot", "dask", "report"),
+    ("plot", "dask", "report", "dropin"),
     ("diagnostics",),  # read evaluation states and results, never files: below every presentation of them
     ("io", "evaluation"),  # readers hand over tables and know no protocol; protocols know no file format
     ("matching",),
@@ -53,6 +53,9 @@ LAYER_OF: dict[str, str] = {
     "geoiou.plot": "plot",
     "geoiou.report": "report",  # the HTML report page: its own SVG charts and drawings, no matplotlib
     "geoiou.diagnostics": "diagnostics",
+    # pycocotools' and lvis-api's API over the COCO readers and the COCO matcher: above io and evaluation both
+    "geoiou.pycocotools": "dropin",
+    "geoiou.lvis": "dropin",
     "geoiou.dask": "dask",
     "geoiou.io": "io",
     "geoiou.evaluation": "evaluation",

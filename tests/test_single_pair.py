@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import geoiou
+from geoiou import _compiled
 from geoiou.dispatch import find_kernel
 from geoiou.kernels.rotated_loops import hull_area, intersection_area
 from tests.strategies import ci_settings, region_strategy
@@ -74,11 +75,13 @@ def test_single_polygon_pairs_give_the_bits_of_a_pairwise_matrix(kinds, metric, 
     a, b = data.draw(region_strategy(kinds[0]), label="a"), data.draw(region_strategy(kinds[1]), label="b")
     measure = METRICS[metric]
     assert_same_bits(measure(a, b), measure(a.reshape(1), b.reshape(1)))
-    # 8 × 6 pairs: more than `polygon_loops.SERIAL_PAIRS`, so the matrix runs in the parallel loop.
-    batch_a, batch_b = type(a).concatenate([a.reshape(1)] * 8), type(b).concatenate([b.reshape(1)] * 6)
+    # 9 × 8 pairs (at least PARALLEL_MIN), with no work threshold: the matrix runs in the parallel loop.
+    batch_a, batch_b = type(a).concatenate([a.reshape(1)] * 9), type(b).concatenate([b.reshape(1)] * 8)
     pairwise = {"iou": geoiou.pairwise_iou, "intersection": geoiou.pairwise_intersection_area}.get(metric)
     if pairwise is not None:
-        matrix = pairwise(batch_a, batch_b)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_compiled, "PARALLEL_WORK_NS", 0.0)
+            matrix = pairwise(batch_a, batch_b)
         assert np.all(matrix.view(np.uint64) == np.float64(measure(a, b)).view(np.uint64))
 
 

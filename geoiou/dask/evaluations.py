@@ -23,6 +23,7 @@ from geoiou.dask.cluster import connected, part_count
 from geoiou.evaluation.agreement import AgreementEvaluation, AgreementResult
 from geoiou.evaluation.results import CocoResult, VocResult
 from geoiou.evaluation.coco import CocoEvaluation
+from geoiou.evaluation.federated import FederatedLabels
 from geoiou.evaluation.voc import VocEvaluation
 from geoiou.evaluation.mergeable import MergeableEvaluation, joined_ids, merge_states, part_starts
 from geoiou.evaluation.temporal import TemporalDetectionEvaluation, TemporalDetectionResult
@@ -194,12 +195,13 @@ def _partitioned(
     client: distributed.Client | None,
     workers: int | None,
     scheduler: str | None,
+    **update_options: Any,
 ) -> ResultT:
     truth, predictions = as_annotations(truth, "ground_truth"), as_annotations(predictions, "predictions")
     evaluation = make()  # settings checked before any cluster starts
     with connected(client, workers=workers, scheduler=scheduler) as active:
         parts = split_detection(truth, predictions, images, part_count(partitions, active))
-        return evaluate(evaluation, parts, client=active)
+        return evaluate(evaluation, [{**part, **update_options} for part in parts], client=active)
 
 
 def evaluate_coco(
@@ -211,12 +213,13 @@ def evaluate_coco(
     client: distributed.Client | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
+    federated: FederatedLabels | None = None,
     **options: Any,
 ) -> CocoResult:
     """`geoiou.evaluation.evaluate_coco` on a Dask cluster, the images split into `partitions` parts: the same result.
 
     `options` are those of `evaluate_coco` (``iou_thresholds``, ``polygon_iou``...); by default
-    there are four parts per worker thread.
+    there are four parts per worker thread. `federated` (LVIS's labels) goes to every part.
 
     Examples
     --------
@@ -229,7 +232,15 @@ def evaluate_coco(
     0.505
     """
     return _partitioned(
-        lambda: CocoEvaluation(**options), ground_truth, predictions, images, partitions, client, workers, scheduler
+        lambda: CocoEvaluation(**options),
+        ground_truth,
+        predictions,
+        images,
+        partitions,
+        client,
+        workers,
+        scheduler,
+        **({} if federated is None else {"federated": federated}),
     )
 
 

@@ -15,6 +15,7 @@ from geoiou.evaluation.action_segmentation import (
 )
 from geoiou.evaluation.agreement import AgreementEvaluation, AgreementResult, evaluate_agreement
 from geoiou.evaluation.coco import CocoEvaluation, evaluate_coco
+from geoiou.evaluation.federated import FederatedLabels
 from geoiou.evaluation.kitti import KittiEvaluation, KittiResult, evaluate_kitti
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.mergeable import MergeableEvaluation, merge_states
@@ -43,6 +44,7 @@ __all__ = [
     "Annotations",
     "CocoEvaluation",
     "CocoResult",
+    "FederatedLabels",
     "ConfusionMatrix",
     "MergeableEvaluation",
     "JaccardEvaluation",

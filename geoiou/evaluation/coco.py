@@ -45,6 +45,7 @@ from numpy.typing import ArrayLike
 from geoiou._distinct import distinct
 from geoiou._progress import Phases
 from geoiou._validation import invalid_argument as _fail
+from geoiou.evaluation.federated import FederatedLabels
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.mergeable import MergeableEvaluation, disjoint_keys
 from geoiou.evaluation.overlaps import CandidateOverlaps, region_pairs, regions_of
@@ -198,6 +199,7 @@ def coco_match(
     max_detections: int,
     area_ranges: np.ndarray,
     every_area: bool = False,
+    unmatched_ignored: np.ndarray | None = None,
     show_progress: bool | None = None,
 ) -> CocoMatched:
     """COCOeval's ``evaluate``: the greedy matching of every image and category, and the per-object matches.
@@ -205,6 +207,8 @@ def coco_match(
     `pairs` gives the pairs that can match with their overlaps: `region_pairs` (the exact overlaps
     of regions whose bounds meet) or `every_pair` (a measure of every pair of a group, such as
     pycocotools' keypoint similarity). `every_area` keeps ``partners`` for every area range.
+    `unmatched_ignored` (a flag per prediction row) marks the predictions that are ignored rather
+    than false positives when they match nothing (LVIS's not exhaustively annotated categories).
 
     Examples
     --------
@@ -218,7 +222,9 @@ def coco_match(
     ([1, 0], [0, 1])
     """
     with Phases("COCO matching", 2, enabled=show_progress) as phases:
-        return _coco_match(data, pairs, iou_thresholds, max_detections, area_ranges, every_area, phases)
+        return _coco_match(
+            data, pairs, iou_thresholds, max_detections, area_ranges, every_area, unmatched_ignored, phases
+        )
 
 
 def _coco_match(
@@ -228,9 +234,10 @@ def _coco_match(
     max_detections: int,
     area_ranges: np.ndarray,
     every_area: bool,
+    unmatched_ignored: np.ndarray | None,
     phases: Phases,
 ) -> CocoMatched:
-    from geoiou.evaluation.protocol_loops import coco_greedy, sort_runs_by_score
+    from geoiou.evaluation.protocol_loops import FALSE_POSITIVE, coco_greedy, sort_runs_by_score
 
     # Predictions: by category, image, then score (highest first; ties keep the input order, as
     # COCOeval's mergesort does), and at most `max_detections` per image and category.
@@ -259,6 +266,9 @@ def _coco_match(
         group_start, found.pair_start, found.pair_gt, found.value, gt_crowd, gt_ignored, dt_outside, thresholds,
         every_area,
     )  # fmt: skip
+    if unmatched_ignored is not None:
+        outcome = unmatched_as_ignored(outcome, unmatched_ignored[order])
+        decided = (outcome != FALSE_POSITIVE).any(axis=1)
     phases.done("matching")
     # Per object, area range "all" (the first): rows resolved when first read.
     matches = ObjectMatches.from_pairs(
@@ -267,6 +277,21 @@ def _coco_match(
     )  # fmt: skip
     partners = np.where(partner >= 0, np.append(found.pair_gt, -1)[partner], -1) if every_area else None
     return CocoMatched(order, rank, outcome, decided, gt_order, gt_ignored, matches, partners)
+
+
+def unmatched_as_ignored(outcome: np.ndarray, flagged: np.ndarray) -> np.ndarray:
+    """`outcome` ``[D, T, A]`` with the false positives of the `flagged` predictions (one flag each) ignored.
+
+    Examples
+    --------
+    >>> unmatched_as_ignored(np.array([[[0]], [[0]], [[1]]], dtype=np.uint8), np.array([True, False, True])).ravel()
+    array([2, 0, 1], dtype=uint8)
+    """
+    from geoiou.evaluation.protocol_loops import FALSE_POSITIVE, IGNORED  # numba: on first use
+
+    unmatched = (outcome == FALSE_POSITIVE) & flagged[:, None, None]
+    result: np.ndarray = np.where(unmatched, np.uint8(IGNORED), outcome)
+    return result
 
 
 def _runs(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -405,14 +430,21 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
         predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
         *,
         images: Sequence[Any] | Mapping[Any, tuple[int, int]] | None = None,
+        federated: FederatedLabels | None = None,
     ) -> CocoEvaluation:
         """Match the predictions of one part's images; return ``self``.
 
         `images` is as in `evaluate_coco`, for this part: by default the images of its ground
-        truth; list them to count images of this part without ground truth.
+        truth; list them to count images of this part without ground truth. `federated` applies
+        LVIS's rules (`geoiou.evaluation.federated`) with the labels of the part's images.
         """
         settings = self.settings
         truth, predicted = as_annotations(ground_truth, "ground_truth"), as_annotations(predictions, "predictions")
+        not_exhaustive = None
+        if federated is not None:
+            if not isinstance(federated, FederatedLabels):
+                raise _fail("federated", "FederatedLabels or None", federated)
+            truth, predicted, not_exhaustive = federated.evaluated(truth, predicted)
         categories, deferred = part_categories(settings.categories, truth, predicted)
         prepared = PreparedPart(truth, predicted, images, categories, needs_sizes=settings.polygon_iou == "pycocotools")
         truth_regions, predicted_regions = regions_of(prepared, settings.polygon_iou)
@@ -438,6 +470,7 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
             iou_thresholds=settings.iou_thresholds,
             max_detections=settings.max_detections[-1],
             area_ranges=np.array(list(settings.area_ranges.values())),
+            unmatched_ignored=not_exhaustive,
             show_progress=self.show_progress,
         )
         gt_category = prepared.gt_category[found.gt_order]
@@ -513,6 +546,7 @@ def evaluate_coco(
     max_detections: Sequence[int] = COCO_MAX_DETECTIONS,
     area_ranges: Mapping[str, tuple[float, float]] | None = None,
     polygon_iou: PolygonIoU = "exact",
+    federated: FederatedLabels | None = None,
     show_progress: bool | None = None,
 ) -> CocoResult:
     """COCO detection AP and AR for any region kind, as pycocotools' ``COCOeval`` computes them.
@@ -547,6 +581,9 @@ def evaluate_coco(
         ``"exact"`` compares polygons exactly. ``"pycocotools"`` first rasterizes every polygon (of
         either side) at its image's size as pycocotools does (needs `images` with sizes), to
         reproduce official COCO segmentation numbers; then a polygon's measure is its raster's.
+    federated : FederatedLabels, optional
+        LVIS's federated labels: with them (and ``max_detections=(300,)``) the evaluation is
+        lvis-api's ``LVISEval`` (see `geoiou.evaluation.federated`).
     show_progress : bool, optional
         Draw a progress bar (by default only when stderr is a terminal).
 
@@ -595,4 +632,4 @@ def evaluate_coco(
         polygon_iou=polygon_iou,
         show_progress=show_progress,
     )
-    return evaluation.update(ground_truth, predictions, images=images).compute()
+    return evaluation.update(ground_truth, predictions, images=images, federated=federated).compute()

@@ -82,8 +82,13 @@ class DetectionRegions:
 
     def bounds(self, rows: np.ndarray) -> np.ndarray:
         """The bounds of `rows`, ``(len(rows), 2 * ndim)``; NaN for empty regions."""
-        bounds: np.ndarray = self.rows.bounds()[rows]
+        bounds: np.ndarray = self._bounds[rows]
         return bounds
+
+    @functools.cached_property
+    def _bounds(self) -> np.ndarray:
+        """The bounds of every row, computed once (the protocols ask for both orders of a side)."""
+        return self.rows.bounds()
 
 
 def _rasterized(piece: Polygon, rows: np.ndarray, row_sizes: np.ndarray, param: str) -> list[tuple[Region, np.ndarray]]:
@@ -285,4 +290,6 @@ def _stretches(counts: np.ndarray) -> list[tuple[int, int]]:
 
 
 def _joined(parts: list[np.ndarray], dtype: Any) -> np.ndarray:
+    if len(parts) == 1:  # one stretch (the usual): no copy
+        return parts[0]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)

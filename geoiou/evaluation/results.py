@@ -113,7 +113,7 @@ class CocoResult:
         object.__setattr__(self, "_stats", self._select(slice(None)))
 
     # ----------------------------------------------------------------- numbers
-    def _select(self, categories: slice | int) -> dict[str, float]:
+    def _select(self, categories: slice | int | np.ndarray) -> dict[str, float]:
         labels = list(self.area_ranges)
         values = {}
         for stat in _summary_stats(labels, self.max_detections):
@@ -153,6 +153,28 @@ class CocoResult:
             return self._stats[name]
         except KeyError:
             raise UnknownNameError(f"no summary number {name!r}; there are {list(self._stats)}") from None
+
+    def stats_of(self, categories: Sequence[Any]) -> dict[str, float]:
+        """The summary numbers averaged over some of the categories only (their ids), as `stats` over all.
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> from geoiou.evaluation import Annotations, evaluate_coco
+        >>> truth = Annotations(image_id=1, category_id=[1, 2], region=geoiou.Box([[0, 0, 9, 9], [20, 0, 29, 9]]))
+        >>> preds = Annotations(image_id=1, category_id=[1], score=[0.5], region=geoiou.Box([[0, 0, 9, 9]]))
+        >>> result = evaluate_coco(truth, preds)
+        >>> [round(result.stats_of(ids)["AP"], 4) for ids in ([1], [2], [1, 2], [])]  # []: nothing to average
+        [1.0, 0.0, 0.5, -1.0]
+        """
+        listed = np.asarray(list(categories))
+        position = np.searchsorted(self.categories, listed) if len(listed) else np.zeros(0, np.int64)
+        known = position < len(self.categories)
+        known[known] = self.categories[position[known]] == listed[known]
+        if not known.all():
+            wrong = listed[~known][0]
+            raise invalid_argument("categories", f"ids of the evaluated categories {self.categories.tolist()}", wrong)
+        return self._select(position)
 
     def per_category(self) -> dict[Any, dict[str, float]]:
         """The summary numbers of each category alone: ``{category_id: {"AP": ..., ...}}``.

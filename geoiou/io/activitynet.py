@@ -17,7 +17,6 @@ entry is reported once, at the video, and none of its segments is read.
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from geoiou._validation import SMALLEST_LENGTH, describe, invalid_argument, range_faults
+from geoiou._validation import SMALLEST_LENGTH, describe, invalid_argument, is_finite_number, range_faults
 from geoiou.errors import FormatError
 from geoiou.io.columns import JsonColumns, ObjectColumns, Values
 from geoiou.io.json_documents import open_json
@@ -357,9 +356,9 @@ def _segment_row(record: Any, video: Hashable, scored: bool) -> Row:
         score = record["score"] if scored else None
     except (KeyError, TypeError, ValueError):
         raise invalid(_layout_fault(record, scored)) from None
-    if not (_is_number(start) and _is_number(end)):
+    if not (_is_real(start) and _is_real(end)):
         raise invalid(f"'segment' must be [start, end], two numbers (got {describe(record['segment'])})")
-    if not (math.isfinite(start) and math.isfinite(end)):
+    if not (is_finite_number(start) and is_finite_number(end)):  # NaN, inf, an integer beyond float64
         raise invalid(f"'segment' must be finite (got {describe(record['segment'])})")
     if end < start:
         raise invalid(f"'segment' must have end >= start (got {describe(record['segment'])})")
@@ -391,13 +390,13 @@ def _layout_fault(record: Any, scored: bool) -> str:
     return f"'segment' must be [start, end], two numbers (got {describe(record['segment'])})"
 
 
-def _is_number(value: Any) -> bool:
+def _is_real(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _number(value: Any, name: str) -> float:
     """A finite JSON number (not a string, not a boolean), or raise `invalid` naming the field."""
-    if not _is_number(value) or not math.isfinite(value):
+    if not is_finite_number(value):
         raise invalid(f"'{name}' must be a finite number (got {describe(value)})")
     return float(value)
 

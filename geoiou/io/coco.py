@@ -48,6 +48,7 @@ from geoiou._validation import (
     WITHIN_RANGE,
     describe,
     invalid_argument,
+    is_finite_number,
     shapely_range_faults,
     sized_box_faults,
 )
@@ -757,15 +758,9 @@ def _integer(record: Mapping[str, Any], key: str) -> int:
     return int(value)
 
 
-def _is_number(value: Any) -> bool:
-    """A finite JSON number (NumPy scalars too, for documents built in Python); not a bool."""
-    number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-    return number and math.isfinite(value)
-
-
 def _number(record: Mapping[str, Any], key: str, expected: str, minimum: float = -math.inf) -> float:
     value = _field(record, key, expected)
-    if not _is_number(value) or value < minimum:
+    if not is_finite_number(value) or value < minimum:
         raise invalid(f"'{key}' must be {expected} (got {describe(value)})")
     return float(value)
 
@@ -789,7 +784,7 @@ def _bbox(value: Any) -> tuple[float, float, float, float]:
     if not (
         isinstance(value, list)
         and len(value) == 4
-        and all(_is_number(v) for v in value)
+        and all(is_finite_number(v) for v in value)
         and math.isfinite(value[0] + value[2])
         and math.isfinite(value[1] + value[3])
     ):

@@ -508,20 +508,16 @@ class _Windows:
 
 
 def _dense_row_windows(dense: np.ndarray) -> _Windows:
-    """Windows along the rows of dense masks ``(M, H, W)``: every row packed in one vectorized call, then cut."""
+    """Windows along the rows of dense masks ``(M, H, W)``: every row packed in one vectorized call, then each
+    mask's box found and its window copied out in compiled loops (`mask_windows`)."""
+    from geoiou.regions import mask_windows  # compiled: loaded with the first windows, not by `import geoiou`
+
     masks, height, width = dense.shape
     stride = -(-width // WORD_BITS)
-    words = _pack_lines(dense.reshape(masks * height, width), stride)
-    lines = words.reshape(masks, height, stride)
+    lines = _pack_lines(dense.reshape(masks * height, width), stride).reshape(masks, height, stride)
     # The bounding box from the packed words: eight times less to read than the pixels.
-    rows = np.bitwise_or.reduce(lines, axis=2) != 0
-    column_bits = np.bitwise_or.reduce(lines, axis=1).view(np.uint8)
-    columns = np.unpackbits(column_bits, axis=-1, bitorder="little")[:, :width].astype(bool)
-    windows = _Windows.zeros(False, np.column_stack([*_span(rows), *_span(columns)]))
-    # Gather each window's words from the whole rows: row r of mask m is line m·H + r of `words`.
-    owner, line, word = windows.cells()
-    row = windows.line0[owner] + line
-    windows.words[:] = words[(owner * height + row) * stride + windows.word0[owner] + word]
+    windows = _Windows.zeros(False, mask_windows.packed_row_boxes(lines, width))
+    mask_windows.copy_row_windows(lines, windows.line0, windows.word0, windows.stride, windows.offsets, windows.words)
     return windows
 
 

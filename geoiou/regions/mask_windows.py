@@ -1,4 +1,4 @@
-"""Masks held as COCO runs packed 64 pixels to a word over their bounding boxes, compiled.
+"""Masks packed 64 pixels to a word over their bounding boxes, compiled: from COCO runs or from packed rows.
 
 The layout is `regions.mask._Windows`': mask m keeps the lines of its box from ``line0[m]`` on,
 each as ``stride[m]`` words starting at word ``word0[m]`` of the line, from ``words[offsets[m]]``
@@ -15,7 +15,7 @@ import numpy as np
 
 from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
 
-__all__ = ["pack_run_columns", "pack_run_rows"]
+__all__ = ["copy_row_windows", "pack_run_columns", "pack_run_rows", "packed_row_boxes"]
 
 WORD_BITS = 64
 
@@ -182,3 +182,117 @@ def _run_rows(
     else:
         for m in prange(n):
             _run_rows_of(starts, stops, run_offsets, heights, line0, word0, stride, offsets, words, m)
+
+
+# --------------------------------------------------------------------------- from dense pixels
+def packed_row_boxes(lines: np.ndarray, width: int) -> np.ndarray:
+    """The bounding box of each mask from its rows packed into words ``(M, H, S)`` (bit b of word w: column 64w + b).
+
+    Returns ``(first row, last row + 1, first column, last column + 1)`` per mask, zeros when empty.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lines = np.zeros((1, 3, 1), dtype="<u8")
+    >>> lines[0, 1, 0] = 0b0110  # row 1: columns 1 and 2
+    >>> packed_row_boxes(lines, 4).tolist()
+    [[1, 2, 1, 3]]
+    """
+    boxes = np.empty((lines.shape[0], 4), dtype=np.int64)
+    use_threads(lines.shape[0])
+    _packed_boxes(lines, boxes)
+    return boxes
+
+
+@jit(inline=True)
+def _lowest_bit(word: np.uint64) -> int:
+    bit = 0
+    while not (word >> np.uint64(bit)) & np.uint64(1):
+        bit += 1
+    return bit
+
+
+@jit(inline=True)
+def _highest_bit(word: np.uint64) -> int:
+    bit = WORD_BITS - 1
+    while not (word >> np.uint64(bit)) & np.uint64(1):
+        bit -= 1
+    return bit
+
+
+@jit(inline=True)
+def _packed_box(lines: np.ndarray, boxes: np.ndarray, m: int) -> None:
+    height, stride = lines.shape[1], lines.shape[2]
+    row0, row1, col0, col1 = height, 0, stride * WORD_BITS, 0
+    for row in range(height):
+        for w in range(stride):  # the first word with a pixel gives the row's first column
+            if lines[m, row, w]:
+                row0, row1 = min(row0, row), row + 1
+                col0 = min(col0, w * WORD_BITS + _lowest_bit(lines[m, row, w]))
+                break
+        for w in range(stride - 1, -1, -1):  # the last gives its last
+            if lines[m, row, w]:
+                col1 = max(col1, w * WORD_BITS + _highest_bit(lines[m, row, w]) + 1)
+                break
+    if row1 == 0:
+        row0, row1, col0, col1 = 0, 0, 0, 0
+    boxes[m, 0], boxes[m, 1], boxes[m, 2], boxes[m, 3] = row0, row1, col0, col1
+
+
+@jit(parallel=True)
+def _packed_boxes(lines: np.ndarray, boxes: np.ndarray) -> None:
+    if lines.shape[0] < PARALLEL_MIN:
+        for m in range(lines.shape[0]):
+            _packed_box(lines, boxes, m)
+    else:
+        for m in prange(lines.shape[0]):
+            _packed_box(lines, boxes, m)
+
+
+def copy_row_windows(
+    lines: np.ndarray, line0: np.ndarray, word0: np.ndarray, stride: np.ndarray, offsets: np.ndarray, words: np.ndarray
+) -> None:
+    """Copy each mask's window (the rows and words of its box) out of its packed rows ``(M, H, S)`` into `words`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lines = np.arange(6, dtype="<u8").reshape(1, 3, 2)
+    >>> words = np.zeros(2, dtype="<u8")
+    >>> copy_row_windows(lines, np.array([1]), np.array([1]), np.array([1]), np.array([0]), words)
+    >>> words.tolist()  # rows 1 and 2, their second word
+    [3, 5]
+    """
+    use_threads(lines.shape[0])
+    _copy_rows(lines, line0, word0, stride, offsets, words)
+
+
+@jit(inline=True)
+def _copy_rows_of(
+    lines: np.ndarray,
+    line0: np.ndarray,
+    word0: np.ndarray,
+    stride: np.ndarray,
+    offsets: np.ndarray,
+    words: np.ndarray,
+    m: int,
+) -> None:
+    if stride[m] == 0:
+        return
+    end = offsets[m + 1] if m + 1 < offsets.shape[0] else words.shape[0]
+    for line in range((end - offsets[m]) // stride[m]):
+        at = offsets[m] + line * stride[m]
+        for w in range(stride[m]):
+            words[at + w] = lines[m, line0[m] + line, word0[m] + w]
+
+
+@jit(parallel=True)
+def _copy_rows(
+    lines: np.ndarray, line0: np.ndarray, word0: np.ndarray, stride: np.ndarray, offsets: np.ndarray, words: np.ndarray
+) -> None:
+    if lines.shape[0] < PARALLEL_MIN:
+        for m in range(lines.shape[0]):
+            _copy_rows_of(lines, line0, word0, stride, offsets, words, m)
+    else:
+        for m in prange(lines.shape[0]):
+            _copy_rows_of(lines, line0, word0, stride, offsets, words, m)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import geoiou
 from geoiou.evaluation import Annotations, evaluate_coco, evaluate_voc
-from geoiou.evaluation.protocol_loops import SWEEP_FROM, GroupCandidates, sort_runs_by_score
+from geoiou.evaluation.protocol_loops import RADIX_FROM, SWEEP_FROM, GroupCandidates, sort_runs_by_score
 from tests.strategies import ci_settings
 
 
@@ -77,6 +77,22 @@ def test_sorting_runs_by_score_is_a_stable_sort_within_each_run(seed, n, runs):
     order = np.arange(n)
     sort_runs_by_score(order, starts, score)
     np.testing.assert_array_equal(order, np.lexsort((-score, group)))
+
+
+@pytest.mark.parametrize("n", [2 * RADIX_FROM, 5000])
+def test_long_runs_sorted_by_the_bits_of_their_scores_are_stable(n):
+    """Runs long enough for the radix sort: negative and positive scores, 0.0 and -0.0 (equal: a tie), many ties,
+    a permuted order; the result is a stable sort by decreasing score (ties keep their order)."""
+    rng = np.random.default_rng(n)
+    score = np.round(rng.normal(0, 1, n), 1)
+    score[rng.random(n) < 0.1] = -0.0
+    score[rng.random(n) < 0.05] = 0.0
+    score[:3] = [5e-324, -5e-324, 1e308]  # the smallest subnormals and a huge score
+    starts = np.array([0, n // 3, n], dtype=np.int64)  # a short run (merge sort) and a long one
+    order = rng.permutation(n)
+    expected = np.concatenate([run[np.lexsort((-score[run],))] for run in (order[: n // 3], order[n // 3 :])])
+    sort_runs_by_score(order, starts, score)
+    np.testing.assert_array_equal(order, expected)
 
 
 def scene(seed: int):

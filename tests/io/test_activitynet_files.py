@@ -335,6 +335,11 @@ BAD_SEGMENTS = [  # each document has one valid segment beside the bad one
     ),
     (annotation_error({"segment": [math.nan, 2], "label": "a"}), r"annotations\[1\]: 'segment' must be finite"),
     (annotation_error({"segment": [0, math.inf], "label": "a"}), r"annotations\[1\]: 'segment' must be finite"),
+    (annotation_error({"segment": [0, 10**400], "label": "a"}), r"annotations\[1\]: 'segment' must be finite"),
+    (
+        prediction_error({"label": "a", "score": 10**400, "segment": [0, 1]}),
+        r"results\['v_a'\]\[1\]: 'score' must be a finite number",
+    ),
     (
         annotation_error({"segment": [0, 1, 2], "label": "a"}),
         r"'segment' must be \[start, end\], two numbers \(got \[0, 1, 2\]\)",

@@ -152,6 +152,8 @@ def test_skip_invalid_reads_the_valid_records_of_a_file_with_faults(tmp_path):
         ("image_id", True, "'image_id' must be an integer (got True)"),
         ("image_id", 2**70, "'image_id' must be an integer"),
         ("score", 1e309, "'score' must be a finite number"),
+        ("score", 10**400, "'score' must be a finite number"),  # an integer beyond float64: not an OverflowError
+        ("bbox", [0, 0, 10**400, 1], "'bbox' must be 4 numbers"),
         ("bbox", [0, 0, -1, 1], "non-negative width and height"),
         ("bbox", [0, 0, "1", 1], "'bbox' must be 4 numbers"),
         ("bbox", [1e308, 0, 1e308, 1], "'bbox' must be 4 numbers"),  # x + w overflows
