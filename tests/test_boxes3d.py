@@ -7,9 +7,12 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import geoiou
 from solids import yaw_matrix
+from strategies import ci_settings
 
 
 def _same_points(one: np.ndarray, other: np.ndarray) -> None:
@@ -223,3 +226,45 @@ def test_raw_numbers_are_refused_with_the_3d_constructor_to_use(value, hint):
         geoiou.iou(value, box)
     with pytest.raises(geoiou.InvalidTypeError, match=r"'b' must be a geoiou Region .*" + hint):
         geoiou.pairwise_iou(box, value)
+
+
+_EDGE_NUMBERS = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, -0.0, 1e-300, 2.0**336, 2.0**336 * (1 + 2**-52), 1e200, -1.0]),
+    st.integers(-(2**1100), 2**1100),
+)
+
+
+@ci_settings(200)
+@given(numbers=st.lists(_EDGE_NUMBERS, min_size=7, max_size=7))
+def test_one_box_of_plain_numbers_is_checked_as_a_batch_is(numbers):
+    """A list of seven Python numbers takes a path of its own (checks in Python floats, no NumPy): it must accept
+    and refuse what the batch path does, and hold the same bits."""
+    try:
+        one = geoiou.RotatedBox3D(numbers).to_array()
+    except geoiou.InvalidRegionError:
+        one = None
+    try:
+        batch = geoiou.RotatedBox3D(np.array([numbers], dtype=object).astype(np.float64)).to_array()[0]
+    except (geoiou.InvalidRegionError, OverflowError):
+        batch = None
+    assert (one is None) == (batch is None)
+    if one is not None:
+        np.testing.assert_array_equal(one.view(np.uint64), batch.view(np.uint64))
+
+
+@pytest.mark.parametrize(
+    "make, param",
+    [
+        (lambda: geoiou.RotatedBox3D([0, 0, 0, 1e200, 1, 1, 0]), "'coords'"),
+        (lambda: geoiou.RotatedBox3D(np.array([[0, 0, 0, 1e200, 1, 1, 0]])), "'coords'"),
+        (lambda: geoiou.OrientedBox3D([0, 0, 0], [1e200, 1, 1], np.eye(3)), "'centre, size'"),
+        (lambda: geoiou.OrientedBox3D([1e200, 0, 0], [1, 1, 1], np.eye(3)), "'centre, size'"),
+    ],
+)
+def test_corners_out_of_range_are_refused_without_a_warning(make, param, recwarn):
+    """Sizes of 1e200 square to inf where the corners' reach is measured: the box is refused, naming what sets the
+    corners, and NumPy's overflow warning does not leak to the caller."""
+    with pytest.raises(geoiou.InvalidRegionError, match=param + r" must be coordinates within ±2\*\*336"):
+        make()
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

@@ -83,8 +83,9 @@ class OrientedBox3D(Solid):
         matrices = np.broadcast_to(matrices, (*shape, 3, 3))
         for axis, name in enumerate(("dx", "dy", "dz")):
             require_nonnegative(sizes[..., axis], "size", name)
-        reach = np.abs(centres).max(axis=-1) + np.sqrt((sizes * sizes).sum(axis=-1)) / 2
-        require_within_range(reach, "centre", largest=LARGEST_COORDINATE_3D)
+        with np.errstate(over="ignore"):  # sizes beyond 2**511 square to inf: refused just below, no warning
+            reach = np.abs(centres).max(axis=-1) + np.sqrt((sizes * sizes).sum(axis=-1)) / 2
+        require_within_range(reach, "centre, size", largest=LARGEST_COORDINATE_3D)  # the corners: both
         require_measurable(
             np.prod(sizes, axis=-1),
             np.asarray((sizes > 0).all(axis=-1)),

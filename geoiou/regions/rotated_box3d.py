@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -21,7 +21,6 @@ from geoiou._validation import (
     SMALLEST_VOLUME,
     as_float_array,
     fail,
-    plain_numbers,
     require_measurable,
     require_nonnegative,
     require_within_range,
@@ -88,18 +87,19 @@ class RotatedBox3D(Solid):
     """
 
     def __init__(self, coords: ArrayLike) -> None:
-        plain = plain_numbers(coords, 7)
-        if plain is not None and _plain_box_fits(plain):
+        packed = _plain_box_bytes(coords)
+        if packed is not None:
             # One box of plain numbers, the single-pair path: checked in Python floats, no NumPy passes; the
             # array is read-only as made (over the packed bytes), without a flags object.
-            object.__setattr__(self, "_coords", np.frombuffer(_SEVEN.pack(*plain)))
+            object.__setattr__(self, "_coords", np.frombuffer(packed))
             return
         array = as_float_array(coords, "coords", trailing=7)
         for axis, name in zip((3, 4, 5), ("dx", "dy", "dz")):
             require_nonnegative(array[..., axis], "coords", f"size {name}")
         sizes = array[..., 3:6]
         # The corners lie within half the diagonal of the centre.
-        reach = np.abs(array[..., :3]).max(axis=-1) + np.sqrt((sizes * sizes).sum(axis=-1)) / 2
+        with np.errstate(over="ignore"):  # sizes beyond 2**511 square to inf: refused just below, no warning
+            reach = np.abs(array[..., :3]).max(axis=-1) + np.sqrt((sizes * sizes).sum(axis=-1)) / 2
         require_within_range(reach, "coords", largest=LARGEST_COORDINATE_3D)
         require_measurable(
             np.prod(sizes, axis=-1),
@@ -322,18 +322,33 @@ def box_corners_3d(centre: np.ndarray, sizes: np.ndarray, rotation: np.ndarray, 
     return corners
 
 
-def _plain_box_fits(plain: tuple[float, ...]) -> bool:
-    """For one box of plain numbers: sizes non-negative, corners in range, a volume of 0 or a measurable one."""
-    cx, cy, cz, dx, dy, dz, _ = plain
-    # Half the sum of the sizes is at least half the diagonal: within it, the corners are in range
-    # (a box beyond it takes the general checks, which measure the diagonal).
-    if not (dx >= 0 and dy >= 0 and dz >= 0) or max(abs(cx), abs(cy), abs(cz)) + 0.5 * (dx + dy + dz) > _PLAIN_REACH:
-        return False
+def _plain_box_bytes(coords: Any) -> bytes | None:
+    """The seven float64 of one box given as a list or tuple of Python ints and floats, if it passes every check
+    in Python floats (finite, sizes non-negative, corners in range, a volume of 0 or a measurable one); else
+    None, and the general checks decide (and name what is wrong)."""
+    if type(coords) not in _PLAIN_SEQUENCES or len(coords) != 7 or not _PLAIN_NUMBERS.issuperset(map(type, coords)):
+        return None
+    try:
+        packed = _SEVEN.pack(*coords)
+    except (OverflowError, struct.error):  # an int beyond float range
+        return None
+    cx, cy, cz, dx, dy, dz, yaw = _SEVEN.unpack(packed)
+    # One sum tests them all for NaN and inf (a sum that overflows sends finite numbers to the general checks).
+    # Half the sum of the sizes is at least half the diagonal: within it, the corners are in range (a box
+    # beyond it takes the general checks, which measure the diagonal).
+    if (
+        not math.isfinite(cx + cy + cz + dx + dy + dz + yaw)
+        or not (dx >= 0 and dy >= 0 and dz >= 0)
+        or max(abs(cx), abs(cy), abs(cz)) + 0.5 * (dx + dy + dz) > _PLAIN_REACH
+    ):
+        return None
     # A box with three positive sizes must have a measurable volume (its product may underflow to 0).
-    return not (dx > 0 and dy > 0 and dz > 0) or dx * dy * dz >= SMALLEST_VOLUME
+    return packed if not (dx > 0 and dy > 0 and dz > 0) or dx * dy * dz >= SMALLEST_VOLUME else None
 
 
 _PLAIN_REACH = LARGEST_COORDINATE_3D
+_PLAIN_SEQUENCES = (list, tuple)
+_PLAIN_NUMBERS = frozenset((int, float))
 
 
 #: Seven float64 as bytes, for the read-only array of one box.
