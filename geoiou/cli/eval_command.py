@@ -249,7 +249,7 @@ def _run_kitti(arguments: argparse.Namespace, inputs: EvaluationInputs) -> int:
     rows = [
         {"metric": key.split("/")[0], "class": key.split("/")[1], "difficulty": key.split("/")[2],
          "points": key.split("/")[3], "ap": value}
-        for key, value in result.to_dict().items()
+        for key, value in result.to_dict()["ap"].items()
     ]  # fmt: skip
     _write_outputs(arguments, inputs, result, rows)
     return 0

@@ -127,14 +127,55 @@ class KittiResult:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        """The APs as ``{"3d/Car/moderate/R40": ...}`` (JSON-ready)."""
-        out: dict[str, Any] = {}
+        """A JSON-ready dict in the layout every protocol shares (docs/cli.md, "The JSON layout").
+
+        ``"headline"``: the numbers papers report, each metric's moderate AP at R40 per class
+        (``"3d/Car/moderate/R40"``); ``"per_category"``: per class its threshold, its ground truths
+        per difficulty and every AP (``"3d/easy/R40"``, ...); ``"ap"``: every AP by its full name.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> result = KittiResult(classes=("Car",), metrics=("3d",), min_overlaps=(0.7,),
+        ...                      ap_r40=np.full((1, 1, 3), 90.0), ap_r11=np.full((1, 1, 3), 88.0),
+        ...                      precision=np.zeros((1, 1, 3, 41)), recall=np.zeros((1, 1, 3, 41)),
+        ...                      num_ground_truths=np.array([[50, 120, 160]]), num_images=10)
+        >>> result.to_dict()["headline"]
+        {'3d/Car/moderate/R40': 90.0}
+        >>> result.to_dict()["per_category"][0]["num_ground_truths"]
+        {'easy': 50, 'moderate': 120, 'hard': 160}
+        """
+        ap: dict[str, float] = {}
+        per_category: list[dict[str, Any]] = [
+            {
+                "category_id": name,
+                "min_overlap": self.min_overlaps[c],
+                "num_ground_truths": {
+                    difficulty: int(self.num_ground_truths[c, d]) for d, difficulty in enumerate(self.difficulties)
+                },
+            }
+            for c, name in enumerate(self.classes)
+        ]
         for points, table in ((40, self.ap_r40), (11, self.ap_r11)):
             for m, metric in enumerate(self.metrics):
                 for c, name in enumerate(self.classes):
                     for d, difficulty in enumerate(self.difficulties):
-                        out[f"{metric}/{name}/{difficulty}/R{points}"] = float(table[m, c, d])
-        return out
+                        value = float(table[m, c, d])
+                        ap[f"{metric}/{name}/{difficulty}/R{points}"] = value
+                        per_category[c][f"{metric}/{difficulty}/R{points}"] = value
+        return {
+            "protocol": "kitti",
+            "headline": {
+                f"{metric}/{name}/moderate/R40": ap[f"{metric}/{name}/moderate/R40"]
+                for metric in self.metrics
+                for name in self.classes
+            },
+            "per_category": per_category,
+            "ap": ap,
+            "metrics": list(self.metrics),
+            "difficulties": list(self.difficulties),
+            "num_images": self.num_images,
+        }
 
 
 @dataclass(frozen=True)

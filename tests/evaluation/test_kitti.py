@@ -321,6 +321,18 @@ def test_command_line(tmp_path, scene, capsys):
     printed = capsys.readouterr().out
     assert "Car AP_R40@0.70, 0.70, 0.70:" in printed and "  3d AP:" in printed
     expected = evaluate_kitti(read_kitti_labels(tmp_path / "label_2"), read_kitti_labels(tmp_path / "results"))
-    assert json.loads(out.read_text())["result"] == expected.to_dict()
+    result = json.loads(out.read_text())["result"]
+    assert result == expected.to_dict()
+    # The layout every protocol's JSON shares: protocol, headline numbers by name, one row per category.
+    assert result["protocol"] == "kitti"
+    assert result["headline"]["3d/Car/moderate/R40"] == expected.ap("3d", "Car", "moderate")
+    assert [row["category_id"] for row in result["per_category"]] == ["Car", "Pedestrian", "Cyclist"]
+    assert result["per_category"][1]["bev/hard/R11"] == expected.ap("bev", "Pedestrian", "hard", points=11)
+    assert len(result["ap"]) == 3 * 3 * 3 * 2
+    assert (
+        main(["eval", str(tmp_path / "label_2"), str(tmp_path / "results"), "--csv", str(tmp_path / "kitti.csv")]) == 0
+    )
+    rows = (tmp_path / "kitti.csv").read_text().splitlines()
+    assert rows[0].split(",")[:5] == ["metric", "class", "difficulty", "points", "ap"] and len(rows) == 1 + 54
     assert main(["eval", str(tmp_path / "results"), str(tmp_path / "label_2")]) == 1
     assert "did you swap them?" in capsys.readouterr().err
