@@ -168,10 +168,10 @@ class Tape:
 
     def number_rows(self, values: np.ndarray | None, width: int) -> np.ndarray | None:
         """``(n, width)`` float64 from arrays of exactly `width` finite numbers each; else None."""
-        if values is None or not (self.kind[values] == ARRAY).all() or (self.stop[values] - values != width + 1).any():
+        if values is None:
             return None
-        flat = self.numbers(values[:, None] + np.arange(1, width + 1))
-        return None if flat is None else flat.reshape(len(values), width)
+        rows, plain = _number_rows(self.kind, self.stop, self.integer, self.number, values, width)
+        return rows if plain else None
 
     def strings(self, values: np.ndarray | None) -> list[str] | None:
         """The text of string values (escapes read as ``json.loads`` reads them); None unless all are strings."""
@@ -255,6 +255,28 @@ def _finite_numbers(
         else:
             return numbers, False
     return numbers, True
+
+
+@jit
+def _number_rows(
+    kind: np.ndarray, stop: np.ndarray, integer: np.ndarray, number: np.ndarray, values: np.ndarray, width: int
+) -> tuple[np.ndarray, bool]:
+    """The numbers of arrays `values` of `width` numbers each, one row per array (as `_finite_numbers` reads
+    them), and whether every value is such an array of finite numbers: one pass, no index arrays."""
+    rows = np.empty((values.size, width))
+    for k in range(values.size):
+        v = values[k]
+        if kind[v] != ARRAY or stop[v] - v != width + 1:  # an array of `width` scalars spans width + 1 tokens
+            return rows, False
+        for j in range(width):
+            t = v + 1 + j
+            if kind[t] == INT:
+                rows[k, j] = float(integer[t])
+            elif (kind[t] == FLOAT or kind[t] == SLOW) and np.isfinite(number[t]):
+                rows[k, j] = number[t]
+            else:
+                return rows, False
+    return rows, True
 
 
 @jit
