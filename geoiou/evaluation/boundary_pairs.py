@@ -1,0 +1,128 @@
+"""Boundary AP's pair source: COCO's matching on ``min(mask IoU, boundary IoU)``, as boundary-iou-api's COCOeval.
+
+boundary-iou-api evaluates ``iouType="boundary"`` with pycocotools' protocol on one overlap per
+pair: the smaller of the masks' IoU and their bands' IoU against a regular ground truth, and the
+masks' IoF against a crowd region (bands play no part there). Area ranges read the masks' areas,
+as for ``segm``. So boundary AP here is `coco_match` with this pair source and nothing else
+changed:
+
+- each side's band is computed once per row (`BoundaryBands`: `geoiou.boundary.boundary_band`
+  per block of regions, masks from their runs in compiled code), held as regions by row like the
+  regions themselves;
+- the pairs are the regions' own (`region_pairs`: candidates whose bounds meet, measured exactly,
+  those below the lowest threshold left out): a band lies inside its region, so the minimum can
+  only drop a pair, never add one, and only the pairs kept have their bands measured, with the
+  existing kernels (Mask × Mask on runs for masks).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from geoiou._validation import invalid_argument
+from geoiou.boundary import boundary_band
+from geoiou.grouped_overlaps import RowBlocks, pair_intersections
+from geoiou.regions import Mask, Region
+from geoiou.evaluation.overlaps import CandidateOverlaps, DetectionRegions, region_pairs
+
+__all__ = ["BoundaryBands", "boundary_pairs"]
+
+
+class BoundaryBands:
+    """The bands of one side's regions, by row (as `DetectionRegions` holds the regions).
+
+    Masks are eroded by ``max(1, round(dilation_ratio · diagonal))`` of their own grid (an RLE's
+    size: its image), as boundary-iou-api does; vector regions by ``dilation_ratio · diagonal`` of
+    their image, exactly, which needs `sizes`.
+
+    Parameters
+    ----------
+    regions : DetectionRegions
+    dilation_ratio : float
+    sizes : ndarray of int64, shape (rows, 2), optional
+        ``(height, width)`` of each row's image.
+
+    Examples
+    --------
+    >>> import numpy as np, geoiou
+    >>> from geoiou.tables.annotations import Annotations
+    >>> square = np.zeros((50, 50), dtype=bool); square[10:30, 10:30] = True
+    >>> side = DetectionRegions(Annotations(image_id=[1], category_id=1, region=geoiou.Mask(square[None])),
+    ...                         np.zeros(1, np.int64), np.array([1]), None, "exact", "side")
+    >>> BoundaryBands(side, 0.02).area  # d = round(0.02 * 70.7) = 1: the outer ring, 20 * 20 - 18 * 18
+    array([76.])
+    """
+
+    def __init__(self, regions: DetectionRegions, dilation_ratio: float, sizes: np.ndarray | None = None) -> None:
+        rows = regions.rows
+        entries: list[tuple[Region, np.ndarray]] = []
+        for k, block in enumerate(rows.blocks):
+            members = np.flatnonzero(rows.block_of == k)
+            members = members[np.argsort(rows.index[members], kind="stable")]  # in the block's order
+            entries.append((_band(block, members, dilation_ratio, sizes), members))
+        self.rows = RowBlocks.of_entries(entries, rows.size)
+        self.area = self.rows.areas()
+
+
+def _band(block: Region, members: np.ndarray, dilation_ratio: float, sizes: np.ndarray | None) -> Region:
+    if isinstance(block, Mask):  # their own grid's diagonal, as boundary-iou-api's
+        return boundary_band(block, dilation_ratio=dilation_ratio)
+    if sizes is None:
+        raise invalid_argument(
+            "images",
+            "{image_id: (height, width)} for boundary AP of polygons or boxes (the band's width is a fraction of "
+            "the image diagonal)",
+            "images without sizes",
+        )
+    own = sizes[members].astype(np.float64)
+    return boundary_band(block, distance=dilation_ratio * np.sqrt((own * own).sum(axis=1)))
+
+
+def boundary_pairs(
+    predicted: DetectionRegions,
+    truth: DetectionRegions,
+    predicted_bands: BoundaryBands,
+    truth_bands: BoundaryBands,
+) -> Callable[..., CandidateOverlaps]:
+    """The pair source of boundary AP: the regions' candidate pairs, each regular one's overlap lowered to its
+    bands' IoU where that is smaller (arguments as `candidate_overlaps`).
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.tables.annotations import Annotations
+    >>> side = lambda boxes: DetectionRegions(Annotations(image_id=1, category_id=1, region=geoiou.Box(boxes)),
+    ...     np.zeros(len(boxes), np.int64), np.array([1]), None, "exact", "side")
+    >>> predicted, truth = side([[0, 0, 10, 9]]), side([[0, 0, 10, 10]])
+    >>> sizes = np.array([[50, 100]])  # the image's diagonal 111.8: bands 2.236 wide
+    >>> bands = BoundaryBands(predicted, 0.02, sizes), BoundaryBands(truth, 0.02, sizes)
+    >>> source = boundary_pairs(predicted, truth, *bands)
+    >>> found = source(np.arange(1), np.arange(1), np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, bool), 0.5)
+    >>> round(float(found.value[0]), 4)  # the masks' IoU is 0.9; their bands' is lower
+    0.7414
+    """
+    regions = region_pairs(predicted, truth)
+
+    def pairs(
+        dt_rows: np.ndarray,
+        gt_rows: np.ndarray,
+        dt_group: np.ndarray,
+        gt_group: np.ndarray,
+        gt_crowd: np.ndarray,
+        at_least: float,
+    ) -> CandidateOverlaps:
+        found = regions(dt_rows, gt_rows, dt_group, gt_group, gt_crowd, at_least)
+        dt_position = np.repeat(np.arange(len(dt_rows)), np.diff(found.pair_start))
+        regular = np.flatnonzero(~gt_crowd[found.pair_gt])  # crowd regions keep the masks' IoF
+        dt, gt = dt_rows[dt_position[regular]], gt_rows[found.pair_gt[regular]]
+        shared = pair_intersections(predicted_bands.rows, truth_bands.rows, dt, gt)
+        union = predicted_bands.area[dt] + truth_bands.area[gt] - shared
+        with np.errstate(invalid="ignore", divide="ignore"):
+            band_iou = np.where(union > 0, shared / union, 0.0)
+        value = found.value.copy()
+        value[regular] = np.minimum(value[regular], band_iou)
+        return CandidateOverlaps(found.pair_start, found.pair_gt, value)
+
+    return pairs
