@@ -140,11 +140,9 @@ def write_panoptic_dataset(
             Image.fromarray(rgb).save(folder / side / f"{image:06d}.png")
             documents[side].append({"image_id": image, "file_name": f"{image:06d}.png", "segments_info": segments})
     paths = []
-    for side, annotations in documents.items():
-        images = [
-            {"id": i, "file_name": f"{i:06d}.jpg", "height": height, "width": width} for i in range(1, n_images + 1)
-        ]
+    images = [{"id": i, "file_name": f"{i:06d}.jpg", "height": height, "width": width} for i in range(1, n_images + 1)]
+    for side, records in documents.items():
         path = folder / f"{side}.json"
-        path.write_text(json.dumps({"images": images, "annotations": annotations, "categories": CATEGORIES}))
+        path.write_text(json.dumps({"images": images, "annotations": records, "categories": CATEGORIES}))
         paths.append(path)
     return paths[0], paths[1]
