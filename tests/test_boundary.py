@@ -52,6 +52,21 @@ def test_mask_bands_are_boundary_iou_apis_pixels(ratio: float) -> None:
     np.testing.assert_array_equal(dense.data, reference_band(masks[1], ratio))
 
 
+def test_combs_whose_bands_outgrow_their_first_room() -> None:
+    # Full columns between columns cut every 5 rows: each cut column's pieces lose their middles to the erosion,
+    # and each full column is split by its neighbours' gaps, so the band has more runs than twice the mask's
+    # pieces: those masks are banded a second time into room of their exact size.
+    comb = np.ones((41, 30), dtype=bool)
+    comb[::5, 1::2] = False
+    blob = random_masks(3, 2)[1]
+    batch = geoiou.Mask.from_rle([rle.encode(comb), rle.encode(blob), rle.encode(comb.T)])
+    bands = geoiou.boundary_band(batch, distance=1)
+    for k, mask in enumerate([comb, blob, comb.T]):
+        ratio = 1 / np.hypot(*mask.shape)  # d = 1
+        h, w = mask.shape
+        np.testing.assert_array_equal(bands[k].data[:h, :w], reference_band(mask, ratio))
+
+
 @given(arrays(bool, st.tuples(st.integers(1, 24), st.integers(1, 24))), st.integers(1, 6))
 def test_band_properties(mask: np.ndarray, distance: int) -> None:
     region = geoiou.Mask(mask)

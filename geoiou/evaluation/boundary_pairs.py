@@ -6,13 +6,13 @@ masks' IoF against a crowd region (bands play no part there). Area ranges read t
 as for ``segm``. So boundary AP here is `coco_match` with this pair source and nothing else
 changed:
 
-- each side's band is computed once per row (`BoundaryBands`: `geoiou.boundary.boundary_band`
-  per block of regions, masks from their runs in compiled code), held as regions by row like the
-  regions themselves;
+- a side's bands are computed for the rows of the pairs that can still match (`BoundaryBands`:
+  `geoiou.boundary.boundary_band` per block of regions, masks from their runs in compiled code),
+  held as regions by row like the regions themselves;
 - the pairs are the regions' own (`region_pairs`: candidates whose bounds meet, measured exactly,
-  those below the lowest threshold left out): a band lies inside its region, so the minimum can
-  only drop a pair, never add one, and only the pairs kept have their bands measured, with the
-  existing kernels (Mask × Mask on runs for masks).
+  those below the lowest threshold left out): the minimum can only lower a pair's overlap, so
+  only the pairs kept have their bands made and measured, with the existing kernels (Mask × Mask
+  on runs for masks).
 """
 
 from __future__ import annotations
@@ -31,11 +31,12 @@ __all__ = ["BoundaryBands", "boundary_pairs"]
 
 
 class BoundaryBands:
-    """The bands of one side's regions, by row (as `DetectionRegions` holds the regions).
+    """The bands of one side's regions, computed for the rows asked for (as `DetectionRegions` holds the regions).
 
     Masks are eroded by ``max(1, round(dilation_ratio · diagonal))`` of their own grid (an RLE's
     size: its image), as boundary-iou-api does; vector regions by ``dilation_ratio · diagonal`` of
-    their image, exactly, which needs `sizes`.
+    their image, exactly, which needs `sizes`. Only the rows of pairs that can still match are
+    banded (`of_rows`): most predictions of a COCO result file overlap no ground truth enough.
 
     Parameters
     ----------
@@ -51,24 +52,30 @@ class BoundaryBands:
     >>> square = np.zeros((50, 50), dtype=bool); square[10:30, 10:30] = True
     >>> side = DetectionRegions(Annotations(image_id=[1], category_id=1, region=geoiou.Mask(square[None])),
     ...                         np.zeros(1, np.int64), np.array([1]), None, "exact", "side")
-    >>> BoundaryBands(side, 0.02).area  # d = round(0.02 * 70.7) = 1: the outer ring, 20 * 20 - 18 * 18
+    >>> BoundaryBands(side, 0.02).of_rows(np.array([0]))[1]  # d = round(0.02 * 70.7) = 1: 20 * 20 - 18 * 18
     array([76.])
     """
 
     def __init__(self, regions: DetectionRegions, dilation_ratio: float, sizes: np.ndarray | None = None) -> None:
-        rows = regions.rows
+        self.regions, self.dilation_ratio, self.sizes = regions, dilation_ratio, sizes
+
+    def of_rows(self, rows: np.ndarray) -> tuple[RowBlocks, np.ndarray]:
+        """The bands of `rows` (row ``k`` of the result is ``rows[k]``'s band) and their areas."""
+        blocks = self.regions.rows
         entries: list[tuple[Region, np.ndarray]] = []
-        for k, block in enumerate(rows.blocks):
-            members = np.flatnonzero(rows.block_of == k)
-            members = members[np.argsort(rows.index[members], kind="stable")]  # in the block's order
-            entries.append((_band(block, members, dilation_ratio, sizes), members))
-        self.rows = RowBlocks.of_entries(entries, rows.size)
-        self.area = self.rows.areas()
+        for k, block in enumerate(blocks.blocks):
+            members = np.flatnonzero(blocks.block_of[rows] == k)
+            if len(members):
+                chosen = rows[members]
+                entries.append((_band(block[blocks.index[chosen]], chosen, self.dilation_ratio, self.sizes), members))
+        banded = RowBlocks.of_entries(entries, len(rows))
+        return banded, banded.areas() if len(rows) else np.zeros(0)
 
 
-def _band(block: Region, members: np.ndarray, dilation_ratio: float, sizes: np.ndarray | None) -> Region:
-    if isinstance(block, Mask):  # their own grid's diagonal, as boundary-iou-api's
-        return boundary_band(block, dilation_ratio=dilation_ratio)
+def _band(regions: Region, rows: np.ndarray, dilation_ratio: float, sizes: np.ndarray | None) -> Region:
+    """The bands of `regions` (the regions of `rows`)."""
+    if isinstance(regions, Mask):  # their own grid's diagonal, as boundary-iou-api's
+        return boundary_band(regions, dilation_ratio=dilation_ratio)
     if sizes is None:
         raise invalid_argument(
             "images",
@@ -76,8 +83,8 @@ def _band(block: Region, members: np.ndarray, dilation_ratio: float, sizes: np.n
             "the image diagonal)",
             "images without sizes",
         )
-    own = sizes[members].astype(np.float64)
-    return boundary_band(block, distance=dilation_ratio * np.sqrt((own * own).sum(axis=1)))
+    own = sizes[rows].astype(np.float64)
+    return boundary_band(regions, distance=dilation_ratio * np.sqrt((own * own).sum(axis=1)))
 
 
 def boundary_pairs(
@@ -116,9 +123,12 @@ def boundary_pairs(
         found = regions(dt_rows, gt_rows, dt_group, gt_group, gt_crowd, at_least)
         dt_position = np.repeat(np.arange(len(dt_rows)), np.diff(found.pair_start))
         regular = np.flatnonzero(~gt_crowd[found.pair_gt])  # crowd regions keep the masks' IoF
-        dt, gt = dt_rows[dt_position[regular]], gt_rows[found.pair_gt[regular]]
-        shared = pair_intersections(predicted_bands.rows, truth_bands.rows, dt, gt)
-        union = predicted_bands.area[dt] + truth_bands.area[gt] - shared
+        dt_needed, dt = np.unique(dt_rows[dt_position[regular]], return_inverse=True)
+        gt_needed, gt = np.unique(gt_rows[found.pair_gt[regular]], return_inverse=True)
+        (dt_bands, dt_area), (gt_bands, gt_area) = predicted_bands.of_rows(dt_needed), truth_bands.of_rows(gt_needed)
+        dt, gt = dt.reshape(-1), gt.reshape(-1)
+        shared = pair_intersections(dt_bands, gt_bands, dt, gt)
+        union = dt_area[dt] + gt_area[gt] - shared
         with np.errstate(invalid="ignore", divide="ignore"):
             band_iou = np.where(union > 0, shared / union, 0.0)
         value = found.value.copy()

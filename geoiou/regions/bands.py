@@ -48,10 +48,8 @@ def mask_bands(masks: Mask, distances: np.ndarray) -> Mask:
     store, index = flat._store, flat._index
     runs = store.runs
     if runs is None:  # dense pixels: their runs first (each at the store's grid, its own size)
-        runs = coco_rle.to_runs(store.encode(index))
-    else:
-        runs = runs.take(index)
-    bands = band_runs(runs, np.broadcast_to(np.asarray(distances, dtype=np.int64), (len(flat),)))
+        runs, index = coco_rle.to_runs(store.encode(index)), None
+    bands = band_runs(runs, np.broadcast_to(np.asarray(distances, dtype=np.int64), (len(flat),)), index)
     return Mask._from_runs(bands, origin=flat.origin.reshape(-1, 2)).reshape(masks.shape)
 
 
