@@ -13,9 +13,10 @@ horizontal one, and both are read off the runs, column by column (COCO runs go d
 - the band of column ``o`` is then the mask's pieces in it minus those intervals, written as runs
   in the mask's own column-major positions (touching runs joined).
 
-Work per mask follows its runs and ``d`` (about ``2d + 1`` reads per column for a blob), not its
-pixels; memory is a few integers per column and per run; nothing is decoded. Each mask is computed on its own (masks in parallel) and written only into its
-own room, so the bits do not depend on the number of threads.
+Work per mask follows its runs, not its pixels: the window slides over the columns with two
+queues (each column enters and leaves each once); memory is a few integers per column of one mask
+at a time; nothing is decoded. Each mask is computed on its own (chunks of masks in parallel) and
+written only into its own room, so the bits do not depend on the number of threads.
 
 This module is compiled (numba) and imported when a band is first asked for, not by ``import geoiou``.
 """
@@ -166,7 +167,7 @@ def _bands(
     out_stops: np.ndarray,
     found: np.ndarray,
 ) -> None:
-    """Band each mask ``masks[k]`` by ``distances[k]`` into ``at[k]:at[k + 1]``; its number of runs into ``found[k]``."""
+    """Band each mask ``masks[k]`` by ``distances[k]`` into ``at[k]:at[k + 1]``; its runs' number into ``found[k]``."""
     chunks = (masks.shape[0] + CHUNK - 1) // CHUNK
     if masks.shape[0] < PARALLEL_MIN:
         for c in range(chunks):
