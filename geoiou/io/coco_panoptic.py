@@ -92,7 +92,7 @@ def _columns(records: list[Any], name: str) -> dict[str, Any]:
         infos = list(map(itemgetter("segments_info"), records))
         segments = list(itertools.chain.from_iterable(infos))
         area = np.fromiter(map(methodcaller("get", "area", np.nan), segments), np.float64, len(segments))
-        columns = {
+        columns: dict[str, Any] = {
             "image_id": np.array(list(map(itemgetter("image_id"), records))),
             "file_name": [str(f) for f in map(itemgetter("file_name"), records)],
             "count": np.fromiter(map(len, infos), np.int64, len(infos)),

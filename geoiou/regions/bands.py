@@ -47,9 +47,10 @@ def mask_bands(masks: Mask, distances: np.ndarray) -> Mask:
     flat = masks.reshape(-1)
     store, index = flat._store, flat._index
     runs = store.runs
+    at: np.ndarray | None = index
     if runs is None:  # dense pixels: their runs first (each at the store's grid, its own size)
-        runs, index = coco_rle.to_runs(store.encode(index)), None
-    bands = band_runs(runs, np.broadcast_to(np.asarray(distances, dtype=np.int64), (len(flat),)), index)
+        runs, at = coco_rle.to_runs(store.encode(index)), None
+    bands = band_runs(runs, np.broadcast_to(np.asarray(distances, dtype=np.int64), (len(flat),)), at)
     return Mask._from_runs(bands, origin=flat.origin.reshape(-1, 2)).reshape(masks.shape)
 
 
