@@ -25,6 +25,9 @@ from geoiou.tables.panoptic import PanopticMaps
 
 __all__ = ["read_coco_panoptic", "read_panoptic_png"]
 
+#: pillow's modes of 8-bit colours, whose conversion to RGB keeps every colour (and so every id).
+COLOUR_MODES = ("RGB", "RGBA", "P", "PA", "L", "LA", "1")
+
 
 def read_coco_panoptic(
     source: str | os.PathLike[str] | dict[str, Any], folder: str | os.PathLike[str] | None = None
@@ -127,6 +130,16 @@ def _faulty_record(records: list[Any], name: str) -> FormatError:
 def read_panoptic_png(path: str | os.PathLike[str]) -> np.ndarray:
     """Decode a panoptic PNG into ``(H, W, 3)`` uint8 RGB (palette and grey images converted, alpha dropped).
 
+    The segment ids are the colours, ``R + 256 G + 256² B``. Images of 8-bit colours are taken
+    (RGB, RGBA as panopticapi takes it, palette and grey as the colours they show); other kinds
+    (16-bit, 32-bit integer or float pixels) are refused, since no colour conversion keeps their ids.
+
+    Raises
+    ------
+    FormatError
+        If the file is missing, is not an image pillow can decode (damaged or truncated), or its
+        pixels are not 8-bit colours; the message names the file.
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -140,8 +153,12 @@ def read_panoptic_png(path: str | os.PathLike[str]) -> np.ndarray:
 
     try:
         with Image.open(path) as image:
-            if image.mode != "RGB":
-                image = image.convert("RGB")
-            return np.asarray(image)
+            if image.mode not in COLOUR_MODES:
+                raise FormatError(
+                    str(path),
+                    "",
+                    f"a panoptic map must have 8-bit colours (RGB, RGBA, palette or grey), not {image.mode!r}",
+                )
+            return np.asarray(image if image.mode == "RGB" else image.convert("RGB"))
     except OSError as error:
         raise FormatError(str(path), "", f"not a readable PNG map ({error})") from None

@@ -236,3 +236,31 @@ def test_void_and_crowd_rules_as_panopticapi(tmp_path: Path) -> None:
     assert_like_panopticapi(reference, result.to_panopticapi())
     assert result.tp.tolist() == [1, 0] and result.fp.tolist() == [0, 1] and result.fn.tolist() == [0, 0]
     assert result.iou_sum.tolist() == [1.0, 0.0]
+
+
+def test_png_maps_read_as_panopticapi_reads_them_and_bad_ones_are_refused(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from geoiou.io.coco_panoptic import read_panoptic_png
+    from panopticapi.utils import rgb2id
+
+    rng = np.random.default_rng(26)
+    rgba = rng.integers(0, 256, (6, 7, 4), dtype=np.uint8)
+    for name, pixels in (("rgb", rgba[..., :3]), ("rgba", rgba)):
+        Image.fromarray(pixels).save(tmp_path / f"{name}.png")
+        # panopticapi's own reading: np.array of the image, then rgb2id of its first three channels
+        expected = rgb2id(np.array(Image.open(tmp_path / f"{name}.png"), dtype=np.uint32))
+        colours = read_panoptic_png(tmp_path / f"{name}.png").astype(np.int64)
+        np.testing.assert_array_equal(colours[..., 0] + 256 * colours[..., 1] + 65536 * colours[..., 2], expected)
+    Image.fromarray(rgba[..., :3]).convert("P").save(tmp_path / "palette.png")
+    shown = np.asarray(Image.open(tmp_path / "palette.png").convert("RGB"))
+    np.testing.assert_array_equal(read_panoptic_png(tmp_path / "palette.png"), shown)  # the colours it shows
+    Image.fromarray(rng.integers(0, 65536, (4, 4), dtype=np.uint16)).save(tmp_path / "deep.png")
+    with pytest.raises(geoiou.FormatError, match="deep.png: a panoptic map must have 8-bit colours .* not 'I;16'"):
+        read_panoptic_png(tmp_path / "deep.png")
+    whole = (tmp_path / "rgb.png").read_bytes()
+    (tmp_path / "cut.png").write_bytes(whole[: len(whole) // 2])  # the pixel data cut in half
+    (tmp_path / "text.png").write_text("not an image")
+    for name in ("cut.png", "text.png", "missing.png"):
+        with pytest.raises(geoiou.FormatError, match=f"{name}: not a readable PNG map"):
+            read_panoptic_png(tmp_path / name)
