@@ -6,8 +6,9 @@ files and evaluates, as a user's script does: geoiou's ``read_coco`` + ``read_co
 ``evaluate_coco`` with ``iou_type="region"`` (segm AP) and ``iou_type="boundary"`` (boundary AP,
 boundary-iou-api's ``min(mask IoU, boundary IoU)``; polygons rasterized as pycocotools does, as
 boundary-iou-api does); then, when installed, faster-coco-eval's ``iouType="boundary"`` and
-``"segm"`` (its own C++ boundary), each in this process after a warm-up. It prints the median
-times and the ratio boundary / segm for each tool, and the load average before and after.
+``"segm"`` (its own C++ boundary) and ultrafast-pycocotools' (hotcoco has no boundary type), each
+in this process after a warm-up. It prints the median times and the ratio boundary / segm for
+each tool, and the load average before and after.
 
     python benchmarks/bench_boundary.py [--images N] [--repeats N]
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import io
 import os
 import statistics
@@ -49,9 +51,21 @@ def with_geoiou(paths: dict[str, Path], iou_type: str) -> np.ndarray:
 def with_faster_coco_eval(paths: dict[str, Path], iou_type: str) -> np.ndarray:
     from faster_coco_eval import COCO, COCOeval_faster
 
+    return with_cocoeval(COCO, COCOeval_faster, paths, iou_type)
+
+
+def with_ultrafast(paths: dict[str, Path], iou_type: str) -> np.ndarray:
+    from ultrafast_pycocotools.coco import COCO
+    from ultrafast_pycocotools.cocoeval import COCOeval
+
+    return with_cocoeval(COCO, COCOeval, paths, iou_type)
+
+
+def with_cocoeval(coco: Any, cocoeval: Any, paths: dict[str, Path], iou_type: str) -> np.ndarray:
+    """pycocotools' flow with a tool's own ``COCO`` and ``COCOeval`` classes, its printing silenced."""
     with contextlib.redirect_stdout(io.StringIO()):
-        truth = COCO(str(paths["instances"]))
-        evaluation = COCOeval_faster(truth, truth.loadRes(str(paths["segm"])), iou_type)
+        truth = coco(str(paths["instances"]))
+        evaluation = cocoeval(truth, truth.loadRes(str(paths["segm"])), iou_type)
         evaluation.evaluate()
         evaluation.accumulate()
         evaluation.summarize()
@@ -79,12 +93,15 @@ def main() -> None:
         tools: list[tuple[str, Callable[[dict[str, Path], str], np.ndarray], tuple[str, str]]] = [
             ("geoiou evaluate_coco", with_geoiou, ("region", "boundary"))
         ]
-        try:
-            import faster_coco_eval  # noqa: F401
-
-            tools.append(("faster-coco-eval COCOeval_faster", with_faster_coco_eval, ("segm", "boundary")))
-        except ImportError:
-            print("faster-coco-eval not installed: its row is left out (pip install faster-coco-eval)")
+        peers = (
+            ("faster_coco_eval", "faster-coco-eval COCOeval_faster", with_faster_coco_eval),
+            ("ultrafast_pycocotools", "ultrafast-pycocotools COCOeval", with_ultrafast),
+        )
+        for module, name, run_peer in peers:
+            if importlib.util.find_spec(module) is None:
+                print(f"{module} not installed: its row is left out (the bench extra installs it)")
+            else:
+                tools.append((name, run_peer, ("segm", "boundary")))
         for name, run, (segm, boundary) in tools:
             segm_time, segm_stats = median_time(lambda: run(paths, segm), args.repeats)
             boundary_time, boundary_stats = median_time(lambda: run(paths, boundary), args.repeats)
