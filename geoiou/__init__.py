@@ -38,6 +38,7 @@ from geoiou.metrics import (
     union_area,
 )
 from geoiou.regions import Box, Interval, Mask, Polygon, Region, RotatedBox
+from geoiou.boundary import boundary_band, boundary_iou, pairwise_boundary_iou
 from geoiou.signed import pairwise_siou, siou
 from geoiou.sparse import Overlaps, overlaps
 from geoiou.threads import get_threads, set_threads
@@ -64,6 +65,8 @@ __all__ = [
     "Region",
     "RotatedBox",
     "UnsupportedPairError",
+    "boundary_band",
+    "boundary_iou",
     "ciou",
     "diou",
     "enclosure_area",
@@ -74,6 +77,7 @@ __all__ = [
     "iou",
     "match",
     "overlaps",
+    "pairwise_boundary_iou",
     "pairwise_ciou",
     "pairwise_diou",
     "pairwise_giou",

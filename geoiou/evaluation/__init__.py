@@ -19,6 +19,7 @@ from geoiou.evaluation.federated import FederatedLabels
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.mergeable import MergeableEvaluation, merge_states
 from geoiou.evaluation.multilabel import JaccardEvaluation, jaccard
+from geoiou.evaluation.panoptic import PanopticEvaluation, PanopticResult, evaluate_panoptic
 from geoiou.evaluation.results import CocoResult, VocResult
 from geoiou.evaluation.voc import VocEvaluation, evaluate_voc
 from geoiou.evaluation.proposals import TemporalProposalResult, evaluate_temporal_proposals
@@ -31,7 +32,7 @@ from geoiou.evaluation.temporal import (
     evaluate_temporal_detection,
 )
 from geoiou.rle_rasterize import coco_compat_rasterize
-from geoiou.tables import Annotations, TemporalSegments
+from geoiou.tables import Annotations, PanopticMaps, TemporalSegments
 
 __all__ = [
     "ActionSegmentationEvaluation",
@@ -48,6 +49,9 @@ __all__ = [
     "MergeableEvaluation",
     "JaccardEvaluation",
     "ObjectMatches",
+    "PanopticEvaluation",
+    "PanopticMaps",
+    "PanopticResult",
     "SemanticSegmentationResult",
     "TemporalDetectionEvaluation",
     "TemporalDetectionResult",
@@ -60,6 +64,7 @@ __all__ = [
     "evaluate_agreement",
     "evaluate_action_segmentation",
     "evaluate_coco",
+    "evaluate_panoptic",
     "evaluate_temporal_detection",
     "evaluate_temporal_proposals",
     "evaluate_voc",

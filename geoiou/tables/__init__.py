@@ -5,6 +5,7 @@ knowing the protocols that take it. Users import them from `geoiou.evaluation`.
 """
 
 from geoiou.tables.annotations import Annotations
+from geoiou.tables.panoptic import PanopticMaps
 from geoiou.tables.segments import TemporalSegments
 
-__all__ = ["Annotations", "TemporalSegments"]
+__all__ = ["Annotations", "PanopticMaps", "TemporalSegments"]
