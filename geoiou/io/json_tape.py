@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import jit
+from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
 from geoiou.rle import Runs
 from geoiou.io import json_tokens as tokens
 from geoiou.io.decimals import joined_spans, resolve_slow
@@ -279,7 +279,6 @@ def _number_rows(
     return rows, True
 
 
-@jit
 def _values_of_keys(
     buf: np.ndarray,
     kind: np.ndarray,
@@ -294,30 +293,74 @@ def _values_of_keys(
     """``(n, m)``: the value token of key j (spelled ``words[word_starts[j]:word_starts[j + 1]]``, of hash
     ``hashes[j]``) in each object, -1 where it has none.
 
-    Each object's own keys are walked once (a nested object's keys are skipped with its value).
+    Each object's own keys are walked once (a nested object's keys are skipped with its value), the
+    objects in parallel.
     """
-
-    # A closure: numba would count references to `buf` at every call of a function of its own.
-    def spelled(t: int, j: int) -> bool:
-        """Whether key token `t` is spelled as word j."""
-        size = word_starts[j + 1] - word_starts[j]
-        if stop[t] - start[t] != size:
-            return False
-        for i in range(size):
-            if buf[start[t] + i] != words[word_starts[j] + i]:
-                return False
-        return True
-
-    values = np.full((objects.size, hashes.size), -1, dtype=np.int64)
-    for k in range(objects.size):
-        o = objects[k]
-        if kind[o] != OBJECT:
-            continue
-        t = o + 1
-        while t < stop[o]:
-            for j in range(hashes.size):
-                if integer[t] == hashes[j] and spelled(t, j):
-                    values[k, j] = t + 1
-            t += 1  # the value
-            t = stop[t] if (kind[t] == OBJECT or kind[t] == ARRAY) else t + 1
+    values = np.empty((objects.size, hashes.size), dtype=np.int64)
+    use_threads(objects.size)
+    _object_values(buf, kind, start, stop, integer, objects, hashes, words, word_starts, values)
     return values
+
+
+@jit(inline=True)
+def _spelled(
+    buf: np.ndarray, start: np.ndarray, stop: np.ndarray, words: np.ndarray, word_starts: np.ndarray, t: int, j: int
+) -> bool:
+    """Whether key token `t` is spelled as word j."""
+    size = word_starts[j + 1] - word_starts[j]
+    if stop[t] - start[t] != size:
+        return False
+    for i in range(size):
+        if buf[start[t] + i] != words[word_starts[j] + i]:
+            return False
+    return True
+
+
+@jit(inline=True)
+def _values_of_object(
+    buf: np.ndarray,
+    kind: np.ndarray,
+    start: np.ndarray,
+    stop: np.ndarray,
+    integer: np.ndarray,
+    objects: np.ndarray,
+    hashes: np.ndarray,
+    words: np.ndarray,
+    word_starts: np.ndarray,
+    values: np.ndarray,
+    k: int,
+) -> None:
+    for j in range(hashes.size):
+        values[k, j] = -1
+    o = objects[k]
+    if kind[o] != OBJECT:
+        return
+    t = o + 1
+    while t < stop[o]:
+        for j in range(hashes.size):
+            if integer[t] == hashes[j] and _spelled(buf, start, stop, words, word_starts, t, j):
+                values[k, j] = t + 1
+        t += 1  # the value
+        t = stop[t] if (kind[t] == OBJECT or kind[t] == ARRAY) else t + 1
+
+
+@jit(parallel=True)
+def _object_values(
+    buf: np.ndarray,
+    kind: np.ndarray,
+    start: np.ndarray,
+    stop: np.ndarray,
+    integer: np.ndarray,
+    objects: np.ndarray,
+    hashes: np.ndarray,
+    words: np.ndarray,
+    word_starts: np.ndarray,
+    values: np.ndarray,
+) -> None:
+    n = objects.size
+    if n < PARALLEL_MIN:
+        for k in range(n):
+            _values_of_object(buf, kind, start, stop, integer, objects, hashes, words, word_starts, values, k)
+    else:
+        for k in prange(n):  # each object on its own: the same values for any number of threads
+            _values_of_object(buf, kind, start, stop, integer, objects, hashes, words, word_starts, values, k)
