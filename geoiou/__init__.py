@@ -39,6 +39,7 @@ from geoiou.metrics import (
 )
 from geoiou.regions import Box, Box3D, Interval, Mask, OrientedBox3D, Polygon, Region, RotatedBox, RotatedBox3D
 from geoiou.bev import bev_iou, pairwise_bev_iou
+from geoiou.boundary import boundary_band, boundary_iou, pairwise_boundary_iou
 from geoiou.signed import pairwise_siou, siou
 from geoiou.sparse import Overlaps, overlaps
 from geoiou.threads import get_threads, set_threads
@@ -69,6 +70,8 @@ __all__ = [
     "RotatedBox3D",
     "UnsupportedPairError",
     "bev_iou",
+    "boundary_band",
+    "boundary_iou",
     "ciou",
     "diou",
     "enclosure_area",
@@ -80,6 +83,7 @@ __all__ = [
     "match",
     "overlaps",
     "pairwise_bev_iou",
+    "pairwise_boundary_iou",
     "pairwise_ciou",
     "pairwise_diou",
     "pairwise_giou",

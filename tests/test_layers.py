@@ -63,6 +63,7 @@ LAYER_OF: dict[str, str] = {
     "geoiou.matching": "matching",
     "geoiou.grouped_overlaps": "matching",  # the overlaps within groups that matching and agreement take
     "geoiou.metrics": "metrics",
+    "geoiou.boundary": "metrics",  # boundary IoU: the IoU metrics over the regions' bands
     "geoiou.signed": "metrics",  # signed IoU of boxes and intervals: a metric without the kernel table
     "geoiou.sparse": "metrics",  # overlaps(): the sparse pairwise metric, on the kernels like pairwise_*
     "geoiou.bev": "metrics",  # bird's-eye-view IoU: the IoU of the footprints of 3-D regions

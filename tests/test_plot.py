@@ -27,7 +27,7 @@ from hypothesis import strategies as st  # noqa: E402
 import geoiou  # noqa: E402
 from geoiou.evaluation import Annotations, evaluate_coco, evaluate_temporal_detection, evaluate_voc  # noqa: E402
 from geoiou.io import read_dota  # noqa: E402
-from geoiou.plot import plot_pair, plot_pr_curve, plot_regions, plot_threshold_curve, plot_timeline  # noqa: E402
+from geoiou.plot import plot_boundary_pair, plot_pair, plot_pr_curve, plot_regions, plot_threshold_curve, plot_timeline  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -210,6 +210,80 @@ def test_drawn_intersection_area_is_geoious_for_random_box_and_rotated_box(numbe
         geoiou.intersection_area(box, rotated), rel=1e-9, abs=1e-9
     )
     plt.close(ax.figure)
+
+
+# --------------------------------------------------------------------------- boundary bands
+def shifted_squares() -> tuple[geoiou.Mask, geoiou.Mask]:
+    """geoiou.boundary's example: an 80 × 80 square and the same moved right by 2 pixels, in 100 × 100 images."""
+    a = np.zeros((100, 100), dtype=bool)
+    a[10:90, 10:90] = True
+    b = np.zeros((100, 100), dtype=bool)
+    b[10:90, 12:92] = True
+    return geoiou.Mask(a), geoiou.Mask(b)
+
+
+def test_boundary_pair_of_masks_draws_boundary_iou_apis_bands(tmp_path):
+    a, b = shifted_squares()
+    ax = plot_boundary_pair(a, b, labels=("truth", "guess"))
+    assert_not_blank(render(ax, tmp_path / "bands.png"))
+    rows = metrics_rows(ax)
+    # d = round(0.02 · √(100² + 100²)) = 3: each band is 80² − 74² = 924 pixels. They share 3 rows of 78 pixels
+    # (columns 12-89) at the top and at the bottom (468) and, on the 74 rows between, columns 12 and 89 (148):
+    # 616 of a union of 1,232, so boundary IoU is 0.5 while the mask IoU is 78 · 80 / (82 · 80).
+    assert rows["d of truth"] == rows["d of guess"] == "3"
+    assert rows["band truth"] == rows["band guess"] == "924"
+    assert rows["band intersection"] == "616"
+    assert rows["band union"] == "1232"
+    assert rows["boundary IoU"] == f"{geoiou.boundary_iou(a, b):.4f}" == "0.5000"
+    assert rows["IoU"] == f"{78 / 82:.4f}"
+    assert path_area(patch_with_gid(ax, "band intersection").get_path()) == pytest.approx(616)
+    assert path_area(patch_with_gid(ax, "band truth").get_path()) == pytest.approx(924)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(2, 20), min_size=4, max_size=4), st.floats(-90, 90), st.sampled_from([1.0, 2.5]))
+def test_drawn_band_intersection_is_geoious_for_random_vector_pairs(numbers, angle, distance):
+    x, y, w, h = numbers
+    box = geoiou.Box([x, y, x + w, y + h])
+    rotated = geoiou.RotatedBox([12, 12, w + 1, h + 2, angle])
+    ax = plot_boundary_pair(box, rotated, distance=distance)
+    bands = [geoiou.boundary_band(region, distance=distance) for region in (box, rotated)]
+    assert path_area(patch_with_gid(ax, "band intersection").get_path()) == pytest.approx(
+        geoiou.intersection_area(*bands), rel=1e-9, abs=1e-9
+    )
+    assert path_area(patch_with_gid(ax, "band A").get_path()) == pytest.approx(bands[0].area, rel=1e-9)
+    assert metrics_rows(ax)["boundary IoU"] == f"{geoiou.boundary_iou(box, rotated, distance=distance):.4f}"
+    plt.close(ax.figure)
+
+
+def test_boundary_pair_of_a_mask_and_a_polygon_and_of_disjoint_regions():
+    a, _ = shifted_squares()
+    square = geoiou.Polygon([(10, 10), (90, 10), (90, 90), (10, 90)])  # the mask's own outline
+    ax = plot_boundary_pair(a, square, image_size=(100, 100), title="a mask and its outline")
+    # The mask's band is d = 3 pixels wide, the polygon's exactly 0.02 · 141.42 = 2.83: the shared part is the
+    # polygon's whole band, 80² − (80 − 2 · 2.83)², and the title is the caller's.
+    d = 0.02 * np.hypot(100, 100)
+    assert metrics_rows(ax)["band intersection"] == f"{80**2 - (80 - 2 * d) ** 2:.6g}"
+    assert ax.get_title() == "a mask and its outline"
+    far = plot_boundary_pair(geoiou.Box([0, 0, 4, 4]), geoiou.Box([10, 10, 14, 14]), distance=1, annotate=False)
+    assert len(patch_with_gid(far, "band intersection").get_path().vertices) == 0
+    assert not [text for text in far.texts if text.get_gid() == "metrics"]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "options", "message"),
+    [
+        (geoiou.Box([[0, 0, 1, 1]] * 2), geoiou.Box([0, 0, 1, 1]), {"distance": 1}, "'a' must be a single region"),
+        (geoiou.Box([0, 0, 1, 1]), geoiou.Interval([0, 1]), {"distance": 1}, "'region' must be a Mask, Polygon"),
+        (geoiou.Box([0, 0, 1, 1]), geoiou.Box([0, 0, 1, 1]), {}, "'image_size' must be the (height, width)"),
+        (geoiou.Box([0, 0, 1, 1]), geoiou.Box([0, 0, 1, 1]), {"distance": -1}, "'distance' must be positive"),
+        (geoiou.Box([0, 0, 1, 1]), geoiou.Box([0, 0, 1, 1]), {"distance": 1, "labels": "AB"}, "'labels' must be"),
+    ],
+)
+def test_boundary_pair_refusals_name_the_parameter(a, b, options, message):
+    with pytest.raises(geoiou.InvalidArgumentError) as raised:
+        plot_boundary_pair(a, b, **options)
+    assert message in str(raised.value)
 
 
 # --------------------------------------------------------------------------- intervals

@@ -55,7 +55,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "  kitti        folder of KITTI label_2 files       folder of KITTI result files         KITTI AP R40, R11\n"
         "  activitynet  ActivityNet JSON ('database')       ActivityNet JSON ('results')         temporal mAP\n"
         "  mstcn        MS-TCN groundTruth/ folder          folder of recognition files          Acc, Edit, F1@k\n"
-        "  thumos14     folder of <Class>_val.txt files     ActivityNet JSON ('results')         temporal mAP\n\n"
+        "  thumos14     folder of <Class>_val.txt files     ActivityNet JSON ('results')         temporal mAP\n"
+        "  coco-panoptic  panoptic JSON + PNG folder         panoptic JSON + PNG folder           PQ, SQ, RQ\n\n"
         "The format is detected from GT unless --format is given. Overlaps are exact for every geometry:\n"
         "a polygon ground truth against mask predictions counts the exact covered area of each pixel.",
         epilog="examples:\n"
@@ -76,6 +77,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--mstcn-2019",
         action="store_true",
         help="mstcn: cut segments as the 2019 MS-TCN script did, to reproduce published numbers",
+    )
+    parser.add_argument(
+        "--gt-folder", metavar="DIR", help="coco-panoptic: the ground truth's PNG maps (default: GT without .json)"
+    )
+    parser.add_argument(
+        "--pred-folder", metavar="DIR", help="coco-panoptic: the predictions' PNG maps (default: PRED without .json)"
     )
     add_reader_options(parser)
     add_cluster_options(parser)
@@ -188,6 +195,10 @@ def run(arguments: argparse.Namespace) -> int:
             raise InvalidArgumentError(f"'--pictures' must be a positive number of images (got {arguments.pictures})")
         pyplot_for_files("--picture")  # matplotlib missing: say so before the work, not after
     fmt = detect_format(arguments.ground_truth) if arguments.format == "auto" else arguments.format
+    if fmt == "coco-panoptic":
+        from geoiou.cli.panoptic_eval import run_panoptic  # imports this module's writers
+
+        return run_panoptic(arguments)
     protocol = (
         fmt if fmt in ("activitynet", "mstcn", "thumos14", "kitti") else arguments.protocol or DEFAULT_PROTOCOL[fmt]
     )

@@ -26,11 +26,20 @@ import numpy as np
 from geoiou.errors import FormatError, InvalidArgumentError
 from geoiou.io.report import ReadReport
 
-__all__ = ["FORMATS", "SOURCE_KINDS", "EvaluationInputs", "detect_format", "detect_source", "load_inputs"]
+__all__ = [
+    "FORMATS",
+    "SOURCE_KINDS",
+    "EvaluationInputs",
+    "detect_format",
+    "detect_source",
+    "is_panoptic",
+    "load_inputs",
+]
 
-FORMATS = ("coco", "dota", "yolo", "kitti", "activitynet", "mstcn", "thumos14")
+FORMATS = ("coco", "dota", "yolo", "kitti", "activitynet", "mstcn", "thumos14", "coco-panoptic")
 FORMAT_NAMES = {
     "coco": "COCO",
+    "coco-panoptic": "COCO panoptic",
     "dota": "DOTA",
     "yolo": "YOLO",
     "kitti": "KITTI",
@@ -44,7 +53,17 @@ PREDICTION_KINDS = {
     "dota-task1": "DOTA Task1 predictions (Task1_<class>.txt files)",
 }
 #: What `detect_source` tells apart, each read by its reader in geoiou.io.
-SOURCE_KINDS = ("coco", "coco-results", "dota", "dota-task1", "yolo", "kitti", "activitynet", "geojson")
+SOURCE_KINDS = (
+    "coco",
+    "coco-panoptic",
+    "coco-results",
+    "dota",
+    "dota-task1",
+    "yolo",
+    "kitti",
+    "activitynet",
+    "geojson",
+)
 #: A GeoJSON document names its type near its start: a collection, a feature or a bare geometry.
 GEOJSON_TYPE = re.compile(r'"type"\s*:\s*"(FeatureCollection|Feature|Polygon|MultiPolygon|GeometryCollection)"')
 #: Bytes read from the start of a JSON file to tell COCO from ActivityNet without parsing it all.
@@ -96,6 +115,22 @@ def detect_format(ground_truth: str) -> str:
     return kind
 
 
+def is_panoptic(path: str, head: str) -> bool:
+    """Whether a COCO JSON file (its first bytes `head`) is panoptic: ``segments_info``, or a PNG folder beside it.
+
+    Examples
+    --------
+    >>> is_panoptic("val.json", '{"annotations": [{"image_id": 1, "segments_info": []}]}')
+    True
+    >>> is_panoptic("instances.json", '{"images": [], "annotations": [{"bbox": [0, 0, 1, 1]}]}')
+    False
+    """
+    if '"segments_info"' in head:
+        return True
+    folder = path[: -len(".json")] if path.lower().endswith(".json") else ""
+    return bool(folder) and os.path.isdir(folder) and any(name.lower().endswith(".png") for name in os.listdir(folder))
+
+
 def detect_source(path: str, *, role: str = "input") -> str:
     """What an annotation source holds (one of `SOURCE_KINDS`), from its type and first bytes.
 
@@ -122,7 +157,7 @@ def detect_source(path: str, *, role: str = "input") -> str:
         if '"database"' in head:
             return "activitynet"
         if '"images"' in head or '"annotations"' in head:
-            return "coco"
+            return "coco-panoptic" if is_panoptic(path, head) else "coco"
         if head.lstrip().startswith("["):
             return "coco-results"
         if '"results"' in head:
@@ -262,6 +297,10 @@ def load_inputs(
         "mstcn": _mstcn,
         "thumos14": _thumos14,
     }
+    if format == "coco-panoptic":
+        raise InvalidArgumentError(
+            "COCO panoptic files are evaluated by 'geoiou eval' (PQ); this command takes detection files"
+        )
     _refuse_swapped(format, ground_truth, predictions)
     if proposals and format != "activitynet":
         raise InvalidArgumentError(f"'--proposals' must be used with ActivityNet files (got {format} files)")

@@ -20,6 +20,7 @@ from geoiou.evaluation.kitti import KittiEvaluation, KittiResult, evaluate_kitti
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.mergeable import MergeableEvaluation, merge_states
 from geoiou.evaluation.multilabel import JaccardEvaluation, jaccard
+from geoiou.evaluation.panoptic import PanopticEvaluation, PanopticResult, evaluate_panoptic
 from geoiou.evaluation.results import CocoResult, VocResult
 from geoiou.evaluation.voc import VocEvaluation, evaluate_voc
 from geoiou.evaluation.proposals import TemporalProposalResult, evaluate_temporal_proposals
@@ -32,7 +33,7 @@ from geoiou.evaluation.temporal import (
     evaluate_temporal_detection,
 )
 from geoiou.rle_rasterize import coco_compat_rasterize
-from geoiou.tables import Annotations, KittiObjects, TemporalSegments
+from geoiou.tables import Annotations, KittiObjects, PanopticMaps, TemporalSegments
 
 __all__ = [
     "ActionSegmentationEvaluation",
@@ -52,6 +53,9 @@ __all__ = [
     "KittiObjects",
     "KittiResult",
     "ObjectMatches",
+    "PanopticEvaluation",
+    "PanopticMaps",
+    "PanopticResult",
     "SemanticSegmentationResult",
     "TemporalDetectionEvaluation",
     "TemporalDetectionResult",
@@ -65,6 +69,7 @@ __all__ = [
     "evaluate_action_segmentation",
     "evaluate_coco",
     "evaluate_kitti",
+    "evaluate_panoptic",
     "evaluate_temporal_detection",
     "evaluate_temporal_proposals",
     "evaluate_voc",

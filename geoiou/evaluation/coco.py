@@ -48,7 +48,9 @@ from geoiou._validation import invalid_argument as _fail
 from geoiou.evaluation.federated import FederatedLabels
 from geoiou.evaluation.matches import ObjectMatches
 from geoiou.evaluation.mergeable import MergeableEvaluation, disjoint_keys
-from geoiou.evaluation.overlaps import CandidateOverlaps, region_pairs, regions_of
+from geoiou.boundary import DILATION_RATIO
+from geoiou.evaluation.boundary_pairs import BoundaryBands, boundary_pairs
+from geoiou.evaluation.overlaps import CandidateOverlaps, DetectionRegions, region_pairs, regions_of
 from geoiou.evaluation.prepared import (
     Deferred,
     PreparedPart,
@@ -96,6 +98,8 @@ COCO_AREA_RANGES = {
 
 PolygonIoU = Literal["exact", "pycocotools"]
 POLYGON_IOU = ("exact", "pycocotools")
+IouType = Literal["region", "boundary"]
+IOU_TYPES = ("region", "boundary")
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,8 @@ class CocoSettings:
     max_detections: tuple[int, ...]
     area_ranges: dict[str, tuple[float, float]]
     polygon_iou: str
+    iou_type: str = "region"
+    dilation_ratio: float = DILATION_RATIO
 
     @classmethod
     def checked(
@@ -119,10 +125,16 @@ class CocoSettings:
         max_detections: Any = COCO_MAX_DETECTIONS,
         area_ranges: Any = None,
         polygon_iou: Any = "exact",
+        iou_type: Any = "region",
+        dilation_ratio: Any = DILATION_RATIO,
     ) -> CocoSettings:
         """The settings from user values, each checked (an `InvalidArgumentError` names the one at fault)."""
         if polygon_iou not in POLYGON_IOU:
             raise _fail("polygon_iou", f"one of {POLYGON_IOU}", polygon_iou)
+        if iou_type not in IOU_TYPES:
+            raise _fail("iou_type", f"one of {IOU_TYPES}", iou_type)
+        if isinstance(dilation_ratio, bool) or not isinstance(dilation_ratio, (int, float)) or not dilation_ratio > 0:
+            raise _fail("dilation_ratio", "a positive number", dilation_ratio)
         return cls(
             categories=checked_categories(categories),
             iou_thresholds=checked_thresholds(iou_thresholds, "iou_thresholds", COCO_IOU_THRESHOLDS, low_open=True),
@@ -132,6 +144,8 @@ class CocoSettings:
             max_detections=checked_max_detections(max_detections),
             area_ranges=checked_area_ranges(area_ranges, COCO_AREA_RANGES),
             polygon_iou=polygon_iou,
+            iou_type=iou_type,
+            dilation_ratio=float(dilation_ratio),
         )
 
 
@@ -410,6 +424,8 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
         max_detections: Sequence[int] = COCO_MAX_DETECTIONS,
         area_ranges: Mapping[str, tuple[float, float]] | None = None,
         polygon_iou: PolygonIoU = "exact",
+        iou_type: IouType = "region",
+        dilation_ratio: float = DILATION_RATIO,
         show_progress: bool | None = None,
     ) -> None:
         self._start(
@@ -420,6 +436,8 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
                 max_detections=max_detections,
                 area_ranges=area_ranges,
                 polygon_iou=polygon_iou,
+                iou_type=iou_type,
+                dilation_ratio=dilation_ratio,
             )
         )
         self.show_progress = show_progress
@@ -461,7 +479,7 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
             dt_score=np.asarray(predicted.score, dtype=np.float64),
             dt_area=predicted_regions.area,
         )
-        pairs = region_pairs(predicted_regions, truth_regions)
+        pairs = _pair_source(settings, prepared, predicted_regions, truth_regions)
         if self.pair_hook is not None:
             pairs = self.pair_hook(pairs, data, prepared.image_ids, prepared.category_ids)
         found = coco_match(
@@ -535,6 +553,20 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
         )
 
 
+def _pair_source(
+    settings: CocoSettings, prepared: PreparedPart, predicted: DetectionRegions, truth: DetectionRegions
+) -> PairSource:
+    """The regions' overlaps, or boundary AP's ``min(mask IoU, boundary IoU)`` (`boundary_pairs`)."""
+    if settings.iou_type == "region":
+        return region_pairs(predicted, truth)
+    sizes = prepared.sizes
+
+    def bands(regions: DetectionRegions, image: np.ndarray) -> BoundaryBands:
+        return BoundaryBands(regions, settings.dilation_ratio, None if sizes is None else sizes[image])
+
+    return boundary_pairs(predicted, truth, bands(predicted, prepared.dt_image), bands(truth, prepared.gt_image))
+
+
 def evaluate_coco(
     ground_truth: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
     predictions: Annotations | Mapping[str, Any] | Sequence[Mapping[str, Any]],
@@ -547,6 +579,8 @@ def evaluate_coco(
     area_ranges: Mapping[str, tuple[float, float]] | None = None,
     polygon_iou: PolygonIoU = "exact",
     federated: FederatedLabels | None = None,
+    iou_type: IouType = "region",
+    dilation_ratio: float = DILATION_RATIO,
     show_progress: bool | None = None,
 ) -> CocoResult:
     """COCO detection AP and AR for any region kind, as pycocotools' ``COCOeval`` computes them.
@@ -584,6 +618,15 @@ def evaluate_coco(
     federated : FederatedLabels, optional
         LVIS's federated labels: with them (and ``max_detections=(300,)``) the evaluation is
         lvis-api's ``LVISEval`` (see `geoiou.evaluation.federated`).
+    iou_type : {"region", "boundary"}, default "region"
+        ``"region"`` matches on the regions' IoU. ``"boundary"`` is boundary AP (boundary-iou-api's
+        ``iouType="boundary"``): the overlap of a pair is the smaller of the regions' IoU and their
+        boundary bands' IoU (`geoiou.boundary_iou`), IoF against crowd regions as before; area
+        ranges still read the regions' areas. Masks take boundary-iou-api's band on their pixels
+        (the diagonal of each mask's own size); polygons and boxes geoiou's exact band, which needs
+        `images` with sizes for the diagonal.
+    dilation_ratio : float, default 0.02
+        The band's width as a fraction of the image diagonal (``iou_type="boundary"`` only).
     show_progress : bool, optional
         Draw a progress bar (by default only when stderr is a terminal).
 
@@ -630,6 +673,8 @@ def evaluate_coco(
         max_detections=max_detections,
         area_ranges=area_ranges,
         polygon_iou=polygon_iou,
+        iou_type=iou_type,
+        dilation_ratio=dilation_ratio,
         show_progress=show_progress,
     )
     return evaluation.update(ground_truth, predictions, images=images, federated=federated).compute()

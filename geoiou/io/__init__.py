@@ -20,6 +20,7 @@ result's `ReadReport`.
 """
 
 from geoiou.io.activitynet import ActivityNetFile, read_activitynet, write_activitynet_results
+from geoiou.io.coco_panoptic import read_coco_panoptic
 from geoiou.io.coco import CocoDataset, CocoPredictions, read_coco, read_coco_results, write_coco_results
 from geoiou.io.dota import DotaObjects, read_dota, read_dota_folder, read_dota_task1, write_dota, write_dota_task1
 from geoiou.io.folders import LabelSet
@@ -32,6 +33,7 @@ from geoiou.io.thumos import ThumosAnnotations, read_thumos14
 from geoiou.io.yolo import YoloObjects, read_yolo, read_yolo_folder
 
 __all__ = [
+    "read_coco_panoptic",
     "ActivityNetFile",
     "CocoDataset",
     "CocoPredictions",

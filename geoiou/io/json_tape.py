@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import jit
+from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
 from geoiou.rle import Runs
 from geoiou.io import json_tokens as tokens
 from geoiou.io.decimals import joined_spans, resolve_slow
@@ -168,10 +168,10 @@ class Tape:
 
     def number_rows(self, values: np.ndarray | None, width: int) -> np.ndarray | None:
         """``(n, width)`` float64 from arrays of exactly `width` finite numbers each; else None."""
-        if values is None or not (self.kind[values] == ARRAY).all() or (self.stop[values] - values != width + 1).any():
+        if values is None:
             return None
-        flat = self.numbers(values[:, None] + np.arange(1, width + 1))
-        return None if flat is None else flat.reshape(len(values), width)
+        rows, plain = _number_rows(self.kind, self.stop, self.integer, self.number, values, width)
+        return rows if plain else None
 
     def strings(self, values: np.ndarray | None) -> list[str] | None:
         """The text of string values (escapes read as ``json.loads`` reads them); None unless all are strings."""
@@ -258,6 +258,27 @@ def _finite_numbers(
 
 
 @jit
+def _number_rows(
+    kind: np.ndarray, stop: np.ndarray, integer: np.ndarray, number: np.ndarray, values: np.ndarray, width: int
+) -> tuple[np.ndarray, bool]:
+    """The numbers of arrays `values` of `width` numbers each, one row per array (as `_finite_numbers` reads
+    them), and whether every value is such an array of finite numbers: one pass, no index arrays."""
+    rows = np.empty((values.size, width))
+    for k in range(values.size):
+        v = values[k]
+        if kind[v] != ARRAY or stop[v] - v != width + 1:  # an array of `width` scalars spans width + 1 tokens
+            return rows, False
+        for j in range(width):
+            t = v + 1 + j
+            if kind[t] == INT:
+                rows[k, j] = float(integer[t])
+            elif (kind[t] == FLOAT or kind[t] == SLOW) and np.isfinite(number[t]):
+                rows[k, j] = number[t]
+            else:
+                return rows, False
+    return rows, True
+
+
 def _values_of_keys(
     buf: np.ndarray,
     kind: np.ndarray,
@@ -272,30 +293,74 @@ def _values_of_keys(
     """``(n, m)``: the value token of key j (spelled ``words[word_starts[j]:word_starts[j + 1]]``, of hash
     ``hashes[j]``) in each object, -1 where it has none.
 
-    Each object's own keys are walked once (a nested object's keys are skipped with its value).
+    Each object's own keys are walked once (a nested object's keys are skipped with its value), the
+    objects in parallel.
     """
-
-    # A closure: numba would count references to `buf` at every call of a function of its own.
-    def spelled(t: int, j: int) -> bool:
-        """Whether key token `t` is spelled as word j."""
-        size = word_starts[j + 1] - word_starts[j]
-        if stop[t] - start[t] != size:
-            return False
-        for i in range(size):
-            if buf[start[t] + i] != words[word_starts[j] + i]:
-                return False
-        return True
-
-    values = np.full((objects.size, hashes.size), -1, dtype=np.int64)
-    for k in range(objects.size):
-        o = objects[k]
-        if kind[o] != OBJECT:
-            continue
-        t = o + 1
-        while t < stop[o]:
-            for j in range(hashes.size):
-                if integer[t] == hashes[j] and spelled(t, j):
-                    values[k, j] = t + 1
-            t += 1  # the value
-            t = stop[t] if (kind[t] == OBJECT or kind[t] == ARRAY) else t + 1
+    values = np.empty((objects.size, hashes.size), dtype=np.int64)
+    use_threads(objects.size)
+    _object_values(buf, kind, start, stop, integer, objects, hashes, words, word_starts, values)
     return values
+
+
+@jit(inline=True)
+def _spelled(
+    buf: np.ndarray, start: np.ndarray, stop: np.ndarray, words: np.ndarray, word_starts: np.ndarray, t: int, j: int
+) -> bool:
+    """Whether key token `t` is spelled as word j."""
+    size = word_starts[j + 1] - word_starts[j]
+    if stop[t] - start[t] != size:
+        return False
+    for i in range(size):
+        if buf[start[t] + i] != words[word_starts[j] + i]:
+            return False
+    return True
+
+
+@jit(inline=True)
+def _values_of_object(
+    buf: np.ndarray,
+    kind: np.ndarray,
+    start: np.ndarray,
+    stop: np.ndarray,
+    integer: np.ndarray,
+    objects: np.ndarray,
+    hashes: np.ndarray,
+    words: np.ndarray,
+    word_starts: np.ndarray,
+    values: np.ndarray,
+    k: int,
+) -> None:
+    for j in range(hashes.size):
+        values[k, j] = -1
+    o = objects[k]
+    if kind[o] != OBJECT:
+        return
+    t = o + 1
+    while t < stop[o]:
+        for j in range(hashes.size):
+            if integer[t] == hashes[j] and _spelled(buf, start, stop, words, word_starts, t, j):
+                values[k, j] = t + 1
+        t += 1  # the value
+        t = stop[t] if (kind[t] == OBJECT or kind[t] == ARRAY) else t + 1
+
+
+@jit(parallel=True)
+def _object_values(
+    buf: np.ndarray,
+    kind: np.ndarray,
+    start: np.ndarray,
+    stop: np.ndarray,
+    integer: np.ndarray,
+    objects: np.ndarray,
+    hashes: np.ndarray,
+    words: np.ndarray,
+    word_starts: np.ndarray,
+    values: np.ndarray,
+) -> None:
+    n = objects.size
+    if n < PARALLEL_MIN:
+        for k in range(n):
+            _values_of_object(buf, kind, start, stop, integer, objects, hashes, words, word_starts, values, k)
+    else:
+        for k in prange(n):  # each object on its own: the same values for any number of threads
+            _values_of_object(buf, kind, start, stop, integer, objects, hashes, words, word_starts, values, k)

@@ -519,6 +519,8 @@ def table_of(coco: COCO, iou_type: str, *, detections: bool = False, rbox_conven
     """
     if iou_type not in IOU_TYPES:
         raise invalid_argument("iouType", f"one of {IOU_TYPES}", iou_type)
+    if iou_type == "boundary":  # boundary AP measures the segm masks (and their bands, made by the pair source)
+        return table_of(coco, "segm", detections=detections)
     key = f"{iou_type}:{rbox_convention}" if iou_type == "obb" else iou_type
     table = coco._tables.get(key)
     if table is None:

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from geoiou._validation import invalid_argument
+from geoiou.boundary import DILATION_RATIO
 from geoiou.errors import BatchIndexError, NotReadyError
 from geoiou.pycocotools.coco import COCO, table_of
 from geoiou.pycocotools.entries import DictEntries, Entries, MatchedEntries, accumulate_entries
@@ -103,7 +104,12 @@ class COCOeval:
     cocoGt, cocoDt : COCO, optional
         Ground truth and results (`COCO.loadRes`); `cocoDt` may also be set later
         (``E.cocoDt = ...``), as torchvision's evaluator does.
-    iouType : {"segm", "bbox", "keypoints", "obb", "polygon"}, default "segm"
+    iouType : {"segm", "bbox", "keypoints", "obb", "polygon", "boundary"}, default "segm"
+        ``"boundary"`` is boundary AP as boundary-iou-api's ``COCOeval`` computes it: each pair's
+        overlap is ``min(mask IoU, boundary IoU)`` (the masks' IoF against crowd regions).
+    dilation_ratio : float, default 0.02
+        The boundary band's width as a fraction of the image diagonal (``iouType="boundary"``;
+        boundary-iou-api's argument of the same name and place).
     fix_summary_max_dets : bool, default False
         Keyword only. Make the summary's first number (AP at IoU 0.50:0.95) use ``maxDets[2]``
         (keypoints: ``maxDets[-1]`` instead of 20 throughout) rather than pycocotools' fixed 100
@@ -168,6 +174,7 @@ class COCOeval:
         cocoGt: COCO | None = None,  # noqa: N803 - pycocotools' names
         cocoDt: COCO | None = None,  # noqa: N803
         iouType: str = "segm",  # noqa: N803
+        dilation_ratio: float = DILATION_RATIO,
         *,
         fix_summary_max_dets: bool = False,
     ) -> None:
@@ -177,6 +184,7 @@ class COCOeval:
         self.cocoGt = cocoGt
         self.cocoDt = cocoDt
         self.params = Params(iouType=iouType)
+        self.dilation_ratio = dilation_ratio
         self.fix_summary_max_dets = fix_summary_max_dets
         self.eval: dict[str, Any] = {}
         self._paramsEval: Any = {}
@@ -220,6 +228,7 @@ class COCOeval:
             truth.rows,
             sigmas=getattr(p, "kpt_oks_sigmas", None),
             use_cats=bool(p.useCats),
+            dilation_ratio=self.dilation_ratio,
         )
         self._evaluated = match_groups(
             truth,

@@ -4,8 +4,9 @@
 candidate search and the exact kernels over the tables' regions. Boxes keep their sides as
 written and masks are held as COCO runs, so the values are pycocotools' bit for bit (``w * h``
 areas, integer pixel counts, ``i / (a + b - i)``, IoF over the result against crowd regions); the
-rotated boxes and polygons are exact. ``keypoints`` measures every pair of a group
-(`every_pair`) with pycocotools' OKS, which is no overlap of regions.
+rotated boxes and polygons are exact. ``boundary`` is `evaluate_coco`'s boundary AP over the segm
+masks (`boundary_pairs`: ``min(mask IoU, boundary IoU)``, boundary-iou-api's). ``keypoints``
+measures every pair of a group (`every_pair`) with pycocotools' OKS, which is no overlap of regions.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import Callable
 import numpy as np
 
 from geoiou._validation import invalid_argument
+from geoiou.boundary import DILATION_RATIO
+from geoiou.evaluation.boundary_pairs import BoundaryBands, boundary_pairs
 from geoiou.evaluation.coco import PairSource
 from geoiou.evaluation.overlaps import CandidateOverlaps, every_pair, region_pairs
 from geoiou.pycocotools.keypoints import object_keypoint_similarity
@@ -36,6 +39,7 @@ def pair_source(
     *,
     sigmas: np.ndarray | None = None,
     use_cats: bool = True,
+    dilation_ratio: float = DILATION_RATIO,
 ) -> PairSource:
     """The `PairSource` of `iou_type` over the table rows `dt_rows` and `gt_rows` (the evaluation's rows).
 
@@ -54,6 +58,10 @@ def pair_source(
     """
     if iou_type == "keypoints":
         source = every_pair(_keypoints(predicted, truth, sigmas, use_cats))
+    elif iou_type == "boundary":
+        assert predicted.regions is not None and truth.regions is not None  # the segm tables
+        bands = (BoundaryBands(table.regions, dilation_ratio) for table in (predicted, truth))  # type: ignore[arg-type]
+        source = boundary_pairs(predicted.regions, truth.regions, *bands)
     else:
         assert predicted.regions is not None and truth.regions is not None  # the tables of these types have them
         source = region_pairs(predicted.regions, truth.regions)

@@ -30,8 +30,8 @@ from geoiou.tables.annotations import Annotations
 
 __all__ = ["Table", "dataset_table", "file_table", "results_table"]
 
-#: iouTypes and the geometry each compares.
-IOU_TYPES = ("bbox", "segm", "keypoints", "obb", "polygon")
+#: iouTypes and the geometry each compares ("boundary" compares the segm table's masks and their bands).
+IOU_TYPES = ("bbox", "segm", "keypoints", "obb", "polygon", "boundary")
 #: How an ``rbox`` [cx, cy, w, h, angle] is read for iouType "obb" (`Params.rboxConvention`): the constructor.
 RBOX_CONVENTIONS: dict[str, Callable[[np.ndarray], RotatedBox]] = {
     "geoiou": RotatedBox,  # degrees, clockwise on screen in y-down images (OpenCV, mmcv)

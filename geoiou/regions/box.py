@@ -28,6 +28,9 @@ __all__ = ["Box"]
 
 BoxFormat = Literal["xyxy", "xywh", "cxcywh"]
 FORMATS = ("xyxy", "xywh", "cxcywh")
+#: Batches of at least this many boxes are checked in one compiled pass (`geoiou.regions.box_checks`); smaller ones,
+#: and any batch it does not accept, by the NumPy checks (which compile nothing and name the box at fault).
+COMPILED_CHECKS_FROM = 4096
 
 
 class Box(Region):
@@ -77,6 +80,14 @@ class Box(Region):
                 object.__setattr__(self, "_size", size)
                 return
         array = as_float_array(coords, "coords", trailing=4)
+        if array.size >= 4 * COMPILED_CHECKS_FROM:
+            from geoiou.regions.box_checks import accepted_corners  # compiled: for large batches only
+
+            accepted = accepted_corners(array.reshape(-1, 4), fmt)
+            if accepted is not None:  # else the checks below name the box at fault
+                object.__setattr__(self, "_xyxy", readonly(accepted[0].reshape(array.shape)))
+                object.__setattr__(self, "_size", readonly(accepted[1].reshape(*array.shape[:-1], 2)))
+                return
         xyxy = _to_xyxy(array, fmt)
         # [x, y, w, h] read as corners is the usual cause (a COCO box): say so when the values read as one.
         hint = "; a COCO [x, y, w, h] box? pass fmt='xywh'" if fmt == "xyxy" and (array[..., 2:] >= 0).all() else ""
