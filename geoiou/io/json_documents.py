@@ -13,11 +13,13 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from geoiou._progress import Phases
 from geoiou.io.columns import JsonColumns, ObjectColumns
 from geoiou.io.report import RecordReader
 
-__all__ = ["JsonSource", "load_json_document", "open_json", "unique_keys"]
+__all__ = ["JsonSource", "file_bytes", "load_json_document", "open_json", "unique_keys"]
 
 
 class _DuplicateKeyError(ValueError):
@@ -63,7 +65,7 @@ class JsonSource:
     """
 
     def __init__(
-        self, reader: RecordReader, columns: JsonColumns | None, document: Any = None, data: bytes | None = None
+        self, reader: RecordReader, columns: JsonColumns | None, document: Any = None, data: np.ndarray | None = None
     ) -> None:
         self.reader = reader
         #: The columns of the fast path; None when only ``json.loads`` can read the file (see `Tape.of`).
@@ -76,7 +78,7 @@ class JsonSource:
         if self._data is None:
             return self._document
         try:
-            text = self._data.decode("utf-8-sig")  # past a byte-order mark, as the text readers
+            text = str(self._data.data, "utf-8-sig")  # past a byte-order mark, as the text readers
             if "\r" in text:  # universal newlines, as a text stream reads them (the lines of messages)
                 text = text.replace("\r\n", "\n").replace("\r", "\n")
             # The tape proves that no object repeats a key; without one, the hook checks each object.
@@ -95,6 +97,31 @@ class JsonSource:
             raise self.reader.whole_file(f"not UTF-8 text ({error.reason} at byte {error.start})") from None
         self._data = None
         return self._document
+
+
+def file_bytes(path: str | os.PathLike[str]) -> np.ndarray:
+    """The bytes of a file, read into a NumPy array.
+
+    NumPy asks the kernel for huge pages for large arrays: on a virtual machine, where each page a
+    process touches first is expensive, a 13 MB file reads in about 2.5 ms this way and 6.5 ms as a
+    ``bytes`` object.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.json"
+    >>> _ = path.write_bytes(b"[1, 2]")
+    >>> file_bytes(path).tobytes()
+    b'[1, 2]'
+    """
+    with open(path, "rb", buffering=0) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        data = np.empty(size, dtype=np.uint8)
+        read = handle.readinto(data.data) if size else 0
+        if read != size:  # the file changed while it was read: take what it holds now
+            handle.seek(0)
+            return np.frombuffer(handle.readall(), dtype=np.uint8)
+    return data
 
 
 def open_json(
@@ -120,8 +147,7 @@ def open_json(
     if isinstance(source, (Mapping, list)):
         return JsonSource(RecordReader("<dict>", skip_invalid=skip_invalid), ObjectColumns(source), source)
     reader = RecordReader(source, skip_invalid=skip_invalid)
-    with open(source, "rb") as handle:
-        data = handle.read()
+    data = file_bytes(source)
     from geoiou.io.json_tape import Tape  # compiled (numba): loaded by the first file read, not by `import geoiou.io`
 
     tape = Tape.of(data)

@@ -24,6 +24,7 @@ True
 
 from __future__ import annotations
 
+
 import numpy as np
 
 from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
@@ -50,7 +51,7 @@ class Tape:
         self.kind, self.start, self.stop, self.integer, self.number = table
 
     @classmethod
-    def of(cls, data: bytes) -> Tape | None:
+    def of(cls, data: bytes | np.ndarray) -> Tape | None:
         """The tape of `data`, or None when ``json.loads`` must read it.
 
         None for text that is not JSON (``json.loads`` then names the fault), an object that
@@ -63,7 +64,7 @@ class Tape:
             return None
         if non_ascii:
             try:
-                data.decode("utf-8")
+                str(buf.data, "utf-8")
             except UnicodeDecodeError:
                 return None
         kind, start, stop, _, number = table
@@ -170,8 +171,8 @@ class Tape:
         """``(n, width)`` float64 from arrays of exactly `width` finite numbers each; else None."""
         if values is None:
             return None
-        rows, plain = _number_rows(self.kind, self.stop, self.integer, self.number, values, width)
-        return rows if plain else None
+        rows = np.empty((len(values), width))  # NumPy's memory: huge pages for a large table (see `file_bytes`)
+        return rows if _number_rows(self.kind, self.stop, self.integer, self.number, values, rows) else None
 
     def strings(self, values: np.ndarray | None) -> list[str] | None:
         """The text of string values (escapes read as ``json.loads`` reads them); None unless all are strings."""
@@ -259,15 +260,15 @@ def _finite_numbers(
 
 @jit
 def _number_rows(
-    kind: np.ndarray, stop: np.ndarray, integer: np.ndarray, number: np.ndarray, values: np.ndarray, width: int
-) -> tuple[np.ndarray, bool]:
-    """The numbers of arrays `values` of `width` numbers each, one row per array (as `_finite_numbers` reads
-    them), and whether every value is such an array of finite numbers: one pass, no index arrays."""
-    rows = np.empty((values.size, width))
+    kind: np.ndarray, stop: np.ndarray, integer: np.ndarray, number: np.ndarray, values: np.ndarray, rows: np.ndarray
+) -> bool:
+    """Fill `rows` ``(n, width)`` with the numbers of arrays `values` of `width` numbers each (as `_finite_numbers`
+    reads them); whether every value is such an array of finite numbers. One pass, no index arrays."""
+    width = rows.shape[1]
     for k in range(values.size):
         v = values[k]
         if kind[v] != ARRAY or stop[v] - v != width + 1:  # an array of `width` scalars spans width + 1 tokens
-            return rows, False
+            return False
         for j in range(width):
             t = v + 1 + j
             if kind[t] == INT:
@@ -275,8 +276,8 @@ def _number_rows(
             elif (kind[t] == FLOAT or kind[t] == SLOW) and np.isfinite(number[t]):
                 rows[k, j] = number[t]
             else:
-                return rows, False
-    return rows, True
+                return False
+    return True
 
 
 def _values_of_keys(
