@@ -326,6 +326,16 @@ def test_masks_from_runs_encode_without_decoding_and_byte_for_byte():
         assert encoded["counts"] == expected["counts"] and encoded["size"] == list(expected["size"])
 
 
+def test_the_boxes_of_many_masks_of_several_sizes_are_the_dense_ones():
+    """Enough masks for the compiled boxes' parallel loop: each mask's box read from its runs with its own height
+    (runs crossing columns, empty and full masks) is the box of its pixels."""
+    masks = random_masks(7) + random_masks(8)
+    assert len(masks) >= 128
+    batch = geoiou.Mask.from_rle(coco_encode_each(masks))
+    for mask, bounds in zip(masks, batch.bounds):
+        np.testing.assert_array_equal(bounds, geoiou.Mask(mask).bounds)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_rles_of_several_sizes_in_one_batch_are_the_padded_masks(seed):
     # One run table, each mask's runs read with its own height: everything a batch gives must equal the same

@@ -568,33 +568,9 @@ def _pack_lines(pixels: np.ndarray, stride: int) -> np.ndarray:
 
 def _run_boxes(runs: coco_rle.Runs) -> np.ndarray:
     """Bounding boxes ``(M, 4)`` of masks given as column-major runs, each of its own height (zeros when empty)."""
-    boxes = np.zeros((len(runs.sizes), 4), dtype=np.int64)
-    for first, stop in runs.stretches():  # temporaries of a stretch stay in cache
-        boxes[first:stop] = _stretch_boxes(runs.slice(first, stop))
-    return boxes
+    from geoiou.regions.mask_windows import run_boxes  # compiled: loaded with the first boxes, not by `import geoiou`
 
-
-def _stretch_boxes(runs: coco_rle.Runs) -> np.ndarray:
-    # Where each run starts and stops within the column it starts in; a stop beyond the column's end
-    # means the run crosses into the next column, covering the bottom row of one and the top row of the other.
-    height = np.maximum(np.repeat(runs.sizes[:, 0], np.diff(runs.offsets)), 1)  # each run's own mask height
-    start_row = runs.starts % height
-    stop_row = start_row + (runs.stops - runs.starts)
-    top = np.where(stop_row > height, 0, start_row)
-    bottom = np.minimum(stop_row, height)
-    filled = np.flatnonzero(np.diff(runs.offsets) > 0)
-    firsts, lasts = runs.offsets[filled], runs.offsets[filled + 1] - 1
-    boxes = np.zeros((len(runs.sizes), 4), dtype=np.int64)
-    if filled.size:
-        boxes[filled] = np.column_stack(
-            [
-                np.minimum.reduceat(top, firsts),
-                np.maximum.reduceat(bottom, firsts),
-                runs.starts[firsts] // height[firsts],
-                (runs.stops[lasts] - 1) // height[lasts] + 1,
-            ]
-        )
-    return boxes
+    return run_boxes(runs.starts, runs.stops, runs.offsets, np.maximum(runs.sizes[:, 0], 1))
 
 
 def _masks_from_runs(

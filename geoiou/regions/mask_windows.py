@@ -184,6 +184,55 @@ def _run_rows(
             _run_rows_of(starts, stops, run_offsets, heights, line0, word0, stride, offsets, words, m)
 
 
+def run_boxes(starts: np.ndarray, stops: np.ndarray, run_offsets: np.ndarray, heights: np.ndarray) -> np.ndarray:
+    """The bounding box of each mask from its column-major runs, each of its own height (at least 1).
+
+    Returns ``(first row, last row + 1, first column, last column + 1)`` per mask, zeros when empty.
+    A run that crosses into the next column covers the bottom row of one and the top row of the other.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> run_boxes(np.array([1, 7]), np.array([2, 10]), np.array([0, 1, 2, 2]), np.array([3, 3, 3])).tolist()
+    [[1, 2, 0, 1], [0, 3, 2, 4], [0, 0, 0, 0]]
+    """
+    boxes = np.zeros((len(heights), 4), dtype=np.int64)  # NumPy's memory (huge pages for many masks)
+    use_threads(len(heights))
+    _run_boxes(starts, stops, run_offsets, heights, boxes)
+    return boxes
+
+
+@jit(inline=True)
+def _run_box(
+    starts: np.ndarray, stops: np.ndarray, run_offsets: np.ndarray, heights: np.ndarray, boxes: np.ndarray, m: int
+) -> None:
+    first, last = run_offsets[m], run_offsets[m + 1]
+    if first == last:
+        return
+    height = heights[m]
+    top, bottom = height, 0
+    for r in range(first, last):
+        start_row = starts[r] % height
+        stop_row = start_row + (stops[r] - starts[r])
+        top = min(top, 0 if stop_row > height else start_row)
+        bottom = max(bottom, min(stop_row, height))
+    boxes[m, 0], boxes[m, 1] = top, bottom
+    boxes[m, 2], boxes[m, 3] = starts[first] // height, (stops[last - 1] - 1) // height + 1
+
+
+@jit(parallel=True)
+def _run_boxes(
+    starts: np.ndarray, stops: np.ndarray, run_offsets: np.ndarray, heights: np.ndarray, boxes: np.ndarray
+) -> None:
+    n = heights.shape[0]
+    if n < PARALLEL_MIN:
+        for m in range(n):
+            _run_box(starts, stops, run_offsets, heights, boxes, m)
+    else:
+        for m in prange(n):
+            _run_box(starts, stops, run_offsets, heights, boxes, m)
+
+
 # --------------------------------------------------------------------------- from dense pixels
 def packed_row_boxes(lines: np.ndarray, width: int) -> np.ndarray:
     """The bounding box of each mask from its rows packed into words ``(M, H, S)`` (bit b of word w: column 64w + b).
