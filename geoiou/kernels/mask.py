@@ -31,6 +31,7 @@ PolygonWindows = tuple[Any, ...]
 #: pixels are weighted one by one (by a box or a polygon's coverage), for `in_parallel`.
 PAIR_COST_NS = 300.0
 PIXEL_PAIR_COST_NS = 3000.0
+RUN_PAIR_COST_NS = 1500.0
 
 
 @register(Mask, Mask)
@@ -372,13 +373,14 @@ def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.nd
 
     Each pair is rasterized on the window where its polygon's bounds meet its mask's bounding box,
     from the polygon's edge arrays, by signed-area accumulation (exact to rounding: a pixel half
-    covered counts half), and the coverage is read against the mask's packed window (masks held
-    as COCO runs are never decoded). Pairs run in parallel, each on its own scratch window.
+    covered counts half). Masks held as COCO runs are read along their runs (`_polygon_run_area`:
+    the coverage changes only where an edge passes, so a run adds a few products, not a pixel at a
+    time); dense masks against their packed window. Pairs run in parallel, each on its own window.
     """
-    store, windows = b._store, a._store.windows()
+    store, runs = b._store, a._store.runs
     geometry, masks, origin = b._index[index_b], a._index[index_a], a._origin[index_a]
     height, width = a.grid_shape
-    box = windows.boxes[masks]  # first row, last row + 1, first column, last column + 1
+    box = a._store.boxes[masks]  # first row, last row + 1, first column, last column + 1
     bounds = store.bounds[geometry]
     rows = _touched(bounds[:, 1] - origin[:, 1], bounds[:, 3] - origin[:, 1], box[:, 0], box[:, 1], height)
     cols = _touched(bounds[:, 0] - origin[:, 0], bounds[:, 2] - origin[:, 0], box[:, 2], box[:, 3], width)
@@ -386,7 +388,7 @@ def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.nd
     windows_of_pairs = np.ascontiguousarray(
         np.column_stack([rows[0], cols[0], rows[1] - rows[0], cols[1] - cols[0]]), dtype=np.int64
     )
-    data = (
+    polygons = (
         edges.x0,
         edges.y0,
         edges.x1,
@@ -396,14 +398,18 @@ def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.nd
         np.ascontiguousarray(geometry, dtype=np.int64),
         np.ascontiguousarray(origin, dtype=np.float64),
         windows_of_pairs,
-        _window_table(windows),
-        windows.words,
-        windows.column_major,
         np.ascontiguousarray(masks, dtype=np.int64),
     )
-    covered = _run(
-        _polygon_window_areas, _polygon_window_areas_parallel, data, np.empty(len(index_a)), PIXEL_PAIR_COST_NS
-    )
+    out = np.empty(len(index_a))
+    if runs is not None:
+        mask_runs = (runs.starts, runs.stops, runs.offsets, np.maximum(runs.sizes[:, 0], 1))
+        covered = _run(_polygon_run_areas, _polygon_run_areas_parallel, (*polygons, *mask_runs), out, RUN_PAIR_COST_NS)
+    else:
+        windows = a._store.windows()
+        packed = (_window_table(windows), windows.words, windows.column_major)
+        covered = _run(
+            _polygon_window_areas, _polygon_window_areas_parallel, (*polygons, *packed), out, PIXEL_PAIR_COST_NS
+        )
     # Each pixel's coverage is at most 1, so only the polygon's side can be overshot, by rounding.
     result: np.ndarray = np.minimum(covered, store.area[geometry])
     return result
@@ -504,7 +510,7 @@ def _polygon_window_area(
 
 @jit
 def _polygon_window_areas(data: PolygonWindows, areas: np.ndarray, begin: int, end: int) -> None:
-    x0, y0, x1, y1, sign, edge_offsets, geometry, origins, windows, table, words, column_major, masks = data
+    x0, y0, x1, y1, sign, edge_offsets, geometry, origins, windows, masks, table, words, column_major = data
     for k in range(begin, end):
         areas[k] = _polygon_window_area(
             x0,
@@ -528,6 +534,106 @@ def _polygon_window_areas_parallel(data: PolygonWindows, areas: np.ndarray, run:
     size = areas.shape[0]
     for step in prange((size + run - 1) // run):
         _polygon_window_areas(data, areas, step * run, min(size, (step + 1) * run))
+
+
+@jit
+def _polygon_run_area(
+    x0: np.ndarray,
+    y0: np.ndarray,
+    x1: np.ndarray,
+    y1: np.ndarray,
+    sign: np.ndarray,
+    first_edge: int,
+    stop_edge: int,
+    origin: np.ndarray,
+    window: np.ndarray,
+    starts: np.ndarray,
+    stops: np.ndarray,
+    first_run: int,
+    last_run: int,
+    mask_height: int,
+) -> float:
+    """The polygon's area over the pixels of a mask held as column-major runs, on one window.
+
+    The coverage is accumulated column by column (the plane seen with x and y swapped, a mirror
+    image: a ring's weight changes sign), so that a pixel's coverage is the running sum of its
+    column's cells from the top. Along a run's piece of a column the coverage changes only at the
+    cells an edge touched: each stretch between two such cells adds its coverage times its length.
+    """
+    row0, col0, height, width = window[0], window[1], window[2], window[3]
+    if height <= 0 or width <= 0:
+        return 0.0
+    acc = np.zeros((width, height + 1))
+    for e in range(first_edge, stop_edge):
+        # The origin first, then the integer window offset: the offset adds no rounding of its own.
+        _add_edge(
+            acc,
+            (y0[e] - origin[1]) - row0,
+            (x0[e] - origin[0]) - col0,
+            (y1[e] - origin[1]) - row0,
+            (x1[e] - origin[0]) - col0,
+            sign[e],
+        )
+    # The runs' positions (column * mask_height + row) that can fall in the window.
+    low, high = col0 * mask_height + row0, (col0 + width - 1) * mask_height + row0 + height
+    r = first_run + np.searchsorted(stops[first_run:last_run], low, side="right")
+    area = 0.0
+    column, cell, coverage = -1, 0, 0.0  # the column walked, its next cell, the running sum before that cell
+    while r < last_run and starts[r] < high:
+        position, end = max(starts[r], low), min(stops[r], high)
+        while position < end:  # one piece per column the run crosses
+            image_column = position // mask_height
+            row = position - image_column * mask_height
+            piece_end = min(end, (image_column + 1) * mask_height)
+            c = image_column - col0
+            first, stop = max(row - row0, 0), min(row + (piece_end - position) - row0, height)
+            position = piece_end
+            if c < 0 or c >= width or first >= stop:
+                continue
+            if c != column:
+                column, cell, coverage = c, 0, 0.0
+            while cell < first:  # the cells above the piece
+                coverage += acc[c, cell]
+                cell += 1
+            while cell < stop:
+                coverage += acc[c, cell]  # the coverage of this pixel and of the untouched ones below it
+                run_end = cell + 1
+                while run_end < stop and acc[c, run_end] == 0.0:
+                    run_end += 1
+                area += coverage * (run_end - cell)
+                cell = run_end
+        r += 1
+    return area
+
+
+@jit
+def _polygon_run_areas(data: PolygonWindows, areas: np.ndarray, begin: int, end: int) -> None:
+    x0, y0, x1, y1, sign, edge_offsets, geometry, origins, windows, masks, starts, stops, run_offsets, heights = data
+    for k in range(begin, end):
+        m = masks[k]
+        areas[k] = _polygon_run_area(
+            x0,
+            y0,
+            x1,
+            y1,
+            sign,
+            edge_offsets[geometry[k]],
+            edge_offsets[geometry[k] + 1],
+            origins[k],
+            windows[k],
+            starts,
+            stops,
+            run_offsets[m],
+            run_offsets[m + 1],
+            heights[m],
+        )
+
+
+@jit(parallel=True)
+def _polygon_run_areas_parallel(data: PolygonWindows, areas: np.ndarray, run: int) -> None:
+    size = areas.shape[0]
+    for step in prange((size + run - 1) // run):
+        _polygon_run_areas(data, areas, step * run, min(size, (step + 1) * run))
 
 
 _pruned_mask_pairs = pruned(_mask_pairs)

@@ -222,6 +222,35 @@ def test_giou_of_rle_masks_decodes_only_their_bounding_boxes():
     assert "dense" not in vars(masks._store)
 
 
+def test_masks_of_several_heights_held_as_runs_against_polygons():
+    """One run table of masks of several sizes (each read with its own height, runs crossing columns), polygons
+    with holes and without, float origins; enough pairs for the parallel loop: the pixel oracle's areas, and the
+    same bits on one thread and on two."""
+    from geoiou import _compiled
+    from tests.strategies import pixel_oracle_geometry, random_polygons, random_polygons_with_holes
+
+    gen = np.random.default_rng(41)
+    pixels = [gen.random(tuple(gen.integers(3, 15, 2))) < gen.uniform(0.2, 0.9) for _ in range(16)]
+    origins = gen.uniform(-6, 2, (16, 2))
+    runs = geoiou.Mask.from_rle([rle.encode(p) for p in pixels], origin=origins)
+    polygons = geoiou.Polygon.concatenate(
+        [random_polygons(gen, 8, span=6.0, r_min=1.0, r_max=7.0), random_polygons_with_holes(gen, 4, span=6.0)]
+    )
+    expected = np.array(
+        [[shapely.intersection(pixel_oracle_geometry(p, o), q.to_shapely()).area for q in polygons]
+         for p, o in zip(pixels, origins)]
+    )  # fmt: skip
+    found = {}
+    for threads in (1, 2):
+        geoiou.set_threads(threads)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_compiled, "PARALLEL_WORK_NS", 0.0)
+            found[threads] = geoiou.pairwise_intersection_area(runs, polygons)
+    geoiou.set_threads(None)
+    np.testing.assert_allclose(found[1], expected, rtol=0, atol=1e-9)
+    assert (found[1].view(np.uint64) == found[2].view(np.uint64)).all()
+
+
 def test_mask_polygon_pairs_match_the_pixel_oracle():
     """Many masks (dense and from COCO runs) against many polygons, each pair rasterized on its own window."""
     from tests.strategies import pixel_oracle_geometry, random_masks, random_polygons
@@ -238,6 +267,10 @@ def test_mask_polygon_pairs_match_the_pixel_oracle():
     )
     for masks in (dense, runs):
         np.testing.assert_allclose(geoiou.pairwise_intersection_area(masks, polygons), expected, rtol=0, atol=1e-9)
-    np.testing.assert_array_equal(
-        geoiou.pairwise_intersection_area(runs, polygons), geoiou.pairwise_intersection_area(dense, polygons)
+    # Runs are read along their columns, dense masks pixel by pixel along rows: the same sums in other orders.
+    np.testing.assert_allclose(
+        geoiou.pairwise_intersection_area(runs, polygons),
+        geoiou.pairwise_intersection_area(dense, polygons),
+        rtol=1e-12,
+        atol=1e-12,
     )
