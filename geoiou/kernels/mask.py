@@ -31,7 +31,8 @@ PolygonWindows = tuple[Any, ...]
 #: pixels are weighted one by one (by a box or a polygon's coverage), for `in_parallel`.
 PAIR_COST_NS = 300.0
 PIXEL_PAIR_COST_NS = 3000.0
-RUN_PAIR_COST_NS = 1500.0
+#: Nanoseconds on one thread for a polygon's coverage and its masks' runs (a group of pairs), for `in_parallel`.
+RUN_GROUP_COST_NS = 20000.0
 
 
 @register(Mask, Mask)
@@ -371,48 +372,88 @@ def _window_box_areas_parallel(data: WindowBoxes, areas: np.ndarray, run: int) -
 def _mask_polygon_pairs(a: Mask, b: Polygon, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     """Area of masks inside polygons: each polygon's exact pixel coverage summed over the mask's true pixels.
 
-    Each pair is rasterized on the window where its polygon's bounds meet its mask's bounding box,
-    from the polygon's edge arrays, by signed-area accumulation (exact to rounding: a pixel half
-    covered counts half). Masks held as COCO runs are read along their runs (`_polygon_run_area`:
-    the coverage changes only where an edge passes, so a run adds a few products, not a pixel at a
-    time); dense masks against their packed window. Pairs run in parallel, each on its own window.
+    The coverage is rasterized from the polygon's edge arrays by signed-area accumulation (exact to
+    rounding: a pixel half covered counts half). Masks held as COCO runs are read along their runs
+    (`_runs_in_polygons`), dense masks against their packed windows (`_windows_in_polygons`).
     """
-    store, runs = b._store, a._store.runs
     geometry, masks, origin = b._index[index_b], a._index[index_a], a._origin[index_a]
+    store = b._store
+    if a._store.runs is not None:
+        covered = _runs_in_polygons(a, store, geometry, masks, origin)
+    else:
+        covered = _windows_in_polygons(a, store, geometry, masks, origin)
+    # Each pixel's coverage is at most 1, so only the polygon's side can be overshot, by rounding.
+    result: np.ndarray = np.minimum(covered, store.area[geometry])
+    return result
+
+
+def _edge_arrays(store: Any) -> tuple[np.ndarray, ...]:
+    edges = store.edges
+    return edges.x0, edges.y0, edges.x1, edges.y1, edges.weight_sign.astype(np.float64), edges.offsets
+
+
+def _windows_in_polygons(
+    a: Mask, store: Any, geometry: np.ndarray, masks: np.ndarray, origin: np.ndarray
+) -> np.ndarray:
+    """Each pair rasterized on the window where its polygon's bounds meet its mask's box, read pixel by pixel
+    against the mask's packed window. Pairs in parallel, each on its own window."""
     height, width = a.grid_shape
     box = a._store.boxes[masks]  # first row, last row + 1, first column, last column + 1
     bounds = store.bounds[geometry]
     rows = _touched(bounds[:, 1] - origin[:, 1], bounds[:, 3] - origin[:, 1], box[:, 0], box[:, 1], height)
     cols = _touched(bounds[:, 0] - origin[:, 0], bounds[:, 2] - origin[:, 0], box[:, 2], box[:, 3], width)
-    edges = store.edges
-    windows_of_pairs = np.ascontiguousarray(
-        np.column_stack([rows[0], cols[0], rows[1] - rows[0], cols[1] - cols[0]]), dtype=np.int64
-    )
-    polygons = (
-        edges.x0,
-        edges.y0,
-        edges.x1,
-        edges.y1,
-        edges.weight_sign.astype(np.float64),
-        edges.offsets,
+    windows = a._store.windows()
+    data = (
+        *_edge_arrays(store),
         np.ascontiguousarray(geometry, dtype=np.int64),
         np.ascontiguousarray(origin, dtype=np.float64),
-        windows_of_pairs,
+        np.ascontiguousarray(np.column_stack([rows[0], cols[0], rows[1] - rows[0], cols[1] - cols[0]]), np.int64),
         np.ascontiguousarray(masks, dtype=np.int64),
+        _window_table(windows),
+        windows.words,
+        windows.column_major,
     )
-    out = np.empty(len(index_a))
-    if runs is not None:
-        mask_runs = (runs.starts, runs.stops, runs.offsets, np.maximum(runs.sizes[:, 0], 1))
-        covered = _run(_polygon_run_areas, _polygon_run_areas_parallel, (*polygons, *mask_runs), out, RUN_PAIR_COST_NS)
+    return _run(_polygon_window_areas, _polygon_window_areas_parallel, data, np.empty(len(masks)), PIXEL_PAIR_COST_NS)
+
+
+def _runs_in_polygons(a: Mask, store: Any, geometry: np.ndarray, masks: np.ndarray, origin: np.ndarray) -> np.ndarray:
+    """Pairs grouped by polygon (and mask origin): each polygon's coverage rasterized once, on the window of its
+    bounds within the grid, and read along the runs of each of its masks. Groups in parallel.
+
+    The window and so every bit of a pair's result depend only on the polygon, the origin and the
+    grid: not on the other pairs of the call, nor on the number of threads.
+    """
+    runs = a._store.runs
+    assert runs is not None
+    height, width = a.grid_shape
+    order = np.lexsort((origin[:, 1], origin[:, 0], geometry)).astype(np.int64)
+    same = (geometry[order][1:] == geometry[order][:-1]) & (origin[order][1:] == origin[order][:-1]).all(axis=1)
+    group_start = np.concatenate([[0], np.flatnonzero(~same) + 1, [len(order)]]).astype(np.int64)
+    first = order[group_start[:-1]]
+    bounds, corner = store.bounds[geometry[first]], origin[first]
+    everywhere = np.zeros(len(first), dtype=np.int64)
+    rows = _touched(bounds[:, 1] - corner[:, 1], bounds[:, 3] - corner[:, 1], everywhere, everywhere + height, height)
+    cols = _touched(bounds[:, 0] - corner[:, 0], bounds[:, 2] - corner[:, 0], everywhere, everywhere + width, width)
+    data = (
+        *_edge_arrays(store),
+        np.ascontiguousarray(geometry[first], dtype=np.int64),
+        np.ascontiguousarray(corner, dtype=np.float64),
+        np.ascontiguousarray(np.column_stack([rows[0], cols[0], rows[1] - rows[0], cols[1] - cols[0]]), np.int64),
+        group_start,
+        order,
+        np.ascontiguousarray(masks, dtype=np.int64),
+        runs.starts,
+        runs.stops,
+        runs.offsets,
+        np.maximum(runs.sizes[:, 0], 1),
+    )
+    areas = np.empty(len(masks))
+    groups = len(group_start) - 1
+    if in_parallel(groups, RUN_GROUP_COST_NS):
+        _polygon_run_groups_parallel(data, areas, PAIR_RUN)
     else:
-        windows = a._store.windows()
-        packed = (_window_table(windows), windows.words, windows.column_major)
-        covered = _run(
-            _polygon_window_areas, _polygon_window_areas_parallel, (*polygons, *packed), out, PIXEL_PAIR_COST_NS
-        )
-    # Each pixel's coverage is at most 1, so only the polygon's side can be overshot, by rounding.
-    result: np.ndarray = np.minimum(covered, store.area[geometry])
-    return result
+        _polygon_run_groups(data, areas, 0, groups)
+    return areas
 
 
 @jit
@@ -536,8 +577,8 @@ def _polygon_window_areas_parallel(data: PolygonWindows, areas: np.ndarray, run:
         _polygon_window_areas(data, areas, step * run, min(size, (step + 1) * run))
 
 
-@jit
-def _polygon_run_area(
+@jit(inline=True)
+def _column_coverage(
     x0: np.ndarray,
     y0: np.ndarray,
     x1: np.ndarray,
@@ -547,23 +588,14 @@ def _polygon_run_area(
     stop_edge: int,
     origin: np.ndarray,
     window: np.ndarray,
-    starts: np.ndarray,
-    stops: np.ndarray,
-    first_run: int,
-    last_run: int,
-    mask_height: int,
-) -> float:
-    """The polygon's area over the pixels of a mask held as column-major runs, on one window.
+) -> np.ndarray:
+    """The polygon's coverage accumulated column by column on a window ``(row0, col0, height, width)``:
+    ``(width, height + 1)``, a pixel's coverage the running sum of its column's cells from the top.
 
-    The coverage is accumulated column by column (the plane seen with x and y swapped, a mirror
-    image: a ring's weight changes sign), so that a pixel's coverage is the running sum of its
-    column's cells from the top. Along a run's piece of a column the coverage changes only at the
-    cells an edge touched: each stretch between two such cells adds its coverage times its length.
+    The plane is seen with x and y swapped, a mirror image: a ring's coverage weight changes sign.
     """
     row0, col0, height, width = window[0], window[1], window[2], window[3]
-    if height <= 0 or width <= 0:
-        return 0.0
-    acc = np.zeros((width, height + 1))
+    acc = np.zeros((max(width, 0), max(height, 0) + 1))
     for e in range(first_edge, stop_edge):
         # The origin first, then the integer window offset: the offset adds no rounding of its own.
         _add_edge(
@@ -574,6 +606,27 @@ def _polygon_run_area(
             (x1[e] - origin[0]) - col0,
             sign[e],
         )
+    return acc
+
+
+@jit(inline=True)
+def _covered_run_pixels(
+    acc: np.ndarray,
+    window: np.ndarray,
+    starts: np.ndarray,
+    stops: np.ndarray,
+    first_run: int,
+    last_run: int,
+    mask_height: int,
+) -> float:
+    """The coverage `acc` (see `_column_coverage`) summed over the pixels of a mask's runs within the window.
+
+    Along a run's piece of a column the coverage changes only at the cells an edge touched: each
+    stretch between two such cells adds its coverage times its length.
+    """
+    row0, col0, height, width = window[0], window[1], window[2], window[3]
+    if height <= 0 or width <= 0:
+        return 0.0
     # The runs' positions (column * mask_height + row) that can fall in the window.
     low, high = col0 * mask_height + row0, (col0 + width - 1) * mask_height + row0 + height
     r = first_run + np.searchsorted(stops[first_run:last_run], low, side="right")
@@ -597,43 +650,36 @@ def _polygon_run_area(
                 cell += 1
             while cell < stop:
                 coverage += acc[c, cell]  # the coverage of this pixel and of the untouched ones below it
-                run_end = cell + 1
-                while run_end < stop and acc[c, run_end] == 0.0:
-                    run_end += 1
-                area += coverage * (run_end - cell)
-                cell = run_end
+                stretch_end = cell + 1
+                while stretch_end < stop and acc[c, stretch_end] == 0.0:
+                    stretch_end += 1
+                area += coverage * (stretch_end - cell)
+                cell = stretch_end
         r += 1
     return area
 
 
 @jit
-def _polygon_run_areas(data: PolygonWindows, areas: np.ndarray, begin: int, end: int) -> None:
-    x0, y0, x1, y1, sign, edge_offsets, geometry, origins, windows, masks, starts, stops, run_offsets, heights = data
-    for k in range(begin, end):
-        m = masks[k]
-        areas[k] = _polygon_run_area(
-            x0,
-            y0,
-            x1,
-            y1,
-            sign,
-            edge_offsets[geometry[k]],
-            edge_offsets[geometry[k] + 1],
-            origins[k],
-            windows[k],
-            starts,
-            stops,
-            run_offsets[m],
-            run_offsets[m + 1],
-            heights[m],
+def _polygon_run_groups(data: PolygonWindows, areas: np.ndarray, begin: int, end: int) -> None:
+    x0, y0, x1, y1, sign, edge_offsets, geometry, origins, windows, group_start, order, masks = data[:12]
+    starts, stops, run_offsets, heights = data[12:]
+    for g in range(begin, end):
+        acc = _column_coverage(
+            x0, y0, x1, y1, sign, edge_offsets[geometry[g]], edge_offsets[geometry[g] + 1], origins[g], windows[g]
         )
+        for k in range(group_start[g], group_start[g + 1]):
+            pair = order[k]
+            m = masks[pair]
+            areas[pair] = _covered_run_pixels(
+                acc, windows[g], starts, stops, run_offsets[m], run_offsets[m + 1], heights[m]
+            )
 
 
 @jit(parallel=True)
-def _polygon_run_areas_parallel(data: PolygonWindows, areas: np.ndarray, run: int) -> None:
-    size = areas.shape[0]
-    for step in prange((size + run - 1) // run):
-        _polygon_run_areas(data, areas, step * run, min(size, (step + 1) * run))
+def _polygon_run_groups_parallel(data: PolygonWindows, areas: np.ndarray, run: int) -> None:
+    groups = data[9].shape[0] - 1
+    for step in prange((groups + run - 1) // run):  # each group writes only its own pairs' areas
+        _polygon_run_groups(data, areas, step * run, min(groups, (step + 1) * run))
 
 
 _pruned_mask_pairs = pruned(_mask_pairs)
