@@ -251,12 +251,13 @@ def _coco_match(
     unmatched_ignored: np.ndarray | None,
     phases: Phases,
 ) -> CocoMatched:
-    from geoiou.evaluation.protocol_loops import FALSE_POSITIVE, coco_greedy, sort_runs_by_score
+    from geoiou.evaluation.protocol_loops import FALSE_POSITIVE, coco_greedy, order_by_code, sort_runs_by_score
 
     # Predictions: by category, image, then score (highest first; ties keep the input order, as
     # COCOeval's mergesort does), and at most `max_detections` per image and category.
     dt_group_all = data.dt_category * data.num_images + data.dt_image
-    order = np.argsort(dt_group_all, kind="stable")
+    n_groups = data.num_categories * data.num_images
+    order = order_by_code(dt_group_all, n_groups)
     group_start, _ = _runs(dt_group_all[order])
     sort_runs_by_score(order, group_start, data.dt_score)
     _, rank = _runs(dt_group_all[order])
@@ -266,7 +267,7 @@ def _coco_match(
     group_start, _ = _runs(dt_group)
     # Ground truths: by category and image, annotation order within.
     gt_group_all = data.gt_category * data.num_images + data.gt_image
-    gt_order = np.argsort(gt_group_all, kind="stable")
+    gt_order = order_by_code(gt_group_all, n_groups)
     gt_crowd, gt_area = data.gt_crowd[gt_order], data.gt_area[gt_order]
     # Ignored ground truths per area range [G, A]: crowd, flagged, or outside the range (inclusive).
     low, high = area_ranges[:, 0], area_ranges[:, 1]

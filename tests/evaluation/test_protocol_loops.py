@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import geoiou
 from geoiou.evaluation import Annotations, evaluate_coco, evaluate_voc
-from geoiou.evaluation.protocol_loops import RADIX_FROM, SWEEP_FROM, GroupCandidates, sort_runs_by_score
+from geoiou.evaluation.protocol_loops import RADIX_FROM, SWEEP_FROM, GroupCandidates, order_by_code, sort_runs_by_score
 from tests.strategies import ci_settings
 
 
@@ -77,6 +77,15 @@ def test_sorting_runs_by_score_is_a_stable_sort_within_each_run(seed, n, runs):
     order = np.arange(n)
     sort_runs_by_score(order, starts, score)
     np.testing.assert_array_equal(order, np.lexsort((-score, group)))
+
+
+@ci_settings(40)
+@given(codes=st.lists(st.integers(0, 40), max_size=300), extra=st.integers(0, 10))
+def test_ordering_by_code_is_numpys_stable_argsort(codes, extra):
+    """Counting (few codes) and NumPy's sort (codes beyond the items' count) give the same stable order."""
+    array = np.array(codes, dtype=np.int64)
+    for n_codes in (41 + extra, 10**6):
+        np.testing.assert_array_equal(order_by_code(array, n_codes), np.argsort(array, kind="stable"))
 
 
 @pytest.mark.parametrize("n", [2 * RADIX_FROM, 5000])
