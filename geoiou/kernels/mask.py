@@ -526,17 +526,7 @@ def _polygon_window_area(
     row0, col0, height, width = window[0], window[1], window[2], window[3]
     if height <= 0 or width <= 0:
         return 0.0
-    acc = np.zeros((height, width + 1))
-    for e in range(first_edge, stop_edge):
-        # The origin first, then the integer window offset: the offset adds no rounding of its own.
-        _add_edge(
-            acc,
-            (x0[e] - origin[0]) - col0,
-            (y0[e] - origin[1]) - row0,
-            (x1[e] - origin[0]) - col0,
-            (y1[e] - origin[1]) - row0,
-            -sign[e],
-        )  # coverage weights: -1 for rings adding area counter-clockwise
+    acc = _coverage(x0, y0, x1, y1, sign, first_edge, stop_edge, origin, window, False)
     area = 0.0
     for row in range(height):
         coverage = 0.0
@@ -578,7 +568,7 @@ def _polygon_window_areas_parallel(data: PolygonWindows, areas: np.ndarray, run:
 
 
 @jit(inline=True)
-def _column_coverage(
+def _coverage(
     x0: np.ndarray,
     y0: np.ndarray,
     x1: np.ndarray,
@@ -588,24 +578,26 @@ def _column_coverage(
     stop_edge: int,
     origin: np.ndarray,
     window: np.ndarray,
+    along_columns: bool,
 ) -> np.ndarray:
-    """The polygon's coverage accumulated column by column on a window ``(row0, col0, height, width)``:
-    ``(width, height + 1)``, a pixel's coverage the running sum of its column's cells from the top.
+    """The polygon's coverage accumulated on a window ``(row0, col0, height, width)``: a pixel's coverage is the
+    running sum of its line's cells, ``(height, width + 1)`` along rows from the left, or ``(width, height + 1)``
+    `along_columns` from the top.
 
-    The plane is seen with x and y swapped, a mirror image: a ring's coverage weight changes sign.
+    Along columns the plane is seen with x and y swapped, a mirror image: a ring's weight changes sign
+    (along rows the weights are -1 for rings adding area counter-clockwise).
     """
     row0, col0, height, width = window[0], window[1], window[2], window[3]
-    acc = np.zeros((max(width, 0), max(height, 0) + 1))
+    lines, cells = (width, height) if along_columns else (height, width)
+    acc = np.zeros((max(lines, 0), max(cells, 0) + 1))
     for e in range(first_edge, stop_edge):
         # The origin first, then the integer window offset: the offset adds no rounding of its own.
-        _add_edge(
-            acc,
-            (y0[e] - origin[1]) - row0,
-            (x0[e] - origin[0]) - col0,
-            (y1[e] - origin[1]) - row0,
-            (x1[e] - origin[0]) - col0,
-            sign[e],
-        )
+        ax, ay = (x0[e] - origin[0]) - col0, (y0[e] - origin[1]) - row0
+        bx, by = (x1[e] - origin[0]) - col0, (y1[e] - origin[1]) - row0
+        if along_columns:
+            _add_edge(acc, ay, ax, by, bx, sign[e])
+        else:
+            _add_edge(acc, ax, ay, bx, by, -sign[e])
     return acc
 
 
@@ -619,7 +611,7 @@ def _covered_run_pixels(
     last_run: int,
     mask_height: int,
 ) -> float:
-    """The coverage `acc` (see `_column_coverage`) summed over the pixels of a mask's runs within the window.
+    """The coverage `acc` (`_coverage` along columns) summed over the pixels of a mask's runs within the window.
 
     Along a run's piece of a column the coverage changes only at the cells an edge touched: each
     stretch between two such cells adds its coverage times its length.
@@ -664,8 +656,8 @@ def _polygon_run_groups(data: PolygonWindows, areas: np.ndarray, begin: int, end
     x0, y0, x1, y1, sign, edge_offsets, geometry, origins, windows, group_start, order, masks = data[:12]
     starts, stops, run_offsets, heights = data[12:]
     for g in range(begin, end):
-        acc = _column_coverage(
-            x0, y0, x1, y1, sign, edge_offsets[geometry[g]], edge_offsets[geometry[g] + 1], origins[g], windows[g]
+        acc = _coverage(
+            x0, y0, x1, y1, sign, edge_offsets[geometry[g]], edge_offsets[geometry[g] + 1], origins[g], windows[g], True
         )
         for k in range(group_start[g], group_start[g + 1]):
             pair = order[k]
