@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -144,11 +144,12 @@ def read_activitynet(
       1 x 'segment' must have end >= start (first at results['v_a'][0])
     """
     opened = open_json(source, skip_invalid=skip_invalid)
-    if subset is None and opened.columns is not None:
-        fast = _results_columns(opened.columns)
-        if fast is not None:  # a results file of plain records, read as columns
-            opened.reader.read_valid(len(fast))
-            return ActivityNetFile(fast, "results", {}, opened.reader.report())
+    if opened.columns is not None:
+        fast = _file_columns(opened.columns, subset, opened.reader.source)
+        if fast is not None:  # a file of plain records, read as columns
+            segments, kind, durations, chosen = fast
+            opened.reader.read_valid(len(segments))
+            return ActivityNetFile(segments, kind, durations, opened.reader.report(), chosen)
     document, reader = opened.document(), opened.reader
     kind = _kind(document, reader)
     if kind == "results" and subset is not None:
@@ -160,7 +161,7 @@ def read_activitynet(
             f"{'videos' if kind == 'database' else 'lists of predictions'} (got {describe(content)})"
         )
     if kind == "database":
-        subset = _protocol_subset(content, subset, reader.source)
+        subset = _protocol_subset(_subset_names(content.values()), subset, reader.source)
         groups, videos, durations = _read_database(content, subset, reader)
     else:
         (groups, videos), durations = _read_results(content, reader), {}
@@ -172,19 +173,22 @@ def read_activitynet(
 PROTOCOL_SUBSET = "validation"
 
 
-def _protocol_subset(database: Mapping[Any, Any], subset: str | None, source: str) -> str | None:
-    """The subset to read: the one asked for (``"all"``: None, every video), or by default ActivityNet's choice."""
+def _subset_names(entries: Iterable[Any]) -> list[Any]:
+    """The ``"subset"`` of each video entry (None where an entry has none)."""
+    return [entry.get("subset") if isinstance(entry, Mapping) else None for entry in entries]
+
+
+def _protocol_subset(names: list[Any], subset: str | None, source: str) -> str | None:
+    """The subset to read, from the videos' subset `names`: the one asked for (``"all"``: None, every video; one
+    that no video has is refused), or by default ActivityNet's choice."""
     if subset == "all":
         return None
     if subset is not None:
+        if subset not in names:
+            have = sorted({name for name in names if isinstance(name, str)})
+            raise invalid_argument("subset", f"a subset that videos of {source} have, one of {have}", subset)
         return subset
-    present: list[str] = sorted(
-        {
-            entry["subset"]
-            for entry in database.values()
-            if isinstance(entry, Mapping) and isinstance(entry.get("subset"), str)
-        }
-    )
+    present: list[str] = sorted({name for name in names if isinstance(name, str)})
     if len(present) <= 1:
         return None  # one subset (or none named): nothing to mix
     if PROTOCOL_SUBSET in present:
@@ -212,8 +216,6 @@ def _kind(document: Any, reader: RecordReader) -> str:
 def _read_database(
     database: Mapping[str, Any], subset: str | None, reader: RecordReader
 ) -> tuple[list[_Group], list[Hashable], dict[str, float]]:
-    if subset is not None:
-        _require_subset_present(database, subset, reader.source)
     groups: list[_Group] = []
     videos: list[Hashable] = []
     durations: dict[str, float] = {}
@@ -232,13 +234,6 @@ def _read_database(
             durations[video] = duration
         groups.append((video, annotations, f"{location}.annotations", None))
     return groups, videos, durations
-
-
-def _require_subset_present(database: Mapping[str, Any], subset: str, source: str) -> None:
-    present = {entry.get("subset") for entry in database.values() if isinstance(entry, Mapping)}
-    if subset not in present:
-        names = sorted(name for name in present if isinstance(name, str))
-        raise invalid_argument("subset", f"a subset that videos of {source} have, one of {names}", subset)
 
 
 def _of_another_subset(entry: Any, subset: str) -> bool:
@@ -285,7 +280,9 @@ def _segments_of(
     if not any(fault for *_, fault in groups):
         records = list(chain.from_iterable(records for _, records, _, _ in groups))
         per_video = np.array([len(records) for _, records, _, _ in groups], dtype=np.int64)
-        plain = _segment_columns(ObjectColumns(None), records, [video for video, *_ in groups], per_video, scored)
+        plain = _segment_columns(
+            ObjectColumns(None), records, per_video, [video for video, *_ in groups], scored=scored
+        )
         if plain is not None:
             reader.read_valid(len(records))
             return plain
@@ -297,23 +294,68 @@ def _segments_of(
     return _segments(rows, videos, scored=scored)
 
 
-def _results_columns(columns: JsonColumns) -> TemporalSegments | None:
-    """The predictions of a results file read column by column; None unless the file and every record are plain."""
+#: A file read column by column: its segments, kind, durations and the subset read.
+_Columns = tuple[TemporalSegments, str, dict[str, float], "str | None"]
+
+
+def _file_columns(columns: JsonColumns, subset: str | None, source: str) -> _Columns | None:
+    """The file read column by column; None unless the file and every record are plain: the record path then
+    reads it and names what is not."""
     root = columns.root()
-    if not columns.is_object(root).all() or columns.count_having(root, "database"):
-        return None  # not a results file, or an ambiguous one: the record path says why
-    results = columns.field(root, "results")
-    members = None if results is None else columns.members(results)
+    if not columns.is_object(root).all() or columns.count_having(root, "database") == columns.count_having(
+        root, "results"
+    ):
+        return None  # neither or both: the record path says why
+    kind = "database" if columns.count_having(root, "database") else "results"
+    if kind == "results" and subset is not None:
+        return None  # refused by the record path
+    members = columns.members(columns.field(root, kind))
     videos = None if members is None else columns.strings(members[0])
-    listed = None if members is None else columns.elements(members[1])
-    if videos is None or listed is None:
+    if members is None or videos is None:
         return None
-    records, per_video = listed
-    return _segment_columns(columns, records, videos, per_video, scored=True)
+    if kind == "results":
+        listed = columns.elements(members[1])
+        segments = None if listed is None else _segment_columns(columns, *listed, videos, scored=True)
+        return None if segments is None else (segments, kind, {}, None)
+    return _database_columns(columns, members[1], videos, subset, source)
+
+
+def _database_columns(
+    columns: JsonColumns, entries: Values, videos: list[str], subset: str | None, source: str
+) -> _Columns | None:
+    """The ground truth of the videos of the subset read (`_protocol_subset`), column by column."""
+    if not columns.is_object(entries).all():
+        return None
+    having = columns.count_having(entries, "subset")
+    if having not in (0, len(videos)):
+        return None  # some entries name no subset: the record path's checks
+    names = columns.strings(columns.field(entries, "subset")) if having else [None] * len(videos)
+    if names is None:
+        return None
+    chosen = _protocol_subset(names, subset, source)
+    kept = np.flatnonzero([chosen is None or name == chosen for name in names])
+    entries, videos = columns.select(entries, kept), [videos[k] for k in kept]
+    listed = columns.elements(columns.field(entries, "annotations"))
+    segments = None if listed is None else _segment_columns(columns, *listed, videos, scored=False)
+    durations = _durations(columns, entries, videos)
+    if segments is None or durations is None:
+        return None
+    return segments, "database", durations, chosen
+
+
+def _durations(columns: JsonColumns, entries: Values, videos: list[str]) -> dict[str, float] | None:
+    """The videos' durations (none given: empty); None unless every entry or none has one, each a number >= 0."""
+    having = columns.count_having(entries, "duration")
+    if having == 0:
+        return {}
+    values = columns.numbers(columns.field(entries, "duration")) if having == len(videos) else None
+    if values is None or (values < 0).any():
+        return None
+    return dict(zip(videos, values.tolist()))
 
 
 def _segment_columns(
-    columns: JsonColumns, records: Values, videos: list[Any], per_video: np.ndarray, scored: bool
+    columns: JsonColumns, records: Values, per_video: np.ndarray, videos: list[Any], *, scored: bool
 ) -> TemporalSegments | None:
     """The segments of all videos' records (`per_video` of them each, in video order) at once; None unless every
     record is ``{"segment": [two finite numbers, start <= end], "label": a string[, "score": a finite number]}``."""

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, event, given, settings
 
 import geoiou
 from geoiou import rle
-from geoiou.errors import FormatError
+from geoiou.errors import FormatError, InvalidArgumentError
 from geoiou.io import activitynet, coco, read_activitynet, read_coco, read_coco_results
 
 #: Numbers as files hold them: rounded, with exponents, negative zero, huge and tiny (all finite).
@@ -85,7 +85,7 @@ def _by_record(monkeypatch, read, *args, **kwargs):
         patched.setattr(coco, "_prediction_columns", lambda *a, **k: None)
         patched.setattr(coco, "_dataset_columns", lambda *a, **k: None)
         patched.setattr(activitynet, "_segment_columns", lambda *a, **k: None)
-        patched.setattr(activitynet, "_results_columns", lambda *a, **k: None)
+        patched.setattr(activitynet, "_file_columns", lambda *a, **k: None)
         return read(*args, **kwargs)
 
 
@@ -317,16 +317,42 @@ def test_activitynet_files_from_the_tape_equal_the_record_path(tmp_path, monkeyp
         if kind == "results":
             videos[f"v_{k}"] = [{**entry, "score": float(rng.random())} for entry in entries]
         else:
-            videos[f"v_{k}"] = {"subset": "validation", "duration": 60.0, "annotations": entries}
+            subset = str(rng.choice(["validation", "training"]))
+            videos[f"v_{k}"] = {"subset": subset, "duration": float(rng.uniform(50, 90)), "annotations": entries}
     path = tmp_path / "activitynet.json"
     path.write_text(_text({"version": "VERSION 1.3", kind: videos}, style))
-    fast, slow = read_activitynet(path), _by_record(monkeypatch, read_activitynet, path)
-    for name in ("video_id", "label"):
-        assert getattr(fast.segments, name).tolist() == getattr(slow.segments, name).tolist()
-    for name in ("start", "end", "score"):
-        a, b = getattr(fast.segments, name), getattr(slow.segments, name)
-        assert (a is None and b is None) or _bits(a) == _bits(b)
-    assert fast.segments.videos == slow.segments.videos and fast.report == slow.report
+    # Ground truth: ActivityNet's default subset, every video, and one subset asked for.
+    for subset in (None,) if kind == "results" else (None, "all", "training"):
+        fast = read_activitynet(path, subset=subset)
+        slow = _by_record(monkeypatch, read_activitynet, path, subset=subset)
+        for name in ("video_id", "label"):
+            assert getattr(fast.segments, name).tolist() == getattr(slow.segments, name).tolist()
+        for name in ("start", "end", "score"):
+            a, b = getattr(fast.segments, name), getattr(slow.segments, name)
+            assert (a is None and b is None) or _bits(a) == _bits(b)
+        assert fast.segments.videos == slow.segments.videos and fast.report == slow.report
+        assert (fast.subset, fast.durations, fast.kind) == (slow.subset, slow.durations, slow.kind)
+
+
+def test_plain_activitynet_ground_truth_is_read_from_the_tape(tmp_path, monkeypatch):
+    """A plain ground-truth file never reaches json.loads: the videos, their subsets and durations and the
+    annotations come from the tape (a subset no video has is refused by the same check)."""
+    database = {
+        f"v_{k}": {
+            "subset": "validation" if k % 3 else "testing",
+            "duration": 10.0 + k,
+            "annotations": [{"segment": [k, k + 1.5], "label": "run"}] * (k % 2),
+        }
+        for k in range(9)
+    }
+    path = tmp_path / "gt.json"
+    path.write_text(json.dumps({"version": "VERSION 1.3", "database": database}))
+    monkeypatch.setattr(json, "loads", lambda *a, **k: pytest.fail("json.loads read a plain file"))
+    read = read_activitynet(path)
+    assert read.subset == "validation" and len(read.segments.videos) == 6 and len(read.segments) == 3
+    assert read.durations == {f"v_{k}": 10.0 + k for k in range(9) if k % 3}
+    with pytest.raises(InvalidArgumentError, match="'subset' must be a subset that videos of .* have"):
+        read_activitynet(path, subset="training")
 
 
 def test_the_record_path_is_not_taken_for_plain_files(tmp_path, monkeypatch):
