@@ -74,6 +74,10 @@ def _dlpack_device(value: Any) -> int | None:
         return None
 
 
+#: What a number beyond float64 (a Python int such as 2**1100) is refused as; each kind checks its own, smaller, limit.
+WITHIN_FLOAT64 = "numbers within float64's range (about ±1.8e308; each kind's own limit is smaller)"
+
+
 def as_real_array(value: Any, param: str) -> np.ndarray:
     """`value` as a float64 array of real numbers: complex values and booleans are refused, not cast.
 
@@ -84,7 +88,7 @@ def as_real_array(value: Any, param: str) -> np.ndarray:
     except InvalidTypeError:
         raise
     except OverflowError:  # a Python int beyond float64 (2**1100) in a list NumPy makes an object array of
-        raise fail(param, "numbers within float64's range (coordinates within ±2**508)", value) from None
+        raise fail(param, WITHIN_FLOAT64, value) from None
     except (TypeError, ValueError):
         raise fail(param, "an array of numbers", value) from None
     if array.dtype.kind in "cb":
@@ -101,7 +105,7 @@ def as_real_array(value: Any, param: str) -> np.ndarray:
         try:
             array = np.asarray(array, dtype=np.float64)
         except OverflowError:  # an int beyond float64, such as 2**1100
-            raise fail(param, "numbers within float64's range (coordinates within ±2**508)", value) from None
+            raise fail(param, WITHIN_FLOAT64, value) from None
         except (TypeError, ValueError):
             raise fail(param, "an array of numbers", value) from None
     return array.astype(np.float64, copy=False)

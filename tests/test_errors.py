@@ -281,6 +281,8 @@ def test_batches_that_do_not_broadcast_are_refused_with_both_shapes(metric):
         # 2**1100 is a Python int beyond float64: NumPy raised OverflowError.
         (lambda: geoiou.Box([0, 0, 2**1100, 1]), r"'coords' must be numbers within float64's range"),
         (lambda: geoiou.Interval([0, 2**1100]), r"'coords' must be numbers within float64's range"),
+        # The same for a 3-D box: float64's range, not a 2-D kind's limit (the 3-D limit is ±2**336).
+        (lambda: geoiou.Box3D([0, 0, 0, 2**1100, 1, 1]), r"'coords' must be numbers within float64's range \(about"),
         # Item 9: hints in the errors people hit most.
         (
             lambda: geoiou.Mask(np.array([[0, 255], [255, 0]], dtype=np.uint8)),
