@@ -23,6 +23,7 @@ import numpy as np
 
 from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
 from geoiou._ranges import ragged_arange
+from geoiou.kernels.candidates import stable_by_code
 
 __all__ = [
     "FALSE_POSITIVE",
@@ -559,21 +560,8 @@ def order_by_code(codes: np.ndarray, n_codes: int) -> np.ndarray:
     if n_codes > 4 * codes.size + 4096:  # a table of counts larger than the items: sorting them is cheaper
         order: np.ndarray = np.argsort(codes, kind="stable")
         return order
-    counted = np.empty(codes.size, dtype=np.int64)
-    _counting_order(codes, n_codes, counted)
+    counted: np.ndarray = stable_by_code(np.arange(codes.size), codes, n_codes)
     return counted
-
-
-@jit
-def _counting_order(codes: np.ndarray, n_codes: int, order: np.ndarray) -> None:
-    place = np.zeros(n_codes + 1, dtype=np.int64)
-    for code in codes:
-        place[code + 1] += 1
-    for k in range(n_codes):
-        place[k + 1] += place[k]
-    for i in range(codes.size):  # in input order: equal codes keep it
-        order[place[codes[i]]] = i
-        place[codes[i]] += 1
 
 
 #: Runs up to this long are sorted by insertion in place: most runs (an image's predictions of one category) are

@@ -27,7 +27,7 @@ import numpy as np
 from geoiou._compiled import in_parallel, jit, prange
 from geoiou.kernels.sorted_search import insertion_point
 
-__all__ = ["Candidates", "candidate_pairs", "scatter"]
+__all__ = ["Candidates", "candidate_pairs", "scatter", "stable_by_code"]
 
 #: Pairs handed out per chunk: 16 MB of indices.
 CHUNK_PAIRS = 1 << 20
@@ -199,12 +199,18 @@ def _strip_codes(low_y: np.ndarray, high_y: np.ndarray) -> tuple[np.ndarray, _St
 
 def _by_code_then_x(codes: np.ndarray, x: np.ndarray, count: int) -> np.ndarray:
     """The order that sorts by code (``0 <= code < count``), then by x: NumPy's sort by x, then a counting sort."""
-    return _stable_by_code(np.argsort(x), codes, count)
+    return stable_by_code(np.argsort(x), codes, count)
 
 
 @jit
-def _stable_by_code(order: np.ndarray, codes: np.ndarray, count: int) -> np.ndarray:
-    """`order` rearranged by ``codes[order]``, stably (a counting sort)."""
+def stable_by_code(order: np.ndarray, codes: np.ndarray, count: int) -> np.ndarray:
+    """`order` rearranged by ``codes[order]`` (``0 <= code < count``), stably: a counting sort.
+
+    Examples
+    --------
+    >>> stable_by_code(np.arange(5), np.array([2, 0, 2, 1, 0]), 3).tolist()
+    [1, 4, 3, 0, 2]
+    """
     starts = np.zeros(count + 1, dtype=np.int64)
     for k in range(order.shape[0]):
         starts[codes[order[k]] + 1] += 1
