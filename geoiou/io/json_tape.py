@@ -76,18 +76,21 @@ class Tape:
         return _children(self.kind, self.stop, containers.astype(np.int64))
 
     def optional_fields(self, objects: np.ndarray, keys: tuple[str, ...]) -> np.ndarray:
-        """``(n, len(keys))``: the value token of each key in each of `objects`, -1 where the object lacks it."""
+        """``(n, len(keys))``: the value token of each key in each of `objects`, -1 where the object lacks it.
+
+        Each object's own keys are walked once (a nested object's keys are skipped with its value),
+        the objects in parallel.
+        """
         words = [key.encode("utf-8") for key in keys]
-        values: np.ndarray = _values_of_keys(
-            self.buf,
-            self.kind,
-            self.start,
-            self.stop,
-            self.integer,
-            objects.astype(np.int64),
+        spelled = (
             np.array([tokens.fnv1a(word) for word in words], dtype=np.int64),
             np.frombuffer(b"".join(words), dtype=np.uint8),
             np.cumsum([0] + [len(word) for word in words]).astype(np.int64),
+        )
+        values = np.empty((len(objects), len(keys)), dtype=np.int64)
+        use_threads(len(objects))
+        _object_values(
+            (self.buf, self.kind, self.start, self.stop, self.integer), spelled, objects.astype(np.int64), values
         )
         return values
 
@@ -280,34 +283,11 @@ def _number_rows(
     return True
 
 
-def _values_of_keys(
-    buf: np.ndarray,
-    kind: np.ndarray,
-    start: np.ndarray,
-    stop: np.ndarray,
-    integer: np.ndarray,
-    objects: np.ndarray,
-    hashes: np.ndarray,
-    words: np.ndarray,
-    word_starts: np.ndarray,
-) -> np.ndarray:
-    """``(n, m)``: the value token of key j (spelled ``words[word_starts[j]:word_starts[j + 1]]``, of hash
-    ``hashes[j]``) in each object, -1 where it has none.
-
-    Each object's own keys are walked once (a nested object's keys are skipped with its value), the
-    objects in parallel.
-    """
-    values = np.empty((objects.size, hashes.size), dtype=np.int64)
-    use_threads(objects.size)
-    _object_values(buf, kind, start, stop, integer, objects, hashes, words, word_starts, values)
-    return values
-
-
 @jit(inline=True)
-def _spelled(
-    buf: np.ndarray, start: np.ndarray, stop: np.ndarray, words: np.ndarray, word_starts: np.ndarray, t: int, j: int
-) -> bool:
-    """Whether key token `t` is spelled as word j."""
+def _spelled(tape: tuple[np.ndarray, ...], spelled: tuple[np.ndarray, ...], t: int, j: int) -> bool:
+    """Whether key token `t` is spelled as word j (``words[word_starts[j]:word_starts[j + 1]]``)."""
+    buf, start, stop = tape[0], tape[2], tape[3]
+    words, word_starts = spelled[1], spelled[2]
     size = word_starts[j + 1] - word_starts[j]
     if stop[t] - start[t] != size:
         return False
@@ -319,18 +299,10 @@ def _spelled(
 
 @jit(inline=True)
 def _values_of_object(
-    buf: np.ndarray,
-    kind: np.ndarray,
-    start: np.ndarray,
-    stop: np.ndarray,
-    integer: np.ndarray,
-    objects: np.ndarray,
-    hashes: np.ndarray,
-    words: np.ndarray,
-    word_starts: np.ndarray,
-    values: np.ndarray,
-    k: int,
+    tape: tuple[np.ndarray, ...], spelled: tuple[np.ndarray, ...], objects: np.ndarray, values: np.ndarray, k: int
 ) -> None:
+    """Row k of `values`: the value token of each key (of hash ``spelled[0][j]``) in object ``objects[k]``, or -1."""
+    kind, stop, integer, hashes = tape[1], tape[3], tape[4], spelled[0]
     for j in range(hashes.size):
         values[k, j] = -1
     o = objects[k]
@@ -339,7 +311,7 @@ def _values_of_object(
     t = o + 1
     while t < stop[o]:
         for j in range(hashes.size):
-            if integer[t] == hashes[j] and _spelled(buf, start, stop, words, word_starts, t, j):
+            if integer[t] == hashes[j] and _spelled(tape, spelled, t, j):
                 values[k, j] = t + 1
         t += 1  # the value
         t = stop[t] if (kind[t] == OBJECT or kind[t] == ARRAY) else t + 1
@@ -347,21 +319,12 @@ def _values_of_object(
 
 @jit(parallel=True)
 def _object_values(
-    buf: np.ndarray,
-    kind: np.ndarray,
-    start: np.ndarray,
-    stop: np.ndarray,
-    integer: np.ndarray,
-    objects: np.ndarray,
-    hashes: np.ndarray,
-    words: np.ndarray,
-    word_starts: np.ndarray,
-    values: np.ndarray,
+    tape: tuple[np.ndarray, ...], spelled: tuple[np.ndarray, ...], objects: np.ndarray, values: np.ndarray
 ) -> None:
     n = objects.size
     if n < PARALLEL_MIN:
         for k in range(n):
-            _values_of_object(buf, kind, start, stop, integer, objects, hashes, words, word_starts, values, k)
+            _values_of_object(tape, spelled, objects, values, k)
     else:
         for k in prange(n):  # each object on its own: the same values for any number of threads
-            _values_of_object(buf, kind, start, stop, integer, objects, hashes, words, word_starts, values, k)
+            _values_of_object(tape, spelled, objects, values, k)
