@@ -17,7 +17,7 @@ import numpy as np
 
 from geoiou._ranges import ragged_arange
 from geoiou.diagnostics.table import FALSE_POSITIVE, TRUE_POSITIVE, DetectionTable
-from geoiou.evaluation.coco import coco_accumulate
+from geoiou.evaluation.coco import coco_accumulate, decided_codes
 from geoiou.evaluation.results import CocoResult, VocResult
 from geoiou.evaluation.temporal import TemporalDetectionResult, interpolated_average_precision
 from geoiou.evaluation.voc import voc_curves
@@ -144,7 +144,7 @@ class CocoProtocol(Protocol):
         outcome = table.outcome[dt]
         precision, recall, scores = coco_accumulate(
             len(table.category_ids), table.dt_category[dt], selection.dt_image, table.dt_rank[dt],
-            table.dt_score[dt], outcome, _decided(outcome), selection.regular, settings.recall_thresholds,
+            table.dt_score[dt], outcome, decided_codes(outcome), selection.regular, settings.recall_thresholds,
             settings.max_detections,
         )  # fmt: skip
         return CocoResult(
@@ -177,7 +177,7 @@ class CocoProtocol(Protocol):
         n_categories = len(self.table.category_ids)
         outcome = ranked.outcome.reshape(-1, 1, 1).astype(np.uint8)
         precision, _, _ = coco_accumulate(
-            n_categories, ranked.category, ranked.image, ranked.rank, ranked.score, outcome, _decided(outcome),
+            n_categories, ranked.category, ranked.image, ranked.rank, ranked.score, outcome, decided_codes(outcome),
             positives.reshape(n_categories, 1), self.settings.recall_thresholds,
             (self.settings.max_detections[-1],),
         )  # fmt: skip
@@ -185,13 +185,6 @@ class CocoProtocol(Protocol):
         valid = curves[curves > -1]  # COCOeval's summarize: the mean of every valid entry
         per_category = np.where(positives > 0, curves.mean(axis=0), np.nan)
         return (float(np.mean(valid)) if valid.size else float("nan")), per_category
-
-
-def _decided(outcome: np.ndarray) -> np.ndarray:
-    """Per prediction and area range ``(D, A)``: anything but a false positive at some threshold (what COCO's
-    accumulation reads to skip the others)."""
-    decided: np.ndarray = (outcome != FALSE_POSITIVE).any(axis=1)
-    return decided
 
 
 class VocProtocol(Protocol):

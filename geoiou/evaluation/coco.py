@@ -251,7 +251,7 @@ def _coco_match(
     unmatched_ignored: np.ndarray | None,
     phases: Phases,
 ) -> CocoMatched:
-    from geoiou.evaluation.protocol_loops import FALSE_POSITIVE, coco_greedy, order_by_code, sort_runs_by_score
+    from geoiou.evaluation.protocol_loops import coco_greedy, order_by_code, sort_runs_by_score
 
     # Predictions: by category, image, then score (highest first; ties keep the input order, as
     # COCOeval's mergesort does), and at most `max_detections` per image and category.
@@ -283,7 +283,7 @@ def _coco_match(
     )  # fmt: skip
     if unmatched_ignored is not None:
         outcome = unmatched_as_ignored(outcome, unmatched_ignored[order])
-        decided = (outcome != FALSE_POSITIVE).any(axis=1)
+        decided = decided_codes(outcome)
     phases.done("matching")
     # Per object, area range "all" (the first): rows resolved when first read.
     matches = ObjectMatches.from_pairs(
@@ -292,6 +292,22 @@ def _coco_match(
     )  # fmt: skip
     partners = np.where(partner >= 0, np.append(found.pair_gt, -1)[partner], -1) if every_area else None
     return CocoMatched(order, rank, outcome, decided, gt_order, gt_ignored, matches, partners)
+
+
+def decided_codes(outcome: np.ndarray) -> np.ndarray:
+    """``[D, A]``: whether each result is anything but a false positive at some threshold (what `coco_accumulate`
+    reads the codes of; the others it counts as false positives without reading them).
+
+    Examples
+    --------
+    >>> decided_codes(np.array([[[0, 2]], [[0, 0]]], dtype=np.uint8).transpose(0, 2, 1))  # ignored once; never
+    array([[ True],
+           [False]])
+    """
+    from geoiou.evaluation.protocol_loops import FALSE_POSITIVE  # numba: on first use
+
+    flags: np.ndarray = (outcome != FALSE_POSITIVE).any(axis=1)
+    return flags
 
 
 def unmatched_as_ignored(outcome: np.ndarray, flagged: np.ndarray) -> np.ndarray:

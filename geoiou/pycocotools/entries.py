@@ -22,8 +22,8 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from geoiou._ranges import ragged_arange
-from geoiou.evaluation.coco import coco_accumulate
-from geoiou.pycocotools.evaluated import Evaluated, decided
+from geoiou.evaluation.coco import coco_accumulate, decided_codes
+from geoiou.pycocotools.evaluated import Evaluated
 
 __all__ = ["DictEntries", "Entries", "MatchedEntries", "accumulate_entries"]
 
@@ -152,7 +152,7 @@ class DictEntries(Entries):
         self.score = np.concatenate([np.zeros(0)] + [np.asarray(entry[score_key], dtype=np.float64) for entry in kept])
         self.rank = ragged_arange(0, lengths)[0]
         self.outcome = codes[:, :, None]  # one area range: the entry's own
-        self.decided = decided(self.outcome)
+        self.decided = decided_codes(self.outcome)
 
     def spans(self, entries: np.ndarray) -> EntrySpans:
         return EntrySpans(*(field[entries] for field in self._spans))

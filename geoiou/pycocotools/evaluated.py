@@ -23,10 +23,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from geoiou.evaluation.coco import CocoArrays, CocoMatched, PairSource, coco_match, unmatched_as_ignored
+from geoiou.evaluation.coco import CocoArrays, CocoMatched, PairSource, coco_match, decided_codes, unmatched_as_ignored
 from geoiou.evaluation.overlaps import CandidateOverlaps
 
-__all__ = ["Evaluated", "GroupRows", "Matching", "decided", "eval_images", "match_groups", "overlaps_by_group"]
+__all__ = ["Evaluated", "GroupRows", "Matching", "eval_images", "match_groups", "overlaps_by_group"]
 
 #: The names of an evalImgs entry's fields: pycocotools' and lvis-api's.
 COCO_KEYS = ("image_id", "category_id", "aRng", "maxDet", "dtIds", "gtIds", "dtMatches", "gtMatches", "dtScores",
@@ -197,24 +197,8 @@ def match_groups(
     if unmatched_ignored is not None:
         evaluated.outcome = unmatched_as_ignored(evaluated.outcome, unmatched_ignored[found.order])
     if zero_ids or unmatched_ignored is not None:
-        evaluated.decided = decided(evaluated.outcome)
+        evaluated.decided = decided_codes(evaluated.outcome)
     return evaluated
-
-
-def decided(outcome: np.ndarray) -> np.ndarray:
-    """``[D, A]``: whether each result is anything but a false positive at some threshold (what `coco_accumulate`
-    reads the codes of; the others it counts as false positives without reading them).
-
-    Examples
-    --------
-    >>> decided(np.array([[[0, 2]], [[0, 0]]], dtype=np.uint8).transpose(0, 2, 1))  # ignored at one threshold; never
-    array([[ True],
-           [False]])
-    """
-    from geoiou.evaluation.protocol_loops import FALSE_POSITIVE  # numba: on first use
-
-    flags: np.ndarray = (outcome != FALSE_POSITIVE).any(axis=1)
-    return flags
 
 
 def _arrays(truth: GroupRows, predicted: GroupRows, n_categories: int, n_images: int) -> CocoArrays:
