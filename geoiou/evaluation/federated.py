@@ -144,12 +144,33 @@ class FederatedLabels:
             np.sort(top_per_image(predicted.image_id, np.asarray(predicted.score), self.max_per_image))
         )
         predicted = predicted.take(np.flatnonzero(_counted_area(predicted)))
-        known = _PairCodes(truth, predicted)
-        present = known.codes(truth.image_id, truth.category_id)
-        counted = np.isin(known.of_predictions, np.concatenate([present, known.codes(*self.negative)]))
-        predicted = predicted.take(np.flatnonzero(counted))
-        not_exhaustive = np.isin(known.of_predictions[counted], known.codes(*self.not_exhaustive))
-        return truth, predicted, not_exhaustive
+        counted, not_exhaustive = self.rules(
+            truth.image_id, truth.category_id, predicted.image_id, predicted.category_id
+        )
+        return truth, predicted.take(counted), not_exhaustive
+
+    def rules(
+        self, truth_image: np.ndarray, truth_category: np.ndarray, image: np.ndarray, category: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """lvis-api's two rules on id columns: the predictions (rows of `image` and `category`) that count, those
+        of a category their image holds (a ground truth of `truth_image` and `truth_category`) or lists as
+        negative; and for each of them whether its category is not exhaustively annotated there.
+
+        Examples
+        --------
+        >>> image = {"id": 1, "neg_category_ids": [2], "not_exhaustive_category_ids": [3]}
+        >>> labels = FederatedLabels.from_images([image])
+        >>> truth_image, truth_category = np.array([1]), np.array([3])  # image 1 holds category 3
+        >>> image_id, category_id = np.array([1, 1, 1]), np.array([2, 3, 4])  # three predictions in image 1
+        >>> counted, not_exhaustive = labels.rules(truth_image, truth_category, image_id, category_id)
+        >>> counted.tolist(), not_exhaustive.tolist()  # category 4 is unknown in image 1
+        ([0, 1], [False, True])
+        """
+        known = _PairCodes(np.concatenate([truth_image, image]), np.concatenate([truth_category, category]))
+        of_predictions = known.codes(image, category)
+        present = np.concatenate([known.codes(truth_image, truth_category), known.codes(*self.negative)])
+        counted = np.flatnonzero(np.isin(of_predictions, present))
+        return counted, np.isin(of_predictions[counted], known.codes(*self.not_exhaustive))
 
     def frequency_stats(self, result: CocoResult) -> dict[str, float]:
         """``APr``, ``APc``, ``APf``: the AP over the categories of each frequency (-1 where none has ground truth).
@@ -196,12 +217,10 @@ def _counted_area(table: Annotations) -> np.ndarray:
 
 
 class _PairCodes:
-    """One integer per (image, category) pair of ids, over the ids of a part's two sides."""
+    """One integer per (image, category) pair of ids, over the ids given."""
 
-    def __init__(self, truth: Annotations, predicted: Annotations) -> None:
-        self.images = np.unique(np.concatenate([truth.image_id, predicted.image_id]))
-        self.categories = np.unique(np.concatenate([truth.category_id, predicted.category_id]))
-        self.of_predictions = self.codes(predicted.image_id, predicted.category_id)
+    def __init__(self, image_ids: np.ndarray, category_ids: np.ndarray) -> None:
+        self.images, self.categories = np.unique(image_ids), np.unique(category_ids)
 
     def codes(self, image_id: Any, category_id: Any) -> np.ndarray:
         """The pairs' codes; -1 for a pair whose image or category is not in the part."""

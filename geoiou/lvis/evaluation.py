@@ -26,6 +26,7 @@ import numpy as np
 
 from geoiou._validation import invalid_argument
 from geoiou.errors import BatchIndexError, InvalidTypeError, NotReadyError
+from geoiou.evaluation.federated import FederatedLabels
 from geoiou.lvis.dataset import LVIS, LVISResults
 from geoiou.pycocotools.coco import table_of
 from geoiou.pycocotools.entries import MatchedEntries, accumulate_entries
@@ -146,16 +147,11 @@ class LVISEval:
         filtered = len(categories) > 0  # lvis-api's get_ann_ids filters categories and area for a non-empty list
         gt = _selected(truth, images, categories, filtered) if p.use_cats else np.zeros(0, np.int64)
         dt = _selected(predicted, images, categories, filtered) if p.use_cats else np.zeros(0, np.int64)
-        image_records = self.lvis_gt.load_imgs(p.img_ids)
-        dt_pairs = _pair_keys(predicted.image_id[dt], predicted.category_id[dt])
-        known = np.concatenate(
-            [_pair_keys(truth.image_id[gt], truth.category_id[gt]), _listed(image_records, "neg_category_ids")]
+        labels = FederatedLabels.from_images(self.lvis_gt.load_imgs(p.img_ids))
+        counted, not_exhaustive = labels.rules(
+            truth.image_id[gt], truth.category_id[gt], predicted.image_id[dt], predicted.category_id[dt]
         )
-        dt = dt[np.isin(dt_pairs, known)]
-        not_exhaustive = np.isin(
-            _pair_keys(predicted.image_id[dt], predicted.category_id[dt]),
-            _listed(image_records, "not_exhaustive_category_ids"),
-        )
+        dt = dt[counted]
         ignore = _ignore_flags(self.lvis_gt)[gt]
         return (
             _group(truth, gt, images, categories, ignore=ignore),
@@ -294,18 +290,6 @@ def _group(
         score=None if table.score is None else table.score[rows],
         ignore=ignore,
     )
-
-
-def _pair_keys(image_id: np.ndarray, category_id: np.ndarray) -> np.ndarray:
-    """One integer per (image id, category id) pair: the ids side by side in 128 bits, as a complex number."""
-    return np.asarray(image_id, np.float64) + 1j * np.asarray(category_id, np.float64)
-
-
-def _listed(images: list[dict[str, Any]], key: str) -> np.ndarray:
-    """The (image, category) pair keys of the categories each image lists under `key`."""
-    lists = [image[key] for image in images]
-    image_ids = np.repeat([image["id"] for image in images], [len(ids) for ids in lists])
-    return _pair_keys(image_ids, np.concatenate([np.zeros(0)] + [np.asarray(ids, np.float64) for ids in lists]))
 
 
 def _ignore_flags(dataset: LVIS) -> np.ndarray:
