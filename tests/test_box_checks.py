@@ -78,3 +78,16 @@ def test_what_is_not_accepted_goes_to_the_numpy_checks():
     assert accepted_corners(np.array([[1e16, 0.0, 1.0, 2.0]]), "xywh") is None  # the width rounds away
     with pytest.raises(InvalidRegionError, match="a size below float64's resolution"):
         geoiou.Box(np.tile([[1e16, 0.0, 1.0, 2.0]], (box_module.COMPILED_CHECKS_FROM, 1)), fmt="xywh")
+
+
+def test_one_thread_and_two_give_the_same_bits():
+    """The compiled pass writes each box on its own: the corners and sizes do not depend on the threads."""
+    rng = np.random.default_rng(3)
+    array = np.concatenate([rng.uniform(-1e6, 1e6, (20000, 2)), rng.uniform(0, 1e3, (20000, 2))], axis=-1)
+    found = {}
+    for threads in (1, 2):
+        geoiou.set_threads(threads)
+        box = geoiou.Box(array, fmt="cxcywh")
+        found[threads] = (box._xyxy.view(np.uint64).copy(), box._size.view(np.uint64).copy())
+    geoiou.set_threads(None)
+    assert all((a == b).all() for a, b in zip(found[1], found[2]))
