@@ -96,8 +96,9 @@ def _capacity(buf: np.ndarray) -> tuple[int, int]:
     """At least the number of tokens of the text, and of its keys: ``(tokens, keys)``.
 
     Every token but the first follows a ``[``, ``{``, ``,`` or ``:``, and every key comes before a
-    ``:`` (these bytes inside strings only make the bound looser): the arrays are made once, so that
-    the tokenizer never grows them (an array reassigned in its loop costs reference counting per token).
+    ``:`` (these bytes inside strings or before an empty container only make the bound looser):
+    the arrays are made once, so that the tokenizer never grows them (an array reassigned in its
+    loop costs reference counting per token).
     """
     tokens = 1
     keys = 1
@@ -447,7 +448,9 @@ def _tokenize_pieces(buf: np.ndarray, pieces: list[int]) -> tuple[Any, ...]:
     """
     bounds = list(zip(pieces[:-1], pieces[1:]))
     capacities = [_capacity(buf[begin:end]) for begin, end in bounds]
-    bases = np.cumsum([0] + [tokens for tokens, _ in capacities])
+    # A piece before the last ends with the comma before the next piece's first item (`_pieces`), whose
+    # token is the next piece's: not counted, a list of plain records is bounded exactly and joins in place.
+    bases = np.cumsum([0] + [tokens - (k < len(bounds) - 1) for k, (tokens, _) in enumerate(capacities)])
     kind = np.empty(bases[-1], dtype=np.uint8)
     start, stop, integer = (np.empty(bases[-1], dtype=np.int64) for _ in range(3))
 
@@ -484,6 +487,9 @@ def _joined(
     at = counts[0]
     for base, count in zip(bases[1:-1].tolist(), counts[1:]):
         shift = base - at
+        if shift == 0:  # the bound was exact (no empty container, no `,:[{` inside a string before): in place
+            at += count
+            continue
         moved = slice(at, at + count)
         kind[moved], start[moved], stop[moved], integer[moved] = (
             kind[base : base + count],
