@@ -117,14 +117,15 @@ def _tokenize(
     buf: np.ndarray,
     begin: int,
     end: int,
-    inside: bool,
-    ends_inside: bool,
+    inherited: int,
+    ends_at: int,
     kind: np.ndarray,
     start: np.ndarray,
     stop: np.ndarray,
     integer: np.ndarray,
     base: int,
     key_capacity: int,
+    outer_stops: np.ndarray,
     nan_word: np.ndarray,
     infinity_word: np.ndarray,
     true_word: np.ndarray,
@@ -132,12 +133,16 @@ def _tokenize(
     null_word: np.ndarray,
 ) -> tuple[int, int, bool, bool, int]:
     """Tokenize ``buf[begin:end]`` into the arrays from token `base` on: ``(tokens, status, non_ascii, escaped_keys,
-    outer_stop)``.
+    list_token)``.
 
-    The whole text: `inside` and `ends_inside` False. A piece of the top list (see `_pieces`):
-    `inside` starts within the list (its items are the first values), and `ends_inside` wants the
-    piece to end after an item's comma; `outer_stop` is the token after the list, where a piece
-    closes it (-1 otherwise).
+    The whole text: `inherited` and `ends_at` 0. A piece of a list of items (see `_pieces`) that
+    is the top value (depth 1) or a value of the top object (depth 2): a piece after the first
+    starts within the list (`inherited` is the depth: its items are the first values, the
+    containers' tokens are in the first piece), and a piece before the last wants to end after
+    an item's comma at that depth (`ends_at`). The first piece gives the list's token
+    (`list_token`, else -1); the last writes the token after each container it closes but did
+    not open, by depth, into `outer_stops`. A piece before the last that closes such a container
+    has a cut elsewhere than in one list: SYNTAX_ERROR (the text is then read whole).
     """
     # The helpers are closures: numba inlines them without counting references to `buf` on every
     # call, which for functions taking the array costs two atomic operations a token (measured:
@@ -239,12 +244,12 @@ def _tokenize(
         return False
 
     depth = 0
-    if inside:  # within the top list, whose token is in another piece
-        stack[0], open_kind[0], key_base[0] = -1, ARRAY, 0
-        depth = 1
+    for level in range(inherited):  # within the list (and the top object), whose tokens are in the first piece
+        stack[level], key_base[level] = -1, 0
+        open_kind[level] = ARRAY if level == inherited - 1 else OBJECT
+        depth += 1
     n_keys = 0
     count = base
-    outer_stop = -1
     status = OK
     non_ascii = False
     escaped_keys = False
@@ -280,8 +285,11 @@ def _tokenize(
             closing = stack[depth - 1]
             if closing >= 0:
                 stop[closing] = count
+            elif ends_at > 0:
+                status = SYNTAX_ERROR  # a piece before the last leaves the list it was cut in
+                break
             else:
-                outer_stop = count  # the top list, opened in another piece
+                outer_stops[depth - 1] = count  # the list or the top object, opened in the first piece
             if open_kind[depth - 1] == OBJECT:
                 first = key_base[depth - 1]
                 if n_keys - first > _LINEAR_KEYS and sorted_repeat(first, n_keys):
@@ -374,9 +382,10 @@ def _tokenize(
             break
         count += 1
         state = _COMMA_OR_CLOSE if depth > 0 else _DONE
-    if status == OK and (state != _VALUE or depth != 1 if ends_inside else state != _DONE):
+    if status == OK and (state != _VALUE or depth != ends_at if ends_at > 0 else state != _DONE):
         status = SYNTAX_ERROR  # the text ends inside a value, or holds none; a piece ends elsewhere than after an item
-    return count - base, status, non_ascii, escaped_keys, outer_stop
+    list_token = stack[ends_at - 1] if status == OK and ends_at > 0 else -1
+    return count - base, status, non_ascii, escaped_keys, list_token
 
 
 def tokenize(data: bytes | np.ndarray) -> tuple[Any, ...]:
@@ -394,8 +403,8 @@ def tokenize(data: bytes | np.ndarray) -> tuple[Any, ...]:
     (1, 2.5)
     """
     buf = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data
-    pieces = _pieces(buf)
-    tokens = _tokenize_pieces(buf, pieces)
+    pieces, depth = _pieces(buf)
+    tokens = _tokenize_pieces(buf, pieces, depth)
     if len(pieces) > 2 and tokens[4] != OK:  # pieces that do not join (a boundary inside a string), or a fault
         tokens = _tokenize_pieces(buf, [0, buf.size])  # read whole: the fault as one pass finds it
     kind, start, stop, integer, status, non_ascii, escaped_keys = tokens
@@ -404,7 +413,8 @@ def tokenize(data: bytes | np.ndarray) -> tuple[Any, ...]:
     return kind, start, stop, integer, integer.view(np.float64), status, non_ascii, escaped_keys
 
 
-#: Texts from this size are tokenized in pieces on several threads (when the top value is a list of objects).
+#: Texts from this size are tokenized in pieces on several threads (when the top value is a list of objects, or an
+#: object whose large value is one).
 PIECE_BYTES = 1 << 21
 #: Where a piece may begin: the opening brace of an object that follows another in a list.
 _BOUNDARY = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
@@ -416,18 +426,21 @@ def wanted_pieces() -> int:
     return threads.limit() or int(config.NUMBA_NUM_THREADS)
 
 
-def _pieces(buf: np.ndarray) -> list[int]:
-    """Where the pieces of the text begin, and its end: ``[0, ..., len(buf)]``.
+def _pieces(buf: np.ndarray) -> tuple[list[int], int]:
+    """Where the pieces of the text begin, and its end: ``[0, ..., len(buf)]``; and the depth of the list cut.
 
-    A text of `PIECE_BYTES` or more whose first value opens a list is cut, once per thread, at the
-    first ``}, {`` after an even share of its bytes. Such bytes can stand inside a string too: each
-    piece then checks that it ends right after an item of the list (`_tokenize`'s `ends_inside`),
-    which the piece before a boundary inside a string cannot, and the text is read whole.
+    A text of `PIECE_BYTES` or more whose first value opens a list (depth 1) or an object (depth
+    2: a list that is one of its values, such as a COCO file's ``"annotations"``) is cut, once per
+    thread, at the first ``}, {`` after an even share of its bytes. Such bytes can also stand
+    inside a string or in a list at another depth: each piece then checks that it ends right
+    after an item of a list at that depth (`_tokenize`'s `ends_at`), and that it stays in the
+    list it was cut in, which a wrong cut cannot both do; the text is then read whole.
     """
     wanted = wanted_pieces()
     first = np.flatnonzero(~np.isin(buf[:64], (32, 9, 10, 13, 0xEF, 0xBB, 0xBF)))
-    if wanted < 2 or buf.size < PIECE_BYTES or not first.size or buf[first[0]] != ord("["):
-        return [0, buf.size]
+    depth = 0 if not first.size else {ord("["): 1, ord("{"): 2}.get(int(buf[first[0]]), 0)
+    if wanted < 2 or buf.size < PIECE_BYTES or not depth:
+        return [0, buf.size], 0
     view = buf.data  # the bytes, searched in place
     bounds = [0]
     for share in range(1, wanted):
@@ -435,12 +448,12 @@ def _pieces(buf: np.ndarray) -> list[int]:
         if found is None:
             break
         bounds.append(found.end() - 1)
-    return [*bounds, buf.size]
+    return [*bounds, buf.size], depth
 
 
-def _tokenize_pieces(buf: np.ndarray, pieces: list[int]) -> tuple[Any, ...]:
-    """The tokens of the text cut at `pieces`, each piece on a thread of its own, joined (a status other than
-    `OK` if some piece is not JSON or does not end where the next begins).
+def _tokenize_pieces(buf: np.ndarray, pieces: list[int], depth: int = 0) -> tuple[Any, ...]:
+    """The tokens of the text cut at `pieces` in a list at `depth`, each piece on a thread of its own, joined (a
+    status other than `OK` if some piece is not JSON or does not end where the next begins).
 
     Each piece writes its tokens from its own base (its share of the arrays, from `_capacity`);
     the pieces after the first are then moved down against the one before, their containers'
@@ -454,11 +467,13 @@ def _tokenize_pieces(buf: np.ndarray, pieces: list[int]) -> tuple[Any, ...]:
     kind = np.empty(bases[-1], dtype=np.uint8)
     start, stop, integer = (np.empty(bases[-1], dtype=np.int64) for _ in range(3))
 
+    outer_stops = np.full(2, -1, dtype=np.int64)  # written by the last piece
+
     def piece(k: int) -> tuple[int, int, bool, bool, int]:
         begin, end = bounds[k]
         last = k == len(bounds) - 1
-        arrays = (kind, start, stop, integer, int(bases[k]), capacities[k][1])
-        return _tokenize(buf, begin, end, k > 0, not last, *arrays, *_WORDS)
+        arrays = (kind, start, stop, integer, int(bases[k]), capacities[k][1], outer_stops)
+        return _tokenize(buf, begin, end, depth if k > 0 else 0, 0 if last else depth, *arrays, *_WORDS)
 
     if len(bounds) == 1:
         results = [piece(0)]
@@ -468,7 +483,11 @@ def _tokenize_pieces(buf: np.ndarray, pieces: list[int]) -> tuple[Any, ...]:
     status = max(status for _, status, *_ in results)
     if status != OK:
         return kind[:0], start[:0], stop[:0], integer[:0], status, False, False
-    count = _joined(kind, start, stop, integer, bases, [found for found, *_ in results], results[-1][4])
+    # The containers the last piece closes but did not open: the top value, and for a list in the top object the list.
+    inherited = [0, results[0][4]][:depth]
+    count = _joined(kind, start, stop, integer, bases, [found for found, *_ in results], inherited, outer_stops)
+    if depth == 2 and _repeats_a_key(buf, kind, start, stop):
+        status = DUPLICATE_KEY  # the top object's keys before the list and after it, each piece checking its own
     non_ascii = any(flag for _, _, flag, _, _ in results)
     escaped_keys = any(flag for _, _, _, flag, _ in results)
     return kind[:count], start[:count], stop[:count], integer[:count], status, non_ascii, escaped_keys
@@ -481,9 +500,14 @@ def _joined(
     integer: np.ndarray,
     bases: np.ndarray,
     counts: list[int],
-    outer_stop: int,
+    inherited: list[int],
+    outer_stops: np.ndarray,
 ) -> int:
-    """Move each piece's tokens down against the piece before (containers' stops shifted alike); the count."""
+    """Move each piece's tokens down against the piece before (containers' stops shifted alike); the count.
+
+    The `inherited` containers (their tokens, by depth), opened by the first piece and closed by
+    the last, get their stops from `outer_stops`.
+    """
     at = counts[0]
     for base, count in zip(bases[1:-1].tolist(), counts[1:]):
         shift = base - at
@@ -501,5 +525,21 @@ def _joined(
         stop[moved][containers] -= shift
         at += count
     if len(counts) > 1:
-        stop[0] = outer_stop - (bases[-2] - (at - counts[-1]))  # the top list, closed by the last piece
+        shift = bases[-2] - (at - counts[-1])  # the last piece's
+        for level, token in enumerate(inherited):
+            stop[token] = outer_stops[level] - shift
     return at
+
+
+def _repeats_a_key(buf: np.ndarray, kind: np.ndarray, start: np.ndarray, stop: np.ndarray) -> bool:
+    """Whether the top object (token 0) has a key twice: its few keys, walked in Python."""
+    seen = set()
+    t = 1
+    while t < stop[0]:
+        key = buf[start[t] : stop[t]].tobytes()
+        if key in seen:
+            return True
+        seen.add(key)
+        t += 1  # the key's value
+        t = int(stop[t]) if kind[t] == OBJECT or kind[t] == ARRAY else t + 1
+    return False

@@ -303,6 +303,46 @@ def test_a_list_read_in_pieces_is_the_list_read_whole(monkeypatch, document, pie
     assert _same_tokens(whole, cut), bytes(text)
 
 
+#: Documents like a COCO dataset: a top object whose values are lists of records (records may hold lists of records).
+datasets = st.dictionaries(
+    st.sampled_from(["images", "annotations", "categories", "info"]),
+    records
+    | st.lists(st.dictionaries(st.sampled_from(["parts", "id"]), records | scalars, max_size=2), max_size=4)
+    | scalars,
+    max_size=4,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(datasets, st.integers(2, 5), st.sampled_from([None, 1]), st.sampled_from(["", "images", "info"]), st.data())
+def test_an_object_of_lists_read_in_pieces_is_the_object_read_whole(monkeypatch, document, pieces, indent, repeat,
+                                                                     data):  # fmt: skip
+    text = bytearray(json.dumps(document, indent=indent).encode())
+    if repeat and text.endswith(b"}"):  # a top key written again after the lists: both reads must find it
+        text[-1:] = f', "{repeat}": 0}}'.encode()
+    if text and data.draw(st.booleans()):  # a corruption anywhere: the pieces must fail alike, or agree
+        text[data.draw(st.integers(0, len(text) - 1))] = data.draw(st.sampled_from(list(b'{}[],:" x')))
+    whole, cut = _whole_and_in_pieces(bytes(text), pieces, monkeypatch)
+    assert _same_tokens(whole, cut), bytes(text)
+
+
+def test_a_dataset_file_is_cut_in_its_annotations_and_joins_to_the_whole(monkeypatch):
+    document = {"images": [{"id": k} for k in range(50)], "annotations": [{"id": k, "bbox": [k, 0, 1, 1]}
+                for k in range(400)], "categories": [{"id": 1, "name": "a"}]}  # fmt: skip
+    text = json.dumps(document).encode()
+    with monkeypatch.context() as patched:
+        patched.setattr(json_tokens, "PIECE_BYTES", 1)
+        patched.setattr(json_tokens, "wanted_pieces", lambda: 4)
+        pieces, depth = json_tokens._pieces(np.frombuffer(text, np.uint8))
+    assert depth == 2 and len(pieces) == 5 and all(text.rfind(b'"annotations"', 0, cut) > 0 for cut in pieces[1:-1])
+    in_pieces = json_tokens._tokenize_pieces(np.frombuffer(text, np.uint8), pieces, depth)
+    assert in_pieces[4] == json_tokens.OK  # joined, not read again whole
+    whole, cut = _whole_and_in_pieces(text, 4, monkeypatch)
+    assert whole[5] == json_tokens.OK and _same_tokens(whole, cut)
+    repeated = text[:-1] + b', "images": []}'
+    assert _whole_and_in_pieces(repeated, 4, monkeypatch)[1][5] == json_tokens.DUPLICATE_KEY
+
+
 def test_a_boundary_inside_a_string_reads_the_text_whole(monkeypatch):
     # "}, {" inside a string looks like a boundary: the piece before it does not end after an item.
     text = json.dumps([{"a": 1, "note": "x" * 40 + "}, {" + "y" * 40}, {"b": 2}] * 3).encode()
