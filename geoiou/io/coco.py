@@ -10,8 +10,11 @@ A dataset file is an object with ``"images"`` (``id``, ``height``, ``width``), `
   ``{"size": [h, w], "counts": ...}``, compressed (a string) or not (a list of run lengths, as in
   crowd annotations), read as a `Mask` that stays run-length encoded (nothing is decoded to pixels).
 
-Records are parsed one by one; polygon validity and RLE counts are checked in batches. A faulty
-record raises a `FormatError` naming the file, the record and the fault, e.g.
+The fields of each kind of record are declared once, in `geoiou.io.coco_schema`. A plain file is
+read column by column from that schema (`geoiou.io.columns`); a file with an unusual or faulty
+record is read record by record against the same schema, with polygon validity and RLE counts
+checked in batches. A faulty record raises a `FormatError` naming the file, the record and the
+fault, e.g.
 ``instances.json, annotations[17] (id 4242): 'bbox' must be 4 numbers [x, y, w, h] (got [1, 2, 3])``;
 with ``skip_invalid=True`` it is skipped and listed in the result's `ReadReport`.
 
@@ -29,10 +32,9 @@ array([2.])
 from __future__ import annotations
 
 import json
-import math
 import operator
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby, repeat
 from typing import Any, Literal, TypeVar, cast
@@ -40,19 +42,26 @@ from typing import Any, Literal, TypeVar, cast
 import numpy as np
 import shapely
 
-from geoiou._distinct import all_distinct, distinct
+from geoiou._distinct import distinct
 from geoiou import rle as coco_rle
 from geoiou._progress import Phases
-from geoiou._validation import (
-    LARGEST_COORDINATE,
-    WITHIN_RANGE,
-    describe,
-    invalid_argument,
-    is_finite_number,
-    shapely_range_faults,
-    sized_box_faults,
-)
+from geoiou._validation import LARGEST_COORDINATE, describe, invalid_argument, shapely_range_faults, sized_box_faults
 from geoiou.errors import InvalidRegionError
+from geoiou.io.coco_schema import (
+    ANNOTATION,
+    AREA,
+    CATEGORY,
+    IMAGE,
+    RESULT,
+    Field,
+    Rle,
+    Tables,
+    is_integer,
+    read_columns,
+    read_fields,
+    record_values,
+    unique_key,
+)
 from geoiou.io.columns import JsonColumns, Values, all_of_type
 from geoiou.io.json_documents import open_json, reading_phases
 from geoiou.io.folders import parse_records, settle
@@ -67,14 +76,11 @@ Geometry = Literal["bbox", "segmentation"]
 PolygonReading = Literal["exact", "pycocotools"]
 POLYGON_READINGS = ("exact", "pycocotools")
 ResultGeometry = Literal["auto", "bbox", "segmentation"]
-#: A table value (`_read_table`) and a checked choice (`_checked_geometry`).
-_Value = TypeVar("_Value")
+#: A checked choice (`_checked_geometry`).
 _Choice = TypeVar("_Choice", bound=str)
 GEOMETRIES: tuple[Geometry, ...] = ("bbox", "segmentation")
 #: The top-level keys of a dataset file.
 DATASET_KEYS = ("images", "annotations", "categories")
-BBOX = "4 numbers [x, y, w, h]"
-SEGMENTATION = "a non-empty list of polygons or an RLE dict {'size': [h, w], 'counts': ...}"
 #: Masks encoded per call when a batch holds dense pixels (bounds the pixels decoded at once).
 ENCODE_CHUNK = 256
 
@@ -223,8 +229,8 @@ def read_coco(
     # Some record is not of the plain form: read them one by one, which names the faulty ones.
     reader = source.reader
     sections = _dataset_sections(source.document(), reader)
-    images = _read_table(reader, sections["images"], "images", _image_entry)
-    categories = _read_table(reader, sections["categories"], "categories", _category_entry)
+    images = {key: (v["height"], v["width"]) for key, v in _read_table(reader, sections, "images", IMAGE).items()}
+    categories = {key: v["name"] for key, v in _read_table(reader, sections, "categories", CATEGORY).items()}
     records = _located(sections["annotations"], "annotations")
     parsed = parse_records(records, _AnnotationParser(geometry, images, categories, polygons))
     faults = {**_area_faults(parsed), **_repeated_id_faults(records, parsed)}
@@ -262,35 +268,20 @@ def _dataset_sections(document: Any, reader: RecordReader) -> dict[str, list[Any
 
 
 def _read_table(
-    reader: RecordReader, records: list[Any], section: str, entry: Callable[[Any], tuple[int, _Value]]
-) -> dict[int, _Value]:
-    """Read the id -> value table of "images" or "categories"; a repeated id is an invalid record."""
-    table: dict[int, _Value] = {}
+    reader: RecordReader, sections: dict[str, list[Any]], section: str, fields: tuple[Field, ...]
+) -> dict[int, dict[str, Any]]:
+    """The checked values of each record of "images" or "categories", by id; a repeated id is an invalid record."""
+    unique = unique_key(fields)
+    table: dict[int, dict[str, Any]] = {}
     where: dict[int, str] = {}
-    for location, record in _located(records, section):
+    for location, record in _located(sections[section], section):
         with reader.record(location):
-            key, value = entry(record)
+            values = record_values(record, fields)
+            key = values[unique]
             if key in table:
-                raise invalid(f"'id' must be unique (got {key}, also at {where[key]})")
-            table[key], where[key] = value, location
+                raise invalid(f"'{unique}' must be unique (got {key}, also at {where[key]})")
+            table[key], where[key] = values, location
     return table
-
-
-def _image_entry(record: Any) -> tuple[int, tuple[int, int]]:
-    record = _mapping(record)
-    height, width = _integer(record, "height"), _integer(record, "width")
-    for key, value in (("height", height), ("width", width)):
-        if value < 1:
-            raise invalid(f"'{key}' must be a positive integer (got {value})")
-    return _integer(record, "id"), (height, width)
-
-
-def _category_entry(record: Any) -> tuple[int, str]:
-    record = _mapping(record)
-    name = _field(record, "name", "a string")
-    if not isinstance(name, str):
-        raise invalid(f"'name' must be a string (got {describe(name)})")
-    return _integer(record, "id"), name
 
 
 @dataclass(frozen=True)
@@ -341,22 +332,17 @@ def _dataset_columns(columns: JsonColumns, geometry: str, polygons: str) -> _Dat
 
 
 def _image_columns(columns: JsonColumns, records: Values) -> dict[int, tuple[int, int]] | None:
-    """Image id -> (height, width) of plain image records (integer ids, unique; positive integer sizes)."""
-    ids, heights, widths = (columns.integers(columns.field(records, key)) for key in ("id", "height", "width"))
-    if ids is None or heights is None or widths is None or not all_distinct(ids):
+    """Image id -> (height, width) of plain image records (`IMAGE`)."""
+    read = read_columns(columns, records, IMAGE)
+    if read is None:
         return None
-    if (heights < 1).any() or (widths < 1).any():
-        return None
-    return dict(zip(ids.tolist(), zip(heights.tolist(), widths.tolist())))
+    return dict(zip(read["id"].tolist(), zip(read["height"].tolist(), read["width"].tolist())))
 
 
 def _category_columns(columns: JsonColumns, records: Values) -> dict[int, str] | None:
-    """Category id -> name of plain category records (integer ids, unique; string names)."""
-    ids = columns.integers(columns.field(records, "id"))
-    names = columns.strings(columns.field(records, "name"))
-    if ids is None or names is None or not all_distinct(ids):
-        return None
-    return dict(zip(ids.tolist(), names))
+    """Category id -> name of plain category records (`CATEGORY`)."""
+    read = read_columns(columns, records, CATEGORY)
+    return None if read is None else dict(zip(read["id"].tolist(), read["name"]))
 
 
 def _annotation_columns(
@@ -369,46 +355,31 @@ def _annotation_columns(
 ) -> tuple[Annotations, np.ndarray] | None:
     """The annotations read column by column, and their ids; None unless all are plain.
 
-    Plain: integer ids, unique, of the file's images and categories; ``iscrowd`` 0 or 1 (or
-    missing: 0); ``area`` in every annotation or in none; a box of 4 finite numbers, or polygon
-    parts as flat lists of numbers (each part written open) and RLEs of the image's size.
+    Plain: the fields of `ANNOTATION` (see `read_columns`), polygon parts as flat lists of numbers
+    (each part written open) and RLEs of the image's size.
     """
     if not len(records):
         return None
-    ids, image_id, category_id = (
-        columns.integers(values) for values in columns.fields(records, ("id", "image_id", "category_id"))
+    read = read_columns(
+        columns, records, read_fields(ANNOTATION, geometry), {"images": images, "categories": categories}
     )
-    iscrowd = columns.integers_or(records, "iscrowd", 0)
-    if (
-        ids is None
-        or image_id is None
-        or category_id is None
-        or iscrowd is None
-        or not all_distinct(ids)
-        or ((iscrowd != 0) & (iscrowd != 1)).any()
-        or not np.isin(image_id, np.fromiter(images, np.int64, len(images))).all()
-        or not np.isin(category_id, np.fromiter(categories, np.int64, len(categories))).all()
-    ):
+    if read is None:
         return None
-    with_area = columns.count_having(records, "area")
-    area = columns.numbers(columns.field(records, "area")) if with_area == len(records) else None
-    if (with_area and area is None) or (area is not None and (area < 0).any()):
-        return None
-    present = distinct(image_id)
-    sizes = np.array([images[image] for image in present.tolist()], dtype=np.int64).reshape(-1, 2)
-    sizes = sizes[np.searchsorted(present, image_id)]
-    values = columns.field(records, geometry)
-    region = (
-        _box_column(columns.number_rows(values, 4))
-        if geometry == "bbox"
-        else _segmentation_column(columns, values, sizes, polygons)
-    )
+    image_id = read["image_id"]
+    if geometry == "bbox":
+        region = _box_column(read["bbox"])
+    else:
+        present = distinct(image_id)
+        sizes = np.array([images[image] for image in present.tolist()], dtype=np.int64).reshape(-1, 2)
+        region = _segmentation_column(
+            columns, read["segmentation"], sizes[np.searchsorted(present, image_id)], polygons
+        )
     if region is None:
         return None
     annotations = Annotations(
-        image_id=image_id, category_id=category_id, region=region, iscrowd=iscrowd.astype(bool), area=area
+        image_id=image_id, category_id=read["category_id"], region=region, iscrowd=read["iscrowd"], area=read["area"]
     )
-    return annotations, ids
+    return annotations, read["id"]
 
 
 def _segmentation_column(
@@ -513,32 +484,33 @@ def _rle_runs(columns: JsonColumns, rles: Values, image_sizes: np.ndarray | None
 
 
 class _AnnotationParser:
-    """Parses one annotation of a dataset file, checking its ids against the images and categories."""
+    """Parses one annotation of a dataset file (`ANNOTATION`), checking its ids against the images and categories."""
 
     def __init__(
         self, geometry: str, images: dict[int, tuple[int, int]], categories: dict[int, str], polygons: str = "exact"
     ) -> None:
-        self.geometry, self.images, self.categories, self.polygons = geometry, images, categories, polygons
+        self.geometry, self.images, self.polygons = geometry, images, polygons
+        self.fields = read_fields(ANNOTATION, geometry)
+        self.tables: Tables = {"images": images, "categories": categories}
 
     def __call__(self, record: Any) -> _Row:
-        record = _mapping(record)
-        identifier = _integer(record, "id")
-        image_id = _integer(record, "image_id")
-        if image_id not in self.images:
-            raise invalid(f"'image_id' must be the id of one of the file's images (got {image_id})")
-        category_id = _integer(record, "category_id")
-        if category_id not in self.categories:
-            raise invalid(f"'category_id' must be the id of one of the file's categories (got {category_id})")
-        iscrowd = _flag(record, "iscrowd")
-        area = _number(record, "area", "a non-negative number", minimum=0.0) if "area" in record else None
-        geometry = _geometry(record, self.geometry, self.images[image_id])
+        values = record_values(record, self.fields, self.tables)
+        geometry, image_size = values[self.geometry], self.images[values["image_id"]]
+        if isinstance(geometry, Rle) and geometry.size != image_size:
+            written = geometry.rle["size"]
+            raise invalid(f"'segmentation.size' must be the image's [height, width] {list(image_size)} (got {written})")
         if self.polygons == "pycocotools" and isinstance(geometry, list):
             # pycocotools' annToRLE: the parts as written, rasterized and merged (no validity check).
-            height, width = self.images[image_id]
-            geometry = _Rle(
-                {"size": [height, width], "counts": coco_compat_counts(geometry, height, width)}, (height, width)
-            )
-        return _Row(identifier, image_id, category_id, geometry, iscrowd=iscrowd, area=area)
+            height, width = image_size
+            geometry = Rle({"size": [height, width], "counts": coco_compat_counts(geometry, height, width)}, image_size)
+        return _Row(
+            values["id"],
+            values["image_id"],
+            values["category_id"],
+            geometry,
+            iscrowd=values["iscrowd"],
+            area=values["area"],
+        )
 
 
 def _rows(parsed: list[Any]) -> list[_Row | None]:
@@ -550,11 +522,12 @@ def _repeated_id_faults(records: list[tuple[str, Any]], parsed: list[Any]) -> di
     """An annotation whose "id" an earlier one has (pycocotools' index would keep only one of them)."""
     first: dict[int | None, int] = {}  # annotation ids are never None (_AnnotationParser requires them)
     faults = {}
+    unique = unique_key(ANNOTATION)
     for index, row in enumerate(_rows(parsed)):
         if row is None:
             continue
         if row.id in first:
-            faults[index] = f"'id' must be unique (got {row.id}, also at {records[first[row.id]][0]})"
+            faults[index] = f"'{unique}' must be unique (got {row.id}, also at {records[first[row.id]][0]})"
         else:
             first[row.id] = index
     return faults
@@ -565,11 +538,8 @@ def _area_faults(parsed: list[Any]) -> dict[int, str]:
     rows = [(index, row) for index, row in enumerate(_rows(parsed)) if row is not None]
     if not any(row.area is not None for _, row in rows):
         return {}
-    return {
-        index: "'area' must be a non-negative number like in the other annotations (got nothing: the key is missing)"
-        for index, row in rows
-        if row.area is None
-    }
+    reason = f"'{AREA.key}' must be {AREA.expected} like in the other annotations (got nothing: the key is missing)"
+    return {index: reason for index, row in rows if row.area is None}
 
 
 # --------------------------------------------------------------------------- reading result files
@@ -642,7 +612,8 @@ def _read_results(path: Any, choice: str, repair: bool, skip_invalid: bool, phas
     if choice == "auto":
         choice = "segmentation" if document and _all_have(document, "segmentation") else "bbox"
     records = _located(document, "results")
-    parsed = parse_records(records, lambda record: _prediction(record, choice))
+    fields = read_fields(RESULT, choice)
+    parsed = parse_records(records, lambda record: _prediction(record_values(record, fields), choice))
     regions = _Regions.build(_rows(parsed), {}, choice, repair)
     kept = settle(reader, records, parsed, regions.faults)
     # settle keeps parsed records only: the filter narrows the type and drops nothing.
@@ -660,9 +631,8 @@ def _prediction_columns(columns: JsonColumns, choice: str) -> tuple[Annotations,
     """The predictions read column by column (see `geoiou.io.columns`), and the geometry read; None unless every
     record is plain.
 
-    Plain: integer ids, a finite score, and a box of 4 finite numbers with non-negative sizes, or
-    an RLE segmentation (RLEs are validated all together). Polygon segmentations are read record
-    by record.
+    Plain: the fields of `RESULT` (see `read_columns`), and RLE segmentations (validated all
+    together). Polygon segmentations are read record by record.
     """
     listed = columns.elements(columns.root())
     if listed is None or not columns.is_object(listed[0]).all():
@@ -672,22 +642,19 @@ def _prediction_columns(columns: JsonColumns, choice: str) -> tuple[Annotations,
     if choice == "auto":  # segmentations when every record has one (the record path's rule, `_all_have`)
         having = columns.count_having(records, "segmentation")
         geometry = "segmentation" if len(records) and having == len(records) else "bbox"
-    image_values, category_values, score_values, values = columns.fields(
-        records, ("image_id", "category_id", "score", geometry)
-    )
-    image_id, category_id = columns.integers(image_values), columns.integers(category_values)
-    score = columns.numbers(score_values)
-    if image_id is None or category_id is None or score is None:
+    read = read_columns(columns, records, read_fields(RESULT, geometry))
+    if read is None:
         return None
-    region = _box_column(columns.number_rows(values, 4)) if geometry == "bbox" else _rle_column(columns, values)
+    region = _box_column(read["bbox"]) if geometry == "bbox" else _rle_column(columns, read["segmentation"])
     if region is None:
         return None
-    return Annotations(image_id=image_id, category_id=category_id, region=region, score=score), geometry
+    return Annotations(
+        image_id=read["image_id"], category_id=read["category_id"], region=region, score=read["score"]
+    ), geometry
 
 
-def _box_column(boxes: np.ndarray | None) -> list[Region] | None:
-    if boxes is None or (boxes[:, 2:] < 0).any():
-        return None
+def _box_column(boxes: np.ndarray) -> list[Region] | None:
+    """The boxes of `RESULT`'s or `ANNOTATION`'s box column, as one `Box`; None where `Box` refuses one."""
     try:  # Box refuses what `_box_faults` names (out of range, a size rounded away): the record path names the row
         return [Box(boxes, fmt="xywh")]
     except InvalidRegionError:
@@ -707,11 +674,9 @@ def _rle_column(columns: JsonColumns, values: Values | None) -> list[Region] | N
     return None if runs is None else _masks_of_runs(runs)
 
 
-def _prediction(record: Any, geometry: str) -> _Row:
-    record = _mapping(record)
-    image_id, category_id = _integer(record, "image_id"), _integer(record, "category_id")
-    score = _number(record, "score", "a finite number")
-    return _Row(None, image_id, category_id, _geometry(record, geometry, None), score=score)
+def _prediction(values: dict[str, Any], geometry: str) -> _Row:
+    """The row of a prediction's checked values (`RESULT`)."""
+    return _Row(None, values["image_id"], values["category_id"], values[geometry], score=values["score"])
 
 
 def _all_have(records: list[Any], key: str) -> bool:
@@ -727,123 +692,9 @@ def _located(records: list[Any], section: str) -> list[tuple[str, Any]]:
     located: list[tuple[str, Any]] = []
     for index, record in enumerate(records):
         identifier = record.get("id") if isinstance(record, Mapping) else None
-        suffix = f" (id {identifier})" if _is_integer(identifier) else ""
+        suffix = f" (id {identifier})" if is_integer(identifier) else ""
         located.append((f"{section}[{index}]{suffix}", record))
     return located
-
-
-def _mapping(record: Any) -> Mapping[str, Any]:
-    if not isinstance(record, Mapping):
-        raise invalid(f"the record must be a JSON object (got {describe(record)})")
-    return record
-
-
-def _field(record: Mapping[str, Any], key: str, expected: str) -> Any:
-    if key not in record:
-        raise invalid(f"'{key}' must be {expected} (got nothing: the key is missing)")
-    return record[key]
-
-
-def _is_integer(value: Any) -> bool:
-    """A JSON integer (NumPy integers too, for documents built in Python); a bool is an int to Python, not an id."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
-def _integer(record: Mapping[str, Any], key: str) -> int:
-    value = _field(record, key, "an integer")
-    if not _is_integer(value):
-        raise invalid(f"'{key}' must be an integer (got {describe(value)})")
-    if not -(2**63) <= value < 2**63:  # ids are held as int64
-        raise invalid(f"'{key}' must be an integer of at most 64 bits (got {describe(value)})")
-    return int(value)
-
-
-def _number(record: Mapping[str, Any], key: str, expected: str, minimum: float = -math.inf) -> float:
-    value = _field(record, key, expected)
-    if not is_finite_number(value) or value < minimum:
-        raise invalid(f"'{key}' must be {expected} (got {describe(value)})")
-    return float(value)
-
-
-def _flag(record: Mapping[str, Any], key: str) -> bool:
-    """A 0/1 flag; a missing one is 0 (COCOeval reads a missing "iscrowd" as 0)."""
-    value = record.get(key, 0)
-    if type(value) not in (int, bool, float) or value not in (0, 1):
-        raise invalid(f"'{key}' must be 0 or 1 (got {describe(value)})")
-    return bool(value)
-
-
-def _geometry(record: Mapping[str, Any], geometry: str, image_size: tuple[int, int] | None) -> Any:
-    if geometry == "bbox":
-        return _bbox(_field(record, "bbox", BBOX))
-    return _segmentation(_field(record, "segmentation", SEGMENTATION), image_size)
-
-
-def _bbox(value: Any) -> tuple[float, float, float, float]:
-    # x + w and y + h must be finite too: the box is stored by its corners.
-    if not (
-        isinstance(value, list)
-        and len(value) == 4
-        and all(is_finite_number(v) for v in value)
-        and math.isfinite(value[0] + value[2])
-        and math.isfinite(value[1] + value[3])
-    ):
-        raise invalid(f"'bbox' must be {BBOX} (got {describe(value)})")
-    if value[2] < 0 or value[3] < 0:
-        raise invalid(f"'bbox' must have a non-negative width and height (got {describe(value)})")
-    x, y, width, height = (float(v) for v in value)
-    return x, y, width, height
-
-
-@dataclass(frozen=True)
-class _Rle:
-    """A segmentation given as RLE; its counts are checked in a batch (`_Regions`)."""
-
-    rle: Mapping[str, Any]
-    size: tuple[int, int]
-
-
-def _segmentation(value: Any, image_size: tuple[int, int] | None) -> list[np.ndarray] | _Rle:
-    """Polygon parts as vertex arrays ``(n, 2)``, or an `_Rle` whose size is the image's."""
-    if isinstance(value, Mapping):
-        return _rle(value, image_size)
-    if not isinstance(value, list) or not value:
-        raise invalid(f"'segmentation' must be {SEGMENTATION} (got {describe(value)})")
-    return [_polygon_part(part, f"segmentation[{k}]") for k, part in enumerate(value)]
-
-
-def _polygon_part(part: Any, name: str) -> np.ndarray:
-    expected = "a flat list of coordinates x1, y1, x2, y2, ... of at least 3 points"
-    numbers = isinstance(part, list) and all(
-        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in part
-    )
-    try:  # strings such as "2" are not coordinates, though NumPy would convert them
-        values = np.asarray(part, dtype=np.float64) if numbers else None
-    except (TypeError, ValueError, OverflowError):
-        values = None
-    if values is None or values.ndim != 1 or values.size % 2:
-        raise invalid(f"'{name}' must be {expected} (got {describe(part)})")
-    if not np.isfinite(values).all():
-        raise invalid(f"'{name}' must hold finite numbers (got {describe(part)})")
-    if not (np.abs(values) <= LARGEST_COORDINATE).all():  # areas would overflow: Polygon refuses such coordinates
-        raise invalid(f"'{name}' must hold {WITHIN_RANGE} (got {np.abs(values).max():.6g})")
-    vertices = values.reshape(-1, 2)
-    while len(vertices) > 1 and (vertices[0] == vertices[-1]).all():
-        vertices = vertices[:-1]  # a ring may repeat its first vertex at the end
-    if len(vertices) < 3:
-        raise invalid(f"'{name}' must be {expected} (got {describe(part)})")
-    return vertices
-
-
-def _rle(value: Mapping[str, Any], image_size: tuple[int, int] | None) -> _Rle:
-    if "size" not in value or "counts" not in value:
-        raise invalid(f"'segmentation' must be {SEGMENTATION} (got {describe(value)})")
-    size = value["size"]
-    if not (isinstance(size, list) and len(size) == 2 and all(_is_integer(n) and n >= 0 for n in size)):
-        raise invalid(f"'segmentation.size' must be two non-negative integers [h, w] (got {describe(size)})")
-    if image_size is not None and tuple(size) != image_size:
-        raise invalid(f"'segmentation.size' must be the image's [height, width] {list(image_size)} (got {size})")
-    return _Rle(value, (int(size[0]), int(size[1])))
 
 
 def _checked_geometry(geometry: Any, choices: tuple[_Choice, ...]) -> _Choice:
@@ -876,7 +727,7 @@ class _Regions:
             faults.update({alive[row]: reason for row, reason in box_faults.items()})
             keep = np.setdiff1d(np.arange(len(alive)), list(box_faults))
             return cls([Box(boxes[keep], fmt="xywh")], faults)
-        parts = {index: row.geometry for index, row in alive_rows.items() if not isinstance(row.geometry, _Rle)}
+        parts = {index: row.geometry for index, row in alive_rows.items() if not isinstance(row.geometry, Rle)}
         polygons = _polygons(parts, repair, faults)
         pieces: list[Region] = []
         for key, group in groupby(
@@ -898,7 +749,7 @@ def _object_array(values: list[Any]) -> np.ndarray:
 
 
 def _kind(geometry: Any) -> tuple[Any, ...]:
-    return ("mask",) if isinstance(geometry, _Rle) else ("polygon",)  # masks of any sizes share one batch
+    return ("mask",) if isinstance(geometry, Rle) else ("polygon",)  # masks of any sizes share one batch
 
 
 def _polygons(parts: dict[int, list[np.ndarray]], repair: bool, faults: dict[int, str]) -> dict[int, shapely.Geometry]:
