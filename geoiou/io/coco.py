@@ -383,21 +383,24 @@ def _annotation_columns(
 
 
 def _segmentation_column(
-    columns: JsonColumns, values: Values | None, sizes: np.ndarray, polygons: str = "exact"
+    columns: JsonColumns, values: Values | None, sizes: np.ndarray | None, polygons: str = "exact"
 ) -> list[Region] | None:
     """Polygons and RLE masks of the records, one batch per stretch of one kind (masks: see `_masks_of_runs`).
 
-    With ``polygons="pycocotools"`` polygon records become masks, rasterized all at once as
-    pycocotools does (the record parser's result, without a Python call per record).
+    `sizes` are the records' images' ``(height, width)``, which each RLE must have; None for a
+    result file, whose RLEs give their own. With ``polygons="pycocotools"`` (a dataset: `sizes`
+    given) polygon records become masks, rasterized all at once as pycocotools does (the record
+    parser's result, without a Python call per record).
     """
-    if values is None:
-        return None
+    if values is None or not len(values):
+        return None  # no record: the record path makes the empty column of the geometry asked for
     is_rle, is_polygon = columns.is_object(values), columns.is_array(values)
     if not (is_polygon | is_rle).all():
         return None
     polygon_rows, rle_rows = np.flatnonzero(is_polygon), np.flatnonzero(is_rle)
-    runs = _rle_runs(columns, columns.select(values, rle_rows), sizes[rle_rows])
+    runs = _rle_runs(columns, columns.select(values, rle_rows), None if sizes is None else sizes[rle_rows])
     if polygons == "pycocotools":
+        assert sizes is not None  # read_coco gives them: its images' sizes
         parts = _polygon_parts(columns, columns.select(values, polygon_rows))
         if parts is None or runs is None:
             return None
@@ -631,8 +634,8 @@ def _prediction_columns(columns: JsonColumns, choice: str) -> tuple[Annotations,
     """The predictions read column by column (see `geoiou.io.columns`), and the geometry read; None unless every
     record is plain.
 
-    Plain: the fields of `RESULT` (see `read_columns`), and RLE segmentations (validated all
-    together). Polygon segmentations are read record by record.
+    Plain: the fields of `RESULT` (see `read_columns`), with RLE and polygon segmentations
+    validated all together (see `_segmentation_column`).
     """
     listed = columns.elements(columns.root())
     if listed is None or not columns.is_object(listed[0]).all():
@@ -645,7 +648,9 @@ def _prediction_columns(columns: JsonColumns, choice: str) -> tuple[Annotations,
     read = read_columns(columns, records, read_fields(RESULT, geometry))
     if read is None:
         return None
-    region = _box_column(read["bbox"]) if geometry == "bbox" else _rle_column(columns, read["segmentation"])
+    region = (
+        _box_column(read["bbox"]) if geometry == "bbox" else _segmentation_column(columns, read["segmentation"], None)
+    )
     if region is None:
         return None
     return Annotations(
@@ -664,14 +669,6 @@ def _box_column(boxes: np.ndarray) -> list[Region] | None:
 def _box_faults(boxes: np.ndarray) -> dict[int, str]:
     """Why each ``[x, y, w, h]`` row is one `Box` would refuse (out of float64's range, a size rounded away), by row."""
     return sized_box_faults(boxes, "xywh", "bbox")
-
-
-def _rle_column(columns: JsonColumns, values: Values | None) -> list[Region] | None:
-    """Masks of all RLE segmentations, decoded together (see `_masks_of_runs`)."""
-    if values is None or not len(values) or not columns.is_object(values).all():
-        return None
-    runs = _rle_runs(columns, values)
-    return None if runs is None else _masks_of_runs(runs)
 
 
 def _prediction(values: dict[str, Any], geometry: str) -> _Row:

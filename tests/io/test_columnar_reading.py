@@ -43,6 +43,10 @@ def _records(n_masks: int, seed: int, geometry: str) -> list[dict]:
         }
         if geometry == "bbox":
             record["bbox"] = np.round(rng.uniform(0, 9, 4), 2).tolist()
+        elif geometry == "mixed" and rng.random() < 0.6:  # one or two square parts (overlapping or apart)
+            x, y = (float(v) for v in np.round(rng.uniform(0, 9, 2), 1))
+            square = [x, y, x + 4, y, x + 4, y + 4, x, y + 4]
+            record["segmentation"] = [square, [v + 2 for v in square]] if k % 2 else [square]
         else:
             counts = rle.encode(rng.random((height, width)) < 0.5)["counts"].decode()
             record["segmentation"] = {"size": [height, width], "counts": counts}
@@ -65,15 +69,27 @@ def _same_predictions(a, b) -> None:
         if hasattr(piece_a, "grid_shape"):
             assert piece_a.grid_shape == piece_b.grid_shape
             np.testing.assert_array_equal(piece_a.data, piece_b.data)
+        elif isinstance(piece_a, geoiou.Polygon):
+            assert all(x.equals_exact(y, 0) for x, y in zip(piece_a.to_shapely(), piece_b.to_shapely()))
         else:
             np.testing.assert_array_equal(piece_a.to_array("xywh"), piece_b.to_array("xywh"))
 
 
 @settings(max_examples=25, deadline=None)
-@given(n=st.integers(0, 12), seed=st.integers(0, 2**16), geometry=st.sampled_from(["bbox", "segmentation"]))
+@given(n=st.integers(0, 12), seed=st.integers(0, 2**16), geometry=st.sampled_from(["bbox", "segmentation", "mixed"]))
 def test_columns_and_records_give_the_same_predictions(n, seed, geometry):
+    """Mixed: polygon and RLE segmentations in runs of each kind, each run one batch."""
     records = _records(n, seed, geometry)
     _same_predictions(read_coco_results(records), read_coco_results(_with_numpy_ids(records)))
+
+
+def test_polygon_results_are_read_by_columns(tmp_path, monkeypatch):
+    from geoiou.io import coco
+
+    path = _write(tmp_path, json.dumps(_records(40, 5, "mixed")))
+    monkeypatch.setattr(coco, "parse_records", lambda *_: pytest.fail("a plain file read record by record"))
+    predictions = read_coco_results(path)
+    assert predictions.geometry == "segmentation" and set(predictions.annotations.kinds) == {"Polygon", "Mask"}
 
 
 def test_masks_of_several_sizes_keep_their_sizes_in_one_batch(tmp_path):
