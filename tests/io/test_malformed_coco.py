@@ -15,7 +15,8 @@ from geoiou.errors import FormatError
 from geoiou.io import read_coco, read_coco_results
 
 GOOD_RESULT = {"image_id": 1, "category_id": 1, "score": 0.5, "bbox": [0, 0, 2, 2]}
-GOOD_RLE = {"image_id": 1, "category_id": 1, "score": 0.5, "segmentation": {"size": [4, 4], "counts": "04L0"}}
+# A 2 x 2 square in a 4 x 4 image (runs 5, 2, 2, 2, 5): the one good record beside each faulty one.
+GOOD_RLE = {"image_id": 1, "category_id": 1, "score": 0.5, "segmentation": {"size": [4, 4], "counts": "52203"}}
 GOOD_ANNOTATION = {
     "id": 1,
     "image_id": 1,
@@ -49,8 +50,8 @@ RESULT_TEXTS = {
     "a record that is a list": json.dumps([GOOD_RESULT, [1, 1, 0.5]]),
     "RLE counts not a string": json.dumps([GOOD_RLE, {**GOOD_RLE, "segmentation": {"size": [4, 4], "counts": 7}}]),
     "RLE counts too short": json.dumps([GOOD_RLE, {**GOOD_RLE, "segmentation": {"size": [4, 4], "counts": "04"}}]),
-    "RLE size negative": json.dumps([GOOD_RLE, {**GOOD_RLE, "segmentation": {"size": [-4, 4], "counts": "04L0"}}]),
-    "RLE without size": json.dumps([GOOD_RLE, {**GOOD_RLE, "segmentation": {"counts": "04L0"}}]),
+    "RLE size negative": json.dumps([GOOD_RLE, {**GOOD_RLE, "segmentation": {"size": [-4, 4], "counts": "52203"}}]),
+    "RLE without size": json.dumps([GOOD_RLE, {**GOOD_RLE, "segmentation": {"counts": "52203"}}]),
     "repeated key": '[{"image_id": 1, "image_id": 2, "category_id": 1, "score": 0.5, "bbox": [0, 0, 2, 2]}]',
     "id beyond 64 bits": json.dumps([GOOD_RESULT, {**GOOD_RESULT, "category_id": 2**70}]),
 }
@@ -100,6 +101,17 @@ def _check(read, tmp_path, name: str, text: str) -> None:
 @pytest.mark.parametrize("name", list(RESULT_TEXTS))
 def test_malformed_result_files(tmp_path, name):
     _check(read_coco_results, tmp_path, name, RESULT_TEXTS[name])
+
+
+@pytest.mark.parametrize("name", [name for name in RESULT_TEXTS if name.startswith("RLE")])
+def test_the_good_rle_beside_a_faulty_one_is_read(tmp_path, name):
+    # The faulty record is skipped, not the file: the good one is valid, so the fault is the RLE named.
+    path = tmp_path / "file.json"
+    path.write_text(RESULT_TEXTS[name])
+    predictions = read_coco_results(path, skip_invalid=True)
+    assert predictions.report.read == 1 and len(predictions.annotations) == 1
+    assert predictions.annotations.regions[0].area.tolist() == [4.0]
+    assert read_coco_results([GOOD_RLE]).annotations.regions[0].area.tolist() == [4.0]
 
 
 @pytest.mark.parametrize("geometry", ["bbox", "segmentation"])
