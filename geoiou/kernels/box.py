@@ -11,7 +11,7 @@ import numpy as np
 
 from geoiou._compiled import jit, prange
 from geoiou.dispatch import PairKernel, register
-from geoiou.kernels.formulas import GIOU, MEASURE, Formula, Job, Pairs, run_rows, value, with_formula
+from geoiou.kernels.formulas import CODES, GIOU, MEASURE, Formula, Job, Pairs, run_rows, value, with_formula
 from geoiou.regions import Box, Box3D, Interval, Region
 
 __all__ = ["BOX_ENCLOSURE", "aligned_enclosures", "aligned_intersection"]
@@ -33,8 +33,41 @@ def _aligned_enclosures(a: Region, b: Region, pairs: Pairs, formula: Formula, ou
     _run(a, b, pairs, formula, out, True)
 
 
+def _aligned_single(a: Region, b: Region, code: int, zero_division: float) -> float:
+    """The formula `code` of two single regions of one dimension, in one compiled call (the loop's pair function)."""
+    measure: float = _single_pair(_own_bounds(a), _own_bounds(b), CODES[code], _single_area(a), _single_area(b),
+                                  zero_division)  # fmt: skip
+    return measure
+
+
+def _own_bounds(region: Region) -> np.ndarray:
+    """A single region's bounds ``(lows..., highs...)``: a box's corners, an interval's or a 3-D box's coordinates."""
+    own: np.ndarray = region._xyxy if type(region) is Box else region._coords  # type: ignore[attr-defined]
+    return own
+
+
+def _single_area(region: Region) -> float:
+    """A single region's measure, with the bits of `Region._area_array` (a box's w * h as given)."""
+    if type(region) is Box:
+        width, height = region._size.tolist()
+        area: float = width * height
+        return area
+    return float(region._area_array())
+
+
+@jit
+def _single_pair(bounds_a: np.ndarray, bounds_b: np.ndarray, code: int, area_a: float, area_b: float,
+                 zero_division: float) -> float:  # fmt: skip
+    """`_aligned_pairs`' formula of one pair, for the bounds of two single regions (GIoU's box enclosure too)."""
+    a, b = bounds_a.reshape(1, bounds_a.size), bounds_b.reshape(1, bounds_b.size)
+    other = _enclosing(a, 0, b, 0) if code == GIOU else 0.0
+    return value(code, _overlap(a, 0, b, 0), area_a, area_b, other, zero_division)
+
+
 aligned_intersection = register(Box, Box)(
-    register(Box3D, Box3D)(register(Interval, Interval)(with_formula(_aligned_intersection, box_enclosure=True)))
+    register(Box3D, Box3D)(
+        register(Interval, Interval)(with_formula(_aligned_intersection, box_enclosure=True, single=_aligned_single))
+    )
 )
 aligned_enclosures = register(Interval, Interval, measure="hull")(with_formula(_aligned_enclosures))
 #: GIoU's box enclosure of any two regions of one dimension, as a kernel of the table.

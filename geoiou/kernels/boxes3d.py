@@ -15,7 +15,7 @@ from types import ModuleType
 import numpy as np
 
 from geoiou.dispatch import register
-from geoiou.kernels.formulas import Formula, Pairs, with_formula
+from geoiou.kernels.formulas import CODES, Formula, Pairs, with_formula
 from geoiou.regions import OrientedBox3D, RotatedBox3D
 
 __all__ = ["oriented_hull_pairs", "oriented_intersection_pairs", "yaw_hull_pairs", "yaw_intersection_pairs"]
@@ -59,19 +59,15 @@ def _oriented_hulls(a: OrientedBox3D, b: OrientedBox3D, pairs: Pairs, formula: F
     _loops().oriented_pairs(a._coords, b._coords, pairs, formula, out, True)
 
 
-#: The formula codes as int64 (numba would compile a copy of the loop for each Python int literal).
-_CODES = {code: np.int64(code) for code in range(8)}
-
-
 def _yaw_single(a: RotatedBox3D, b: RotatedBox3D, code: int, zero_division: float) -> float:
     """The formula `code` of two single yaw boxes, in one compiled call (the loop's pair function)."""
-    value: float = _loops().yaw_single(a._coords, b._coords, _CODES[code], zero_division)
+    value: float = _loops().yaw_single(a._coords, b._coords, CODES[code], zero_division)
     return value
 
 
 def _oriented_single(a: OrientedBox3D, b: OrientedBox3D, code: int, zero_division: float) -> float:
     """The formula `code` of two single oriented boxes, in one compiled call (the loop's pair function)."""
-    value: float = _loops().oriented_single(a._coords, b._coords, _CODES[code], zero_division)
+    value: float = _loops().oriented_single(a._coords, b._coords, CODES[code], zero_division)
     return value
 
 

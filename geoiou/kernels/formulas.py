@@ -27,6 +27,7 @@ from geoiou.dispatch import Kernel, PairKernel
 from geoiou.regions import Region
 
 __all__ = [
+    "CODES",
     "GIOU",
     "GIOU_OF_HULL",
     "INTERSECTION",
@@ -61,6 +62,8 @@ UNION = 3
 IOF = 4  # intersection over the area of `a`
 GIOU = 5  # m the intersection, given[k] the enclosure C
 GIOU_OF_HULL = 6  # m the enclosure C, given[k] the intersection
+#: Each code as int64, for the single-pair entries (numba compiles a copy of a function for each Python int literal).
+CODES = {code: np.int64(code) for code in range(GIOU_OF_HULL + 1)}
 
 #: ``(code, areas_a, areas_b, given, zero_division)``: the areas of every region of `a` and `b`
 #: (float64, indexed by the pairs' indices), the other measure of each pair for GIoU (else empty).
@@ -235,7 +238,8 @@ def with_formula(fused: Fused, *, box_enclosure: bool = False, single: Single | 
     the driver also measures GIoU's box enclosure of each pair itself when asked for `GIOU`
     without a `given` measure (`measures_box_enclosure`), so box GIoU is one pass. `single`, kept as
     the ``single`` attribute, is the same pair function called once for two single regions (the
-    metrics take it for `INTERSECTION`, `UNION`, `IOU` and `IOF` of one pair): no pair lists, no driver.
+    metrics take it for `INTERSECTION`, `UNION`, `IOU` and `IOF` of one pair, and for `GIOU` with the box
+    enclosure when the kernel measures it, `box_enclosure`): no pair lists, no driver.
     """
 
     def kernel(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:

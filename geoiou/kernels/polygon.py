@@ -13,7 +13,7 @@ from types import ModuleType
 import numpy as np
 
 from geoiou.dispatch import register
-from geoiou.kernels.formulas import Formula, Pairs, with_formula
+from geoiou.kernels.formulas import CODES, Formula, Pairs, with_formula
 from geoiou.regions import Box, Polygon, RotatedBox
 
 __all__ = ["box_polygon_intersection_area", "polygon_intersection_area", "rotated_polygon_intersection_area"]
@@ -46,6 +46,13 @@ def _boxes(a: Box, b: Polygon, pairs: Pairs, formula: Formula, out: np.ndarray) 
     _loops().box_polygon_pairs(a._xyxy, b._store, b._index.reshape(-1), pairs, formula, out)
 
 
-polygon_intersection_area = register(Polygon, Polygon)(with_formula(_polygons))
+def _polygon_single(a: Polygon, b: Polygon, code: int, zero_division: float) -> float:
+    """The formula `code` of the shared area of two single polygons, in one compiled call (the loop's pair function)."""
+    loops = _loops()
+    value: float = loops.polygon_single(a._store, int(a._index), b._store, int(b._index), CODES[code], zero_division)
+    return value
+
+
+polygon_intersection_area = register(Polygon, Polygon)(with_formula(_polygons, single=_polygon_single))
 rotated_polygon_intersection_area = register(RotatedBox, Polygon)(with_formula(_rotated_boxes))
 box_polygon_intersection_area = register(Box, Polygon)(with_formula(_boxes))

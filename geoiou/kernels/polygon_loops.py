@@ -146,6 +146,13 @@ def polygon_pairs(
     run_rows(_polygon_pairs_serial, _polygon_pairs_parallel, data, pairs, formula, out, PAIR_COST_NS, PRUNED_COST_NS)
 
 
+def polygon_single(a: RaggedPolygons, g_a: int, b: RaggedPolygons, g_b: int, code: int, zero_division: float) -> float:
+    """The formula `code` of the shared area of polygon `g_a` of `a` and `g_b` of `b`: `_polygon_pairs_serial`'s
+    measure and formula of one pair, in one compiled call."""
+    value: float = _single_pair(_store(a), g_a, _store(b), g_b, code, zero_division)
+    return value
+
+
 def rotated_polygon_pairs(
     boxes: np.ndarray, polygons: RaggedPolygons, geometry: np.ndarray, pairs: Pairs, formula: Formula, out: np.ndarray
 ) -> None:
@@ -407,6 +414,13 @@ def _polygon_pairs_serial(data: PolygonData, job: Job, begin: int, end: int) -> 
                 if code == MEASURE
                 else value(code, shared, areas_a[i], areas_b[j], given[k] if has_given else 0.0, zero_division)
             )
+
+
+@jit
+def _single_pair(store_a: Store, g_a: int, store_b: Store, g_b: int, code: int, zero_division: float) -> float:
+    box_a, box_b = _geometry_bounds(store_a, g_a), _geometry_bounds(store_b, g_b)
+    shared = _polygon_pair(store_a, g_a, box_a, store_b, g_b, box_b) if _bounds_overlap(box_a, box_b) else 0.0
+    return value(code, shared, store_a[4][g_a], store_b[4][g_b], 0.0, zero_division)
 
 
 @jit(parallel=True)

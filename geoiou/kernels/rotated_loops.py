@@ -577,6 +577,15 @@ def _measure(hull: bool, box_a: Turned, box_b: Turned) -> float:
     return _intersection_of_turned(ax, ay, aw, ah, a_angle, a_cos, a_sin, bx, by, bw, bh, b_angle, b_cos, b_sin)
 
 
+@jit
+def single_pair(a: np.ndarray, b: np.ndarray, code: int, zero_division: float) -> float:
+    """The formula `code` of the intersection of two single boxes (rows of 5 numbers), one call: `_pairs_serial`'s
+    measure and formula of one pair, the areas ``w * h`` as `RotatedBox` gives them."""
+    box_a = (a[0], a[1], a[2], a[3], a[4], math.nan, math.nan)
+    box_b = (b[0], b[1], b[2], b[3], b[4], math.nan, math.nan)
+    return value(code, _measure(False, box_a, box_b), a[2] * a[3], b[2] * b[3], 0.0, zero_division)
+
+
 #: What the rotated loops read: both batches' rows, their unit vector tables (or none) and whether to
 #: measure the hull rather than the intersection.
 Data = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -31,6 +32,8 @@ FORMATS = ("xyxy", "xywh", "cxcywh")
 #: Batches of at least this many boxes are checked in one compiled pass (`geoiou.regions.box_checks`); smaller ones,
 #: and any batch it does not accept, by the NumPy checks (which compile nothing and name the box at fault).
 COMPILED_CHECKS_FROM = 4096
+#: One box's corners and sides, packed: the single-box path's arrays are views of these bytes.
+_SIX_FLOATS = struct.Struct("6d")
 
 
 class Box(Region):
@@ -74,10 +77,10 @@ class Box(Region):
             # One box of plain numbers, the single-pair path: its checks in Python floats, no NumPy passes.
             x1, y1, x2, y2 = plain
             if x1 <= x2 and y1 <= y2 and plain_region_fits(max(abs(x1), abs(y1), abs(x2), abs(y2)), x2 - x1, y2 - y1):
-                xyxy, size = np.array(plain), np.array((x2 - x1, y2 - y1))
-                xyxy.flags.writeable = size.flags.writeable = False  # their own arrays: read-only without a view
-                object.__setattr__(self, "_xyxy", xyxy)
-                object.__setattr__(self, "_size", size)
+                # Both arrays over one buffer of packed bytes: read-only as made, without a flags object.
+                packed = np.frombuffer(_SIX_FLOATS.pack(x1, y1, x2, y2, x2 - x1, y2 - y1))
+                object.__setattr__(self, "_xyxy", packed[:4])
+                object.__setattr__(self, "_size", packed[4:])
                 return
         array = as_float_array(coords, "coords", trailing=4)
         if array.size >= 4 * COMPILED_CHECKS_FROM:

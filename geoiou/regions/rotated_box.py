@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import struct
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
     from geoiou.regions.polygon import Polygon
 
 __all__ = ["RotatedBox", "corner_bounds", "rotated_box_corners", "unit_vectors"]
+
+#: One box's five numbers, packed: the single-box path's array is a view of these bytes.
+_FIVE_FLOATS = struct.Struct("5d")
 
 MmrotateVersion = Literal["oc", "le90", "le135"]
 # The range (radians) each mmrotate version keeps its angle in: "oc" (0, pi/2], "le90" [-pi/2, pi/2),
@@ -77,9 +81,8 @@ class RotatedBox(Region):
             cx, cy, w, h, _ = plain
             corner_reach = max(abs(cx), abs(cy)) + math.hypot(w, h) / 2  # as below, corners within it
             if w >= 0 and h >= 0 and plain_region_fits(corner_reach, w, h):
-                coords = np.array(plain)
-                coords.flags.writeable = False  # its own array: read-only without a view
-                object.__setattr__(self, "_coords", coords)
+                # Over the packed bytes: read-only as made, without a flags object.
+                object.__setattr__(self, "_coords", np.frombuffer(_FIVE_FLOATS.pack(*plain)))
                 return
         array = as_float_array(coords, "coords", trailing=5)
         require_nonnegative(array[..., 2], "coords", "width w")
