@@ -73,6 +73,52 @@ def test_coco_on_the_cluster_equals_the_local_evaluation(client):
     assert_same_matches(split, whole)
 
 
+def shuffled(annotations: Annotations, seed: int) -> Annotations:
+    """The same boxes in another row order: rows of the images interleaved, as a detector's results often are."""
+    order = np.random.default_rng(seed).permutation(len(annotations))
+    boxes = np.concatenate([piece.to_array() for piece in annotations.regions])[order]
+    columns = {name: getattr(annotations, name) for name in ("image_id", "category_id", "score", "iscrowd", "ignore")}
+    kept = {name: np.asarray(values)[order] for name, values in columns.items() if values is not None}
+    return Annotations(region=geoiou.Box(boxes), **kept)
+
+
+@pytest.mark.parametrize("protocol", ["coco", "voc", "agreement"])
+def test_rows_not_grouped_by_image_keep_their_numbers_on_the_cluster(client, protocol):
+    """The parts hold each image's rows together; the result's per-object rows are still the input's."""
+    truth, predictions, images = detection_set(27, n_images=40, crowd=protocol == "coco")
+    truth, predictions = shuffled(truth, 1), shuffled(predictions, 2)
+    if protocol == "agreement":
+        whole = evaluate_agreement(truth, predictions, method="optimal")
+        split = gd.evaluate_agreement(truth, predictions, method="optimal", client=client, partitions=5)
+        assert split.to_json(pairs=True) == whole.to_json(pairs=True)
+        for name in ("image_a", "image_b", "category_a", "category_b"):
+            np.testing.assert_array_equal(getattr(split, name), getattr(whole, name), err_msg=name)
+        return
+    evaluate, distributed_evaluate = (
+        (evaluate_coco, gd.evaluate_coco) if protocol == "coco" else (evaluate_voc, gd.evaluate_voc)
+    )
+    whole = evaluate(truth, predictions, images=images)
+    split = distributed_evaluate(truth, predictions, images=images, client=client, partitions=5)
+    assert_same_matches(split, whole)
+
+
+def test_segments_not_grouped_by_video_keep_their_numbers_on_the_cluster(client):
+    truth, predictions = temporal_set(9, n_videos=20)
+    records = [(video, *row) for video, rows in predictions.items() for row in rows]
+    order = np.random.default_rng(3).permutation(len(records))
+    interleaved = TemporalSegments(
+        video_id=[records[k][0] for k in order],
+        start=[records[k][1] for k in order],
+        end=[records[k][2] for k in order],
+        label=[records[k][3] for k in order],
+        score=[records[k][4] for k in order],
+        videos=list(truth),
+    )
+    whole = evaluate_temporal_detection(truth, interleaved)
+    split = gd.evaluate_temporal_detection(truth, interleaved, client=client, partitions=4)
+    assert_same_matches(split, whole)
+
+
 def test_coco_segmentation_with_rle_masks_on_the_cluster(client):
     rng = np.random.default_rng(4)
     masks = geoiou.Mask.from_rle(geoiou.Mask(rng.random((12, 30, 40)) < 0.3).to_rle())  # held as COCO runs
@@ -107,6 +153,7 @@ def test_lvis_on_the_cluster_equals_the_local_evaluation(client):
     split = gd.evaluate_coco(truth, predictions, client=client, partitions=5, **options)
     np.testing.assert_array_equal(split.precision, whole.precision)
     assert whole["AP50"] > 0.2
+    assert_same_matches(split, whole)  # by the input rows, though LVIS's rules evaluate some of them
 
 
 def test_voc_on_the_cluster_keeps_ties_in_input_order(client):
@@ -265,7 +312,7 @@ def test_a_worker_killed_in_the_middle_of_a_run_changes_nothing():
     expected = evaluate_coco(truth, predictions, images=images)
     from geoiou.dask.evaluations import split_detection
 
-    parts = [dask.delayed(_slow)(part, 0.3) for part in split_detection(truth, predictions, images, 12)]
+    parts = [dask.delayed(_slow)(part, 0.3) for part in split_detection(truth, predictions, images, 12).parts]
     with local_cluster() as cluster, distributed.Client(cluster) as connected:
         pids = list(connected.run(os.getpid).values())
         with ThreadPoolExecutor(1) as pool:

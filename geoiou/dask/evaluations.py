@@ -10,9 +10,10 @@ the graph, and since ``update`` is a pure function of its part the result is the
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Callable, Literal, Sequence, TypeVar
+from typing import Any, Callable, Literal, Sequence, TypeVar, cast
 
 import numpy as np
 
@@ -157,7 +158,39 @@ def _code(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.minimum(np.searchsorted(ids, values), len(ids) - 1)
 
 
-def split_detection(truth: Annotations, predictions: Annotations, images: Any, n_parts: int) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Split:
+    """The parts of an evaluation's two sides, and where their rows come from.
+
+    ``truth_rows[k]`` (``predicted_rows[k]``) is the input row of row k of the parts' ground truths
+    (predictions) joined in part order: the rows a merged result counts by, which
+    `in_input_order` turns back into the input's.
+    """
+
+    parts: list[Any]
+    truth_rows: np.ndarray
+    predicted_rows: np.ndarray
+
+
+def in_input_order(result: ResultT, split: Split) -> ResultT:
+    """`result` of a split evaluation with its per-object rows (matches, an agreement's pairs) as the inputs number
+    them, as the one call gives them: the parts hold each image's rows together, in another order than the input's."""
+    if isinstance(result, AgreementResult):
+        agreement: Any = result.renumbered(split.truth_rows, split.predicted_rows)
+        return cast(ResultT, agreement)
+    matches = getattr(result, "matches", None)
+    if matches is None:
+        return result
+    with_rows: Any = result  # a result dataclass: CocoResult, VocResult, TemporalDetectionResult
+    renumbered: Any = dataclasses.replace(with_rows, matches=matches.renumbered(split.predicted_rows, split.truth_rows))
+    return cast(ResultT, renumbered)
+
+
+def _joined_rows(rows: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate([np.zeros(0, np.int64), *rows]).astype(np.int64)
+
+
+def split_detection(truth: Annotations, predictions: Annotations, images: Any, n_parts: int) -> Split:
     """`update` arguments of each part: the images cut into runs of about equal rows, with their annotations."""
     image_ids = distinct(truth.image_id) if images is None else id_list(list(images), "images")
     truth_image, predicted_image = _code(image_ids, truth.image_id), _code(image_ids, predictions.image_id)
@@ -183,7 +216,7 @@ def split_detection(truth: Annotations, predictions: Annotations, images: Any, n
                 "images": part_images,
             }
         )
-    return parts
+    return Split(parts, _joined_rows(truth_rows), _joined_rows(predicted_rows))
 
 
 def _partitioned(
@@ -200,8 +233,9 @@ def _partitioned(
     truth, predictions = as_annotations(truth, "ground_truth"), as_annotations(predictions, "predictions")
     evaluation = make()  # settings checked before any cluster starts
     with connected(client, workers=workers, scheduler=scheduler) as active:
-        parts = split_detection(truth, predictions, images, part_count(partitions, active))
-        return evaluate(evaluation, [{**part, **update_options} for part in parts], client=active)
+        split = split_detection(truth, predictions, images, part_count(partitions, active))
+        result = evaluate(evaluation, [{**part, **update_options} for part in split.parts], client=active)
+    return in_input_order(result, split)
 
 
 def evaluate_coco(
@@ -416,9 +450,7 @@ def take_segments(segments: TemporalSegments, rows: np.ndarray, videos: Sequence
     )
 
 
-def split_videos(
-    truth: TemporalSegments, predictions: TemporalSegments, n_parts: int
-) -> list[tuple[TemporalSegments, TemporalSegments]]:
+def split_videos(truth: TemporalSegments, predictions: TemporalSegments, n_parts: int) -> Split:
     """(ground truth, predictions) of each part: the ground truth's videos in runs of about equal segments."""
     videos = list(truth.videos)
     position = {video: code for code, video in enumerate(videos)}
@@ -441,7 +473,7 @@ def split_videos(
                 take_segments(predictions, predicted_rows[part], part_videos + extra),
             )
         )
-    return parts
+    return Split(parts, _joined_rows(truth_rows), _joined_rows(predicted_rows))
 
 
 def evaluate_temporal_detection(
@@ -466,8 +498,9 @@ def evaluate_temporal_detection(
     truth, predicted = as_segments(ground_truth, "ground_truth"), as_segments(predictions, "predictions")
     evaluation = TemporalDetectionEvaluation(**options)
     with connected(client, workers=workers, scheduler=scheduler) as active:
-        parts = split_videos(truth, predicted, part_count(partitions, active))
-        return evaluate(evaluation, parts, client=active)
+        split = split_videos(truth, predicted, part_count(partitions, active))
+        result = evaluate(evaluation, split.parts, client=active)
+    return in_input_order(result, split)
 
 
 # --------------------------------------------------------------------------- agreement
@@ -495,8 +528,9 @@ def evaluate_agreement(
     evaluation = AgreementEvaluation(**options)
     if isinstance(a, TemporalSegments) or isinstance(b, TemporalSegments):
         with connected(client, workers=workers, scheduler=scheduler) as active:
-            parts = split_videos(as_segments(a, "a"), as_segments(b, "b"), part_count(partitions, active))
-            return evaluate(evaluation, parts, client=active)
+            split = split_videos(as_segments(a, "a"), as_segments(b, "b"), part_count(partitions, active))
+            result = evaluate(evaluation, split.parts, client=active)
+        return in_input_order(result, split)
     side_a, side_b = as_annotations(a, "a"), as_annotations(b, "b")
     with connected(client, workers=workers, scheduler=scheduler) as active:
         every = np.unique(
@@ -505,5 +539,8 @@ def evaluate_agreement(
             )
         )
         split = split_detection(side_a, side_b, every, part_count(partitions, active))
-        sides = [{"a": part["ground_truth"], "b": part["predictions"], "images": part["images"]} for part in split]
-        return evaluate(evaluation, sides, client=active)
+        sides = [
+            {"a": part["ground_truth"], "b": part["predictions"], "images": part["images"]} for part in split.parts
+        ]
+        result = evaluate(evaluation, sides, client=active)
+    return in_input_order(result, split)

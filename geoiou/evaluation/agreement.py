@@ -26,6 +26,7 @@ some proposal is matched whichever order is used.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Mapping
@@ -327,6 +328,13 @@ def _quantiles(values: Any) -> tuple[float, ...]:
 
 
 # --------------------------------------------------------------------------- the result
+def _placed(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """`values` moved to `rows`: ``placed[rows[i]] = values[i]``."""
+    placed = np.empty_like(values)
+    placed[rows] = values
+    return placed
+
+
 def _quantile_name(q: float) -> str:
     return f"iou_q{100 * q:g}"
 
@@ -376,6 +384,39 @@ class AgreementResult:
     ignore_category: bool
     quantiles: tuple[float, ...]
     zero_division: float
+
+    def renumbered(self, row_a: np.ndarray, row_b: np.ndarray) -> AgreementResult:
+        """The same result with the rows renumbered: row i of `a` becomes ``row_a[i]``, row j of `b` ``row_b[j]``
+        (permutations: parts evaluated in another order than their inputs'); the pairs sorted by their row of `a`.
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> from geoiou.evaluation import evaluate_agreement
+        >>> a = {"image_id": [1, 2], "category_id": [5, 5], "region": geoiou.Box([[0, 0, 4, 4], [0, 0, 2, 2]])}
+        >>> result = evaluate_agreement(a, a).renumbered(np.array([1, 0]), np.array([1, 0]))
+        >>> result.matching.index_a.tolist(), result.image_a.tolist()  # row 0 is now image 2's
+        ([0, 1], [1, 0])
+        """
+        matching = self.matching
+        index_a, index_b = row_a[matching.index_a], row_b[matching.index_b]
+        order = np.argsort(index_a, kind="stable")
+        pairs = dataclasses.replace(
+            matching,
+            index_a=index_a[order],
+            index_b=index_b[order],
+            iou=matching.iou[order],
+            unmatched_a=np.sort(row_a[matching.unmatched_a]),
+            unmatched_b=np.sort(row_b[matching.unmatched_b]),
+        )
+        return dataclasses.replace(
+            self,
+            matching=pairs,
+            image_a=_placed(self.image_a, row_a),
+            image_b=_placed(self.image_b, row_b),
+            category_a=_placed(self.category_a, row_a),
+            category_b=_placed(self.category_b, row_b),
+        )
 
     # ----------------------------------------------------------------- tables
     def _table(self, key_a: np.ndarray, key_b: np.ndarray, size: int) -> dict[str, np.ndarray]:

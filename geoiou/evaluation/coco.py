@@ -475,11 +475,11 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
         """
         settings = self.settings
         truth, predicted = as_annotations(ground_truth, "ground_truth"), as_annotations(predictions, "predictions")
-        not_exhaustive = None
+        not_exhaustive, kept, sizes = None, None, (len(predicted), len(truth))
         if federated is not None:
             if not isinstance(federated, FederatedLabels):
                 raise _fail("federated", "FederatedLabels or None", federated)
-            truth, predicted, not_exhaustive = federated.evaluated(truth, predicted)
+            truth, predicted, not_exhaustive, kept = federated.evaluated(truth, predicted)
         categories, deferred = part_categories(settings.categories, truth, predicted)
         prepared = PreparedPart(truth, predicted, images, categories, needs_sizes=settings.polygon_iou == "pycocotools")
         truth_regions, predicted_regions = regions_of(prepared, settings.polygon_iou)
@@ -526,7 +526,8 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
                 outcome=found.outcome,
                 decided=found.decided,
                 regular=regular,
-                matches=found.matches,
+                # By the part's input rows (LVIS's rules evaluate some of them).
+                matches=found.matches if kept is None else found.matches.within(kept[1], kept[0], *sizes),
             )
         )
         return self

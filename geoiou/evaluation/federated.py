@@ -133,21 +133,23 @@ class FederatedLabels:
             raise invalid_argument("source", "an LVIS dataset (an object with an 'images' list)", source)
         return cls.from_images(document["images"], document.get("categories", ()), max_per_image=max_per_image)
 
-    def evaluated(self, truth: Annotations, predicted: Annotations) -> tuple[Annotations, Annotations, np.ndarray]:
+    def evaluated(
+        self, truth: Annotations, predicted: Annotations
+    ) -> tuple[Annotations, Annotations, np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """What lvis-api evaluates of one part: the ground truths and predictions of non-zero area, the
         predictions of categories their image holds or lists as negative (the `max_per_image` best of
-        each image), and per prediction kept whether its category is not exhaustively annotated there.
+        each image), per prediction kept whether its category is not exhaustively annotated there, and
+        the input rows of the ground truths and predictions kept.
         """
-        truth = truth.take(np.flatnonzero(_counted_area(truth)))
+        truth_rows = np.flatnonzero(_counted_area(truth))
         # The rows kept, in their own order: the matching sorts each image's by score (ties in row order) again.
-        predicted = predicted.take(
-            np.sort(top_per_image(predicted.image_id, np.asarray(predicted.score), self.max_per_image))
-        )
-        predicted = predicted.take(np.flatnonzero(_counted_area(predicted)))
+        rows = np.sort(top_per_image(predicted.image_id, np.asarray(predicted.score), self.max_per_image))
+        rows = rows[_counted_area(predicted.take(rows))]
+        truth, predicted = truth.take(truth_rows), predicted.take(rows)
         counted, not_exhaustive = self.rules(
             truth.image_id, truth.category_id, predicted.image_id, predicted.category_id
         )
-        return truth, predicted.take(counted), not_exhaustive
+        return truth, predicted.take(counted), not_exhaustive, (truth_rows, rows[counted])
 
     def rules(
         self, truth_image: np.ndarray, truth_category: np.ndarray, image: np.ndarray, category: np.ndarray

@@ -192,22 +192,53 @@ class ObjectMatches:
     def renumbered(self, prediction_row: np.ndarray, truth_row: np.ndarray) -> ObjectMatches:
         """The same matches with the rows renumbered: prediction row ``i`` becomes ``prediction_row[i]``, ground-truth
         row ``j`` becomes ``truth_row[j]`` (permutations: parts evaluated in another order than their inputs')."""
+        return self.within(prediction_row, truth_row, len(prediction_row), len(truth_row))
 
-        def moved(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
-            placed = np.empty_like(values)
-            placed[..., rows] = values
-            return placed
+    def within(
+        self, prediction_row: np.ndarray, truth_row: np.ndarray, n_predictions: int, n_truths: int
+    ) -> ObjectMatches:
+        """The matches of some of the inputs' rows, as matches of all `n_predictions` and `n_truths` rows: prediction
+        row ``i`` here is row ``prediction_row[i]`` there (the others are not evaluated), ground-truth row ``j`` is
+        ``truth_row[j]`` (the others are found by none).
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> from geoiou.evaluation import Annotations, evaluate_coco
+        >>> truth = Annotations(image_id=[1], category_id=[7], region=geoiou.Box([[0, 0, 10, 10]]))
+        >>> preds = Annotations(image_id=[1], category_id=[7], region=geoiou.Box([[0, 0, 10, 9]]), score=[0.9])
+        >>> matches = evaluate_coco(truth, preds).matches.within(np.array([2]), np.array([1]), 3, 2)
+        >>> matches.prediction_match[0].tolist(), matches.evaluated.tolist(), matches.truth_match[0].tolist()
+        ([-1, -1, 1], [False, False, True], [-1, 2])
+        """
+        if self._arrays is None:  # still positions: their rows are mapped, nothing is built
+            pieces = tuple(
+                replace(
+                    piece,
+                    dt_rows=prediction_row[piece.dt_rows + piece.dt_offset],
+                    gt_rows=truth_row[piece.gt_rows + piece.gt_offset],
+                    dt_offset=0,
+                    gt_offset=0,
+                )
+                for piece in self._pieces
+            )
+            return ObjectMatches._of_pieces(self.iou_thresholds, pieces, n_predictions, n_truths)
+
+        def placed(values: np.ndarray, rows: np.ndarray, size: int, fill: Any) -> np.ndarray:
+            whole = np.full((*values.shape[:-1], size), fill, dtype=values.dtype)
+            whole[..., rows] = values
+            return whole
 
         prediction_match = np.where(self.prediction_match >= 0, truth_row[np.maximum(self.prediction_match, 0)], -1)
         truth_match = np.where(self.truth_match >= 0, prediction_row[np.maximum(self.truth_match, 0)], -1)
         return ObjectMatches(
             self.iou_thresholds,
-            moved(prediction_match, prediction_row),
-            moved(self.prediction_iou, prediction_row),
-            moved(self.true_positive, prediction_row),
-            moved(self.ignored, prediction_row),
-            moved(self.evaluated, prediction_row),
-            moved(truth_match, truth_row),
+            placed(prediction_match, prediction_row, n_predictions, -1),
+            placed(self.prediction_iou, prediction_row, n_predictions, np.nan),
+            placed(self.true_positive, prediction_row, n_predictions, False),
+            placed(self.ignored, prediction_row, n_predictions, False),
+            placed(self.evaluated, prediction_row, n_predictions, False),
+            placed(truth_match, truth_row, n_truths, -1),
         )
 
     def _threshold_index(self, iou_threshold: float) -> int:

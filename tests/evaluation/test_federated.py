@@ -132,6 +132,11 @@ def test_the_federated_rules_by_hand() -> None:
     result = evaluate_coco(truth, preds, **kwargs)
     without_4 = evaluate_coco(truth, preds.take([0, 1, 2]), **kwargs)
     np.testing.assert_array_equal(result.precision, without_4.precision)
+    # Per-object matches by the input rows: row 3 (category 4) is not evaluated, row 2 (3's miss) is ignored.
+    at_50 = result.matches.to_records(0.5)
+    assert [record["outcome"] for record in at_50[:4]] == ["true positive", "false positive", "ignored",
+                                                            "not evaluated"]  # fmt: skip
+    assert result.matches.truth_match[0].tolist() == [0, -1]
     assert result.precision[0, 0, 2, 0, 0] == 0.0  # category 3: its truth is not found, nothing counted against it
     found_3 = Annotations(image_id=1, category_id=[3, 3], score=[0.95, 0.5], region=boxes(miss_of_3, [20, 0, 30, 10]))
     assert evaluate_coco(truth, found_3, **kwargs).per_category()[3]["AP50"] == pytest.approx(1.0)
