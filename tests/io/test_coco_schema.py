@@ -25,17 +25,9 @@ from geoiou.io import coco, read_coco, read_coco_results
 from geoiou.io.coco_schema import ANNOTATION, CATEGORY, GEOMETRY, IMAGE, RESULT, Field, read_fields
 from geoiou.io.columns import ObjectColumns
 
-GOOD_BOX = {"image_id": 1, "category_id": 1, "score": 0.5, "bbox": [0, 0, 2, 2]}
-GOOD_RLE = {"image_id": 1, "category_id": 1, "score": 0.5, "segmentation": {"size": [4, 4], "counts": "02208"}}
-GOOD_ANNOTATION = {
-    "id": 1,
-    "image_id": 1,
-    "category_id": 1,
-    "bbox": [0, 0, 2, 2],
-    "area": 4.0,
-    "iscrowd": 0,
-    "segmentation": [[0, 0, 2, 0, 2, 2, 0, 2]],
-}
+from tests.io.test_malformed_coco import GOOD_ANNOTATION, GOOD_RLE
+from tests.io.test_malformed_coco import GOOD_RESULT as GOOD_BOX
+
 GOOD_IMAGE = {"id": 1, "height": 4, "width": 4}
 GOOD_CATEGORY = {"id": 1, "name": "a"}
 MISSING = object()  # a value that stands for the key removed
