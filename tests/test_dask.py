@@ -7,6 +7,7 @@ kills a worker in the middle of a run: the scheduler reruns its tasks and the re
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import signal
@@ -25,7 +26,9 @@ from geoiou.evaluation import (
     CocoEvaluation,
     ConfusionMatrix,
     JaccardEvaluation,
+    TemporalDetectionEvaluation,
     TemporalSegments,
+    VocEvaluation,
     evaluate_action_segmentation,
     evaluate_agreement,
     evaluate_coco,
@@ -33,6 +36,7 @@ from geoiou.evaluation import (
     evaluate_voc,
     jaccard,
 )
+from geoiou.tables.segments import as_segments
 from tests.evaluation.test_mergeable import assert_same_matches, detection_set, temporal_set
 
 distributed = pytest.importorskip("distributed")
@@ -226,6 +230,37 @@ def test_diagnostics_on_the_cluster_equal_the_local_ones(client):
     assert split.tide().to_dict() == whole.tide().to_dict()
 
 
+@pytest.mark.parametrize("protocol", ["coco", "voc", "temporal"])
+def test_diagnostics_split_by_image_or_video_equal_one_update(client, protocol):
+    """Rows interleaved across images: the split's table, TIDE and calibration are the one update's, bit for bit."""
+    from geoiou.diagnostics import DiagnosticsEvaluation
+    from tests.diagnostics.test_diagnostics_state import assert_same_tables
+
+    update: dict = {}
+    if protocol == "temporal":
+        truth, predictions = (as_segments(side, "side") for side in temporal_set(37))
+        state = DiagnosticsEvaluation(TemporalDetectionEvaluation(tiou_thresholds=[0.3, 0.5, 0.7]))
+    else:
+        truth, predictions, images = detection_set(37, n_images=30, crowd=protocol == "coco")
+        truth, predictions, update = shuffled(truth, 3), shuffled(predictions, 4), {"images": images}
+        state = DiagnosticsEvaluation(
+            CocoEvaluation(categories=[1, 2, 3, 9]) if protocol == "coco" else VocEvaluation()
+        )
+    split = gd.evaluate_split(state, truth, predictions, client=client, partitions=5, **update)
+    whole = state.empty().update(truth, predictions, **update).compute()
+    assert_same_tables(split, whole)
+    assert split.tide().to_dict() == whole.tide().to_dict()
+    assert split.calibration().to_dict() == whole.calibration().to_dict()
+    assert split.label_errors().to_records() == whole.label_errors().to_records()
+    assert_same_matches(split.result, whole.result)
+
+
+def test_a_split_of_temporal_segments_takes_no_image_list(client):
+    truth, predictions = (as_segments(side, "side") for side in temporal_set(3))
+    with pytest.raises(geoiou.InvalidArgumentError, match="'images' must be None with temporal segments"):
+        gd.evaluate_split(TemporalDetectionEvaluation(), truth, predictions, images=[1], client=client)
+
+
 def test_parts_read_on_the_workers(client, tmp_path):
     """Shards read by tasks: only paths travel; each worker reads its shard."""
     truth, predictions, images = detection_set(30, n_images=40)
@@ -366,6 +401,24 @@ def test_the_command_line_on_a_cluster_writes_the_same_result(client, tmp_path, 
     assert main([*map(str, command), "--json", str(here)]) == 0
     assert main([*map(str, command), "--json", str(there), "--scheduler", client.scheduler.address]) == 0
     assert there.read_text() == here.read_text()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["eval", TOUR / "coco" / "instances.json", TOUR / "coco" / "results-bbox.json", "--diagnose"],
+        ["eval", TOUR / "activitynet" / "ground_truth.json", TOUR / "activitynet" / "results.json", "--diagnose"],
+        ["report", DOTA, TOUR / "dota-task1", "-o", "{tmp}/page.html"],  # DOTA's results: one file per category
+    ],
+)
+def test_diagnostics_and_reports_on_a_cluster_write_the_same_numbers(client, tmp_path, command):
+    written = []
+    for name, cluster in (("here", []), ("there", ["--scheduler", client.scheduler.address])):
+        out = tmp_path / f"{name}.json"
+        arguments = [str(argument).replace("{tmp}", str(tmp_path)) for argument in command]
+        assert main([*arguments, "--json", str(out), *cluster]) == 0
+        written.append(json.loads(out.read_text()))
+    assert written[0] == written[1]
 
 
 def test_the_command_line_starts_a_local_cluster_of_the_workers_asked_for(tmp_path, capsys):

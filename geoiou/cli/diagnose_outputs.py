@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from geoiou.cli.eval_inputs import EvaluationInputs
+from geoiou.cli.options import cluster_of
 from geoiou.errors import InvalidArgumentError
 
 __all__ = [
@@ -94,18 +95,19 @@ def detection_state(inputs: EvaluationInputs, arguments: argparse.Namespace) -> 
 
 
 def diagnose_inputs(inputs: EvaluationInputs, arguments: argparse.Namespace, predictions: Any = None) -> Any:
-    """The `Diagnostics` of `inputs` (or of other `predictions` of the same ground truth), evaluated here."""
+    """The `Diagnostics` of `inputs` (or of other `predictions` of the same ground truth), here or on the Dask
+    cluster ``--workers`` or ``--scheduler`` asks for (the same result)."""
     from geoiou.diagnostics import DiagnosticsEvaluation
 
-    if getattr(arguments, "workers", None) is not None or getattr(arguments, "scheduler", None) is not None:
-        raise InvalidArgumentError(
-            "'--diagnose' and 'geoiou report' run here, not with '--workers' or '--scheduler' (in Python, "
-            "geoiou.dask.evaluate(DiagnosticsEvaluation(...), parts) diagnoses on a cluster)"
-        )
     state, update = detection_state(inputs, arguments)
     diagnosed = DiagnosticsEvaluation(state, background_threshold=arguments.background_threshold)
     chosen = inputs.predictions if predictions is None else predictions
-    return diagnosed.update(inputs.ground_truth, chosen, **update).compute()
+    dask = cluster_of(arguments)
+    if dask is None:
+        return diagnosed.update(inputs.ground_truth, chosen, **update).compute()
+    return dask.evaluate_split(
+        diagnosed, inputs.ground_truth, chosen, workers=arguments.workers, scheduler=arguments.scheduler, **update
+    )
 
 
 def _name(names: dict[Any, str], category: Any) -> str:

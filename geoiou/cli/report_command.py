@@ -15,7 +15,7 @@ import numpy as np
 from geoiou.cli.diagnose_outputs import add_diagnose_options, diagnose_inputs, diagnostics_document
 from geoiou.cli.eval_command import add_evaluation_options, per_category_rows
 from geoiou.cli.eval_inputs import EvaluationInputs, detect_format, load_inputs
-from geoiou.cli.options import add_reader_options, check_outputs, json_text, write_outputs
+from geoiou.cli.options import add_cluster_options, add_reader_options, check_outputs, json_text, write_outputs
 from geoiou.errors import FormatError, InvalidArgumentError
 
 __all__ = ["register", "report_document"]
@@ -59,7 +59,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add_evaluation_options(parser)
     add_reader_options(parser)
     add_diagnose_options(parser)
-    parser.set_defaults(run=run, progress=None, proposals=False, workers=None, scheduler=None)
+    add_cluster_options(parser)
+    parser.set_defaults(run=run, progress=None, proposals=False)
 
 
 def run(arguments: argparse.Namespace) -> int:

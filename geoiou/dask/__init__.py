@@ -3,8 +3,10 @@
 - Evaluations: `evaluate_coco`, `evaluate_voc`, `evaluate_temporal_detection` and
   `evaluate_agreement` split their input by image (or video) into parts, update one evaluation
   state per part on the workers and merge the states: the result is exactly the one-call result.
-  `evaluate_coco_files` reads result shards on the workers. `evaluate` does the same for any
-  evaluation state and parts you give (tuples, or delayed reads).
+  `evaluate_coco_files` reads result shards on the workers. `evaluate_split` splits the same way
+  for any evaluation state (diagnostics too), and `evaluate` runs any state over parts you give
+  (tuples, or delayed reads). Per-object rows (matches, an agreement's pairs, the diagnostics'
+  table) are the inputs' rows, whatever the parts.
 - Region sets: `overlaps` and `match` of two large sets (geoiou batches or dask-geopandas
   collections), spatially partitioned, each pair found once.
 
@@ -19,6 +21,7 @@ from geoiou.dask.evaluations import (
     evaluate_agreement,
     evaluate_coco,
     evaluate_coco_files,
+    evaluate_split,
     evaluate_temporal_detection,
     evaluate_voc,
 )
@@ -30,6 +33,7 @@ __all__ = [
     "evaluate_agreement",
     "evaluate_coco",
     "evaluate_coco_files",
+    "evaluate_split",
     "evaluate_temporal_detection",
     "evaluate_voc",
     "local_cluster",

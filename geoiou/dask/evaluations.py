@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import dataclass
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Callable, Literal, Sequence, TypeVar, cast
+from typing import Any, Literal, Sequence, TypeVar, cast
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from geoiou._distinct import distinct
 from geoiou._progress import progress
 from geoiou._validation import invalid_argument
 from geoiou.dask.cluster import connected, part_count
+from geoiou.diagnostics.result import Diagnostics
 from geoiou.evaluation.agreement import AgreementEvaluation, AgreementResult
 from geoiou.evaluation.results import CocoResult, VocResult
 from geoiou.evaluation.coco import CocoEvaluation
@@ -41,8 +42,10 @@ __all__ = [
     "evaluate_agreement",
     "evaluate_coco",
     "evaluate_coco_files",
+    "evaluate_split",
     "evaluate_temporal_detection",
     "evaluate_voc",
+    "in_input_order",
 ]
 
 ResultT = TypeVar("ResultT")
@@ -178,6 +181,9 @@ def in_input_order(result: ResultT, split: Split) -> ResultT:
     if isinstance(result, AgreementResult):
         agreement: Any = result.renumbered(split.truth_rows, split.predicted_rows)
         return cast(ResultT, agreement)
+    if isinstance(result, Diagnostics):
+        diagnostics: Any = result.renumbered(split.predicted_rows, split.truth_rows)
+        return cast(ResultT, diagnostics)
     matches = getattr(result, "matches", None)
     if matches is None:
         return result
@@ -219,21 +225,52 @@ def split_detection(truth: Annotations, predictions: Annotations, images: Any, n
     return Split(parts, _joined_rows(truth_rows), _joined_rows(predicted_rows))
 
 
-def _partitioned(
-    make: Callable[[], MergeableEvaluation[ResultT]],
-    truth: Any,
+def evaluate_split(
+    evaluation: MergeableEvaluation[ResultT],
+    ground_truth: Any,
     predictions: Any,
-    images: Any,
-    partitions: int | None,
-    client: distributed.Client | None,
-    workers: int | None,
-    scheduler: str | None,
+    *,
+    images: Any = None,
+    partitions: int | None = None,
+    client: distributed.Client | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
     **update_options: Any,
 ) -> ResultT:
-    truth, predictions = as_annotations(truth, "ground_truth"), as_annotations(predictions, "predictions")
-    evaluation = make()  # settings checked before any cluster starts
+    """Any evaluation of a ground truth and predictions on a Dask cluster, split into `partitions` parts: the same
+    result as ``evaluation.update(ground_truth, predictions, images=images, **update_options).compute()``.
+
+    `TemporalSegments` are split by video, anything else is read as `Annotations` and split by
+    image (`images`, if given, lists every image). For any state, such as
+    `geoiou.diagnostics.DiagnosticsEvaluation`; the result's per-object rows are the inputs' (see
+    `in_input_order`). By default there are four parts per worker thread.
+
+    Examples
+    --------
+    >>> import geoiou
+    >>> from geoiou.diagnostics import DiagnosticsEvaluation
+    >>> from geoiou.evaluation import Annotations, CocoEvaluation
+    >>> truth = Annotations(image_id=[1, 2], category_id=[1, 1], region=geoiou.Box([[0, 0, 4, 4], [0, 0, 4, 4]]))
+    >>> preds = Annotations(image_id=[2, 1], category_id=[1, 1], score=[0.8, 0.9],
+    ...                     region=geoiou.Box([[5, 5, 8, 8], [0, 0, 4, 4]]))
+    >>> diagnostics = evaluate_split(DiagnosticsEvaluation(CocoEvaluation()), truth, preds, workers=1, partitions=2)
+    >>> round(diagnostics.result["AP50"], 4), diagnostics.table.dt_row.tolist()  # as one update gives them
+    (0.505, [0, 1])
+    """
+    if not isinstance(evaluation, MergeableEvaluation):
+        raise invalid_argument("evaluation", "an evaluation state such as CocoEvaluation()", type(evaluation).__name__)
+    if isinstance(ground_truth, TemporalSegments):
+        if images is not None:
+            raise invalid_argument("images", "None with temporal segments (they list their videos)", images)
+        segments = as_segments(predictions, "predictions")
+        with connected(client, workers=workers, scheduler=scheduler) as active:
+            split = split_videos(ground_truth, segments, part_count(partitions, active))
+            by_video = [{"ground_truth": truth, "predictions": part, **update_options} for truth, part in split.parts]
+            result = evaluate(evaluation, by_video, client=active)
+        return in_input_order(result, split)
+    truth, predicted = as_annotations(ground_truth, "ground_truth"), as_annotations(predictions, "predictions")
     with connected(client, workers=workers, scheduler=scheduler) as active:
-        split = split_detection(truth, predictions, images, part_count(partitions, active))
+        split = split_detection(truth, predicted, images, part_count(partitions, active))
         result = evaluate(evaluation, [{**part, **update_options} for part in split.parts], client=active)
     return in_input_order(result, split)
 
@@ -265,15 +302,15 @@ def evaluate_coco(
     >>> round(evaluate_coco(truth, preds, workers=1)["AP50"], 4)  # one of two found, ranked first
     0.505
     """
-    return _partitioned(
-        lambda: CocoEvaluation(**options),
+    return evaluate_split(
+        CocoEvaluation(**options),  # settings checked before any cluster starts
         ground_truth,
         predictions,
-        images,
-        partitions,
-        client,
-        workers,
-        scheduler,
+        images=images,
+        partitions=partitions,
+        client=client,
+        workers=workers,
+        scheduler=scheduler,
         **({} if federated is None else {"federated": federated}),
     )
 
@@ -301,8 +338,15 @@ def evaluate_voc(
     >>> evaluate_voc(truth, preds, workers=1, partitions=2).mAP  # the second is a miss: AP of half the recall
     0.5
     """
-    return _partitioned(
-        lambda: VocEvaluation(**options), ground_truth, predictions, images, partitions, client, workers, scheduler
+    return evaluate_split(
+        VocEvaluation(**options),
+        ground_truth,
+        predictions,
+        images=images,
+        partitions=partitions,
+        client=client,
+        workers=workers,
+        scheduler=scheduler,
     )
 
 
@@ -495,12 +539,15 @@ def evaluate_temporal_detection(
     >>> evaluate_temporal_detection(truth, predictions, tiou_thresholds=[0.5], workers=1).mean_ap
     array([0.5])
     """
-    truth, predicted = as_segments(ground_truth, "ground_truth"), as_segments(predictions, "predictions")
-    evaluation = TemporalDetectionEvaluation(**options)
-    with connected(client, workers=workers, scheduler=scheduler) as active:
-        split = split_videos(truth, predicted, part_count(partitions, active))
-        result = evaluate(evaluation, split.parts, client=active)
-    return in_input_order(result, split)
+    return evaluate_split(
+        TemporalDetectionEvaluation(**options),
+        as_segments(ground_truth, "ground_truth"),
+        predictions,
+        partitions=partitions,
+        client=client,
+        workers=workers,
+        scheduler=scheduler,
+    )
 
 
 # --------------------------------------------------------------------------- agreement

@@ -6,6 +6,7 @@ Each method is one diagnostic, computed when asked from the `DetectionTable` tha
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -56,6 +57,14 @@ class Diagnostics:
     def __init__(self, result: Any, table: DetectionTable, settings: Any) -> None:
         self.result, self.table, self.settings = result, table, settings
         self.protocol: Protocol = protocol_of(table, settings)
+
+    def renumbered(self, prediction_row: np.ndarray, truth_row: np.ndarray) -> Diagnostics:
+        """The same diagnostics with the input rows renumbered (`DetectionTable.renumbered`; the result's per-object
+        matches alike): those of parts evaluated in another order than their inputs', as the inputs number them."""
+        result = self.result
+        if getattr(result, "matches", None) is not None:
+            result = replace(result, matches=result.matches.renumbered(prediction_row, truth_row))
+        return Diagnostics(result, self.table.renumbered(prediction_row, truth_row), self.settings)
 
     def __repr__(self) -> str:
         table = self.table

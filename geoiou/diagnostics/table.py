@@ -11,11 +11,12 @@ numbers exactly (`geoiou.diagnostics.accumulate`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 import numpy as np
 
+from geoiou._ranges import ragged_arange
 from geoiou.diagnostics.widening import WidePairs
 from geoiou.evaluation.coco import CocoArrays
 from geoiou.evaluation.matches import IGNORED, TRUE_POSITIVE, ObjectMatches
@@ -128,6 +129,57 @@ class DetectionTable:
     def pair_owner(self) -> np.ndarray:
         """The prediction ``d`` of each pair."""
         return np.repeat(np.arange(len(self.dt_row), dtype=np.int64), np.diff(self.pair_start))
+
+    def renumbered(self, prediction_row: np.ndarray, truth_row: np.ndarray) -> DetectionTable:
+        """The same table with the input rows renumbered: prediction row ``i`` becomes ``prediction_row[i]``,
+        ground-truth row ``j`` becomes ``truth_row[j]`` (permutations: parts evaluated in another order than their
+        inputs'); the predictions in the order of their new rows, as a table of the inputs in that order has them.
+
+        Examples
+        --------
+        >>> import geoiou
+        >>> from geoiou.diagnostics import diagnose
+        >>> from geoiou.evaluation import Annotations
+        >>> truth = Annotations(image_id=[1, 2], category_id=1, region=geoiou.Box([[0, 0, 4, 4]] * 2))
+        >>> preds = Annotations(image_id=[1, 2], category_id=1, score=[0.9, 0.8], region=geoiou.Box([[0, 0, 4, 4]] * 2))
+        >>> table = diagnose(truth, preds).table.renumbered(np.array([1, 0]), np.array([1, 0]))
+        >>> table.dt_row.tolist(), table.dt_image.tolist(), table.pair_gt.tolist()  # row 0 is now image 2's
+        ([0, 1], [1, 0], [0, 1])
+        """
+        rows = prediction_row[self.dt_row]
+        order = np.argsort(rows, kind="stable")
+        d_of = np.empty(len(order), dtype=np.int64)
+        d_of[order] = np.arange(len(order))  # the new place of prediction d
+        counts = np.diff(self.pair_start)
+        pairs, _ = ragged_arange(
+            self.pair_start[order], self.pair_start[order + 1]
+        )  # each one's pairs, in the new order
+        pair_start = np.zeros(len(order) + 1, dtype=np.int64)
+        np.cumsum(counts[order], out=pair_start[1:])
+
+        def in_truth_order(values: np.ndarray) -> np.ndarray:
+            placed = np.empty_like(values)
+            placed[..., truth_row] = values
+            return placed
+
+        return replace(
+            self,
+            dt_row=rows[order],
+            dt_image=self.dt_image[order],
+            dt_category=self.dt_category[order],
+            dt_rank=self.dt_rank[order],
+            dt_score=self.dt_score[order],
+            outcome=self.outcome[order],
+            gt_image=in_truth_order(self.gt_image),
+            gt_category=in_truth_order(self.gt_category),
+            gt_regular=in_truth_order(self.gt_regular.T).T,
+            gt_crowd=in_truth_order(self.gt_crowd),
+            found_by=in_truth_order(np.where(self.found_by >= 0, d_of[np.maximum(self.found_by, 0)], -1)),
+            matched=np.where(self.matched >= 0, truth_row[np.maximum(self.matched, 0)], -1)[:, order],
+            pair_start=pair_start,
+            pair_gt=truth_row[self.pair_gt[pairs]],
+            pair_value=self.pair_value[pairs],
+        )
 
     def threshold_index(self, threshold: float, param: str) -> int:
         """The index of one of the evaluation's thresholds (within 1e-9: 0.9 finds 0.8999999999999999)."""

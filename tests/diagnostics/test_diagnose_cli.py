@@ -65,7 +65,6 @@ def test_eval_diagnose_of_polygons_and_of_temporal_segments(truth, predictions, 
     ("extra", "message"),
     [
         (["--diagnose-csv", "x"], "'--diagnose-csv' must be used with '--diagnose'"),
-        (["--diagnose", "--workers", "2"], "'--diagnose' and 'geoiou report' run here"),
         (["--diagnose", "--background-threshold", "0.6"], "'background_threshold' must be a number from"),
     ],
 )
