@@ -2,7 +2,8 @@
 
 The files are the seeded workloads of ``e2e_workloads.py`` (the end-to-end benchmark's): 144,000
 COCO box results (13 MB), the same as RLE masks (27 MB), the 12,000-polygon dataset (3 MB) and
-500,000 ActivityNet predictions (35 MB).
+500,000 ActivityNet predictions (35 MB); and 48,000 polygon results (each ground-truth polygon
+four times, moved a little), as a scene-text or aerial model writes them.
 
 - P. parsing alone: geoiou's compiled tokenizer (`geoiou.io.json_tape.Tape.of`, the table of
   tokens with every number converted) against ``json.loads``, ``orjson.loads`` and
@@ -36,6 +37,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Union
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -183,7 +186,7 @@ def workload_w(paths: dict[str, Path], settings: Settings) -> list[Table]:
     for label, coco in tools.items():
         table.add(f"{label} COCO()", quietly(lambda c=coco: c(str(truth))), settings, compare=False)
     tables.append(table)
-    for name, what in (("bbox", "box"), ("segm", "RLE")):
+    for name, what in (("bbox", "box"), ("segm", "RLE"), ("polygons", "polygon")):
         path = paths[name]
         count = len(json.loads(read_bytes(path)))
         table = Table("W", f"reading {count:,} {what} results ({path.stat().st_size / 1e6:.0f} MB)")
@@ -246,7 +249,24 @@ def write_files(folder: Path, quick: bool) -> dict[str, Path]:
     paths["activitynet"] = workloads.write_activitynet_results(
         folder / "activitynet.json", n_videos=500 if quick else 5000
     )
+    paths["polygons"] = write_polygon_results(folder / "polygon-results.json", paths["instances"])
     return paths
+
+
+def write_polygon_results(path: Path, instances: Path, copies: int = 4, seed: int = 5) -> Path:
+    """Results with polygon segmentations: each ground-truth polygon `copies` times, every vertex moved by up
+    to a pixel (so that the parts stay simple, each part is moved as a whole), with a random score."""
+    rng = np.random.default_rng(seed)
+    results = []
+    for annotation in json.loads(read_bytes(instances))["annotations"]:
+        for _ in range(copies):
+            dx, dy = (round(float(v), 2) for v in rng.uniform(-1, 1, 2))
+            parts = [[round(v + (dx if k % 2 == 0 else dy), 2) for k, v in enumerate(part)]
+                     for part in annotation["segmentation"]]  # fmt: skip
+            results.append({"image_id": annotation["image_id"], "category_id": annotation["category_id"],
+                            "score": round(float(rng.random()), 4), "segmentation": parts})  # fmt: skip
+    path.write_text(json.dumps(results))
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:
