@@ -304,10 +304,9 @@ def decided_codes(outcome: np.ndarray) -> np.ndarray:
     array([[ True],
            [False]])
     """
-    from geoiou.evaluation.protocol_loops import FALSE_POSITIVE  # numba: on first use
+    from geoiou.evaluation.protocol_loops import decided  # numba: on first use
 
-    flags: np.ndarray = (outcome != FALSE_POSITIVE).any(axis=1)
-    return flags
+    return decided(outcome)
 
 
 def unmatched_as_ignored(outcome: np.ndarray, flagged: np.ndarray) -> np.ndarray:

@@ -141,3 +141,24 @@ def test_evaluations_give_the_same_bits_on_one_and_two_threads(seed):
     np.testing.assert_array_equal(coco_1.matches.prediction_match, coco_2.matches.prediction_match)
     np.testing.assert_array_equal(voc_1.ap, voc_2.ap)
     np.testing.assert_array_equal(voc_1.matches.truth_match, voc_2.matches.truth_match)
+
+
+@ci_settings(60)
+@given(
+    shape=st.tuples(st.integers(0, 200), st.integers(1, 10), st.integers(1, 4)),
+    seed=st.integers(0, 2**16),
+    threads=st.sampled_from([1, 2]),
+)
+def test_decided_codes_are_numpys_any_on_every_thread_count(shape, seed, threads):
+    """The compiled pass gives NumPy's ``(outcome != FALSE_POSITIVE).any(axis=1)``, for any layout and threads."""
+    from geoiou.evaluation.coco import decided_codes
+    from geoiou.evaluation.protocol_loops import FALSE_POSITIVE
+
+    outcome = np.random.default_rng(seed).choice(np.array([0, 0, 1, 2], dtype=np.uint8), shape)
+    expected = (outcome != FALSE_POSITIVE).any(axis=1)
+    geoiou.set_threads(threads)
+    try:
+        np.testing.assert_array_equal(decided_codes(outcome), expected)
+        np.testing.assert_array_equal(decided_codes(np.asfortranarray(outcome)), expected)  # any memory layout
+    finally:
+        geoiou.set_threads(None)
