@@ -9,6 +9,7 @@ functions in the same order.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
@@ -89,6 +90,12 @@ def select(table: DetectionTable, weight: np.ndarray) -> Selection:
     dt = np.repeat(np.arange(len(table.dt_row), dtype=np.int64), copies)
     first_copy = np.cumsum(weight) - weight  # copies of image i are the images first_copy[i], first_copy[i] + 1, ...
     copy, _ = ragged_arange(np.zeros(len(copies), dtype=np.int64), copies)
+    regular, num_images = _counted_truths(table, weight)
+    return Selection(dt, first_copy[table.dt_image[dt]] + copy, regular, num_images)
+
+
+def _counted_truths(table: DetectionTable, weight: np.ndarray) -> tuple[np.ndarray, int]:
+    """The regular ground truths per category and area range of images taken ``weight[i]`` times, and the images."""
     n_categories, n_areas = len(table.category_ids), table.gt_regular.shape[1]
     counted = weight[table.gt_image]
     regular = np.stack(
@@ -98,9 +105,7 @@ def select(table: DetectionTable, weight: np.ndarray) -> Selection:
         ],
         axis=1,
     ).astype(np.int64)
-    return Selection(
-        dt, first_copy[table.dt_image[dt]] + copy, regular.reshape(n_categories, n_areas), int(weight.sum())
-    )
+    return regular.reshape(n_categories, n_areas), int(weight.sum())
 
 
 class Protocol(ABC):
@@ -135,9 +140,38 @@ class Protocol(ABC):
         """Every image once."""
         return select(self.table, np.ones(len(self.table.image_ids), dtype=np.int64))
 
+    def resampled(self, weight: np.ndarray) -> Any:
+        """The result of the images taken ``weight[i]`` times each (`select`): a bootstrap resample."""
+        return self.result(select(self.table, weight))
+
 
 class CocoProtocol(Protocol):
     """COCO's accumulation (`coco_accumulate`): precision at 101 recall points, every area range and limit."""
+
+    def resampled(self, weight: np.ndarray) -> CocoResult:
+        """As `Protocol.resampled`, the predictions handed over in the accumulation's own order (category, image
+        copy, rank), so that `coco_accumulate` finds them sorted and sorts nothing but each category's scores: the
+        same rows with the same keys as `select`'s, so the same result."""
+        order, bounds, run_image = self._runs
+        weight = np.asarray(weight, dtype=np.int64)
+        lengths = np.diff(bounds)
+        copies = weight[run_image]
+        at, run = ragged_arange(np.zeros(len(lengths), dtype=np.int64), lengths * copies)  # each run's copies, whole
+        first_copy = np.cumsum(weight) - weight
+        dt = order[bounds[:-1][run] + at % lengths[run]]
+        regular, num_images = _counted_truths(self.table, weight)
+        return self.result(Selection(dt, first_copy[run_image[run]] + at // lengths[run], regular, num_images))
+
+    @functools.cached_property
+    def _runs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The table's predictions by category, image and rank, where each run of one category and image begins
+        (and the end), and the image of each run."""
+        table = self.table
+        order = np.lexsort((table.dt_rank, table.dt_image, table.dt_category))
+        category, image = table.dt_category[order], table.dt_image[order]
+        starts = np.flatnonzero(np.r_[True, (category[1:] != category[:-1]) | (image[1:] != image[:-1])])
+        bounds = np.r_[starts, len(order)].astype(np.int64) if len(order) else np.zeros(1, dtype=np.int64)
+        return order, bounds, image[starts]
 
     def result(self, selection: Selection) -> CocoResult:
         table, settings, dt = self.table, self.settings, selection.dt

@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 
 from geoiou._validation import invalid_argument
-from geoiou.diagnostics.accumulate import select
 from geoiou.diagnostics.result import Diagnostics
 
 __all__ = ["Comparison", "Difference", "compare"]
@@ -126,7 +125,7 @@ def compare(
     with np.errstate(invalid="ignore"):
         for i in range(int(resamples)):  # one resample after another: each is two whole accumulations
             weight = np.bincount(rng.integers(0, n_images, n_images), minlength=n_images)
-            results = [side.protocol.result(select(side.table, weight)) for side in (first, second)]
+            results = [side.protocol.resampled(weight) for side in (first, second)]
             numbers = [side.headline(result) for side, result in zip((first, second), results)]
             drawn_metrics[i] = [_number(numbers[1][name]) - _number(numbers[0][name]) for name in names]
             drawn_categories[i] = second.protocol.category_ap(results[1]) - first.protocol.category_ap(results[0])

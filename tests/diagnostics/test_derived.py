@@ -204,6 +204,21 @@ def test_label_errors_are_confident_false_positives_on_another_category_or_on_no
 
 
 # --------------------------------------------------------------------------- comparison
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**16), scene_seed=st.integers(0, 3))
+def test_a_coco_resample_in_the_accumulations_order_is_the_selection_of_the_same_images(seed, scene_seed):
+    """`CocoProtocol.resampled` hands the rows over sorted (each image's block of rows copied whole): the same rows
+    with the same keys as `select`, so the same arrays, for any draw (images left out, drawn several times)."""
+    from geoiou.diagnostics.accumulate import select
+
+    _, _, diagnostics = scene(scene_seed)
+    n_images = len(diagnostics.table.image_ids)
+    weight = np.bincount(np.random.default_rng(seed).integers(0, n_images, n_images), minlength=n_images)
+    fast, plain = diagnostics.protocol.resampled(weight), diagnostics.protocol.result(select(diagnostics.table, weight))
+    for name in ("precision", "recall", "scores"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(plain, name), err_msg=name)
+
+
 def test_comparison_is_seeded_paired_and_refuses_another_ground_truth():
     truth, predicted, first = scene(8)
     kept = np.sort(np.argsort(predicted.score)[len(predicted) // 4 :])  # the least confident quarter left out
