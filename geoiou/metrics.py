@@ -145,8 +145,7 @@ def _elementwise(formula: Formula, a: Region, b: Region, single: tuple[int, floa
     shape_a, shape_b = a.shape, b.shape
     if single is not None and not (shape_a or shape_b):
         one = getattr(pair.kernel, "single", None)
-        # GIoU in one call needs a kernel that measures the box enclosure itself (boxes, intervals).
-        takes = single[0] != _GIOU or getattr(pair.kernel, "box_enclosure", False)
+        takes = single[0] in getattr(pair.kernel, "single_codes", ())  # GIoU: if it measures the enclosure too
         if one is not None and takes and not (pair.swapped or pair.convert_a or pair.convert_b):
             return one(a, b, *single)  # type: ignore[no-any-return]
     if shape_a or shape_b:
@@ -467,7 +466,7 @@ def giou(a: Region, b: Region, *, enclosure: Enclosure | None = None, zero_divis
     """
     zero_division = zero_division_value(zero_division)
     enclosure = _resolved_enclosure(a, b, enclosure)
-    single = (_GIOU, zero_division) if enclosure == "box" else None
+    single = (_GIOU if enclosure == "box" else _GIOU_OF_HULL, zero_division)
     return _elementwise(lambda m, out: _giou_of(m, out, zero_division, enclosure), a, b, single)
 
 

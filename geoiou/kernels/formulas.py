@@ -28,6 +28,7 @@ from geoiou.regions import Region
 
 __all__ = [
     "CODES",
+    "SINGLE_CODES",
     "GIOU",
     "GIOU_OF_HULL",
     "INTERSECTION",
@@ -230,16 +231,24 @@ Fused = Callable[[Any, Any, Pairs, Formula, np.ndarray], None]
 Single = Callable[[Any, Any, int, float], float]
 
 
-def with_formula(fused: Fused, *, box_enclosure: bool = False, single: Single | None = None) -> Kernel:
+#: The formulas every single-pair entry computes.
+SINGLE_CODES = frozenset({INTERSECTION, UNION, IOU, IOF})
+
+
+def with_formula(
+    fused: Fused, *, box_enclosure: bool = False, single: Single | None = None, hull_giou: bool = False
+) -> Kernel:
     """The registered form of a kernel whose driver applies formulas: ``kernel(a, b, index_a, index_b)``.
 
     The returned kernel measures the listed pairs (formula `MEASURE`) and keeps `fused` as its
     ``fused`` attribute, which `evaluate` calls with the caller's formula. With `box_enclosure`,
     the driver also measures GIoU's box enclosure of each pair itself when asked for `GIOU`
     without a `given` measure (`measures_box_enclosure`), so box GIoU is one pass. `single`, kept as
-    the ``single`` attribute, is the same pair function called once for two single regions (the
-    metrics take it for `INTERSECTION`, `UNION`, `IOU` and `IOF` of one pair, and for `GIOU` with the box
-    enclosure when the kernel measures it, `box_enclosure`): no pair lists, no driver.
+    the ``single`` attribute, is the same pair function called once for two single regions, for the
+    formulas of ``single_codes``: `SINGLE_CODES`, `GIOU` with the box enclosure when the kernel
+    measures it (`box_enclosure`), and `GIOU_OF_HULL` (GIoU with the convex hull: the pair's hull
+    kernel's measure, its intersection given) when the single entry measures the hull too
+    (`hull_giou`): no pair lists, no driver.
     """
 
     def kernel(a: Region, b: Region, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
@@ -251,6 +260,9 @@ def with_formula(fused: Fused, *, box_enclosure: bool = False, single: Single | 
     kernel.box_enclosure = box_enclosure  # type: ignore[attr-defined]  # read by `measures_box_enclosure`
     if single is not None:
         kernel.single = single  # type: ignore[attr-defined]  # read by the metrics for one pair
+        kernel.single_codes = (  # type: ignore[attr-defined]
+            SINGLE_CODES | ({GIOU} if box_enclosure else set()) | ({GIOU_OF_HULL} if hull_giou else set())
+        )
     kernel.__doc__, kernel.__name__ = fused.__doc__, fused.__name__
     return kernel
 

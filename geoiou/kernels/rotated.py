@@ -52,5 +52,7 @@ def _single(a: RotatedBox, b: RotatedBox, code: int, zero_division: float) -> fl
     return value
 
 
-rotated_intersection_pairs = register(RotatedBox, RotatedBox)(with_formula(_intersections, single=_single))
+rotated_intersection_pairs = register(RotatedBox, RotatedBox)(
+    with_formula(_intersections, single=_single, hull_giou=True)
+)
 rotated_hull_pairs = register(RotatedBox, RotatedBox, measure="hull")(with_formula(_hulls))

@@ -25,7 +25,17 @@ import math
 import numpy as np
 
 from geoiou._compiled import PARALLEL_WORK_NS, in_parallel, jit, prange
-from geoiou.kernels.formulas import MEASURE, PRUNED_COST_NS, Formula, Job, Pairs, run_rows, value
+from geoiou.kernels.formulas import (
+    GIOU_OF_HULL,
+    INTERSECTION,
+    MEASURE,
+    PRUNED_COST_NS,
+    Formula,
+    Job,
+    Pairs,
+    run_rows,
+    value,
+)
 
 __all__ = ["hull_area", "hull_pairs", "intersection_area", "intersection_pairs", "local_area", "unit_vector"]
 
@@ -580,10 +590,16 @@ def _measure(hull: bool, box_a: Turned, box_b: Turned) -> float:
 @jit
 def single_pair(a: np.ndarray, b: np.ndarray, code: int, zero_division: float) -> float:
     """The formula `code` of the intersection of two single boxes (rows of 5 numbers), one call: `_pairs_serial`'s
-    measure and formula of one pair, the areas ``w * h`` as `RotatedBox` gives them."""
+    measure and formula of one pair, the areas ``w * h`` as `RotatedBox` gives them. `GIOU_OF_HULL` is the two
+    passes of GIoU with the hull in one: the intersection's formula, then the hull loop's with it given."""
     box_a = (a[0], a[1], a[2], a[3], a[4], math.nan, math.nan)
     box_b = (b[0], b[1], b[2], b[3], b[4], math.nan, math.nan)
-    return value(code, _measure(False, box_a, box_b), a[2] * a[3], b[2] * b[3], 0.0, zero_division)
+    area_a, area_b = a[2] * a[3], b[2] * b[3]
+    measure = _measure(False, box_a, box_b)
+    if code == GIOU_OF_HULL:
+        given = value(INTERSECTION, measure, area_a, area_b, 0.0, zero_division)
+        return value(GIOU_OF_HULL, _measure(True, box_a, box_b), area_a, area_b, given, zero_division)
+    return value(code, measure, area_a, area_b, 0.0, zero_division)
 
 
 #: What the rotated loops read: both batches' rows, their unit vector tables (or none) and whether to
