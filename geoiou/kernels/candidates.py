@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from geoiou._compiled import in_parallel, jit, prange
-from geoiou.kernels.sorted_search import insertion_point
+from geoiou.kernels.sorted_search import insertion_point, insertion_points
 
 __all__ = ["Candidates", "candidate_pairs", "scatter", "stable_by_code"]
 
@@ -182,10 +182,10 @@ class _Strips:
         """Each row's blocks: from the first whose running reach of upper y bounds passes the row's lower y bound,
         up to the strip of its upper y bound (regions of later strips start above it)."""
         reach_y = np.maximum.accumulate(_block_maxima(found.high_b[1], found.block_starts))
-        first = np.searchsorted(reach_y, low_y, side="right").astype(np.int64)
+        first = insertion_points(reach_y, low_y, True)
         with np.errstate(invalid="ignore"):
-            stop = np.searchsorted(block_codes, self.of(np.nan_to_num(high_y, nan=-np.inf)), side="right")
-        return first, np.maximum(stop.astype(np.int64), first)
+            stop = insertion_points(block_codes, self.of(np.nan_to_num(high_y, nan=-np.inf)), True)
+        return first, np.maximum(stop, first)
 
 
 def _strip_codes(low_y: np.ndarray, high_y: np.ndarray) -> tuple[np.ndarray, _Strips]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import jit
+from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
 
-__all__ = ["insertion_point"]
+__all__ = ["insertion_point", "insertion_points"]
 
 
 @jit
@@ -30,3 +30,34 @@ def insertion_point(values: np.ndarray, lo: int, hi: int, key: float, after_equa
         else:
             high = middle
     return low
+
+
+def insertion_points(values: np.ndarray, keys: np.ndarray, after_equal: bool) -> np.ndarray:
+    """``np.searchsorted(values, keys, side="right" if after_equal else "left")`` on every core, as int64: each key
+    searched on its own (NumPy's search of many unsorted keys runs on one), a NaN key after every value.
+
+    Examples
+    --------
+    >>> insertion_points(np.array([1.0, 2.0, 2.0, 3.0]), np.array([2.0, 0.0, np.nan]), True).tolist()
+    [3, 0, 4]
+    """
+    points = np.empty(len(keys), dtype=np.int64)
+    use_threads(len(keys))
+    _insertion_points(values, np.ascontiguousarray(keys), np.bool_(after_equal), points)
+    return points
+
+
+@jit(parallel=True)
+def _insertion_points(values: np.ndarray, keys: np.ndarray, after_equal: np.bool_, points: np.ndarray) -> None:
+    n, size = keys.shape[0], values.shape[0]
+
+    def point(k: int) -> None:
+        key = keys[k]
+        points[k] = size if key != key else insertion_point(values, 0, size, key, after_equal)  # NaN: last
+
+    if n < PARALLEL_MIN:
+        for k in range(n):
+            point(k)
+    else:
+        for k in prange(n):  # each key on its own
+            point(k)

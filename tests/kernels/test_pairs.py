@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import geoiou
 from geoiou.kernels.candidates import Candidates, candidate_pairs
 from geoiou.kernels.pairs import bounds_overlap
 from tests.strategies import ci_settings
@@ -96,3 +97,23 @@ def test_planar_sets_cut_into_strips_give_the_pairs_sorted_by_index(seed, scene,
     assert len(index_a) == found.count
     keys = index_a * len(b) + index_b
     assert np.all(np.diff(keys) > 0)  # sorted by (index_a, index_b), no pair twice
+
+
+@ci_settings(40)
+@given(
+    values=st.lists(st.integers(-5, 5), max_size=30).map(sorted),
+    keys=st.lists(st.one_of(st.integers(-7, 7).map(float), st.just(np.nan)), max_size=200),
+    after_equal=st.booleans(),
+    threads=st.sampled_from([1, 2]),
+)
+def test_insertion_points_are_numpys_searchsorted(values, keys, after_equal, threads):
+    """Many keys searched on every core: NumPy's positions (a NaN key after every value), any thread count."""
+    from geoiou.kernels.sorted_search import insertion_points
+
+    sorted_values, searched = np.array(values, dtype=np.float64), np.array(keys, dtype=np.float64)
+    expected = np.searchsorted(sorted_values, searched, side="right" if after_equal else "left")
+    geoiou.set_threads(threads)
+    try:
+        np.testing.assert_array_equal(insertion_points(sorted_values, searched, after_equal), expected)
+    finally:
+        geoiou.set_threads(None)
