@@ -176,3 +176,16 @@ def test_kernels_are_compiled_once_into_the_cache_and_loaded_from_it(tmp_path):
     total, hits = second.stdout.split()
     assert float(total) == pytest.approx(2 + 2 / 7)
     assert int(hits) >= 1
+
+
+def test_prefaulted_outputs_keep_their_values():
+    """Touching each page of a fresh output (so that threads do not fault it in together) changes no value."""
+    from geoiou._compiled import PREFAULT_BYTES, prefaulted
+
+    rng = np.random.default_rng(0)
+    for array in (np.zeros(PREFAULT_BYTES // 8 + 3), rng.random((700, 300)), np.full(PREFAULT_BYTES, 7, np.uint8)):
+        before = array.copy()
+        assert prefaulted(array) is array
+        np.testing.assert_array_equal(array, before)
+    strided = rng.random((2000, 200))[:, ::2]  # not contiguous: left as it is
+    np.testing.assert_array_equal(prefaulted(strided), strided)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+from geoiou._compiled import PARALLEL_MIN, jit, prange, prefaulted, use_threads
 from geoiou._ranges import ragged_arange
 from geoiou.kernels.candidates import stable_by_code
 
@@ -125,9 +125,9 @@ def coco_greedy(
     """
     n_dt = len(pair_start) - 1
     shape = (n_dt, len(thresholds), gt_ignored.shape[1])
-    outcome = np.zeros(shape, dtype=np.uint8)
+    outcome = prefaulted(np.zeros(shape, dtype=np.uint8))  # written by the groups' threads
     partner = np.full((*shape[:2], shape[2] if every_area else 1), -1, dtype=np.int64)
-    decided = np.zeros((n_dt, gt_ignored.shape[1]), dtype=np.bool_)
+    decided = prefaulted(np.zeros((n_dt, gt_ignored.shape[1]), dtype=np.bool_))
     taken = np.zeros((gt_ignored.shape[0], len(thresholds), gt_ignored.shape[1]), dtype=np.bool_)
     use_threads(len(group_start) - 1)
     _coco_groups(
@@ -741,7 +741,7 @@ class GroupCandidates:
         if self.every:  # every ground truth of each prediction's group, in order
             gt, dt = ragged_arange(self.group_lo[first:stop], self.group_hi[first:stop])
             return dt + first, gt
-        dt, gt = np.empty(int(offsets[-1]), np.int64), np.empty(int(offsets[-1]), np.int64)
+        dt, gt = prefaulted(np.empty(int(offsets[-1]), np.int64)), prefaulted(np.empty(int(offsets[-1]), np.int64))
         use_threads(stop - first)
         _fill_candidates(
             first, offsets, self.dt_bounds, self.gt_bounds, self.group_lo, self.group_hi, self.by_x, self.reach, dt, gt

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+from geoiou._compiled import PARALLEL_MIN, jit, prange, prefaulted, use_threads
 from geoiou.rle import Runs
 from geoiou.io import json_tokens as tokens
 from geoiou.io.decimals import joined_spans, resolve_slow
@@ -87,7 +87,7 @@ class Tape:
             np.frombuffer(b"".join(words), dtype=np.uint8),
             np.cumsum([0] + [len(word) for word in words]).astype(np.int64),
         )
-        values = np.empty((len(objects), len(keys)), dtype=np.int64)
+        values = prefaulted(np.empty((len(objects), len(keys)), dtype=np.int64))
         use_threads(len(objects))
         _object_values(
             (self.buf, self.kind, self.start, self.stop, self.integer), spelled, objects.astype(np.int64), values

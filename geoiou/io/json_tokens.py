@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from geoiou import threads
-from geoiou._compiled import config, jit
+from geoiou._compiled import config, jit, prefaulted
 from geoiou.io.decimals import FLOAT, INT, NUMBER, SLOW, read_numbers
 
 __all__ = [
@@ -464,8 +464,9 @@ def _tokenize_pieces(buf: np.ndarray, pieces: list[int], depth: int = 0) -> tupl
     # A piece before the last ends with the comma before the next piece's first item (`_pieces`), whose
     # token is the next piece's: not counted, a list of plain records is bounded exactly and joins in place.
     bases = np.cumsum([0] + [tokens - (k < len(bounds) - 1) for k, (tokens, _) in enumerate(capacities)])
-    kind = np.empty(bases[-1], dtype=np.uint8)
-    start, stop, integer = (np.empty(bases[-1], dtype=np.int64) for _ in range(3))
+    fresh = prefaulted if len(bounds) > 1 else (lambda array: array)  # pieces: written by several threads
+    kind = fresh(np.empty(bases[-1], dtype=np.uint8))
+    start, stop, integer = (fresh(np.empty(bases[-1], dtype=np.int64)) for _ in range(3))
 
     outer_stops = np.full(2, -1, dtype=np.int64)  # written by the last piece
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from geoiou._compiled import in_parallel, jit, prange
+from geoiou._compiled import in_parallel, jit, prange, prefaulted
 from geoiou.kernels.sorted_search import insertion_point, insertion_points
 
 __all__ = ["Candidates", "candidate_pairs", "scatter", "stable_by_code"]
@@ -159,7 +159,7 @@ class Candidates:
         done = int(self._ends[start - 1]) if start else 0
         offsets = self._ends[start:stop] - self.counts[start:stop] - done
         total = int(self._ends[stop - 1]) - done if stop > start else 0
-        index_a, index_b = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+        index_a, index_b = prefaulted(np.empty(total, dtype=np.int64)), prefaulted(np.empty(total, dtype=np.int64))
         whole = start == 0 and stop == len(self.counts)
         rows = self.row_order if whole else np.arange(start, stop, dtype=np.int64)
         self._run(rows, start, offsets, index_a, index_b)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+from geoiou._compiled import PARALLEL_MIN, jit, prange, prefaulted, use_threads
 from geoiou._validation import LARGEST_COORDINATE, SMALLEST_AREA
 
 __all__ = ["accepted_corners"]
@@ -38,7 +38,7 @@ def accepted_corners(array: np.ndarray, fmt: str) -> tuple[np.ndarray, np.ndarra
     code = _FORMAT_CODES.get(fmt)
     if code is None:
         return None
-    xyxy, size = np.empty_like(array), np.empty((array.shape[0], 2))
+    xyxy, size = prefaulted(np.empty_like(array)), prefaulted(np.empty((array.shape[0], 2)))
     use_threads(array.shape[0])
     refused = _corners(np.ascontiguousarray(array), code, LARGEST_COORDINATE, SMALLEST_AREA, xyxy, size)
     return None if refused else (xyxy, size)
