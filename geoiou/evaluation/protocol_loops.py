@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, jit, prange, prefaulted, use_threads
+from geoiou._compiled import PARALLEL_MIN, in_parallel, jit, prange, prefaulted, use_threads
 from geoiou._ranges import ragged_arange
 from geoiou.kernels.candidates import stable_by_code
 
@@ -47,28 +47,38 @@ def decided(outcome: np.ndarray) -> np.ndarray:
     threshold, in one compiled pass (NumPy's ``any`` over the middle axis strides through the array: 17 ms for
     144,000 predictions, against about 1 ms here)."""
     flags = np.empty((outcome.shape[0], outcome.shape[2]), dtype=np.bool_)
-    use_threads(outcome.shape[0])
-    _decided(np.ascontiguousarray(outcome), flags)
+    outcome = np.ascontiguousarray(outcome)
+    if in_parallel(outcome.shape[0], DECIDED_COST_NS * outcome.shape[1] * outcome.shape[2]):
+        _decided_parallel(outcome, flags)
+    else:
+        _decided_rows(outcome, flags, 0, outcome.shape[0])
     return flags
 
 
-@jit(parallel=True)
-def _decided(outcome: np.ndarray, flags: np.ndarray) -> None:
-    n, n_thresholds, n_areas = outcome.shape
+#: Nanoseconds a prediction's code costs `decided` on one thread, for `in_parallel`.
+DECIDED_COST_NS = 0.5
 
-    def row(d: int) -> None:
-        for a in range(n_areas):
+
+@jit
+def _decided_rows(outcome: np.ndarray, flags: np.ndarray, begin: int, end: int) -> None:
+    """`decided` of the predictions ``begin <= d < end``."""
+    for d in range(begin, end):
+        for a in range(outcome.shape[2]):
             codes = 0  # FALSE_POSITIVE is 0: some other code at some threshold leaves bits set
-            for t in range(n_thresholds):
+            for t in range(outcome.shape[1]):
                 codes |= outcome[d, t, a]
             flags[d, a] = codes != 0
 
-    if n < PARALLEL_MIN:
-        for d in range(n):
-            row(d)
-    else:
-        for d in prange(n):  # each prediction on its own
-            row(d)
+
+@jit(parallel=True)
+def _decided_parallel(outcome: np.ndarray, flags: np.ndarray) -> None:
+    n = outcome.shape[0]
+    for step in prange((n + ROWS_A_STEP - 1) // ROWS_A_STEP):  # runs of rows: each prediction on its own
+        _decided_rows(outcome, flags, step * ROWS_A_STEP, min(n, (step + 1) * ROWS_A_STEP))
+
+
+#: Predictions per iteration of `decided`'s parallel loop (a call taking arrays counts references: once a run).
+ROWS_A_STEP = 1024
 
 
 def coco_greedy(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+from geoiou._compiled import in_parallel, jit, prange
 
 __all__ = ["insertion_point", "insertion_points"]
 
@@ -42,22 +42,32 @@ def insertion_points(values: np.ndarray, keys: np.ndarray, after_equal: bool) ->
     [3, 0, 4]
     """
     points = np.empty(len(keys), dtype=np.int64)
-    use_threads(len(keys))
-    _insertion_points(values, np.ascontiguousarray(keys), np.bool_(after_equal), points)
+    keys, side = np.ascontiguousarray(keys), np.bool_(after_equal)
+    if in_parallel(len(keys), SEARCH_COST_NS):
+        _points_parallel(values, keys, side, points)
+    else:
+        _points(values, keys, side, points, 0, len(keys))
     return points
 
 
-@jit(parallel=True)
-def _insertion_points(values: np.ndarray, keys: np.ndarray, after_equal: np.bool_, points: np.ndarray) -> None:
-    n, size = keys.shape[0], values.shape[0]
+#: Nanoseconds a key's search costs on one thread (cache misses in a large table), for `in_parallel`.
+SEARCH_COST_NS = 50.0
+#: Keys per iteration of the parallel loop (a call taking arrays counts references: once a run).
+KEYS_A_STEP = 1024
 
-    def point(k: int) -> None:
+
+@jit
+def _points(values: np.ndarray, keys: np.ndarray, after_equal: np.bool_, points: np.ndarray, begin: int,
+            end: int) -> None:  # fmt: skip
+    """`insertion_points` of the keys ``begin <= k < end``."""
+    size = values.shape[0]
+    for k in range(begin, end):
         key = keys[k]
         points[k] = size if key != key else insertion_point(values, 0, size, key, after_equal)  # NaN: last
 
-    if n < PARALLEL_MIN:
-        for k in range(n):
-            point(k)
-    else:
-        for k in prange(n):  # each key on its own
-            point(k)
+
+@jit(parallel=True)
+def _points_parallel(values: np.ndarray, keys: np.ndarray, after_equal: np.bool_, points: np.ndarray) -> None:
+    n = keys.shape[0]
+    for step in prange((n + KEYS_A_STEP - 1) // KEYS_A_STEP):  # runs of keys: each key on its own
+        _points(values, keys, after_equal, points, step * KEYS_A_STEP, min(n, (step + 1) * KEYS_A_STEP))

@@ -154,11 +154,16 @@ def test_decided_codes_are_numpys_any_on_every_thread_count(shape, seed, threads
     from geoiou.evaluation.coco import decided_codes
     from geoiou.evaluation.protocol_loops import FALSE_POSITIVE
 
+    from geoiou import _compiled
+
     outcome = np.random.default_rng(seed).choice(np.array([0, 0, 1, 2], dtype=np.uint8), shape)
     expected = (outcome != FALSE_POSITIVE).any(axis=1)
     geoiou.set_threads(threads)
     try:
-        np.testing.assert_array_equal(decided_codes(outcome), expected)
-        np.testing.assert_array_equal(decided_codes(np.asfortranarray(outcome)), expected)  # any memory layout
+        for work_ns in (_compiled.PARALLEL_WORK_NS, 0.0):  # the serial driver, then the parallel one
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(_compiled, "PARALLEL_WORK_NS", work_ns)
+                np.testing.assert_array_equal(decided_codes(outcome), expected)
+                np.testing.assert_array_equal(decided_codes(np.asfortranarray(outcome)), expected)  # any layout
     finally:
         geoiou.set_threads(None)

@@ -111,9 +111,14 @@ def test_insertion_points_are_numpys_searchsorted(values, keys, after_equal, thr
     from geoiou.kernels.sorted_search import insertion_points
 
     sorted_values, searched = np.array(values, dtype=np.float64), np.array(keys, dtype=np.float64)
+    from geoiou import _compiled
+
     expected = np.searchsorted(sorted_values, searched, side="right" if after_equal else "left")
     geoiou.set_threads(threads)
     try:
-        np.testing.assert_array_equal(insertion_points(sorted_values, searched, after_equal), expected)
+        for work_ns in (_compiled.PARALLEL_WORK_NS, 0.0):  # the serial driver, then the parallel one
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(_compiled, "PARALLEL_WORK_NS", work_ns)
+                np.testing.assert_array_equal(insertion_points(sorted_values, searched, after_equal), expected)
     finally:
         geoiou.set_threads(None)
