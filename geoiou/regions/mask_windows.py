@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+from geoiou._compiled import PARALLEL_MIN, in_parallel, jit, prange, use_threads
 
 __all__ = ["copy_row_windows", "pack_run_columns", "pack_run_rows", "packed_row_boxes"]
 
 WORD_BITS = 64
+#: Nanoseconds a packed word costs a pass on one thread (read, test or copy), for `in_parallel`: the dense
+#: masks' passes (their boxes, their windows) run serially for small batches and compile no parallel loop then.
+WORD_COST_NS = 1.0
 
 
 # --------------------------------------------------------------------------- from runs
@@ -248,8 +251,10 @@ def packed_row_boxes(lines: np.ndarray, width: int) -> np.ndarray:
     [[1, 2, 1, 3]]
     """
     boxes = np.empty((lines.shape[0], 4), dtype=np.int64)
-    use_threads(lines.shape[0])
-    _packed_boxes(lines, boxes)
+    if in_parallel(lines.shape[0], WORD_COST_NS * lines.shape[1] * lines.shape[2]):
+        _packed_boxes_parallel(lines, boxes)
+    else:
+        _packed_boxes(lines, boxes, 0, lines.shape[0])
     return boxes
 
 
@@ -288,14 +293,16 @@ def _packed_box(lines: np.ndarray, boxes: np.ndarray, m: int) -> None:
     boxes[m, 0], boxes[m, 1], boxes[m, 2], boxes[m, 3] = row0, row1, col0, col1
 
 
+@jit
+def _packed_boxes(lines: np.ndarray, boxes: np.ndarray, begin: int, end: int) -> None:
+    for m in range(begin, end):
+        _packed_box(lines, boxes, m)
+
+
 @jit(parallel=True)
-def _packed_boxes(lines: np.ndarray, boxes: np.ndarray) -> None:
-    if lines.shape[0] < PARALLEL_MIN:
-        for m in range(lines.shape[0]):
-            _packed_box(lines, boxes, m)
-    else:
-        for m in prange(lines.shape[0]):
-            _packed_box(lines, boxes, m)
+def _packed_boxes_parallel(lines: np.ndarray, boxes: np.ndarray) -> None:
+    for m in prange(lines.shape[0]):  # each mask on its own
+        _packed_boxes(lines, boxes, m, m + 1)
 
 
 def copy_row_windows(
@@ -312,8 +319,10 @@ def copy_row_windows(
     >>> words.tolist()  # rows 1 and 2, their second word
     [3, 5]
     """
-    use_threads(lines.shape[0])
-    _copy_rows(lines, line0, word0, stride, offsets, words)
+    if in_parallel(lines.shape[0], WORD_COST_NS * max(1, words.shape[0] // max(1, lines.shape[0]))):
+        _copy_rows_parallel(lines, line0, word0, stride, offsets, words)
+    else:
+        _copy_rows(lines, line0, word0, stride, offsets, words, 0, lines.shape[0])
 
 
 @jit(inline=True)
@@ -335,13 +344,24 @@ def _copy_rows_of(
             words[at + w] = lines[m, line0[m] + line, word0[m] + w]
 
 
-@jit(parallel=True)
+@jit
 def _copy_rows(
+    lines: np.ndarray,
+    line0: np.ndarray,
+    word0: np.ndarray,
+    stride: np.ndarray,
+    offsets: np.ndarray,
+    words: np.ndarray,
+    begin: int,
+    end: int,
+) -> None:
+    for m in range(begin, end):
+        _copy_rows_of(lines, line0, word0, stride, offsets, words, m)
+
+
+@jit(parallel=True)
+def _copy_rows_parallel(
     lines: np.ndarray, line0: np.ndarray, word0: np.ndarray, stride: np.ndarray, offsets: np.ndarray, words: np.ndarray
 ) -> None:
-    if lines.shape[0] < PARALLEL_MIN:
-        for m in range(lines.shape[0]):
-            _copy_rows_of(lines, line0, word0, stride, offsets, words, m)
-    else:
-        for m in prange(lines.shape[0]):
-            _copy_rows_of(lines, line0, word0, stride, offsets, words, m)
+    for m in prange(lines.shape[0]):  # each mask on its own
+        _copy_rows(lines, line0, word0, stride, offsets, words, m, m + 1)
