@@ -41,7 +41,16 @@ import numpy as np
 
 from geoiou import threads
 
-__all__ = ["PARALLEL_MIN", "PARALLEL_WORK_NS", "in_parallel", "jit", "prange", "prefaulted", "use_threads"]
+__all__ = [
+    "PARALLEL_MIN",
+    "PARALLEL_WORK_NS",
+    "in_parallel",
+    "in_parallel_items",
+    "jit",
+    "prange",
+    "prefaulted",
+    "use_threads",
+]
 
 #: Items from which a driver loop that takes the thread count from `use_threads` runs on every core.
 PARALLEL_MIN = 64
@@ -105,6 +114,20 @@ def in_parallel(items: int, cost_ns: float) -> bool:
     limit (`geoiou.set_threads`) is then applied to the calling thread for the loop.
     """
     if items * cost_ns < PARALLEL_WORK_NS or items < 2:
+        return False
+    wanted = _wanted_threads()
+    if wanted == 1:
+        return False
+    if numba.get_num_threads() != wanted:
+        numba.set_num_threads(wanted)
+    return True
+
+
+def in_parallel_items(items: int) -> bool:
+    """Whether a loop over `items` whose cost is unknown ahead (groups, categories) runs on every core: from
+    `PARALLEL_MIN` items when more than one thread may be used; the thread limit is then applied, as by
+    `in_parallel`."""
+    if items < PARALLEL_MIN:
         return False
     wanted = _wanted_threads()
     if wanted == 1:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, in_parallel, jit, prange, prefaulted, use_threads
+from geoiou._compiled import in_parallel, in_parallel_items, jit, prange, prefaulted
 from geoiou._ranges import ragged_arange
 from geoiou.kernels.candidates import stable_by_code
 
@@ -42,6 +42,9 @@ __all__ = [
 FALSE_POSITIVE, TRUE_POSITIVE, IGNORED = 0, 1, 2
 
 
+# Each loop below has a serial driver over the items ``begin <= i < end`` and a parallel one over all of them,
+# both calling the same inlined per-item function (each item on its own, so the bits do not depend on the
+# threads): a small call compiles and runs the serial one only (`geoiou._compiled`'s convention).
 def decided(outcome: np.ndarray) -> np.ndarray:
     """``[D, A]``: whether each prediction's outcome ``[D, T, A]`` is anything but a false positive at some
     threshold, in one compiled pass (NumPy's ``any`` over the middle axis strides through the array: 17 ms for
@@ -59,26 +62,26 @@ def decided(outcome: np.ndarray) -> np.ndarray:
 DECIDED_COST_NS = 0.5
 
 
+@jit(inline=True)
+def _decided_row(outcome: np.ndarray, flags: np.ndarray, d: int) -> None:
+    for a in range(outcome.shape[2]):
+        codes = 0  # FALSE_POSITIVE is 0: some other code at some threshold leaves bits set
+        for t in range(outcome.shape[1]):
+            codes |= outcome[d, t, a]
+        flags[d, a] = codes != 0
+
+
 @jit
 def _decided_rows(outcome: np.ndarray, flags: np.ndarray, begin: int, end: int) -> None:
     """`decided` of the predictions ``begin <= d < end``."""
     for d in range(begin, end):
-        for a in range(outcome.shape[2]):
-            codes = 0  # FALSE_POSITIVE is 0: some other code at some threshold leaves bits set
-            for t in range(outcome.shape[1]):
-                codes |= outcome[d, t, a]
-            flags[d, a] = codes != 0
+        _decided_row(outcome, flags, d)
 
 
 @jit(parallel=True)
 def _decided_parallel(outcome: np.ndarray, flags: np.ndarray) -> None:
-    n = outcome.shape[0]
-    for step in prange((n + ROWS_A_STEP - 1) // ROWS_A_STEP):  # runs of rows: each prediction on its own
-        _decided_rows(outcome, flags, step * ROWS_A_STEP, min(n, (step + 1) * ROWS_A_STEP))
-
-
-#: Predictions per iteration of `decided`'s parallel loop (a call taking arrays counts references: once a run).
-ROWS_A_STEP = 1024
+    for d in prange(outcome.shape[0]):  # each prediction on its own
+        _decided_row(outcome, flags, d)
 
 
 def coco_greedy(
@@ -139,11 +142,12 @@ def coco_greedy(
     partner = np.full((*shape[:2], shape[2] if every_area else 1), -1, dtype=np.int64)
     decided = prefaulted(np.zeros((n_dt, gt_ignored.shape[1]), dtype=np.bool_))
     taken = np.zeros((gt_ignored.shape[0], len(thresholds), gt_ignored.shape[1]), dtype=np.bool_)
-    use_threads(len(group_start) - 1)
-    _coco_groups(
-        group_start, pair_start, pair_gt, pair_value, gt_crowd, gt_ignored, dt_outside, thresholds,
-        taken, outcome, partner, decided,
-    )  # fmt: skip
+    data = (group_start, pair_start, pair_gt, pair_value, gt_crowd, gt_ignored, dt_outside, thresholds, taken,
+            outcome, partner, decided)  # fmt: skip
+    if in_parallel_items(len(group_start) - 1):
+        _coco_groups_parallel(*data)
+    else:
+        _coco_groups(*data, 0, len(group_start) - 1)
     return outcome, partner, decided
 
 
@@ -226,7 +230,7 @@ def _coco_group(
                     partner[d, t, a] = p
 
 
-@jit(parallel=True)
+@jit
 def _coco_groups(
     group_start: np.ndarray,
     pair_start: np.ndarray,
@@ -240,21 +244,37 @@ def _coco_groups(
     outcome: np.ndarray,
     partner: np.ndarray,
     decided: np.ndarray,
+    begin: int,
+    end: int,
 ) -> None:
     # A group's predictions take only its own ground truths (`taken` is written per group): groups are independent.
-    n = group_start.shape[0] - 1
-    if n < PARALLEL_MIN:
-        for group in range(n):
-            _coco_group(
-                group_start, pair_start, pair_gt, pair_value, gt_crowd, gt_ignored, dt_outside, thresholds,
-                taken, outcome, partner, decided, group,
-            )  # fmt: skip
-    else:
-        for group in prange(n):
-            _coco_group(
-                group_start, pair_start, pair_gt, pair_value, gt_crowd, gt_ignored, dt_outside, thresholds,
-                taken, outcome, partner, decided, group,
-            )  # fmt: skip
+    for group in range(begin, end):
+        _coco_group(
+            group_start, pair_start, pair_gt, pair_value, gt_crowd, gt_ignored, dt_outside, thresholds,
+            taken, outcome, partner, decided, group,
+        )  # fmt: skip
+
+
+@jit(parallel=True)
+def _coco_groups_parallel(
+    group_start: np.ndarray,
+    pair_start: np.ndarray,
+    pair_gt: np.ndarray,
+    pair_value: np.ndarray,
+    gt_crowd: np.ndarray,
+    gt_ignored: np.ndarray,
+    dt_outside: np.ndarray,
+    thresholds: np.ndarray,
+    taken: np.ndarray,
+    outcome: np.ndarray,
+    partner: np.ndarray,
+    decided: np.ndarray,
+) -> None:
+    for group in prange(group_start.shape[0] - 1):  # each group on its own
+        _coco_group(
+            group_start, pair_start, pair_gt, pair_value, gt_crowd, gt_ignored, dt_outside, thresholds,
+            taken, outcome, partner, decided, group,
+        )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- COCO accumulation
@@ -308,11 +328,12 @@ def coco_curves(
     shape = (n_thresholds, len(recall_thresholds), n_categories, n_areas, len(max_detections))
     precision, scores = np.full(shape, -1.0), np.full(shape, -1.0)
     recall = np.full((n_thresholds, n_categories, n_areas, len(max_detections)), -1.0)
-    use_threads(len(order))
-    _curves(
-        category_start, order, rank, score, outcome, decided, regular, recall_thresholds, max_detections,
-        precision, recall, scores,
-    )  # fmt: skip
+    data = (category_start, order, rank, score, outcome, decided, regular, recall_thresholds, max_detections,
+            precision, recall, scores)  # fmt: skip
+    if in_parallel_items(len(order)):  # the work is the predictions: a few units (categories) are worth threads
+        _curves_parallel(*data)
+    else:
+        _curves(*data, 0, regular.shape[0] * regular.shape[1])
     return precision, recall, scores
 
 
@@ -443,7 +464,7 @@ def _fill_curve(
             precision[r], scores[r] = 0.0, 0.0
 
 
-@jit(parallel=True)
+@jit
 def _curves(
     category_start: np.ndarray,
     order: np.ndarray,
@@ -457,20 +478,36 @@ def _curves(
     precision: np.ndarray,
     recall: np.ndarray,
     scores: np.ndarray,
+    begin: int,
+    end: int,
 ) -> None:
-    units = regular.shape[0] * regular.shape[1]
-    if order.shape[0] < PARALLEL_MIN:
-        for unit in range(units):
-            _curve_of(
-                category_start, order, rank, score, outcome, decided, regular, recall_thresholds, max_detections,
-                precision, recall, scores, unit,
-            )  # fmt: skip
-    else:
-        for unit in prange(units):
-            _curve_of(
-                category_start, order, rank, score, outcome, decided, regular, recall_thresholds, max_detections,
-                precision, recall, scores, unit,
-            )  # fmt: skip
+    for unit in range(begin, end):
+        _curve_of(
+            category_start, order, rank, score, outcome, decided, regular, recall_thresholds, max_detections,
+            precision, recall, scores, unit,
+        )  # fmt: skip
+
+
+@jit(parallel=True)
+def _curves_parallel(
+    category_start: np.ndarray,
+    order: np.ndarray,
+    rank: np.ndarray,
+    score: np.ndarray,
+    outcome: np.ndarray,
+    decided: np.ndarray,
+    regular: np.ndarray,
+    recall_thresholds: np.ndarray,
+    max_detections: np.ndarray,
+    precision: np.ndarray,
+    recall: np.ndarray,
+    scores: np.ndarray,
+) -> None:
+    for unit in prange(regular.shape[0] * regular.shape[1]):  # each category and area range on its own
+        _curve_of(
+            category_start, order, rank, score, outcome, decided, regular, recall_thresholds, max_detections,
+            precision, recall, scores, unit,
+        )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- VOC assignment
@@ -509,8 +546,11 @@ def voc_assign(
     outcome = np.zeros(n_dt, dtype=np.uint8)
     counted = np.full(n_dt, -1, dtype=np.int64)
     claimed = np.zeros(len(gt_difficult), dtype=np.bool_)
-    use_threads(len(group_start) - 1)
-    _voc_groups(group_start, pair_start, pair_gt, pair_value, gt_difficult, threshold, claimed, outcome, counted)
+    data = (group_start, pair_start, pair_gt, pair_value, gt_difficult, threshold, claimed, outcome, counted)
+    if in_parallel_items(len(group_start) - 1):
+        _voc_groups_parallel(*data)
+    else:
+        _voc_groups(*data, 0, len(group_start) - 1)
     return outcome, counted
 
 
@@ -543,7 +583,7 @@ def _voc_group(
             outcome[d], counted[d] = TRUE_POSITIVE, chosen
 
 
-@jit(parallel=True)
+@jit
 def _voc_groups(
     group_start: np.ndarray,
     pair_start: np.ndarray,
@@ -554,18 +594,31 @@ def _voc_groups(
     claimed: np.ndarray,
     outcome: np.ndarray,
     counted: np.ndarray,
+    begin: int,
+    end: int,
 ) -> None:
-    n = group_start.shape[0] - 1
-    if n < PARALLEL_MIN:
-        for group in range(n):
-            _voc_group(
-                group_start, pair_start, pair_gt, pair_value, gt_difficult, threshold, claimed, outcome, counted, group
-            )
-    else:
-        for group in prange(n):
-            _voc_group(
-                group_start, pair_start, pair_gt, pair_value, gt_difficult, threshold, claimed, outcome, counted, group
-            )
+    for group in range(begin, end):
+        _voc_group(
+            group_start, pair_start, pair_gt, pair_value, gt_difficult, threshold, claimed, outcome, counted, group
+        )
+
+
+@jit(parallel=True)
+def _voc_groups_parallel(
+    group_start: np.ndarray,
+    pair_start: np.ndarray,
+    pair_gt: np.ndarray,
+    pair_value: np.ndarray,
+    gt_difficult: np.ndarray,
+    threshold: float,
+    claimed: np.ndarray,
+    outcome: np.ndarray,
+    counted: np.ndarray,
+) -> None:
+    for group in prange(group_start.shape[0] - 1):  # each group on its own
+        _voc_group(
+            group_start, pair_start, pair_gt, pair_value, gt_difficult, threshold, claimed, outcome, counted, group
+        )
 
 
 # --------------------------------------------------------------------------- ranking
@@ -583,8 +636,10 @@ def sort_runs_by_score(order: np.ndarray, run_start: np.ndarray, score: np.ndarr
     >>> order.tolist()  # the first run [0, 1, 2] by score, 0 before 2 (a tie); then [3, 4]
     [1, 0, 2, 4, 3]
     """
-    use_threads(len(order))
-    _sort_runs(order, run_start, score)
+    if in_parallel_items(len(order)):  # the work is the elements: a few long runs (categories) are worth threads
+        _sort_runs_parallel(order, run_start, score)
+    else:
+        _sort_runs(order, run_start, score, 0, len(run_start) - 1)
 
 
 def order_by_code(codes: np.ndarray, n_codes: int) -> np.ndarray:
@@ -679,15 +734,16 @@ def _radix_sort_run(order: np.ndarray, lo: int, hi: int, score: np.ndarray) -> N
     order[lo:hi] = rows
 
 
+@jit
+def _sort_runs(order: np.ndarray, run_start: np.ndarray, score: np.ndarray, begin: int, end: int) -> None:
+    for run in range(begin, end):
+        _sort_run(order, run_start, score, run)
+
+
 @jit(parallel=True)
-def _sort_runs(order: np.ndarray, run_start: np.ndarray, score: np.ndarray) -> None:
-    n = run_start.shape[0] - 1
-    if order.shape[0] < PARALLEL_MIN:  # the work is the elements: a few long runs (categories) are worth threads
-        for run in range(n):
-            _sort_run(order, run_start, score, run)
-    else:
-        for run in prange(n):
-            _sort_run(order, run_start, score, run)
+def _sort_runs_parallel(order: np.ndarray, run_start: np.ndarray, score: np.ndarray) -> None:
+    for run in prange(run_start.shape[0] - 1):  # each run on its own
+        _sort_run(order, run_start, score, run)
 
 
 # --------------------------------------------------------------------------- candidate pairs of sorted groups
@@ -739,10 +795,12 @@ class GroupCandidates:
             return
         # Per ground truth: its place in its group's order by lower x bound, and the running reach of upper x bounds.
         self.by_x, self.reach = _groups_by_x(self.gt_bounds, self.gt_group)
-        use_threads(len(self.dt_group))
-        self.counts = _count_candidates(
-            self.dt_bounds, self.gt_bounds, self.group_lo, self.group_hi, self.by_x, self.reach
-        )
+        self.counts = np.empty(len(self.dt_group), dtype=np.int64)
+        search = (self.dt_bounds, self.gt_bounds, self.group_lo, self.group_hi, self.by_x, self.reach, self.counts)
+        if in_parallel_items(len(self.dt_group)):
+            _count_candidates_parallel(*search)
+        else:
+            _count_candidates(*search, 0, len(self.dt_group))
 
     def of_predictions(self, first: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
         """``(dt, gt)`` positions of the candidate pairs of predictions ``first:stop``, by prediction."""
@@ -752,10 +810,11 @@ class GroupCandidates:
             gt, dt = ragged_arange(self.group_lo[first:stop], self.group_hi[first:stop])
             return dt + first, gt
         dt, gt = prefaulted(np.empty(int(offsets[-1]), np.int64)), prefaulted(np.empty(int(offsets[-1]), np.int64))
-        use_threads(stop - first)
-        _fill_candidates(
-            first, offsets, self.dt_bounds, self.gt_bounds, self.group_lo, self.group_hi, self.by_x, self.reach, dt, gt
-        )
+        search = (first, offsets, self.dt_bounds, self.gt_bounds, self.group_lo, self.group_hi, self.by_x, self.reach)
+        if in_parallel_items(stop - first):
+            _fill_candidates_parallel(*search, dt, gt)
+        else:
+            _fill_candidates(*search, dt, gt, 0, stop - first)
         return dt, gt
 
 
@@ -852,7 +911,7 @@ def _visit(
     return found
 
 
-@jit(parallel=True)
+@jit
 def _count_candidates(
     dt_bounds: np.ndarray,
     gt_bounds: np.ndarray,
@@ -860,17 +919,28 @@ def _count_candidates(
     group_hi: np.ndarray,
     by_x: np.ndarray,
     reach: np.ndarray,
-) -> np.ndarray:
-    n = dt_bounds.shape[0]
-    counts = np.empty(n, dtype=np.int64)
+    counts: np.ndarray,
+    begin: int,
+    end: int,
+) -> None:
     nowhere = np.empty(0, dtype=np.int64)
-    if n < PARALLEL_MIN:
-        for d in range(n):
-            counts[d] = _visit(dt_bounds, gt_bounds, group_lo, group_hi, by_x, reach, d, nowhere, -1)
-    else:
-        for d in prange(n):
-            counts[d] = _visit(dt_bounds, gt_bounds, group_lo, group_hi, by_x, reach, d, nowhere, -1)
-    return counts
+    for d in range(begin, end):
+        counts[d] = _visit(dt_bounds, gt_bounds, group_lo, group_hi, by_x, reach, d, nowhere, -1)
+
+
+@jit(parallel=True)
+def _count_candidates_parallel(
+    dt_bounds: np.ndarray,
+    gt_bounds: np.ndarray,
+    group_lo: np.ndarray,
+    group_hi: np.ndarray,
+    by_x: np.ndarray,
+    reach: np.ndarray,
+    counts: np.ndarray,
+) -> None:
+    nowhere = np.empty(0, dtype=np.int64)
+    for d in prange(dt_bounds.shape[0]):  # each prediction on its own
+        counts[d] = _visit(dt_bounds, gt_bounds, group_lo, group_hi, by_x, reach, d, nowhere, -1)
 
 
 @jit(inline=True)
@@ -893,7 +963,7 @@ def _fill_one(
         dt[offsets[k] + i] = d
 
 
-@jit(parallel=True)
+@jit
 def _fill_candidates(
     first: int,
     offsets: np.ndarray,
@@ -905,11 +975,25 @@ def _fill_candidates(
     reach: np.ndarray,
     dt: np.ndarray,
     gt: np.ndarray,
+    begin: int,
+    end: int,
 ) -> None:
-    n = offsets.shape[0] - 1
-    if n < PARALLEL_MIN:
-        for k in range(n):
-            _fill_one(first, offsets, dt_bounds, gt_bounds, group_lo, group_hi, by_x, reach, dt, gt, k)
-    else:
-        for k in prange(n):
-            _fill_one(first, offsets, dt_bounds, gt_bounds, group_lo, group_hi, by_x, reach, dt, gt, k)
+    for k in range(begin, end):
+        _fill_one(first, offsets, dt_bounds, gt_bounds, group_lo, group_hi, by_x, reach, dt, gt, k)
+
+
+@jit(parallel=True)
+def _fill_candidates_parallel(
+    first: int,
+    offsets: np.ndarray,
+    dt_bounds: np.ndarray,
+    gt_bounds: np.ndarray,
+    group_lo: np.ndarray,
+    group_hi: np.ndarray,
+    by_x: np.ndarray,
+    reach: np.ndarray,
+    dt: np.ndarray,
+    gt: np.ndarray,
+) -> None:
+    for k in prange(offsets.shape[0] - 1):  # each prediction on its own
+        _fill_one(first, offsets, dt_bounds, gt_bounds, group_lo, group_hi, by_x, reach, dt, gt, k)
