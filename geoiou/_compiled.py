@@ -113,22 +113,18 @@ def in_parallel(items: int, cost_ns: float) -> bool:
     True when its work reaches `PARALLEL_WORK_NS` and more than one thread may be used; the thread
     limit (`geoiou.set_threads`) is then applied to the calling thread for the loop.
     """
-    if items * cost_ns < PARALLEL_WORK_NS or items < 2:
-        return False
-    wanted = _wanted_threads()
-    if wanted == 1:
-        return False
-    if numba.get_num_threads() != wanted:
-        numba.set_num_threads(wanted)
-    return True
+    return items * cost_ns >= PARALLEL_WORK_NS and items >= 2 and _threads_applied()
 
 
 def in_parallel_items(items: int) -> bool:
     """Whether a loop over `items` whose cost is unknown ahead (groups, categories) runs on every core: from
     `PARALLEL_MIN` items when more than one thread may be used; the thread limit is then applied, as by
     `in_parallel`."""
-    if items < PARALLEL_MIN:
-        return False
+    return items >= PARALLEL_MIN and _threads_applied()
+
+
+def _threads_applied() -> bool:
+    """Whether more than one thread may be used; if so, the limit is applied to the calling thread's next loop."""
     wanted = _wanted_threads()
     if wanted == 1:
         return False
