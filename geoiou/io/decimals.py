@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, jit, prange, use_threads
+from geoiou._compiled import in_parallel, jit, prange
 
 __all__ = ["FLOAT", "INT", "NUMBER", "SLOW", "read_numbers", "resolve_slow"]
 
@@ -52,11 +52,40 @@ def read_numbers(
     `value` holds an integer, or a float's bits (its float64 view). False if some text is not a
     number of the grammar (JSON's with `strict`).
     """
-    use_threads(kind.size)
-    return bool(_read_numbers(buf, kind, start, stop, value, value.view(np.float64), strict, _POWERS))
+    data = (buf, kind, start, stop, value, value.view(np.float64), strict, _POWERS)
+    if in_parallel(kind.size, TOKEN_COST_NS):
+        return bool(_read_numbers_parallel(*data) == 0)
+    return bool(_read_numbers(*data, 0, kind.size) == 0)
+
+
+#: Nanoseconds a token costs `read_numbers` on one thread (most are numbers), for `in_parallel`.
+TOKEN_COST_NS = 8.0
+#: Tokens a stretch of the parallel driver reads (the serial driver's call counts references once a stretch).
+TOKENS_A_STRETCH = 1 << 16
 
 
 @jit(parallel=True)
+def _read_numbers_parallel(
+    buf: np.ndarray,
+    kind: np.ndarray,
+    start: np.ndarray,
+    stop: np.ndarray,
+    integer: np.ndarray,
+    number: np.ndarray,
+    strict: bool,
+    powers: np.ndarray,
+) -> int:
+    n = kind.shape[0]
+    invalid = 0
+    for stretch in prange((n + TOKENS_A_STRETCH - 1) // TOKENS_A_STRETCH):  # each token on its own
+        begin = stretch * TOKENS_A_STRETCH
+        invalid += _read_numbers(
+            buf, kind, start, stop, integer, number, strict, powers, begin, min(n, begin + TOKENS_A_STRETCH)
+        )
+    return invalid
+
+
+@jit
 def _read_numbers(
     buf: np.ndarray,
     kind: np.ndarray,
@@ -66,7 +95,11 @@ def _read_numbers(
     number: np.ndarray,
     strict: bool,
     powers: np.ndarray,
-) -> bool:
+    begin: int,
+    end: int,
+) -> int:
+    """Read the tokens ``begin <= t < end``; how many are not numbers of the grammar."""
+
     # A closure, not a function of its own: numba would count references to `buf` at every call.
     def parse(i: int, end: int) -> tuple[int, int, float]:
         """``(kind, integer, float)`` of the text ``buf[i:end]``; kind 0 if it is not a number."""
@@ -155,13 +188,9 @@ def _read_numbers(
         return 0
 
     invalid = 0
-    if kind.size < PARALLEL_MIN:
-        for t in range(kind.size):
-            invalid += read(t)
-    else:
-        for t in prange(kind.size):  # each token on its own: the same bits for any number of threads
-            invalid += read(t)
-    return invalid == 0
+    for t in range(begin, end):  # each token on its own: the same bits for any number of threads
+        invalid += read(t)
+    return invalid
 
 
 def resolve_slow(buf: np.ndarray, kind: np.ndarray, start: np.ndarray, stop: np.ndarray, number: np.ndarray) -> None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import PARALLEL_MIN, jit, prange, prefaulted, use_threads
+from geoiou._compiled import in_parallel, jit, prange, prefaulted
 from geoiou.rle import Runs
 from geoiou.io import json_tokens as tokens
 from geoiou.io.decimals import joined_spans, resolve_slow
@@ -88,10 +88,11 @@ class Tape:
             np.cumsum([0] + [len(word) for word in words]).astype(np.int64),
         )
         values = prefaulted(np.empty((len(objects), len(keys)), dtype=np.int64))
-        use_threads(len(objects))
-        _object_values(
-            (self.buf, self.kind, self.start, self.stop, self.integer), spelled, objects.astype(np.int64), values
-        )
+        data = ((self.buf, self.kind, self.start, self.stop, self.integer), spelled, objects.astype(np.int64), values)
+        if in_parallel(len(objects), OBJECT_COST_NS):
+            _object_values_parallel(*data)
+        else:
+            _object_values(*data, 0, len(objects))
         return values
 
     def optional_field(self, objects: np.ndarray, key: str) -> np.ndarray:
@@ -317,14 +318,30 @@ def _values_of_object(
         t = stop[t] if (kind[t] == OBJECT or kind[t] == ARRAY) else t + 1
 
 
-@jit(parallel=True)
+#: Nanoseconds an object's keys cost `Tape.optional_fields` on one thread, for `in_parallel`.
+OBJECT_COST_NS = 25.0
+#: Objects a stretch of the parallel driver walks (the serial driver's call counts references once a stretch).
+OBJECTS_A_STRETCH = 1 << 12
+
+
+@jit
 def _object_values(
+    tape: tuple[np.ndarray, ...],
+    spelled: tuple[np.ndarray, ...],
+    objects: np.ndarray,
+    values: np.ndarray,
+    begin: int,
+    end: int,
+) -> None:
+    for k in range(begin, end):  # each object on its own: the same values for any number of threads
+        _values_of_object(tape, spelled, objects, values, k)
+
+
+@jit(parallel=True)
+def _object_values_parallel(
     tape: tuple[np.ndarray, ...], spelled: tuple[np.ndarray, ...], objects: np.ndarray, values: np.ndarray
 ) -> None:
     n = objects.size
-    if n < PARALLEL_MIN:
-        for k in range(n):
-            _values_of_object(tape, spelled, objects, values, k)
-    else:
-        for k in prange(n):  # each object on its own: the same values for any number of threads
-            _values_of_object(tape, spelled, objects, values, k)
+    for stretch in prange((n + OBJECTS_A_STRETCH - 1) // OBJECTS_A_STRETCH):
+        begin = stretch * OBJECTS_A_STRETCH
+        _object_values(tape, spelled, objects, values, begin, min(n, begin + OBJECTS_A_STRETCH))
