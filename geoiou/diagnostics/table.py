@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from geoiou._placing import placed
 from geoiou._ranges import ragged_arange
 from geoiou.diagnostics.widening import WidePairs
 from geoiou.evaluation.coco import CocoArrays
@@ -157,11 +158,6 @@ class DetectionTable:
         pair_start = np.zeros(len(order) + 1, dtype=np.int64)
         np.cumsum(counts[order], out=pair_start[1:])
 
-        def in_truth_order(values: np.ndarray) -> np.ndarray:
-            placed = np.empty_like(values)
-            placed[..., truth_row] = values
-            return placed
-
         return replace(
             self,
             dt_row=rows[order],
@@ -170,11 +166,11 @@ class DetectionTable:
             dt_rank=self.dt_rank[order],
             dt_score=self.dt_score[order],
             outcome=self.outcome[order],
-            gt_image=in_truth_order(self.gt_image),
-            gt_category=in_truth_order(self.gt_category),
-            gt_regular=in_truth_order(self.gt_regular.T).T,
-            gt_crowd=in_truth_order(self.gt_crowd),
-            found_by=in_truth_order(np.where(self.found_by >= 0, d_of[np.maximum(self.found_by, 0)], -1)),
+            gt_image=placed(self.gt_image, truth_row),
+            gt_category=placed(self.gt_category, truth_row),
+            gt_regular=placed(self.gt_regular.T, truth_row).T,
+            gt_crowd=placed(self.gt_crowd, truth_row),
+            found_by=placed(np.where(self.found_by >= 0, d_of[np.maximum(self.found_by, 0)], -1), truth_row),
             matched=np.where(self.matched >= 0, truth_row[np.maximum(self.matched, 0)], -1)[:, order],
             pair_start=pair_start,
             pair_gt=truth_row[self.pair_gt[pairs]],

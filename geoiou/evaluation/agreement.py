@@ -35,6 +35,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from geoiou._placing import placed
 from geoiou._validation import invalid_argument, zero_division_value
 from geoiou.evaluation.results import plain as _plain
 from geoiou.evaluation.mergeable import MergeableEvaluation, part_starts, refuse_shared
@@ -328,13 +329,6 @@ def _quantiles(values: Any) -> tuple[float, ...]:
 
 
 # --------------------------------------------------------------------------- the result
-def _placed(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """`values` moved to `rows`: ``placed[rows[i]] = values[i]``."""
-    placed = np.empty_like(values)
-    placed[rows] = values
-    return placed
-
-
 def _quantile_name(q: float) -> str:
     return f"iou_q{100 * q:g}"
 
@@ -412,10 +406,10 @@ class AgreementResult:
         return dataclasses.replace(
             self,
             matching=pairs,
-            image_a=_placed(self.image_a, row_a),
-            image_b=_placed(self.image_b, row_b),
-            category_a=_placed(self.category_a, row_a),
-            category_b=_placed(self.category_b, row_b),
+            image_a=placed(self.image_a, row_a),
+            image_b=placed(self.image_b, row_b),
+            category_a=placed(self.category_a, row_a),
+            category_b=placed(self.category_b, row_b),
         )
 
     # ----------------------------------------------------------------- tables

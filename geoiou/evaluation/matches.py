@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from geoiou._placing import placed
 from geoiou.evaluation.mergeable import part_starts
 
 __all__ = ["ObjectMatches"]
@@ -223,11 +224,6 @@ class ObjectMatches:
                 for piece in self._pieces
             )
             return ObjectMatches._of_pieces(self.iou_thresholds, pieces, n_predictions, n_truths)
-
-        def placed(values: np.ndarray, rows: np.ndarray, size: int, fill: Any) -> np.ndarray:
-            whole = np.full((*values.shape[:-1], size), fill, dtype=values.dtype)
-            whole[..., rows] = values
-            return whole
 
         prediction_match = np.where(self.prediction_match >= 0, truth_row[np.maximum(self.prediction_match, 0)], -1)
         truth_match = np.where(self.truth_match >= 0, prediction_row[np.maximum(self.truth_match, 0)], -1)
