@@ -28,7 +28,7 @@ from geoiou.regions import Box, Interval, Mask, Polygon, Region, RotatedBox
 __all__ = ["RowBlocks", "by_combination", "grouped_overlaps", "pair_intersections"]
 
 #: Pairs measured per call of `iou`; bounds the memory of the gathered regions.
-MEASURE_CHUNK = 1 << 16
+MEASURE_CHUNK = 1 << 18
 #: Kinds whose batches join into one batch per kind (their data are plain arrays); masks join by
 #: form (`_join_key`).
 JOINABLE_KINDS = (Box, RotatedBox, Polygon, Interval)

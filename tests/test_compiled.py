@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -189,3 +190,36 @@ def test_prefaulted_outputs_keep_their_values():
         np.testing.assert_array_equal(array, before)
     strided = rng.random((2000, 200))[:, ::2]  # not contiguous: left as it is
     np.testing.assert_array_equal(prefaulted(strided), strided)
+
+
+def test_on_threads_keeps_one_pool_and_gives_results_in_task_order():
+    from geoiou import threads
+
+    names = threads.on_threads(lambda k: (k, threading.current_thread().name), 4)
+    assert [k for k, _ in names] == [0, 1, 2, 3]
+    assert all(name.startswith("geoiou") for _, name in names)  # the pool's threads, not the caller's
+    pool = threads._pool(2)
+    threads.on_threads(lambda k: k, 2)
+    assert threads._pool(2) is pool  # kept between calls
+    assert threads.on_threads(lambda k: threading.current_thread().name, 1) == [
+        threading.current_thread().name
+    ]  # one task runs on the calling thread
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork only")
+def test_on_threads_works_in_a_forked_child():
+    from geoiou import threads
+
+    threads.on_threads(lambda k: k, 2)  # the parent's pool exists before the fork
+    script = (
+        "import os, sys\n"
+        "from geoiou import threads\n"
+        "threads.on_threads(lambda k: k, 2)\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    os._exit(0 if threads.on_threads(lambda k: k + 1, 2) == [1, 2] else 3)\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "sys.exit(os.waitstatus_to_exitcode(status))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], timeout=60)
+    assert done.returncode == 0  # the child made a pool of its own (the parent's threads are not there)

@@ -82,7 +82,7 @@ class DetectionRegions:
 
     def bounds(self, rows: np.ndarray) -> np.ndarray:
         """The bounds of `rows`, ``(len(rows), 2 * ndim)``; NaN for empty regions."""
-        bounds: np.ndarray = self._bounds[rows]
+        bounds: np.ndarray = self._bounds.take(rows, axis=0)  # a copy of whole rows (indexing: 4x slower)
         return bounds
 
     @functools.cached_property
@@ -272,12 +272,10 @@ def _overlaps(
     predicted: DetectionRegions, truth: DetectionRegions, dt: np.ndarray, gt: np.ndarray, crowd: np.ndarray
 ) -> np.ndarray:
     """IoU of the pairs of rows, IoF (over the prediction's measure) for crowd ground truths; 0 for 0/0."""
+    from geoiou.evaluation.protocol_loops import detection_overlaps  # compiled: loaded on first use
+
     intersection = pair_intersections(predicted.rows, truth.rows, dt, gt)
-    area_dt = predicted.area[dt]
-    union = area_dt + truth.area[gt] - intersection
-    denominator = np.where(crowd, area_dt, union)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, intersection / denominator, 0.0)
+    return detection_overlaps(intersection, predicted.area, truth.area, dt, gt, crowd)
 
 
 def _stretches(counts: np.ndarray) -> list[tuple[int, int]]:

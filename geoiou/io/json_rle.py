@@ -20,10 +20,10 @@ True
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from geoiou import threads
 from geoiou._compiled import jit
 from geoiou.io.json_tokens import wanted_pieces
 from geoiou.rle import Runs
@@ -61,11 +61,7 @@ def runs_of_bytes(
         rle = (is_string[masks], start[masks], stop[masks], integers, sizes[masks])
         return bool(_runs(buf, *rle, starts, stops, int(slots[first]), ends))
 
-    if len(bounds) == 2:
-        valid = [piece(0)]
-    else:
-        with ThreadPoolExecutor(len(bounds) - 1) as pool:
-            valid = list(pool.map(piece, range(len(bounds) - 1)))
+    valid = threads.on_threads(piece, len(bounds) - 1)
     if not all(valid):
         return None
     count = _moved_down(starts, stops, offsets, slots, bounds)

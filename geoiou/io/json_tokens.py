@@ -25,7 +25,6 @@ the fault as it always has.
 from __future__ import annotations
 
 import re
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -476,11 +475,7 @@ def _tokenize_pieces(buf: np.ndarray, pieces: list[int], depth: int = 0) -> tupl
         arrays = (kind, start, stop, integer, int(bases[k]), capacities[k][1], outer_stops)
         return _tokenize(buf, begin, end, depth if k > 0 else 0, 0 if last else depth, *arrays, *_WORDS)
 
-    if len(bounds) == 1:
-        results = [piece(0)]
-    else:
-        with ThreadPoolExecutor(len(bounds)) as pool:  # the compiled pass releases the GIL
-            results = list(pool.map(piece, range(len(bounds))))
+    results = threads.on_threads(piece, len(bounds))  # the compiled pass releases the GIL
     status = max(status for _, status, *_ in results)
     if status != OK:
         return kind[:0], start[:0], stop[:0], integer[:0], status, False, False
