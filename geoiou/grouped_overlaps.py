@@ -93,6 +93,8 @@ class RowBlocks:
             self.index[rows] = np.arange(len(rows))
             self.blocks.append(batches[0] if len(batches) == 1 else type(batches[0]).concatenate(batches))
         self.ndim = self.blocks[0].ndim if self.blocks else 2
+        #: One block whose regions are the rows, in order (`positions` are the rows).
+        self.in_order = len(self.blocks) == 1 and bool((self.index == np.arange(size)).all())
 
     @property
     def kinds(self) -> set[type[Region]]:
@@ -104,13 +106,17 @@ class RowBlocks:
         width = 2 * self.ndim
         return self._per_row(lambda block: block.bounds.reshape(len(block), width), (width,))
 
+    def positions(self, rows: np.ndarray) -> np.ndarray:
+        """The positions of `rows` in their blocks (`rows` themselves when one block holds every row in order)."""
+        return rows if self.in_order else self.index[rows]
+
     def areas(self) -> np.ndarray:
         """The measure (area, or length for intervals) of every row, shape ``(size,)``."""
         return self._per_row(lambda block: block._area_array().reshape(len(block)), ())
 
     def _per_row(self, values_of: Callable[[Region], np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
         """A per-region value of every block, laid out by row."""
-        if len(self.blocks) == 1 and (self.index == np.arange(self.size)).all():  # its rows are the block's, in order
+        if self.in_order:
             return values_of(self.blocks[0])
         result = np.empty((self.size, *shape))
         for block, rows in zip(self.blocks, runs_by_key(self.block_of, len(self.blocks))):
@@ -230,16 +236,18 @@ def by_combination(
 ) -> np.ndarray:
     """``measure(block_a, block_b, index_a, index_b)`` of each pair of rows: one call per combination of blocks
     (and chunk), so that pairs of a kind are measured together whatever the order of the rows."""
-    values = np.empty(len(row_a))
-    if len(a.blocks) == 1 and len(b.blocks) == 1:  # one combination: nothing to sort
+    if len(a.blocks) == 1 and len(b.blocks) == 1:  # one combination: nothing to sort, the chunks are slices
+        if len(row_a) <= MEASURE_CHUNK:
+            return measure(a.blocks[0], b.blocks[0], a.positions(row_a), b.positions(row_b))
         keys, groups = [0], [np.arange(len(row_a))]
     else:
         combination = a.block_of[row_a] * len(b.blocks) + b.block_of[row_b]
         unique, combination = np.unique(combination, return_inverse=True)
         keys, groups = unique.tolist(), runs_by_key(combination.ravel(), len(unique))
+    values = np.empty(len(row_a))
     for key, pairs in zip(keys, groups):
         block_a, block_b = a.blocks[key // len(b.blocks)], b.blocks[key % len(b.blocks)]
         for start in range(0, len(pairs), MEASURE_CHUNK):
             chunk = pairs[start : start + MEASURE_CHUNK]
-            values[chunk] = measure(block_a, block_b, a.index[row_a[chunk]], b.index[row_b[chunk]])
+            values[chunk] = measure(block_a, block_b, a.positions(row_a[chunk]), b.positions(row_b[chunk]))
     return values

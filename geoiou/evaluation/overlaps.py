@@ -216,18 +216,18 @@ def _measured(
     found: Any, measure: Callable[[np.ndarray, np.ndarray], np.ndarray], n_dt: int, at_least: float | None
 ) -> CandidateOverlaps:
     """The pairs `found` measured a stretch of predictions at a time, those below `at_least` left out."""
-    kept_dt, kept_gt, kept_value = [], [], []
+    from geoiou.evaluation.protocol_loops import kept_pairs  # compiled: loaded on first use
+
+    kept_gt, kept_value = [], []
+    counts = np.zeros(n_dt, dtype=np.int64)
     for first, stop in _stretches(found.counts):
         dt, gt = found.of_predictions(first, stop)
-        value = measure(dt, gt)
-        if at_least is not None:
-            keep = value >= at_least
-            dt, gt, value = dt[keep], gt[keep], value[keep]
-        kept_dt.append(dt)
-        kept_gt.append(gt)
-        kept_value.append(value)
+        value = np.require(measure(dt, gt), dtype=np.float64, requirements=("C", "W"))
+        kept = kept_pairs(dt, gt, value, -np.inf if at_least is None else at_least, at_least is None, counts)
+        kept_gt.append(gt[:kept])
+        kept_value.append(value[:kept])
     pair_start = np.zeros(n_dt + 1, dtype=np.int64)
-    np.cumsum(np.bincount(_joined(kept_dt, np.int64), minlength=n_dt), out=pair_start[1:])
+    np.cumsum(counts, out=pair_start[1:])
     return CandidateOverlaps(pair_start, _joined(kept_gt, np.int64), _joined(kept_value, np.float64))
 
 

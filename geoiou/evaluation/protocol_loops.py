@@ -33,6 +33,7 @@ __all__ = [
     "coco_greedy",
     "decided",
     "detection_overlaps",
+    "kept_pairs",
     "sort_runs_by_score",
     "voc_assign",
 ]
@@ -1021,3 +1022,27 @@ def detection_overlaps(
         denominator = a if crowd[k] else a + area_gt[gt[k]] - intersection[k]
         out[k] = intersection[k] / denominator if denominator > 0 else 0.0
     return out
+
+
+@jit
+def kept_pairs(
+    dt: np.ndarray, gt: np.ndarray, value: np.ndarray, at_least: float, keep_all: bool, counts: np.ndarray
+) -> int:
+    """Move the pairs whose `value` is at least `at_least` (every pair with `keep_all`, NaN too) to the front of
+    `dt`, `gt` and `value`, in order, adding one to ``counts[dt[k]]`` for each; how many are kept.
+
+    Examples
+    --------
+    >>> dt, gt, value = np.array([0, 0, 1]), np.array([4, 5, 6]), np.array([0.2, 0.9, 0.7])
+    >>> counts = np.zeros(2, np.int64)
+    >>> kept = kept_pairs(dt, gt, value, 0.5, False, counts)
+    >>> kept, gt[:kept].tolist(), value[:kept].tolist(), counts.tolist()
+    (2, [5, 6], [0.9, 0.7], [1, 1])
+    """
+    kept = 0
+    for k in range(dt.shape[0]):
+        if keep_all or value[k] >= at_least:
+            dt[kept], gt[kept], value[kept] = dt[k], gt[k], value[k]
+            counts[dt[k]] += 1
+            kept += 1
+    return kept
