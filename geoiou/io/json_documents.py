@@ -148,12 +148,16 @@ def open_json(
         return JsonSource(RecordReader("<dict>", skip_invalid=skip_invalid), ObjectColumns(source), source)
     reader = RecordReader(source, skip_invalid=skip_invalid)
     data = file_bytes(source)
-    from geoiou.io.json_tape import Tape  # compiled (numba): loaded by the first file read, not by `import geoiou.io`
+    # Compiled (numba): loaded by the first file read, not by `import geoiou.io`.
+    from geoiou.io.json_records import FlatRecords
+    from geoiou.io.json_tape import Tape
 
-    tape = Tape.of(data)
+    columns: JsonColumns | None = FlatRecords.of(data)  # a list of flat records (result files): straight to columns
+    if columns is None:
+        columns = Tape.of(data)
     if phases is not None:
         phases.done("parsed JSON")
-    return JsonSource(reader, tape, data=data)
+    return JsonSource(reader, columns, data=data)
 
 
 def load_json_document(

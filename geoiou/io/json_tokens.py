@@ -136,7 +136,7 @@ def _tokenize(
     """Tokenize ``buf[begin:end]`` into the arrays from token `base` on: ``(tokens, status, non_ascii, escaped_keys,
     list_token)``.
 
-    The whole text: `inherited` and `ends_at` 0. A piece of a list of items (see `_pieces`) that
+    The whole text: `inherited` and `ends_at` 0. A piece of a list of items (see `list_pieces`) that
     is the top value (depth 1) or a value of the top object (depth 2): a piece after the first
     starts within the list (`inherited` is the depth: its items are the first values, the
     containers' tokens are in the first piece), and a piece before the last wants to end after
@@ -393,7 +393,7 @@ def tokenize(data: bytes | np.ndarray) -> tuple[Any, ...]:
     """Tokenize JSON text: ``(kind, start, stop, integer, number, status, non_ascii, escaped_keys)``.
 
     `integer` and `number` are two views of one array: a token is an integer or a number, not both.
-    A large list of objects is tokenized in pieces on several threads (`_pieces`).
+    A large list of objects is tokenized in pieces on several threads (`list_pieces`).
 
     Examples
     --------
@@ -404,7 +404,7 @@ def tokenize(data: bytes | np.ndarray) -> tuple[Any, ...]:
     (1, 2.5)
     """
     buf = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data
-    pieces, depth = _pieces(buf)
+    pieces, depth = list_pieces(buf)
     tokens = _tokenize_pieces(buf, pieces, depth)
     if len(pieces) > 2 and tokens[4] != OK:  # pieces that do not join (a boundary inside a string), or a fault
         tokens = _tokenize_pieces(buf, [0, buf.size])  # read whole: the fault as one pass finds it
@@ -427,7 +427,7 @@ def wanted_pieces() -> int:
     return threads.limit() or int(config.NUMBA_NUM_THREADS)
 
 
-def _pieces(buf: np.ndarray) -> tuple[list[int], int]:
+def list_pieces(buf: np.ndarray) -> tuple[list[int], int]:
     """Where the pieces of the text begin, and its end: ``[0, ..., len(buf)]``; and the depth of the list cut.
 
     A text of `PIECE_BYTES` or more whose first value opens a list (depth 1) or an object (depth
@@ -462,7 +462,7 @@ def _tokenize_pieces(buf: np.ndarray, pieces: list[int], depth: int = 0) -> tupl
     """
     bounds = list(zip(pieces[:-1], pieces[1:]))
     capacities = [_capacity(buf[begin:end]) for begin, end in bounds]
-    # A piece before the last ends with the comma before the next piece's first item (`_pieces`), whose
+    # A piece before the last ends with the comma before the next piece's first item (`list_pieces`), whose
     # token is the next piece's: not counted, a list of plain records is bounded exactly and joins in place.
     bases = np.cumsum([0] + [tokens - (k < len(bounds) - 1) for k, (tokens, _) in enumerate(capacities)])
     kind, start, stop, integer = token_table(int(bases[-1]))
@@ -515,7 +515,12 @@ def token_table(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     with _kept_lock:  # the views are made before another caller can see the table unused
         if _kept and _kept[0][0].size >= n and _unused(_kept[0]):
             return _views(_kept[0], n)
-        table = (prefaulted(np.empty(n, np.uint8)), *(prefaulted(np.empty(n, np.int64)) for _ in range(3)))
+        table = (
+            prefaulted(np.empty(n, np.uint8)),
+            prefaulted(np.empty(n, np.int64)),
+            prefaulted(np.empty(n, np.int64)),
+            prefaulted(np.empty(n, np.int64)),
+        )
         if n <= KEPT_TOKENS:
             _kept[:] = [table]
         return _views(table, n)

@@ -333,7 +333,7 @@ def test_a_dataset_file_is_cut_in_its_annotations_and_joins_to_the_whole(monkeyp
     with monkeypatch.context() as patched:
         patched.setattr(json_tokens, "PIECE_BYTES", 1)
         patched.setattr(json_tokens, "wanted_pieces", lambda: 4)
-        pieces, depth = json_tokens._pieces(np.frombuffer(text, np.uint8))
+        pieces, depth = json_tokens.list_pieces(np.frombuffer(text, np.uint8))
     assert depth == 2 and len(pieces) == 5 and all(text.rfind(b'"annotations"', 0, cut) > 0 for cut in pieces[1:-1])
     in_pieces = json_tokens._tokenize_pieces(np.frombuffer(text, np.uint8), pieces, depth)
     assert in_pieces[4] == json_tokens.OK  # joined, not read again whole
