@@ -122,7 +122,7 @@ def coco_greedy(
     outcome : ndarray of uint8, shape (D, T, A)
         `TRUE_POSITIVE` (matched to a regular ground truth), `IGNORED` (matched to an ignored one,
         or unmatched outside the area range) or `FALSE_POSITIVE`.
-    partner : ndarray of int64, shape (D, T, 1) or (D, T, A)
+    partner : ndarray of int32 (int64 from 2**31 pairs), shape (D, T, 1) or (D, T, A)
         The pair that matched each prediction (-1: none), in the first area range (for the
         per-object matches) or in each.
     decided : ndarray of bool, shape (D, A)
@@ -141,7 +141,9 @@ def coco_greedy(
     n_dt = len(pair_start) - 1
     shape = (n_dt, len(thresholds), gt_ignored.shape[1])
     outcome = prefaulted(np.zeros(shape, dtype=np.uint8))  # written by the groups' threads
-    partner = np.full((*shape[:2], shape[2] if every_area else 1), -1, dtype=np.int64)
+    # Pairs are numbered in int32 while they fit: half the memory of a large evaluation's partners.
+    index_type = np.int32 if len(pair_gt) < np.iinfo(np.int32).max else np.int64
+    partner = np.full((*shape[:2], shape[2] if every_area else 1), -1, dtype=index_type)
     decided = prefaulted(np.zeros((n_dt, gt_ignored.shape[1]), dtype=np.bool_))
     taken = np.zeros((gt_ignored.shape[0], len(thresholds), gt_ignored.shape[1]), dtype=np.bool_)
     data = (group_start, pair_start, pair_gt, pair_value, gt_crowd, gt_ignored, dt_outside, thresholds, taken,

@@ -34,11 +34,12 @@ from typing import Any
 import numpy as np
 
 from geoiou import threads
-from geoiou._compiled import jit, prefaulted
+from geoiou._compiled import jit
 from geoiou._ranges import ragged_arange
 from geoiou.io import json_tokens as tokens
 from geoiou.io.decimals import FLOAT, INT, NUMBER, SLOW, joined_spans, read_numbers, resolve_slow
 from geoiou.io.json_tape import _finite_numbers
+from geoiou.io.kept_arrays import KeptArrays
 
 __all__ = ["FlatRecords"]
 
@@ -200,8 +201,10 @@ class FlatRecords:
 
     def number_rows(self, values: Any, width: int) -> np.ndarray | None:
         """``(n, width)`` float64 from lists of exactly `width` finite numbers each; else None."""
-        if not isinstance(values, _Column) or not values.listed:  # the numbers of lists are no lists
+        if not isinstance(values, _Column):
             return None
+        if not values.listed:  # numbers of lists are no lists (none at all are rows of none, as the tape says)
+            return None if len(values) else np.empty((0, width))
         rows = np.empty((len(values), width))
         element_kind, element_integer = self.elements_table[0], self.elements_table[3]
         read = _number_rows(values.kind, values.start, values.stop, element_kind, element_integer, values.rows, rows)
@@ -255,8 +258,8 @@ def _read_pieces(
     record_base = np.cumsum([0] + [records for records, _ in capacities])
     element_base = np.cumsum([0] + [elements for _, elements in capacities])
     shape = (spelled[1].size - 1, int(record_base[-1]))
-    values = _table(shape)
-    elements = _table((int(element_base[-1]),))
+    values = _table(_VALUES, shape)
+    elements = _table(_ELEMENTS, (int(element_base[-1]),))
 
     def piece(k: int) -> tuple[int, int, bool]:
         begin, end = bounds[k]
@@ -276,15 +279,15 @@ def _read_pieces(
     return tuple(array[:, :count] for array in values), elements, any(non_ascii for _, _, non_ascii in results)
 
 
-def _table(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Fields of values (kind, start, stop, integer), each page touched here (the pieces' threads write them); kinds
-    0 where no value is written, so that `decimals` reads none there."""
-    return (
-        prefaulted(np.zeros(shape, dtype=np.uint8)),
-        prefaulted(np.empty(shape, dtype=np.int64)),
-        prefaulted(np.empty(shape, dtype=np.int64)),
-        prefaulted(np.empty(shape, dtype=np.int64)),
-    )
+#: The tables of values and of the numbers of lists, kept for the next text (`geoiou.io.kept_arrays`).
+_VALUES, _ELEMENTS = (KeptArrays((np.uint8, np.int64, np.int64, np.int64)) for _ in range(2))
+
+
+def _table(kept: KeptArrays, shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
+    """Fields of values (kind, start, stop, integer); kinds 0 where no value is written, which `decimals` skips."""
+    table = kept.take(shape)
+    table[0][...] = 0
+    return table
 
 
 def _numbers_read(buf: np.ndarray, kind: np.ndarray, start: np.ndarray, stop: np.ndarray, value: np.ndarray) -> bool:

@@ -25,14 +25,13 @@ the fault as it always has.
 from __future__ import annotations
 
 import re
-import sys
-import threading
 from typing import Any
 
 import numpy as np
 
 from geoiou import threads
-from geoiou._compiled import config, jit, prefaulted
+from geoiou._compiled import config, jit
+from geoiou.io.kept_arrays import KeptArrays
 from geoiou.io.decimals import FLOAT, INT, NUMBER, SLOW, read_numbers
 
 __all__ = [
@@ -465,7 +464,7 @@ def _tokenize_pieces(buf: np.ndarray, pieces: list[int], depth: int = 0) -> tupl
     # A piece before the last ends with the comma before the next piece's first item (`list_pieces`), whose
     # token is the next piece's: not counted, a list of plain records is bounded exactly and joins in place.
     bases = np.cumsum([0] + [tokens - (k < len(bounds) - 1) for k, (tokens, _) in enumerate(capacities)])
-    kind, start, stop, integer = token_table(int(bases[-1]))
+    kind, start, stop, integer = _TOKEN_TABLE.take((int(bases[-1]),))
 
     outer_stops = np.full(2, -1, dtype=np.int64)  # written by the last piece
 
@@ -489,56 +488,8 @@ def _tokenize_pieces(buf: np.ndarray, pieces: list[int], depth: int = 0) -> tupl
     return kind[:count], start[:count], stop[:count], integer[:count], status, non_ascii, escaped_keys
 
 
-#: A token table of at most this many tokens (25 bytes each: 64 MB) is kept for the next text once nothing
-#: uses it any more, as simdjson's parser keeps its own. Fresh memory costs a page fault per 4 kB, which on
-#: some machines (this project's benchmark VM: 0.5 ms a MB) takes longer than tokenizing into it.
-KEPT_TOKENS = (64 << 20) // 25
-_kept: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # at most one table
-_kept_lock = threading.Lock()
-
-
-def token_table(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Arrays for `n` tokens (kind, start, stop, integer): views of the kept table when it is large enough and
-    nothing holds a view of it any more, else of new arrays (kept instead when at most `KEPT_TOKENS`).
-
-    Every page of a new table is touched first by the calling thread (`prefaulted`: the pieces' threads write it).
-
-    Examples
-    --------
-    >>> held = token_table(1000)
-    >>> token_table(1000)[0].base is held[0].base  # `held` still views the kept table: a new one
-    False
-    >>> kept = id(token_table(1000)[0].base)  # the newer table is kept now; nothing views it
-    >>> id(token_table(10)[0].base) == kept
-    True
-    """
-    with _kept_lock:  # the views are made before another caller can see the table unused
-        if _kept and _kept[0][0].size >= n and _unused(_kept[0]):
-            return _views(_kept[0], n)
-        table = (
-            prefaulted(np.empty(n, np.uint8)),
-            prefaulted(np.empty(n, np.int64)),
-            prefaulted(np.empty(n, np.int64)),
-            prefaulted(np.empty(n, np.int64)),
-        )
-        if n <= KEPT_TOKENS:
-            _kept[:] = [table]
-        return _views(table, n)
-
-
-def _unused(table: tuple[np.ndarray, ...]) -> bool:
-    """Whether nothing but `table` refers to its arrays (a view of an array refers to it)."""
-    for array in table:
-        if sys.getrefcount(array) > 3:  # `table`, the loop's variable and `getrefcount`'s argument
-            return False
-    return True
-
-
-def _views(
-    table: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], n: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    kind, start, stop, integer = table
-    return kind[:n], start[:n], stop[:n], integer[:n]
+#: The token table, kept for the next text (`geoiou.io.kept_arrays`).
+_TOKEN_TABLE = KeptArrays((np.uint8, np.int64, np.int64, np.int64))
 
 
 def _joined(

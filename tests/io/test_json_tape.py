@@ -372,5 +372,16 @@ def test_a_kept_token_table_is_reused_only_once_no_tape_views_it():
     del first, second
     third = Tape.of(first_text)  # nothing views a table any more: the kept one is reused, and reads alike
     assert third is not None
-    assert third.kind.base is json_tokens._kept[0][0]
+    assert third.kind.base is json_tokens._TOKEN_TABLE._kept[0]  # type: ignore[index]
     assert all((now == then).all() for now, then in zip(_written(third), before))
+
+
+def test_released_arrays_are_not_handed_out_again():
+    from geoiou.io import kept_arrays
+
+    Tape.of(b'[{"a": 1}]')
+    kept = json_tokens._TOKEN_TABLE._kept
+    assert kept is not None
+    kept_arrays.release()
+    assert json_tokens._TOKEN_TABLE._kept is None
+    assert Tape.of(b'[{"a": 1}]').kind.base is not kept[0]  # type: ignore[union-attr]
