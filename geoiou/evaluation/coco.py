@@ -60,6 +60,7 @@ from geoiou.evaluation.prepared import (
     checked_thresholds,
     evaluated_categories,
     part_categories,
+    joined_codes,
     recoded,
     summed_by_category,
 )
@@ -539,14 +540,13 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
         n_thresholds, n_areas = len(settings.iou_thresholds), len(settings.area_ranges)
 
         def joined(name: str, empty: np.ndarray) -> np.ndarray:
-            return np.concatenate([empty] + [getattr(part, name) for part in parts])
+            arrays = [getattr(part, name) for part in parts]
+            return arrays[0] if len(arrays) == 1 else np.concatenate([empty] + arrays)  # one part: as it is
 
         precision, recall, scores = coco_accumulate(
             len(categories),
-            np.concatenate(
-                [np.zeros(0, np.int64)] + [recoded(categories, part.categories, part.dt_category) for part in parts]
-            ),
-            np.concatenate([np.zeros(0, np.int64)] + [recoded(images, part.images, part.dt_image) for part in parts]),
+            joined_codes([recoded(categories, part.categories, part.dt_category) for part in parts]),
+            joined_codes([recoded(images, part.images, part.dt_image) for part in parts]),
             joined("rank", np.zeros(0, np.int64)),
             joined("score", np.zeros(0)),
             joined("outcome", np.zeros((0, n_thresholds, n_areas), np.uint8)),

@@ -301,5 +301,13 @@ def summed_by_category(categories: np.ndarray, parts: Sequence[Any], name: str) 
 
 
 def recoded(ids: np.ndarray, part_ids: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """Codes into a part's sorted `part_ids` turned into codes into the evaluation's sorted `ids`."""
-    return np.searchsorted(ids, part_ids)[codes] if len(codes) else codes
+    """Codes into a part's sorted `part_ids` turned into codes into the evaluation's sorted `ids` (`codes` themselves
+    when the part has the evaluation's ids: one part)."""
+    if not len(codes) or (len(ids) == len(part_ids) and bool((ids == part_ids).all())):
+        return codes
+    return np.searchsorted(ids, part_ids)[codes]
+
+
+def joined_codes(codes: list[np.ndarray]) -> np.ndarray:
+    """The codes of the parts end to end (one part's as they are)."""
+    return codes[0] if len(codes) == 1 else np.concatenate([np.zeros(0, np.int64), *codes])

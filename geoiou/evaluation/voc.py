@@ -39,6 +39,7 @@ from geoiou.evaluation.prepared import (
     checked_categories,
     evaluated_categories,
     part_categories,
+    joined_codes,
     recoded,
     summed_by_category,
 )
@@ -307,9 +308,7 @@ class VocEvaluation(MergeableEvaluation[VocResult]):
         settings, parts = self.settings, self._parts
         images = disjoint_keys([part.images for part in parts], "image")
         categories = evaluated_categories(settings.categories, parts)
-        category_code = np.concatenate(
-            [np.zeros(0, np.int64)] + [recoded(categories, part.categories, part.dt_category) for part in parts]
-        )
+        category_code = joined_codes([recoded(categories, part.categories, part.dt_category) for part in parts])
         positives = summed_by_category(categories, parts, "positives")
         score, true_positive, false_positive = (
             np.concatenate([np.zeros(0, dtype)] + [getattr(part, name) for part in parts])
