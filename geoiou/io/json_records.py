@@ -236,7 +236,7 @@ def _keys_of_first(buf: np.ndarray) -> tuple[str, ...] | None:
     if not opening.size:
         return None
     try:  # the first record is short: Python's decoder reads it (and its end shows its keys' spelling)
-        first, _ = json.JSONDecoder(object_pairs_hook=list).raw_decode(
+        first, _ = json.JSONDecoder(object_pairs_hook=_Pairs).raw_decode(
             str(buf[opening[0] : opening[0] + (1 << 16)].data, "utf-8", errors="replace")
         )
     except ValueError:
@@ -244,7 +244,22 @@ def _keys_of_first(buf: np.ndarray) -> tuple[str, ...] | None:
     keys = tuple(key for key, _ in first)
     if len(set(keys)) != len(keys) or any(json.dumps(key, ensure_ascii=False)[1:-1] != key for key in keys):
         return None  # a key twice, or one written with escapes: the tape's reader decides
+    if not all(_flat(value) for _, value in first):
+        return None  # a nested value (an RLE, a polygon's parts): the tape reads the file, with nothing tried here
     return keys
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """An object's pairs in order, as Python's decoder hands them (told apart from a list)."""
+
+
+def _flat(value: Any) -> bool:
+    """Whether a value of the first record is one `FlatRecords` reads: a scalar or a list of numbers."""
+    if isinstance(value, _Pairs):
+        return False
+    if isinstance(value, list):
+        return all(type(item) in (int, float) for item in value)
+    return True
 
 
 def _read_pieces(
