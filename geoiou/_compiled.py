@@ -155,7 +155,10 @@ _PAGE_BYTES = 4096
 
 def prefaulted(array: np.ndarray) -> np.ndarray:
     """`array` (fresh from NumPy, C-contiguous) with every page touched by the calling thread, its values
-    unchanged where they were set (each page's first byte is read and written back); small arrays as they are.
+    unchanged where they were set (each page's first byte is or-ed with 0); small arrays as they are.
+
+    Not ``first_bytes[...] = first_bytes``: NumPy sees a copy onto itself and writes nothing (until
+    this was found, no page was touched).
 
     Examples
     --------
@@ -166,5 +169,5 @@ def prefaulted(array: np.ndarray) -> np.ndarray:
     """
     if array.nbytes >= PREFAULT_BYTES and array.flags.c_contiguous:
         first_bytes = array.reshape(-1).view(np.uint8)[::_PAGE_BYTES]
-        first_bytes[...] = first_bytes  # a write faults the page in here; the values stay
+        np.bitwise_or(first_bytes, 0, out=first_bytes)  # a write faults the page in here; the values stay
     return array

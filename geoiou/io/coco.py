@@ -45,6 +45,7 @@ import shapely
 from geoiou._distinct import distinct
 from geoiou import rle as coco_rle
 from geoiou._progress import Phases
+from geoiou._collection import collection_held_off
 from geoiou._validation import LARGEST_COORDINATE, describe, invalid_argument, shapely_range_faults, sized_box_faults
 from geoiou.errors import InvalidRegionError
 from geoiou.io.coco_schema import (
@@ -419,7 +420,8 @@ def _segmentation_column(
     pieces: list[Region] = []
     for first, stop in zip([0, *changes.tolist()], [*changes.tolist(), len(is_rle)]):
         if is_polygon[first]:
-            pieces.append(Polygon._from_valid_shapely(geometries[polygon_at[first] : polygon_at[stop - 1] + 1]))
+            with collection_held_off():
+                pieces.append(Polygon._from_valid_shapely(geometries[polygon_at[first] : polygon_at[stop - 1] + 1]))
         else:
             pieces.extend(_masks_of_runs(runs.slice(int(rle_at[first]), int(rle_at[stop - 1]) + 1)))
     return pieces
@@ -465,7 +467,8 @@ def _polygon_column(columns: JsonColumns, values: Values) -> np.ndarray | None:
         return None
     vertices, lengths, counts = parts
     faults: dict[int, str] = {}
-    joined = _polygons_of_rings(list(range(len(values))), vertices, lengths, counts, False, faults)
+    with collection_held_off():  # a shapely object per ring and per polygon, all short-lived
+        joined = _polygons_of_rings(list(range(len(values))), vertices, lengths, counts, False, faults)
     if faults:
         return None
     return _object_array([joined[k] for k in range(len(values))])

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from geoiou import threads
-from geoiou._compiled import jit
+from geoiou._compiled import jit, prefaulted
 from geoiou.io.json_tokens import wanted_pieces
 from geoiou.rle import Runs
 
@@ -51,7 +51,9 @@ def runs_of_bytes(
     slots = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum((stop - start) // 2 + 1, out=slots[1:])  # a true run takes two counts at least
     bounds = _pieces(slots, wanted_pieces() if slots[-1] >= PIECE_SLOTS else 1)
-    starts, stops = np.empty(slots[-1], dtype=np.int64), np.empty(slots[-1], dtype=np.int64)
+    # Pages touched here first when pieces' threads write them (two threads faulting fresh pages at once: 7-10x slower).
+    fresh = prefaulted if len(bounds) > 2 else (lambda array: array)
+    starts, stops = fresh(np.empty(slots[-1], dtype=np.int64)), fresh(np.empty(slots[-1], dtype=np.int64))
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
 
     def piece(k: int) -> bool:
