@@ -82,6 +82,7 @@ LAYER_OF: dict[str, str] = {
     "geoiou._placing": "foundation",
     "geoiou._distinct": "foundation",  # distinct values by a sort (NumPy 2's hashing np.unique is slow on many ids)
     "geoiou._progress": "foundation",
+    "geoiou._collection": "foundation",
     "geoiou.threshold_score": "foundation",  # a function of IoU arrays: it needs no region
 }
 

@@ -305,9 +305,13 @@ def recoded(ids: np.ndarray, part_ids: np.ndarray, codes: np.ndarray) -> np.ndar
     when the part has the evaluation's ids: one part)."""
     if not len(codes) or (len(ids) == len(part_ids) and bool((ids == part_ids).all())):
         return codes
-    return np.searchsorted(ids, part_ids)[codes]
+    recoded_codes: np.ndarray = np.searchsorted(ids, part_ids)[codes]
+    return recoded_codes
 
 
 def joined_codes(codes: list[np.ndarray]) -> np.ndarray:
     """The codes of the parts end to end (one part's as they are)."""
-    return codes[0] if len(codes) == 1 else np.concatenate([np.zeros(0, np.int64), *codes])
+    if len(codes) == 1:
+        return codes[0]
+    joined: np.ndarray = np.concatenate([np.zeros(0, np.int64), *codes])
+    return joined
