@@ -37,8 +37,8 @@ from geoiou import threads
 from geoiou._compiled import jit
 from geoiou._ranges import ragged_arange
 from geoiou.io import json_tokens as tokens
-from geoiou.io.decimals import FLOAT, INT, NUMBER, SLOW, joined_spans, read_numbers, resolve_slow
-from geoiou.io.json_tape import _finite_numbers
+from geoiou.io.decimals import INT, NUMBER, joined_spans, read_numbers, resolve_slow
+from geoiou.io.json_tape import _finite_numbers, finite_number
 from geoiou.io.kept_arrays import KeptArrays
 
 __all__ = ["FlatRecords"]
@@ -497,8 +497,8 @@ def _number_rows(
     values: np.ndarray,
     rows: np.ndarray,
 ) -> bool:
-    """Fill `rows` ``(n, width)`` with the numbers of the lists of records `values` (as the tape's `_number_rows`
-    reads them: an integer as Python's ``float``); whether each is a list of `width` finite numbers."""
+    """Fill `rows` ``(n, width)`` with the numbers of the lists of records `values` (as the tape reads them,
+    `finite_number`); whether each is a list of `width` finite numbers."""
     element_number = element_integer.view(np.float64)
     width = rows.shape[1]
     for k in range(values.size):
@@ -507,10 +507,7 @@ def _number_rows(
             return False
         for j in range(width):
             t = start[v] + j
-            if element_kind[t] == INT:
-                rows[k, j] = float(element_integer[t])
-            elif (element_kind[t] == FLOAT or element_kind[t] == SLOW) and np.isfinite(element_number[t]):
-                rows[k, j] = element_number[t]
-            else:
+            finite, rows[k, j] = finite_number(element_kind[t], element_integer[t], element_number[t])
+            if not finite:
                 return False
     return True

@@ -242,22 +242,27 @@ def _children(kind: np.ndarray, stop: np.ndarray, containers: np.ndarray) -> tup
     return children[:n], counts
 
 
+@jit(inline=True)
+def finite_number(kind: int, integer: int, number: float) -> tuple[bool, float]:
+    """Whether a value of `kind` (its `integer` and `number` slots) is a finite number, and its float64 (an integer
+    converted as Python's ``float`` does: rounded to nearest). Scalars, not arrays: no reference counting a call."""
+    if kind == INT:
+        return True, float(integer)
+    if (kind == FLOAT or kind == SLOW) and np.isfinite(number):
+        return True, number
+    return False, 0.0
+
+
 @jit
 def _finite_numbers(
     kind: np.ndarray, integer: np.ndarray, number: np.ndarray, values: np.ndarray
 ) -> tuple[np.ndarray, bool]:
-    """The numbers of tokens `values` as float64 (an integer converted as Python's ``float`` does: rounded to
-    nearest), and whether every one is a finite number."""
+    """The numbers of tokens `values` as float64 (`finite_number`), and whether every one is a finite number."""
     numbers = np.empty(values.size, dtype=np.float64)
     for k in range(values.size):
         t = values[k]
-        if kind[t] == INT:
-            numbers[k] = float(integer[t])
-        elif kind[t] == FLOAT or kind[t] == SLOW:
-            numbers[k] = number[t]
-            if not np.isfinite(numbers[k]):
-                return numbers, False
-        else:
+        finite, numbers[k] = finite_number(kind[t], integer[t], number[t])
+        if not finite:
             return numbers, False
     return numbers, True
 
@@ -266,8 +271,8 @@ def _finite_numbers(
 def _number_rows(
     kind: np.ndarray, stop: np.ndarray, integer: np.ndarray, number: np.ndarray, values: np.ndarray, rows: np.ndarray
 ) -> bool:
-    """Fill `rows` ``(n, width)`` with the numbers of arrays `values` of `width` numbers each (as `_finite_numbers`
-    reads them); whether every value is such an array of finite numbers. One pass, no index arrays."""
+    """Fill `rows` ``(n, width)`` with the numbers of arrays `values` of `width` numbers each (`finite_number`);
+    whether every value is such an array of finite numbers. One pass, no index arrays."""
     width = rows.shape[1]
     for k in range(values.size):
         v = values[k]
@@ -275,11 +280,8 @@ def _number_rows(
             return False
         for j in range(width):
             t = v + 1 + j
-            if kind[t] == INT:
-                rows[k, j] = float(integer[t])
-            elif (kind[t] == FLOAT or kind[t] == SLOW) and np.isfinite(number[t]):
-                rows[k, j] = number[t]
-            else:
+            finite, rows[k, j] = finite_number(kind[t], integer[t], number[t])
+            if not finite:
                 return False
     return True
 
