@@ -94,7 +94,7 @@ class FlatRecords:
         self.values, self.elements_table = values, elements
 
     @classmethod
-    def of(cls, data: np.ndarray) -> FlatRecords | None:
+    def of(cls, data: bytes | np.ndarray) -> FlatRecords | None:
         """The records of `data` (a file's bytes), or None unless it is a list of flat records with one set of keys."""
         buf = np.frombuffer(data, dtype=np.uint8)
         keys = _keys_of_first(buf)
@@ -276,22 +276,26 @@ def _read_pieces(
     values = _table(_VALUES, shape)
     elements = _table(_ELEMENTS, (int(element_base[-1]),))
 
-    def piece(k: int) -> tuple[int, int, bool]:
+    def piece(k: int) -> tuple[int, int, int, bool]:
         begin, end = bounds[k]
-        status, records, _, non_ascii = _read_piece(
+        return _read_piece(
             buf, begin, end, k == 0, k == len(bounds) - 1, *spelled, values[0], values[1], values[2],
             int(record_base[k]), elements[0], elements[1], elements[2], int(element_base[k]),
         )  # fmt: skip
-        return status, records, non_ascii
 
     results = threads.on_threads(piece, len(bounds))
-    if any(status != _READ for status, _, _ in results):
+    if any(status != _READ for status, *_ in results):
         return None
-    count = _joined(values, record_base, [records for _, records, _ in results])
+    count = _joined(values, record_base, [records for _, records, _, _ in results])
     values[0][:, count:] = 0  # what the records left behind when they moved down: no numbers there
-    if not (_numbers_read(buf, *(array.reshape(-1) for array in values)) and _numbers_read(buf, *elements)):
+    # The numbers of lists a piece at a time: the unused end of a piece's share would leave a thread idle.
+    listed = [slice(int(first), int(first) + used) for first, (_, _, used, _) in zip(element_base, results)]
+    if not (
+        _numbers_read(buf, *(array.reshape(-1) for array in values))
+        and all(_numbers_read(buf, *(array[piece] for array in elements)) for piece in listed)
+    ):
         return None
-    return tuple(array[:, :count] for array in values), elements, any(non_ascii for _, _, non_ascii in results)
+    return tuple(array[:, :count] for array in values), elements, any(non_ascii for *_, non_ascii in results)
 
 
 #: The tables of values and of the numbers of lists, kept for the next text (`geoiou.io.kept_arrays`).
