@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 from geoiou.errors import InvalidArgumentError
 
@@ -130,6 +132,8 @@ _shared: ThreadPoolExecutor | None = None
 
 def _pool(count: int) -> ThreadPoolExecutor:
     """The process's pool, with `count` workers at least."""
+    from concurrent.futures import ThreadPoolExecutor  # 3 ms to import: loaded by the first reader that uses it
+
     global _shared
     with _pool_lock:
         if _shared is None or _shared._max_workers < count:
