@@ -168,3 +168,29 @@ def test_a_result_file_reads_alike_as_flat_records_and_through_the_tape(tmp_path
     for name in ("image_id", "category_id", "score"):
         assert getattr(flat.annotations, name).tobytes() == getattr(taped.annotations, name).tobytes()
     assert flat.annotations.regions[0].area.tobytes() == taped.annotations.regions[0].area.tobytes()
+
+
+def test_files_read_at_once_on_several_threads_read_alike(tmp_path):
+    # The kept arrays (`geoiou.io.kept_arrays`) are handed to one reader at a time: readers on several Python threads
+    # (a Dask worker's) must each get arrays of their own while another holds the kept ones.
+    from concurrent.futures import ThreadPoolExecutor
+
+    paths = []
+    for k in range(3):
+        records = [{"image_id": i, "category_id": k, "bbox": [i, k, 2, 3], "score": i / 9} for i in range(200 + 50 * k)]
+        paths.append(tmp_path / f"results{k}.json")
+        paths[-1].write_text(json.dumps(records))
+    expected = [read_coco_results(path).annotations for path in paths]
+
+    def read(k: int) -> bool:
+        got = read_coco_results(paths[k % 3]).annotations
+        want = expected[k % 3]
+        return bool(
+            (got.image_id == want.image_id).all()
+            and (got.category_id == want.category_id).all()
+            and (got.score == want.score).all()
+            and (got.regions[0].area == want.regions[0].area).all()
+        )
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(read, range(60)))
