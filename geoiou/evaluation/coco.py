@@ -47,7 +47,7 @@ from geoiou._progress import Phases
 from geoiou._validation import invalid_argument as _fail
 from geoiou.evaluation.federated import FederatedLabels
 from geoiou.evaluation.matches import ObjectMatches
-from geoiou.evaluation.mergeable import MergeableEvaluation, disjoint_keys
+from geoiou.evaluation.mergeable import MergeableEvaluation, disjoint_keys, end_to_end
 from geoiou.boundary import DILATION_RATIO
 from geoiou.evaluation.boundary_pairs import BoundaryBands, boundary_pairs
 from geoiou.evaluation.overlaps import CandidateOverlaps, DetectionRegions, region_pairs, regions_of
@@ -60,7 +60,6 @@ from geoiou.evaluation.prepared import (
     checked_thresholds,
     evaluated_categories,
     part_categories,
-    joined_codes,
     recoded,
     summed_by_category,
 )
@@ -540,13 +539,13 @@ class CocoEvaluation(MergeableEvaluation[CocoResult]):
         n_thresholds, n_areas = len(settings.iou_thresholds), len(settings.area_ranges)
 
         def joined(name: str, empty: np.ndarray) -> np.ndarray:
-            arrays = [getattr(part, name) for part in parts]
-            return arrays[0] if len(arrays) == 1 else np.concatenate([empty] + arrays)  # one part: as it is
+            return end_to_end([getattr(part, name) for part in parts], empty)
 
+        no_codes = np.zeros(0, np.int64)
         precision, recall, scores = coco_accumulate(
             len(categories),
-            joined_codes([recoded(categories, part.categories, part.dt_category) for part in parts]),
-            joined_codes([recoded(images, part.images, part.dt_image) for part in parts]),
+            end_to_end([recoded(categories, part.categories, part.dt_category) for part in parts], no_codes),
+            end_to_end([recoded(images, part.images, part.dt_image) for part in parts], no_codes),
             joined("rank", np.zeros(0, np.int64)),
             joined("score", np.zeros(0)),
             joined("outcome", np.zeros((0, n_thresholds, n_areas), np.uint8)),

@@ -165,6 +165,21 @@ def refuse_shared(keys: Iterable[Hashable], what: str) -> None:
         )
 
 
+def end_to_end(arrays: Sequence[np.ndarray], empty: np.ndarray) -> np.ndarray:
+    """The parts' arrays joined in order; one part's array as it is (no copy), `empty` for no part.
+
+    Examples
+    --------
+    >>> one = np.array([1, 2])
+    >>> end_to_end([one], np.zeros(0, np.int64)) is one, end_to_end([one, one], np.zeros(0, np.int64)).tolist()
+    (True, [1, 2, 1, 2])
+    """
+    if len(arrays) == 1:
+        return arrays[0]
+    joined: np.ndarray = np.concatenate([empty, *arrays])
+    return joined
+
+
 def part_starts(sizes: Sequence[int]) -> np.ndarray:
     """Where each part's rows start among the rows of all parts joined in order.
 

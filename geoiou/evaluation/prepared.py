@@ -307,11 +307,3 @@ def recoded(ids: np.ndarray, part_ids: np.ndarray, codes: np.ndarray) -> np.ndar
         return codes
     recoded_codes: np.ndarray = np.searchsorted(ids, part_ids)[codes]
     return recoded_codes
-
-
-def joined_codes(codes: list[np.ndarray]) -> np.ndarray:
-    """The codes of the parts end to end (one part's as they are)."""
-    if len(codes) == 1:
-        return codes[0]
-    joined: np.ndarray = np.concatenate([np.zeros(0, np.int64), *codes])
-    return joined

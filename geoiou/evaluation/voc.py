@@ -31,7 +31,7 @@ from geoiou._distinct import distinct
 from geoiou._validation import invalid_argument as _fail
 from geoiou.evaluation.coco import CocoArrays, PairHook, PairSource
 from geoiou.evaluation.matches import ObjectMatches
-from geoiou.evaluation.mergeable import MergeableEvaluation, disjoint_keys
+from geoiou.evaluation.mergeable import MergeableEvaluation, disjoint_keys, end_to_end
 from geoiou.evaluation.overlaps import DetectionRegions, region_pairs, regions_of
 from geoiou.evaluation.prepared import (
     Deferred,
@@ -39,7 +39,6 @@ from geoiou.evaluation.prepared import (
     checked_categories,
     evaluated_categories,
     part_categories,
-    joined_codes,
     recoded,
     summed_by_category,
 )
@@ -308,10 +307,11 @@ class VocEvaluation(MergeableEvaluation[VocResult]):
         settings, parts = self.settings, self._parts
         images = disjoint_keys([part.images for part in parts], "image")
         categories = evaluated_categories(settings.categories, parts)
-        category_code = joined_codes([recoded(categories, part.categories, part.dt_category) for part in parts])
+        codes = [recoded(categories, part.categories, part.dt_category) for part in parts]
+        category_code = end_to_end(codes, np.zeros(0, np.int64))
         positives = summed_by_category(categories, parts, "positives")
         score, true_positive, false_positive = (
-            np.concatenate([np.zeros(0, dtype)] + [getattr(part, name) for part in parts])
+            end_to_end([getattr(part, name) for part in parts], np.zeros(0, dtype))
             for name, dtype in (("score", float), ("true_positive", bool), ("false_positive", bool))
         )
         ap, detections, precision, recall = voc_curves(

@@ -123,9 +123,9 @@ class FlatRecords:
 
     def is_object(self, values: Any) -> np.ndarray:
         """Whether each value is a JSON object (the records are; no value in them is)."""
-        if values is _ROOT or isinstance(values, _Column):
-            return np.zeros(len(values) if isinstance(values, _Column) else 1, dtype=bool)
-        return np.ones(len(values), dtype=bool)
+        if values is _ROOT:
+            return np.zeros(1, dtype=bool)
+        return np.full(len(values), not isinstance(values, _Column))
 
     def is_array(self, values: Any) -> np.ndarray:
         """Whether each value is a JSON array."""
@@ -229,8 +229,7 @@ class FlatRecords:
 def _keys_of_first(buf: np.ndarray) -> tuple[str, ...] | None:
     """The keys of the first record when the text opens a list whose first item is a flat object of distinct keys
     written without escapes; else None."""
-    head = np.flatnonzero(~np.isin(buf[:64], (32, 9, 10, 13, 0xEF, 0xBB, 0xBF)))
-    if not head.size or buf[head[0]] != ord("["):
+    if tokens.first_byte(buf) != ord("["):
         return None
     opening = np.flatnonzero(buf[: 1 << 16] == ord("{"))
     if not opening.size:

@@ -426,6 +426,18 @@ def wanted_pieces() -> int:
     return threads.limit() or int(config.NUMBA_NUM_THREADS)
 
 
+def first_byte(buf: np.ndarray) -> int:
+    """The first byte of the text past whitespace and a byte-order mark (within its first 64 bytes), or -1.
+
+    Examples
+    --------
+    >>> first_byte(np.frombuffer(b"  \\n [1]", dtype=np.uint8)) == ord("[")
+    True
+    """
+    found = np.flatnonzero(~np.isin(buf[:64], (32, 9, 10, 13, 0xEF, 0xBB, 0xBF)))
+    return int(buf[found[0]]) if found.size else -1
+
+
 def list_pieces(buf: np.ndarray) -> tuple[list[int], int]:
     """Where the pieces of the text begin, and its end: ``[0, ..., len(buf)]``; and the depth of the list cut.
 
@@ -437,8 +449,7 @@ def list_pieces(buf: np.ndarray) -> tuple[list[int], int]:
     list it was cut in, which a wrong cut cannot both do; the text is then read whole.
     """
     wanted = wanted_pieces()
-    first = np.flatnonzero(~np.isin(buf[:64], (32, 9, 10, 13, 0xEF, 0xBB, 0xBF)))
-    depth = 0 if not first.size else {ord("["): 1, ord("{"): 2}.get(int(buf[first[0]]), 0)
+    depth = {ord("["): 1, ord("{"): 2}.get(first_byte(buf), 0)
     if wanted < 2 or buf.size < PIECE_BYTES or not depth:
         return [0, buf.size], 0
     view = buf.data  # the bytes, searched in place
