@@ -15,8 +15,8 @@ from __future__ import annotations
 import functools
 import importlib
 import math
-from dataclasses import dataclass
-from typing import Any, Callable, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
 
@@ -25,8 +25,44 @@ from geoiou.regions import Box, Box3D, OrientedBox3D, Polygon, Region, RotatedBo
 
 __all__ = ["Kernel", "PairKernel", "broadcast_pairs", "find_kernel", "register", "supported_pairs"]
 
-#: ``kernel(a, b, index_a, index_b) -> ndarray (n,)``: the measure of the pairs ``(a[index_a[k]], b[index_b[k]])``.
-Kernel = Callable[[Any, Any, np.ndarray, np.ndarray], np.ndarray]
+#: ``measure(a, b, index_a, index_b) -> ndarray (n,)``: the measure of the pairs ``(a[index_a[k]], b[index_b[k]])``.
+Measures = Callable[[Any, Any, np.ndarray, np.ndarray], np.ndarray]
+#: ``fused(a, b, pairs, formula, out)``: a kernel's one pass that writes a formula of each pair's measure into `out`.
+Fused = Callable[[Any, Any, Any, Any, np.ndarray], None]
+#: ``single(a, b, code, zero_division) -> float``: a kernel's formula of two single regions, in one compiled call.
+Single = Callable[[Any, Any, int, float], float]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A registered kernel: how it measures pairs, and the entries that apply a formula in the same pass.
+
+    Attributes
+    ----------
+    measure : callable
+        ``measure(a, b, index_a, index_b)``: the measure of each listed pair of two flat batches.
+    fused : callable or None
+        ``fused(a, b, pairs, formula, out)``: the kernel's pass that writes the formula of each of
+        `pairs` into `out` (`geoiou.kernels.formulas`); None for a kernel that only measures.
+    single : callable or None
+        ``single(a, b, code, zero_division)``: the formula `code` of two single regions in one call,
+        for the codes of `single_codes`.
+    single_codes : frozenset of int
+        The formulas `single` computes.
+    box_enclosure : bool
+        Whether `fused`, asked for GIoU with no enclosure given, measures GIoU's box enclosure itself.
+    """
+
+    measure: Measures
+    fused: Fused | None = None
+    single: Single | None = None
+    single_codes: frozenset[int] = field(default_factory=frozenset)
+    box_enclosure: bool = False
+
+    def __call__(self, a: Any, b: Any, index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
+        """The measure of the pairs ``(a[index_a[k]], b[index_b[k]])`` of two flat batches, shape ``(n,)``."""
+        return self.measure(a, b, index_a, index_b)
+
 
 Measure = str  # "intersection" or "hull"
 _TABLE: dict[tuple[Measure, type[Region], type[Region]], Kernel] = {}
@@ -43,23 +79,24 @@ PROMOTIONS: dict[type[Region], tuple[tuple[type[Region], Callable[[Any], Region]
 }
 
 
-K = TypeVar("K", bound=Kernel)
+def register(
+    kind_a: type[Region], kind_b: type[Region], measure: Measure = "intersection"
+) -> Callable[[Kernel | Measures], Kernel]:
+    """Register the decorated `Kernel` (or measure function) as the `measure` kernel of ``(kind_a, kind_b)``.
 
-
-def register(kind_a: type[Region], kind_b: type[Region], measure: Measure = "intersection") -> Callable[[K], K]:
-    """Register the decorated function as the `measure` kernel of ``(kind_a, kind_b)``.
-
-    The kernel is called as ``kernel(a, b, index_a, index_b)`` with two flat (1-D) batches of the
-    two kinds and int64 arrays of equal length n, and returns a float64 array of shape ``(n,)``:
-    the measure of each pair ``(a[index_a[k]], b[index_b[k]])``. It prunes pairs whose bounds do
-    not overlap itself, and its cost must follow the pairs asked, not the batch sizes. A swapped
-    pair ``(kind_b, kind_a)`` finds it too (its arguments swapped).
+    A measure function is called as ``measure(a, b, index_a, index_b)`` with two flat (1-D)
+    batches of the two kinds and int64 arrays of equal length n, and returns a float64 array of
+    shape ``(n,)``: the measure of each pair ``(a[index_a[k]], b[index_b[k]])``. It prunes pairs
+    whose bounds do not overlap itself, and its cost must follow the pairs asked, not the batch
+    sizes. A swapped pair ``(kind_b, kind_a)`` finds it too (its arguments swapped). The decorator
+    returns the registered `Kernel`.
     """
 
-    def decorator(kernel: K) -> K:
-        _TABLE[(measure, kind_a, kind_b)] = kernel
+    def decorator(kernel: Kernel | Measures) -> Kernel:
+        registered = kernel if isinstance(kernel, Kernel) else Kernel(kernel)
+        _TABLE[(measure, kind_a, kind_b)] = registered
         find_kernel.cache_clear()
-        return kernel
+        return registered
 
     return decorator
 
@@ -147,8 +184,8 @@ def _promotion_chain(kind: type[Region]) -> list[tuple[type[Region], tuple[Calla
 def find_kernel(kind_a: type[Region], kind_b: type[Region], measure: Measure = "intersection") -> PairKernel:
     """Return the `measure` kernel for ``(kind_a, kind_b)``, promoting kinds up the tower as little as needed.
 
-    The built-in kernels (`geoiou.kernels`, compiled with numba) are loaded on the first lookup, so
-    ``import geoiou`` does not load numba.
+    The built-in kernels (`geoiou.kernels`, over the compiled core `geoiou._core`) are registered on
+    the first lookup.
 
     Raises
     ------

@@ -96,7 +96,8 @@ class _Measures:
         """Write the formula `code` of each pair into `out` (float64, one per pair), measured by `kernel` (default:
         the pair's intersection kernel); `given` is the other measure GIoU needs."""
         formulas = _formulas()
-        formula = (code, self.areas_a, self.areas_b, _NOTHING if given is None else given, zero_division)
+        given = _NOTHING if given is None else given
+        formula = formulas.Formula(code, self.areas_a, self.areas_b, given, zero_division)
         formulas.evaluate(self.pair if kernel is None else kernel, self.a, self.b, self.pairs, formula, out)
         return out
 
@@ -123,7 +124,7 @@ Formula = Callable[[_Measures, np.ndarray], np.ndarray]
 
 
 def _pairs(index_a: np.ndarray, index_b: np.ndarray, outer: bool = False) -> Any:
-    """`geoiou.kernels.formulas.Pairs` (compiled module: not loaded by `import geoiou`)."""
+    """`geoiou.kernels.formulas.Pairs` (the crate's class)."""
     return _formulas().Pairs(index_a, index_b, outer)
 
 
@@ -144,10 +145,10 @@ def _elementwise(formula: Formula, a: Region, b: Region, single: tuple[int, floa
     pair = find_kernel(type(a), type(b))
     shape_a, shape_b = a.shape, b.shape
     if single is not None and not (shape_a or shape_b):
-        one = getattr(pair.kernel, "single", None)
-        takes = single[0] in getattr(pair.kernel, "single_codes", ())  # GIoU: if it measures the enclosure too
-        if one is not None and takes and not (pair.swapped or pair.convert_a or pair.convert_b):
-            return one(a, b, *single)  # type: ignore[no-any-return]
+        kernel = pair.kernel
+        takes = single[0] in kernel.single_codes  # GIoU: if it measures the enclosure too
+        if kernel.single is not None and takes and not (pair.swapped or pair.convert_a or pair.convert_b):
+            return kernel.single(a, b, *single)
     if shape_a or shape_b:
         _require_broadcastable(a, b)
         index_a, index_b, shape = broadcast_pairs(shape_a, shape_b)

@@ -1,9 +1,11 @@
 """How many threads geoiou's compiled kernels use: every core by default, fewer when asked.
 
 The limit is process-wide: `set_threads` or the ``GEOIOU_THREADS`` environment variable (read at
-import). Every kernel computes each pair on its own, so a result has the same bits for any number
-of threads. With Dask, each worker process runs its kernels on this many threads; give a worker
-``nthreads=1`` and ``GEOIOU_THREADS=1`` when its cores are already shared out among processes.
+import: an invalid value makes ``import geoiou`` fail with a message naming it). It sizes the
+crate's thread pool (`geoiou._core`) and the numba loops still outside it. Every kernel computes
+each pair on its own, so a result has the same bits for any number of threads. With Dask, each
+worker process runs its kernels on this many threads; give a worker ``nthreads=1`` and
+``GEOIOU_THREADS=1`` when its cores are already shared out among processes.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
+from geoiou import _core
 from geoiou.errors import InvalidArgumentError
 
 __all__ = ["get_threads", "on_threads", "set_threads"]
@@ -22,8 +25,6 @@ __all__ = ["get_threads", "on_threads", "set_threads"]
 T = TypeVar("T")
 
 ENVIRONMENT_VARIABLE = "GEOIOU_THREADS"
-
-_limit: int | None = None
 
 
 def set_threads(n: int | None) -> None:
@@ -48,10 +49,8 @@ def set_threads(n: int | None) -> None:
     >>> geoiou.set_threads(None)  # back to every core
     """
     global _limit
-    if n is None:
-        _limit = None
-        return
-    _limit = _checked(n, "n")
+    _limit = None if n is None else _checked(n, "n")
+    _core.set_threads(_limit or 0)
 
 
 def get_threads() -> int:
@@ -68,9 +67,8 @@ def get_threads() -> int:
 
 
 def _available() -> int:
-    import numba  # loaded here and by the kernels, not by `import geoiou`
-
-    return int(getattr(numba.config, "NUMBA_NUM_THREADS"))  # numba declares its settings at run time
+    """The cores this process may use (its CPU affinity and quota included)."""
+    return _core.available_threads()
 
 
 def _checked(n: object, name: str) -> int:
@@ -78,7 +76,7 @@ def _checked(n: object, name: str) -> int:
         raise InvalidArgumentError(f"'{name}' must be a whole number of threads (got {n!r})")
     available = _available()
     if not 1 <= n <= available:
-        raise InvalidArgumentError(f"'{name}' must be from 1 to {available}, the cores numba can use (got {n})")
+        raise InvalidArgumentError(f"'{name}' must be from 1 to {available}, the cores this process may use (got {n})")
     return n
 
 
@@ -96,16 +94,12 @@ def _from_environment() -> int | None:
 
 
 def limit() -> int | None:
-    """The limit set by `set_threads` or ``GEOIOU_THREADS``, or None (every core); read by the kernels."""
-    global _limit, _environment_read
-    if not _environment_read:
-        _environment_read = True
-        if _limit is None:
-            _limit = _from_environment()
+    """The limit set by `set_threads` or ``GEOIOU_THREADS``, or None (every core); read by the numba loops."""
     return _limit
 
 
-_environment_read = False
+_limit = _from_environment()
+_core.set_threads(_limit or 0)
 
 
 def on_threads(task: Callable[[int], T], count: int) -> list[T]:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import geoiou
-from geoiou import _compiled
+from geoiou import _compiled, _core
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -78,8 +78,12 @@ def test_results_are_identical_for_any_number_of_threads(kind, threads_restored)
 
 @pytest.fixture
 def every_loop_parallel(monkeypatch):
-    # Every loop with more than one item takes its parallel driver, however little work it has.
+    # Every loop with more than one item runs on the pool, cut into chunks of one item (the crate's loops)
+    # or in its parallel driver (numba's), however little work it has.
     monkeypatch.setattr(_compiled, "PARALLEL_WORK_NS", 0.0)
+    _core.split_every_loop_for_tests(True)
+    yield
+    _core.split_every_loop_for_tests(False)
 
 
 @pytest.mark.parametrize(
@@ -161,13 +165,13 @@ def test_importing_geoiou_does_not_load_numba():
     assert done.stdout.strip() == "False"
 
 
-def test_kernels_are_compiled_once_into_the_cache_and_loaded_from_it(tmp_path):
-    # The cache may live anywhere numba is told (NUMBA_CACHE_DIR), as for a read-only install; a second
-    # process loads the machine code instead of compiling it again.
+def test_numba_loops_are_compiled_once_into_the_cache_and_loaded_from_it(tmp_path):
+    # The evaluations' loops are still numba's: the cache may live anywhere numba is told (NUMBA_CACHE_DIR),
+    # as for a read-only install; a second process loads the machine code instead of compiling it again.
     code = (
-        "import geoiou, numpy as np; from geoiou.kernels import box; "
-        "a = geoiou.Box([[0, 0, 2, 2], [1, 1, 3, 3]]); print(geoiou.pairwise_iou(a, a).sum()); "
-        "print(sum(box._aligned_pairs.stats.cache_hits.values()))"
+        "import numpy as np; from geoiou.evaluation import protocol_loops as loops; "
+        "print(loops.decided(np.array([[[0, 1, 2]]], dtype=np.int8)).sum()); "
+        "print(sum(sum(f.stats.cache_hits.values()) for f in vars(loops).values() if hasattr(f, 'stats')))"
     )
     first = _python(code, NUMBA_CACHE_DIR=str(tmp_path))
     assert first.returncode == 0, first.stderr
@@ -175,7 +179,7 @@ def test_kernels_are_compiled_once_into_the_cache_and_loaded_from_it(tmp_path):
     second = _python(code, NUMBA_CACHE_DIR=str(tmp_path))
     assert second.returncode == 0, second.stderr
     total, hits = second.stdout.split()
-    assert float(total) == pytest.approx(2 + 2 / 7)
+    assert total == first.stdout.split()[0]
     assert int(hits) >= 1
 
 

@@ -69,6 +69,8 @@ LAYER_OF: dict[str, str] = {
     "geoiou.bev": "metrics",  # bird's-eye-view IoU: the IoU of the footprints of 3-D regions
     "geoiou.kernels": "kernels",
     "geoiou._compiled": "foundation",  # how code is compiled (numba); modules import it lazily below the kernels
+    "geoiou._core": "foundation",  # the compiled core (the crate): plain arrays in and out, it imports no geoiou module
+    "geoiou._contiguous": "foundation",  # arrays as the crate reads them
     "geoiou.dispatch": "dispatch",
     "geoiou.tables": "tables",  # Annotations, TemporalSegments: what readers build and evaluations take
     "geoiou.rle_rasterize": "kernels",  # pycocotools' rasterizer: its loop is compiled (raster_loops), as kernels are
@@ -169,7 +171,9 @@ def imports_of(module: str, path: Path, modules: set[str]) -> list[Import]:
 
 def all_imports() -> list[Import]:
     modules = package_modules()
-    return [found for module, path in modules.items() for found in imports_of(module, path, set(modules))]
+    # The compiled core is a module too (its stub stands for it), though no .py file holds it.
+    known = set(modules) | {module_name(stub) for stub in PACKAGE.rglob("*.pyi")}
+    return [found for module, path in modules.items() for found in imports_of(module, path, known)]
 
 
 def breaks_the_layers(found: Import) -> bool:

@@ -15,7 +15,8 @@ from types import ModuleType
 import numpy as np
 
 from geoiou.dispatch import register
-from geoiou.kernels.formulas import CODES, Formula, Pairs, with_formula
+from geoiou.kernels.formulas import Formula, Pairs, with_formula
+from geoiou.kernels.numba_formulas import CODES
 from geoiou.regions import OrientedBox3D, RotatedBox3D
 
 __all__ = ["oriented_hull_pairs", "oriented_intersection_pairs", "yaw_hull_pairs", "yaw_intersection_pairs"]

@@ -20,7 +20,8 @@ import numpy as np
 
 from geoiou._compiled import jit, prange
 from geoiou.kernels.convex_hull3d import hull_volume
-from geoiou.kernels.formulas import MEASURE, PRUNED_COST_NS, Formula, Job, Pairs, run_rows, value
+from geoiou.kernels.formulas import MEASURE, Formula, Pairs
+from geoiou.kernels.numba_formulas import PRUNED_COST_NS, Job, run_rows, value
 from geoiou.kernels.oriented_overlap import Box15, oriented_volume
 from geoiou.kernels.rotated_loops import intersection_area, unit_vector
 

@@ -34,7 +34,8 @@ from __future__ import annotations
 import numpy as np
 
 from geoiou._compiled import jit, prange
-from geoiou.kernels.formulas import MEASURE, MEASURED, Formula, Job, Pairs, indices, run_rows, value
+from geoiou.kernels.formulas import MEASURE, MEASURED, Formula, Pairs, indices
+from geoiou.kernels.numba_formulas import Job, run_rows, value
 from geoiou.kernels.polygon_loops import pseudo_angle
 from geoiou.regions.hulls import ConvexHulls
 

@@ -13,7 +13,8 @@ from types import ModuleType
 import numpy as np
 
 from geoiou.dispatch import register
-from geoiou.kernels.formulas import CODES, Formula, Pairs, with_formula
+from geoiou.kernels.formulas import Formula, Pairs, with_formula
+from geoiou.kernels.numba_formulas import CODES
 from geoiou.regions import Box, Polygon, RotatedBox
 
 __all__ = ["box_polygon_intersection_area", "polygon_intersection_area", "rotated_polygon_intersection_area"]

@@ -54,7 +54,8 @@ from typing import Any
 import numpy as np
 
 from geoiou._compiled import jit, prange
-from geoiou.kernels.formulas import MEASURE, PRUNED_COST_NS, MEASURED, Formula, Job, Pairs, run_rows, value
+from geoiou.kernels.formulas import MEASURE, MEASURED, Formula, Pairs
+from geoiou.kernels.numba_formulas import PRUNED_COST_NS, Job, run_rows, value
 from geoiou.kernels.sorted_search import insertion_point
 from geoiou.regions.ragged import RaggedPolygons
 

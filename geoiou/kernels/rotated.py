@@ -15,7 +15,8 @@ from types import ModuleType
 import numpy as np
 
 from geoiou.dispatch import register
-from geoiou.kernels.formulas import CODES, Formula, Pairs, with_formula
+from geoiou.kernels.formulas import Formula, Pairs, with_formula
+from geoiou.kernels.numba_formulas import CODES
 from geoiou.regions import RotatedBox
 
 __all__ = ["rotated_hull_pairs", "rotated_intersection_pairs"]

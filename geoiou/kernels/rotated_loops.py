@@ -25,17 +25,8 @@ import math
 import numpy as np
 
 from geoiou._compiled import PARALLEL_WORK_NS, in_parallel, jit, prange
-from geoiou.kernels.formulas import (
-    GIOU_OF_HULL,
-    INTERSECTION,
-    MEASURE,
-    PRUNED_COST_NS,
-    Formula,
-    Job,
-    Pairs,
-    run_rows,
-    value,
-)
+from geoiou.kernels.formulas import GIOU_OF_HULL, INTERSECTION, MEASURE, Formula, Pairs
+from geoiou.kernels.numba_formulas import PRUNED_COST_NS, Job, run_rows, value
 
 __all__ = ["hull_area", "hull_pairs", "intersection_area", "intersection_pairs", "local_area", "unit_vector"]
 
