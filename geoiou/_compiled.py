@@ -37,12 +37,13 @@ import os
 from typing import Any, Callable, TypeVar, cast, overload
 
 import numba
-import numpy as np
 
 from geoiou import threads
+from geoiou._pages import PREFAULT_BYTES, prefaulted
 
 __all__ = [
     "PARALLEL_MIN",
+    "PREFAULT_BYTES",
     "PARALLEL_WORK_NS",
     "in_parallel",
     "in_parallel_items",
@@ -145,29 +146,3 @@ def use_threads(items: int) -> None:
     wanted = _wanted_threads()
     if numba.get_num_threads() != wanted:
         numba.set_num_threads(wanted)
-
-
-#: Outputs from this size have their pages touched by the calling thread before threads write them.
-PREFAULT_BYTES = 1 << 20
-#: Bytes of a memory page: touching one byte of each faults it in.
-_PAGE_BYTES = 4096
-
-
-def prefaulted(array: np.ndarray) -> np.ndarray:
-    """`array` (fresh from NumPy, C-contiguous) with every page touched by the calling thread, its values
-    unchanged where they were set (each page's first byte is or-ed with 0); small arrays as they are.
-
-    Not ``first_bytes[...] = first_bytes``: NumPy sees a copy onto itself and writes nothing (until
-    this was found, no page was touched).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> values = np.arange(1 << 18, dtype=np.float64)  # 2 MB: its 512 pages touched
-    >>> bool((prefaulted(values.copy()) == values).all())
-    True
-    """
-    if array.nbytes >= PREFAULT_BYTES and array.flags.c_contiguous:
-        first_bytes = array.reshape(-1).view(np.uint8)[::_PAGE_BYTES]
-        np.bitwise_or(first_bytes, 0, out=first_bytes)  # a write faults the page in here; the values stay
-    return array

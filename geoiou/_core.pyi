@@ -81,10 +81,46 @@ def aligned_single(
 # (the 3-D kernels' entries)
 
 # --------------------------------------------------------------------------- candidates (src/candidates.rs)
-# (the candidate search's entries)
+@final
+class CandidateSearch:
+    """The two sides' bounds ``(ndim, n)`` (lower and upper, `b` in the search's order) and `b`'s blocks."""
+
+    def __init__(
+        self,
+        low_a: F64,
+        high_a: F64,
+        low_b: F64,
+        high_b: F64,
+        reach: F64,
+        block_starts: I64,
+        first_block: I64,
+        stop_block: I64,
+        order_b: I64,
+    ) -> None: ...
+    def counts(self, rows: I64) -> I64:
+        """The number of candidate pairs of each of `rows` (indices of `a`), in their order."""
+    def fill(self, rows: I64, counts: I64, sort_b: bool, index_a: I64, index_b: I64) -> None:
+        """Write the pairs of `rows` (``counts`` each) into `index_a`, `index_b`, by row; `sort_b`: by index_b."""
+
+def stable_by_code(order: I64, codes: I64, count: int) -> I64:
+    """`order` rearranged by ``codes[order]`` (``0 <= code < count``), stably: a counting sort."""
+
+def block_maxima(values: F64, block_starts: I64) -> F64:
+    """The largest of `values` in each block ``block_starts[k] <= p < block_starts[k + 1]`` (-inf if empty)."""
+
+def running_reach(high_x: F64, sorted_codes: I64) -> F64:
+    """The running maximum of `high_x`, restarted where the code changes."""
+
+def insertion_points(values: F64, keys: F64, after_equal: bool) -> I64:
+    """``np.searchsorted(values, keys, side="right" if after_equal else "left")``, a NaN key after every value."""
+
+def scatter(matrix: NDArray[np.float64] | NDArray[np.float32], index_a: I64, index_b: I64, values: F64) -> None:
+    """``matrix[index_a[k], index_b[k]] = values[k]`` for every k (a float64 or float32 matrix)."""
 
 # --------------------------------------------------------------------------- box checks (src/box_checks.rs)
-# (the box checks' entries)
+def accepted_corners(boxes: F64, fmt: str, largest: float, smallest: float, xyxy: F64 | None, size: F64) -> bool:
+    """Write the corners (None for "xyxy": the boxes are their corners) and sides of `boxes` as `fmt`; False if
+    `Box` would refuse any of them (the outputs are then not to be used)."""
 
 # --------------------------------------------------------------------------- rings (src/rings.rs)
 # (the ring checks' and exterior hulls' entries)

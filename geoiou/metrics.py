@@ -230,7 +230,7 @@ def _pairwise(formula: Formula, a: Region, b: Region, dtype: DTypeLike, disjoint
     result = np.zeros(shape_a + shape_b, dtype=dtype)
     rows = result.reshape(size_a, size_b)
     if disjoint is None or size_a * size_b <= SMALL_PAIRS:
-        from geoiou._compiled import prefaulted  # every cell is written, by the kernel's threads
+        from geoiou._pages import prefaulted  # every cell is written, by the kernel's threads
 
         prefaulted(result)
         _every_pair(formula, pair, flat_a, flat_b, rows)

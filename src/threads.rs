@@ -89,6 +89,28 @@ where
     });
 }
 
+/// `for_chunks` over two outputs cut alike: unit k is items `k·unit_a..` of `a` and `k·unit_b..` of `b`
+/// (a box's four corners and two sides, say); `work(first_unit, chunk_of_a, chunk_of_b)`.
+pub fn for_chunks_of_two<A, B, F>(a: &mut [A], unit_a: usize, b: &mut [B], unit_b: usize, min_units: usize, work: F)
+where
+    A: Send,
+    B: Send,
+    F: Fn(usize, &mut [A], &mut [B]) + Sync,
+{
+    let (unit_a, unit_b) = (unit_a.max(1), unit_b.max(1));
+    let units = if split_every_loop() { 1 } else { min_units.max(1) };
+    if a.len() <= units * unit_a || count() == 1 {
+        work(0, a, b);
+        return;
+    }
+    pool().install(|| {
+        a.par_chunks_mut(units * unit_a)
+            .zip(b.par_chunks_mut(units * unit_b))
+            .enumerate()
+            .for_each(|(k, (part_a, part_b))| work(k * units, part_a, part_b));
+    });
+}
+
 /// `work(begin, end)` for consecutive ranges of `chunk` of the items `0..items`, collecting what each
 /// returns in order; on the pool when there is more than one range and more than one thread.
 pub fn map_ranges<R, F>(items: usize, chunk: usize, work: F) -> Vec<R>
@@ -106,6 +128,11 @@ where
 
 fn split_every_loop() -> bool {
     SPLIT_EVERY_LOOP.load(Ordering::Relaxed)
+}
+
+/// Run `work` on the pool: the parallel iterators it starts use the pool's threads.
+pub fn install<R: Send>(work: impl FnOnce() -> R + Send) -> R {
+    pool().install(work)
 }
 
 /// Items a chunk needs for about `CHUNK_NS` of work at `cost_ns` an item.

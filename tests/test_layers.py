@@ -71,6 +71,7 @@ LAYER_OF: dict[str, str] = {
     "geoiou._compiled": "foundation",  # how code is compiled (numba); modules import it lazily below the kernels
     "geoiou._core": "foundation",  # the compiled core (the crate): plain arrays in and out, it imports no geoiou module
     "geoiou._contiguous": "foundation",  # arrays as the crate reads them
+    "geoiou._pages": "foundation",  # outputs' pages touched before threads write them
     "geoiou.dispatch": "dispatch",
     "geoiou.tables": "tables",  # Annotations, TemporalSegments: what readers build and evaluations take
     "geoiou.rle_rasterize": "kernels",  # pycocotools' rasterizer: its loop is compiled (raster_loops), as kernels are

@@ -1,10 +1,13 @@
-"""Binary search in compiled code (numba's own ``np.searchsorted`` takes long to compile and works on whole arrays)."""
+"""Binary search in compiled code: many keys at once in the crate (`insertion_points`, on every core), and one
+key in numba code (`insertion_point`, for the polygon kernel's numba loops until they move to the crate)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from geoiou._compiled import in_parallel, jit, prange
+from geoiou import _core
+from geoiou._compiled import jit
+from geoiou._contiguous import contiguous
 
 __all__ = ["insertion_point", "insertion_points"]
 
@@ -41,33 +44,4 @@ def insertion_points(values: np.ndarray, keys: np.ndarray, after_equal: bool) ->
     >>> insertion_points(np.array([1.0, 2.0, 2.0, 3.0]), np.array([2.0, 0.0, np.nan]), True).tolist()
     [3, 0, 4]
     """
-    points = np.empty(len(keys), dtype=np.int64)
-    keys, side = np.ascontiguousarray(keys), np.bool_(after_equal)
-    if in_parallel(len(keys), SEARCH_COST_NS):
-        _points_parallel(values, keys, side, points)
-    else:
-        _points(values, keys, side, points, 0, len(keys))
-    return points
-
-
-#: Nanoseconds a key's search costs on one thread (cache misses in a large table), for `in_parallel`.
-SEARCH_COST_NS = 50.0
-#: Keys per iteration of the parallel loop (a call taking arrays counts references: once a run).
-KEYS_A_STEP = 1024
-
-
-@jit
-def _points(values: np.ndarray, keys: np.ndarray, after_equal: np.bool_, points: np.ndarray, begin: int,
-            end: int) -> None:  # fmt: skip
-    """`insertion_points` of the keys ``begin <= k < end``."""
-    size = values.shape[0]
-    for k in range(begin, end):
-        key = keys[k]
-        points[k] = size if key != key else insertion_point(values, 0, size, key, after_equal)  # NaN: last
-
-
-@jit(parallel=True)
-def _points_parallel(values: np.ndarray, keys: np.ndarray, after_equal: np.bool_, points: np.ndarray) -> None:
-    n = keys.shape[0]
-    for step in prange((n + KEYS_A_STEP - 1) // KEYS_A_STEP):  # runs of keys: each key on its own
-        _points(values, keys, after_equal, points, step * KEYS_A_STEP, min(n, (step + 1) * KEYS_A_STEP))
+    return _core.insertion_points(contiguous(values), contiguous(keys), bool(after_equal))

@@ -111,14 +111,59 @@ def test_insertion_points_are_numpys_searchsorted(values, keys, after_equal, thr
     from geoiou.kernels.sorted_search import insertion_points
 
     sorted_values, searched = np.array(values, dtype=np.float64), np.array(keys, dtype=np.float64)
-    from geoiou import _compiled
+    from geoiou import _core
 
     expected = np.searchsorted(sorted_values, searched, side="right" if after_equal else "left")
     geoiou.set_threads(threads)
     try:
-        for work_ns in (_compiled.PARALLEL_WORK_NS, 0.0):  # the serial driver, then the parallel one
-            with pytest.MonkeyPatch.context() as patch:
-                patch.setattr(_compiled, "PARALLEL_WORK_NS", work_ns)
-                np.testing.assert_array_equal(insertion_points(sorted_values, searched, after_equal), expected)
+        for split in (False, True):  # chunks by their work, then every key a chunk of its own on the pool
+            _core.split_every_loop_for_tests(split)
+            np.testing.assert_array_equal(insertion_points(sorted_values, searched, after_equal), expected)
     finally:
+        _core.split_every_loop_for_tests(False)
         geoiou.set_threads(None)
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+@pytest.mark.parametrize("sort_b", [False, True])
+def test_the_search_hands_out_the_same_pairs_on_any_threads_and_chunks(grouped, sort_b):
+    # Rows are counted and written a chunk at a time on the pool: one thread, or every row a chunk of its own
+    # on two threads, must give the same arrays (the order within a row is the search's, or by index_b).
+    from geoiou import _core
+
+    rng = np.random.default_rng(11)
+    a, b = random_bounds(rng, 900, 2, 300, 30), random_bounds(rng, 800, 2, 300, 30)
+    groups = (rng.integers(0, 5, len(a)), rng.integers(0, 5, len(b))) if grouped else (None, None)
+    results = []
+    for threads, split in ((1, False), (2, True), (2, False)):
+        geoiou.set_threads(threads)
+        _core.split_every_loop_for_tests(split)
+        try:
+            results.append(candidate_pairs(a, b, *groups, sort_b=sort_b))
+        finally:
+            _core.split_every_loop_for_tests(False)
+            geoiou.set_threads(None)
+    for index_a, index_b in results[1:]:
+        np.testing.assert_array_equal(index_a, results[0][0])
+        np.testing.assert_array_equal(index_b, results[0][1])
+    assert np.all(np.diff(results[0][0]) >= 0)
+
+
+def test_scatter_writes_float64_and_float32_matrices_by_bands_of_rows():
+    from geoiou import _core
+    from geoiou.kernels.candidates import scatter
+
+    rng = np.random.default_rng(4)
+    index_a = np.sort(rng.integers(0, 300, 50_000))
+    index_b = rng.integers(0, 200, 50_000)
+    values = rng.random(50_000)
+    for dtype in (np.float64, np.float32):
+        expected = np.zeros((300, 200), dtype=dtype)
+        expected[index_a, index_b] = values  # NumPy keeps the last value of a repeated cell, as a row's order does
+        _core.split_every_loop_for_tests(True)
+        try:
+            got = np.zeros((300, 200), dtype=dtype)
+            scatter(got, index_a, index_b, values)
+        finally:
+            _core.split_every_loop_for_tests(False)
+        np.testing.assert_array_equal(got, expected)
