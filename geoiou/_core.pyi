@@ -56,9 +56,29 @@ def apply_to_measures(measures: F64, pairs: Pairs, formula: Formula, out: F64) -
 def ratios(numerator: F64, denominator: F64, zero_division: float) -> F64:
     """``numerator / denominator`` elementwise, `zero_division` where the denominator is 0."""
 
+def subtract_centre_penalties(
+    centroids_a: F64, centroids_b: F64, bounds_a: F64, bounds_b: F64, pairs: Pairs, out: F64
+) -> None:
+    """Subtract DIoU's ``d² / c²`` of each pair from `out` (its IoU): centroids ``(n, d)``, bounds ``(n, 2d)``."""
+
+def complete_ious(
+    centroids_a: F64,
+    centroids_b: F64,
+    bounds_a: F64,
+    bounds_b: F64,
+    aspects_a: F64,
+    aspects_b: F64,
+    pairs: Pairs,
+    out: F64,
+) -> None:
+    """Turn the IoU of each pair in `out` into CIoU, from the boxes' aspect angles ``atan2(w, h)``."""
+
 # --------------------------------------------------------------------------- aligned boxes (src/aligned.rs)
 def aligned_pairs(bounds_a: F64, bounds_b: F64, enclosing_box: bool, pairs: Pairs, formula: Formula, out: F64) -> None:
     """`formula` of the intersection (`enclosing_box`: the enclosing box) of each pair of bounds ``(n, 2·ndim)``."""
+
+def signed_ious(bounds_a: F64, bounds_b: F64, pairs: Pairs, zero_division: float, out: F64) -> None:
+    """Signed IoU (Simonelli et al. 2019) of each pair of bounds ``(n, 2·ndim)`` into `out`."""
 
 def aligned_single(
     bounds_a: F64, bounds_b: F64, code: int, area_a: float, area_b: float, zero_division: float

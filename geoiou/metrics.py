@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, cast
 
 import numpy as np
 from numpy.typing import DTypeLike
 
+from geoiou import _core
+from geoiou._contiguous import contiguous
 from geoiou._validation import zero_division_value
 from geoiou.dispatch import PairKernel, broadcast_pairs, find_kernel
 from geoiou.errors import InvalidArgumentError, UnsupportedPairError
@@ -109,14 +111,14 @@ class _Measures:
             return BOX_ENCLOSURE
         return find_kernel(type(self.a), type(self.b), measure="hull")
 
-    def gathered(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """The attribute `name` of each pair's two regions (per-region arrays such as ``centroid`` or ``width``)."""
-        index_a, index_b = self.pairs.lists()
-        values_a, values_b = np.asarray(getattr(self.a, name)), np.asarray(getattr(self.b, name))
-        trailing_a, trailing_b = values_a.shape[len(self.a.shape) :], values_b.shape[len(self.b.shape) :]
+    def centre_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Both sides' centroids ``(n, d)`` and bounds ``(n, 2d)``, per region (DIoU's terms, gathered by the crate)."""
+        d = self.a.ndim
         return (
-            values_a.reshape(self.a.size, *trailing_a)[index_a],
-            values_b.reshape(self.b.size, *trailing_b)[index_b],
+            contiguous(self.a.centroid).reshape(self.a.size, d),
+            contiguous(self.b.centroid).reshape(self.b.size, d),
+            contiguous(self.a.bounds).reshape(self.a.size, 2 * d),
+            contiguous(self.b.bounds).reshape(self.b.size, 2 * d),
         )
 
 
@@ -163,13 +165,6 @@ def _elementwise(formula: Formula, a: Region, b: Region, single: tuple[int, floa
 # Each metric is written once, over the measures of its pairs: elementwise, single and pairwise
 # results all go through the same lines. The codes are those of `geoiou.kernels.formulas`.
 _INTERSECTION, _IOU, _UNION, _IOF, _GIOU, _GIOU_OF_HULL, _MEASURE = 1, 2, 3, 4, 5, 6, 0
-
-
-def _ratio(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
-    """``numerator / denominator``, and `zero_division` where the denominator is 0 (0/0: NaN by default)."""
-    from geoiou.kernels.formulas import ratios
-
-    return ratios(numerator, denominator, zero_division)
 
 
 def _intersection_of(m: _Measures, out: np.ndarray) -> np.ndarray:
@@ -307,17 +302,6 @@ def _empty_a_divides(zero_division: float) -> Disjoint:
 
 def _nothing_to_add(rows: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) -> None:
     """Intersection of pairs that share nothing: 0, already written."""
-
-
-def _box_diagonal2(bounds_a: np.ndarray, bounds_b: np.ndarray) -> np.ndarray:
-    """Squared diagonal of the smallest axis-aligned box (or interval) holding both bounds of each pair."""
-    half = bounds_a.shape[-1] // 2
-    diagonal2 = np.zeros(bounds_a.shape[:-1])
-    for axis in range(half):
-        extent = np.maximum(bounds_a[..., half + axis], bounds_b[..., half + axis])
-        extent -= np.minimum(bounds_a[..., axis], bounds_b[..., axis])
-        diagonal2 += extent * extent
-    return diagonal2
 
 
 def default_enclosure(a: Region, b: Region) -> Enclosure:
@@ -539,16 +523,8 @@ def diou(a: Region, b: Region, *, zero_division: float = math.nan) -> Result:
 
 def _diou_of(m: _Measures, out: np.ndarray, zero_division: float) -> np.ndarray:
     _iou_of(m, out, zero_division)
-    out -= _centre_penalty(m)
+    _core.subtract_centre_penalties(*m.centre_tables(), m.pairs, out)  # ``d² / c²``, in place
     return out
-
-
-def _centre_penalty(m: _Measures) -> np.ndarray:
-    """``d² / c²`` of DIoU; 0 when the enclosing box is a single point."""
-    centroid_a, centroid_b = m.gathered("centroid")
-    distance2 = np.sum((centroid_a - centroid_b) ** 2, axis=-1)
-    diagonal2 = _box_diagonal2(*m.gathered("bounds"))
-    return _ratio(distance2, diagonal2, 0.0)
 
 
 def ciou(a: Box, b: Box, *, zero_division: float = math.nan) -> Result:
@@ -583,14 +559,17 @@ def _require_boxes(a: Region, b: Region) -> None:
 
 
 def _ciou_of(m: _Measures, out: np.ndarray, zero_division: float) -> np.ndarray:
-    overlap = _iou_of(m, np.empty(len(out)), zero_division)
-    width_a, width_b = m.gathered("width")
-    height_a, height_b = m.gathered("height")
-    aspect_a, aspect_b = np.arctan2(width_a, height_a), np.arctan2(width_b, height_b)
-    v = (4 / np.pi**2) * (aspect_b - aspect_a) ** 2
-    alpha = _ratio(v, 1 - overlap + v, 0.0)
-    np.subtract(overlap - _centre_penalty(m), alpha * v, out=out)
+    _iou_of(m, out, zero_division)
+    # Each box's aspect angle once, by NumPy's arctan2 (its bits, which its SIMD code gives on some CPUs);
+    # the crate takes the pairs' differences.
+    aspect_a, aspect_b = (_aspect_angles(cast(Box, region)) for region in (m.a, m.b))  # `ciou` takes boxes only
+    _core.complete_ious(*m.centre_tables(), aspect_a, aspect_b, m.pairs, out)
     return out
+
+
+def _aspect_angles(boxes: Box) -> np.ndarray:
+    """``atan2(w, h)`` of each box, flat."""
+    return contiguous(np.arctan2(boxes.width, boxes.height)).reshape(-1)
 
 
 def iou_of_pairs(

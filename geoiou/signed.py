@@ -10,27 +10,30 @@ otherwise, and
 equals IoU for overlapping boxes and lies in ``(-1, 0]`` for disjoint ones, growing towards -1
 with the gap. For intervals the signed measure is ``min(end) - max(start)``, minus the gap.
 The metric is defined for axis-aligned boxes and intervals only: the inside-out intersection box
-has no counterpart for other shapes.
+has no counterpart for other shapes. Each pair is one step of the crate's loop (`signed_ious`,
+src/aligned.rs), elementwise over the broadcast pairs or over the rows of the matrix.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
-
 import numpy as np
 from numpy.typing import DTypeLike
 
+from geoiou import _core
+from geoiou._contiguous import contiguous
+from geoiou._core import Pairs
 from geoiou._progress import progress_steps
 from geoiou._validation import not_a_region, zero_division_value
 from geoiou.errors import InvalidArgumentError, UnsupportedPairError
+from geoiou.dispatch import broadcast_pairs
 from geoiou.regions import Box, Interval, Region
 from geoiou.regions.base import as_measure
 
 __all__ = ["pairwise_siou", "siou"]
 
-#: Pairs computed per step of `pairwise_siou`: a dozen temporaries of this many float64 stay in cache.
-PAIRWISE_CHUNK = 15_000
+#: Pairs per block of rows of `pairwise_siou` (the steps of its progress bar).
+PAIRWISE_CHUNK = 1 << 19
 
 
 def siou(a: Box | Interval, b: Box | Interval, *, zero_division: float = math.nan) -> float | np.ndarray:
@@ -74,7 +77,10 @@ def siou(a: Box | Interval, b: Box | Interval, *, zero_division: float = math.na
             f"'a' and 'b' must have batch shapes that broadcast, as NumPy arrays do (got "
             f"{a.shape} and {b.shape}); pairwise_siou compares every a with every b"
         ) from None
-    return as_measure(_signed_iou(a.bounds, b.bounds, zero_division_value(zero_division)))
+    index_a, index_b, shape = broadcast_pairs(a.shape, b.shape)
+    out = np.empty(len(index_a))
+    _core.signed_ious(_bounds(a), _bounds(b), Pairs(index_a, index_b), zero_division_value(zero_division), out)
+    return as_measure(out.reshape(shape))
 
 
 def pairwise_siou(
@@ -112,39 +118,24 @@ def pairwise_siou(
     dtype = np.dtype(dtype)
     if dtype.kind != "f":
         raise InvalidArgumentError(f"'dtype' must be a floating-point type such as float64 or float32 (got {dtype})")
-    width = 2 * a.ndim
-    bounds_a, bounds_b = a.bounds.reshape(a.size, 1, width), b.bounds.reshape(1, b.size, width)
     result = np.empty(a.shape + b.shape, dtype=dtype)
     rows = result.reshape(a.size, b.size)
+    bounds_a, bounds_b, columns = _bounds(a), _bounds(b), np.arange(b.size, dtype=np.int64)
+    # Blocks of rows (a progress bar's steps); a float64 matrix is written in place.
     step = max(1, PAIRWISE_CHUNK // max(1, b.size))
     for start in progress_steps(range(0, a.size, step), enabled=progress, rows=a.size, label="pairwise_siou"):
-        rows[start : start + step] = _signed_iou(bounds_a[start : start + step], bounds_b, zero_division)
+        stop = min(start + step, a.size)
+        block = rows[start:stop].reshape(-1) if dtype == np.float64 else np.empty((stop - start) * b.size)
+        pairs = Pairs(np.arange(start, stop, dtype=np.int64), columns, outer=True)
+        _core.signed_ious(bounds_a, bounds_b, pairs, zero_division, block)
+        if dtype != np.float64:
+            rows[start:stop] = block.reshape(stop - start, b.size)
     return result
 
 
-def _signed_iou(bounds_a: np.ndarray, bounds_b: np.ndarray, zero_division: float) -> np.ndarray:
-    """Signed IoU from bounds ``(..., 2·ndim)`` (lows, then highs), broadcast."""
-    half = bounds_a.shape[-1] // 2
-    signed: Any = 1.0
-    outside: Any = False
-    measure_a: Any = 1.0
-    measure_b: Any = 1.0
-    for axis in range(half):
-        low_a, high_a = bounds_a[..., axis], bounds_a[..., half + axis]
-        low_b, high_b = bounds_b[..., axis], bounds_b[..., half + axis]
-        side = np.minimum(high_a, high_b) - np.maximum(low_a, low_b)
-        signed = signed * side
-        outside = outside | (side <= 0)
-        measure_a, measure_b = measure_a * (high_a - low_a), measure_b * (high_b - low_b)
-    # Inside out on any axis: minus the magnitude (two negative sides must not make a positive area).
-    signed = np.where(outside, -np.abs(signed), signed)
-    denominator = measure_a + measure_b - signed
-    with np.errstate(invalid="ignore", divide="ignore"):
-        result = np.true_divide(signed, denominator)
-    if not math.isnan(zero_division):
-        result = np.where(denominator == 0, zero_division, result)
-    positive_zero: np.ndarray = result + 0.0  # -0.0 (touching regions) becomes 0.0
-    return positive_zero
+def _bounds(region: Box | Interval) -> np.ndarray:
+    """The bounds ``(lows..., highs...)`` of a batch, flat, as the crate reads them."""
+    return contiguous(region.bounds).reshape(region.size, 2 * region.ndim)
 
 
 def _require_boxes_or_intervals(a: object, b: object) -> None:

@@ -134,6 +134,18 @@ pub struct Job<'a> {
     pub zero_division: f64,
 }
 
+impl Pairs {
+    /// Whether the pairs are every `(index_a[r], index_b[c])` (the rows of a matrix).
+    pub fn outer(&self) -> bool {
+        self.outer
+    }
+
+    /// The index arrays, borrowed for a pass that applies no formula.
+    pub fn borrowed<'py>(&self, py: Python<'py>) -> (PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>) {
+        (self.index_a.bind(py).readonly(), self.index_b.bind(py).readonly())
+    }
+}
+
 /// The NumPy borrows a `Job` views; kept alive (by the caller, holding the GIL) while the job runs.
 pub struct Borrowed<'py> {
     index_a: PyReadonlyArray1<'py, i64>,
@@ -216,7 +228,22 @@ impl<'py> Borrowed<'py> {
     }
 }
 
-impl Job<'_> {
+impl<'a> Job<'a> {
+    /// A job over the pairs `index_a`, `index_b` (`outer`: every pair of the two) that writes their measure.
+    pub fn of_pairs(index_a: &'a [i64], index_b: &'a [i64], outer: bool) -> Job<'a> {
+        Job {
+            index_a,
+            index_b,
+            outer,
+            code: Code::Measure,
+            areas_a: &[],
+            areas_b: &[],
+            given: &[],
+            given_in_out: false,
+            zero_division: 0.0,
+        }
+    }
+
     /// Values written per row: a row of the matrix, or one pair.
     pub fn columns(&self) -> usize {
         if self.outer { self.index_b.len() } else { 1 }

@@ -260,6 +260,9 @@ def _metrics(kind_a: str, kind_b: str) -> dict[str, Metric]:
         metrics["pairwise_giou_hull"] = lambda a, b: geoiou.pairwise_giou(a, b, enclosure="hull")
     if kind_a == kind_b == "box":
         metrics["ciou"] = lambda a, b: geoiou.ciou(*_zipped(a, b))
+    if kind_a == kind_b and kind_a in ("box", "interval"):
+        metrics["siou"] = lambda a, b: geoiou.siou(*_zipped(a, b))
+        metrics["pairwise_siou"] = geoiou.pairwise_siou
     return metrics
 
 
@@ -324,9 +327,11 @@ def computed(inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 def record(path: Path = CORPUS) -> None:
-    """Write the corpus (inputs and outputs) to `path`."""
-    inputs = recorded_inputs()
+    """Write the corpus (inputs and outputs) to `path`; outputs recorded before are kept as they were (a metric
+    added later is recorded from the engine of its day, the others stay the numba engine's)."""
+    inputs, kept = load(path) if path.exists() else (recorded_inputs(), {})
     outputs = computed(inputs)
+    outputs.update(kept)
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(
         path, **{f"input:{k}": v for k, v in inputs.items()}, **{f"output:{k}": v for k, v in outputs.items()}
