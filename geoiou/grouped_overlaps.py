@@ -185,7 +185,7 @@ def grouped_overlaps(
     >>> grouped_overlaps(boxes, boxes, np.array([0, 1]), np.array([1, 1]), 0.5)  # a's row 0 is alone in group 0
     (array([1, 1]), array([0, 1]), array([1., 1.]))
     """
-    from geoiou.kernels.candidates import candidate_pairs  # compiled: loaded on first use, not at `import geoiou`
+    from geoiou.kernels.candidates import candidate_pairs  # the kernels: loaded on first use, not at `import geoiou`
 
     row_a, row_b = candidate_pairs(a.bounds(), b.bounds(), group_a, group_b)
     values = _measure(a, b, row_a, row_b)

@@ -64,7 +64,7 @@ def _require_broadcastable(a: Region, b: Region) -> None:
 
 @functools.cache
 def _formulas() -> Any:
-    """`geoiou.kernels.formulas`, imported on first use (compiled: not loaded by `import geoiou`)."""
+    """`geoiou.kernels.formulas`, imported on first use (the kernels are not loaded by `import geoiou`)."""
     from geoiou.kernels import formulas
 
     return formulas
@@ -106,7 +106,7 @@ class _Measures:
     def enclosure_kernel(self, enclosure: Enclosure) -> PairKernel:
         """The kernel of GIoU's C of each pair: the enclosing axis-aligned box, or the convex hull of the union."""
         if enclosure == "box":
-            from geoiou.kernels.box import BOX_ENCLOSURE  # compiled: not loaded by `import geoiou`
+            from geoiou.kernels.box import BOX_ENCLOSURE  # the kernels: not loaded by `import geoiou`
 
             return BOX_ENCLOSURE
         return find_kernel(type(self.a), type(self.b), measure="hull")
@@ -230,7 +230,7 @@ def _pairwise(formula: Formula, a: Region, b: Region, dtype: DTypeLike, disjoint
         prefaulted(result)
         _every_pair(formula, pair, flat_a, flat_b, rows)
         return result
-    from geoiou.kernels.candidates import scatter  # compiled: not loaded by `import geoiou`
+    from geoiou.kernels.candidates import scatter  # the kernels: not loaded by `import geoiou`
 
     disjoint(rows, flat_a._area_array(), flat_b._area_array())
     for index_a, index_b in _candidates(flat_a, flat_b).chunks(PAIRWISE_CHUNK):
@@ -273,7 +273,7 @@ def _float_dtype(dtype: DTypeLike) -> np.dtype:
 
 def _candidates(a: Region, b: Region) -> Any:
     """The pairs of two flat batches whose bounds overlap (`geoiou.kernels.candidates`, loaded on first use)."""
-    from geoiou.kernels.candidates import Candidates  # compiled: not loaded by `import geoiou`
+    from geoiou.kernels.candidates import Candidates  # the kernels: not loaded by `import geoiou`
 
     return Candidates(a.bounds.reshape(a.size, 2 * a.ndim), b.bounds.reshape(b.size, 2 * b.ndim))
 

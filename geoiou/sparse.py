@@ -95,7 +95,7 @@ def _candidate_pairs(a: Region, b: Region) -> tuple[np.ndarray, np.ndarray]:
     The compiled search (`geoiou.kernels.candidates`) prunes both axes of planar sets (strips by y,
     a sweep by x in each), rows on every core.
     """
-    from geoiou.kernels.candidates import candidate_pairs  # the kernels load numba: not at `import geoiou`
+    from geoiou.kernels.candidates import candidate_pairs  # the kernels load on first use, not at `import geoiou`
 
     width = 2 * a.ndim
     return candidate_pairs(a.bounds.reshape(a.size, width), b.bounds.reshape(b.size, width), sort_b=True)

@@ -33,7 +33,7 @@ def set_threads(n: int | None) -> None:
     Parameters
     ----------
     n : int or None
-        Threads per kernel call, from 1 to the number of cores numba found (``numba.config.NUMBA_NUM_THREADS``).
+        Threads per kernel call, from 1 to the cores this process may use (its CPU affinity and quota included).
 
     Raises
     ------

@@ -412,7 +412,7 @@ def _dontcare_pairs(
 
 def _candidates(a: Region, group_a: np.ndarray, b: Region, group_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Pairs of one image whose bounds overlap, sorted by (a, b): a compiled search."""
-    from geoiou.kernels.candidates import candidate_pairs  # compiled: loaded on first use
+    from geoiou.kernels.candidates import candidate_pairs  # the kernels: loaded on first use
 
     width = 2 * a.ndim
     if not len(group_a) or not len(group_b):
