@@ -43,6 +43,7 @@ from geoiou import rle as coco_rle
 from geoiou._validation import as_float_array, as_numpy, fail
 from geoiou.regions.base import Region, as_measure, readonly
 from geoiou.regions.hulls import ConvexHulls
+from geoiou.regions import mask_windows
 
 if TYPE_CHECKING:
     from geoiou.regions.box import Box
@@ -509,9 +510,7 @@ class _Windows:
 
 def _dense_row_windows(dense: np.ndarray) -> _Windows:
     """Windows along the rows of dense masks ``(M, H, W)``: every row packed in one vectorized call, then each
-    mask's box found and its window copied out in compiled loops (`mask_windows`)."""
-    from geoiou.regions import mask_windows  # compiled: loaded with the first windows, not by `import geoiou`
-
+    mask's box found and its window copied out by the crate (`mask_windows`)."""
     masks, height, width = dense.shape
     stride = -(-width // WORD_BITS)
     lines = _pack_lines(dense.reshape(masks * height, width), stride).reshape(masks, height, stride)
@@ -540,8 +539,6 @@ def _run_row_windows(runs: coco_rle.Runs) -> _Windows:
 
 
 def _packed_runs(runs: coco_rle.Runs, column_major: bool) -> _Windows:
-    from geoiou.regions import mask_windows  # compiled: loaded with the first windows, not by `import geoiou`
-
     windows = _Windows.zeros(column_major, _run_boxes(runs))
     pack = mask_windows.pack_run_columns if column_major else mask_windows.pack_run_rows
     pack(
@@ -568,9 +565,7 @@ def _pack_lines(pixels: np.ndarray, stride: int) -> np.ndarray:
 
 def _run_boxes(runs: coco_rle.Runs) -> np.ndarray:
     """Bounding boxes ``(M, 4)`` of masks given as column-major runs, each of its own height (zeros when empty)."""
-    from geoiou.regions.mask_windows import run_boxes  # compiled: loaded with the first boxes, not by `import geoiou`
-
-    return run_boxes(runs.starts, runs.stops, runs.offsets, np.maximum(runs.sizes[:, 0], 1))
+    return mask_windows.run_boxes(runs.starts, runs.stops, runs.offsets, np.maximum(runs.sizes[:, 0], 1))
 
 
 def _masks_from_runs(
