@@ -140,11 +140,11 @@ def run_boxes(runs: RunArrays, heights: I64, boxes: I64) -> None:
 def pack_run_windows(runs: RunArrays, heights: I64, layout: LayoutArrays, column_major: bool, words: U64) -> None:
     """Set the bits of each mask's runs in its window (zeroed `words`), along columns or along rows."""
 
-def packed_row_boxes(lines: U64, boxes: I64) -> None:
-    """Each mask's bounding box from its rows packed into words ``(M, H, S)``, into ``boxes`` ``(M, 4)``."""
+def dense_boxes(pixels: NDArray[np.uint8], boxes: I64) -> None:
+    """Each dense mask's bounding box from its pixels ``(M, H, W)`` (a byte each, nonzero: true), into ``boxes``."""
 
-def copy_row_windows(lines: U64, layout: LayoutArrays, words: U64) -> None:
-    """Copy each mask's window out of its packed rows ``(M, H, S)`` into `words`."""
+def pack_dense_windows(pixels: NDArray[np.uint8], layout: LayoutArrays, words: U64) -> None:
+    """Pack each dense mask's window from its pixels ``(M, H, W)`` (a byte each) into `words`."""
 
 def band_runs(runs: RunArrays, heights: I64, distances: I64, masks: I64) -> tuple[I64, I64, I64]:
     """The runs ``(starts, stops, offsets)`` of the band ``mask − erode(mask, d)`` of each mask ``masks[k]``."""

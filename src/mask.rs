@@ -50,7 +50,8 @@ const MASK_NS: usize = 50;
 #[inline(always)]
 pub fn truncated(x: f64) -> i64 {
     const LIMIT: f64 = (1u64 << 63) as f64;
-    if x.is_nan() || x >= LIMIT || x < -LIMIT { i64::MIN } else { x as i64 }
+    // A NaN is in no range.
+    if (-LIMIT..LIMIT).contains(&x) { x as i64 } else { i64::MIN }
 }
 
 /// A run table from Python: `(starts, stops, offsets)` (`rle.Runs`' arrays, int64).
@@ -78,7 +79,11 @@ fn run_table<'a>(name: &str, arrays: &'a RunArrays<'_>) -> PyResult<Runs<'a>> {
     let total = runs.starts.len();
     let last = runs.offsets.last().copied().unwrap_or(0);
     if runs.stops.len() != total || runs.offsets.is_empty() || last < 0 || last as usize > total {
-        return Err(invalid_argument(name, "runs (starts, stops, offsets) of one table", format!("{total} starts, offsets to {last}")));
+        return Err(invalid_argument(
+            name,
+            "runs (starts, stops, offsets) of one table",
+            format!("{total} starts, offsets to {last}"),
+        ));
     }
     if runs.offsets.windows(2).any(|pair| pair[1] < pair[0]) || runs.offsets[0] < 0 {
         return Err(invalid_argument(name, "non-decreasing run offsets", "offsets out of order"));
@@ -207,7 +212,8 @@ fn offset_grid_overlaps(
     let n = masks_a.len();
     same_length("masks_b", masks_b.len(), n)?;
     same_length("out", out.len(), n)?;
-    let (origins_a, origins_b) = (float_rows("origins_a", &origins_a, n, 2)?, float_rows("origins_b", &origins_b, n, 2)?);
+    let (origins_a, origins_b) =
+        (float_rows("origins_a", &origins_a, n, 2)?, float_rows("origins_b", &origins_b, n, 2)?);
     let out = out.as_slice_mut()?;
     py.detach(|| {
         threads::for_chunks(out, 1, threads::chunk_of(OFFSET_PAIR_NS), |first, part| {
@@ -303,7 +309,8 @@ fn mask_polygon_window_areas(
         threads::for_chunks(out, 1, threads::chunk_of(PIXEL_PAIR_NS), |first, part| {
             for (k, area) in (first..).zip(part.iter_mut()) {
                 let (first_edge, stop_edge) = edges_of(edge_offsets, geometry[k] as usize, edges.x0.len());
-                let window = [pair_window[4 * k], pair_window[4 * k + 1], pair_window[4 * k + 2], pair_window[4 * k + 3]];
+                let window =
+                    [pair_window[4 * k], pair_window[4 * k + 1], pair_window[4 * k + 2], pair_window[4 * k + 3]];
                 let origin = [origins[2 * k], origins[2 * k + 1]];
                 *area = coverage::polygon_window_area(
                     &edges,
@@ -356,8 +363,15 @@ fn mask_polygon_run_areas(
     let group_start = group_start.as_slice()?;
     same_length("out", out.len(), n)?;
     same_length("group_start", group_start.len(), groups + 1)?;
-    if group_start.first() != Some(&0) || group_start.last() != Some(&(n as i64)) || group_start.windows(2).any(|w| w[1] < w[0]) {
-        return Err(invalid_argument("group_start", "non-decreasing group offsets from 0 to the pairs", "other offsets"));
+    if group_start.first() != Some(&0)
+        || group_start.last() != Some(&(n as i64))
+        || group_start.windows(2).any(|w| w[1] < w[0])
+    {
+        return Err(invalid_argument(
+            "group_start",
+            "non-decreasing group offsets from 0 to the pairs",
+            "other offsets",
+        ));
     }
     let out = out.as_slice_mut()?;
     let mut ordered = vec![0.0; n];
@@ -367,14 +381,21 @@ fn mask_polygon_run_areas(
         threads::for_chunks(&mut by_group, 1, threads::chunk_of(RUN_GROUP_NS), |first, part| {
             for (g, areas) in (first..).zip(part.iter_mut()) {
                 let (first_edge, stop_edge) = edges_of(edge_offsets, geometry[g] as usize, edges.x0.len());
-                let window = [group_window[4 * g], group_window[4 * g + 1], group_window[4 * g + 2], group_window[4 * g + 3]];
+                let window =
+                    [group_window[4 * g], group_window[4 * g + 1], group_window[4 * g + 2], group_window[4 * g + 3]];
                 let origin = [origins[2 * g], origins[2 * g + 1]];
                 let acc = coverage::coverage(&edges, first_edge, stop_edge, origin, window, true);
                 let pairs = &order[group_start[g] as usize..group_start[g + 1] as usize];
                 for (area, &pair) in areas.iter_mut().zip(pairs) {
                     let m = masks[pair as usize] as usize;
                     let (first_run, last_run) = runs.of(m);
-                    let mask = MaskRuns { starts: runs.starts, stops: runs.stops, first_run, last_run, mask_height: heights[m] };
+                    let mask = MaskRuns {
+                        starts: runs.starts,
+                        stops: runs.stops,
+                        first_run,
+                        last_run,
+                        mask_height: heights[m],
+                    };
                     *area = coverage::covered_run_pixels(&acc, window, mask);
                 }
             }
@@ -440,7 +461,11 @@ fn mask_words<'a>(words: &'a mut [u64], offsets: &[i64]) -> PyResult<Vec<&'a mut
     ends.extend_from_slice(offsets);
     ends.push(words.len() as i64);
     if ends[0] != 0 || ends.windows(2).any(|w| w[1] < w[0]) {
-        return Err(invalid_argument("offsets", "non-decreasing word offsets from 0 within the words", "other offsets"));
+        return Err(invalid_argument(
+            "offsets",
+            "non-decreasing word offsets from 0 within the words",
+            "other offsets",
+        ));
     }
     Ok(pieces(words, &ends))
 }
@@ -458,7 +483,8 @@ fn pack_run_windows(
 ) -> PyResult<()> {
     let runs = run_table("runs", &runs)?;
     let heights = positive_heights(&heights, runs.len())?;
-    let (line0, word0, stride, offsets) = (layout.0.as_slice()?, layout.1.as_slice()?, layout.2.as_slice()?, layout.3.as_slice()?);
+    let (line0, word0, stride, offsets) =
+        (layout.0.as_slice()?, layout.1.as_slice()?, layout.2.as_slice()?, layout.3.as_slice()?);
     for (name, values) in [("line0", line0), ("word0", word0), ("stride", stride), ("offsets", offsets)] {
         same_length(name, values.len(), runs.len())?;
     }
@@ -480,60 +506,67 @@ fn pack_run_windows(
     Ok(())
 }
 
-/// Each mask's bounding box from its rows packed into words `lines` `(M, H, S)` (bit b of word w:
-/// column 64w + b), into `boxes` `(M, 4)` (zeros when empty).
+/// Each mask's bounding box from its dense pixels `pixels` `(M, H, W)` (one byte each, nonzero: true), into
+/// `boxes` `(M, 4)` (zeros when empty).
 #[pyfunction]
-fn packed_row_boxes(
+fn dense_boxes(
     py: Python<'_>,
-    lines: PyReadonlyArray3<'_, u64>,
+    pixels: PyReadonlyArray3<'_, u8>,
     mut boxes: PyReadwriteArray2<'_, i64>,
 ) -> PyResult<()> {
-    let &[masks, height, stride] = lines.shape() else { unreachable!("a three-dimensional array") };
+    let &[masks, height, width] = pixels.shape() else { unreachable!("a three-dimensional array") };
     if boxes.shape() != [masks, 4] {
         return Err(invalid_argument("boxes", "(M, 4), one box per mask", format!("{:?}", boxes.shape())));
     }
-    let (lines, boxes) = (lines.as_slice()?, boxes.as_slice_mut()?);
-    let per_mask = MASK_NS + ITEM_NS * height * stride;
+    let (pixels, boxes) = (pixels.as_slice()?, boxes.as_slice_mut()?);
+    let per_mask = MASK_NS + ITEM_NS * height * width / 8;
     py.detach(|| {
         threads::for_chunks(boxes, 4, threads::chunk_of(per_mask), |first, part| {
             for (m, out) in (first / 4..).zip(part.chunks_exact_mut(4)) {
-                let own = &lines[m * height * stride..(m + 1) * height * stride];
-                out.copy_from_slice(&windows::packed_row_box(own, height, stride));
+                let own = &pixels[m * height * width..(m + 1) * height * width];
+                out.copy_from_slice(&windows::dense_box(own, height, width));
             }
         })
     });
     Ok(())
 }
 
-/// Copy each mask's window (`layout`: the rows and words of its box) out of its packed rows `lines`
-/// `(M, H, S)` into `words`.
+/// Pack each mask's window (`layout`: the rows and words of its box) from its dense pixels `pixels`
+/// `(M, H, W)` (one byte each) into `words`.
 #[pyfunction]
-fn copy_row_windows(
+fn pack_dense_windows(
     py: Python<'_>,
-    lines: PyReadonlyArray3<'_, u64>,
+    pixels: PyReadonlyArray3<'_, u8>,
     layout: LayoutArrays<'_>,
     mut words: PyReadwriteArray1<'_, u64>,
 ) -> PyResult<()> {
-    let &[masks, height, stride_of_rows] = lines.shape() else { unreachable!("a three-dimensional array") };
-    let (line0, word0, stride, offsets) = (layout.0.as_slice()?, layout.1.as_slice()?, layout.2.as_slice()?, layout.3.as_slice()?);
+    let &[masks, height, width] = pixels.shape() else { unreachable!("a three-dimensional array") };
+    let (line0, word0, stride, offsets) =
+        (layout.0.as_slice()?, layout.1.as_slice()?, layout.2.as_slice()?, layout.3.as_slice()?);
     for (name, values) in [("line0", line0), ("word0", word0), ("stride", stride), ("offsets", offsets)] {
         same_length(name, values.len(), masks)?;
     }
-    let lines = lines.as_slice()?;
+    let pixels = pixels.as_slice()?;
     let words = words.as_slice_mut()?;
-    let per_mask = MASK_NS + ITEM_NS * words.len() / masks.max(1);
+    let per_mask = MASK_NS + 8 * ITEM_NS * words.len() / masks.max(1);
     let mut by_mask = mask_words(words, offsets)?;
+    let words_of_rows = width.div_ceil(64) as i64;
     for (m, own) in by_mask.iter().enumerate() {
         let rows = if stride[m] == 0 { 0 } else { own.len() as i64 / stride[m] };
-        if stride[m] < 0 || line0[m] < 0 || line0[m] + rows > height as i64 || word0[m] < 0 || word0[m] + stride[m] > stride_of_rows as i64 {
-            return Err(invalid_argument("layout", "windows inside the packed rows", format!("mask {m}")));
+        if stride[m] < 0
+            || line0[m] < 0
+            || line0[m] + rows > height as i64
+            || word0[m] < 0
+            || word0[m] + stride[m] > words_of_rows
+        {
+            return Err(invalid_argument("layout", "windows inside the masks' rows", format!("mask {m}")));
         }
     }
     py.detach(|| {
         threads::for_chunks(&mut by_mask, 1, threads::chunk_of(per_mask), |first, part| {
             for (m, own) in (first..).zip(part.iter_mut()) {
-                let rows = &lines[m * height * stride_of_rows..(m + 1) * height * stride_of_rows];
-                windows::copy_row_window(rows, stride_of_rows, line0[m], word0[m], stride[m], own);
+                let rows = &pixels[m * height * width..(m + 1) * height * width];
+                windows::pack_dense_window(rows, width, line0[m], word0[m], stride[m], own);
             }
         })
     });
@@ -586,8 +619,8 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(mask_polygon_run_areas, module)?)?;
     module.add_function(wrap_pyfunction!(run_boxes, module)?)?;
     module.add_function(wrap_pyfunction!(pack_run_windows, module)?)?;
-    module.add_function(wrap_pyfunction!(packed_row_boxes, module)?)?;
-    module.add_function(wrap_pyfunction!(copy_row_windows, module)?)?;
+    module.add_function(wrap_pyfunction!(dense_boxes, module)?)?;
+    module.add_function(wrap_pyfunction!(pack_dense_windows, module)?)?;
     module.add_function(wrap_pyfunction!(band_runs, module)?)?;
     Ok(())
 }
@@ -601,7 +634,8 @@ mod tests {
         assert_eq!(truncated(-2.7), -2);
         assert_eq!(truncated(f64::NAN), i64::MIN);
         assert_eq!(truncated(1e300), i64::MIN);
-        assert_eq!(truncated(-9.223372036854775808e18), i64::MIN); // -2^63 itself converts
+        assert_eq!(truncated(-((1u64 << 63) as f64)), i64::MIN); // -2^63 itself converts
+        assert_eq!(truncated((1u64 << 63) as f64), i64::MIN); // 2^63 does not: beyond the integers
     }
 
     #[test]

@@ -1,4 +1,4 @@
-"""Masks packed 64 pixels to a word over their bounding boxes, by the compiled core: from COCO runs or packed rows.
+"""Masks packed 64 pixels to a word over their bounding boxes, by the compiled core: from COCO runs or dense pixels.
 
 The layout is `regions.mask._Windows`': mask m keeps the lines of its box from ``line0[m]`` on,
 each as ``stride[m]`` words starting at word ``word0[m]`` of the line, from ``words[offsets[m]]``
@@ -14,7 +14,7 @@ import numpy as np
 from geoiou import _core
 from geoiou._contiguous import contiguous
 
-__all__ = ["copy_row_windows", "pack_run_columns", "pack_run_rows", "packed_row_boxes", "run_boxes"]
+__all__ = ["dense_boxes", "pack_dense_windows", "pack_run_columns", "pack_run_rows", "run_boxes"]
 
 
 # --------------------------------------------------------------------------- from runs
@@ -110,38 +110,46 @@ def run_boxes(starts: np.ndarray, stops: np.ndarray, run_offsets: np.ndarray, he
 
 
 # --------------------------------------------------------------------------- from dense pixels
-def packed_row_boxes(lines: np.ndarray, width: int) -> np.ndarray:
-    """The bounding box of each mask from its rows packed into words ``(M, H, S)`` (bit b of word w: column 64w + b).
+def dense_boxes(dense: np.ndarray) -> np.ndarray:
+    """The bounding box of each of the dense masks ``(M, H, W)`` (booleans, or bytes: nonzero is true).
 
     Returns ``(first row, last row + 1, first column, last column + 1)`` per mask, zeros when empty.
-    `width` is the grid's (no bit at or beyond it is set).
 
     Examples
     --------
     >>> import numpy as np
-    >>> lines = np.zeros((1, 3, 1), dtype="<u8")
-    >>> lines[0, 1, 0] = 0b0110  # row 1: columns 1 and 2
-    >>> packed_row_boxes(lines, 4).tolist()
-    [[1, 2, 1, 3]]
+    >>> dense = np.zeros((2, 3, 4), dtype=bool)
+    >>> dense[0, 1, 1:3] = True  # row 1: columns 1 and 2
+    >>> dense_boxes(dense).tolist()
+    [[1, 2, 1, 3], [0, 0, 0, 0]]
     """
-    boxes = np.empty((lines.shape[0], 4), dtype=np.int64)
-    _core.packed_row_boxes(contiguous(lines, np.uint64), boxes)
+    boxes = np.empty((dense.shape[0], 4), dtype=np.int64)
+    _core.dense_boxes(_bytes(dense), boxes)
     return boxes
 
 
-def copy_row_windows(
-    lines: np.ndarray, line0: np.ndarray, word0: np.ndarray, stride: np.ndarray, offsets: np.ndarray, words: np.ndarray
+def pack_dense_windows(
+    dense: np.ndarray, line0: np.ndarray, word0: np.ndarray, stride: np.ndarray, offsets: np.ndarray, words: np.ndarray
 ) -> None:
-    """Copy each mask's window (the rows and words of its box) out of its packed rows ``(M, H, S)`` into `words`.
+    """Pack each dense mask's window (the rows and words of its box) from its pixels ``(M, H, W)`` into `words`.
+
+    Bit b of a line's word w is column ``64·w + b``; columns beyond the grid are false.
 
     Examples
     --------
     >>> import numpy as np
-    >>> lines = np.arange(6, dtype="<u8").reshape(1, 3, 2)
-    >>> words = np.zeros(2, dtype="<u8")
-    >>> copy_row_windows(lines, np.array([1]), np.array([1]), np.array([1]), np.array([0]), words)
-    >>> words.tolist()  # rows 1 and 2, their second word
-    [3, 5]
+    >>> dense = np.zeros((1, 3, 70), dtype=bool)
+    >>> dense[0, 1, [0, 3]] = dense[0, 2, 65] = True
+    >>> words = np.zeros(4, dtype="<u8")  # rows 1 and 2, both words of each
+    >>> pack_dense_windows(dense, np.array([1]), np.array([0]), np.array([2]), np.array([0]), words)
+    >>> words.tolist()  # row 1: columns 0 and 3; row 2: column 65 (bit 1 of its second word)
+    [9, 0, 0, 2]
     """
     layout = (_ints(line0), _ints(word0), _ints(stride), _ints(offsets))
-    _core.copy_row_windows(contiguous(lines, np.uint64), layout, words)
+    _core.pack_dense_windows(_bytes(dense), layout, words)
+
+
+def _bytes(dense: np.ndarray) -> np.ndarray:
+    """Dense masks as the crate reads them: one byte a pixel, C-contiguous (booleans are viewed, not copied)."""
+    array = np.asarray(dense)
+    return contiguous(array, np.bool_ if array.dtype == np.bool_ else np.uint8).view(np.uint8)

@@ -48,7 +48,15 @@ pub struct Scratch {
 
 /// The band of mask m (runs of its own `height`, at least 1) eroded by `d` (at least 1), appended to
 /// `starts` and `stops` as runs in its own column-major positions; how many runs it has.
-pub fn band_of(runs: &Runs<'_>, m: usize, height: i64, d: i64, scratch: &mut Scratch, starts: &mut Vec<i64>, stops: &mut Vec<i64>) -> usize {
+pub fn band_of(
+    runs: &Runs<'_>,
+    m: usize,
+    height: i64,
+    d: i64,
+    scratch: &mut Scratch,
+    starts: &mut Vec<i64>,
+    stops: &mut Vec<i64>,
+) -> usize {
     let (lo, hi) = runs.of(m);
     if lo == hi {
         return 0;
@@ -193,7 +201,16 @@ fn eroded_rows(
 
 /// The pieces of column `w` that stay vertically, as intervals into `into`.
 #[allow(clippy::too_many_arguments)]
-fn stayed(runs: &Runs<'_>, hi: usize, height: i64, d: i64, first_column: i64, columns: &[Column], w: usize, into: &mut Vec<(i64, i64)>) {
+fn stayed(
+    runs: &Runs<'_>,
+    hi: usize,
+    height: i64,
+    d: i64,
+    first_column: i64,
+    columns: &[Column],
+    w: usize,
+    into: &mut Vec<(i64, i64)>,
+) {
     into.clear();
     let top = (first_column + w as i64) * height;
     let mut k = columns[w].first_run;

@@ -38,19 +38,19 @@ pub fn shared_run_pixels(a: &Runs<'_>, ma: usize, b: &Runs<'_>, mb: usize) -> i6
         return 0;
     }
     // Skip the runs that end before the other mask's first run starts.
-    let mut i = insertion_point(a.stops, first_a, last_a, b.starts[first_b], true);
-    let mut j = insertion_point(b.stops, first_b, last_b, a.starts[first_a], true);
-    let mut shared = 0;
-    while i < last_a && j < last_b {
-        let (low, high) = (max(a.starts[i], b.starts[j]), min(a.stops[i], b.stops[j]));
-        if high > low {
-            shared += high - low;
-        }
-        if a.stops[i] <= b.stops[j] {
-            i += 1;
-        } else {
-            j += 1;
-        }
+    let i = insertion_point(a.stops, first_a, last_a, b.starts[first_b], true);
+    let j = insertion_point(b.stops, first_b, last_b, a.starts[first_a], true);
+    // The runs left to walk, as slices of one length per mask: their reads need no bounds check.
+    let (starts_a, stops_a) = (&a.starts[i..last_a], &a.stops[i..last_a]);
+    let (starts_b, stops_b) = (&b.starts[j..last_b], &b.stops[j..last_b]);
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < starts_a.len() && j < starts_b.len() {
+        let (low, high) = (max(starts_a[i], starts_b[j]), min(stops_a[i], stops_b[j]));
+        shared += max(high - low, 0);
+        // The run that ends first is done (a's on a tie); without a branch, which a walk cannot predict.
+        let a_done = (stops_a[i] <= stops_b[j]) as usize;
+        i += a_done;
+        j += 1 - a_done;
     }
     shared
 }

@@ -112,13 +112,68 @@ pub fn shared_window_pixels(a: &Windows<'_>, i: usize, b: &Windows<'_>, j: usize
         return 0;
     }
     let (word0, word1) = (bit0.div_euclid(WORD_BITS), -(-bit1).div_euclid(WORD_BITS));
-    let mut shared = 0;
-    for line in line0..line1 {
-        let words_a = a.line_words(&at_a, line, word0, word1 - word0);
-        let words_b = b.line_words(&at_b, line, word0, word1 - word0);
-        shared += words_a.iter().zip(words_b).map(|(x, y)| (x & y).count_ones() as i64).sum::<i64>();
+    let (count, lines) = ((word1 - word0) as usize, (line1 - line0) as usize);
+    // Each window's lines follow one another `stride` words apart: the overlap's words of line
+    // `line0 + k` start `k` strides after those of `line0`.
+    let (first_a, first_b) =
+        (Windows::position(&at_a, line0, word0) as usize, Windows::position(&at_b, line0, word0) as usize);
+    let (stride_a, stride_b) = (at_a.stride as usize, at_b.stride as usize);
+    let (words_a, words_b) = (
+        &a.words[first_a..first_a + (lines - 1) * stride_a + count],
+        &b.words[first_b..first_b + (lines - 1) * stride_b + count],
+    );
+    let mut shared = BitCounter::new();
+    for k in 0..lines {
+        let (line_a, line_b) =
+            (&words_a[k * stride_a..k * stride_a + count], &words_b[k * stride_b..k * stride_b + count]);
+        for (x, y) in line_a.iter().zip(line_b) {
+            shared.add(x & y);
+        }
     }
-    shared
+    shared.total()
+}
+
+/// Words of a `BitCounter`'s buffer.
+const BUFFERED: usize = 32;
+
+/// The set bits of a stream of words, counted a buffer at a time.
+///
+/// The crate is built for baseline x86-64, which has no bit-count instruction: `count_ones` of one word
+/// is a dozen scalar operations. Counted over a full buffer of fixed length, the count vectorizes
+/// (SSE2: two words at a time, the bytes' counts summed by `psadbw`), which costs about half as much
+/// per word. A window pair's words come a few to a line, too few for that, so they are gathered here.
+struct BitCounter {
+    buffer: [u64; BUFFERED],
+    len: usize,
+    counted: u64,
+}
+
+impl BitCounter {
+    #[inline(always)]
+    fn new() -> Self {
+        BitCounter { buffer: [0; BUFFERED], len: 0, counted: 0 }
+    }
+
+    #[inline(always)]
+    fn add(&mut self, word: u64) {
+        self.buffer[self.len] = word;
+        self.len += 1;
+        if self.len == BUFFERED {
+            self.counted += count_buffer(&self.buffer);
+            self.len = 0;
+        }
+    }
+
+    #[inline(always)]
+    fn total(&self) -> i64 {
+        let rest: u64 = self.buffer[..self.len].iter().map(|w| w.count_ones() as u64).sum();
+        (self.counted + rest) as i64
+    }
+}
+
+#[inline(always)]
+fn count_buffer(buffer: &[u64; BUFFERED]) -> u64 {
+    buffer.iter().map(|w| w.count_ones() as u64).sum()
 }
 
 /// The number of `(line, bit)` with mask j of `b` true there and mask i of `a` true at
@@ -132,16 +187,16 @@ pub fn shifted_count(a: &Windows<'_>, i: usize, b: &Windows<'_>, j: usize, line_
         return 0;
     }
     let (word0, word1) = (bit0.div_euclid(WORD_BITS), -(-bit1).div_euclid(WORD_BITS));
-    let mut count = 0;
+    let mut count = BitCounter::new();
     for line in line0..line1 {
         let words_b = b.line_words(&at_b, line, word0, word1 - word0);
         for (w, &word_b) in (word0..word1).zip(words_b) {
             // Bits of `b`'s window outside its box are zero, and so are `a`'s read outside its window:
             // no bit beyond the overlap is counted.
-            count += (word_b & a.bits_from(&at_a, line + line_shift, w * WORD_BITS + bit_shift)).count_ones() as i64;
+            count.add(word_b & a.bits_from(&at_a, line + line_shift, w * WORD_BITS + bit_shift));
         }
     }
-    count
+    count.total()
 }
 
 /// The largest whole shift that can still overlap a grid: beyond it a shifted count is 0 (and the
@@ -193,35 +248,85 @@ pub fn origin_before(b: [f64; 2], a: [f64; 2]) -> bool {
     if b[0] != a[0] { b[0] < a[0] } else { b[1] < a[1] }
 }
 
-/// The bounding box `(first row, last row + 1, first column, last column + 1)` of a mask from its rows
-/// packed into words (`height` rows of `stride` words; bit b of word w is column 64w + b); zeros when
-/// empty.
-pub fn packed_row_box(lines: &[u64], height: usize, stride: usize) -> [i64; 4] {
-    let (mut row0, mut row1, mut col0, mut col1) = (height as i64, 0i64, (stride as i64) * WORD_BITS, 0i64);
-    for row in 0..height {
-        let words = &lines[row * stride..(row + 1) * stride];
-        // The first word with a pixel gives the row's first column, the last its last.
-        if let Some(w) = words.iter().position(|&word| word != 0) {
-            row0 = min(row0, row as i64);
-            row1 = row as i64 + 1;
-            col0 = min(col0, w as i64 * WORD_BITS + words[w].trailing_zeros() as i64);
-            let last = words.iter().rposition(|&word| word != 0).expect("a word with a pixel was found");
-            col1 = max(col1, last as i64 * WORD_BITS + (WORD_BITS - 1 - words[last].leading_zeros() as i64) + 1);
-        }
-    }
-    if row1 == 0 { [0; 4] } else { [row0, row1, col0, col1] }
+/// The eight bytes at `at` of `bytes` as one little-endian word.
+#[inline(always)]
+fn eight(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"))
 }
 
-/// Copy a mask's window (`lines` of its box from `line0`, `stride` words from `word0`) out of its packed
-/// rows (`stride_of_rows` words a row) into `words`, the mask's own slice of the windows.
-pub fn copy_row_window(lines: &[u64], stride_of_rows: usize, line0: i64, word0: i64, stride: i64, words: &mut [u64]) {
+/// The first and last nonzero byte of `row`, if any.
+#[inline(always)]
+fn row_span(row: &[u8]) -> Option<(usize, usize)> {
+    let words = row.len() / 8;
+    // Most rows of a mask are empty: an OR over the row's words (which vectorizes) decides them.
+    let any = (0..words).fold(0u64, |any, w| any | eight(row, 8 * w))
+        | row[8 * words..].iter().fold(0u64, |any, &b| any | b as u64);
+    if any == 0 {
+        return None;
+    }
+    let first = match (0..words).find(|&w| eight(row, 8 * w) != 0) {
+        Some(w) => 8 * w + (eight(row, 8 * w).trailing_zeros() / 8) as usize,
+        None => 8 * words + row[8 * words..].iter().position(|&b| b != 0).expect("a nonzero byte"),
+    };
+    let last = match row[8 * words..].iter().rposition(|&b| b != 0) {
+        Some(k) => 8 * words + k,
+        None => {
+            let w = (0..words).rev().find(|&w| eight(row, 8 * w) != 0).expect("a nonzero word");
+            8 * w + 7 - (eight(row, 8 * w).leading_zeros() / 8) as usize
+        }
+    };
+    Some((first, last))
+}
+
+/// The bounding box `(first row, last row + 1, first column, last column + 1)` of a mask given as
+/// dense pixels, one byte each (nonzero: true), `height` rows of `width`; zeros when empty.
+pub fn dense_box(pixels: &[u8], height: usize, width: usize) -> [i64; 4] {
+    let (mut row0, mut row1, mut col0, mut col1) = (height, 0, width, 0);
+    for row in 0..height {
+        if let Some((first, last)) = row_span(&pixels[row * width..(row + 1) * width]) {
+            (row0, row1) = (row0.min(row), row + 1);
+            (col0, col1) = (col0.min(first), col1.max(last + 1));
+        }
+    }
+    if row1 == 0 { [0; 4] } else { [row0 as i64, row1 as i64, col0 as i64, col1 as i64] }
+}
+
+/// Pixels `first..first + count` (at most 64) of a row of bytes packed into a word: bit b is pixel
+/// `first + b`, set when its byte is nonzero.
+#[inline(always)]
+fn packed_bits(row: &[u8], first: usize, count: usize) -> u64 {
+    let mut word = 0;
+    let groups = count / 8;
+    for group in 0..groups {
+        let mut bytes = eight(row, first + 8 * group);
+        // Each byte to 0 or 1 (its bits folded into its lowest), then the eight gathered into the top byte
+        // by one product: byte j, at bit 8j, lands at bit 56 + j.
+        bytes |= bytes >> 4;
+        bytes |= bytes >> 2;
+        bytes |= bytes >> 1;
+        bytes &= 0x0101_0101_0101_0101;
+        word |= (bytes.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * group);
+    }
+    for (b, &byte) in row[first + 8 * groups..first + count].iter().enumerate() {
+        word |= ((byte != 0) as u64) << (8 * groups + b);
+    }
+    word
+}
+
+/// Pack a mask's window (the rows of its box from `line0`, `stride` words from `word0`) from its dense
+/// pixels (one byte each, `width` to a row) into `words`, the mask's own slice of the windows. A word's
+/// pixels beyond the row are false.
+pub fn pack_dense_window(pixels: &[u8], width: usize, line0: i64, word0: i64, stride: i64, words: &mut [u64]) {
     if stride == 0 {
         return;
     }
     let (stride, word0) = (stride as usize, word0 as usize);
     for (line, out) in words.chunks_exact_mut(stride).enumerate() {
-        let row = (line0 as usize + line) * stride_of_rows;
-        out.copy_from_slice(&lines[row + word0..row + word0 + stride]);
+        let row = &pixels[(line0 as usize + line) * width..(line0 as usize + line + 1) * width];
+        for (w, word) in out.iter_mut().enumerate() {
+            let first = 64 * (word0 + w);
+            *word = packed_bits(row, first, 64.min(width.saturating_sub(first)));
+        }
     }
 }
 
@@ -243,7 +348,13 @@ pub fn touched_cells(origin: f64, low: f64, high: f64, first: i64, stop: i64) ->
 
 /// Area of mask m of `windows` at `origin` inside `box_xyxy`: each true pixel the box touches, weighted
 /// by the box's share of its row times its share of its column (`column_major`: lines are columns).
-pub fn window_box_area(windows: &Windows<'_>, m: usize, column_major: bool, origin: [f64; 2], box_xyxy: [f64; 4]) -> f64 {
+pub fn window_box_area(
+    windows: &Windows<'_>,
+    m: usize,
+    column_major: bool,
+    origin: [f64; 2],
+    box_xyxy: [f64; 4],
+) -> f64 {
     let at = windows.layout(m);
     // Lines are rows (bits are columns), or columns when the window is column-major.
     let (line_axis, bit_axis) = if column_major { (0, 1) } else { (1, 0) };
@@ -252,17 +363,42 @@ pub fn window_box_area(windows: &Windows<'_>, m: usize, column_major: bool, orig
     let (line0, line1) = touched_cells(line_origin, line_low, line_high, at.line_lo, at.line_hi);
     let (bit0, bit1) = touched_cells(bit_origin, bit_low, bit_high, at.bit_lo, at.bit_hi);
     let mut area = 0.0;
+    if bit1 <= bit0 {
+        return area;
+    }
+    // The words of a line that hold bits `bit0..bit1` (inside the box, so inside the window).
+    let (word0, word1) = (bit0.div_euclid(WORD_BITS), (bit1 - 1).div_euclid(WORD_BITS) + 1);
     for line in line0..line1 {
         let line_weight = cell_share(line, line_origin, line_low, line_high);
         let mut covered = 0.0;
-        for bit in bit0..bit1 {
-            if windows.bit(&at, line, bit) {
+        for (word, &bits) in (word0..word1).zip(windows.line_words(&at, line, word0, word1 - word0)) {
+            // Only the true pixels add to the sum, in increasing order as a walk over every bit would add
+            // them: the word's set bits within `bit0..bit1`, lowest first.
+            let mut set = bits & span_mask(bit0 - word * WORD_BITS, bit1 - word * WORD_BITS);
+            while set != 0 {
+                let bit = word * WORD_BITS + set.trailing_zeros() as i64;
                 covered += cell_share(bit, bit_origin, bit_low, bit_high);
+                set &= set - 1;
             }
         }
         area += line_weight * covered;
     }
     area
+}
+
+/// The bits `low..high` of a word (each clamped to `0..=64`).
+#[inline(always)]
+fn span_mask(low: i64, high: i64) -> u64 {
+    let below = |k: i64| {
+        if k >= WORD_BITS {
+            u64::MAX
+        } else if k <= 0 {
+            0
+        } else {
+            (1u64 << k) - 1
+        }
+    };
+    below(high) & !below(low)
 }
 
 #[cfg(test)]
@@ -333,19 +469,34 @@ mod tests {
     }
 
     #[test]
-    fn boxes_of_packed_rows() {
-        // Rows 1 and 2 of a 3-row mask two words wide: columns 1..3, then 70.
-        let lines = [0, 0, 0b0110, 0, 0, 1 << 6];
-        assert_eq!(packed_row_box(&lines, 3, 2), [1, 3, 1, 71]);
-        assert_eq!(packed_row_box(&[0; 6], 3, 2), [0; 4]);
+    fn boxes_of_dense_pixels() {
+        // Rows 1 and 2 of a 3 x 75 mask: columns 1..3, then 70 (beyond the first word of bytes).
+        let mut pixels = vec![0u8; 3 * 75];
+        pixels[75 + 1] = 1;
+        pixels[75 + 2] = 1;
+        pixels[2 * 75 + 70] = 1;
+        assert_eq!(dense_box(&pixels, 3, 75), [1, 3, 1, 71]);
+        assert_eq!(dense_box(&vec![0u8; 3 * 75], 3, 75), [0; 4]);
+        // One pixel in the last byte of a row whose length is a multiple of 8.
+        let mut pixels = vec![0u8; 16];
+        pixels[15] = 1;
+        assert_eq!(dense_box(&pixels, 1, 16), [0, 1, 15, 16]);
     }
 
     #[test]
-    fn a_window_is_copied_out_of_its_rows() {
-        let lines: Vec<u64> = (0..6).collect(); // 3 rows of 2 words
-        let mut words = [0u64; 2];
-        copy_row_window(&lines, 2, 1, 1, 1, &mut words);
-        assert_eq!(words, [3, 5]); // rows 1 and 2, their second word
+    fn windows_are_packed_from_the_pixels_of_their_box() {
+        // One row of 130 pixels, true at 3, 64..72 and 129 (a byte of 2 counts as true, as NumPy's bools do).
+        let mut pixels = vec![0u8; 130];
+        pixels[3] = 2;
+        pixels[64..72].fill(1);
+        pixels[129] = 1;
+        let mut words = [0u64; 3];
+        pack_dense_window(&pixels, 130, 0, 0, 3, &mut words);
+        assert_eq!(words, [1 << 3, 0xFF, 1 << 1]);
+        // Only the second word of the line.
+        let mut words = [0u64; 1];
+        pack_dense_window(&pixels, 130, 0, 1, 1, &mut words);
+        assert_eq!(words, [0xFF]);
     }
 
     #[test]
@@ -357,5 +508,42 @@ mod tests {
         assert_eq!(window_box_area(&windows, 0, false, [0.0, 0.0], [0.5, 0.0, 2.0, 0.5]), 0.75);
         // A box far beyond the grid meets no cell (its bounds are clamped before any integer is made).
         assert_eq!(window_box_area(&windows, 0, false, [0.0, 0.0], [1e300, 0.0, f64::INFINITY, 1.0]), 0.0);
+    }
+
+    #[test]
+    fn a_box_reads_only_its_bits_of_words_across_a_word_boundary() {
+        // One row of 130 pixels, true at 3, 63, 64 and 129; the box [63.5, 129.25) x [0, 1) meets
+        // half of pixel 63, all of 64 and a quarter of 129 (pixel 3 lies outside): 1.75.
+        let mut row = [0u64; 3];
+        row[0] = (1 << 3) | (1 << 63);
+        row[1] = 1;
+        row[2] = 1 << 1;
+        let (table, words) = (vec![0, 1, 3, 130, 0, 0, 3, 0], row.to_vec());
+        let windows = Windows { table: &table, words: &words };
+        assert_eq!(window_box_area(&windows, 0, false, [0.0, 0.0], [63.5, 0.0, 129.25, 1.0]), 1.75);
+        // A box between the true pixels (64 < x < 129) covers none of them.
+        assert_eq!(window_box_area(&windows, 0, false, [0.0, 0.0], [65.0, 0.0, 129.0, 1.0]), 0.0);
+    }
+
+    #[test]
+    fn word_spans_clamp_to_the_word() {
+        assert_eq!(span_mask(0, 64), u64::MAX);
+        assert_eq!(span_mask(-5, 3), 0b111);
+        assert_eq!(span_mask(62, 100), 0b11 << 62);
+        assert_eq!(span_mask(4, 4), 0);
+    }
+
+    #[test]
+    fn counted_words_are_the_bits_of_every_word_through_full_and_partial_buffers() {
+        // 100 words (three full buffers and four left over) of k ones each: the sum of 0..100 mod 65.
+        let mut counter = BitCounter::new();
+        let mut expected = 0;
+        for k in 0..100u32 {
+            let ones = k % 65;
+            counter.add(if ones == 64 { u64::MAX } else { (1u64 << ones) - 1 });
+            expected += ones as i64;
+        }
+        assert_eq!(counter.total(), expected);
+        assert_eq!(BitCounter::new().total(), 0);
     }
 }
