@@ -134,6 +134,9 @@ def mask_polygon_run_areas(
 ) -> None:
     """Area of masks held as runs inside polygons, pairs grouped by polygon and origin (``order``, ``group_start``)."""
 
+def polygon_coverages(edges: EdgeArrays, geometry: I64, origins: F64, windows: I64, out: F64) -> None:
+    """The exact coverage of polygons ``geometry[k]`` (grids at ``origins[k]``) over windows ``(row0, col0, h, w)``."""
+
 def run_boxes(runs: RunArrays, heights: I64, boxes: I64) -> None:
     """Each mask's bounding box from its runs (each of its own height), into ``boxes`` ``(M, 4)``."""
 

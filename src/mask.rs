@@ -328,6 +328,48 @@ fn mask_polygon_window_areas(
     Ok(())
 }
 
+/// The exact coverage of polygons `geometry[k]` of `edges` on grids at `origins[k]`, each over its window
+/// `windows[k]` `(row0, col0, height, width)` of the grid: window k's pixels, row by row, into `out` after
+/// those of the windows before it (`Mask.from_polygon`, `regions.coverage`). A pixel's value is the one
+/// the Mask × Polygon kernel sums for it (the same running sum along its row).
+#[pyfunction]
+fn polygon_coverages(
+    py: Python<'_>,
+    edges: EdgeArrays<'_>,
+    geometry: PyReadonlyArray1<'_, i64>,
+    origins: PyReadonlyArray2<'_, f64>,
+    windows: PyReadonlyArray2<'_, i64>,
+    mut out: PyReadwriteArray1<'_, f64>,
+) -> PyResult<()> {
+    let (edges, edge_offsets) = edge_table(&edges)?;
+    let geometry = indices("geometry", &geometry, edge_offsets.len().saturating_sub(1))?;
+    let n = geometry.len();
+    let origins = float_rows("origins", &origins, n, 2)?;
+    let windows = pair_windows(&windows, n)?;
+    if let Some(k) = (0..n).find(|&k| windows[4 * k + 2] < 0 || windows[4 * k + 3] < 0) {
+        return Err(invalid_argument("windows", "windows of non-negative size", format!("window {k}")));
+    }
+    let mut ends = vec![0i64; n + 1];
+    for k in 0..n {
+        ends[k + 1] = ends[k] + windows[4 * k + 2] * windows[4 * k + 3];
+    }
+    same_length("out", out.len(), ends[n] as usize)?;
+    let out = out.as_slice_mut()?;
+    let mut by_window = pieces(out, &ends);
+    let per_window = MASK_NS + ITEM_NS * (ends[n] as usize + edges.x0.len()) / n.max(1);
+    py.detach(|| {
+        threads::for_chunks(&mut by_window, 1, threads::chunk_of(per_window), |first, part| {
+            for (k, own) in (first..).zip(part.iter_mut()) {
+                let (first_edge, stop_edge) = edges_of(edge_offsets, geometry[k] as usize, edges.x0.len());
+                let window = [windows[4 * k], windows[4 * k + 1], windows[4 * k + 2], windows[4 * k + 3]];
+                let origin = [origins[2 * k], origins[2 * k + 1]];
+                coverage::window_coverage(&edges, first_edge, stop_edge, origin, window, own);
+            }
+        })
+    });
+    Ok(())
+}
+
 /// Area of masks held as runs inside polygons, pairs grouped by polygon and mask origin, into `out`.
 ///
 /// Group g is polygon `geometry[g]` at `origins[g]` on the window `group_window[g]` of the grid (its
@@ -617,6 +659,7 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(mask_box_areas, module)?)?;
     module.add_function(wrap_pyfunction!(mask_polygon_window_areas, module)?)?;
     module.add_function(wrap_pyfunction!(mask_polygon_run_areas, module)?)?;
+    module.add_function(wrap_pyfunction!(polygon_coverages, module)?)?;
     module.add_function(wrap_pyfunction!(run_boxes, module)?)?;
     module.add_function(wrap_pyfunction!(pack_run_windows, module)?)?;
     module.add_function(wrap_pyfunction!(dense_boxes, module)?)?;

@@ -15,8 +15,6 @@
 use crate::numeric::{max, min};
 use crate::search::insertion_point;
 
-use super::truncated;
-
 use super::windows::{WORD_BITS, Windows};
 
 /// A polygon store's directed edges (`RaggedPolygons.edges`): from `(x0, y0)` to `(x1, y1)`, each
@@ -62,6 +60,39 @@ impl Accumulation {
     }
 }
 
+/// `truncated(min(max(x.floor(), lo), hi))` (the crate's `min` and `max`, which keep a NaN x) for small
+/// integers `lo <= hi`, without `floor`, a libm call on baseline x86-64: below `lo` or at or beyond
+/// `hi` the bound (the floor of x is below the integer `lo` exactly when x is), in between a cast.
+#[inline(always)]
+fn clamped_floor(x: f64, lo: i64, hi: i64) -> i64 {
+    if x.is_nan() {
+        i64::MIN // floor, max and min keep the NaN, and its integer is the smallest
+    } else if x < lo as f64 {
+        lo
+    } else if x >= hi as f64 {
+        hi
+    } else {
+        let whole = x as i64;
+        if whole as f64 > x { whole - 1 } else { whole }
+    }
+}
+
+/// `truncated(min(max(x.ceil(), lo), hi))` for small integers `lo <= hi`, without `ceil` (as
+/// `clamped_floor`).
+#[inline(always)]
+fn clamped_ceiling(x: f64, lo: i64, hi: i64) -> i64 {
+    if x.is_nan() {
+        i64::MIN
+    } else if x <= lo as f64 {
+        lo
+    } else if x > hi as f64 {
+        hi
+    } else {
+        let whole = x as i64;
+        if (whole as f64) < x { whole + 1 } else { whole }
+    }
+}
+
 /// Add a piece of edge inside line band `row`, from x0 to x1 carrying `dy`, to the line's accumulation.
 ///
 /// A cell receives the share of `dy` crossing it times the part of the cell right of the piece; the next
@@ -72,7 +103,7 @@ fn add_row_piece(acc: &mut Accumulation, row: usize, x0: f64, x1: f64, dy: f64) 
     let (left, right) = (min(x0, x1), max(x0, x1));
     let span = right - left;
     if span == 0.0 {
-        let cell = truncated(min(max(left.floor(), -1.0), width as f64));
+        let cell = clamped_floor(left, -1, width);
         if cell < 0 {
             acc.add(row, 0, dy);
         } else if cell < width {
@@ -85,8 +116,7 @@ fn add_row_piece(acc: &mut Accumulation, row: usize, x0: f64, x1: f64, dy: f64) 
     if left < 0.0 {
         acc.add(row, 0, dy * ((min(right, 0.0) - left) / span));
     }
-    let first = truncated(min(max(left.floor(), 0.0), width as f64));
-    let stop = truncated(min(max(right.ceil(), 0.0), width as f64));
+    let (first, stop) = (clamped_floor(left, 0, width), clamped_ceiling(right, 0, width));
     for cell in first..stop {
         let (low, high) = (max(left, cell as f64), min(right, cell as f64 + 1.0));
         if high <= low {
@@ -104,12 +134,11 @@ fn add_edge(acc: &mut Accumulation, ax: f64, ay: f64, bx: f64, by: f64, weight: 
     if ay == by {
         return;
     }
-    let height = acc.lines() as f64;
+    let height = acc.lines() as i64;
     let (low, high) = (min(ay, by), max(ay, by));
     let direction = if by > ay { weight } else { -weight };
     let slope = (bx - ax) / (by - ay);
-    let first = truncated(min(max(low.floor(), 0.0), height));
-    let stop = truncated(min(max(high.ceil(), 0.0), height));
+    let (first, stop) = (clamped_floor(low, 0, height), clamped_ceiling(high, 0, height));
     for row in first..stop {
         let (y0, y1) = (max(low, row as f64), min(high, row as f64 + 1.0));
         if y1 <= y0 {
@@ -184,6 +213,31 @@ pub fn polygon_window_area(
     area
 }
 
+/// The coverage of the polygon whose edges are `first_edge..stop_edge` of `edges`, on a grid at `origin`,
+/// over `window`, into `out` (its pixels row by row): each pixel's running sum along its row, as
+/// `polygon_window_area` sums it.
+pub fn window_coverage(
+    edges: &Edges<'_>,
+    first_edge: usize,
+    stop_edge: usize,
+    origin: [f64; 2],
+    window: Window,
+    out: &mut [f64],
+) {
+    let [_, _, height, width] = window;
+    if height <= 0 || width <= 0 {
+        return;
+    }
+    let acc = coverage(edges, first_edge, stop_edge, origin, window, false);
+    for (row, pixels) in out.chunks_exact_mut(width as usize).enumerate() {
+        let mut covered = 0.0;
+        for (pixel, &cell) in pixels.iter_mut().zip(acc.line(row)) {
+            covered += cell;
+            *pixel = covered;
+        }
+    }
+}
+
 /// A mask's runs `first_run..last_run` (column-major positions of its own `mask_height`).
 #[derive(Clone, Copy)]
 pub struct MaskRuns<'a> {
@@ -252,6 +306,26 @@ pub fn covered_run_pixels(acc: &Accumulation, window: Window, runs: MaskRuns<'_>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mask::truncated;
+
+    #[test]
+    fn clamped_floors_and_ceilings_are_the_float_formulas() {
+        // Against the formulas they replace, on both sides of every integer near the bounds, signed
+        // zeros, infinities and NaN (whose integer is the smallest, as the formula's cast gives).
+        let mut values = vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.0, -0.0, 1e300, -1e300];
+        for k in -4..12 {
+            let k = k as f64;
+            values.extend([k, k.next_up(), k.next_down(), k + 0.5, k - 1e-9]);
+        }
+        for x in values {
+            for (lo, hi) in [(0, 7), (-1, 7), (0, 0), (-1, 1)] {
+                let floor = truncated(min(max(x.floor(), lo as f64), hi as f64));
+                let ceiling = truncated(min(max(x.ceil(), lo as f64), hi as f64));
+                assert_eq!(clamped_floor(x, lo, hi), floor, "floor of {x} in {lo}..{hi}");
+                assert_eq!(clamped_ceiling(x, lo, hi), ceiling, "ceiling of {x} in {lo}..{hi}");
+            }
+        }
+    }
 
     /// The rectangle `[x0, x1) × [y0, y1)` counter-clockwise, as a store's edges: an exterior of sign +1,
     /// which along rows adds with weight -1 (the accumulation gives minus the area of a counter-clockwise ring).
@@ -284,6 +358,21 @@ mod tests {
         // Along columns the same numbers (the square is symmetric), from the mirrored plane.
         let acc = coverage(&edges(&parts), 0, 4, [0.0, 0.0], [0, 0, 3, 3], true);
         assert_eq!(running(&acc, 0, 3), [0.25, 0.5, 0.25]);
+    }
+
+    #[test]
+    fn a_window_coverage_is_the_running_sums_of_its_rows() {
+        // The square [0.5, 2.5)² again, on the window of rows 1..3 and columns 0..2 of the grid (a grid at
+        // the origin): rows 1 and 2, columns 0 and 1.
+        let parts = rectangle(0.5, 0.5, 2.5, 2.5);
+        let mut out = [f64::NAN; 4];
+        window_coverage(&edges(&parts), 0, 4, [0.0, 0.0], [1, 0, 2, 2], &mut out);
+        assert_eq!(out, [0.5, 1.0, 0.25, 0.5]);
+        // The same square on a grid whose origin is half a pixel off holds whole pixels.
+        window_coverage(&edges(&parts), 0, 4, [0.5, 0.5], [0, 0, 2, 2], &mut out);
+        assert_eq!(out, [1.0; 4]);
+        // An empty window writes nothing.
+        window_coverage(&edges(&parts), 0, 4, [0.0, 0.0], [0, 0, 0, 3], &mut []);
     }
 
     #[test]
