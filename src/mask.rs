@@ -2,11 +2,12 @@
 //!
 //! Masks are held as COCO runs or as dense pixels; either way the Python side (`regions.mask`) keeps
 //! what the crate reads: the run table (`runs`), and each mask's pixels packed 64 to a word over its
-//! bounding box (`windows`, built here from the runs or from packed rows). The kernels measure pairs
-//! from those: Mask × Mask as the pixels two masks share (a merge walk over runs, an AND and a bit
-//! count over windows, four shifted counts on grids offset by a fraction), Mask × Box and Mask ×
+//! bounding box (`windows`, built here from the runs or from the dense pixels). The kernels measure
+//! pairs from those: Mask × Mask as the pixels two masks share (a merge walk over runs, an AND and a
+//! bit count over windows, four shifted counts on grids offset by a fraction), Mask × Box and Mask ×
 //! Polygon as the exact area of the vector region inside each true pixel (`coverage`). The region
-//! work: boxes and windows (`runs`, `windows`), boundary bands (`bands`).
+//! work: boxes and windows (`runs`, `windows`), boundary bands (`bands`), and the polygons' coverage
+//! of the pixels for `Mask.from_polygon` (`coverage`).
 //!
 //! Every loop runs over pairs, masks or groups of pairs, each writing only its own outputs: the bits
 //! do not depend on the number of threads. The kernels measure (an area or a pixel count); the
