@@ -95,7 +95,82 @@ def aligned_single(
 # (the hull kernel's entries)
 
 # --------------------------------------------------------------------------- masks (src/mask.rs)
-# (the mask kernels' and mask regions' entries)
+U64 = NDArray[np.uint64]
+#: A run table ``(starts, stops, offsets)`` (`rle.Runs`' arrays): mask m owns runs ``offsets[m]:offsets[m + 1]``.
+RunArrays = tuple[I64, I64, I64]
+#: Packed windows: the window table ``(M, 8)`` (`kernels.mask._window_table`) and the words.
+WindowArrays = tuple[I64, U64]
+#: Where each mask's window lies in the words: ``(line0, word0, stride, offsets)`` (`regions.mask._Windows`).
+LayoutArrays = tuple[I64, I64, I64, I64]
+#: A polygon store's edges ``(x0, y0, x1, y1, weight_sign, offsets)``, geometry g's edges ``offsets[g]:offsets[g + 1]``.
+EdgeArrays = tuple[F64, F64, F64, F64, F64, I64]
+
+def run_overlap_counts(runs_a: RunArrays, masks_a: I64, runs_b: RunArrays, masks_b: I64, out: I64) -> None:
+    """Pixels true in both masks ``masks_a[k]`` and ``masks_b[k]``, counted from their runs (grids of one height)."""
+
+def window_overlap_counts(
+    windows_a: WindowArrays, masks_a: I64, windows_b: WindowArrays, masks_b: I64, out: I64
+) -> None:
+    """Pixels true in both masks ``masks_a[k]`` and ``masks_b[k]`` (one grid, one orientation): AND and bit count."""
+
+def offset_grid_overlaps(
+    windows_a: WindowArrays,
+    masks_a: I64,
+    origins_a: F64,
+    windows_b: WindowArrays,
+    masks_b: I64,
+    origins_b: F64,
+    column_major: bool,
+    out: F64,
+) -> None:
+    """Shared area of masks on grids offset by any amount (origins ``(n, 2)``): four weighted shifted counts."""
+
+def mask_box_areas(windows: WindowArrays, column_major: bool, masks: I64, origins: F64, boxes: F64, out: F64) -> None:
+    """Area of masks ``masks[k]`` (at ``origins[k]``) inside boxes ``boxes[k]`` ``(x1, y1, x2, y2)``."""
+
+def mask_polygon_window_areas(
+    edges: EdgeArrays,
+    geometry: I64,
+    origins: F64,
+    pair_window: I64,
+    masks: I64,
+    windows: WindowArrays,
+    column_major: bool,
+    out: F64,
+) -> None:
+    """Area of dense masks inside polygons, each pair's coverage on its window ``(row0, col0, height, width)``."""
+
+def mask_polygon_run_areas(
+    edges: EdgeArrays,
+    geometry: I64,
+    origins: F64,
+    group_window: I64,
+    group_start: I64,
+    order: I64,
+    masks: I64,
+    runs: RunArrays,
+    heights: I64,
+    out: F64,
+) -> None:
+    """Area of masks held as runs inside polygons, pairs grouped by polygon and origin (``order``, ``group_start``)."""
+
+def polygon_coverages(edges: EdgeArrays, geometry: I64, origins: F64, windows: I64, out: F64) -> None:
+    """The exact coverage of polygons ``geometry[k]`` (grids at ``origins[k]``) over windows ``(row0, col0, h, w)``."""
+
+def run_boxes(runs: RunArrays, heights: I64, boxes: I64) -> None:
+    """Each mask's bounding box from its runs (each of its own height), into ``boxes`` ``(M, 4)``."""
+
+def pack_run_windows(runs: RunArrays, heights: I64, layout: LayoutArrays, column_major: bool, words: U64) -> None:
+    """Set the bits of each mask's runs in its window (zeroed `words`), along columns or along rows."""
+
+def dense_boxes(pixels: NDArray[np.uint8], boxes: I64) -> None:
+    """Each dense mask's bounding box from its pixels ``(M, H, W)`` (a byte each, nonzero: true), into ``boxes``."""
+
+def pack_dense_windows(pixels: NDArray[np.uint8], layout: LayoutArrays, words: U64) -> None:
+    """Pack each dense mask's window from its pixels ``(M, H, W)`` (a byte each) into `words`."""
+
+def band_runs(runs: RunArrays, heights: I64, distances: I64, masks: I64) -> tuple[I64, I64, I64]:
+    """The runs ``(starts, stops, offsets)`` of the band ``mask − erode(mask, d)`` of each mask ``masks[k]``."""
 
 # --------------------------------------------------------------------------- 3-D boxes (src/boxes3d.rs)
 # (the 3-D kernels' entries)
@@ -146,4 +221,5 @@ def accepted_corners(boxes: F64, fmt: str, largest: float, smallest: float, xyxy
 # (the ring checks' and exterior hulls' entries)
 
 # --------------------------------------------------------------------------- rasterizer (src/raster.rs)
-# (the rasterizer's entries)
+def object_runs(xy: F64, ring_start: I64, object_ring: I64, sizes: I64) -> tuple[I64, I64, I64]:
+    """pycocotools' raster of each object's rings as column-major runs ``(starts, stops, offsets)``."""

@@ -36,6 +36,7 @@ from geoiou._validation import invalid_argument
 from geoiou.metrics import iou, pairwise_iou
 from geoiou.regions import Box, Mask, Polygon, Region, RotatedBox
 from geoiou.regions.bands import mask_bands, polygon_bands
+from geoiou.regions.mask_bands import erosion_distances
 
 __all__ = ["DILATION_RATIO", "boundary_band", "boundary_distances", "boundary_iou", "pairwise_boundary_iou"]
 
@@ -125,8 +126,6 @@ def boundary_distances(
             "image_size", "the (height, width) whose diagonal sets the band's width, or a distance", image_size
         )
     if isinstance(region, Mask):
-        from geoiou.regions.mask_bands import erosion_distances  # compiled module: loaded on first use
-
         return erosion_distances(sizes, ratio)
     diagonals: np.ndarray = ratio * np.sqrt((sizes * sizes).sum(axis=1).astype(np.float64))
     return diagonals

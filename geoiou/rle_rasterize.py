@@ -39,6 +39,7 @@ import numpy as np
 
 from geoiou import rle as coco_rle
 from geoiou._validation import invalid_argument as _fail
+from geoiou.raster_loops import object_runs
 from geoiou.regions import Polygon
 from geoiou.regions.ragged import ragged_arange
 
@@ -79,8 +80,6 @@ class _Rings(NamedTuple):
 
 def _object_runs(rings: _Rings, sizes: np.ndarray) -> coco_rle.Runs:
     """Column-major runs of each object (`sizes` ``(n, 2)``): the union of its rings' rasters, objects in parallel."""
-    from geoiou.raster_loops import object_runs  # compiled: loaded on first use, not by `import geoiou.io`
-
     object_ring = np.searchsorted(rings.owner, np.arange(len(sizes) + 1)).astype(np.int64)
     starts, stops, offsets = object_runs(
         np.ascontiguousarray(rings.xy, dtype=np.float64), rings.offsets.astype(np.int64), object_ring, sizes

@@ -75,7 +75,7 @@ LAYER_OF: dict[str, str] = {
     "geoiou.dispatch": "dispatch",
     "geoiou.tables": "tables",  # Annotations, TemporalSegments: what readers build and evaluations take
     "geoiou.rle_rasterize": "kernels",  # pycocotools' rasterizer: its loop is compiled (raster_loops), as kernels are
-    "geoiou.raster_loops": "kernels",  # the compiled loop of the rasterizer (numba, loaded on first use)
+    "geoiou.raster_loops": "kernels",  # the rasterizer's entry into the compiled core (src/raster.rs)
     "geoiou.regions": "regions",
     "geoiou.errors": "foundation",
     "geoiou._validation": "foundation",

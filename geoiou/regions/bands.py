@@ -4,7 +4,7 @@ Two forms, one per representation:
 
 - **Masks**: boundary-iou-api's raster band, ``mask − erode(mask, d)`` with ``d`` passes of a
   3 × 3 erosion (every pixel within Chebyshev distance ``d`` of a kept pixel is true, pixels beyond
-  the mask's grid count as false), computed from the masks' COCO runs in compiled code
+  the mask's grid count as false), computed from the masks' COCO runs by the compiled core
   (`geoiou.regions.mask_bands`); the band is a `Mask` held as runs, at the mask's own size and origin.
 - **Polygons** (and boxes, rotated boxes, converted exactly): the region minus its inward offset
   by ``d`` (shapely's ``buffer`` with distance ``−d``), a `Polygon` whose area is exact. The
@@ -19,6 +19,7 @@ import shapely
 
 from geoiou import rle as coco_rle
 from geoiou.regions.mask import Mask
+from geoiou.regions.mask_bands import band_runs
 from geoiou.regions.polygon import Polygon
 
 __all__ = ["QUAD_SEGS", "mask_bands", "polygon_bands"]
@@ -42,8 +43,6 @@ def mask_bands(masks: Mask, distances: np.ndarray) -> Mask:
            [1, 1, 1, 1, 0],
            [0, 0, 0, 0, 0]])
     """
-    from geoiou.regions.mask_bands import band_runs  # compiled: loaded on first use
-
     flat = masks.reshape(-1)
     store, index = flat._store, flat._index
     runs = store.runs

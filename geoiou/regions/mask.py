@@ -13,7 +13,7 @@ all masks indexed or reshaped from one construction share the work:
   ``centroid``, ``to_rle``, ``to_shapely``, Mask×Box, Mask×Polygon, masks on offset grids);
 - packed windows (`_Windows`): each mask's bounding box and its pixels packed 64 to a word along
   the lines of the grid, over the lines and words that cover the box. Dense masks are packed along
-  rows, the whole batch in one ``np.packbits`` call; masks from runs are packed along columns
+  rows, each straight from its pixels over its box by the crate; masks from runs are packed along columns
   straight from the runs (COCO runs go down the columns), without decoding a pixel. A mask from
   runs is packed along rows as well only to be compared with a dense mask.
 
@@ -43,6 +43,7 @@ from geoiou import rle as coco_rle
 from geoiou._validation import as_float_array, as_numpy, fail
 from geoiou.regions.base import Region, as_measure, readonly
 from geoiou.regions.hulls import ConvexHulls
+from geoiou.regions import mask_windows
 
 if TYPE_CHECKING:
     from geoiou.regions.box import Box
@@ -508,16 +509,10 @@ class _Windows:
 
 
 def _dense_row_windows(dense: np.ndarray) -> _Windows:
-    """Windows along the rows of dense masks ``(M, H, W)``: every row packed in one vectorized call, then each
-    mask's box found and its window copied out in compiled loops (`mask_windows`)."""
-    from geoiou.regions import mask_windows  # compiled: loaded with the first windows, not by `import geoiou`
-
-    masks, height, width = dense.shape
-    stride = -(-width // WORD_BITS)
-    lines = _pack_lines(dense.reshape(masks * height, width), stride).reshape(masks, height, stride)
-    # The bounding box from the packed words: eight times less to read than the pixels.
-    windows = _Windows.zeros(False, mask_windows.packed_row_boxes(lines, width))
-    mask_windows.copy_row_windows(lines, windows.line0, windows.word0, windows.stride, windows.offsets, windows.words)
+    """Windows along the rows of dense masks ``(M, H, W)``: each mask's box found and its window packed straight
+    from its pixels by the crate (`mask_windows`), masks in parallel."""
+    windows = _Windows.zeros(False, mask_windows.dense_boxes(dense))
+    mask_windows.pack_dense_windows(dense, windows.line0, windows.word0, windows.stride, windows.offsets, windows.words)
     return windows
 
 
@@ -540,8 +535,6 @@ def _run_row_windows(runs: coco_rle.Runs) -> _Windows:
 
 
 def _packed_runs(runs: coco_rle.Runs, column_major: bool) -> _Windows:
-    from geoiou.regions import mask_windows  # compiled: loaded with the first windows, not by `import geoiou`
-
     windows = _Windows.zeros(column_major, _run_boxes(runs))
     pack = mask_windows.pack_run_columns if column_major else mask_windows.pack_run_rows
     pack(
@@ -558,19 +551,9 @@ def _packed_runs(runs: coco_rle.Runs, column_major: bool) -> _Windows:
     return windows
 
 
-def _pack_lines(pixels: np.ndarray, stride: int) -> np.ndarray:
-    """Pack each line of `pixels` ``(n, length)`` into `stride` little-endian words, zero-padded; 1-D result."""
-    packed = np.packbits(pixels, axis=-1, bitorder="little")
-    if packed.shape[1] != 8 * stride:
-        packed = np.pad(packed, ((0, 0), (0, 8 * stride - packed.shape[1])))
-    return packed.view("<u8").reshape(-1)
-
-
 def _run_boxes(runs: coco_rle.Runs) -> np.ndarray:
     """Bounding boxes ``(M, 4)`` of masks given as column-major runs, each of its own height (zeros when empty)."""
-    from geoiou.regions.mask_windows import run_boxes  # compiled: loaded with the first boxes, not by `import geoiou`
-
-    return run_boxes(runs.starts, runs.stops, runs.offsets, np.maximum(runs.sizes[:, 0], 1))
+    return mask_windows.run_boxes(runs.starts, runs.stops, runs.offsets, np.maximum(runs.sizes[:, 0], 1))
 
 
 def _masks_from_runs(

@@ -30,7 +30,7 @@ import numpy as np
 from scipy import ndimage
 
 from geoiou._validation import fail, invalid_argument
-from geoiou.regions.coverage import polygon_coverage_window
+from geoiou.regions.coverage import coverage_windows
 
 if TYPE_CHECKING:
     from geoiou.regions.mask import Mask
@@ -70,8 +70,11 @@ def rasterize(
     grid, origin = _grid(regions, shape, origin)
     flat = regions.reshape(regions.size)
     pixels = np.zeros((flat.size, *grid), dtype=bool)
-    for k in range(flat.size):  # one polygon at a time: each rasterizer call is vectorized over its window
-        _rasterize_one(flat[k], pixels[k], origin, rule, fraction)
+    if rule == "centre":
+        for k in range(flat.size):  # one polygon at a time: each test is vectorized over its window
+            _centres_in(flat[k], pixels[k], origin)
+    else:
+        _covered_pixels(flat, pixels, origin, rule, fraction)
     return pixels.reshape(*regions.shape, *grid), origin
 
 
@@ -96,12 +99,26 @@ def _grid(regions: Any, shape: tuple[int, int] | None, origin: Any) -> tuple[tup
     return (int(max(high[1], 0)), int(max(high[0], 0))), low
 
 
-def _rasterize_one(polygon: Polygon, out: np.ndarray, origin: np.ndarray, rule: str, fraction: float) -> None:
+def _covered_pixels(flat: Polygon, pixels: np.ndarray, origin: np.ndarray, rule: str, fraction: float) -> None:
+    """Set the pixels ``(n, H, W)`` whose exact coverage by polygon k passes the rule: every polygon's coverage
+    on its window in one call of the crate, then every window's pixels placed at once."""
+    count, height, width = pixels.shape
+    windows, coverage = coverage_windows(
+        flat._store, flat._index, (height, width), (float(origin[0]), float(origin[1]))
+    )
+    passed = coverage > COVERAGE_ROUNDING if rule == "any" else coverage >= fraction - COVERAGE_ROUNDING
+    sizes = windows[:, 2] * windows[:, 3]
+    owner = np.repeat(np.arange(count), sizes)
+    at = np.arange(len(coverage)) - np.repeat(np.cumsum(sizes) - sizes, sizes)  # the pixel within its window
+    window_width = np.maximum(windows[owner, 3], 1)
+    row, column = at // window_width, at % window_width
+    place = (owner * height + windows[owner, 0] + row) * width + windows[owner, 1] + column
+    pixels.reshape(-1)[place[passed]] = True
+
+
+def _centres_in(polygon: Polygon, out: np.ndarray, origin: np.ndarray) -> None:
+    """Set the pixels of `out` ``(H, W)`` whose centre is in the polygon."""
     geometry = polygon.to_shapely()
-    if rule != "centre":
-        rows, cols, coverage = polygon_coverage_window(geometry, out.shape, tuple(origin))
-        out[rows, cols] = coverage > COVERAGE_ROUNDING if rule == "any" else coverage >= fraction - COVERAGE_ROUNDING
-        return
     import shapely
 
     # Pixel centres in the polygon's window; a centre on the boundary counts as inside.

@@ -224,9 +224,9 @@ def test_giou_of_rle_masks_decodes_only_their_bounding_boxes():
 
 def test_masks_of_several_heights_held_as_runs_against_polygons():
     """One run table of masks of several sizes (each read with its own height, runs crossing columns), polygons
-    with holes and without, float origins; enough pairs for the parallel loop: the pixel oracle's areas, and the
-    same bits on one thread and on two."""
-    from geoiou import _compiled
+    with holes and without, float origins; every loop cut into chunks of one item on the pool: the pixel oracle's
+    areas, and the same bits on one thread and on two."""
+    from geoiou import _core
     from tests.strategies import pixel_oracle_geometry, random_polygons, random_polygons_with_holes
 
     gen = np.random.default_rng(41)
@@ -241,12 +241,14 @@ def test_masks_of_several_heights_held_as_runs_against_polygons():
          for p, o in zip(pixels, origins)]
     )  # fmt: skip
     found = {}
-    for threads in (1, 2):
-        geoiou.set_threads(threads)
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(_compiled, "PARALLEL_WORK_NS", 0.0)
+    _core.split_every_loop_for_tests(True)
+    try:
+        for threads in (1, 2):
+            geoiou.set_threads(threads)
             found[threads] = geoiou.pairwise_intersection_area(runs, polygons)
-    geoiou.set_threads(None)
+    finally:
+        _core.split_every_loop_for_tests(False)
+        geoiou.set_threads(None)
     np.testing.assert_allclose(found[1], expected, rtol=0, atol=1e-9)
     assert (found[1].view(np.uint64) == found[2].view(np.uint64)).all()
 

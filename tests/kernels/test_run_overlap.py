@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 
 import geoiou
-from geoiou import rle
+from geoiou import _core, rle
 from geoiou.kernels.mask import run_overlap_counts
 
 
@@ -72,12 +72,17 @@ def test_counts_from_touching_runs_equal_counts_of_pixels():
 
 
 def test_many_pairs_in_parallel_count_as_one_at_a_time():
-    # Past PARALLEL_MIN pairs the loop runs on every core: each pair's count is its own.
+    # Every pair a chunk of its own on the pool, then the pairs' own chunks: each pair's count is its own.
     rng = np.random.default_rng(8)
     dense_a, dense_b = rng.random((30, 9, 7)) < 0.5, rng.random((20, 9, 7)) < 0.5
     runs_a, runs_b = rle.to_runs(rle.encode_batch(dense_a)), rle.to_runs(rle.encode_batch(dense_b))
     masks_a, masks_b = np.repeat(np.arange(30), 20), np.tile(np.arange(20), 30)
     expected = [int((dense_a[i] & dense_b[j]).sum()) for i, j in zip(masks_a, masks_b)]
+    _core.split_every_loop_for_tests(True)
+    try:
+        np.testing.assert_array_equal(run_overlap_counts(runs_a, masks_a, runs_b, masks_b), expected)
+    finally:
+        _core.split_every_loop_for_tests(False)
     np.testing.assert_array_equal(run_overlap_counts(runs_a, masks_a, runs_b, masks_b), expected)
 
 
