@@ -3,7 +3,8 @@
 Each case is a new Python process (``python -c ...``, or the ``geoiou`` command), run several
 times; every run gets an empty numba cache directory (``NUMBA_CACHE_DIR``), so nothing compiled
 is kept anywhere between runs (what numba still compiles, the evaluations' loops until they move
-to the crate, is compiled in each run). The peers are the same scripts written with shapely, as a
+to the crate, is compiled in each run). Python's own bytecode is cached, as for any installed
+package. The peers are the same scripts written with shapely, as a
 user without geoiou would write them. Printed: the first run and the best of the runs, and the
 ratio geoiou / peer (below 1: geoiou is faster), with issue 34's targets.
 
@@ -106,6 +107,9 @@ def run_once(case: Case) -> float:
     """Seconds from the start of a fresh process to its exit, with an empty numba cache directory of its own."""
     scratch = Path(tempfile.mkdtemp(prefix="geoiou-first-run-"))
     environment = {**os.environ, "NUMBA_CACHE_DIR": str(scratch / "numba"), "MPLBACKEND": "Agg"}
+    # Python's bytecode is cached as in any installed package (pip compiles it at install): a machine that sets
+    # PYTHONDONTWRITEBYTECODE would otherwise compile every module of every library in every run.
+    environment.pop("PYTHONDONTWRITEBYTECODE", None)
     if case.command:
         geoiou_command = shutil.which("geoiou", path=str(Path(sys.executable).parent)) or "geoiou"
         argv = [geoiou_command, *(part.format(tmp=scratch) for part in case.command)]
