@@ -47,8 +47,11 @@ struct View<'a> {
 }
 
 impl<'a> View<'a> {
-    /// The borrowed side `name`, its tables' shapes checked, and every slot and row in range (so no
-    /// hull's rows leave the tables).
+    /// The borrowed side `name`, its tables' shapes and slots checked (so no hull's rows leave the
+    /// tables). The rows are not: the region layer gathers the hulls of the regions the pairs name
+    /// only (`Mask._hull_table`), and the others' rows are placeholders that may name no hull; a row
+    /// out of range where a pair reads it is a broken promise of that layer, and the slice lookups
+    /// panic on it.
     fn new(name: &str, side: &'a Side<'_>) -> PyResult<Self> {
         let (vertices, frames, slots, guesses, rows) = side;
         let hulls = frames.shape()[0];
@@ -62,16 +65,12 @@ impl<'a> View<'a> {
         {
             return Err(invalid_argument(name, "the tables of hull_tables", "slots that do not match them"));
         }
-        let rows_slice = rows.as_slice()?;
-        if let Some(row) = rows_slice.iter().find(|&&row| row < 0 || row as usize >= hulls) {
-            return Err(invalid_argument(name, &format!("rows of the {hulls} hulls"), row));
-        }
         Ok(View {
             vertices: vertices.as_slice()?,
             frames: frames.as_slice()?,
             slots: slots_slice,
             guesses: guesses.as_slice()?,
-            rows: rows_slice,
+            rows: rows.as_slice()?,
         })
     }
 

@@ -123,7 +123,7 @@ pub fn twice_area(a: &Hull<'_>, b: &Hull<'_>) -> f64 {
 /// group of the sum has the same terms.
 #[inline(always)]
 fn bridged(a: &Hull<'_>, b: &Hull<'_>, t_x: f64, t_y: f64) -> Option<f64> {
-    let (angle_l, angle_u) = (pseudo_angle(t_y, -t_x), pseudo_angle(-t_y, t_x));
+    let (angle_l, angle_u) = opposite_pseudo_angles(t_y, -t_x);
     // The four searches are independent: the processor overlaps them.
     let (lower_a, upper_a) = (a.furthest(angle_l), a.furthest(angle_u));
     let (lower_b, upper_b) = (b.furthest(angle_l), b.furthest(angle_u));
@@ -169,6 +169,16 @@ fn settled(
         (i, j) = (a.furthest(angle), b.furthest(angle));
     }
     None
+}
+
+/// `(pseudo_angle(x, y), pseudo_angle(-x, -y))` with one division: the two share the ratio up to its
+/// sign, which IEEE division gives exactly (`-x / d` is `-(x / d)`), and `1 - (-r)` is `1 + r`.
+#[inline(always)]
+pub fn opposite_pseudo_angles(x: f64, y: f64) -> (f64, f64) {
+    let r = x / (x.abs() + y.abs());
+    let angle = if y >= 0.0 { 1.0 - r } else { 3.0 + r };
+    let opposite = if -y >= 0.0 { 1.0 + r } else { 3.0 - r };
+    (angle, opposite)
 }
 
 /// Whether hull a comes after hull b (of as many vertices) in the canonical order: centre, then vertices.
