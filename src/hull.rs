@@ -61,7 +61,10 @@ impl<'a> View<'a> {
         }
         let slots_slice = slots.as_slice()?;
         let rising = slots_slice.first() == Some(&0) && slots_slice.windows(2).all(|pair| pair[0] < pair[1]);
-        if slots.len() != hulls + 1 || guesses.shape()[0] != hulls || !rising || slots_slice[hulls] as usize != vertices.shape()[0]
+        if slots.len() != hulls + 1
+            || guesses.shape()[0] != hulls
+            || !rising
+            || slots_slice[hulls] as usize != vertices.shape()[0]
         {
             return Err(invalid_argument(name, "the tables of hull_tables", "slots that do not match them"));
         }
@@ -102,8 +105,12 @@ fn hull_tables<'py>(
     py: Python<'py>,
     coords: PyReadonlyArray2<'py, f64>,
     offsets: PyReadonlyArray1<'py, i64>,
-) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<i64>>, Bound<'py, PyArray2<i32>>)>
-{
+) -> PyResult<(
+    Bound<'py, PyArray2<f64>>,
+    Bound<'py, PyArray2<f64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray2<i32>>,
+)> {
     if coords.shape()[1] != 2 {
         return Err(invalid_argument("coords", "vertices (V, 2)", format!("{:?}", coords.shape())));
     }

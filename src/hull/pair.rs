@@ -86,7 +86,7 @@ impl Hull<'_> {
 /// The guess bucket of a pseudo-angle: the last one for NaN (no direction) and for a whole turn (rounded up).
 #[inline(always)]
 fn bucket(angle: f64) -> usize {
-    if 0.0 <= angle && angle < TURN { (angle * (GUESS_BUCKETS as f64 / TURN)) as usize } else { GUESS_BUCKETS - 1 }
+    if (0.0..TURN).contains(&angle) { (angle * (GUESS_BUCKETS as f64 / TURN)) as usize } else { GUESS_BUCKETS - 1 }
 }
 
 /// Twice the area of the convex hull of `a ∪ b`; the same bits for `(b, a)`.

@@ -46,9 +46,8 @@ pub struct Tables {
 /// first vertex of a closed ring.
 fn vertex_count(coords: &[f64], first: usize, stop: usize) -> usize {
     let count = stop - first;
-    let closed = count > 1
-        && coords[2 * first] == coords[2 * (stop - 1)]
-        && coords[2 * first + 1] == coords[2 * (stop - 1) + 1];
+    let closed =
+        count > 1 && coords[2 * first] == coords[2 * (stop - 1)] && coords[2 * first + 1] == coords[2 * (stop - 1) + 1];
     if closed { count - 1 } else { count }
 }
 

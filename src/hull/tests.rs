@@ -157,7 +157,8 @@ fn a_negative_or_nan_doubled_area_is_no_area() {
 fn opposite_pseudo_angles_are_those_of_both_directions() {
     // One division serves both directions: the same bits as two pseudo_angle calls (the axes, signed
     // zeros and a tiny component included).
-    let vectors = [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0), (0.0, -0.0), (-0.0, 0.0), (3.0, -4.0), (-1e-300, 2.0)];
+    let vectors =
+        [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0), (0.0, -0.0), (-0.0, 0.0), (3.0, -4.0), (-1e-300, 2.0)];
     for (x, y) in vectors {
         let (angle, opposite) = pair::opposite_pseudo_angles(x, y);
         assert_eq!(angle.to_bits(), crate::angles::pseudo_angle(x, y).to_bits(), "{x} {y}");
