@@ -92,7 +92,20 @@ def aligned_single(
 # (the polygon kernels' entries)
 
 # --------------------------------------------------------------------------- GIoU hulls (src/hull.rs)
-# (the hull kernel's entries)
+#: One side of a hull pass: its hulls' tables (vertices, frames, slots, guesses of `hull_tables`) and each
+#: region's hull (int64).
+HullSide = tuple[F64, F64, I64, NDArray[np.int32], I64]
+
+def hull_tables(coords: F64, offsets: I64) -> tuple[F64, F64, I64, NDArray[np.int32]]:
+    """The kernel's tables of the hulls ``coords[offsets[k]:offsets[k + 1]]``: vertices, frames, slots, guesses."""
+
+def hull_pairs(side_a: HullSide, side_b: HullSide, pairs: Pairs, formula: Formula, out: F64) -> None:
+    """`formula` of the area of the convex hull of each pair, region i of a side being its hull ``rows[i]``."""
+
+def hull_walked(
+    vertices_a: F64, slot_a: tuple[int, int], vertices_b: F64, slot_b: tuple[int, int], t: tuple[float, float]
+) -> float:
+    """Twice the hull's area of two hulls ``(start, count)`` by the walk alone (the tests), b's centre at `t`."""
 
 # --------------------------------------------------------------------------- masks (src/mask.rs)
 U64 = NDArray[np.uint64]

@@ -1,29 +1,18 @@
 """The GIoU enclosure of polygons and masks: the area of the convex hull of each pair's union.
 
-The registrations only: the compiled kernel (`geoiou.kernels.hull`) is imported on the first call
-(the command line does not pay for its dispatchers).
+The registrations: the kernel is the crate's pass over the pairs (`geoiou.kernels.hull`).
 """
 
 from __future__ import annotations
-
-import functools
-from types import ModuleType
 
 import numpy as np
 
 from geoiou.dispatch import register
 from geoiou.kernels.formulas import Formula, Pairs, with_formula
+from geoiou.kernels.hull import hull_pairs
 from geoiou.regions import Mask, Polygon
 
 __all__ = ["hull_area"]
-
-
-@functools.cache
-def _loops() -> ModuleType:
-    """`geoiou.kernels.hull`, imported on first use (the command line does not pay for its dispatchers)."""
-    from geoiou.kernels import hull
-
-    return hull
 
 
 def _hulls(a: Polygon | Mask, b: Polygon | Mask, pairs: Pairs, formula: Formula, out: np.ndarray) -> None:
@@ -33,8 +22,6 @@ def _hulls(a: Polygon | Mask, b: Polygon | Mask, pairs: Pairs, formula: Formula,
     each mask's origin for the masks the pairs name); every pair is then measured from the two
     hulls (`hull.hull_pairs`).
     """
-    from geoiou.kernels.hull import hull_pairs
-
     hulls_a, rows_a = a._hull_table(pairs.index_a)  # the regions the pairs use: their rows or columns
     hulls_b, rows_b = b._hull_table(pairs.index_b)
     hull_pairs(hulls_a, rows_a.reshape(-1), hulls_b, rows_b.reshape(-1), pairs, formula, out)

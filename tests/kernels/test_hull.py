@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 
 import geoiou
 from geoiou.kernels import hull as hull_module
+from geoiou.kernels.formulas import MEASURED, Pairs
 from geoiou.kernels.hull import hull_tables, union_hull_areas
+from geoiou.kernels.union_hull import hull_area
 from geoiou.regions.hulls import ConvexHulls
 from tests.strategies import (
     ci_settings,
@@ -262,3 +264,12 @@ def test_any_number_of_threads_gives_the_same_bits():
     finally:
         geoiou.set_threads(None)
     np.testing.assert_array_equal(one, two)
+
+
+def test_a_pass_with_no_pairs_on_one_side_reads_no_hull():
+    """Masks gather the hulls of the regions the pairs name only: with no column, none, and rows that name no hull."""
+    masks = geoiou.Mask.stack(random_masks(rng(25), 3))
+    out = np.empty(0)
+    assert hull_area.fused is not None
+    hull_area.fused(masks, masks, Pairs(np.arange(3), np.zeros(0, np.int64), True), MEASURED, out)
+    assert out.shape == (0,)
