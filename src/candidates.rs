@@ -22,8 +22,7 @@ use crate::threads;
 
 /// Nanoseconds on one thread to search a row's runs (binary searches and the tests of its run).
 const ROW_NS: usize = 200;
-/// Nanoseconds on one thread to write a value at a pair's place, and to search a key.
-const SCATTER_NS: usize = 3;
+/// Nanoseconds on one thread to search a key.
 const SEARCH_NS: usize = 50;
 
 /// Both sides' bounds and `b`'s blocks, as the search reads them.
@@ -217,41 +216,16 @@ pub fn insertion_points(values: &[f64], keys: &[f64], after_equal: bool) -> Vec<
     points
 }
 
-/// `matrix[index_a[k], index_b[k]] = values[k]` for every k. Pairs sorted by `index_a` (as the search
-/// hands them out) are written a band of rows per thread; others on the calling thread.
-pub fn scatter<T: Copy + Send + Sync>(
-    matrix: &mut [T],
-    columns: usize,
-    index_a: &[i64],
-    index_b: &[i64],
-    values: &[T],
-) {
-    let sorted = index_a.windows(2).all(|pair| pair[0] <= pair[1]);
-    let chunk = threads::chunk_of(SCATTER_NS);
-    if !sorted || index_a.len() <= chunk || threads::count() == 1 || columns == 0 {
-        for ((&i, &j), &value) in index_a.iter().zip(index_b).zip(values) {
-            matrix[i as usize * columns + j as usize] = value;
-        }
-        return;
+/// `matrix[index_a[k], index_b[k]] = values[k]` for every k, on the calling thread.
+///
+/// Not on the pool: the matrix is fresh zeros from the allocator, its pages untouched, and a sparse
+/// scatter touches most of them. Pages that two threads fault in at once come far slower than one
+/// thread's (the kernel takes its memory lock one fault at a time): on the benchmark VM a 4000²
+/// matrix's scatter took 7 ms on one thread and 52 ms on two.
+pub fn scatter<T: Copy>(matrix: &mut [T], columns: usize, index_a: &[i64], index_b: &[i64], values: &[T]) {
+    for ((&i, &j), &value) in index_a.iter().zip(index_b).zip(values) {
+        matrix[i as usize * columns + j as usize] = value;
     }
-    // Bands of whole rows, each with the run of pairs that falls in it.
-    let mut bands = Vec::new();
-    let (mut rest, mut row0, mut k) = (matrix, 0usize, 0usize);
-    while k < index_a.len() {
-        let stop_k = (k + chunk).min(index_a.len());
-        let last_row = index_a[stop_k - 1] as usize;
-        let stop_k = stop_k + index_a[stop_k..].iter().take_while(|&&i| i as usize == last_row).count();
-        let (band, tail) = rest.split_at_mut((last_row + 1 - row0) * columns);
-        bands.push((row0, band, k, stop_k));
-        (rest, row0, k) = (tail, last_row + 1, stop_k);
-    }
-    threads::install(|| {
-        bands.into_par_iter().for_each(|(row0, band, begin, end)| {
-            for k in begin..end {
-                band[(index_a[k] as usize - row0) * columns + index_b[k] as usize] = values[k];
-            }
-        })
-    });
 }
 
 // --------------------------------------------------------------------------- the binding

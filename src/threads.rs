@@ -78,8 +78,8 @@ where
     T: Send,
     F: Fn(usize, &mut [T]) + Sync,
 {
-    let units = if split_every_loop() { 1 } else { min_units.max(1) };
-    let chunk = units * unit.max(1);
+    let unit = unit.max(1);
+    let chunk = unit * units_per_chunk(out.len().div_ceil(unit), min_units);
     if out.len() <= chunk || count() == 1 {
         work(0, out);
         return;
@@ -98,7 +98,7 @@ where
     F: Fn(usize, &mut [A], &mut [B]) + Sync,
 {
     let (unit_a, unit_b) = (unit_a.max(1), unit_b.max(1));
-    let units = if split_every_loop() { 1 } else { min_units.max(1) };
+    let units = units_per_chunk(a.len().div_ceil(unit_a), min_units);
     if a.len() <= units * unit_a || count() == 1 {
         work(0, a, b);
         return;
@@ -118,7 +118,7 @@ where
     R: Send,
     F: Fn(usize, usize) -> R + Sync,
 {
-    let chunk = if split_every_loop() { 1 } else { chunk.max(1) };
+    let chunk = units_per_chunk(items, chunk);
     let ranges = items.div_ceil(chunk);
     if ranges <= 1 || count() == 1 {
         return (0..ranges).map(|k| work(k * chunk, items.min((k + 1) * chunk))).collect();
@@ -128,6 +128,23 @@ where
 
 fn split_every_loop() -> bool {
     SPLIT_EVERY_LOOP.load(Ordering::Relaxed)
+}
+
+/// The units of a chunk when a loop of `units` is cut into chunks of about `min_units`: a number of
+/// chunks that is a multiple of the threads, so that no thread is left with one chunk more than the
+/// others (three chunks on two threads would leave one idle for a third of the loop); each chunk
+/// then holds at least `min_units · c / (c + threads)` units, `c` the chunks of `min_units`.
+fn units_per_chunk(units: usize, min_units: usize) -> usize {
+    if split_every_loop() {
+        return 1;
+    }
+    let min_units = min_units.max(1);
+    let threads = count();
+    if units <= min_units || threads == 1 {
+        return min_units;
+    }
+    let chunks = (units / min_units).div_ceil(threads) * threads;
+    units.div_ceil(chunks)
 }
 
 /// Run `work` on the pool: the parallel iterators it starts use the pool's threads.
@@ -200,6 +217,17 @@ mod tests {
         let sums = map_ranges(10, 3, |begin, end| (begin..end).sum::<usize>());
         assert_eq!(sums, vec![3, 12, 21, 9]);
         assert!(map_ranges(0, 3, |begin, end| end - begin).is_empty());
+    }
+
+    #[test]
+    fn chunks_come_in_multiples_of_the_threads() {
+        LIMIT.store(2, Ordering::Relaxed);
+        // 3 chunks of 100 become 4 of 75, two per thread; 250 units make 2 chunks, not 3.
+        assert_eq!(units_per_chunk(300, 100), 75);
+        assert_eq!(units_per_chunk(250, 100), 125);
+        assert_eq!(units_per_chunk(100, 100), 100);
+        assert_eq!(units_per_chunk(1000, 100), 100);
+        LIMIT.store(0, Ordering::Relaxed);
     }
 
     #[test]
