@@ -8,7 +8,7 @@
 //! the result has the same bits for any number of threads and any chunking.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -30,9 +30,12 @@ struct Kept {
 /// switch for the tests, which hold that the bits do not depend on the chunking.
 static SPLIT_EVERY_LOOP: AtomicBool = AtomicBool::new(false);
 
-/// The cores this process may use (its affinity and cgroup quota included).
+/// The cores this process may use (its affinity and cgroup quota included), read once per process:
+/// the standard library reads the cgroup's files on every call (about 25 µs, more than a single
+/// pair's whole call).
 pub fn available() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static AVAILABLE: OnceLock<usize> = OnceLock::new();
+    *AVAILABLE.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The threads a loop uses: the limit, or every available core.
