@@ -45,16 +45,6 @@ const ITEM_NS: usize = 2;
 /// Nanoseconds on one thread for a mask's own work besides its runs or words.
 const MASK_NS: usize = 50;
 
-/// numba's `int(x)` of a float, which the replaced loops' bits depend on: truncation toward zero, and
-/// x86's "integer indefinite" (the smallest integer) for NaN and values beyond the integers' range, as
-/// its conversion instruction gives (Rust's `as` saturates instead).
-#[inline(always)]
-pub fn truncated(x: f64) -> i64 {
-    const LIMIT: f64 = (1u64 << 63) as f64;
-    // A NaN is in no range.
-    if (-LIMIT..LIMIT).contains(&x) { x as i64 } else { i64::MIN }
-}
-
 /// A run table from Python: `(starts, stops, offsets)` (`rle.Runs`' arrays, int64).
 type RunArrays<'py> = (PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>);
 /// Packed windows from Python: the window table `(M, 8)` (`kernels.mask._window_table`) and the words.
@@ -672,15 +662,6 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbas_integer_of_a_float_truncates_and_is_the_smallest_beyond_range() {
-        assert_eq!(truncated(-2.7), -2);
-        assert_eq!(truncated(f64::NAN), i64::MIN);
-        assert_eq!(truncated(1e300), i64::MIN);
-        assert_eq!(truncated(-((1u64 << 63) as f64)), i64::MIN); // -2^63 itself converts
-        assert_eq!(truncated((1u64 << 63) as f64), i64::MIN); // 2^63 does not: beyond the integers
-    }
 
     #[test]
     fn pieces_follow_the_offsets() {

@@ -99,6 +99,16 @@ pub fn rint(x: f64) -> f64 {
     x.round_ties_even()
 }
 
+/// C's and numba's `int(x)` of a float, which the mask and raster loops' bits depend on: truncation toward zero, and
+/// x86's "integer indefinite" (the smallest integer) for NaN and values beyond the integers' range, as
+/// its conversion instruction gives (Rust's `as` saturates instead).
+#[inline(always)]
+pub fn truncated(x: f64) -> i64 {
+    const LIMIT: f64 = (1u64 << 63) as f64;
+    // A NaN is in no range.
+    if (-LIMIT..LIMIT).contains(&x) { x as i64 } else { i64::MIN }
+}
+
 /// The z component of the cross product `u × v`.
 #[inline(always)]
 pub fn cross(ux: f64, uy: f64, vx: f64, vy: f64) -> f64 {
@@ -108,6 +118,15 @@ pub fn cross(ux: f64, uy: f64, vx: f64, vy: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn c_integer_of_a_float_truncates_and_is_the_smallest_beyond_range() {
+        assert_eq!(truncated(-2.7), -2);
+        assert_eq!(truncated(f64::NAN), i64::MIN);
+        assert_eq!(truncated(1e300), i64::MIN);
+        assert_eq!(truncated(-((1u64 << 63) as f64)), i64::MIN); // -2^63 itself converts
+        assert_eq!(truncated((1u64 << 63) as f64), i64::MIN); // 2^63 does not: beyond the integers
+    }
 
     #[test]
     fn python_min_and_max_keep_the_first_unless_the_second_is_strictly_beyond() {

@@ -19,7 +19,7 @@ use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods}
 use pyo3::prelude::*;
 
 use crate::errors::invalid_argument;
-use crate::mask::truncated;
+use crate::numeric::truncated;
 use crate::threads;
 
 /// pycocotools' upsampling factor.

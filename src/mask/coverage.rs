@@ -306,7 +306,7 @@ pub fn covered_run_pixels(acc: &Accumulation, window: Window, runs: MaskRuns<'_>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mask::truncated;
+    use crate::numeric::truncated;
 
     #[test]
     fn clamped_floors_and_ceilings_are_the_float_formulas() {
