@@ -1125,18 +1125,20 @@ def add_single_pair_parts(table: Table, pairs: list[tuple[Any, Any]], region: An
 
 def compiled_iou_call(a: Any, b: Any) -> Callable[[], Any]:
     """The one compiled call `geoiou.iou(a, b)` makes for two single regions of one kind, its arguments made once."""
-    from geoiou.kernels import box, formulas, polygon_loops, rotated_loops
+    from geoiou import _core
+    from geoiou.kernels import box, formulas, polygon_loops
 
     one = np.zeros(1, dtype=np.int64)
     areas_a, areas_b = formulas.floats(a._area_array()), formulas.floats(b._area_array())
+    if isinstance(a, geoiou.RotatedBox):
+        coords_a, coords_b = a._coords.reshape(1, 5), b._coords.reshape(1, 5)
+        pairs, out = formulas.Pairs(one, one), np.empty(1)
+        iou = formulas.formula(formulas.IOU, areas_a, areas_b, math.nan)
+        return lambda: _core.rotated_pairs(coords_a, coords_b, False, pairs, iou, out)
     job = (one, one, False, np.empty(1), formulas.IOU, areas_a, areas_b, np.empty(0), math.nan)
     if isinstance(a, geoiou.Box):
         data: tuple[Any, ...] = (box._bounds_table(a), box._bounds_table(b), False)
         loop = box._aligned_pairs
-    elif isinstance(a, geoiou.RotatedBox):
-        no_table = np.empty((0, 2))
-        data = (a._coords.reshape(1, 5), b._coords.reshape(1, 5), no_table, no_table, False)
-        loop = rotated_loops._pairs_serial
     else:
         geometry_a, geometry_b = polygon_loops._geometries(a._index), polygon_loops._geometries(b._index)
         no_bounds = polygon_loops._NO_BOUNDS
