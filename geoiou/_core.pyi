@@ -86,7 +86,14 @@ def aligned_single(
     """The formula `code` of two single regions' bounds and areas (GIoU's box enclosure measured too)."""
 
 # --------------------------------------------------------------------------- rotated boxes (src/rotated.rs)
-# (the rotated-box kernels' entries)
+def rotated_pairs(coords_a: F64, coords_b: F64, hull: bool, pairs: Pairs, formula: Formula, out: F64) -> None:
+    """`formula` of the intersection (`hull`: the convex hull) area of each pair of rotated boxes ``(n, 5)``."""
+
+def rotated_single(a: F64, b: F64, code: int, zero_division: float) -> float:
+    """The formula `code` of two single rotated boxes ``(5,)`` (`GIOU_OF_HULL`: the hull measured too)."""
+
+def rotated_unit_vectors(angles: F64) -> F64:
+    """The kernels' unit vector ``(cos, sin)`` of each angle (degrees), ``(n, 2)``: exact at quarter turns."""
 
 # --------------------------------------------------------------------------- polygons (src/polygon.rs)
 # (the polygon kernels' entries)

@@ -115,6 +115,26 @@ pub fn cross(ux: f64, uy: f64, vx: f64, vy: f64) -> f64 {
     ux * vy - uy * vx
 }
 
+/// NumPy's `nextafter(x, inf)`: the least float above `x` (`x` itself for NaN and +inf). The
+/// crate supports Rust 1.85, before `f64::next_up`.
+#[inline(always)]
+pub fn next_up(x: f64) -> f64 {
+    if x.is_nan() || x == f64::INFINITY {
+        return x;
+    }
+    if x == 0.0 {
+        return f64::from_bits(1); // above either zero: the least subnormal
+    }
+    let bits = x.to_bits();
+    f64::from_bits(if x > 0.0 { bits + 1 } else { bits - 1 })
+}
+
+/// NumPy's `nextafter(x, -inf)`: the greatest float below `x`.
+#[inline(always)]
+pub fn next_down(x: f64) -> f64 {
+    -next_up(-x)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,5 +196,17 @@ mod tests {
         assert_eq!(rint(2.5), 2.0);
         assert_eq!(rint(-0.5).to_bits(), (-0.0f64).to_bits());
         assert_eq!(rint(3.5), 4.0);
+    }
+
+    #[test]
+    fn next_up_and_down_step_to_the_neighbouring_floats() {
+        assert_eq!(next_up(1.0), 1.0 + f64::EPSILON);
+        assert_eq!(next_down(1.0), 1.0 - f64::EPSILON / 2.0);
+        assert_eq!(next_up(-0.0), 5e-324);
+        assert_eq!(next_down(0.0), -5e-324);
+        assert_eq!(next_down(f64::INFINITY), f64::MAX);
+        assert_eq!(next_up(f64::NEG_INFINITY), f64::MIN);
+        assert_eq!(next_down(f64::NEG_INFINITY), f64::NEG_INFINITY);
+        assert!(next_up(f64::NAN).is_nan());
     }
 }

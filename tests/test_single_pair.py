@@ -14,9 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import geoiou
-from geoiou import _compiled
+from geoiou import _compiled, _core
 from geoiou.dispatch import find_kernel
-from geoiou.kernels.rotated_loops import hull_area, intersection_area
+from geoiou.kernels.formulas import MEASURE, MEASURED, Pairs
 from tests.strategies import ci_settings, region_strategy
 
 #: Pairs of kinds checked here (Box × RotatedBox by promotion).
@@ -33,6 +33,18 @@ METRICS = {
     "union": geoiou.union_area,
     "enclosure": geoiou.enclosure_area,
 }
+
+
+def intersection_area(*numbers: float) -> float:
+    """The crate's single-pair entry on two rotated boxes ``(cx, cy, w, h, angle)``: the pair's measure."""
+    return _core.rotated_single(np.array(numbers[:5]), np.array(numbers[5:]), MEASURE, 0.0)
+
+
+def hull_area(*numbers: float) -> float:
+    """The crate's pass on the one pair of two rotated boxes ``(cx, cy, w, h, angle)``: their hull's area."""
+    out, first = np.empty(1), np.zeros(1, dtype=np.int64)
+    _core.rotated_pairs(np.array([numbers[:5]]), np.array([numbers[5:]]), True, Pairs(first, first), MEASURED, out)
+    return float(out[0])
 
 
 def assert_same_bits(single: float, batch: np.ndarray) -> None:

@@ -290,7 +290,7 @@ def unit_vectors(angle: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     and 0 at residual 0. ``angle - 90 * turns`` is exact (for ``turns != 0`` the two terms are
     within a factor 2 of each other: Sterbenz's lemma), so small angles such as -1e-10 keep
     their full precision, unlike a reduction modulo 360. The rotated-box kernels
-    (`geoiou.kernels.rotated_loops.unit_vector`) do the same operations, so their frames and bounds are
+    (`unit_vector` of the crate's src/angles.rs) do the same operations, so their frames and bounds are
     those of these corners.
     """
     turns = np.rint(angle / 90.0)

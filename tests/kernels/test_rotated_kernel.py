@@ -17,10 +17,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import geoiou
-from geoiou import threads
-from geoiou._compiled import PARALLEL_MIN
+from geoiou import _core, threads
 from geoiou.dispatch import find_kernel
-from geoiou.kernels import rotated_loops as kernels
 from geoiou.regions import RotatedBox
 from geoiou.regions.rotated_box import corner_bounds, rotated_box_corners, unit_vectors
 
@@ -429,29 +427,38 @@ def test_batches_that_do_not_broadcast_are_refused():
 
 
 def test_unit_vectors_from_a_table_give_the_same_bits():
-    # Pairs that outnumber their boxes take each box's cos and sin from a table computed once.
+    # Pairs that outnumber their boxes (a matrix of at least 1024 pairs, 4 a box) take each box's cos
+    # and sin from a table computed once.
     rng = np.random.default_rng(12)
     a, b = random_box_pairs(rng, 60)
-    assert 60 * 60 >= PARALLEL_MIN
+    assert 60 * 60 >= max(1024, 4 * 120)
     for kernel in (rotated_box_intersection_area, rotated_box_hull_area):
         matrix = kernel(a[:, None], b[None])
         rows = np.stack([kernel(box, b) for box in a])  # 60 pairs a call: computed pair by pair
         assert np.array_equal(matrix, rows)
-    # A table of more boxes than `TABLE_PARALLEL_MIN` is computed on every core.
-    many = random_boxes(rng, kernels.TABLE_PARALLEL_MIN + 10)
+    # A table cut into chunks of one box on the pool, and its pairs too.
+    many = random_boxes(rng, 300)
     for kernel in (rotated_box_intersection_area, rotated_box_hull_area):
-        matrix = kernel(many[:, None], b[None, :8])
         columns = np.stack([kernel(many, box) for box in b[:8]], axis=1)
+        _core.split_every_loop_for_tests(True)
+        try:
+            matrix = kernel(many[:, None], b[None, :8])
+        finally:
+            _core.split_every_loop_for_tests(False)
         assert np.array_equal(matrix, columns)
 
 
 def test_serial_and_parallel_loops_give_the_same_bits():
-    # Small calls run the serial loop, large ones the parallel one: a pair's value is the same in both.
+    # One pass cut into chunks anyhow (one pair each on the pool) gives the bits of small calls.
     rng = np.random.default_rng(11)
-    a, b = random_box_pairs(rng, 3 * PARALLEL_MIN)
+    a, b = random_box_pairs(rng, 192)
     for kernel in (rotated_box_intersection_area, rotated_box_hull_area):
-        whole = kernel(a, b)
         parts = np.concatenate([kernel(a[start : start + 7], b[start : start + 7]) for start in range(0, len(a), 7)])
+        _core.split_every_loop_for_tests(True)
+        try:
+            whole = kernel(a, b)
+        finally:
+            _core.split_every_loop_for_tests(False)
         assert np.array_equal(whole, parts)
 
 
@@ -704,7 +711,7 @@ def test_the_kernels_turn_boxes_as_the_regions_do():
         ]
     )
     cos, sin = unit_vectors(angles)
-    compiled = np.array([kernels.unit_vector(angle) for angle in angles])
+    compiled = _core.rotated_unit_vectors(angles)
     assert np.array_equal(compiled[:, 0], cos) and np.array_equal(compiled[:, 1], sin)
 
 
