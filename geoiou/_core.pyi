@@ -193,7 +193,17 @@ def band_runs(runs: RunArrays, heights: I64, distances: I64, masks: I64) -> tupl
     """The runs ``(starts, stops, offsets)`` of the band ``mask − erode(mask, d)`` of each mask ``masks[k]``."""
 
 # --------------------------------------------------------------------------- 3-D boxes (src/boxes3d.rs)
-# (the 3-D kernels' entries)
+def yaw_pairs(coords_a: F64, coords_b: F64, hull: bool, pairs: Pairs, formula: Formula, out: F64) -> None:
+    """`formula` of the intersection (`hull`: the convex hull) volume of each pair of yaw boxes ``(n, 7)``."""
+
+def oriented_pairs(coords_a: F64, coords_b: F64, hull: bool, pairs: Pairs, formula: Formula, out: F64) -> None:
+    """`formula` of the intersection (`hull`: the convex hull) volume of each pair of oriented boxes ``(n, 15)``."""
+
+def yaw_single(a: F64, b: F64, code: int, zero_division: float) -> float:
+    """The formula `code` of the intersection of two single yaw boxes ``(7,)``."""
+
+def oriented_single(a: F64, b: F64, code: int, zero_division: float) -> float:
+    """The formula `code` of the intersection of two single oriented boxes ``(15,)``."""
 
 # --------------------------------------------------------------------------- candidates (src/candidates.rs)
 @final

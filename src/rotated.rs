@@ -27,6 +27,8 @@ mod intersection;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use intersection::{extent, intersection_area, local_area, overlap_length};
+
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -37,8 +39,10 @@ use crate::formulas::{self, Code};
 use crate::pairs::{Borrowed, Formula, Pairs};
 use crate::threads;
 
-/// Nanoseconds a pair costs on one thread (of boxes whose bounds overlap), and a box's unit vector.
+/// Nanoseconds a pair costs on one thread (of boxes whose bounds overlap), a pair of a matrix's
+/// intersections (most of them pruned by their bounds) and a box's unit vector.
 const PAIR_NS: usize = 40;
+const PRUNED_PAIR_NS: usize = 5;
 const UNIT_VECTOR_NS: usize = 30;
 /// Pairs per box from which each box's cos and sin are computed once, into a table, rather than per
 /// pair (a table costs about a pair's worth of work per box; reading it saves a third of a pair's).
@@ -212,7 +216,8 @@ fn rotated_pairs(
         } else {
             (Vec::new(), Vec::new())
         };
-        job.for_rows(out, threads::chunk_of(PAIR_NS), |i, row, row_out| {
+        let pair_ns = if job.outer && !hull { PRUNED_PAIR_NS } else { PAIR_NS };
+        job.for_rows(out, threads::chunk_of(pair_ns), |i, row, row_out| {
             let (box_a, unit_a) = (RotatedBox::from_row(&a[i * WIDTH..]), tabled(&table_a, i));
             for (c, (j, k)) in row.enumerate() {
                 let box_b = RotatedBox::from_row(&b[j * WIDTH..(j + 1) * WIDTH]);

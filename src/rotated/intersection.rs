@@ -13,12 +13,13 @@ use crate::numeric::{clamp, max, min, next_down, next_up};
 /// A slope standing in for the infinite one of an edge parallel to a side of the square.
 const HUGE: f64 = 1e300;
 
-/// `centre ∓ reach`: the bounds of `RotatedBox.bounds` along one axis (`rotated_box.corner_bounds`).
+/// `centre ∓ reach`: the bounds of `RotatedBox.bounds` along one axis (`rotated_box.corner_bounds`),
+/// and of `OrientedBox3D.bounds` (`boxes3d`).
 ///
-/// A box with area whose reach is below half a unit in the last place of its centre would have
+/// A box with area (volume) whose reach is below half a unit in the last place of its centre would have
 /// bounds of zero extent, and a pair of such bounds no overlap: they span the neighbouring floats.
 #[inline(always)]
-fn extent(centre: f64, reach: f64, has_area: bool) -> (f64, f64) {
+pub(crate) fn extent(centre: f64, reach: f64, has_area: bool) -> (f64, f64) {
     let (low, high) = (centre - reach, centre + reach);
     if low == high && has_area { (next_down(centre), next_up(centre)) } else { (low, high) }
 }

@@ -1,5 +1,4 @@
 use super::hull::hull_area;
-use super::intersection::{intersection_area, local_area};
 use super::*;
 
 fn rect(cx: f64, cy: f64, w: f64, h: f64, angle: f64) -> RotatedBox {

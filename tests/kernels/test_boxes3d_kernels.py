@@ -196,17 +196,19 @@ def test_large_pairwise_uses_the_candidate_search_and_keeps_the_bits():
 
 
 @pytest.mark.parametrize("make", [random_rotated_boxes3d, random_oriented_boxes3d])
-def test_every_thread_count_gives_the_same_bits(make, monkeypatch):
-    from geoiou import _compiled
+def test_every_thread_count_gives_the_same_bits(make):
+    from geoiou import _core
 
     gen = rng(20)
     a, b = make(gen, 50), make(gen, 50)
-    serial = (geoiou.pairwise_iou(a, b), geoiou.pairwise_giou(a, b))
-    monkeypatch.setattr(_compiled, "PARALLEL_WORK_NS", 0.0)
-    geoiou.set_threads(2)
+    geoiou.set_threads(1)
     try:
+        serial = (geoiou.pairwise_iou(a, b), geoiou.pairwise_giou(a, b))
+        geoiou.set_threads(2)
+        _core.split_every_loop_for_tests(True)  # every row a chunk of its own, on the pool
         parallel = (geoiou.pairwise_iou(a, b), geoiou.pairwise_giou(a, b))
     finally:
+        _core.split_every_loop_for_tests(False)
         geoiou.set_threads(None)
     for one, other in zip(serial, parallel):
         np.testing.assert_array_equal(one, other)
