@@ -247,6 +247,10 @@ def accepted_corners(boxes: F64, fmt: str, largest: float, smallest: float, xyxy
     """Write the corners (None for "xyxy": the boxes are their corners) and sides of `boxes` as `fmt`; False if
     `Box` would refuse any of them (the outputs are then not to be used)."""
 
+def plain_box(coords: object, fmt: str, largest: float, smallest: float) -> bytes | None:
+    """One box of plain Python numbers (a list or tuple of four ints and floats) as 48 bytes of corners and
+    sides, checked as `accepted_corners` checks; None where `Box` would refuse it or the numbers are not plain."""
+
 # --------------------------------------------------------------------------- rings (src/rings.rs)
 # (the ring checks' and exterior hulls' entries)
 

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use numpy::{PyReadonlyArray2, PyReadwriteArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyTuple};
 
 use crate::errors::invalid_argument;
 use crate::numeric::max;
@@ -124,12 +125,7 @@ fn accepted_corners(
     xyxy: Option<PyReadwriteArray2<'_, f64>>,
     mut size: PyReadwriteArray2<'_, f64>,
 ) -> PyResult<bool> {
-    let format = match fmt {
-        "xyxy" => Format::Corners,
-        "xywh" => Format::CornerAndSize,
-        "cxcywh" => Format::CentreAndSize,
-        _ => return Err(invalid_argument("fmt", "one of 'xyxy', 'xywh', 'cxcywh'", format!("{fmt:?}"))),
-    };
+    let format = format_of(fmt)?;
     let count = boxes.shape()[0];
     let mut xyxy = xyxy;
     let xyxy_shape = xyxy.as_ref().map(|xyxy| xyxy.shape().to_vec());
@@ -152,7 +148,64 @@ fn accepted_corners(
     Ok(py.detach(|| corners(values, format, largest, smallest, xyxy, size)))
 }
 
+/// The format `fmt` names.
+fn format_of(fmt: &str) -> PyResult<Format> {
+    match fmt {
+        "xyxy" => Ok(Format::Corners),
+        "xywh" => Ok(Format::CornerAndSize),
+        "cxcywh" => Ok(Format::CentreAndSize),
+        _ => Err(invalid_argument("fmt", "one of 'xyxy', 'xywh', 'cxcywh'", format!("{fmt:?}"))),
+    }
+}
+
+/// The four numbers of a list or tuple (exactly those types) of four Python ints and floats (exactly:
+/// no bool, no NumPy scalar), or None: anything else takes `Box`'s general checks.
+fn plain_four(coords: &Bound<'_, PyAny>) -> Option<[f64; 4]> {
+    let items = if let Ok(list) = coords.cast_exact::<PyList>() {
+        (list.len() == 4).then(|| list.iter().collect::<Vec<_>>())?
+    } else {
+        let tuple = coords.cast_exact::<PyTuple>().ok()?;
+        (tuple.len() == 4).then(|| tuple.iter().collect::<Vec<_>>())?
+    };
+    let mut numbers = [0.0; 4];
+    for (number, item) in numbers.iter_mut().zip(&items) {
+        if item.is_exact_instance_of::<PyFloat>() {
+            *number = item.cast_exact::<PyFloat>().ok()?.value();
+        } else if item.is_exact_instance_of::<PyInt>() {
+            *number = item.extract::<f64>().ok()?; // an int beyond float range: the general checks
+        } else {
+            return None;
+        }
+    }
+    Some(numbers)
+}
+
+/// One box of plain Python numbers (`coords`, a list or tuple of four ints and floats, as `fmt`)
+/// checked and converted as `accepted_corners` converts a batch: its corners then its sides as 48
+/// bytes of float64, or None where `Box` would refuse it or the numbers are not plain (then `Box`'s
+/// general checks decide, and name what is wrong). The single-pair path's constructor: no NumPy
+/// array is made to check one box.
+#[pyfunction]
+fn plain_box<'py>(
+    py: Python<'py>,
+    coords: &Bound<'py, PyAny>,
+    fmt: &str,
+    largest: f64,
+    smallest: f64,
+) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    // An unknown format is `Box`'s to name, as every refusal is.
+    let Ok(format) = format_of(fmt) else { return Ok(None) };
+    let Some(numbers) = plain_four(coords) else { return Ok(None) };
+    let Some((corners, sides)) = checked(&numbers, format, largest, smallest) else { return Ok(None) };
+    let mut bytes = [0u8; 48];
+    for (cell, value) in bytes.chunks_exact_mut(8).zip(corners.iter().chain(&sides)) {
+        cell.copy_from_slice(&value.to_ne_bytes());
+    }
+    Ok(Some(PyBytes::new(py, &bytes)))
+}
+
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(plain_box, module)?)?;
     module.add_function(wrap_pyfunction!(accepted_corners, module)?)?;
     Ok(())
 }

@@ -13,6 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import geoiou
+from geoiou import _core
+from geoiou._validation import LARGEST_COORDINATE, SMALLEST_AREA
 from geoiou.errors import InvalidRegionError
 from geoiou.regions import box as box_module
 from geoiou.regions.box_checks import accepted_corners
@@ -91,3 +93,52 @@ def test_one_thread_and_two_give_the_same_bits():
         found[threads] = (box._xyxy.view(np.uint64).copy(), box._size.view(np.uint64).copy())
     geoiou.set_threads(None)
     assert all((a == b).all() for a, b in zip(found[1], found[2]))
+
+
+@ci_settings(200)
+@given(
+    st.lists(st.sampled_from(EDGES) | st.integers(-(10**3), 10**3), min_size=4, max_size=4),
+    st.sampled_from(["xyxy", "xywh", "cxcywh"]),
+)
+def test_one_box_of_plain_numbers_is_the_array_path_s_box(numbers, fmt):
+    """`Box([x1, y1, x2, y2])` is checked in one call of the crate (`plain_box`): the same acceptance, the same
+    message where refused and the same bits as the same numbers given as an array."""
+    plain, general = _box_or_message(numbers, fmt), _box_or_message(np.array(numbers, dtype=np.float64), fmt)
+    if isinstance(general, str):
+        assert plain == general
+    else:
+        assert isinstance(plain, geoiou.Box)
+        assert plain._xyxy.tobytes() == general._xyxy.tobytes()
+        assert plain._size.tobytes() == general._size.tobytes()
+
+
+@pytest.mark.parametrize(
+    "numbers",
+    [
+        [True, 0, 1, 1],  # a bool is not a plain number (the general checks decide)
+        [np.float64(0), 0, 1, 1],  # nor is a NumPy scalar
+        [10**400, 0, 1, 1],  # an int beyond float range
+        [0.0, float("nan"), 1.0, 1.0],
+        [0.0, 0.0, float("inf"), 1.0],
+        [0, 0, 1],
+        (0, 0, 1, 1, 2),
+    ],
+)
+def test_what_is_not_plain_or_not_accepted_takes_the_general_checks(numbers):
+    # None: the general checks decide each, and name what is wrong.
+    assert _core.plain_box(numbers, "xyxy", LARGEST_COORDINATE, SMALLEST_AREA) is None
+    assert _core.plain_box([0, 0, 1, 1], "polar", LARGEST_COORDINATE, SMALLEST_AREA) is None  # Box names the format
+
+
+def test_one_box_of_plain_numbers_is_read_only_and_exact():
+    box = geoiou.Box((1, 2.5, 4, 6))
+    assert box._xyxy.tolist() == [1.0, 2.5, 4.0, 6.0] and box._size.tolist() == [3.0, 3.5]
+    assert not box._xyxy.flags.writeable and not box._size.flags.writeable
+    assert geoiou.Box([0.5, 0.5, 2.0, 2.0], fmt="cxcywh")._xyxy.tolist() == [-0.5, -0.5, 1.5, 1.5]
+
+
+def _box_or_message(coords: object, fmt: str) -> object:
+    try:
+        return geoiou.Box(coords, fmt=fmt)
+    except InvalidRegionError as error:
+        return str(error)
