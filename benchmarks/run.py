@@ -1125,7 +1125,7 @@ def add_single_pair_parts(table: Table, pairs: list[tuple[Any, Any]], region: An
 
 def compiled_iou_call(a: Any, b: Any) -> Callable[[], Any]:
     """The one compiled call `geoiou.iou(a, b)` makes for two single regions of one kind, its arguments made once."""
-    from geoiou.kernels import box, formulas, polygon_loops, rotated_loops
+    from geoiou.kernels import box, formulas, rotated_loops
 
     one = np.zeros(1, dtype=np.int64)
     areas_a, areas_b = formulas.floats(a._area_array()), formulas.floats(b._area_array())
@@ -1138,11 +1138,10 @@ def compiled_iou_call(a: Any, b: Any) -> Callable[[], Any]:
         data = (a._coords.reshape(1, 5), b._coords.reshape(1, 5), no_table, no_table, False)
         loop = rotated_loops._pairs_serial
     else:
-        geometry_a, geometry_b = polygon_loops._geometries(a._index), polygon_loops._geometries(b._index)
-        no_bounds = polygon_loops._NO_BOUNDS
-        data = (*polygon_loops._store(a._store), geometry_a, no_bounds)
-        data += (*polygon_loops._store(b._store), geometry_b, no_bounds)
-        loop = polygon_loops._polygon_pairs_serial
+        from geoiou import _core
+
+        store_a, g_a, store_b, g_b = a._store.arrays, int(a._index), b._store.arrays, int(b._index)
+        return lambda: _core.polygon_single(store_a, g_a, store_b, g_b, formulas.IOU, math.nan)
     return lambda: loop(data, job, 0, 1)
 
 

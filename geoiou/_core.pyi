@@ -89,7 +89,34 @@ def aligned_single(
 # (the rotated-box kernels' entries)
 
 # --------------------------------------------------------------------------- polygons (src/polygon.rs)
-# (the polygon kernels' entries)
+#: A polygon store (`RaggedPolygons`' layout): vertices ``(V, 2)``, ring, part and geometry offsets, each
+#: geometry's area.
+PolygonStore = tuple[F64, I64, I64, I64, F64]
+#: A Neumaier sum ``(total, compensation, magnitude)``.
+SumParts = tuple[float, float, float]
+#: Edge pairs above which the polygon pair finds the edge pairs to measure by their sorted angles.
+POLYGON_SORTED_CELLS: int
+
+def polygon_pairs(
+    side_a: tuple[PolygonStore, I64], side_b: tuple[PolygonStore, I64], pairs: Pairs, formula: Formula, out: F64
+) -> None:
+    """`formula` of the shared area of each pair, region i of a side ``(store, geometry)`` its ``geometry[i]``."""
+
+def polygon_single(
+    store_a: PolygonStore, g_a: int, store_b: PolygonStore, g_b: int, code: int, zero_division: float
+) -> float:
+    """The formula `code` of the shared area of geometries `g_a` and `g_b`, the stores' areas the two areas."""
+
+def rotated_polygon_pairs(
+    boxes: F64, store: PolygonStore, geometry: I64, pairs: Pairs, formula: Formula, out: F64
+) -> None:
+    """`formula` of ``|box ∩ polygon|`` of each pair: rotated boxes ``(n, 5)`` against polygons ``geometry``."""
+
+def box_polygon_pairs(boxes: F64, store: PolygonStore, geometry: I64, pairs: Pairs, formula: Formula, out: F64) -> None:
+    """`formula` of ``|box ∩ polygon|`` of each pair: boxes ``(n, 4)`` ``x1, y1, x2, y2`` against polygons."""
+
+def polygon_cell_sums(store_a: PolygonStore, g_a: int, store_b: PolygonStore, g_b: int) -> tuple[SumParts, SumParts]:
+    """The sums over the edge pairs of two polygons in their pair's frame, every pair tested and by angle (tests)."""
 
 # --------------------------------------------------------------------------- GIoU hulls (src/hull.rs)
 #: One side of a hull pass: its hulls' tables (vertices, frames, slots, guesses of `hull_tables`) and each

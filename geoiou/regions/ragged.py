@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
+from geoiou._contiguous import contiguous
 from geoiou._ranges import ragged_arange
 from geoiou.regions.hulls import ConvexHulls
 
@@ -235,6 +236,18 @@ class RaggedPolygons:
         present = np.diff(self.geometry_vertex_offsets) > 0
         origin[present] = self.coords[self.geometry_vertex_offsets[:-1][present]]
         return np.where((twice_area > 0)[:, None], local + origin, np.nan)
+
+    @functools.cached_property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The store as the crate's polygon kernels read it: vertices ``(V, 2)``, ring, part and geometry
+        offsets (C-contiguous, aligned) and each geometry's area; made once per store."""
+        return (
+            contiguous(self.coords),
+            contiguous(self.ring_offsets, np.int64),
+            contiguous(self.part_offsets, np.int64),
+            contiguous(self.geometry_offsets, np.int64),
+            contiguous(self.area),
+        )
 
     @functools.cached_property
     def edges(self) -> Edges:
