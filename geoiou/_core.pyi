@@ -258,7 +258,22 @@ def accepted_corners(boxes: F64, fmt: str, largest: float, smallest: float, xyxy
     `Box` would refuse any of them (the outputs are then not to be used)."""
 
 # --------------------------------------------------------------------------- rings (src/rings.rs)
-# (the ring checks' and exterior hulls' entries)
+#: Rings of more vertices are not tested (GEOS decides); polygons of more exterior vertices get no hull.
+RING_MOST_VERTICES: int
+HULL_MOST_POINTS: int
+
+def closed_ring(vertices: F64) -> tuple[F64, float, float, bool]:
+    """One ring ``(n, 2)`` closed, its signed area (the store's bits), largest coordinate (inf if not finite) and
+    whether it is certainly simple."""
+
+def ring_is_simple(vertices: F64) -> bool:
+    """Whether the ring ``(n, 2)`` (not closed) is certainly simple (False: not proven; GEOS decides)."""
+
+def exterior_hulls(
+    coords: F64, ring_offsets: I64, part_offsets: I64, geometry_offsets: I64, is_exterior: NDArray[np.bool_]
+) -> tuple[F64, I64, bool]:
+    """Each geometry's convex hull (`ConvexHulls`' coordinates and offsets, counter-clockwise), and whether every
+    turn was certain (False: no hull; the caller asks shapely)."""
 
 # --------------------------------------------------------------------------- rasterizer (src/raster.rs)
 def object_runs(xy: F64, ring_start: I64, object_ring: I64, sizes: I64) -> tuple[I64, I64, I64]:

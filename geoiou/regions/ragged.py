@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
+from geoiou import _core
 from geoiou._contiguous import contiguous
 from geoiou._ranges import ragged_arange
 from geoiou.regions.hulls import ConvexHulls
@@ -270,14 +271,12 @@ class RaggedPolygons:
     def convex_hulls(self) -> ConvexHulls:
         """The convex hull of each geometry (the GIoU hull kernel's input).
 
-        Computed by a compiled monotone chain where every orientation is certain
-        (`regions.exterior_hulls`, imported on first use), else by shapely: the same vertices.
+        Computed by the crate's monotone chain where every orientation is certain
+        (`_core.exterior_hulls`), else by shapely: the same vertices.
         """
-        from geoiou.regions.exterior_hulls import exterior_hulls  # compiled: not loaded by `import geoiou`
-
-        coords, offsets, certain = exterior_hulls(
-            self.coords, self.ring_offsets, self.part_offsets, self.geometry_offsets, self.is_exterior
-        )
+        vertices, rings, parts, geometries, _ = self.arrays
+        is_exterior = contiguous(self.is_exterior, np.bool_)
+        coords, offsets, certain = _core.exterior_hulls(vertices, rings, parts, geometries, is_exterior)
         return ConvexHulls(coords, offsets) if certain else ConvexHulls.of_geometries(self.shapely)
 
     # ----------------------------------------------------------------- shapely at the edges
