@@ -380,8 +380,7 @@ def _rings_store(vertices: np.ndarray, offsets: np.ndarray, param: str, *, repai
     return _validated(store, param, (store.size,), repair=repair, where=None if not single else "", invalid=invalid)
 
 
-#: The part and geometry offsets of a store of one ring, and the index of its one polygon (shared: read-only).
-_ONE_PART = readonly(np.array([0, 1], dtype=np.int64))
+#: The index of a store's one polygon (shared: read-only).
 _FIRST = readonly(np.array(0, dtype=np.int64))
 
 
@@ -399,11 +398,7 @@ def _valid_ring_store(vertices: np.ndarray) -> RaggedPolygons | None:
     area = 0.0 + abs(signed_area)  # store.area's bits
     if not (largest <= LARGEST_COORDINATE and area >= SMALLEST_AREA):
         return None
-    ring_offsets = np.array([0, len(coords)], dtype=np.int64)
-    store = RaggedPolygons(coords, ring_offsets, _ONE_PART, _ONE_PART)
-    areas = np.array([area])
-    store.__dict__["area"] = areas
-    store.__dict__["arrays"] = (coords, ring_offsets, _ONE_PART, _ONE_PART, areas)  # contiguous: as made
+    store = RaggedPolygons.of_one_ring(coords, area)
     if simple:  # proven simple: GEOS would say valid (the shapely object is made when asked for)
         return store
     geometry = shapely.polygons(coords)

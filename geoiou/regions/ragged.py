@@ -40,6 +40,20 @@ def offsets_of(lengths: np.ndarray) -> np.ndarray:
     return offsets
 
 
+#: The part and geometry offsets of a store of one polygon of one ring (shared: read-only).
+_ONE_PART = np.array([0, 1], dtype=np.int64)
+_ONE_PART.flags.writeable = False
+
+
+@functools.lru_cache(maxsize=1024)
+def _ring_offsets(count: int) -> np.ndarray:
+    """The ring offsets ``[0, count]`` of a store of one ring, read-only: shared by the stores of rings of one
+    length (an array made and locked per polygon costs half a microsecond)."""
+    offsets = np.array([0, count], dtype=np.int64)
+    offsets.flags.writeable = False
+    return offsets
+
+
 @dataclass(frozen=True, eq=False)
 class RaggedPolygons:
     """A batch of G polygonal geometries (Polygons with holes, MultiPolygons, empties) as flat arrays.
@@ -95,6 +109,25 @@ class RaggedPolygons:
         """One simple polygon per ring: rings ``coords[ring_offsets[k]:ring_offsets[k + 1]]``, closed."""
         count = np.arange(len(ring_offsets), dtype=np.int64)
         return cls(coords, ring_offsets, count, count)
+
+    @classmethod
+    def of_one_ring(cls, coords: np.ndarray, area: float) -> RaggedPolygons:
+        """The store of one polygon of one closed ring ``coords`` ``(n, 2)`` (float64, C-contiguous, its own)
+        whose area is `area`: trusted (the caller checked it), and built with as few calls as possible, since
+        `Polygon(ring)` builds one per call."""
+        ring_offsets = _ring_offsets(len(coords))
+        coords.flags.writeable = False
+        areas = np.array([area])
+        store = object.__new__(cls)
+        store.__dict__.update(
+            coords=coords,
+            ring_offsets=ring_offsets,
+            part_offsets=_ONE_PART,
+            geometry_offsets=_ONE_PART,
+            area=areas,
+            arrays=(coords, ring_offsets, _ONE_PART, _ONE_PART, areas),
+        )
+        return store
 
     @classmethod
     def concatenate(cls, stores: list[RaggedPolygons]) -> RaggedPolygons:
