@@ -72,10 +72,14 @@ def test_results_are_the_same_bits_for_any_number_of_threads():
         one = [geoiou.pairwise_iou(a, b) for a, b in cases]
         geoiou.set_threads(2)
         two = [geoiou.pairwise_iou(a, b) for a, b in cases]
+        _core.split_every_loop_for_tests(True)  # every row (and region's bounds) a chunk of its own on the pool
+        split = [geoiou.pairwise_iou(a, b) for a, b in cases]
     finally:
+        _core.split_every_loop_for_tests(False)
         geoiou.set_threads(None)
-    for first, second in zip(one, two):
+    for first, second, third in zip(one, two, split):
         np.testing.assert_array_equal(first, second)
+        np.testing.assert_array_equal(first, third)
 
 
 def test_few_pairs_of_a_large_batch_need_no_tables_of_it():
