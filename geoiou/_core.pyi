@@ -96,7 +96,34 @@ def rotated_unit_vectors(angles: F64) -> F64:
     """The kernels' unit vector ``(cos, sin)`` of each angle (degrees), ``(n, 2)``: exact at quarter turns."""
 
 # --------------------------------------------------------------------------- polygons (src/polygon.rs)
-# (the polygon kernels' entries)
+#: A polygon store (`RaggedPolygons`' layout): vertices ``(V, 2)``, ring, part and geometry offsets, each
+#: geometry's area.
+PolygonStore = tuple[F64, I64, I64, I64, F64]
+#: A Neumaier sum ``(total, compensation, magnitude)``.
+SumParts = tuple[float, float, float]
+#: Edge pairs above which the polygon pair finds the edge pairs to measure by their sorted angles.
+POLYGON_SORTED_CELLS: int
+
+def polygon_pairs(
+    side_a: tuple[PolygonStore, I64], side_b: tuple[PolygonStore, I64], pairs: Pairs, formula: Formula, out: F64
+) -> None:
+    """`formula` of the shared area of each pair, region i of a side ``(store, geometry)`` its ``geometry[i]``."""
+
+def polygon_single(
+    store_a: PolygonStore, g_a: int, store_b: PolygonStore, g_b: int, code: int, zero_division: float
+) -> float:
+    """The formula `code` of the shared area of geometries `g_a` and `g_b`, the stores' areas the two areas."""
+
+def rotated_polygon_pairs(
+    boxes: F64, store: PolygonStore, geometry: I64, pairs: Pairs, formula: Formula, out: F64
+) -> None:
+    """`formula` of ``|box ∩ polygon|`` of each pair: rotated boxes ``(n, 5)`` against polygons ``geometry``."""
+
+def box_polygon_pairs(boxes: F64, store: PolygonStore, geometry: I64, pairs: Pairs, formula: Formula, out: F64) -> None:
+    """`formula` of ``|box ∩ polygon|`` of each pair: boxes ``(n, 4)`` ``x1, y1, x2, y2`` against polygons."""
+
+def polygon_cell_sums(store_a: PolygonStore, g_a: int, store_b: PolygonStore, g_b: int) -> tuple[SumParts, SumParts]:
+    """The sums over the edge pairs of two polygons in their pair's frame, every pair tested and by angle (tests)."""
 
 # --------------------------------------------------------------------------- GIoU hulls (src/hull.rs)
 #: One side of a hull pass: its hulls' tables (vertices, frames, slots, guesses of `hull_tables`) and each
@@ -252,7 +279,22 @@ def plain_box(coords: object, fmt: str, largest: float, smallest: float) -> byte
     sides, checked as `accepted_corners` checks; None where `Box` would refuse it or the numbers are not plain."""
 
 # --------------------------------------------------------------------------- rings (src/rings.rs)
-# (the ring checks' and exterior hulls' entries)
+#: Rings of more vertices are not tested (GEOS decides); polygons of more exterior vertices get no hull.
+RING_MOST_VERTICES: int
+HULL_MOST_POINTS: int
+
+def closed_ring(vertices: F64) -> tuple[F64, float, float, bool]:
+    """One ring ``(n, 2)`` closed, its signed area (the store's bits), largest coordinate (inf if not finite) and
+    whether it is certainly simple."""
+
+def ring_is_simple(vertices: F64) -> bool:
+    """Whether the ring ``(n, 2)`` (not closed) is certainly simple (False: not proven; GEOS decides)."""
+
+def exterior_hulls(
+    coords: F64, ring_offsets: I64, part_offsets: I64, geometry_offsets: I64, is_exterior: NDArray[np.bool_]
+) -> tuple[F64, I64, bool]:
+    """Each geometry's convex hull (`ConvexHulls`' coordinates and offsets, counter-clockwise), and whether every
+    turn was certain (False: no hull; the caller asks shapely)."""
 
 # --------------------------------------------------------------------------- rasterizer (src/raster.rs)
 def object_runs(xy: F64, ring_start: I64, object_ring: I64, sizes: I64) -> tuple[I64, I64, I64]:

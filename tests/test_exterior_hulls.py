@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 import geoiou
 from geoiou.kernels.hull import union_hull_areas
-from geoiou.regions.exterior_hulls import MOST_POINTS, exterior_hulls
+from geoiou._core import HULL_MOST_POINTS as MOST_POINTS
+from geoiou._core import exterior_hulls
 from geoiou.regions.hulls import ConvexHulls
 from geoiou.regions.ragged import RaggedPolygons
 from tests.strategies import polygon_strategy

@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import geoiou
-from geoiou.regions.simple_rings import MOST_VERTICES, closed_ring, is_simple
+from geoiou._core import RING_MOST_VERTICES as MOST_VERTICES
+from geoiou._core import closed_ring
+from geoiou._core import ring_is_simple as is_simple
 
 PROPERTY_SETTINGS = settings(max_examples=400, deadline=None, derandomize=True)
 

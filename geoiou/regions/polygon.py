@@ -14,14 +14,14 @@ a check fails.
 
 from __future__ import annotations
 
-import functools
-from types import ModuleType
 from typing import Any, Sequence
 
 import numpy as np
 import shapely
 from numpy.typing import ArrayLike
 
+from geoiou import _core
+from geoiou._contiguous import contiguous
 from geoiou._validation import (
     LARGEST_COORDINATE,
     SMALLEST_AREA,
@@ -380,16 +380,7 @@ def _rings_store(vertices: np.ndarray, offsets: np.ndarray, param: str, *, repai
     return _validated(store, param, (store.size,), repair=repair, where=None if not single else "", invalid=invalid)
 
 
-@functools.cache
-def _simple_rings() -> ModuleType:
-    """`regions.simple_rings`, compiled (numba): imported for the first single ring, not by `import geoiou`."""
-    from geoiou.regions import simple_rings
-
-    return simple_rings
-
-
-#: The part and geometry offsets of a store of one ring, and the index of its one polygon (shared: read-only).
-_ONE_PART = readonly(np.array([0, 1], dtype=np.int64))
+#: The index of a store's one polygon (shared: read-only).
 _FIRST = readonly(np.array(0, dtype=np.int64))
 
 
@@ -397,18 +388,17 @@ def _valid_ring_store(vertices: np.ndarray) -> RaggedPolygons | None:
     """The store of one valid ring, built with as few calls as possible (one polygon is often built per call).
 
     None if the ring is not finite and valid: `_rings_store` then finds the fault. One compiled
-    call closes the ring and gives what is checked (`simple_rings.closed_ring`); a ring it cannot
-    prove simple goes to shapely's validity test, whose object the store keeps.
+    call of the crate closes the ring and gives what is checked (`_core.closed_ring`); a ring it
+    cannot prove simple goes to shapely's validity test, whose object the store keeps.
     """
     if len(vertices) < 3:
         return None
     # The store's own copy, closed (it makes its vertices read-only; the caller's array stays as it was).
-    coords, signed_area, largest, simple = _simple_rings().closed_ring(np.ascontiguousarray(vertices))
+    coords, signed_area, largest, simple = _core.closed_ring(contiguous(vertices))
     area = 0.0 + abs(signed_area)  # store.area's bits
     if not (largest <= LARGEST_COORDINATE and area >= SMALLEST_AREA):
         return None
-    store = RaggedPolygons(coords, np.array([0, len(coords)], dtype=np.int64), _ONE_PART, _ONE_PART)
-    store.__dict__["area"] = np.array([area])
+    store = RaggedPolygons.of_one_ring(coords, area)
     if simple:  # proven simple: GEOS would say valid (the shapely object is made when asked for)
         return store
     geometry = shapely.polygons(coords)

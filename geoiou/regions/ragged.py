@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
+from geoiou import _core
+from geoiou._contiguous import contiguous
 from geoiou._ranges import ragged_arange
 from geoiou.regions.hulls import ConvexHulls
 
@@ -35,6 +37,20 @@ def offsets_of(lengths: np.ndarray) -> np.ndarray:
     """Offsets ``0, l0, l0 + l1, ...`` of consecutive runs of the given lengths, (len + 1,) int64."""
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
+    return offsets
+
+
+#: The part and geometry offsets of a store of one polygon of one ring (shared: read-only).
+_ONE_PART = np.array([0, 1], dtype=np.int64)
+_ONE_PART.flags.writeable = False
+
+
+@functools.lru_cache(maxsize=1024)
+def _ring_offsets(count: int) -> np.ndarray:
+    """The ring offsets ``[0, count]`` of a store of one ring, read-only: shared by the stores of rings of one
+    length (an array made and locked per polygon costs half a microsecond)."""
+    offsets = np.array([0, count], dtype=np.int64)
+    offsets.flags.writeable = False
     return offsets
 
 
@@ -93,6 +109,25 @@ class RaggedPolygons:
         """One simple polygon per ring: rings ``coords[ring_offsets[k]:ring_offsets[k + 1]]``, closed."""
         count = np.arange(len(ring_offsets), dtype=np.int64)
         return cls(coords, ring_offsets, count, count)
+
+    @classmethod
+    def of_one_ring(cls, coords: np.ndarray, area: float) -> RaggedPolygons:
+        """The store of one polygon of one closed ring ``coords`` ``(n, 2)`` (float64, C-contiguous, its own)
+        whose area is `area`: trusted (the caller checked it), and built with as few calls as possible, since
+        `Polygon(ring)` builds one per call."""
+        ring_offsets = _ring_offsets(len(coords))
+        coords.flags.writeable = False
+        areas = np.array([area])
+        store = object.__new__(cls)
+        store.__dict__.update(
+            coords=coords,
+            ring_offsets=ring_offsets,
+            part_offsets=_ONE_PART,
+            geometry_offsets=_ONE_PART,
+            area=areas,
+            arrays=(coords, ring_offsets, _ONE_PART, _ONE_PART, areas),
+        )
+        return store
 
     @classmethod
     def concatenate(cls, stores: list[RaggedPolygons]) -> RaggedPolygons:
@@ -237,6 +272,18 @@ class RaggedPolygons:
         return np.where((twice_area > 0)[:, None], local + origin, np.nan)
 
     @functools.cached_property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The store as the crate's polygon kernels read it: vertices ``(V, 2)``, ring, part and geometry
+        offsets (C-contiguous, aligned) and each geometry's area; made once per store."""
+        return (
+            contiguous(self.coords),
+            contiguous(self.ring_offsets, np.int64),
+            contiguous(self.part_offsets, np.int64),
+            contiguous(self.geometry_offsets, np.int64),
+            contiguous(self.area),
+        )
+
+    @functools.cached_property
     def edges(self) -> Edges:
         """Every ring edge of every geometry, grouped by geometry."""
         start, ring = self._edge_starts
@@ -257,14 +304,12 @@ class RaggedPolygons:
     def convex_hulls(self) -> ConvexHulls:
         """The convex hull of each geometry (the GIoU hull kernel's input).
 
-        Computed by a compiled monotone chain where every orientation is certain
-        (`regions.exterior_hulls`, imported on first use), else by shapely: the same vertices.
+        Computed by the crate's monotone chain where every orientation is certain
+        (`_core.exterior_hulls`), else by shapely: the same vertices.
         """
-        from geoiou.regions.exterior_hulls import exterior_hulls  # compiled: not loaded by `import geoiou`
-
-        coords, offsets, certain = exterior_hulls(
-            self.coords, self.ring_offsets, self.part_offsets, self.geometry_offsets, self.is_exterior
-        )
+        vertices, rings, parts, geometries, _ = self.arrays
+        is_exterior = contiguous(self.is_exterior, np.bool_)
+        coords, offsets, certain = _core.exterior_hulls(vertices, rings, parts, geometries, is_exterior)
         return ConvexHulls(coords, offsets) if certain else ConvexHulls.of_geometries(self.shapely)
 
     # ----------------------------------------------------------------- shapely at the edges

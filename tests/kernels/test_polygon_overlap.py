@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import geoiou
 import geoiou.io
-from geoiou.kernels.polygon_loops import polygon_shared_area
+from geoiou.kernels.polygon import polygon_shared_area
 from geoiou.regions.ragged import RaggedPolygons
 from tests.strategies import (
     ci_settings,

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import geoiou
 from geoiou.dispatch import find_kernel
-from geoiou.kernels import polygon_loops
+from geoiou import _core
 from tests.strategies import (
     ci_settings,
     polygon_strategy,
@@ -72,10 +72,14 @@ def test_results_are_the_same_bits_for_any_number_of_threads():
         one = [geoiou.pairwise_iou(a, b) for a, b in cases]
         geoiou.set_threads(2)
         two = [geoiou.pairwise_iou(a, b) for a, b in cases]
+        _core.split_every_loop_for_tests(True)  # every row (and region's bounds) a chunk of its own on the pool
+        split = [geoiou.pairwise_iou(a, b) for a, b in cases]
     finally:
+        _core.split_every_loop_for_tests(False)
         geoiou.set_threads(None)
-    for first, second in zip(one, two):
+    for first, second, third in zip(one, two, split):
         np.testing.assert_array_equal(first, second)
+        np.testing.assert_array_equal(first, third)
 
 
 def test_few_pairs_of_a_large_batch_need_no_tables_of_it():
@@ -85,8 +89,6 @@ def test_few_pairs_of_a_large_batch_need_no_tables_of_it():
     expected = [geoiou.intersection_area(polygons[i], polygons[j]) for i, j in zip(index, index[::-1])]
     pair = find_kernel(geoiou.Polygon, geoiou.Polygon)
     np.testing.assert_array_equal(pair.pairs(polygons, polygons, index, index[::-1]), expected)
-    which, rows = polygon_loops.region_rows(index, 2000)
-    assert which.tolist() == index.tolist() and rows.tolist() == [0, 1, 2]
 
 
 def test_mixed_pairs_of_large_box_batches_gather_only_the_boxes_asked_for():
@@ -210,22 +212,9 @@ def test_boxes_inside_polygons_share_exactly_their_area():
 
 
 # --------------------------------------------------------------------------- large polygons: pairs found by angle
-def fans_of(a: geoiou.Polygon, b: geoiou.Polygon) -> tuple[np.ndarray, np.ndarray]:
-    """Both polygons' fans in the frame of the pair, as the pair function lays them out."""
-    store_a, store_b = polygon_loops._store(a._store), polygon_loops._store(b._store)
-    bounds_a, bounds_b = (polygon_loops._geometry_bounds(store, 0) for store in (store_a, store_b))
-    ox, oy, scale = polygon_loops._frame(bounds_a, bounds_b)
-    return (
-        polygon_loops._polygon_fan(store_a, 0, ox, oy, 1 / scale),
-        polygon_loops._polygon_fan(store_b, 0, ox, oy, 1 / scale),
-    )
-
-
 def assert_same_cells(a: geoiou.Polygon, b: geoiou.Polygon) -> None:
     """The walks by angle keep the pairs that testing every pair keeps: the same terms, in another order."""
-    fan_a, fan_b = fans_of(a, b)
-    every = polygon_loops._every_cell(fan_a, fan_b)
-    walked = polygon_loops._cells_by_angle(fan_a, fan_b)
+    every, walked = _core.polygon_cell_sums(a._store.arrays, int(a._index), b._store.arrays, int(b._index))
     assert walked[2] == pytest.approx(every[2], rel=1e-13, abs=1e-300)  # the sums of magnitudes
     assert abs((walked[0] + walked[1]) - (every[0] + every[1])) <= 1e-13 * every[2]
 
@@ -260,7 +249,7 @@ def test_large_polygons_match_shapely():
         radius = gen.uniform(5, 10, count)
         rings.append(np.stack([radius * np.cos(theta), radius * np.sin(theta)], axis=1) + gen.uniform(-4, 4, 2))
     polygons = geoiou.Polygon.from_rings(rings)
-    assert polygons.size and 300 * 300 > polygon_loops.SORTED_CELLS
+    assert polygons.size and 300 * 300 > _core.POLYGON_SORTED_CELLS
     geoms = polygons.to_shapely()
     ours = geoiou.pairwise_intersection_area(polygons, polygons)
     expected = shapely.area(shapely.intersection(geoms[:, None], geoms[None, :]))
