@@ -8,14 +8,8 @@
 use pyo3::PyErr;
 
 pyo3::import_exception!(geoiou.errors, InvalidArgumentError);
-pyo3::import_exception!(geoiou.errors, InvalidRegionError);
 
 /// An option or array handed to the crate outside what it accepts: `'{name}' must be {expected} (got {given})`.
 pub fn invalid_argument(name: &str, expected: &str, given: impl std::fmt::Display) -> PyErr {
     InvalidArgumentError::new_err(format!("'{name}' must be {expected} (got {given})"))
-}
-
-/// A region whose values describe no valid region, with the message naming the value at fault.
-pub fn invalid_region(message: String) -> PyErr {
-    InvalidRegionError::new_err(message)
 }

@@ -22,10 +22,6 @@
 //! - the region layer's loops: `box_checks` (large batches of boxes), `rings` (simple rings,
 //!   exterior hulls), `raster` (pycocotools' polygon rasterizer).
 
-// While the kernels move from numba into the crate, the shared foundations hold functions whose
-// users have not arrived yet.
-#![allow(dead_code)]
-
 mod aligned;
 mod angles;
 mod box_checks;

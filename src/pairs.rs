@@ -254,11 +254,6 @@ impl<'a> Job<'a> {
         self.index_a.len() * self.columns()
     }
 
-    /// Whether there is no pair.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Whether each pair has another measure given (GIoU's), in `given` or in the output.
     pub fn has_given(&self) -> bool {
         self.given_in_out || !self.given.is_empty()
@@ -298,18 +293,6 @@ impl<'a> Job<'a> {
                 let r = first_row + offset;
                 let pairs = RowPairs { job: self, r, first_k: r * columns };
                 row(self.index_a[r] as usize, pairs, row_out);
-            }
-        });
-    }
-
-    /// `for_rows` for a kernel that measures each pair on its own: `out[k] = value(measure(i, j))`.
-    pub fn for_pairs<F>(&self, out: &mut [f64], min_pairs: usize, measure: F)
-    where
-        F: Fn(usize, usize) -> f64 + Sync,
-    {
-        self.for_rows(out, min_pairs, |i, pairs, row_out| {
-            for (c, (j, k)) in pairs.enumerate() {
-                row_out[c] = self.value(measure(i, j), i, j, k, row_out[c]);
             }
         });
     }

@@ -165,6 +165,47 @@ def test_importing_geoiou_does_not_load_numba():
     assert done.stdout.strip() == "False"
 
 
+#: One region of every kind and a script that runs every metric on every pair of kinds, the pairwise
+#: matrices, `overlaps`, boundary IoU and the region layer's compiled work (rings, hulls, masks from
+#: polygons, box checks), then prints whether numba was loaded.
+EVERY_PAIR_OF_KINDS = """
+import itertools, sys
+import numpy as np
+import geoiou
+
+box = geoiou.Box([[0, 0, 10, 10], [5, 5, 20, 20], [1, 1, 3, 3]])
+rotated = geoiou.RotatedBox([[5, 5, 10, 6, 30], [8, 8, 4, 4, 0]])
+polygon = geoiou.Polygon([[0, 0], [12, 0], [6, 9]])
+polygons = geoiou.Polygon.from_rings([[[0, 0], [8, 0], [8, 8], [0, 8]], [[2, 2], [9, 3], [4, 9]]])
+mask = geoiou.Mask(np.arange(400).reshape(20, 20) % 3 == 0)
+masks = geoiou.Mask.from_polygon(polygons, shape=(16, 16), rule="coverage")
+kinds_2d = [box, rotated, polygon, polygons, mask, masks]
+for a, b in itertools.product(kinds_2d, repeat=2):
+    for metric in (geoiou.iou, geoiou.giou, geoiou.iof, geoiou.diou):
+        metric(a[:1] if a.shape else a, b[:1] if b.shape else b)
+    geoiou.pairwise_iou(a, b); geoiou.pairwise_giou(a, b)
+geoiou.ciou(box, box); geoiou.siou(box, box)
+geoiou.overlaps(box, box)
+geoiou.boundary_iou(mask, mask)
+intervals = geoiou.Interval([[0, 5], [3, 9]])
+geoiou.pairwise_iou(intervals, intervals); geoiou.giou(intervals[0], intervals[1])
+box3d = geoiou.Box3D([[0, 0, 0, 2, 2, 2], [1, 1, 1, 3, 3, 3]])
+yaw = geoiou.RotatedBox3D([[0, 0, 0, 2, 3, 4, 30], [1, 0, 0, 2, 2, 2, 0]])
+oriented = yaw.to_oriented_box3d()
+for a, b in itertools.product([box3d, yaw, oriented], repeat=2):
+    geoiou.pairwise_iou(a, b); geoiou.pairwise_giou(a, b); geoiou.iou(a[0], b[1])
+print("numba" in sys.modules)
+"""
+
+
+def test_the_geometry_engine_loads_no_numba():
+    # Issue 34: every metric of every pair of kinds runs in the crate; numba stays for the evaluations
+    # and readers only (and leaves with them).
+    done = _python(EVERY_PAIR_OF_KINDS)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
 def test_numba_loops_are_compiled_once_into_the_cache_and_loaded_from_it(tmp_path):
     # The evaluations' loops are still numba's: the cache may live anywhere numba is told (NUMBA_CACHE_DIR),
     # as for a read-only install; a second process loads the machine code instead of compiling it again.

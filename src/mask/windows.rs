@@ -75,12 +75,6 @@ impl Windows<'_> {
         &self.words[first..first + count as usize]
     }
 
-    /// Whether bit `bit` of line `line` of a mask laid out as `at` is set (the pixel inside its box).
-    #[inline(always)]
-    fn bit(&self, at: &Layout, line: i64, bit: i64) -> bool {
-        (self.words[Self::position(at, line, bit.div_euclid(WORD_BITS)) as usize] >> bit.rem_euclid(WORD_BITS)) & 1 == 1
-    }
-
     /// Bits `start..start + 64` of line `line` (inside the mask's box lines) as one word, zeros outside
     /// its window.
     #[inline(always)]

@@ -61,10 +61,6 @@ impl Fan {
         self.edges.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.edges.is_empty()
-    }
-
     /// Lay out polygon `g` of `store` (every ring of every part) in `frame`, replacing what the fan held.
     pub fn of_polygon(&mut self, store: &Store<'_>, g: usize, frame: Frame) {
         self.clear();

@@ -20,7 +20,9 @@
 //! `A_i a_i×a_{i+1} + (A_i - B_i) a_{i+1}×b_i + (1 - B_i) b_i×b_{i+1} + (B_i - A_{i+1}) a_{i+1}×b_{i+1}`.
 
 use super::intersection::contained;
-use super::{Local, RotatedBox, Turned, comes_first, relative_direction, turn_back, turned};
+use super::{Local, Turned, comes_first, relative_direction, turn_back};
+#[cfg(test)]
+use super::{RotatedBox, turned};
 use crate::numeric::{cross, max};
 
 /// 2**-64 and 2**128: the hull's lengths scaled down, and its area back (both exact).
@@ -108,7 +110,8 @@ pub(super) fn hull_of_turned(a: Turned, b: Turned) -> f64 {
 /// The area of the convex hull of two rotated boxes (GIoU's enclosure).
 ///
 /// At least `max(w_a h_a, w_b h_b)`, exactly that when a box is inside the other; NaN when a number
-/// is NaN.
+/// is NaN. (The kernels call `hull_of_turned` with their unit vectors; this is the tests' entry.)
+#[cfg(test)]
 pub(crate) fn hull_area(a: RotatedBox, b: RotatedBox) -> f64 {
     if a.any_nan_with(&b) {
         return f64::NAN;
