@@ -290,11 +290,9 @@ def closed_ring(vertices: F64) -> tuple[F64, float, float, bool]:
 def ring_is_simple(vertices: F64) -> bool:
     """Whether the ring ``(n, 2)`` (not closed) is certainly simple (False: not proven; GEOS decides)."""
 
-def exterior_hulls(
-    coords: F64, ring_offsets: I64, part_offsets: I64, geometry_offsets: I64, is_exterior: NDArray[np.bool_]
-) -> tuple[F64, I64, bool]:
-    """Each geometry's convex hull (`ConvexHulls`' coordinates and offsets, counter-clockwise), and whether every
-    turn was certain (False: no hull; the caller asks shapely)."""
+def exterior_hulls(coords: F64, ring_offsets: I64, part_offsets: I64, geometry_offsets: I64) -> tuple[F64, I64, bool]:
+    """Each geometry's convex hull from its parts' exteriors (each part's first ring; `ConvexHulls`' coordinates and
+    offsets, counter-clockwise), and whether every turn was certain (False: no hull; the caller asks shapely)."""
 
 # --------------------------------------------------------------------------- rasterizer (src/raster.rs)
 def object_runs(xy: F64, ring_start: I64, object_ring: I64, sizes: I64) -> tuple[I64, I64, I64]:

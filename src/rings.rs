@@ -142,13 +142,12 @@ pub fn close_ring(vertices: &[f64]) -> ClosedRing {
     ClosedRing { coords, signed_area, largest, simple }
 }
 
-/// A polygon store's layout, borrowed (`RaggedPolygons`), with which rings are exteriors.
+/// A polygon store's layout, borrowed (`RaggedPolygons`): a part's first ring is its exterior.
 pub struct Layout<'a> {
     pub coords: &'a [f64],
     pub ring_offsets: &'a [i64],
     pub part_offsets: &'a [i64],
     pub geometry_offsets: &'a [i64],
-    pub is_exterior: &'a [bool],
 }
 
 /// The hull of each geometry (coordinates, counter-clockwise, and offsets), or none if any is not
@@ -163,18 +162,17 @@ pub fn exterior_hulls_of(layout: &Layout<'_>) -> Option<(Vec<f64>, Vec<i64>)> {
         points.clear();
         let parts = layout.geometry_offsets[g] as usize..layout.geometry_offsets[g + 1] as usize;
         for part in parts {
-            for ring in layout.part_offsets[part] as usize..layout.part_offsets[part + 1] as usize {
-                if !layout.is_exterior[ring] {
-                    continue;
+            let ring = layout.part_offsets[part] as usize;
+            if ring == layout.part_offsets[part + 1] as usize {
+                continue; // a part without rings
+            }
+            let (start, stop) = (layout.ring_offsets[ring] as usize, layout.ring_offsets[ring + 1] as usize);
+            for k in start..stop.saturating_sub(1) {
+                // (the closing vertex repeats the first)
+                if points.len() == 2 * MOST_POINTS {
+                    return None;
                 }
-                let (start, stop) = (layout.ring_offsets[ring] as usize, layout.ring_offsets[ring + 1] as usize);
-                for k in start..stop.saturating_sub(1) {
-                    // (the closing vertex repeats the first)
-                    if points.len() == 2 * MOST_POINTS {
-                        return None;
-                    }
-                    points.extend([layout.coords[2 * k], layout.coords[2 * k + 1]]);
-                }
+                points.extend([layout.coords[2 * k], layout.coords[2 * k + 1]]);
             }
         }
         let length = hull_of(&mut points, &mut chain)?;
@@ -282,7 +280,6 @@ fn exterior_hulls<'py>(
     ring_offsets: PyReadonlyArray1<'py, i64>,
     part_offsets: PyReadonlyArray1<'py, i64>,
     geometry_offsets: PyReadonlyArray1<'py, i64>,
-    is_exterior: PyReadonlyArray1<'py, bool>,
 ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<i64>>, bool)> {
     if coords.shape()[1] != 2 {
         return Err(invalid_argument("coords", "vertices (V, 2)", format!("{:?}", coords.shape())));
@@ -290,11 +287,7 @@ fn exterior_hulls<'py>(
     let ring_offsets = offsets("ring_offsets", &ring_offsets, coords.shape()[0])?;
     let part_offsets = offsets("part_offsets", &part_offsets, ring_offsets.len() - 1)?;
     let geometry_offsets = offsets("geometry_offsets", &geometry_offsets, part_offsets.len() - 1)?;
-    let is_exterior = is_exterior.as_slice()?;
-    if is_exterior.len() != ring_offsets.len() - 1 {
-        return Err(invalid_argument("is_exterior", "one flag per ring", is_exterior.len()));
-    }
-    let layout = Layout { coords: coords.as_slice()?, ring_offsets, part_offsets, geometry_offsets, is_exterior };
+    let layout = Layout { coords: coords.as_slice()?, ring_offsets, part_offsets, geometry_offsets };
     let size = geometry_offsets.len() - 1;
     let (hulls, offsets, certain) = match py.detach(|| exterior_hulls_of(&layout)) {
         Some((hulls, offsets)) => (hulls, offsets, true),

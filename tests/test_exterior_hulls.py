@@ -24,7 +24,7 @@ def hull_sets(hulls: ConvexHulls) -> list[set[tuple[float, float]]]:
 
 def compiled_hulls(store: RaggedPolygons) -> tuple[ConvexHulls, bool]:
     coords, offsets, certain = exterior_hulls(
-        store.coords, store.ring_offsets, store.part_offsets, store.geometry_offsets, store.is_exterior
+        store.coords, store.ring_offsets, store.part_offsets, store.geometry_offsets
     )
     return ConvexHulls(coords, offsets), certain
 

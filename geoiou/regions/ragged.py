@@ -308,8 +308,7 @@ class RaggedPolygons:
         (`_core.exterior_hulls`), else by shapely: the same vertices.
         """
         vertices, rings, parts, geometries, _ = self.arrays
-        is_exterior = contiguous(self.is_exterior, np.bool_)
-        coords, offsets, certain = _core.exterior_hulls(vertices, rings, parts, geometries, is_exterior)
+        coords, offsets, certain = _core.exterior_hulls(vertices, rings, parts, geometries)
         return ConvexHulls(coords, offsets) if certain else ConvexHulls.of_geometries(self.shapely)
 
     # ----------------------------------------------------------------- shapely at the edges

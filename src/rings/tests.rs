@@ -68,14 +68,7 @@ fn hulls_of(rings: &[(Vec<(f64, f64)>, bool)], geometry_offsets: &[i64]) -> Opti
         parts.push(rings.len() as i64);
         parts
     };
-    let is_exterior: Vec<bool> = rings.iter().map(|(_, exterior)| *exterior).collect();
-    let layout = Layout {
-        coords: &coords,
-        ring_offsets: &ring_offsets,
-        part_offsets: &part_offsets,
-        geometry_offsets,
-        is_exterior: &is_exterior,
-    };
+    let layout = Layout { coords: &coords, ring_offsets: &ring_offsets, part_offsets: &part_offsets, geometry_offsets };
     exterior_hulls_of(&layout)
 }
 
